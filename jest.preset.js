@@ -1,3 +1,5 @@
+import { fileURLToPath } from 'node:url';
+
 // Shared Jest setup: TypeScript through @swc/jest as native ESM, workspace packages resolved
 // to their sources via the `quarry-source` export condition (no build needed to test).
 /** @type {import('jest').Config} */
@@ -12,3 +14,22 @@ export default {
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   testTimeout: 30_000,
 };
+
+/**
+ * Give a package's tests a real PostgreSQL: one throwaway embedded cluster per `jest` run
+ * (fresh temp dir, removed afterwards), its admin URL in QUARRY_TEST_PG_URL for the workers.
+ * If QUARRY_TEST_PG_URL is already set (an external server), that server is used instead.
+ * Tests then call `createTestDatabase()` from @quarry/testing.
+ * @param {import('jest').Config} config
+ * @returns {import('jest').Config}
+ */
+export function withPostgres(config) {
+  if (config.globalSetup || config.globalTeardown) {
+    throw new Error('withPostgres: this config already has a globalSetup/globalTeardown; Jest allows only one.');
+  }
+  return {
+    ...config,
+    globalSetup: fileURLToPath(new URL('./libs/testing/src/jest-global-setup.mjs', import.meta.url)),
+    globalTeardown: fileURLToPath(new URL('./libs/testing/src/jest-global-teardown.mjs', import.meta.url)),
+  };
+}

@@ -1,0 +1,141 @@
+import {
+  createFileRegistry,
+  fromBinary,
+  getOption,
+  hasOption,
+  toJson,
+  type DescExtension,
+  type DescField,
+  type DescMethod,
+  type DescOneof,
+  type FileRegistry,
+  type Message,
+} from '@bufbuild/protobuf';
+import { FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
+import { createCommentReader } from './comments.js';
+import { messageToJsonSchema, SchemaError, type FieldConstraints, type OneofConstraints, type SchemaSources } from './schema.js';
+import type { ToolAnnotations, ToolDefinition } from './types.js';
+
+/**
+ * Derives the MCP tool catalogue from a FileDescriptorSet (with source info, for comments):
+ * every rpc carrying `(quarry.mcp.v1.tool)` becomes one tool. Pure; the generator script and
+ * the tests call this same function.
+ *
+ * Throws a CatalogueError listing every problem, each naming its rpc: an invalid or duplicate
+ * tool name, a streaming rpc, a missing title or comment, contradictory annotations, or a field
+ * constraint that does not fit its field.
+ */
+export function deriveCatalogue(descriptorSet: Uint8Array): ToolDefinition[] {
+  const registry = createFileRegistry(fromBinary(FileDescriptorSetSchema, descriptorSet));
+  const toolOption = registry.getExtension('quarry.mcp.v1.tool');
+  if (!toolOption) return [];
+  const sources = schemaSources(registry);
+
+  const problems: string[] = [];
+  const tools: { tool: ToolDefinition; method: DescMethod }[] = [];
+  for (const file of registry.files) {
+    for (const service of file.services) {
+      for (const method of service.methods) {
+        const options = readOption<ToolOptions>(toolOption, method);
+        if (!options) continue;
+        const result = deriveTool(method, options, sources);
+        if (Array.isArray(result)) problems.push(...result.map((p) => `rpc ${rpcName(method)}: ${p}`));
+        else tools.push({ tool: result, method });
+      }
+    }
+  }
+
+  const byName = new Map<string, DescMethod[]>();
+  for (const { tool, method } of tools) byName.set(tool.name, [...(byName.get(tool.name) ?? []), method]);
+  for (const [name, methods] of byName) {
+    if (methods.length > 1) problems.push(`tool name "${name}" is used by more than one rpc: ${methods.map(rpcName).join(', ')}`);
+  }
+
+  if (problems.length > 0) {
+    throw new CatalogueError(`Cannot derive the MCP tool catalogue:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+  return tools.map(({ tool }) => tool).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** A proto definition that cannot become a valid tool. The message names each rpc. */
+export class CatalogueError extends Error {
+  override name = 'CatalogueError';
+}
+
+export const TOOL_NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
+
+/** `(quarry.mcp.v1.tool)` in its proto3 JSON form. */
+interface ToolOptions {
+  name?: string;
+  title?: string;
+  annotations?: { readOnly?: boolean; destructive?: boolean; idempotent?: boolean; openWorld?: boolean };
+}
+
+function deriveTool(method: DescMethod, options: ToolOptions, sources: SchemaSources): ToolDefinition | string[] {
+  const problems: string[] = [];
+  const name = options.name ?? '';
+  const title = options.title?.trim() ?? '';
+  const description = sources.describe(method) ?? '';
+  const hints = options.annotations ?? {};
+
+  if (!TOOL_NAME_PATTERN.test(name)) {
+    problems.push(`tool name ${JSON.stringify(name)} must be snake_case matching ${TOOL_NAME_PATTERN.source} (at most 64 characters)`);
+  }
+  if (method.methodKind !== 'unary') {
+    problems.push(`is ${method.methodKind.replace('_', '-')}; a tool call is exactly one unary call`);
+  }
+  if (!title) problems.push('the tool needs a title');
+  if (!description) problems.push("the rpc needs a leading comment: it is the tool's description");
+  if (hints.readOnly && hints.destructive) problems.push('a read-only tool cannot be destructive');
+  if (!hints.readOnly && hints.destructive === undefined) {
+    problems.push('a tool that is not read-only must set annotations.destructive (true or false)');
+  }
+
+  let inputSchema;
+  let outputSchema;
+  try {
+    inputSchema = messageToJsonSchema(method.input, 'input', sources);
+    outputSchema = messageToJsonSchema(method.output, 'output', sources);
+  } catch (error) {
+    if (!(error instanceof SchemaError)) throw error;
+    problems.push(error.message);
+  }
+  if (problems.length > 0 || !inputSchema || !outputSchema) return problems;
+
+  const annotations: ToolAnnotations = {
+    readOnlyHint: hints.readOnly ?? false,
+    destructiveHint: hints.destructive ?? false,
+    idempotentHint: hints.idempotent ?? false,
+    openWorldHint: hints.openWorld ?? false,
+  };
+  const service = method.parent.typeName;
+  return {
+    name,
+    title,
+    description,
+    inputSchema,
+    outputSchema,
+    annotations,
+    rpc: { service, method: method.name, path: `/${service}/${method.name}` },
+  };
+}
+
+function schemaSources(registry: FileRegistry): SchemaSources {
+  const fieldOption = registry.getExtension('quarry.mcp.v1.field');
+  const oneofOption = registry.getExtension('quarry.mcp.v1.oneof');
+  return {
+    describe: createCommentReader(),
+    fieldConstraints: (field) => readOption<FieldConstraints>(fieldOption, field),
+    oneofConstraints: (oneof) => readOption<OneofConstraints>(oneofOption, oneof),
+  };
+}
+
+// A custom option's value in proto3 JSON form (only the members that are set), or undefined.
+function readOption<T>(option: DescExtension | undefined, desc: DescMethod | DescField | DescOneof): T | undefined {
+  if (!option?.message || !hasOption(desc, option)) return undefined;
+  return toJson(option.message, getOption(desc, option) as Message) as T;
+}
+
+function rpcName(method: DescMethod): string {
+  return `${method.parent.typeName}.${method.name}`;
+}

@@ -1,0 +1,51 @@
+/**
+ * The shape of an MCP tool as Quarry publishes it. Everything here is derived from proto (see
+ * derive.ts); nothing is written by hand beside the .proto files.
+ */
+
+/** A JSON Schema (draft 2020-12) object. Kept loose: it is data for clients and validators. */
+export type JsonSchema = { readonly [keyword: string]: unknown };
+
+/** The schema of a tool's arguments or result: always an object with closed properties. */
+export interface ObjectSchema {
+  readonly type: 'object';
+  readonly properties: { readonly [name: string]: JsonSchema };
+  readonly required?: readonly string[];
+  readonly additionalProperties: false;
+  readonly [keyword: string]: unknown;
+}
+
+/**
+ * MCP tool annotations. Every hint is explicit so no client falls back to MCP's pessimistic
+ * defaults (destructive, open world) for a tool that is neither.
+ */
+export interface ToolAnnotations {
+  readonly readOnlyHint: boolean;
+  readonly destructiveHint: boolean;
+  readonly idempotentHint: boolean;
+  readonly openWorldHint: boolean;
+}
+
+/** The gRPC method a tool call is translated to (exactly one unary call per tool call). */
+export interface ToolRpc {
+  /** Fully qualified service name, e.g. `quarry.identity.v1.IdentityService`. */
+  readonly service: string;
+  /** Method name as declared in proto, e.g. `Ping`. */
+  readonly method: string;
+  /** gRPC path, e.g. `/quarry.identity.v1.IdentityService/Ping`. */
+  readonly path: string;
+}
+
+export interface ToolDefinition {
+  /** snake_case, `^[a-z][a-z0-9_]{0,63}$`, unique in the catalogue. */
+  readonly name: string;
+  readonly title: string;
+  /** The rpc's leading comment in proto. */
+  readonly description: string;
+  /** The request message as JSON Schema, in proto3 JSON (camelCase) naming. */
+  readonly inputSchema: ObjectSchema;
+  /** The response message as JSON Schema, in proto3 JSON (camelCase) naming. */
+  readonly outputSchema: ObjectSchema;
+  readonly annotations: ToolAnnotations;
+  readonly rpc: ToolRpc;
+}

@@ -1,0 +1,19 @@
+// @quarry/db: PostgreSQL for every service. One pool per process (createDb), one schema and
+// migration history per service (migrate), tenant isolation by row-level security that the
+// app role cannot bypass (withTenant, enableTenantRls, provisionAppRole, assertTenantSafety),
+// and a real embedded PostgreSQL when no DATABASE_URL is given (startEmbeddedPostgres).
+export { startEmbeddedPostgres, findRunningEmbeddedPostgres } from './embedded.js';
+export type { EmbeddedPostgres, EmbeddedPostgresOptions, RunningEmbeddedPostgres } from './embedded.js';
+export { createDb, closeDb } from './connect.js';
+export type { CreateDbOptions, AnyDb } from './connect.js';
+export { migrate, MigrationError } from './migrate.js';
+export type { Migration, MigrateOptions } from './migrate.js';
+export { withTenant, isUuid } from './tenancy.js';
+export type { TenantIdentity } from './tenancy.js';
+export { enableTenantRls, tenantPredicate } from './rls.js';
+export { provisionAppRole, appUrlFrom } from './roles.js';
+export type { AppRoleOptions } from './roles.js';
+export { rlsReport, assertTenantSafety, TenantSafetyError } from './catalog.js';
+export type { TableRls } from './catalog.js';
+export { sql } from 'kysely';
+export type { Kysely, Transaction, Selectable, Insertable, Updateable, Generated, ColumnType } from 'kysely';

@@ -1,0 +1,57 @@
+// @quarry/grpc: how Quarry services talk gRPC. Servers verify a signed caller identity before
+// any handler runs and speak one error catalogue; clients sign, set a deadline on every call,
+// and get the same QuarryError back that the server threw.
+export { status, Metadata } from '@grpc/grpc-js';
+export {
+  QuarryError,
+  defineErrors,
+  grpcErrors,
+  defaultErrorCode,
+  toGrpcStatus,
+  fromGrpcError,
+  ERROR_CODE_METADATA_KEY,
+  ERROR_DETAILS_METADATA_KEY,
+  type ErrorSpec,
+  type ErrorFactory,
+  type ErrorFactoryOptions,
+  type ErrorCatalogue,
+} from './errors.js';
+export {
+  createIdentitySigner,
+  createIdentityVerifier,
+  writeIdentity,
+  readIdentity,
+  IDENTITY_METADATA_KEY,
+  REQUEST_ID_METADATA_KEY,
+  IDENTITY_AUDIENCE,
+  type Identity,
+  type Principal,
+  type IdentitySigner,
+  type IdentityVerifier,
+  type IdentitySignerOptions,
+  type IdentityVerifierOptions,
+} from './identity.js';
+export {
+  createGrpcServer,
+  unary,
+  DEFAULT_SERVER_OPTIONS,
+  type CallContext,
+  type UnaryHandler,
+  type GrpcLogger,
+  type ServiceRegistration,
+  type GrpcServerOptions,
+  type GrpcServer,
+} from './server.js';
+export {
+  createGrpcClient,
+  createRawClient,
+  DEFAULT_CHANNEL_OPTIONS,
+  type CallOptions,
+  type ClientOptions,
+  type ClientConstructor,
+  type GrpcClient,
+  type RawClient,
+  type UnaryMethodName,
+  type RequestOf,
+  type ResponseOf,
+} from './client.js';

@@ -1,0 +1,231 @@
+import * as grpc from '@grpc/grpc-js';
+import { loadFileDescriptorSetFromBuffer } from '@grpc/proto-loader';
+import { ReflectionService } from '@grpc/reflection';
+import { HealthImplementation, type ServingStatusMap } from 'grpc-health-check';
+import { grpcErrors, QuarryError, toGrpcStatus } from './errors.js';
+import { IDENTITY_METADATA_KEY, readIdentity, type Identity, type IdentityVerifier } from './identity.js';
+
+/** What a handler knows about its call besides the request. */
+export interface CallContext {
+  /** The verified caller; a handler only runs once this is established. */
+  identity: Identity;
+  /** When the caller stops waiting; pass it on to downstream gRPC calls. */
+  deadline: Date | undefined;
+  /** Aborted when the caller cancels or the deadline passes: stop work, roll back. */
+  signal: AbortSignal;
+  /** Incoming metadata, without the identity token (so logging it leaks no credential). */
+  metadata: grpc.Metadata;
+  /** Full method path, e.g. `/quarry.plan.v1.PlanService/GetNextStep`. */
+  method: string;
+}
+
+export type UnaryHandler<Req, Res> = (request: Req, ctx: CallContext) => Promise<Res>;
+
+/** Minimal logger; a pino logger fits as is. */
+export interface GrpcLogger {
+  error(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+const HANDLER = Symbol('quarry.grpc.unary');
+type Tagged = { [HANDLER]: UnaryHandler<unknown, unknown> };
+
+/**
+ * Write a unary method as an async function. The result type-checks as ts-proto's
+ * `handleUnaryCall`, so it slots into a generated `XServiceServer` implementation object; the
+ * identity check, cancellation and error mapping are attached when `createGrpcServer`
+ * registers it. Registered any other way it fails closed with INTERNAL.
+ */
+export function unary<Req, Res>(fn: UnaryHandler<Req, Res>): grpc.handleUnaryCall<Req, Res> {
+  const unregistered: grpc.handleUnaryCall<Req, Res> = (_call, callback) =>
+    callback({ code: grpc.status.INTERNAL, details: 'Handler was not registered through createGrpcServer' });
+  return Object.assign(unregistered, { [HANDLER]: fn as UnaryHandler<unknown, unknown> });
+}
+
+export interface ServiceRegistration {
+  /** A grpc-js service definition, e.g. ts-proto's `XServiceService`. */
+  definition: grpc.ServiceDefinition;
+  /** Every method implemented with `unary()`. */
+  implementation: grpc.UntypedServiceImplementation;
+}
+
+export interface GrpcServerOptions {
+  services: readonly ServiceRegistration[];
+  verifier: IdentityVerifier;
+  logger?: GrpcLogger;
+  /** A binary FileDescriptorSet (e.g. `buf build -o x.binpb`) to serve gRPC reflection from. */
+  descriptorSet?: Uint8Array;
+  credentials?: grpc.ServerCredentials;
+  serverOptions?: grpc.ServerOptions;
+}
+
+export interface GrpcServer {
+  server: grpc.Server;
+  /** Per-service health (`''` is the whole server); flip a service to NOT_SERVING when it degrades. */
+  health: HealthImplementation;
+  /** Fully qualified names of the registered services. */
+  serviceNames: readonly string[];
+  /** Bind and start serving; returns the bound port (useful with port 0). */
+  listen(host: string, port: number): Promise<number>;
+  /** Health NOT_SERVING, then let in-flight calls finish for up to `graceMs`, then force. */
+  shutdown(graceMs?: number): Promise<void>;
+}
+
+/**
+ * Server defaults for loopback and Kubernetes: ping idle clients so dead peers are noticed,
+ * and recycle connections every few minutes so long-lived clients spread over new replicas.
+ */
+export const DEFAULT_SERVER_OPTIONS: grpc.ServerOptions = {
+  'grpc.keepalive_time_ms': 60_000,
+  'grpc.keepalive_timeout_ms': 20_000,
+  'grpc.max_connection_age_ms': 5 * 60_000,
+  'grpc.max_connection_age_grace_ms': 30_000,
+};
+
+const consoleLogger: GrpcLogger = {
+  error: (obj, msg) => console.error(msg, obj),
+  warn: (obj, msg) => console.warn(msg, obj),
+};
+
+/** `/pkg.Service/Method` → `pkg.Service`. */
+function serviceNameOf(definition: grpc.ServiceDefinition): string {
+  const first = Object.values(definition)[0];
+  if (!first) throw new Error('A service definition has no methods');
+  return first.path.split('/')[1]!;
+}
+
+function deadlineOf(call: grpc.ServerUnaryCall<unknown, unknown>): Date | undefined {
+  const deadline = call.getDeadline();
+  const ms = deadline instanceof Date ? deadline.getTime() : deadline;
+  return Number.isFinite(ms) ? new Date(ms) : undefined;
+}
+
+function withoutToken(metadata: grpc.Metadata): grpc.Metadata {
+  const copy = metadata.clone();
+  copy.remove(IDENTITY_METADATA_KEY);
+  return copy;
+}
+
+function adapt(
+  method: string,
+  fn: UnaryHandler<unknown, unknown>,
+  verifier: IdentityVerifier,
+  logger: GrpcLogger,
+): grpc.handleUnaryCall<unknown, unknown> {
+  async function run(call: grpc.ServerUnaryCall<unknown, unknown>, signal: AbortSignal): Promise<unknown> {
+    let identity: Identity;
+    try {
+      identity = await readIdentity(call.metadata, verifier);
+    } catch (error) {
+      const rejected = error instanceof QuarryError ? error : grpcErrors.IDENTITY_INVALID({ cause: error });
+      logger.warn({ method, code: rejected.code }, 'gRPC call rejected: unauthenticated');
+      throw rejected;
+    }
+    const ctx: CallContext = {
+      identity,
+      deadline: deadlineOf(call),
+      signal,
+      metadata: withoutToken(call.metadata),
+      method,
+    };
+    try {
+      return await fn(call.request, ctx);
+    } catch (error) {
+      if (error instanceof QuarryError) throw error;
+      if (signal.aborted) throw signal.reason as QuarryError; // the caller is gone; not a bug here
+      logger.error({ err: error, method, requestId: identity.requestId }, 'gRPC handler failed');
+      throw grpcErrors.INTERNAL({ details: { requestId: identity.requestId }, cause: error });
+    }
+  }
+
+  return (call, callback) => {
+    const controller = new AbortController();
+    const onCancel = () => controller.abort(grpcErrors.CANCELLED());
+    call.once('cancelled', onCancel);
+    const deadline = deadlineOf(call);
+    const timer = deadline
+      ? setTimeout(() => controller.abort(grpcErrors.DEADLINE_EXCEEDED()), Math.max(0, deadline.getTime() - Date.now()))
+      : undefined;
+    const done = () => {
+      clearTimeout(timer);
+      call.off('cancelled', onCancel);
+    };
+    run(call, controller.signal).then(
+      (response) => {
+        done();
+        callback(null, response);
+      },
+      (error: QuarryError) => {
+        done();
+        callback(toGrpcStatus(error));
+      },
+    );
+  };
+}
+
+/**
+ * Build (not start) a gRPC server: every registered unary method verifies the caller's
+ * identity before its handler runs; health and reflection are added outside that check
+ * because kubelet probes and grpcurl carry no identity.
+ */
+export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
+  const logger = options.logger ?? consoleLogger;
+  const server = new grpc.Server({ ...DEFAULT_SERVER_OPTIONS, ...options.serverOptions });
+  const serviceNames: string[] = [];
+
+  for (const { definition, implementation } of options.services) {
+    const name = serviceNameOf(definition);
+    const adapted: grpc.UntypedServiceImplementation = {};
+    for (const [key, method] of Object.entries(definition)) {
+      if (method.requestStream || method.responseStream) {
+        throw new Error(`${method.path}: streaming methods are not supported yet`);
+      }
+      const handler = implementation[key] as Partial<Tagged> | undefined;
+      const fn = handler?.[HANDLER];
+      if (!fn) throw new Error(`${method.path}: implement it with unary() so the caller's identity is verified`);
+      adapted[key] = adapt(method.path, fn, options.verifier, logger);
+    }
+    server.addService(definition, adapted);
+    serviceNames.push(name);
+  }
+
+  const statuses: ServingStatusMap = { '': 'SERVING' };
+  for (const name of serviceNames) statuses[name] = 'SERVING';
+  const health = new HealthImplementation(statuses);
+  health.addToServer(server);
+
+  if (options.descriptorSet) {
+    const definition = loadFileDescriptorSetFromBuffer(Buffer.from(options.descriptorSet));
+    new ReflectionService(definition, { services: serviceNames }).addToServer(server);
+  }
+
+  let stopping: Promise<void> | undefined;
+
+  return {
+    server,
+    health,
+    serviceNames,
+    listen(host, port) {
+      const address = host.includes(':') && !host.startsWith('[') ? `[${host}]:${port}` : `${host}:${port}`;
+      return new Promise((resolve, reject) => {
+        server.bindAsync(address, options.credentials ?? grpc.ServerCredentials.createInsecure(), (error, bound) =>
+          error ? reject(error) : resolve(bound),
+        );
+      });
+    },
+    shutdown(graceMs = 10_000) {
+      stopping ??= new Promise<void>((resolve) => {
+        for (const name of Object.keys(statuses)) health.setStatus(name, 'NOT_SERVING');
+        const force = setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, graceMs);
+        server.tryShutdown(() => {
+          clearTimeout(force);
+          resolve();
+        });
+      });
+      return stopping;
+    },
+  };
+}

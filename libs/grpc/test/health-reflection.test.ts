@@ -1,0 +1,184 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import { loadFileDescriptorSetFromBuffer, loadSync } from '@grpc/proto-loader';
+import { service as healthService } from 'grpc-health-check';
+import { createGrpcClient, QuarryError, status } from '../src/index.js';
+import {
+  alice,
+  ECHO_SERVICE,
+  echoDescriptorSet,
+  encodeFileDescriptorSet,
+  EchoServiceClient,
+  gatewaySigner,
+  startEcho,
+  type EchoFixture,
+} from './fixtures/echo.js';
+
+const HealthClient = grpc.makeGenericClientConstructor(healthService, 'grpc.health.v1.Health');
+
+// Reflection clients built from the protos that ship inside @grpc/reflection.
+const reflectionProtos = join(dirname(createRequire(import.meta.url).resolve('@grpc/reflection')), '../proto');
+function reflectionClientCtor(version: 'v1' | 'v1alpha') {
+  const loaded = loadSync(join(reflectionProtos, `grpc/reflection/${version}/reflection.proto`));
+  const packageObject = grpc.loadPackageDefinition(loaded) as unknown as {
+    grpc: { reflection: Record<string, { ServerReflection: grpc.ServiceClientConstructor }> };
+  };
+  return packageObject.grpc.reflection[version]!.ServerReflection;
+}
+
+interface ReflectionResponse {
+  listServicesResponse?: { service: { name: string }[] };
+  fileDescriptorResponse?: { fileDescriptorProto: Buffer[] };
+  errorResponse?: { errorCode: number; errorMessage: string };
+}
+
+/** One request on the ServerReflectionInfo stream, its first answer, and the stream closed. */
+function reflect(client: grpc.Client, request: object): Promise<ReflectionResponse> {
+  return new Promise((resolve, reject) => {
+    const stream = (client as unknown as { ServerReflectionInfo(): grpc.ClientDuplexStream<object, ReflectionResponse> })
+      .ServerReflectionInfo();
+    stream.once('data', (response: ReflectionResponse) => {
+      stream.end();
+      resolve(response);
+    });
+    stream.on('error', reject);
+    stream.write(request);
+  });
+}
+
+function check(client: grpc.Client, service: string): Promise<{ status: string }> {
+  return new Promise((resolve, reject) =>
+    (client as unknown as { Check: (r: object, cb: grpc.requestCallback<{ status: string }>) => void }).Check(
+      { service },
+      (error, response) => (error ? reject(error) : resolve(response!)),
+    ),
+  );
+}
+
+describe('health', () => {
+  let echo: EchoFixture;
+  let health: grpc.Client;
+
+  beforeAll(async () => {
+    echo = await startEcho();
+    health = new HealthClient(echo.address, grpc.credentials.createInsecure());
+  });
+
+  afterAll(async () => {
+    health.close();
+    await echo.close();
+  });
+
+  it('answers SERVING for the server and for each service, without any identity', async () => {
+    await expect(check(health, '')).resolves.toEqual({ status: 'SERVING' });
+    await expect(check(health, ECHO_SERVICE)).resolves.toEqual({ status: 'SERVING' });
+    expect(echo.grpc.serviceNames).toEqual([ECHO_SERVICE]);
+  });
+
+  it('answers NOT_FOUND for a service it does not serve', async () => {
+    await expect(check(health, 'quarry.nope.v1.Nope')).rejects.toMatchObject({ code: status.NOT_FOUND });
+  });
+
+  it('reports a service switched to NOT_SERVING by its owner', async () => {
+    echo.grpc.health.setStatus(ECHO_SERVICE, 'NOT_SERVING');
+    await expect(check(health, ECHO_SERVICE)).resolves.toEqual({ status: 'NOT_SERVING' });
+    echo.grpc.health.setStatus(ECHO_SERVICE, 'SERVING');
+  });
+
+  it('turns NOT_SERVING as soon as shutdown begins, then drains and stops', async () => {
+    const watch = (health as unknown as { Watch(r: object): grpc.ClientReadableStream<{ status: string }> }).Watch({
+      service: ECHO_SERVICE,
+    });
+    const seen: string[] = [];
+    const notServing = new Promise<void>((resolve) =>
+      watch.on('data', ({ status: s }: { status: string }) => {
+        seen.push(s);
+        if (s === 'NOT_SERVING') resolve();
+      }),
+    );
+    watch.on('error', () => {}); // cancelled below
+    while (seen.length === 0) await new Promise((r) => setTimeout(r, 5));
+
+    const started = Date.now();
+    const stopped = echo.grpc.shutdown(5_000);
+    await notServing;
+    expect(seen).toEqual(['SERVING', 'NOT_SERVING']);
+    watch.cancel(); // the last in-flight call ends, so the graceful shutdown completes
+    await stopped;
+    expect(Date.now() - started).toBeLessThan(4_000);
+    await expect(check(health, '')).rejects.toMatchObject({ code: status.UNAVAILABLE });
+  });
+});
+
+describe('shutdown', () => {
+  it('forces in-flight calls closed once the grace period is over', async () => {
+    const echo = await startEcho();
+    const client = createGrpcClient(EchoServiceClient, echo.address, { signer: gatewaySigner() });
+    const slow = client.call('slow', { delayMs: 20_000 }, { identity: alice, deadlineMs: 30_000 });
+    const outcome = slow.then(
+      () => 'resolved',
+      (e: unknown) => e,
+    );
+    while (echo.calls.length === 0) await new Promise((r) => setTimeout(r, 5));
+    const started = Date.now();
+    await echo.grpc.shutdown(200);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(await outcome).toBeInstanceOf(QuarryError);
+    client.close();
+  });
+});
+
+describe('reflection', () => {
+  let echo: EchoFixture;
+  const clients: grpc.Client[] = [];
+
+  beforeAll(async () => {
+    echo = await startEcho({ descriptorSet: echoDescriptorSet() });
+  });
+
+  afterAll(async () => {
+    for (const client of clients) client.close();
+    await echo.close();
+  });
+
+  function connect(version: 'v1' | 'v1alpha', address = echo.address): grpc.Client {
+    const client = new (reflectionClientCtor(version))(address, grpc.credentials.createInsecure());
+    clients.push(client);
+    return client;
+  }
+
+  it.each(['v1', 'v1alpha'] as const)('%s lists the registered services, without any identity', async (version) => {
+    const response = await reflect(connect(version), { listServices: '*' });
+    expect(response.listServicesResponse?.service.map((s) => s.name)).toEqual([ECHO_SERVICE]);
+  });
+
+  it.each(['v1', 'v1alpha'] as const)('%s returns the file that declares a symbol', async (version) => {
+    for (const symbol of [ECHO_SERVICE, 'quarry.test.v1.EchoRequest', `${ECHO_SERVICE}.Echo`]) {
+      const response = await reflect(connect(version), { fileContainingSymbol: symbol });
+      const files = response.fileDescriptorResponse?.fileDescriptorProto ?? [];
+      expect(files.length).toBeGreaterThan(0);
+      // The returned descriptors are complete enough to build a client from.
+      const rebuilt = loadFileDescriptorSetFromBuffer(encodeFileDescriptorSet(files));
+      expect(Object.keys(rebuilt)).toEqual(expect.arrayContaining([ECHO_SERVICE, 'quarry.test.v1.EchoResponse']));
+      expect(Object.keys(rebuilt[ECHO_SERVICE]!)).toEqual(['Echo', 'Fail', 'Slow']);
+    }
+  });
+
+  it('answers NOT_FOUND for an unknown symbol', async () => {
+    const response = await reflect(connect('v1'), { fileContainingSymbol: 'quarry.nope.v1.Nope' });
+    expect(response.errorResponse?.errorCode).toBe(status.NOT_FOUND);
+  });
+
+  it('is not served when no descriptor set is given', async () => {
+    const bare = await startEcho();
+    try {
+      await expect(reflect(connect('v1', bare.address), { listServices: '*' })).rejects.toMatchObject({
+        code: status.UNIMPLEMENTED,
+      });
+    } finally {
+      await bare.close();
+    }
+  });
+});
