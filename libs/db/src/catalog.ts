@@ -41,12 +41,20 @@ export class TenantSafetyError extends Error {
 }
 
 const READS_TENANT = /current_setting\('app\.org_id'/;
+/**
+ * A permissive policy that deliberately ignores the tenant (e.g. authenticating a token before
+ * the tenant is known) must say so and why in its comment, so the exception is visible in the
+ * schema and in review: `comment on policy p on t is 'quarry:tenant-exempt: <reason>'`.
+ */
+export const TENANT_EXEMPT_MARKER = 'quarry:tenant-exempt:';
+const TENANT_EXEMPT = /^quarry:tenant-exempt:\s*\S.{9,}/s;
 
 /**
  * Check in the catalog what ARCHITECTURE.md §3 promises, and throw listing every violation:
  * each table with `org_id` in `schemas` has RLS ENABLED and FORCED and a policy reading
  * `current_setting('app.org_id', ...)`, and none of its permissive policies ignores the tenant
- * (permissive policies are OR-ed, so one `using (true)` opens the table); the app role exists,
+ * (permissive policies are OR-ed, so one `using (true)` opens the table) unless it is a
+ * SELECT-only policy whose comment carries TENANT_EXEMPT_MARKER and a reason; the app role exists,
  * is not superuser and has no BYPASSRLS (nor can SET ROLE to a role that is), owns no table
  * or schema (nor is a member of an owner: owners can switch RLS off), and cannot CREATE in the
  * schemas or the database.
@@ -58,9 +66,10 @@ export async function assertTenantSafety(
   const { schemas, appRole } = options;
   const violations: string[] = [];
 
-  const policies = await sql<{ schema: string; table: string; name: string; permissive: boolean; using: string | null; check: string | null }>`
+  const policies = await sql<{ schema: string; table: string; name: string; permissive: boolean; command: string; using: string | null; check: string | null; comment: string | null }>`
     select n.nspname::text as schema, c.relname::text as table, p.polname::text as name, p.polpermissive as permissive,
-           pg_get_expr(p.polqual, p.polrelid) as using, pg_get_expr(p.polwithcheck, p.polrelid) as check
+           p.polcmd::text as command, pg_get_expr(p.polqual, p.polrelid) as using, pg_get_expr(p.polwithcheck, p.polrelid) as check,
+           obj_description(p.oid, 'pg_policy') as comment
     from pg_policy p
     join pg_class c on c.oid = p.polrelid
     join pg_namespace n on n.oid = c.relnamespace
@@ -76,6 +85,12 @@ export async function assertTenantSafety(
       violations.push(`${name} has org_id but no policy reading current_setting('app.org_id')`);
     }
     for (const p of own.filter((p) => p.permissive)) {
+      const exemption = TENANT_EXEMPT.exec(p.comment ?? '');
+      if (exemption) {
+        // A documented exception may only ever let rows be read, never written.
+        if (p.command !== 'r') violations.push(`${name}: tenant-exempt policy ${p.name} must be FOR SELECT only`);
+        continue;
+      }
       const ignoresTenant = [p.using, p.check].some((expr) => expr !== null && !READS_TENANT.test(expr));
       if (ignoresTenant) violations.push(`${name}: permissive policy ${p.name} does not restrict rows to app.org_id`);
     }

@@ -13,7 +13,7 @@ export type { TenantIdentity } from './tenancy.js';
 export { enableTenantRls, tenantPredicate } from './rls.js';
 export { provisionAppRole, appUrlFrom } from './roles.js';
 export type { AppRoleOptions } from './roles.js';
-export { rlsReport, assertTenantSafety, TenantSafetyError } from './catalog.js';
+export { rlsReport, assertTenantSafety, TenantSafetyError, TENANT_EXEMPT_MARKER } from './catalog.js';
 export type { TableRls } from './catalog.js';
 export { sql } from 'kysely';
 export type { Kysely, Transaction, Selectable, Insertable, Updateable, Generated, ColumnType } from 'kysely';

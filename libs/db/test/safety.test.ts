@@ -92,6 +92,21 @@ describe('assertTenantSafety', () => {
     expect(await violations([s])).toEqual([`${s}.t: permissive policy everyone does not restrict rows to app.org_id`]);
   });
 
+  it('accepts a documented, read-only tenant exemption and nothing weaker', async () => {
+    const s = await schemaWith(`create table t (org_id uuid, secret_hash text)`);
+    await enableTenantRls(admin, `${s}.t`);
+    await sql.raw(`create policy lookup on ${s}.t for select using (secret_hash = current_setting('app.secret', true))`).execute(admin);
+    await sql.raw(`comment on policy lookup on ${s}.t is 'quarry:tenant-exempt: read the row whose secret the caller holds'`).execute(admin);
+    expect(await violations([s])).toEqual([]);
+
+    await sql.raw(`comment on policy lookup on ${s}.t is 'quarry:tenant-exempt:'`).execute(admin);
+    expect(await violations([s])).toEqual([`${s}.t: permissive policy lookup does not restrict rows to app.org_id`]);
+
+    await sql.raw(`create policy writer on ${s}.t for update using (true)`).execute(admin);
+    await sql.raw(`comment on policy writer on ${s}.t is 'quarry:tenant-exempt: this must not be allowed'`).execute(admin);
+    expect(await violations([s])).toContain(`${s}.t: tenant-exempt policy writer must be FOR SELECT only`);
+  });
+
   it('catches an app role that owns a table', async () => {
     const s = await schemaWith('create table owned_by_app (id int)');
     await sql.raw(`alter table ${s}.owned_by_app owner to ${roles.owner}`).execute(admin);

@@ -1,0 +1,208 @@
+import type { Kysely } from 'kysely';
+import { sql } from 'kysely';
+import pg from 'pg';
+import type { Logger } from 'pino';
+import type { IdentityDatabase, Principal } from './schema.js';
+import { hashesEqual, hashToken, isWellFormedToken } from './tokens.js';
+
+export type AuthFailure = 'missing' | 'malformed' | 'unknown' | 'expired' | 'revoked';
+export type AuthResult = { ok: true; principal: Principal } | { ok: false; reason: AuthFailure };
+
+export interface AuthenticatorOptions {
+  /** App-role connection (RLS applies: a lookup sees only the presented token's row). */
+  db: Kysely<IdentityDatabase>;
+  /** Connection string for the LISTEN channel that carries token changes. */
+  listenConnectionString: string;
+  logger: Logger;
+  cacheTtlMs?: number;
+  maxCacheEntries?: number;
+  lastUsedFlushMs?: number;
+  now?: () => number;
+}
+
+interface CacheEntry {
+  principal: Principal;
+  hash: Buffer;
+  cachedAt: number;
+}
+
+const CHANNEL = 'quarry_identity_tokens';
+
+/**
+ * Resolves bearer tokens to principals. Hits are served from memory; a change to a token in
+ * any process (revoke, expire, delete) arrives by LISTEN/NOTIFY and evicts it before the next
+ * request, and while the LISTEN connection is down the cache is bypassed, so revocation is
+ * never stale. `last_used_at` is recorded in memory and written in batches, not per request.
+ */
+export function createTokenAuthenticator(options: AuthenticatorOptions) {
+  const { db, logger } = options;
+  const ttl = options.cacheTtlMs ?? 60_000;
+  const maxEntries = options.maxCacheEntries ?? 10_000;
+  const now = options.now ?? Date.now;
+  const cache = new Map<string, CacheEntry>();
+  const hashByTokenId = new Map<string, string>();
+  const lastUsed = new Map<string, { orgId: string; at: Date }>();
+  let listener: pg.Client | undefined;
+  let listening = false;
+  let closed = false;
+  let reconnectTimer: NodeJS.Timeout | undefined;
+  let flushTimer: NodeJS.Timeout | undefined;
+  let reconnectDelay = 250;
+
+  function evictToken(tokenId: string) {
+    const key = hashByTokenId.get(tokenId);
+    hashByTokenId.delete(tokenId);
+    if (key) cache.delete(key);
+  }
+
+  function remember(key: string, entry: CacheEntry) {
+    if (cache.size >= maxEntries) {
+      const oldest = cache.keys().next().value;
+      if (oldest !== undefined) {
+        const old = cache.get(oldest);
+        cache.delete(oldest);
+        if (old) hashByTokenId.delete(old.principal.tokenId);
+      }
+    }
+    cache.set(key, entry);
+    hashByTokenId.set(entry.principal.tokenId, key);
+  }
+
+  async function connectListener(): Promise<void> {
+    const client = new pg.Client({ connectionString: options.listenConnectionString, application_name: 'quarry-gateway-identity-listen' });
+    const lost = (error?: Error) => {
+      if (listener !== client) return;
+      listening = false;
+      listener = undefined;
+      cache.clear();
+      hashByTokenId.clear();
+      client.removeAllListeners();
+      void client.end().catch(() => undefined);
+      if (closed) return;
+      logger.warn({ err: error }, 'identity LISTEN connection lost; token cache bypassed until it is back');
+      reconnectTimer = setTimeout(() => void connectListener().catch(() => undefined), reconnectDelay);
+      reconnectDelay = Math.min(reconnectDelay * 2, 10_000);
+    };
+    client.on('error', lost);
+    client.on('end', () => lost());
+    client.on('notification', (message) => {
+      if (message.channel === CHANNEL && message.payload) evictToken(message.payload);
+    });
+    listener = client;
+    try {
+      await client.connect();
+      await client.query(`listen ${CHANNEL}`);
+      listening = true;
+      reconnectDelay = 250;
+    } catch (error) {
+      lost(error as Error);
+      throw error;
+    }
+  }
+
+  async function lookup(hash: Buffer): Promise<{ principal: Principal; revokedAt: Date | null } | undefined> {
+    return db.transaction().execute(async (trx) => {
+      await sql`select set_config('app.token_hash', ${hash.toString('hex')}, true)`.execute(trx);
+      const row = await trx
+        .selectFrom('identity.personal_access_tokens as t')
+        .innerJoin('identity.organizations as o', 'o.id', 't.org_id')
+        .innerJoin('identity.users as u', 'u.id', 't.user_id')
+        .select(['t.id', 't.token_hash', 't.org_id', 'o.slug', 't.user_id', 'u.email', 'u.name', 't.expires_at', 't.revoked_at'])
+        .where('t.token_hash', '=', hash)
+        .executeTakeFirst();
+      if (!row || !hashesEqual(row.token_hash, hash)) return undefined;
+      return {
+        revokedAt: row.revoked_at,
+        principal: Object.freeze({
+          tokenId: row.id,
+          orgId: row.org_id,
+          orgSlug: row.slug,
+          userId: row.user_id,
+          email: row.email,
+          name: row.name,
+          expiresAt: row.expires_at,
+        }),
+      };
+    });
+  }
+
+  async function flushLastUsed(): Promise<void> {
+    if (lastUsed.size === 0) return;
+    const byOrg = new Map<string, Array<{ id: string; at: Date }>>();
+    for (const [id, { orgId, at }] of lastUsed) {
+      byOrg.set(orgId, [...(byOrg.get(orgId) ?? []), { id, at }]);
+    }
+    lastUsed.clear();
+    for (const [orgId, rows] of byOrg) {
+      const values = sql.join(rows.map((r) => sql`(${r.id}::uuid, ${r.at.toISOString()}::timestamptz)`));
+      await db.transaction().execute(async (trx) => {
+        await sql`select set_config('app.org_id', ${orgId}, true)`.execute(trx);
+        await sql`
+          update identity.personal_access_tokens t
+             set last_used_at = greatest(coalesce(t.last_used_at, v.at), v.at)
+            from (values ${values}) as v(id, at)
+           where t.id = v.id`.execute(trx);
+      });
+    }
+  }
+
+  return {
+    async start(): Promise<void> {
+      await connectListener();
+      const every = options.lastUsedFlushMs ?? 30_000;
+      flushTimer = setInterval(() => {
+        flushLastUsed().catch((error) => logger.warn({ err: error }, 'could not record token last use'));
+      }, every);
+      flushTimer.unref();
+    },
+
+    async authenticate(token: string | undefined): Promise<AuthResult> {
+      if (!token) return { ok: false, reason: 'missing' };
+      if (!isWellFormedToken(token)) return { ok: false, reason: 'malformed' };
+      const hash = hashToken(token);
+      const key = hash.toString('hex');
+      const t = now();
+      let principal: Principal | undefined;
+      const hit = cache.get(key);
+      if (hit && listening && t - hit.cachedAt < ttl && hashesEqual(hit.hash, hash)) {
+        principal = hit.principal;
+      } else {
+        cache.delete(key);
+        const found = await lookup(hash);
+        if (!found) return { ok: false, reason: 'unknown' };
+        if (found.revokedAt) return { ok: false, reason: 'revoked' };
+        principal = found.principal;
+        if (listening) remember(key, { principal, hash, cachedAt: t });
+      }
+      if (principal.expiresAt && principal.expiresAt.getTime() <= t) {
+        evictToken(principal.tokenId);
+        return { ok: false, reason: 'expired' };
+      }
+      lastUsed.set(principal.tokenId, { orgId: principal.orgId, at: new Date(t) });
+      return { ok: true, principal };
+    },
+
+    flushLastUsed,
+
+    /** For readiness and tests: whether revocations are being received. */
+    isListening: () => listening,
+
+    async close(): Promise<void> {
+      closed = true;
+      if (flushTimer) clearInterval(flushTimer);
+      if (reconnectTimer) clearTimeout(reconnectTimer);
+      await flushLastUsed().catch((error) => logger.warn({ err: error }, 'could not record token last use'));
+      const client = listener;
+      listener = undefined;
+      listening = false;
+      cache.clear();
+      if (client) {
+        client.removeAllListeners();
+        client.on('error', () => undefined);
+        await client.end().catch(() => undefined);
+      }
+    },
+  };
+}
+
+export type TokenAuthenticator = ReturnType<typeof createTokenAuthenticator>;

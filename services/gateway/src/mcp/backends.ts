@@ -1,0 +1,43 @@
+import { createRawClient, type IdentitySigner, QuarryError } from '@quarry/grpc';
+import type { BackendCall, ToolBackend } from './dispatcher.js';
+
+interface UnaryMethodDefinition {
+  path: string;
+  requestDeserialize(bytes: Buffer): unknown;
+  responseSerialize(value: unknown): Buffer;
+}
+
+export type LocalImplementation = Record<string, (request: never, call: BackendCall) => Promise<unknown>>;
+
+/**
+ * Serves a proto service inside the gateway (the identity service: its data is the gateway's
+ * own). It takes the same generated service definition a gRPC server would, and the calls take
+ * the same encode → handler → decode path, so tools cannot tell a local service from a remote one.
+ */
+export function createLocalBackend(definition: Record<string, UnaryMethodDefinition>, implementation: LocalImplementation): ToolBackend {
+  const byPath = new Map(
+    Object.entries(definition).map(([method, def]) => {
+      const handler = implementation[method];
+      if (!handler) throw new Error(`Local service is missing an implementation for ${def.path}`);
+      return [def.path, { def, handler }] as const;
+    }),
+  );
+  return {
+    async unary(path, request, call) {
+      const entry = byPath.get(path);
+      if (!entry) throw new QuarryError('UNIMPLEMENTED', 12, `No local handler for ${path}`);
+      const decoded = entry.def.requestDeserialize(Buffer.from(request));
+      const response = await entry.handler(decoded as never, call);
+      return entry.def.responseSerialize(response);
+    },
+  };
+}
+
+/** A gRPC channel to the service that owns the rpc; identity is signed into every call. */
+export function createGrpcBackend(address: string, signer: IdentitySigner, defaultDeadlineMs: number): ToolBackend & { close(): void } {
+  const client = createRawClient(address, { signer, defaultDeadlineMs });
+  return {
+    unary: (path, request, call) => client.unary(path, request, { identity: call.identity, deadlineMs: call.deadlineMs, signal: call.signal }),
+    close: () => client.close(),
+  };
+}

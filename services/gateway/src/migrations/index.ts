@@ -1,0 +1,12 @@
+import type { Migration } from 'kysely';
+import * as createIdentity from './identity/2026_11_21_2200_create_identity.js';
+import * as createToolCallLog from './gateway/2026_11_21_2200_create_tool_call_log.js';
+
+/**
+ * The gateway owns two schemas: `identity` (organizations, users, memberships, tokens) and
+ * `gateway` (the MCP tool-call log). Names are timestamps so order is explicit and stable.
+ */
+export const gatewaySchemas: ReadonlyArray<{ schema: string; migrations: Record<string, Migration> }> = [
+  { schema: 'identity', migrations: { '2026_11_21_2200_create_identity': createIdentity } },
+  { schema: 'gateway', migrations: { '2026_11_21_2200_create_tool_call_log': createToolCallLog } },
+];

@@ -1,0 +1,105 @@
+import { createRequire } from 'node:module';
+import { identityV1, toolCatalogue } from '@quarry/contracts';
+import { createDb } from '@quarry/db';
+import { createIdentitySigner } from '@quarry/grpc';
+import { createMetrics, metricsText } from '@quarry/telemetry';
+import { sql } from 'kysely';
+import type { Logger } from 'pino';
+import type { GatewayConfig } from './config.js';
+import { createTokenAuthenticator } from './identity/authenticator.js';
+import { identityServiceImplementation } from './identity/service.js';
+import type { IdentityDatabase } from './identity/schema.js';
+import { createGrpcBackend, createLocalBackend } from './mcp/backends.js';
+import { createToolDispatcher, type ToolBackend } from './mcp/dispatcher.js';
+import type { GatewayDeps } from './server.js';
+import { createToolCallLog } from './tool-call-log.js';
+
+const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
+
+export interface GatewayRuntimeOptions {
+  config: GatewayConfig;
+  logger: Logger;
+  /** gRPC addresses of the services that own tools, keyed by proto service full name. */
+  serviceAddresses?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Connects everything the gateway needs (database, token authenticator, tool-call log, gRPC
+ * channels) and returns the deps for `buildServer`, plus `close` to release them in order.
+ */
+export async function createGatewayRuntime({ config, logger, serviceAddresses = {} }: GatewayRuntimeOptions) {
+  const db = createDb<IdentityDatabase>({ connectionString: config.DATABASE_URL, applicationName: 'quarry-gateway', max: 10 });
+  const metrics = createMetrics({ service: 'gateway' });
+  const toolCalls = metrics.counter('quarry_gateway_tool_calls_total', 'MCP tool calls by tool, outcome and error code', ['tool', 'outcome', 'code']);
+  const toolSeconds = metrics.histogram('quarry_gateway_tool_call_duration_seconds', 'MCP tool call latency through the gateway', ['tool', 'outcome'], [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
+  const logDrops = metrics.counter('quarry_gateway_tool_call_log_dropped_total', 'Tool-call log records dropped (queue full or write failed)', ['reason']);
+  const httpResponses = metrics.counter('quarry_gateway_http_responses_total', 'HTTP responses by route and status', ['route', 'status']);
+
+  const authenticator = createTokenAuthenticator({ db, listenConnectionString: config.DATABASE_URL, logger, cacheTtlMs: config.QUARRY_TOKEN_CACHE_TTL });
+  await authenticator.start();
+  const toolCallLog = createToolCallLog({
+    db,
+    logger,
+    capacity: config.QUARRY_TOOL_LOG_QUEUE,
+    onDrop: (count, reason) => logDrops.inc({ reason }, count),
+  });
+  const pending = metrics.gauge('quarry_gateway_tool_call_log_pending', 'Tool-call log records waiting to be written');
+  const pendingTimer = setInterval(() => pending.set(toolCallLog.pending()), 5_000).unref();
+
+  const signer = createIdentitySigner({ key: config.QUARRY_IDENTITY_KEY, issuer: 'quarry-gateway' });
+  const remote = Object.entries(serviceAddresses).map(([service, address]) => [service, createGrpcBackend(address, signer, config.QUARRY_GRPC_DEADLINE)] as const);
+  const backends: Record<string, ToolBackend> = {
+    [`${identityV1.protobufPackage}.IdentityService`]: createLocalBackend(identityV1.IdentityServiceService, identityServiceImplementation),
+    ...Object.fromEntries(remote),
+  };
+  const dispatcher = createToolDispatcher({
+    catalogue: toolCatalogue,
+    backends,
+    logger,
+    toolCallLog,
+    deadlineMs: config.QUARRY_GRPC_DEADLINE,
+    observe: (tool, outcome, code, seconds) => {
+      toolCalls.inc({ tool, outcome, code });
+      toolSeconds.observe({ tool, outcome }, seconds);
+    },
+  });
+
+  let draining = false;
+  const deps: GatewayDeps = {
+    http: {
+      allowedHosts: config.allowedHosts,
+      allowedOrigins: config.QUARRY_ALLOWED_ORIGINS,
+      bodyLimitBytes: config.QUARRY_BODY_LIMIT_BYTES,
+      rateLimitPerMinute: config.QUARRY_RATE_LIMIT_PER_MINUTE,
+      trustProxy: config.QUARRY_TRUST_PROXY,
+    },
+    authenticator,
+    dispatcher,
+    logger,
+    version: VERSION,
+    metricsText: () => metricsText(metrics.registry),
+    readiness: {
+      accepting: async () => !draining,
+      database: async () => (await sql`select 1 as ok`.execute(db)).rows.length === 1,
+      revocations: async () => authenticator.isListening(),
+    },
+    onHttpResponse: (route, status) => httpResponses.inc({ route, status: String(status) }),
+  };
+
+  return {
+    deps,
+    metrics,
+    /** Stop advertising readiness (load balancers drain us) before the server closes. */
+    beginDrain: () => {
+      draining = true;
+    },
+    async close() {
+      draining = true;
+      clearInterval(pendingTimer);
+      await toolCallLog.close();
+      await authenticator.close();
+      for (const [, backend] of remote) backend.close();
+      await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,201 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import rateLimit from '@fastify/rate-limit';
+import { hostHeaderValidation, originValidation, toNodeHandler } from '@modelcontextprotocol/node';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import { type HttpErrorCode, httpErrors, jsonRpcErrorBody } from './errors.js';
+import type { AuthFailure, TokenAuthenticator } from './identity/authenticator.js';
+import type { Principal } from './identity/schema.js';
+import type { ToolDispatcher } from './mcp/dispatcher.js';
+import { createMcpEndpoint, type QuarryAuthExtra } from './mcp/endpoint.js';
+
+export interface GatewayHttpOptions {
+  /** Hostnames accepted in the Host header (DNS-rebinding guard); `['*']` accepts any. */
+  allowedHosts: readonly string[];
+  /** Origin hostnames accepted when a browser sends `Origin`; requests without one always pass. */
+  allowedOrigins: readonly string[];
+  bodyLimitBytes: number;
+  rateLimitPerMinute: number;
+  trustProxy: boolean;
+}
+
+export interface GatewayDeps {
+  http: GatewayHttpOptions;
+  authenticator: Pick<TokenAuthenticator, 'authenticate'>;
+  dispatcher: ToolDispatcher;
+  logger: Logger;
+  version: string;
+  /** Prometheus exposition for /metrics. */
+  metricsText: () => Promise<{ contentType: string; body: string }>;
+  /** Dependency checks for /readyz; each resolves true when reachable. */
+  readiness: Record<string, () => Promise<boolean>>;
+  /** Extra fastify plugins registered first (OpenTelemetry). */
+  plugins?: ReadonlyArray<(app: FastifyInstance) => Promise<void> | void>;
+  onHttpResponse?: (route: string, statusCode: number) => void;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal?: Principal;
+  }
+}
+
+const AUTH_MESSAGES: Record<AuthFailure, string> = {
+  missing: 'Authentication required: send `Authorization: Bearer qry_…` with a Quarry personal access token.',
+  malformed: 'The bearer token is not a Quarry personal access token (expected `qry_` followed by 43 letters and digits).',
+  unknown: 'The bearer token is not valid.',
+  expired: 'The bearer token has expired; create a new one with `quarry token create`.',
+  revoked: 'The bearer token has been revoked.',
+};
+
+function sendError(reply: FastifyReply, code: HttpErrorCode, message: string, headers: Record<string, string> = {}) {
+  return reply.code(httpErrors[code].http).headers({ 'content-type': 'application/json', ...headers }).send(jsonRpcErrorBody(code, message));
+}
+
+/** Bridges the SDK's node-style guards (which answer the request themselves) into fastify. */
+function nodeGuard(check: (req: IncomingMessage, res: ServerResponse) => boolean) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    if (!check(request.raw, reply.raw)) reply.hijack();
+  };
+}
+
+function mapFastifyError(error: FastifyError): { code: HttpErrorCode; message: string } {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { code: 'PAYLOAD_TOO_LARGE', message: `The request body is larger than the limit of ${error.message.match(/\d+/)?.[0] ?? 'the server'} bytes.` };
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Send MCP messages as `Content-Type: application/json`.' };
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return { code: 'INVALID_REQUEST', message: 'The request body is empty; send a JSON-RPC message.' };
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return { code: 'PARSE_ERROR', message: `Parse error: the body is not valid JSON (${error.message}).` };
+    default:
+      break;
+  }
+  if (error instanceof SyntaxError || error.statusCode === 400) {
+    return { code: 'PARSE_ERROR', message: `Parse error: ${error.message}` };
+  }
+  if (error.statusCode === 413) return { code: 'PAYLOAD_TOO_LARGE', message: error.message };
+  if (error.statusCode === 415) return { code: 'UNSUPPORTED_MEDIA_TYPE', message: error.message };
+  if (error.statusCode === 429) return { code: 'RATE_LIMITED', message: error.message };
+  if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) return { code: 'INVALID_REQUEST', message: error.message };
+  return { code: 'INTERNAL', message: 'Internal error.' };
+}
+
+/**
+ * The gateway's HTTP face: `POST /mcp` (Streamable HTTP, both MCP eras), `/healthz`,
+ * `/readyz`, `/metrics`. Stateless: everything a request needs comes with it (its token),
+ * so any number of replicas can serve behind a plain load balancer.
+ */
+export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
+  const { http, logger } = deps;
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    disableRequestLogging: true,
+    bodyLimit: http.bodyLimitBytes,
+    trustProxy: http.trustProxy,
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+    },
+  });
+  for (const plugin of deps.plugins ?? []) await plugin(app);
+  // MCP is JSON only; without this fastify would accept text/plain and pass a string along.
+  app.removeContentTypeParser('text/plain');
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.raw.setHeader('x-request-id', request.id);
+    if (deps.onHttpResponse) {
+      const route = request.routeOptions.url ?? 'unmatched';
+      reply.raw.once('finish', () => deps.onHttpResponse?.(route, reply.raw.statusCode));
+    }
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const mapped = mapFastifyError(error);
+    if (mapped.code === 'INTERNAL') request.log.error({ err: error }, 'unhandled error in HTTP layer');
+    return sendError(reply, mapped.code, mapped.message);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, 'NOT_FOUND', `Not found: ${request.method} ${request.url.split('?')[0]}. The MCP endpoint is POST /mcp.`),
+  );
+
+  await app.register(rateLimit, { global: false });
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) => {
+    const entries = await Promise.all(
+      Object.entries(deps.readiness).map(async ([name, check]) => [name, await check().catch(() => false)] as const),
+    );
+    const checks = Object.fromEntries(entries);
+    const ready = entries.every(([, ok]) => ok);
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', checks });
+  });
+  app.get('/metrics', async (_request, reply) => {
+    const { contentType, body } = await deps.metricsText();
+    return reply.type(contentType).send(body);
+  });
+
+  const endpoint = createMcpEndpoint({
+    dispatcher: deps.dispatcher,
+    version: deps.version,
+    maxRequestBodySize: http.bodyLimitBytes,
+    onerror: (error) => logger.debug({ err: error }, 'MCP request rejected'),
+  });
+  const mcp = toNodeHandler(endpoint);
+  const allowAnyHost = http.allowedHosts.includes('*');
+  const guards = [
+    ...(allowAnyHost ? [] : [nodeGuard(hostHeaderValidation([...http.allowedHosts]))]),
+    nodeGuard(originValidation([...http.allowedOrigins])),
+  ];
+
+  const authenticate = async (request: FastifyRequest, reply: FastifyReply) => {
+    if (reply.sent || reply.raw.headersSent) return;
+    const header = request.headers.authorization;
+    const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+    const result = await deps.authenticator.authenticate(match?.[1] ?? (header ? 'invalid' : undefined));
+    if (!result.ok) {
+      const challenge = result.reason === 'missing' ? 'Bearer realm="quarry"' : `Bearer realm="quarry", error="invalid_token", error_description="${AUTH_MESSAGES[result.reason]}"`;
+      return sendError(reply, 'UNAUTHENTICATED', AUTH_MESSAGES[result.reason], { 'www-authenticate': challenge });
+    }
+    request.principal = result.principal;
+  };
+
+  app.route({
+    method: ['POST', 'GET', 'DELETE'],
+    url: '/mcp',
+    onRequest: [...guards, authenticate],
+    config: {
+      rateLimit: {
+        max: http.rateLimitPerMinute,
+        timeWindow: 60_000,
+        hook: 'preParsing',
+        keyGenerator: (request: FastifyRequest) => request.principal?.tokenId ?? request.ip,
+        errorResponseBuilder: (_request: FastifyRequest, context: { after: string }) => ({
+          statusCode: 429,
+          message: `Rate limit exceeded for this token; retry in ${context.after}.`,
+        }),
+      },
+    },
+    handler: async (request, reply) => {
+      const principal = request.principal!;
+      const extra: QuarryAuthExtra = { principal, requestId: String(request.id) };
+      (request.raw as IncomingMessage & { auth?: unknown }).auth = {
+        token: '',
+        clientId: principal.tokenId,
+        scopes: [],
+        expiresAt: principal.expiresAt ? Math.floor(principal.expiresAt.getTime() / 1000) : undefined,
+        extra,
+      };
+      reply.hijack();
+      await mcp(request.raw, reply.raw, request.body);
+    },
+  });
+
+  app.addHook('onClose', async () => {
+    await endpoint.close();
+  });
+  return app;
+}

@@ -1,0 +1,110 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { createDb, type Kysely, sql } from '@quarry/db';
+import { createIdentityAdmin, createTokenAuthenticator, gatewaySchemas, type IdentityDatabase, type TokenAuthenticator } from '@quarry/gateway';
+import { createLogger } from '@quarry/telemetry';
+import { createTestDatabase, type TestDatabase } from '@quarry/testing';
+
+const logger = createLogger({ service: 'test', level: 'silent' });
+let database: TestDatabase;
+let app: Kysely<IdentityDatabase>;
+let admin: ReturnType<typeof createIdentityAdmin>;
+const started: TokenAuthenticator[] = [];
+
+async function authenticator(options: { ttl?: number } = {}) {
+  const auth = createTokenAuthenticator({ db: app, listenConnectionString: database.appUrl, logger, cacheTtlMs: options.ttl ?? 60_000, lastUsedFlushMs: 60_000 });
+  await auth.start();
+  started.push(auth);
+  return auth;
+}
+
+const until = async (check: () => Promise<boolean> | boolean, ms = 5000) => {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+beforeAll(async () => {
+  database = await createTestDatabase({ schemas: [...gatewaySchemas] });
+  app = createDb<IdentityDatabase>({ connectionString: database.appUrl, max: 4 });
+  admin = createIdentityAdmin(database.admin as Kysely<IdentityDatabase>);
+  await admin.createOrg({ slug: 'acme' });
+  await admin.addUser({ email: 'ada@acme.test', orgSlug: 'acme', name: 'Ada' });
+});
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((a) => a.close()));
+});
+afterAll(async () => {
+  await app?.destroy();
+  await database?.drop();
+});
+
+describe('the token authenticator', () => {
+  it('resolves a token to its principal', async () => {
+    const { token, id } = await admin.createToken({ orgSlug: 'acme', email: 'ada@acme.test' });
+    const result = await (await authenticator()).authenticate(token);
+    expect(result).toEqual({
+      ok: true,
+      principal: { tokenId: id, orgId: expect.any(String), orgSlug: 'acme', userId: expect.any(String), email: 'ada@acme.test', name: 'Ada', expiresAt: null },
+    });
+  });
+
+  it.each([
+    [undefined, 'missing'],
+    ['', 'missing'],
+    ['Basic abc', 'malformed'],
+    [`qry_${'0'.repeat(43)}`, 'unknown'],
+  ])('refuses %p as %s', async (token, reason) => {
+    expect(await (await authenticator()).authenticate(token)).toEqual({ ok: false, reason });
+  });
+
+  it('serves repeat requests from memory, and forgets a token the moment it is revoked elsewhere', async () => {
+    const { token, id } = await admin.createToken({ orgSlug: 'acme', email: 'ada@acme.test' });
+    const auth = await authenticator();
+    expect((await auth.authenticate(token)).ok).toBe(true);
+    const before = await sql<{ n: string }>`select sum(xact_commit)::text as n from pg_stat_database where datname = current_database()`.execute(database.admin);
+    for (let i = 0; i < 20; i++) expect((await auth.authenticate(token)).ok).toBe(true);
+    const after = await sql<{ n: string }>`select sum(xact_commit)::text as n from pg_stat_database where datname = current_database()`.execute(database.admin);
+    // 20 cached authentications cost no transactions (the two stats queries account for the rest).
+    expect(Number(after.rows[0]!.n) - Number(before.rows[0]!.n)).toBeLessThanOrEqual(2);
+
+    await admin.revokeToken(id);
+    await until(async () => !(await auth.authenticate(token)).ok);
+    expect(await auth.authenticate(token)).toEqual({ ok: false, reason: 'revoked' });
+  });
+
+  it('stops trusting its cache while the revocation channel is down, and recovers', async () => {
+    const { token, id } = await admin.createToken({ orgSlug: 'acme', email: 'ada@acme.test' });
+    const auth = await authenticator();
+    expect((await auth.authenticate(token)).ok).toBe(true);
+    await sql`select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'quarry-gateway-identity-listen' and datname = current_database()`.execute(database.admin);
+    await until(() => !auth.isListening());
+    // Revoked while nobody listens: the cache must not answer for it.
+    await admin.revokeToken(id);
+    expect(await auth.authenticate(token)).toEqual({ ok: false, reason: 'revoked' });
+    await until(() => auth.isListening());
+  });
+
+  it('refuses an expired token, cached or not', async () => {
+    const { token } = await admin.createToken({ orgSlug: 'acme', email: 'ada@acme.test', expiresInMs: 200 });
+    const auth = await authenticator();
+    expect((await auth.authenticate(token)).ok).toBe(true);
+    await new Promise((r) => setTimeout(r, 250));
+    expect(await auth.authenticate(token)).toEqual({ ok: false, reason: 'expired' });
+  });
+
+  it('records last use in batches, not on every request', async () => {
+    const { token, id } = await admin.createToken({ orgSlug: 'acme', email: 'ada@acme.test' });
+    const auth = await authenticator();
+    for (let i = 0; i < 5; i++) await auth.authenticate(token);
+    const lastUsed = async () =>
+      (await database.admin.selectFrom('identity.personal_access_tokens').select('last_used_at').where('id', '=', id).executeTakeFirstOrThrow()).last_used_at;
+    expect(await lastUsed()).toBeNull();
+    await auth.flushLastUsed();
+    const first = await lastUsed();
+    expect(first).toBeInstanceOf(Date);
+    // Recording use does not evict the token from caches (it is not a validity change).
+    expect((await auth.authenticate(token)).ok).toBe(true);
+  });
+});

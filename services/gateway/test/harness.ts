@@ -1,0 +1,88 @@
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { createLogger } from '@quarry/telemetry';
+import { createTestDatabase } from '@quarry/testing';
+import {
+  buildServer,
+  createGatewayRuntime,
+  createIdentityAdmin,
+  gatewaySchemas,
+  type IdentityDatabase,
+  loadGatewayConfig,
+} from '@quarry/gateway';
+import type { Kysely } from 'kysely';
+
+export type Era = 'legacy' | 'modern';
+
+/** A real gateway on a free loopback port, over a fresh migrated database, with one member. */
+export async function startTestGateway(env: Record<string, string> = {}) {
+  const database = await createTestDatabase({ schemas: [...gatewaySchemas] });
+  const admin = createIdentityAdmin(database.admin as Kysely<IdentityDatabase>);
+  await admin.createOrg({ slug: 'acme', name: 'Acme Research' });
+  await admin.addUser({ email: 'ada@acme.test', orgSlug: 'acme', name: 'Ada Lovelace' });
+  const { token, id: tokenId } = await admin.createToken({ orgSlug: 'acme', email: 'ada@acme.test', name: 'tests' });
+  const config = loadGatewayConfig({
+    DATABASE_URL: database.appUrl,
+    QUARRY_IDENTITY_KEY: 'k'.repeat(48),
+    HOST: '127.0.0.1',
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+  const logger = createLogger({ service: 'gateway-test', level: 'silent' });
+  const runtime = await createGatewayRuntime({ config, logger });
+  const app = await buildServer(runtime.deps);
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  const base = `http://127.0.0.1:${port}`;
+  return {
+    base,
+    url: `${base}/mcp`,
+    token,
+    tokenId,
+    admin,
+    database,
+    runtime,
+    async close() {
+      await app.close();
+      await runtime.close();
+      await database.drop();
+    },
+  };
+}
+
+/** An MCP client of the given protocol era, authenticated with `token`. */
+export async function connectClient(url: string, token: string | undefined, era: Era): Promise<Client> {
+  const client = new Client(
+    { name: 'quarry-tests', version: '1.0.0' },
+    { versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: '2026-07-28' } } },
+  );
+  const transport = new StreamableHTTPClientTransport(new URL(url), token ? { authProvider: { token: async () => token } } : {});
+  await client.connect(transport);
+  return client;
+}
+
+/** A raw JSON-RPC POST, for what a well-behaved client would never send. */
+export async function rawPost(url: string, body: string, headers: Record<string, string> = {}) {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body,
+  });
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    const data = /^data: (.*)$/m.exec(text);
+    json = data ? JSON.parse(data[1]!) : undefined;
+  }
+  return { status: response.status, headers: response.headers, text, json: json as { error?: { code: number; message: string; data?: { code?: string } }; result?: unknown } };
+}
+
+export const LEGACY_INIT = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+});

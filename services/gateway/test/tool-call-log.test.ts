@@ -1,0 +1,143 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { identityV1, toolCatalogue, type ToolDefinition } from '@quarry/contracts';
+import { createDb, type Kysely, sql } from '@quarry/db';
+import {
+  createIdentityAdmin,
+  createLocalBackend,
+  createToolCallLog,
+  createToolDispatcher,
+  gatewaySchemas,
+  type IdentityDatabase,
+  type Principal,
+} from '@quarry/gateway';
+import { createLogger } from '@quarry/telemetry';
+import { createTestDatabase, type TestDatabase } from '@quarry/testing';
+
+const logger = createLogger({ service: 'test', level: 'silent' });
+const ping = toolCatalogue.find((t) => t.name === 'ping')!;
+// Same rpc under another name: ping itself is deliberately never logged.
+const whoami: ToolDefinition = { ...ping, name: 'whoami' };
+const implementation = {
+  ping: async (_request: unknown, { principal }: { principal: Principal }) => ({
+    message: `hi ${principal.name}`,
+    orgSlug: principal.orgSlug,
+    userEmail: principal.email,
+    userName: principal.name,
+  }),
+};
+
+let database: TestDatabase;
+let app: Kysely<IdentityDatabase>;
+let orgA: Principal;
+let orgB: Principal;
+
+async function member(admin: ReturnType<typeof createIdentityAdmin>, slug: string): Promise<Principal> {
+  const org = await admin.createOrg({ slug });
+  const user = await admin.addUser({ email: `someone@${slug}.test`, orgSlug: slug, name: `Someone ${slug}` });
+  const token = await admin.createToken({ orgSlug: slug, email: user.email });
+  return { tokenId: token.id, orgId: org.id, orgSlug: slug, userId: user.id, email: user.email, name: user.name, expiresAt: null };
+}
+
+function dispatcherWith(log: ReturnType<typeof createToolCallLog>) {
+  return createToolDispatcher({
+    catalogue: [ping, whoami],
+    backends: { [ping.rpc.service]: createLocalBackend(identityV1.IdentityServiceService, implementation) },
+    logger,
+    toolCallLog: log,
+  });
+}
+
+async function rowsSeenBy(orgId: string | undefined) {
+  return app.transaction().execute(async (trx) => {
+    if (orgId) await sql`select set_config('app.org_id', ${orgId}, true)`.execute(trx);
+    return trx.selectFrom('gateway.mcp_tool_call_log').selectAll().orderBy('id').execute();
+  });
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase({ schemas: [...gatewaySchemas] });
+  // One pooled connection, so RLS is proven on a reused connection.
+  app = createDb<IdentityDatabase>({ connectionString: database.appUrl, max: 1 });
+  const admin = createIdentityAdmin(database.admin as Kysely<IdentityDatabase>);
+  orgA = await member(admin, 'org-a');
+  orgB = await member(admin, 'org-b');
+});
+afterAll(async () => {
+  await app?.destroy();
+  await database?.drop();
+});
+
+describe('mcp_tool_call_log', () => {
+  it('records every tool call except ping, with who, what, how long and how it ended', async () => {
+    const log = createToolCallLog({ db: app, logger, flushIntervalMs: 60_000 });
+    const dispatcher = dispatcherWith(log);
+    const caller = { principal: orgA, requestId: 'req-1' };
+    await dispatcher.call('ping', {}, caller);
+    const ok = await dispatcher.call('whoami', {}, { ...caller, requestId: 'req-2' });
+    const bad = await dispatcher.call('whoami', { nope: 1 }, { ...caller, requestId: 'req-3' });
+    await expect(dispatcher.call('missing_tool', {}, { ...caller, requestId: 'req-4' })).rejects.toThrow(/Unknown tool/);
+    expect(ok.isError).toBeFalsy();
+    expect(bad.isError).toBe(true);
+    // Recording is in memory; nothing has been written on the request path.
+    expect(log.pending()).toBe(3);
+    expect(await rowsSeenBy(orgA.orgId)).toHaveLength(0);
+
+    await log.close();
+    const rows = await rowsSeenBy(orgA.orgId);
+    expect(rows.map((r) => [r.tool, r.request_id, r.outcome, r.error_code, r.argument_bytes])).toEqual([
+      ['whoami', 'req-2', 'ok', null, 2],
+      ['whoami', 'req-3', 'tool_error', 'INVALID_ARGUMENT', 10],
+      ['missing_tool', 'req-4', 'protocol_error', 'UNKNOWN_TOOL', 2],
+    ]);
+    for (const row of rows) {
+      expect(row).toMatchObject({ org_id: orgA.orgId, user_id: orgA.userId, token_id: orgA.tokenId });
+      expect(row.duration_ms).toBeGreaterThanOrEqual(0);
+      expect(row.occurred_at).toBeInstanceOf(Date);
+    }
+  });
+
+  it('keeps each org’s calls to itself, also on a reused pooled connection', async () => {
+    const log = createToolCallLog({ db: app, logger, flushIntervalMs: 60_000 });
+    await dispatcherWith(log).call('whoami', {}, { principal: orgB, requestId: 'req-b' });
+    await log.close();
+    const seenByA = await rowsSeenBy(orgA.orgId);
+    const seenByB = await rowsSeenBy(orgB.orgId);
+    expect(seenByA.every((r) => r.org_id === orgA.orgId)).toBe(true);
+    expect(seenByB.map((r) => r.request_id)).toEqual(['req-b']);
+    // The same (only) connection, now without a tenant: nothing.
+    expect(await rowsSeenBy(undefined)).toHaveLength(0);
+  });
+
+  it('refuses to write a row for another org than the transaction’s', async () => {
+    await expect(
+      app.transaction().execute(async (trx) => {
+        await sql`select set_config('app.org_id', ${orgA.orgId}, true)`.execute(trx);
+        await trx
+          .insertInto('gateway.mcp_tool_call_log')
+          .values({ occurred_at: new Date(), org_id: orgB.orgId, request_id: 'x', tool: 'whoami', duration_ms: 1, outcome: 'ok', argument_bytes: 0, user_id: null, token_id: null, error_code: null, input_tokens: null, output_tokens: null })
+          .execute();
+      }),
+    ).rejects.toThrow(/row-level security/);
+  });
+
+  it('counts what it drops when the queue is full instead of blocking the request', async () => {
+    const drops: Array<[number, string]> = [];
+    const log = createToolCallLog({ db: app, logger, capacity: 2, batchSize: 100, flushIntervalMs: 60_000, onDrop: (n, reason) => drops.push([n, reason]) });
+    const dispatcher = dispatcherWith(log);
+    for (let i = 0; i < 5; i++) await dispatcher.call('whoami', {}, { principal: orgA, requestId: `burst-${i}` });
+    expect(log.pending()).toBe(2);
+    expect(drops).toEqual([[1, 'queue_full'], [1, 'queue_full'], [1, 'queue_full']]);
+    await log.close();
+  });
+
+  it('counts records it could not write (and keeps serving)', async () => {
+    const broken = createDb<IdentityDatabase>({ connectionString: database.appUrl.replace(/\/[^/]+$/, '/no_such_database'), max: 1 });
+    const drops: Array<[number, string]> = [];
+    const log = createToolCallLog({ db: broken, logger, flushIntervalMs: 60_000, onDrop: (n, reason) => drops.push([n, reason]) });
+    const result = await dispatcherWith(log).call('whoami', {}, { principal: orgA, requestId: 'lost' });
+    expect(result.isError).toBeFalsy();
+    await log.close();
+    expect(drops).toEqual([[1, 'write_failed']]);
+    await broken.destroy();
+  });
+});
