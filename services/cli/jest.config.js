@@ -1,3 +1,3 @@
-import preset from '../../jest.preset.js';
+import preset, { withPostgres } from '../../jest.preset.js';
 
-export default { ...preset };
+export default withPostgres({ ...preset });

@@ -1,0 +1,52 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+/**
+ * `.quarry/` holds everything the embedded default keeps between runs: the PostgreSQL cluster,
+ * generated secrets and the first-start token. Secrets are written 0600 and never printed.
+ */
+export function dataDirectory(env: Readonly<Record<string, string | undefined>> = process.env) {
+  const root = resolve(env.QUARRY_DATA_DIR ?? join(process.cwd(), '.quarry'));
+  // 0711: the embedded PostgreSQL server runs as an unprivileged OS user and must traverse it.
+  mkdirSync(root, { recursive: true, mode: 0o711 });
+  const path = (name: string) => join(root, name);
+
+  function writePrivate(name: string, content: string) {
+    writeFileSync(path(name), content, { mode: 0o600 });
+    chmodSync(path(name), 0o600);
+  }
+
+  return {
+    root,
+    postgres: path('postgres'),
+    devTokenFile: path('dev-token'),
+    /** A random secret created once and reused on every later start. */
+    secret(name: string, bytes = 32): string {
+      const file = path(`${name}.secret`);
+      if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+      const value = randomBytes(bytes).toString('base64url');
+      writePrivate(`${name}.secret`, `${value}\n`);
+      return value;
+    },
+    writePrivate,
+    /** Where a running `quarry start` says its database is, so the CLI can reuse it. */
+    readRuntime(): { adminUrl: string; pid: number } | undefined {
+      try {
+        const runtime = JSON.parse(readFileSync(path('runtime.json'), 'utf8')) as { adminUrl: string; pid: number };
+        process.kill(runtime.pid, 0);
+        return runtime;
+      } catch {
+        return undefined;
+      }
+    },
+    writeRuntime(runtime: { adminUrl: string; pid: number }) {
+      writePrivate('runtime.json', JSON.stringify(runtime));
+    },
+    clearRuntime() {
+      rmSync(path('runtime.json'), { force: true });
+    },
+  };
+}
+
+export type DataDirectory = ReturnType<typeof dataDirectory>;

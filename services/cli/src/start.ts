@@ -1,0 +1,88 @@
+import { createDb, startEmbeddedPostgres, appUrlFrom } from '@quarry/db';
+import { buildServer, createGatewayRuntime, createIdentityAdmin, type IdentityDatabase, loadGatewayConfig } from '@quarry/gateway';
+import { createLogger } from '@quarry/telemetry';
+import closeWithGrace from 'close-with-grace';
+import { dataDirectory } from './data-dir.js';
+import { APP_ROLE, migrateAll } from './migrations.js';
+
+export interface StartOptions {
+  env: Readonly<Record<string, string | undefined>>;
+  out: (line: string) => void;
+}
+
+const DEFAULT_ORG = 'default';
+const DEFAULT_USER = 'admin@localhost';
+
+/**
+ * `npm start`: the whole system on one machine. PostgreSQL is embedded unless DATABASE_URL is
+ * set; migrations run; services start on loopback and talk real gRPC; the gateway listens on
+ * 127.0.0.1:$PORT. One Node process hosts every service (ADR 0006 has the measurements).
+ */
+export async function startAll({ env, out }: StartOptions) {
+  const dir = dataDirectory(env);
+  const logger = createLogger({ service: 'quarry', level: (env.LOG_LEVEL as 'info' | undefined) ?? 'info' });
+
+  const embedded = env.DATABASE_URL ? undefined : await startEmbeddedPostgres({ dataDir: dir.postgres, persistent: true });
+  const adminUrl = embedded?.adminUrl ?? env.DATABASE_ADMIN_URL ?? env.DATABASE_URL!;
+  if (embedded) dir.writeRuntime({ adminUrl, pid: process.pid });
+
+  const appPassword = env.QUARRY_APP_ROLE_PASSWORD ?? dir.secret('app-role');
+  const applied = await migrateAll(adminUrl, { role: APP_ROLE, password: appPassword });
+  if (applied.length) logger.info({ applied }, 'migrations applied');
+  const firstToken = await bootstrap(adminUrl, dir.devTokenFile, dir.writePrivate);
+
+  const config = loadGatewayConfig({
+    ...env,
+    DATABASE_URL: appUrlFrom(adminUrl, APP_ROLE, appPassword),
+    QUARRY_IDENTITY_KEY: env.QUARRY_IDENTITY_KEY ?? dir.secret('identity-key', 48),
+  });
+  const runtime = await createGatewayRuntime({ config, logger });
+  const app = await buildServer(runtime.deps);
+  await app.listen({ host: config.HOST, port: config.PORT });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.PORT;
+  const url = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}/mcp`;
+
+  out('');
+  out(`Quarry is running.  MCP endpoint: ${url}`);
+  if (firstToken) {
+    out(`First start: created org "${DEFAULT_ORG}", user ${DEFAULT_USER} and a token (saved to ${dir.devTokenFile}, shown only now):`);
+    out(`  ${firstToken}`);
+    out('Connect Claude Code:');
+    out(`  claude mcp add --transport http quarry ${url} --header "Authorization: Bearer ${firstToken}"`);
+  } else {
+    out(`Your token is in ${dir.devTokenFile}. Connect Claude Code:`);
+    out(`  claude mcp add --transport http quarry ${url} --header "Authorization: Bearer $(cat ${dir.devTokenFile})"`);
+  }
+  out('Ctrl-C stops everything cleanly.');
+  out('');
+
+  closeWithGrace({ delay: 10_000, logger }, async ({ signal, err }) => {
+    if (err) logger.error({ err }, 'shutting down after an error');
+    else logger.info({ signal }, 'shutting down');
+    runtime.beginDrain();
+    await app.close();
+    await runtime.close();
+    if (embedded) {
+      dir.clearRuntime();
+      await embedded.stop();
+    }
+  });
+  return { url, port, app };
+}
+
+/** First start only: org `default`, user `admin@localhost`, and a token saved 0600. */
+async function bootstrap(adminUrl: string, tokenFile: string, writePrivate: (name: string, content: string) => void): Promise<string | undefined> {
+  const db = createDb<IdentityDatabase>({ connectionString: adminUrl, applicationName: 'quarry-bootstrap', max: 1 });
+  try {
+    const admin = createIdentityAdmin(db);
+    if (await admin.findOrg(DEFAULT_ORG)) return undefined;
+    await admin.createOrg({ slug: DEFAULT_ORG, name: 'Default organization' });
+    await admin.addUser({ email: DEFAULT_USER, orgSlug: DEFAULT_ORG, name: 'Admin', role: 'owner' });
+    const { token } = await admin.createToken({ orgSlug: DEFAULT_ORG, email: DEFAULT_USER, name: 'dev-token' });
+    writePrivate(tokenFile.split('/').pop()!, `${token}\n`);
+    return token;
+  } finally {
+    await db.destroy();
+  }
+}
