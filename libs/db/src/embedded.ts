@@ -1,6 +1,8 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { chmod, chown, mkdir, open, readFile, realpath, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { statSync } from 'node:fs';
+import { chmod, chown, lstat, mkdir, mkdtemp, open, readFile, readlink, realpath, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
@@ -78,7 +80,6 @@ const MAX_LOG_BYTES = 5 * 1024 * 1024;
  */
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
   const dataDir = resolve(options.dataDir);
-  const pgdata = join(dataDir, FILES.pgdata);
   const database = options.database ?? 'postgres';
   const runAs = serverOsUser();
   const bin = postgresBinaries();
@@ -86,6 +87,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   // Running as root, the server's OS user must be able to reach pgdata/ (traverse, not list).
   await mkdir(dataDir, { recursive: true, mode: runAs ? 0o711 : 0o700 });
   if (runAs) await chmod(dataDir, 0o711);
+  const pgdata = await clusterDirectory(dataDir, runAs);
   const initialised = await exists(join(pgdata, 'PG_VERSION'));
   const password = await readOrCreatePassword(dataDir, initialised);
 
@@ -185,6 +187,34 @@ interface OsUser {
   readonly gid: number;
 }
 
+/**
+ * Where the cluster lives: `<dataDir>/pgdata`, unless we run as root and the server's OS user
+ * cannot traverse the directories above `dataDir` (a checkout under /root, a 0700 temp dir).
+ * Then the cluster goes to /var/tmp under a name derived from `dataDir` (stable across runs)
+ * and `<dataDir>/pgdata` becomes a symlink to it, so every other reader is unaffected.
+ */
+async function clusterDirectory(dataDir: string, runAs: OsUser | undefined): Promise<string> {
+  const inPlace = join(dataDir, FILES.pgdata);
+  if (!runAs || canTraverse(dataDir, runAs)) return inPlace;
+  const existing = await lstat(inPlace).catch(() => undefined);
+  if (existing?.isSymbolicLink()) return realpath(inPlace).catch(() => readlink(inPlace));
+  if (existing) return inPlace; // made when the path was reachable; initdb's hint explains the rest
+  const digest = createHash('sha256').update(dataDir).digest('hex').slice(0, 16);
+  const relocated = join('/var/tmp', `quarry-pgdata-${digest}`);
+  await symlink(relocated, inPlace);
+  return relocated;
+}
+
+/** Whether `user` may traverse every directory from / down to `dir` (execute permission). */
+function canTraverse(dir: string, user: OsUser): boolean {
+  for (let current = dir; ; current = dirname(current)) {
+    const st = statSync(current);
+    const bit = st.uid === user.uid ? 0o100 : st.gid === user.gid ? 0o010 : 0o001;
+    if ((st.mode & bit) === 0) return false;
+    if (dirname(current) === current) return true;
+  }
+}
+
 function serverOsUser(): OsUser | undefined {
   if (process.getuid?.() !== 0) return undefined;
   for (const name of ['postgres', 'nobody']) {
@@ -249,7 +279,10 @@ async function initdb(
 ): Promise<void> {
   // A half-written cluster from an interrupted initdb would make initdb refuse to run.
   await rm(pgdata, { recursive: true, force: true });
-  const pwfile = join(dataDir, `initdb-pwfile.${process.pid}`);
+  // A private directory the server's OS user can reach even when dataDir's parents are closed.
+  const pwdir = await mkdtemp(join(tmpdir(), 'quarry-initdb-'));
+  await chmod(pwdir, 0o711);
+  const pwfile = join(pwdir, 'pwfile');
   await writeFile(pwfile, `${password}\n`, { mode: 0o600 });
   try {
     if (runAs) {
@@ -278,7 +311,7 @@ async function initdb(
       : '';
     throw new Error(`initdb failed${hint}: ${(error as Error).message}`);
   } finally {
-    await unlink(pwfile).catch(() => undefined);
+    await rm(pwdir, { recursive: true, force: true });
   }
 }
 

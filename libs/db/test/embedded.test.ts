@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { lstat, mkdtemp, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -130,6 +130,25 @@ describe('startEmbeddedPostgres', () => {
     expect(found).toEqual({ adminUrl: server.adminUrl, port: server.port, pid: server.pid });
     await server.stop();
     expect(await findRunningEmbeddedPostgres(dataDir)).toBeUndefined();
+  });
+});
+
+describe('startEmbeddedPostgres as root under a closed directory', () => {
+  const asRoot = process.getuid?.() === 0 ? it : it.skip;
+  asRoot('keeps the cluster where the server user can reach it, stable across restarts', async () => {
+    const closed = await newDataDir(); // mkdtemp: 0700, the server's OS user cannot traverse it
+    const dataDir = join(closed, 'project', '.quarry', 'postgres');
+    const first = await start(dataDir);
+    await query(first.adminUrl, 'create table kept (v int); insert into kept values (42)');
+    await first.stop();
+    const link = join(dataDir, 'pgdata');
+    expect((await lstat(link)).isSymbolicLink()).toBe(true);
+    expect(await readlink(link)).toMatch(/^\/var\/tmp\/quarry-pgdata-[0-9a-f]{16}$/);
+    const again = await start(dataDir);
+    expect(await query<{ v: number }>(again.adminUrl, 'select v from kept')).toEqual([{ v: 42 }]);
+    expect(await findRunningEmbeddedPostgres(dataDir)).toMatchObject({ port: again.port });
+    await again.stop();
+    await rm(await readlink(link), { recursive: true, force: true });
   });
 });
 

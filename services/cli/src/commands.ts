@@ -1,6 +1,7 @@
 import { parseDuration } from '@quarry/config';
 import { createDb } from '@quarry/db';
 import { createIdentityAdmin, IdentityAdminError, type IdentityDatabase } from '@quarry/gateway';
+import closeWithGrace from 'close-with-grace';
 import { Command, InvalidArgumentError } from 'commander';
 import { openAdminDatabase } from './database.js';
 import { dataDirectory } from './data-dir.js';
@@ -11,6 +12,8 @@ export interface Io {
   out: (line: string) => void;
   err: (line: string) => void;
   env: Readonly<Record<string, string | undefined>>;
+  /** Flushed last when `quarry start` shuts down. */
+  telemetry?: { shutdown(): Promise<void> };
 }
 
 function durationOption(value: string): number {
@@ -52,7 +55,13 @@ export function buildCli(io: Io): Command {
     .command('start')
     .description('Run the whole system: embedded PostgreSQL (unless DATABASE_URL is set), every service, and the MCP gateway.')
     .action(async () => {
-      await startAll({ env: io.env, out: io.out });
+      const system = await startAll({ env: io.env, out: io.out });
+      closeWithGrace({ delay: 15_000, logger: system.logger }, async ({ signal, err }) => {
+        if (err) system.logger.error({ err }, 'shutting down after an error');
+        else system.logger.info({ signal }, 'shutting down');
+        await system.close();
+        await io.telemetry?.shutdown();
+      });
     });
 
   program

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 /**
@@ -30,22 +30,6 @@ export function dataDirectory(env: Readonly<Record<string, string | undefined>> 
       return value;
     },
     writePrivate,
-    /** Where a running `quarry start` says its database is, so the CLI can reuse it. */
-    readRuntime(): { adminUrl: string; pid: number } | undefined {
-      try {
-        const runtime = JSON.parse(readFileSync(path('runtime.json'), 'utf8')) as { adminUrl: string; pid: number };
-        process.kill(runtime.pid, 0);
-        return runtime;
-      } catch {
-        return undefined;
-      }
-    },
-    writeRuntime(runtime: { adminUrl: string; pid: number }) {
-      writePrivate('runtime.json', JSON.stringify(runtime));
-    },
-    clearRuntime() {
-      rmSync(path('runtime.json'), { force: true });
-    },
   };
 }
 

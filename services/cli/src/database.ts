@@ -1,4 +1,4 @@
-import { startEmbeddedPostgres } from '@quarry/db';
+import { findRunningEmbeddedPostgres, startEmbeddedPostgres } from '@quarry/db';
 import type { DataDirectory } from './data-dir.js';
 
 export interface AdminDatabase {
@@ -15,7 +15,7 @@ export interface AdminDatabase {
 export async function openAdminDatabase(dir: DataDirectory, env: Readonly<Record<string, string | undefined>> = process.env): Promise<AdminDatabase> {
   const configured = env.DATABASE_ADMIN_URL || env.DATABASE_URL;
   if (configured) return { adminUrl: configured, embedded: false, stop: async () => undefined };
-  const running = dir.readRuntime();
+  const running = await findRunningEmbeddedPostgres(dir.postgres);
   if (running) return { adminUrl: running.adminUrl, embedded: true, stop: async () => undefined };
   const pg = await startEmbeddedPostgres({ dataDir: dir.postgres, persistent: true });
   return { adminUrl: pg.adminUrl, embedded: true, stop: () => pg.stop() };

@@ -1,13 +1,14 @@
 import { createDb, startEmbeddedPostgres, appUrlFrom } from '@quarry/db';
 import { buildServer, createGatewayRuntime, createIdentityAdmin, type IdentityDatabase, loadGatewayConfig } from '@quarry/gateway';
 import { createLogger } from '@quarry/telemetry';
-import closeWithGrace from 'close-with-grace';
 import { dataDirectory } from './data-dir.js';
 import { APP_ROLE, migrateAll } from './migrations.js';
 
 export interface StartOptions {
   env: Readonly<Record<string, string | undefined>>;
   out: (line: string) => void;
+  /** Log level override (tests pass 'silent'). */
+  logLevel?: 'silent' | 'info' | 'debug' | 'warn' | 'error';
 }
 
 const DEFAULT_ORG = 'default';
@@ -18,13 +19,12 @@ const DEFAULT_USER = 'admin@localhost';
  * set; migrations run; services start on loopback and talk real gRPC; the gateway listens on
  * 127.0.0.1:$PORT. One Node process hosts every service (ADR 0006 has the measurements).
  */
-export async function startAll({ env, out }: StartOptions) {
+export async function startAll({ env, out, logLevel }: StartOptions) {
   const dir = dataDirectory(env);
-  const logger = createLogger({ service: 'quarry', level: (env.LOG_LEVEL as 'info' | undefined) ?? 'info' });
+  const logger = createLogger({ service: 'quarry', level: logLevel ?? (env.LOG_LEVEL as 'info' | undefined) ?? 'info' });
 
   const embedded = env.DATABASE_URL ? undefined : await startEmbeddedPostgres({ dataDir: dir.postgres, persistent: true });
   const adminUrl = embedded?.adminUrl ?? env.DATABASE_ADMIN_URL ?? env.DATABASE_URL!;
-  if (embedded) dir.writeRuntime({ adminUrl, pid: process.pid });
 
   const appPassword = env.QUARRY_APP_ROLE_PASSWORD ?? dir.secret('app-role');
   const applied = await migrateAll(adminUrl, { role: APP_ROLE, password: appPassword });
@@ -57,18 +57,18 @@ export async function startAll({ env, out }: StartOptions) {
   out('Ctrl-C stops everything cleanly.');
   out('');
 
-  closeWithGrace({ delay: 10_000, logger }, async ({ signal, err }) => {
-    if (err) logger.error({ err }, 'shutting down after an error');
-    else logger.info({ signal }, 'shutting down');
-    runtime.beginDrain();
-    await app.close();
-    await runtime.close();
-    if (embedded) {
-      dir.clearRuntime();
-      await embedded.stop();
-    }
-  });
-  return { url, port, app };
+  return {
+    url,
+    port,
+    logger,
+    /** Drain in order: stop being ready, finish in-flight requests, release, stop PostgreSQL. */
+    async close() {
+      runtime.beginDrain();
+      await app.close();
+      await runtime.close();
+      await embedded?.stop();
+    },
+  };
 }
 
 /** First start only: org `default`, user `admin@localhost`, and a token saved 0600. */

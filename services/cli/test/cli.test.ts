@@ -1,0 +1,124 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { runCli } from '@quarry/cli';
+import { appUrlFrom } from '@quarry/db';
+import { buildServer, createGatewayRuntime, loadGatewayConfig } from '@quarry/gateway';
+import { createLogger } from '@quarry/telemetry';
+import { createTestDatabase, type TestDatabase } from '@quarry/testing';
+
+const ROLE = 'cli_test_app';
+const PASSWORD = 'cli-test-password-0123456789';
+let database: TestDatabase;
+let dataDir: string;
+let env: Record<string, string>;
+
+async function quarry(...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(argv, { out: (l) => out.push(l), err: (l) => err.push(l), env });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+async function startGateway() {
+  const config = loadGatewayConfig({
+    DATABASE_URL: appUrlFrom(database.adminUrl, ROLE, PASSWORD),
+    QUARRY_IDENTITY_KEY: 'k'.repeat(48),
+    LOG_LEVEL: 'silent',
+  });
+  const runtime = await createGatewayRuntime({ config, logger: createLogger({ service: 'cli-test', level: 'silent' }) });
+  const app = await buildServer(runtime.deps);
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${address.port}/mcp`,
+    close: async () => {
+      await app.close();
+      await runtime.close();
+    },
+  };
+}
+
+async function ping(url: string, token: string) {
+  const client = new Client({ name: 'cli-test', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { authProvider: { token: async () => token } }));
+  try {
+    return await client.callTool({ name: 'ping', arguments: {} });
+  } finally {
+    await client.close();
+  }
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase({ schemas: [] });
+  dataDir = mkdtempSync(join(tmpdir(), 'quarry-cli-'));
+  env = { DATABASE_URL: database.adminUrl, QUARRY_APP_ROLE: ROLE, QUARRY_APP_ROLE_PASSWORD: PASSWORD, QUARRY_DATA_DIR: dataDir };
+});
+afterAll(async () => {
+  await database?.drop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('quarry CLI', () => {
+  it('migrates once, then reports the database up to date', async () => {
+    const first = await quarry('migrate');
+    expect(first).toMatchObject({ code: 0, out: expect.stringMatching(/Applied 2 migration\(s\)[\s\S]*identity\/2026_11_21_2200_create_identity/) });
+    expect(await quarry('migrate')).toMatchObject({ code: 0, out: 'Database is up to date.' });
+  });
+
+  it('refuses to migrate a configured database without the app role password', async () => {
+    const saved = env;
+    env = { DATABASE_URL: database.adminUrl, QUARRY_DATA_DIR: dataDir };
+    expect(await quarry('migrate')).toMatchObject({ code: 1, err: expect.stringMatching(/QUARRY_APP_ROLE_PASSWORD must be set/) });
+    env = saved;
+  });
+
+  it('round-trips: org, user, token; the token works; revoked, the very next call is 401', async () => {
+    expect(await quarry('org', 'create', 'acme', '--name', 'Acme Research')).toMatchObject({ code: 0, out: expect.stringMatching(/^Created organization acme \(/) });
+    expect(await quarry('user', 'add', 'Ada@Acme.test', '--org', 'acme', '--name', 'Ada Lovelace')).toMatchObject({ code: 0, out: 'Added ada@acme.test (Ada Lovelace) to acme.' });
+    const created = await quarry('token', 'create', '--org', 'acme', '--user', 'ada@acme.test', '--name', 'laptop', '--expires-in', '30d');
+    expect(created.code).toBe(0);
+    const token = created.out.trim();
+    expect(token).toMatch(/^qry_[0-9A-Za-z]{43}$/);
+    const tokenId = /Token ([0-9a-f-]{36})/.exec(created.err)![1]!;
+    expect(created.err).toMatch(/expires 20\d\d-/);
+
+    const listed = await quarry('token', 'list', '--org', 'acme');
+    expect(listed.out).toContain(tokenId);
+    expect(listed.out).toContain(token.slice(0, 8));
+    expect(listed.out).not.toContain(token);
+
+    const gateway = await startGateway();
+    try {
+      const answer = await ping(gateway.url, token);
+      expect(answer.structuredContent).toMatchObject({ message: 'Connected to Quarry as Ada Lovelace (ada@acme.test).', orgSlug: 'acme' });
+
+      expect(await quarry('token', 'revoke', tokenId)).toMatchObject({ code: 0, out: `Revoked token ${tokenId}.` });
+      const response = await fetch(gateway.url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+      });
+      expect(response.status).toBe(401);
+      await expect(ping(gateway.url, token)).rejects.toThrow();
+    } finally {
+      await gateway.close();
+    }
+    expect((await quarry('token', 'list')).out).toMatch(new RegExp(`${tokenId}.*20\\d\\d-\\d\\d-\\d\\dT[^ ]+Z\\s*$`, 'm'));
+  });
+
+  it('explains operator mistakes and exits non-zero', async () => {
+    expect(await quarry('org', 'create', 'acme')).toMatchObject({ code: 1, err: 'error: Organization "acme" already exists.' });
+    expect(await quarry('org', 'create', 'Not A Slug')).toMatchObject({ code: 1, err: expect.stringMatching(/Invalid slug/) });
+    expect(await quarry('user', 'add', 'x@y.test', '--org', 'nope')).toMatchObject({ code: 1, err: 'error: No organization with slug "nope".' });
+    expect(await quarry('user', 'add', 'not-an-email', '--org', 'acme')).toMatchObject({ code: 1, err: expect.stringMatching(/Invalid email/) });
+    expect(await quarry('token', 'create', '--org', 'acme', '--user', 'stranger@acme.test')).toMatchObject({ code: 1, err: expect.stringMatching(/not a member of "acme"/) });
+    expect(await quarry('token', 'create', '--org', 'acme', '--user', 'ada@acme.test', '--expires-in', 'soon')).toMatchObject({ code: 1, err: expect.stringMatching(/"soon" is not a duration/) });
+    expect(await quarry('token', 'revoke', 'abc')).toMatchObject({ code: 1, err: expect.stringMatching(/not a token id/) });
+    expect(await quarry('token', 'revoke', '00000000-0000-4000-8000-000000000000')).toMatchObject({ code: 1, err: expect.stringMatching(/No token with id/) });
+    expect((await quarry('token', 'create', '--org', 'acme')).code).toBe(1);
+    expect((await quarry('frobnicate')).code).toBe(1);
+  });
+});

@@ -1,0 +1,55 @@
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { startAll } from '@quarry/cli';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'quarry-start-'));
+const env = { QUARRY_DATA_DIR: dataDir, PORT: '0' };
+
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+async function ping(url: string, token: string, era: 'legacy' | 'modern') {
+  const client = new Client({ name: 'start-test', version: '1' }, { versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: '2026-07-28' } } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { authProvider: { token: async () => token } }));
+  try {
+    return (await client.callTool({ name: 'ping', arguments: {} })).structuredContent;
+  } finally {
+    await client.close();
+  }
+}
+
+describe('quarry start (npm start) on embedded defaults', () => {
+  it('first start: embedded PostgreSQL, migrations, default org/user/token saved 0600 and printed once with a ready claude line', async () => {
+    const out: string[] = [];
+    const system = await startAll({ env, out: (l) => out.push(l), logLevel: 'silent' });
+    try {
+      const printed = out.join('\n');
+      const token = readFileSync(join(dataDir, 'dev-token'), 'utf8').trim();
+      expect(token).toMatch(/^qry_[0-9A-Za-z]{43}$/);
+      expect(statSync(join(dataDir, 'dev-token')).mode & 0o777).toBe(0o600);
+      expect(printed).toContain(`MCP endpoint: ${system.url}`);
+      expect(printed).toContain(`claude mcp add --transport http quarry ${system.url} --header "Authorization: Bearer ${token}"`);
+      expect(system.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+      for (const era of ['legacy', 'modern'] as const) {
+        expect(await ping(system.url, token, era)).toMatchObject({ message: 'Connected to Quarry as Admin (admin@localhost).', orgSlug: 'default' });
+      }
+    } finally {
+      await system.close();
+    }
+  }, 60_000);
+
+  it('second start reuses the data: same token, nothing printed twice', async () => {
+    const out: string[] = [];
+    const system = await startAll({ env, out: (l) => out.push(l), logLevel: 'silent' });
+    try {
+      const token = readFileSync(join(dataDir, 'dev-token'), 'utf8').trim();
+      expect(out.join('\n')).not.toContain(token);
+      expect(out.join('\n')).toContain('Your token is in');
+      expect(await ping(system.url, token, 'modern')).toMatchObject({ userEmail: 'admin@localhost' });
+    } finally {
+      await system.close();
+    }
+  }, 60_000);
+});
