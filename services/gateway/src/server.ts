@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import rateLimit from '@fastify/rate-limit';
 import { hostHeaderValidation, originValidation, toNodeHandler } from '@modelcontextprotocol/node';
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { type HttpErrorCode, httpErrors, jsonRpcErrorBody } from './errors.js';
 import type { AuthFailure, TokenAuthenticator } from './identity/authenticator.js';
@@ -92,7 +92,8 @@ export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
   const { http, logger } = deps;
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
-    disableRequestLogging: true,
+    // Tool calls are logged and counted by the dispatcher; per-request access logs would double them.
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: http.bodyLimitBytes,
     trustProxy: http.trustProxy,
     requestIdHeader: false,

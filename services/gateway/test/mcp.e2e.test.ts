@@ -102,9 +102,9 @@ describe('authentication', () => {
   });
 
   it('refuses an expired token', async () => {
-    const { token } = await gateway.admin.createToken({ orgSlug: 'acme', email: 'ada@acme.test', name: 'short', expiresInMs: 300 });
+    const { token, expiresAt } = await gateway.admin.createToken({ orgSlug: 'acme', email: 'ada@acme.test', name: 'short', expiresInMs: 1500 });
     expect((await rawPost(gateway.url, LEGACY_INIT, { authorization: `Bearer ${token}` })).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await new Promise((resolve) => setTimeout(resolve, expiresAt!.getTime() - Date.now() + 50));
     const { status, json } = await rawPost(gateway.url, LEGACY_INIT, { authorization: `Bearer ${token}` });
     expect(status).toBe(401);
     expect(json.error?.message).toMatch(/expired/);
