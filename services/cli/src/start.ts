@@ -26,14 +26,15 @@ export async function startAll({ env, out, logLevel }: StartOptions) {
   const embedded = env.DATABASE_URL ? undefined : await startEmbeddedPostgres({ dataDir: dir.postgres, persistent: true });
   const adminUrl = embedded?.adminUrl ?? env.DATABASE_ADMIN_URL ?? env.DATABASE_URL!;
 
+  const appRole = env.QUARRY_APP_ROLE ?? APP_ROLE;
   const appPassword = env.QUARRY_APP_ROLE_PASSWORD ?? dir.secret('app-role');
-  const applied = await migrateAll(adminUrl, { role: APP_ROLE, password: appPassword });
+  const applied = await migrateAll(adminUrl, { role: appRole, password: appPassword });
   if (applied.length) logger.info({ applied }, 'migrations applied');
   const firstToken = await bootstrap(adminUrl, dir.devTokenFile, dir.writePrivate);
 
   const config = loadGatewayConfig({
     ...env,
-    DATABASE_URL: appUrlFrom(adminUrl, APP_ROLE, appPassword),
+    DATABASE_URL: appUrlFrom(adminUrl, appRole, appPassword),
     QUARRY_IDENTITY_KEY: env.QUARRY_IDENTITY_KEY ?? dir.secret('identity-key', 48),
   });
   const runtime = await createGatewayRuntime({ config, logger });
