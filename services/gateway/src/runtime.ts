@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { identityV1, toolCatalogue } from '@quarry/contracts';
 import { createDb } from '@quarry/db';
 import { createIdentitySigner } from '@quarry/grpc';
-import { createMetrics, metricsText } from '@quarry/telemetry';
+import { createMetrics, fastifyOtel, metricsText } from '@quarry/telemetry';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config.js';
@@ -84,6 +84,8 @@ export async function createGatewayRuntime({ config, logger, serviceAddresses = 
       revocations: async () => authenticator.isListening(),
     },
     onHttpResponse: (route, status) => httpResponses.inc({ route, status: String(status) }),
+    // One span per HTTP request, continuing the caller's traceparent (a no-op without an SDK).
+    plugins: [async (app) => void (await app.register(fastifyOtel()))],
   };
 
   return {
