@@ -37,3 +37,4 @@ export function createToolCodec(tool: ToolDefinition, descriptors: Uint8Array = 
 // Generated code per proto package: messages (encode/decode/fromJSON/toJSON), the grpc-js
 // service definition (e.g. IdentityServiceService), server interface and client.
 export * as identityV1 from './gen/quarry/identity/v1/identity.js';
+export * as planV1 from './gen/quarry/plan/v1/plan.js';

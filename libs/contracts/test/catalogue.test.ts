@@ -33,6 +33,34 @@ describe('the tool catalogue', () => {
     });
   });
 
+  it('publishes exactly these tools: ping and the plan engine tools of issue 3', () => {
+    expect(toolCatalogue.map((tool) => tool.name)).toEqual([
+      'create_research_plan',
+      'get_next_step',
+      'get_plan_status',
+      'get_research_context',
+      'get_step_context',
+      'list_active_plans',
+      'log_skill_execution',
+      'modify_plan',
+      'ping',
+      'request_user_review',
+      'submit_research_feedback',
+      'submit_step_result',
+      'submit_user_decision',
+    ]);
+  });
+
+  it('marks exactly the tools that change nothing as read-only, and only modify_plan as destructive', () => {
+    const flagged = (hint: 'readOnlyHint' | 'destructiveHint' | 'idempotentHint') =>
+      toolCatalogue.filter((tool) => tool.annotations[hint]).map((tool) => tool.name);
+    expect(flagged('readOnlyHint')).toEqual(['get_plan_status', 'get_research_context', 'get_step_context', 'list_active_plans', 'ping']);
+    expect(flagged('destructiveHint')).toEqual(['modify_plan']);
+    // Read tools, plus submit_step_result: a retry with the same arguments changes nothing.
+    expect(flagged('idempotentHint')).toEqual([...flagged('readOnlyHint'), 'submit_step_result'].sort());
+    expect(toolCatalogue.filter((tool) => tool.annotations.openWorldHint)).toEqual([]);
+  });
+
   it('names every tool in snake_case, at most 64 characters, each name once, sorted', () => {
     const names = toolCatalogue.map((tool) => tool.name);
     for (const name of names) expect(name).toMatch(/^[a-z][a-z0-9_]{0,63}$/);

@@ -316,7 +316,7 @@ ${messages}`,
     ['a number constraint on a string', 'string x = 1 [(quarry.mcp.v1.field).maximum = 3];', 'maximum only apply to numeric fields'],
     ['an item count on a singular field', 'string x = 1 [(quarry.mcp.v1.field).max_items = 3];', 'maxItems only apply to repeated fields'],
     ['a property count on a list', 'repeated string x = 1 [(quarry.mcp.v1.field).min_properties = 1];', 'minProperties only apply to map and google.protobuf.Struct fields'],
-    ['required on a scalar', 'string x = 1 [(quarry.mcp.v1.field).required = true];', 'required only applies to message fields'],
+    ['required on a scalar', 'string x = 1 [(quarry.mcp.v1.field).required = true];', 'required only applies to message, repeated and map fields'],
   ])('%s', (_, field, problem) => {
     const message = rejection(() =>
       derive(rpc('Check', `name: "check" title: "Check" ${READ_ONLY}`, '(CheckRequest) returns (CheckResponse)'), `message CheckRequest {\n  ${field}\n}\nmessage CheckResponse {}`),

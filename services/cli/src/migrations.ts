@@ -1,8 +1,9 @@
 import { createDb, migrate, provisionAppRole } from '@quarry/db';
 import { gatewaySchemas } from '@quarry/gateway';
+import { planSchemas } from '@quarry/plan-engine';
 
 /** Every service schema, in dependency order. Each service owns its migrations. */
-export const serviceSchemas = [...gatewaySchemas];
+export const serviceSchemas = [...gatewaySchemas, ...planSchemas];
 
 export const APP_ROLE = 'quarry_app';
 

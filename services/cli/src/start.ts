@@ -1,5 +1,6 @@
 import { createDb, startEmbeddedPostgres, appUrlFrom } from '@quarry/db';
 import { buildServer, createGatewayRuntime, createIdentityAdmin, type IdentityDatabase, loadGatewayConfig } from '@quarry/gateway';
+import { startPlanEngine } from '@quarry/plan-engine';
 import { createLogger } from '@quarry/telemetry';
 import { dataDirectory } from './data-dir.js';
 import { APP_ROLE, migrateAll } from './migrations.js';
@@ -37,7 +38,19 @@ export async function startAll({ env, out, logLevel }: StartOptions) {
     DATABASE_URL: appUrlFrom(adminUrl, appRole, appPassword),
     QUARRY_IDENTITY_KEY: env.QUARRY_IDENTITY_KEY ?? dir.secret('identity-key', 48),
   });
-  const runtime = await createGatewayRuntime({ config, logger });
+  // Every service on loopback, reached by the gateway over real gRPC (ADR 0006).
+  const planEngine = await startPlanEngine({
+    databaseUrl: config.DATABASE_URL,
+    identityKey: config.QUARRY_IDENTITY_KEY,
+    logger: logger.child({ service: 'plan-engine' }),
+    host: '127.0.0.1',
+    port: 0,
+  });
+  const runtime = await createGatewayRuntime({
+    config,
+    logger,
+    serviceAddresses: { ...config.QUARRY_SERVICES, 'quarry.plan.v1.PlanService': planEngine.address },
+  });
   const app = await buildServer(runtime.deps);
   await app.listen({ host: config.HOST, port: config.PORT });
   const address = app.server.address();
@@ -67,6 +80,7 @@ export async function startAll({ env, out, logLevel }: StartOptions) {
       runtime.beginDrain();
       await app.close();
       await runtime.close();
+      await planEngine.close();
       await embedded?.stop();
     },
   };

@@ -6,6 +6,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { runCli } from '@quarry/cli';
 import { appUrlFrom } from '@quarry/db';
 import { buildServer, createGatewayRuntime, loadGatewayConfig } from '@quarry/gateway';
+import { startPlanEngine } from '@quarry/plan-engine';
 import { createLogger } from '@quarry/telemetry';
 import { createTestDatabase, type TestDatabase } from '@quarry/testing';
 
@@ -28,7 +29,9 @@ async function startGateway() {
     QUARRY_IDENTITY_KEY: 'k'.repeat(48),
     LOG_LEVEL: 'silent',
   });
-  const runtime = await createGatewayRuntime({ config, logger: createLogger({ service: 'cli-test', level: 'silent' }) });
+  const logger = createLogger({ service: 'cli-test', level: 'silent' });
+  const planEngine = await startPlanEngine({ databaseUrl: config.DATABASE_URL, identityKey: config.QUARRY_IDENTITY_KEY, logger, host: '127.0.0.1', port: 0 });
+  const runtime = await createGatewayRuntime({ config, logger, serviceAddresses: { 'quarry.plan.v1.PlanService': planEngine.address } });
   const app = await buildServer(runtime.deps);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address() as { port: number };
@@ -37,6 +40,7 @@ async function startGateway() {
     close: async () => {
       await app.close();
       await runtime.close();
+      await planEngine.close(1000);
     },
   };
 }
@@ -64,7 +68,7 @@ afterAll(async () => {
 describe('quarry CLI', () => {
   it('migrates once, then reports the database up to date', async () => {
     const first = await quarry('migrate');
-    expect(first).toMatchObject({ code: 0, out: expect.stringMatching(/Applied 2 migration\(s\)[\s\S]*identity\/2026_11_21_2200_create_identity/) });
+    expect(first).toMatchObject({ code: 0, out: expect.stringMatching(/Applied 3 migration\(s\)[\s\S]*identity\/2026_11_21_2200_create_identity/) });
     expect(await quarry('migrate')).toMatchObject({ code: 0, out: 'Database is up to date.' });
   });
 

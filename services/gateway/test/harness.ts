@@ -9,13 +9,14 @@ import {
   type IdentityDatabase,
   loadGatewayConfig,
 } from '@quarry/gateway';
+import { planSchemas, startPlanEngine } from '@quarry/plan-engine';
 import type { Kysely } from 'kysely';
 
 export type Era = 'legacy' | 'modern';
 
 /** A real gateway on a free loopback port, over a fresh migrated database, with one member. */
 export async function startTestGateway(env: Record<string, string> = {}) {
-  const database = await createTestDatabase({ schemas: [...gatewaySchemas] });
+  const database = await createTestDatabase({ schemas: [...gatewaySchemas, ...planSchemas] });
   const admin = createIdentityAdmin(database.admin as Kysely<IdentityDatabase>);
   await admin.createOrg({ slug: 'acme', name: 'Acme Research' });
   await admin.addUser({ email: 'ada@acme.test', orgSlug: 'acme', name: 'Ada Lovelace' });
@@ -29,7 +30,8 @@ export async function startTestGateway(env: Record<string, string> = {}) {
     ...env,
   });
   const logger = createLogger({ service: 'gateway-test', level: 'silent' });
-  const runtime = await createGatewayRuntime({ config, logger });
+  const planEngine = await startPlanEngine({ databaseUrl: database.appUrl, identityKey: config.QUARRY_IDENTITY_KEY, logger, host: '127.0.0.1', port: 0 });
+  const runtime = await createGatewayRuntime({ config, logger, serviceAddresses: { 'quarry.plan.v1.PlanService': planEngine.address } });
   const app = await buildServer(runtime.deps);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
@@ -43,9 +45,11 @@ export async function startTestGateway(env: Record<string, string> = {}) {
     admin,
     database,
     runtime,
+    planEngine,
     async close() {
       await app.close();
       await runtime.close();
+      await planEngine.close(1000);
       await database.drop();
     },
   };

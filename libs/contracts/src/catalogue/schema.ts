@@ -17,7 +17,8 @@ import type { JsonSchema, ObjectSchema } from './types.js';
  * - A oneof allows at most one member in inputs, or exactly one when
  *   `(quarry.mcp.v1.oneof).required` is set (see oneofKeywords); each member's description
  *   says so in words.
- * - Input: a singular scalar or enum without `optional` and outside a oneof is required;
+ * - Input: a singular scalar or enum without `optional` and outside a oneof is required, and
+ *   so is a message, repeated or map field marked `(quarry.mcp.v1.field).required`;
  *   `(quarry.mcp.v1.field)` constraints apply. Output: what the codec always emits (implicit
  *   scalars, repeated, maps, enums whose zero value is a real value) is required; constraints
  *   do not apply, since proto3 uses "" or 0 for "absent" and a client must not reject a
@@ -370,7 +371,7 @@ function applyConstraints(field: DescField, schema: MutableSchema, c: FieldConst
     for (const key of propertyKeys) schema[key] = c[key];
   }
 
-  if (c.required && (field.fieldKind !== 'message' || field.oneof)) {
-    fail('required only applies to message fields outside a oneof (scalars without `optional` are required already; use (quarry.mcp.v1.oneof).required for a oneof)');
+  if (c.required && (!['message', 'list', 'map'].includes(field.fieldKind) || field.oneof)) {
+    fail('required only applies to message, repeated and map fields outside a oneof (scalars without `optional` are required already; use (quarry.mcp.v1.oneof).required for a oneof)');
   }
 }

@@ -4,6 +4,1683 @@ import type { ToolDefinition } from '../catalogue/types.js';
 /** Every rpc with (quarry.mcp.v1.tool), sorted by tool name. */
 export const toolDefinitions: readonly ToolDefinition[] = [
   {
+    "name": "create_research_plan",
+    "title": "Create research plan",
+    "description": "Create a research plan: an ordered list of steps that you (or other agents) will then work through with get_next_step and submit_step_result. Call this once you have agreed the research question and approach with the user.\n\nSteps are numbered 1..n in the order given. Optional branching conditions are checked when the step they follow completes (for example \"if confidence < 0.7 after step 2, skip to step 5\"); a condition that references a step order that does not exist, or whose expression does not parse, rejects the whole plan. Passing your sessionId links the plan to the skill execution you logged with log_skill_execution in the same session. Returns the new plan's ID and its first step.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "name": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "A short name for the plan."
+        },
+        "researchQuestion": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 4000,
+          "description": "The question the research answers, as agreed with the user."
+        },
+        "steps": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "stepType": {
+                "type": "string",
+                "enum": [
+                  "search",
+                  "extract",
+                  "analyze",
+                  "critique",
+                  "synthesize",
+                  "checkpoint",
+                  "custom"
+                ],
+                "description": "The kind of work the step asks for."
+              },
+              "instructions": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 20000,
+                "description": "What to do in this step, written for the agent that will carry it out: the goal, what to look at, and what the result should contain."
+              }
+            },
+            "required": [
+              "stepType",
+              "instructions"
+            ],
+            "additionalProperties": false
+          },
+          "minItems": 1,
+          "maxItems": 100,
+          "description": "The steps, in the order they are to be done (step orders 1, 2, 3, …)."
+        },
+        "branchingConditions": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "afterStepOrder": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 2147483647,
+                "description": "The order (1-based position in the steps list) of the step after which the condition is checked."
+              },
+              "conditionExpression": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 1000,
+                "description": "When to act, e.g. `confidence < 0.7` or `result.sources.count >= 5 && confidence > 0.5`: comparisons (< <= > >= == !=) of `confidence` or a dotted path into the step's result (`result.…`) with numbers, 'strings' or true/false, joined with && and ||, with parentheses."
+              },
+              "ifTrueAction": {
+                "type": "string",
+                "enum": [
+                  "skip_to",
+                  "fail",
+                  "continue"
+                ],
+                "description": "What to do when the expression is true."
+              },
+              "actionParams": {
+                "type": "object",
+                "properties": {
+                  "targetStepOrder": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": 2147483647,
+                    "description": "For skip_to: the order (1-based position) of the step to jump to; it must come after the condition's step."
+                  }
+                },
+                "required": [
+                  "targetStepOrder"
+                ],
+                "additionalProperties": false,
+                "description": "Parameters of the action: skip_to needs targetStepOrder."
+              }
+            },
+            "required": [
+              "afterStepOrder",
+              "conditionExpression",
+              "ifTrueAction"
+            ],
+            "additionalProperties": false
+          },
+          "maxItems": 100,
+          "description": "Rules checked when a step completes, such as skipping ahead when confidence is high. Each refers to steps by their order in `steps`."
+        },
+        "sessionId": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "Your client session ID: links the plan to the skill execution logged in this session and is recorded in the audit log."
+        },
+        "planDesignRationale": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 10000,
+          "description": "Why the plan is designed this way (kept with the plan for whoever resumes it)."
+        },
+        "outputFormattingNotes": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 4000,
+          "description": "How the final deliverable should be formatted, as the user asked for this research (e.g. \"a one-page summary table first\"). Returned with plan_complete by get_next_step."
+        }
+      },
+      "required": [
+        "name",
+        "researchQuestion",
+        "steps"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "planId": {
+          "type": "string",
+          "description": "The new plan's ID: pass it to every other plan tool."
+        },
+        "name": {
+          "type": "string",
+          "description": "The plan's name."
+        },
+        "researchQuestion": {
+          "type": "string",
+          "description": "The research question."
+        },
+        "stepCount": {
+          "type": "integer",
+          "minimum": -2147483648,
+          "maximum": 2147483647,
+          "description": "How many steps the plan has."
+        },
+        "firstStep": {
+          "type": "object",
+          "properties": {
+            "stepId": {
+              "type": "string",
+              "description": "The step's ID."
+            },
+            "stepType": {
+              "type": "string",
+              "enum": [
+                "search",
+                "extract",
+                "analyze",
+                "critique",
+                "synthesize",
+                "checkpoint",
+                "custom"
+              ],
+              "description": "The kind of work."
+            },
+            "instructions": {
+              "type": "string",
+              "description": "What to do in the step."
+            }
+          },
+          "required": [
+            "stepId",
+            "instructions"
+          ],
+          "additionalProperties": false,
+          "description": "Step 1. Claim it with get_next_step before working on it."
+        }
+      },
+      "required": [
+        "planId",
+        "name",
+        "researchQuestion",
+        "stepCount"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": false,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.plan.v1.PlanService",
+      "method": "CreateResearchPlan",
+      "path": "/quarry.plan.v1.PlanService/CreateResearchPlan"
+    }
+  },
+  {
+    "name": "get_next_step",
+    "title": "Get next step",
+    "description": "Claim the next step of a plan to work on: the first pending step moves to in_progress and is yours (two agents calling at the same moment never get the same step). Do the work the instructions describe, then report it with submit_step_result.\n\nCheck `status` first: next_step (work on `step`); plan_complete (every step is done: write the deliverable using outputMediaType and the formatting instructions and notes returned with it); plan_failed (stop); awaiting_review (the user must decide with submit_user_decision before work continues); no_pending_steps (nothing to claim now because the remaining steps are in progress elsewhere: wait with get_plan_status and try again).",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "planId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The research plan ID."
+        },
+        "sessionId": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "Your client session ID, recorded in the audit log."
+        }
+      },
+      "required": [
+        "planId"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "status": {
+          "type": "string",
+          "enum": [
+            "next_step",
+            "plan_complete",
+            "plan_failed",
+            "awaiting_review",
+            "no_pending_steps"
+          ],
+          "description": "What was found: next_step, plan_complete, plan_failed, awaiting_review or no_pending_steps (see the tool description)."
+        },
+        "step": {
+          "type": "object",
+          "properties": {
+            "stepId": {
+              "type": "string",
+              "description": "The step's ID: pass it to submit_step_result."
+            },
+            "stepOrder": {
+              "type": "integer",
+              "minimum": -2147483648,
+              "maximum": 2147483647,
+              "description": "The step's position in the plan, from 1."
+            },
+            "stepType": {
+              "type": "string",
+              "enum": [
+                "search",
+                "extract",
+                "analyze",
+                "critique",
+                "synthesize",
+                "checkpoint",
+                "custom"
+              ],
+              "description": "The kind of work."
+            },
+            "instructions": {
+              "type": "string",
+              "description": "What to do."
+            }
+          },
+          "required": [
+            "stepId",
+            "stepOrder",
+            "instructions"
+          ],
+          "additionalProperties": false,
+          "description": "With next_step: the step now in progress for you."
+        },
+        "outputMediaType": {
+          "type": "string",
+          "enum": [
+            "conversation",
+            "markdown",
+            "html",
+            "word",
+            "excel",
+            "powerpoint"
+          ],
+          "description": "With plan_complete: the form the deliverable should take (the organization's default)."
+        },
+        "outputFormattingInstructions": {
+          "type": "string",
+          "description": "With plan_complete: the organization's standing formatting instructions, if any."
+        },
+        "planFormattingNotes": {
+          "type": "string",
+          "description": "With plan_complete: the formatting notes given when the plan was created, if any."
+        },
+        "stepFormattingNotes": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "stepId": {
+                "type": "string",
+                "description": "The step the notes came with."
+              },
+              "stepOrder": {
+                "type": "integer",
+                "minimum": -2147483648,
+                "maximum": 2147483647,
+                "description": "That step's position in the plan."
+              },
+              "notes": {
+                "type": "string",
+                "description": "The notes."
+              }
+            },
+            "required": [
+              "stepId",
+              "stepOrder",
+              "notes"
+            ],
+            "additionalProperties": false
+          },
+          "description": "With plan_complete: formatting notes submitted with step results, in plan order (empty otherwise)."
+        }
+      },
+      "required": [
+        "stepFormattingNotes"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": false,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.plan.v1.PlanService",
+      "method": "GetNextStep",
+      "path": "/quarry.plan.v1.PlanService/GetNextStep"
+    }
+  },
+  {
+    "name": "get_plan_status",
+    "title": "Get plan status",
+    "description": "Show where a research plan stands: its status, progress (percentage of steps completed or skipped), whether it is stalled (a step has been in progress for more than 30 minutes), the step being worked on, and the finished and pending steps.\n\nTo wait for another agent or the user instead of polling, pass waitSeconds (up to 60): the call returns as soon as the plan changes, or with the unchanged status when the time is up.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "planId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The research plan ID."
+        },
+        "waitSeconds": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 60,
+          "description": "Wait up to this many seconds (0–60) for the plan to change before answering; the answer comes as soon as it changes. Omit or 0 to answer at once."
+        }
+      },
+      "required": [
+        "planId"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "planId": {
+          "type": "string",
+          "description": "The research plan ID."
+        },
+        "name": {
+          "type": "string",
+          "description": "The plan's name."
+        },
+        "status": {
+          "type": "string",
+          "enum": [
+            "planning",
+            "executing",
+            "awaiting_review",
+            "stalled",
+            "completed",
+            "failed"
+          ],
+          "description": "The plan's recorded status."
+        },
+        "derivedStatus": {
+          "type": "string",
+          "enum": [
+            "planning",
+            "executing",
+            "awaiting_review",
+            "stalled",
+            "completed",
+            "failed"
+          ],
+          "description": "The status the plan's steps imply (e.g. completed once every step is completed or skipped); it can run ahead of `status` until the next call that changes the plan."
+        },
+        "stalled": {
+          "type": "boolean",
+          "description": "True when a step has been in progress for more than 30 minutes: the agent working on it may have stopped. Use modify_plan's fail_step to give up on it, or keep waiting."
+        },
+        "progress": {
+          "type": "number",
+          "description": "Percentage of steps completed or skipped, 0–100."
+        },
+        "totalSteps": {
+          "type": "integer",
+          "minimum": -2147483648,
+          "maximum": 2147483647,
+          "description": "How many steps the plan has."
+        },
+        "currentStep": {
+          "type": "object",
+          "properties": {
+            "stepId": {
+              "type": "string",
+              "description": "The step's ID."
+            },
+            "stepOrder": {
+              "type": "integer",
+              "minimum": -2147483648,
+              "maximum": 2147483647,
+              "description": "The step's position in the plan, from 1."
+            },
+            "stepType": {
+              "type": "string",
+              "enum": [
+                "search",
+                "extract",
+                "analyze",
+                "critique",
+                "synthesize",
+                "checkpoint",
+                "custom"
+              ],
+              "description": "The kind of work."
+            },
+            "status": {
+              "type": "string",
+              "enum": [
+                "pending",
+                "in_progress",
+                "awaiting_input",
+                "completed",
+                "skipped",
+                "failed"
+              ],
+              "description": "Where the step is."
+            },
+            "instructions": {
+              "type": "string",
+              "description": "What to do in the step."
+            },
+            "confidence": {
+              "type": "number",
+              "description": "The confidence submitted with the result (0–1), if any."
+            },
+            "startedAt": {
+              "type": "string",
+              "format": "date-time",
+              "description": "When work on the step started."
+            },
+            "completedAt": {
+              "type": "string",
+              "format": "date-time",
+              "description": "When the step was completed, skipped or failed."
+            }
+          },
+          "required": [
+            "stepId",
+            "stepOrder",
+            "instructions"
+          ],
+          "additionalProperties": false,
+          "description": "The step being worked on or waiting for review (the first one, if several); absent when none is."
+        },
+        "completedSteps": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "stepId": {
+                "type": "string",
+                "description": "The step's ID."
+              },
+              "stepOrder": {
+                "type": "integer",
+                "minimum": -2147483648,
+                "maximum": 2147483647,
+                "description": "The step's position in the plan, from 1."
+              },
+              "stepType": {
+                "type": "string",
+                "enum": [
+                  "search",
+                  "extract",
+                  "analyze",
+                  "critique",
+                  "synthesize",
+                  "checkpoint",
+                  "custom"
+                ],
+                "description": "The kind of work."
+              },
+              "status": {
+                "type": "string",
+                "enum": [
+                  "pending",
+                  "in_progress",
+                  "awaiting_input",
+                  "completed",
+                  "skipped",
+                  "failed"
+                ],
+                "description": "Where the step is."
+              },
+              "instructions": {
+                "type": "string",
+                "description": "What to do in the step."
+              },
+              "confidence": {
+                "type": "number",
+                "description": "The confidence submitted with the result (0–1), if any."
+              },
+              "startedAt": {
+                "type": "string",
+                "format": "date-time",
+                "description": "When work on the step started."
+              },
+              "completedAt": {
+                "type": "string",
+                "format": "date-time",
+                "description": "When the step was completed, skipped or failed."
+              }
+            },
+            "required": [
+              "stepId",
+              "stepOrder",
+              "instructions"
+            ],
+            "additionalProperties": false
+          },
+          "description": "Finished steps (completed or skipped), in plan order."
+        },
+        "pendingSteps": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "stepId": {
+                "type": "string",
+                "description": "The step's ID."
+              },
+              "stepOrder": {
+                "type": "integer",
+                "minimum": -2147483648,
+                "maximum": 2147483647,
+                "description": "The step's position in the plan, from 1."
+              },
+              "stepType": {
+                "type": "string",
+                "enum": [
+                  "search",
+                  "extract",
+                  "analyze",
+                  "critique",
+                  "synthesize",
+                  "checkpoint",
+                  "custom"
+                ],
+                "description": "The kind of work."
+              },
+              "status": {
+                "type": "string",
+                "enum": [
+                  "pending",
+                  "in_progress",
+                  "awaiting_input",
+                  "completed",
+                  "skipped",
+                  "failed"
+                ],
+                "description": "Where the step is."
+              },
+              "instructions": {
+                "type": "string",
+                "description": "What to do in the step."
+              },
+              "confidence": {
+                "type": "number",
+                "description": "The confidence submitted with the result (0–1), if any."
+              },
+              "startedAt": {
+                "type": "string",
+                "format": "date-time",
+                "description": "When work on the step started."
+              },
+              "completedAt": {
+                "type": "string",
+                "format": "date-time",
+                "description": "When the step was completed, skipped or failed."
+              }
+            },
+            "required": [
+              "stepId",
+              "stepOrder",
+              "instructions"
+            ],
+            "additionalProperties": false
+          },
+          "description": "Steps not started yet, in plan order."
+        }
+      },
+      "required": [
+        "planId",
+        "name",
+        "stalled",
+        "progress",
+        "totalSteps",
+        "completedSteps",
+        "pendingSteps"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.plan.v1.PlanService",
+      "method": "GetPlanStatus",
+      "path": "/quarry.plan.v1.PlanService/GetPlanStatus"
+    }
+  },
+  {
+    "name": "get_research_context",
+    "title": "Get research context",
+    "description": "Load everything about a plan to resume work on it, for example in a new conversation: the plan, every step with its result, the plan's artifacts, the 20 most recent audit events, the linked skill execution and your organization's output preferences. Pass your sessionId so the audit log records that this session resumed the plan.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "planId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The research plan ID."
+        },
+        "sessionId": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "Your client session ID: records in the audit log that this session resumed the plan."
+        }
+      },
+      "required": [
+        "planId"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "plan": {
+          "type": "object",
+          "properties": {
+            "planId": {
+              "type": "string",
+              "description": "The research plan ID."
+            },
+            "name": {
+              "type": "string",
+              "description": "The plan's name."
+            },
+            "researchQuestion": {
+              "type": "string",
+              "description": "The research question."
+            },
+            "status": {
+              "type": "string",
+              "enum": [
+                "planning",
+                "executing",
+                "awaiting_review",
+                "stalled",
+                "completed",
+                "failed"
+              ],
+              "description": "The plan's status."
+            },
+            "progress": {
+              "type": "number",
+              "description": "Percentage of steps completed or skipped, 0–100."
+            },
+            "totalSteps": {
+              "type": "integer",
+              "minimum": -2147483648,
+              "maximum": 2147483647,
+              "description": "How many steps the plan has."
+            },
+            "planDesignRationale": {
+              "type": "string",
+              "description": "Why the plan was designed this way, if recorded."
+            },
+            "planFormattingNotes": {
+              "type": "string",
+              "description": "The formatting notes given when the plan was created, if any."
+            },
+            "sessionId": {
+              "type": "string",
+              "description": "The client session that created the plan, if given."
+            },
+            "createdAt": {
+              "type": "string",
+              "format": "date-time",
+              "description": "When the plan was created."
+            },
+            "updatedAt": {
+              "type": "string",
+              "format": "date-time",
+              "description": "When the plan last changed."
+            }
+          },
+          "required": [
+            "planId",
+            "name",
+            "researchQuestion",
+            "progress",
+            "totalSteps"
+          ],
+          "additionalProperties": false,
+          "description": "The plan."
+        },
+        "steps": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "stepId": {
+                "type": "string",
+                "description": "The step's ID."
+              },
+              "stepOrder": {
+                "type": "integer",
+                "minimum": -2147483648,
+                "maximum": 2147483647,
+                "description": "The step's position in the plan, from 1."
+              },
+              "stepType": {
+                "type": "string",
+                "enum": [
+                  "search",
+                  "extract",
+                  "analyze",
+                  "critique",
+                  "synthesize",
+                  "checkpoint",
+                  "custom"
+                ],
+                "description": "The kind of work."
+              },
+              "status": {
+                "type": "string",
+                "enum": [
+                  "pending",
+                  "in_progress",
+                  "awaiting_input",
+                  "completed",
+                  "skipped",
+                  "failed"
+                ],
+                "description": "Where the step is."
+              },
+              "instructions": {
+                "type": "string",
+                "description": "What to do in the step."
+              },
+              "result": {
+                "type": "object",
+                "description": "The submitted result, if any."
+              },
+              "confidence": {
+                "type": "number",
+                "description": "The confidence submitted with the result (0–1), if any."
+              },
+              "stepExecutionReport": {
+                "type": "string",
+                "description": "The execution report submitted with the result, if any."
+              },
+              "outputFormattingNotes": {
+                "type": "string",
+                "description": "The formatting notes submitted with the result, if any."
+              },
+              "failureReason": {
+                "type": "string",
+                "description": "Why the step failed, if it did."
+              },
+              "startedAt": {
+                "type": "string",
+                "format": "date-time",
+                "description": "When work on the step started."
+              },
+              "completedAt": {
+                "type": "string",
+                "format": "date-time",
+                "description": "When the step was completed, skipped or failed."
+              }
+            },
+            "required": [
+              "stepId",
+              "stepOrder",
+              "instructions"
+            ],
+            "additionalProperties": false
+          },
+          "description": "Every step in plan order, with its result."
+        },
+        "artifacts": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "id": {
+                "type": "string",
+                "description": "The artifact's ID."
+              },
+              "artifactType": {
+                "type": "string",
+                "description": "analysis, synthesis, comparison, summary, source_list or finding."
+              },
+              "title": {
+                "type": "string",
+                "description": "The artifact's title."
+              },
+              "confidence": {
+                "type": "number",
+                "description": "The confidence stored with the artifact (0–1), if any."
+              },
+              "stepId": {
+                "type": "string",
+                "description": "The step the artifact belongs to, if any."
+              },
+              "createdAt": {
+                "type": "string",
+                "format": "date-time",
+                "description": "When the artifact was stored."
+              }
+            },
+            "required": [
+              "id",
+              "artifactType",
+              "title"
+            ],
+            "additionalProperties": false
+          },
+          "description": "Research artifacts stored for the plan."
+        },
+        "recentAuditEvents": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "eventId": {
+                "type": "integer",
+                "minimum": -9007199254740991,
+                "maximum": 9007199254740991,
+                "description": "The event's sequence number."
+              },
+              "eventType": {
+                "type": "string",
+                "enum": [
+                  "plan_modified",
+                  "step_started",
+                  "step_completed",
+                  "step_failed",
+                  "plan_status_changed",
+                  "user_reviewed",
+                  "session_resumed",
+                  "feedback_recorded"
+                ],
+                "description": "What happened."
+              },
+              "stepId": {
+                "type": "string",
+                "description": "The step concerned, if any."
+              },
+              "sessionId": {
+                "type": "string",
+                "description": "The client session that caused it, if known."
+              },
+              "details": {
+                "type": "object",
+                "description": "Event details (e.g. old and new status, the rationale of a change)."
+              },
+              "occurredAt": {
+                "type": "string",
+                "format": "date-time",
+                "description": "When it happened."
+              }
+            },
+            "required": [
+              "eventId"
+            ],
+            "additionalProperties": false
+          },
+          "description": "The plan's 20 most recent audit events, newest first."
+        },
+        "skillExecution": {
+          "type": "object",
+          "properties": {
+            "executionId": {
+              "type": "string",
+              "description": "The execution's ID."
+            },
+            "skillName": {
+              "type": "string",
+              "description": "research, research-scan or research-deep."
+            },
+            "status": {
+              "type": "string",
+              "enum": [
+                "started",
+                "executing",
+                "completed",
+                "failed"
+              ],
+              "description": "Where the run is."
+            },
+            "planId": {
+              "type": "string",
+              "description": "The plan the run works on, if linked."
+            },
+            "sessionId": {
+              "type": "string",
+              "description": "The client session of the run, if given."
+            },
+            "metadata": {
+              "type": "object",
+              "description": "Free-form details logged by the skill."
+            },
+            "errorMessage": {
+              "type": "string",
+              "description": "Why the run failed, if it did."
+            },
+            "startedAt": {
+              "type": "string",
+              "format": "date-time",
+              "description": "When the run started."
+            },
+            "completedAt": {
+              "type": "string",
+              "format": "date-time",
+              "description": "When the run ended (completed or failed)."
+            },
+            "durationMs": {
+              "type": "integer",
+              "minimum": -9007199254740991,
+              "maximum": 9007199254740991,
+              "description": "How long the run took, once it ended."
+            }
+          },
+          "required": [
+            "executionId",
+            "skillName"
+          ],
+          "additionalProperties": false,
+          "description": "The skill execution linked to the plan; absent when there is none."
+        },
+        "outputPreferences": {
+          "type": "object",
+          "properties": {
+            "outputMediaType": {
+              "type": "string",
+              "enum": [
+                "conversation",
+                "markdown",
+                "html",
+                "word",
+                "excel",
+                "powerpoint"
+              ],
+              "description": "The default form of deliverables."
+            },
+            "outputFormattingInstructions": {
+              "type": "string",
+              "description": "The organization's standing formatting instructions, if any."
+            }
+          },
+          "additionalProperties": false,
+          "description": "Your organization's output preferences for the deliverable."
+        }
+      },
+      "required": [
+        "steps",
+        "artifacts",
+        "recentAuditEvents"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.plan.v1.PlanService",
+      "method": "GetResearchContext",
+      "path": "/quarry.plan.v1.PlanService/GetResearchContext"
+    }
+  },
+  {
+    "name": "get_step_context",
+    "title": "Get step context",
+    "description": "Get what you need to work on a step: the step itself, short summaries of the results of earlier steps (by default every completed step before it; or exactly the steps you name in priorStepIds), and the research artifacts stored for the plan. Use it before starting a step that builds on earlier work.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "planId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The research plan ID."
+        },
+        "stepId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The step you are working on."
+        },
+        "priorStepIds": {
+          "type": "array",
+          "items": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "maxItems": 100,
+          "uniqueItems": true,
+          "description": "The earlier steps whose results you want; omit for every completed step before this one."
+        }
+      },
+      "required": [
+        "planId",
+        "stepId"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "currentStep": {
+          "type": "object",
+          "properties": {
+            "stepId": {
+              "type": "string",
+              "description": "The step's ID."
+            },
+            "stepOrder": {
+              "type": "integer",
+              "minimum": -2147483648,
+              "maximum": 2147483647,
+              "description": "The step's position in the plan, from 1."
+            },
+            "stepType": {
+              "type": "string",
+              "enum": [
+                "search",
+                "extract",
+                "analyze",
+                "critique",
+                "synthesize",
+                "checkpoint",
+                "custom"
+              ],
+              "description": "The kind of work."
+            },
+            "status": {
+              "type": "string",
+              "enum": [
+                "pending",
+                "in_progress",
+                "awaiting_input",
+                "completed",
+                "skipped",
+                "failed"
+              ],
+              "description": "Where the step is."
+            },
+            "instructions": {
+              "type": "string",
+              "description": "What to do in the step."
+            },
+            "confidence": {
+              "type": "number",
+              "description": "The confidence submitted with the result (0–1), if any."
+            },
+            "startedAt": {
+              "type": "string",
+              "format": "date-time",
+              "description": "When work on the step started."
+            },
+            "completedAt": {
+              "type": "string",
+              "format": "date-time",
+              "description": "When the step was completed, skipped or failed."
+            }
+          },
+          "required": [
+            "stepId",
+            "stepOrder",
+            "instructions"
+          ],
+          "additionalProperties": false,
+          "description": "The step you asked about."
+        },
+        "priorSteps": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "stepId": {
+                "type": "string",
+                "description": "The step's ID."
+              },
+              "stepOrder": {
+                "type": "integer",
+                "minimum": -2147483648,
+                "maximum": 2147483647,
+                "description": "The step's position in the plan."
+              },
+              "stepType": {
+                "type": "string",
+                "enum": [
+                  "search",
+                  "extract",
+                  "analyze",
+                  "critique",
+                  "synthesize",
+                  "checkpoint",
+                  "custom"
+                ],
+                "description": "The kind of work."
+              },
+              "resultSummary": {
+                "type": "string",
+                "description": "A bounded summary of the step's result (not the whole result); get_research_context has the full results."
+              },
+              "confidence": {
+                "type": "number",
+                "description": "The confidence submitted with the result (0–1), if any."
+              }
+            },
+            "required": [
+              "stepId",
+              "stepOrder",
+              "resultSummary"
+            ],
+            "additionalProperties": false
+          },
+          "description": "Earlier steps' results, in plan order."
+        },
+        "artifacts": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "id": {
+                "type": "string",
+                "description": "The artifact's ID."
+              },
+              "artifactType": {
+                "type": "string",
+                "description": "analysis, synthesis, comparison, summary, source_list or finding."
+              },
+              "title": {
+                "type": "string",
+                "description": "The artifact's title."
+              },
+              "confidence": {
+                "type": "number",
+                "description": "The confidence stored with the artifact (0–1), if any."
+              },
+              "stepId": {
+                "type": "string",
+                "description": "The step the artifact belongs to, if any."
+              },
+              "createdAt": {
+                "type": "string",
+                "format": "date-time",
+                "description": "When the artifact was stored."
+              }
+            },
+            "required": [
+              "id",
+              "artifactType",
+              "title"
+            ],
+            "additionalProperties": false
+          },
+          "description": "Research artifacts stored for the plan."
+        }
+      },
+      "required": [
+        "priorSteps",
+        "artifacts"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.plan.v1.PlanService",
+      "method": "GetStepContext",
+      "path": "/quarry.plan.v1.PlanService/GetStepContext"
+    }
+  },
+  {
+    "name": "list_active_plans",
+    "title": "List active plans",
+    "description": "List your organization's research plans that are not finished (not completed or failed), most recently updated first. Use it to find a plan to resume. Pages: pass the returned nextCursor as cursor to get the next page.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "cursor": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 512,
+          "description": "The nextCursor of the previous page; omit for the first page."
+        },
+        "limit": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 100,
+          "description": "How many plans to return per page, 1–100 (default 20)."
+        }
+      },
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "activePlans": {
+          "type": "integer",
+          "minimum": -2147483648,
+          "maximum": 2147483647,
+          "description": "How many active plans the organization has in all (across every page)."
+        },
+        "plans": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "planId": {
+                "type": "string",
+                "description": "The research plan ID."
+              },
+              "name": {
+                "type": "string",
+                "description": "The plan's name."
+              },
+              "researchQuestion": {
+                "type": "string",
+                "description": "The research question."
+              },
+              "status": {
+                "type": "string",
+                "enum": [
+                  "planning",
+                  "executing",
+                  "awaiting_review",
+                  "stalled",
+                  "completed",
+                  "failed"
+                ],
+                "description": "The plan's status: planning, executing, awaiting_review or stalled."
+              },
+              "progress": {
+                "type": "number",
+                "description": "Percentage of steps completed or skipped, 0–100."
+              },
+              "totalSteps": {
+                "type": "integer",
+                "minimum": -2147483648,
+                "maximum": 2147483647,
+                "description": "How many steps the plan has."
+              },
+              "completedSteps": {
+                "type": "integer",
+                "minimum": -2147483648,
+                "maximum": 2147483647,
+                "description": "How many steps are completed or skipped."
+              },
+              "updatedAt": {
+                "type": "string",
+                "format": "date-time",
+                "description": "When the plan last changed."
+              }
+            },
+            "required": [
+              "planId",
+              "name",
+              "researchQuestion",
+              "progress",
+              "totalSteps",
+              "completedSteps"
+            ],
+            "additionalProperties": false
+          },
+          "description": "This page of plans, most recently updated first."
+        },
+        "nextCursor": {
+          "type": "string",
+          "description": "Pass as cursor to get the next page; absent on the last page."
+        }
+      },
+      "required": [
+        "activePlans",
+        "plans"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.plan.v1.PlanService",
+      "method": "ListActivePlans",
+      "path": "/quarry.plan.v1.PlanService/ListActivePlans"
+    }
+  },
+  {
+    "name": "log_skill_execution",
+    "title": "Log skill execution",
+    "description": "Track a run of a research skill (research, research-scan or research-deep). Call it without executionId when the skill starts: a new execution is created and its executionId returned. Call it again with that executionId as the run progresses and when it ends (completed or failed, with errorMessage): the status is updated, metadata is merged into what is stored (top-level keys replaced), and the duration is computed when it ends.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "executionId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "Omit to start tracking a new run; send the ID returned then to update that run."
+        },
+        "skillName": {
+          "type": "string",
+          "pattern": "^(research|research-scan|research-deep)$",
+          "description": "The skill: research, research-scan or research-deep."
+        },
+        "status": {
+          "type": "string",
+          "enum": [
+            "started",
+            "executing",
+            "completed",
+            "failed"
+          ],
+          "description": "Where the run is now: started, executing, completed or failed."
+        },
+        "planId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The plan the run works on, once there is one."
+        },
+        "metadata": {
+          "type": "object",
+          "maxProperties": 100,
+          "description": "Free-form details to store (a JSON object); on update, its top-level keys replace the stored ones."
+        },
+        "errorMessage": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 10000,
+          "description": "With failed: what went wrong."
+        },
+        "sessionId": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "Your client session ID: create_research_plan with the same sessionId links the plan to this run."
+        }
+      },
+      "required": [
+        "skillName",
+        "status"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "executionId": {
+          "type": "string",
+          "description": "The run's ID: send it with later updates."
+        },
+        "skillName": {
+          "type": "string",
+          "description": "The skill."
+        },
+        "status": {
+          "type": "string",
+          "enum": [
+            "started",
+            "executing",
+            "completed",
+            "failed"
+          ],
+          "description": "The run's status now."
+        },
+        "stored": {
+          "type": "boolean",
+          "description": "True: the run is recorded."
+        }
+      },
+      "required": [
+        "executionId",
+        "skillName",
+        "stored"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": false,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.plan.v1.PlanService",
+      "method": "LogSkillExecution",
+      "path": "/quarry.plan.v1.PlanService/LogSkillExecution"
+    }
+  },
+  {
+    "name": "modify_plan",
+    "title": "Modify plan",
+    "description": "Change a plan that is still planning or executing. Choose one action and send the fields that action needs (each field says which action it belongs to):\n\nadd_steps: `steps`, the new steps, each inserted after its `insertAfterOrder` (or appended at the end); later steps move down.\n\nremove_step: `stepId`, a step that is still pending; later steps move up.\n\nreorder_steps: `stepOrder`, every step ID of the plan, each once, in the new order.\n\nupdate_step_instructions: `stepId` and `updatedInstructions`.\n\nfail_step: `stepId` and optionally `reason`; the step (pending or in progress) is marked failed and the plan carries on with the next step.\n\nBranching conditions stay attached to the same steps when orders change. Add a modificationRationale so the audit log says why. Returns the plan's steps after the change.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "planId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The research plan ID. The plan must be planning or executing."
+        },
+        "action": {
+          "type": "string",
+          "enum": [
+            "add_steps",
+            "remove_step",
+            "reorder_steps",
+            "update_step_instructions",
+            "fail_step"
+          ],
+          "description": "The change to make; send the fields it needs and no others."
+        },
+        "steps": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "stepType": {
+                "type": "string",
+                "enum": [
+                  "search",
+                  "extract",
+                  "analyze",
+                  "critique",
+                  "synthesize",
+                  "checkpoint",
+                  "custom"
+                ],
+                "description": "The kind of work the step asks for."
+              },
+              "instructions": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 20000,
+                "description": "What to do in this step."
+              },
+              "insertAfterOrder": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 2147483647,
+                "description": "Insert the step after the step that has this order now (before the change); 0 inserts it first. Omit to append it at the end. Steps added after the same order keep the order given."
+              }
+            },
+            "required": [
+              "stepType",
+              "instructions"
+            ],
+            "additionalProperties": false
+          },
+          "minItems": 1,
+          "maxItems": 100,
+          "description": "add_steps only: the steps to add."
+        },
+        "stepId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "remove_step, update_step_instructions and fail_step: the step to change."
+        },
+        "stepOrder": {
+          "type": "array",
+          "items": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "minItems": 1,
+          "maxItems": 200,
+          "uniqueItems": true,
+          "description": "reorder_steps only: all the plan's step IDs in their new order, each exactly once."
+        },
+        "updatedInstructions": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 20000,
+          "description": "update_step_instructions only: the step's new instructions (replacing the old ones)."
+        },
+        "reason": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 2000,
+          "description": "fail_step only: why the step is given up."
+        },
+        "modificationRationale": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 4000,
+          "description": "Why you are making the change; recorded in the audit log."
+        },
+        "sessionId": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "Your client session ID, recorded in the audit log."
+        }
+      },
+      "required": [
+        "planId",
+        "action"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "planId": {
+          "type": "string",
+          "description": "The research plan ID."
+        },
+        "action": {
+          "type": "string",
+          "enum": [
+            "add_steps",
+            "remove_step",
+            "reorder_steps",
+            "update_step_instructions",
+            "fail_step"
+          ],
+          "description": "The change that was made."
+        },
+        "planStatus": {
+          "type": "string",
+          "enum": [
+            "planning",
+            "executing",
+            "awaiting_review",
+            "stalled",
+            "completed",
+            "failed"
+          ],
+          "description": "The plan's status after the change."
+        },
+        "steps": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "stepId": {
+                "type": "string",
+                "description": "The step's ID."
+              },
+              "stepOrder": {
+                "type": "integer",
+                "minimum": -2147483648,
+                "maximum": 2147483647,
+                "description": "The step's position in the plan, from 1."
+              },
+              "stepType": {
+                "type": "string",
+                "enum": [
+                  "search",
+                  "extract",
+                  "analyze",
+                  "critique",
+                  "synthesize",
+                  "checkpoint",
+                  "custom"
+                ],
+                "description": "The kind of work."
+              },
+              "status": {
+                "type": "string",
+                "enum": [
+                  "pending",
+                  "in_progress",
+                  "awaiting_input",
+                  "completed",
+                  "skipped",
+                  "failed"
+                ],
+                "description": "Where the step is."
+              },
+              "instructions": {
+                "type": "string",
+                "description": "What to do in the step."
+              },
+              "confidence": {
+                "type": "number",
+                "description": "The confidence submitted with the result (0–1), if any."
+              },
+              "startedAt": {
+                "type": "string",
+                "format": "date-time",
+                "description": "When work on the step started."
+              },
+              "completedAt": {
+                "type": "string",
+                "format": "date-time",
+                "description": "When the step was completed, skipped or failed."
+              }
+            },
+            "required": [
+              "stepId",
+              "stepOrder",
+              "instructions"
+            ],
+            "additionalProperties": false
+          },
+          "description": "Every step of the plan after the change, in order (new steps have their IDs here)."
+        }
+      },
+      "required": [
+        "planId",
+        "steps"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": false,
+      "destructiveHint": true,
+      "idempotentHint": false,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.plan.v1.PlanService",
+      "method": "ModifyPlan",
+      "path": "/quarry.plan.v1.PlanService/ModifyPlan"
+    }
+  },
+  {
     "name": "ping",
     "title": "Ping",
     "description": "Check that Quarry is reachable and that your token works. Returns who you are connected as: your organization, your name and your email.",
@@ -50,6 +1727,403 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "service": "quarry.identity.v1.IdentityService",
       "method": "Ping",
       "path": "/quarry.identity.v1.IdentityService/Ping"
+    }
+  },
+  {
+    "name": "request_user_review",
+    "title": "Request user review",
+    "description": "Ask the user to review a step before the plan goes on, for example at a checkpoint step or when a result needs a human judgement. The step waits (awaiting_input) and the plan pauses (awaiting_review) until the user's decision is submitted with submit_user_decision. Show the user your summary and questions and ask for their decision.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "planId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The research plan ID."
+        },
+        "stepId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The step to review; it must be in progress."
+        },
+        "summary": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 10000,
+          "description": "What the user is reviewing: what was done and found so far, in a few sentences."
+        },
+        "questions": {
+          "type": "array",
+          "items": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 2000
+          },
+          "maxItems": 20,
+          "description": "Specific questions for the user to answer."
+        },
+        "sessionId": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "Your client session ID, recorded in the audit log."
+        }
+      },
+      "required": [
+        "planId",
+        "stepId",
+        "summary"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "reviewId": {
+          "type": "string",
+          "description": "The review's ID."
+        },
+        "stepStatus": {
+          "type": "string",
+          "enum": [
+            "pending",
+            "in_progress",
+            "awaiting_input",
+            "completed",
+            "skipped",
+            "failed"
+          ],
+          "description": "The step's status now: awaiting_input."
+        },
+        "planStatus": {
+          "type": "string",
+          "enum": [
+            "planning",
+            "executing",
+            "awaiting_review",
+            "stalled",
+            "completed",
+            "failed"
+          ],
+          "description": "The plan's status now: awaiting_review."
+        }
+      },
+      "required": [
+        "reviewId"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": false,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.plan.v1.PlanService",
+      "method": "RequestUserReview",
+      "path": "/quarry.plan.v1.PlanService/RequestUserReview"
+    }
+  },
+  {
+    "name": "submit_research_feedback",
+    "title": "Submit research feedback",
+    "description": "Record the user's feedback on a piece of research: `initial` right after the plan is presented, `closing` when the research is delivered. Ask the user; only record what they said.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "planId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The research plan ID."
+        },
+        "feedbackType": {
+          "type": "string",
+          "enum": [
+            "initial",
+            "closing"
+          ],
+          "description": "initial (right after the plan was presented) or closing (when the research was delivered)."
+        },
+        "userSatisfaction": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 5,
+          "description": "The user's satisfaction from 1 (very unsatisfied) to 5 (very satisfied)."
+        },
+        "userFeedbackSummary": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 10000,
+          "description": "The user's feedback in a few sentences."
+        },
+        "improvementSuggestions": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 10000,
+          "description": "What the user would like done better."
+        },
+        "followUpRequested": {
+          "type": "boolean",
+          "description": "Whether the user wants follow-up research."
+        },
+        "followUpDetails": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 10000,
+          "description": "What follow-up the user wants."
+        },
+        "sessionId": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "Your client session ID, recorded in the audit log."
+        }
+      },
+      "required": [
+        "planId",
+        "feedbackType"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "feedbackId": {
+          "type": "string",
+          "description": "The feedback's ID."
+        },
+        "feedbackType": {
+          "type": "string",
+          "enum": [
+            "initial",
+            "closing"
+          ],
+          "description": "The kind of feedback recorded."
+        },
+        "stored": {
+          "type": "boolean",
+          "description": "True: the feedback is recorded."
+        }
+      },
+      "required": [
+        "feedbackId",
+        "stored"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": false,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.plan.v1.PlanService",
+      "method": "SubmitResearchFeedback",
+      "path": "/quarry.plan.v1.PlanService/SubmitResearchFeedback"
+    }
+  },
+  {
+    "name": "submit_step_result",
+    "title": "Submit step result",
+    "description": "Report the result of a step you worked on: stores the result, completes the step and applies the plan's branching conditions for it (which may skip later steps or fail the plan). A step that is still pending is accepted too (it is started and completed at once). Then call get_next_step for the next step.\n\nSend an idempotencyKey when you might retry (for example after a timeout): a retry with the same key returns the first answer and changes nothing.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "planId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The research plan ID."
+        },
+        "stepId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The step you worked on (from get_next_step); it must be in progress or pending."
+        },
+        "result": {
+          "type": "object",
+          "description": "What the step produced, as a JSON object: findings, sources, data. Branching conditions read paths in it (e.g. `result.sources.count`), so keep the shape the instructions ask for."
+        },
+        "confidence": {
+          "type": "number",
+          "minimum": 0,
+          "maximum": 1,
+          "description": "How confident you are in the result, from 0 (not at all) to 1 (certain)."
+        },
+        "stepExecutionReport": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 20000,
+          "description": "How the step went: what you did, what you could not do, and anything the next steps should know."
+        },
+        "outputFormattingNotes": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 4000,
+          "description": "Formatting advice for the final deliverable that this step revealed (e.g. \"the comparison works best as a table\"); returned with plan_complete by get_next_step."
+        },
+        "sessionId": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "Your client session ID, recorded in the audit log."
+        },
+        "idempotencyKey": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "Any unique string (e.g. a UUID) identifying this submission: a retry with the same key returns the first answer and changes nothing."
+        }
+      },
+      "required": [
+        "planId",
+        "stepId",
+        "result"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "submitted": {
+          "type": "boolean",
+          "description": "True: the result is stored."
+        },
+        "planStatus": {
+          "type": "string",
+          "enum": [
+            "planning",
+            "executing",
+            "awaiting_review",
+            "stalled",
+            "completed",
+            "failed"
+          ],
+          "description": "The plan's status after the step and its branching conditions were applied."
+        }
+      },
+      "required": [
+        "submitted"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.plan.v1.PlanService",
+      "method": "SubmitStepResult",
+      "path": "/quarry.plan.v1.PlanService/SubmitStepResult"
+    }
+  },
+  {
+    "name": "submit_user_decision",
+    "title": "Submit user decision",
+    "description": "Record the user's decision on a step that is awaiting review (see request_user_review). approve: the step is completed and the plan continues. reject: the step fails and the whole plan fails. modify: the step goes back to in progress with the user's feedback appended to its instructions; redo it and submit its result again. skip: the step is skipped and the plan continues. Only submit what the user actually decided.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "planId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The research plan ID."
+        },
+        "stepId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The step under review; it must be awaiting_input."
+        },
+        "decision": {
+          "type": "string",
+          "enum": [
+            "approve",
+            "reject",
+            "modify",
+            "skip"
+          ],
+          "description": "The user's decision: approve, reject, modify or skip."
+        },
+        "feedback": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 10000,
+          "description": "The user's comments. With modify, what to change: it is appended to the step's instructions."
+        },
+        "sessionId": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "Your client session ID, recorded in the audit log."
+        }
+      },
+      "required": [
+        "planId",
+        "stepId",
+        "decision"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "reviewId": {
+          "type": "string",
+          "description": "The review's ID."
+        },
+        "decision": {
+          "type": "string",
+          "enum": [
+            "approve",
+            "reject",
+            "modify",
+            "skip"
+          ],
+          "description": "The decision recorded."
+        },
+        "stepStatus": {
+          "type": "string",
+          "enum": [
+            "pending",
+            "in_progress",
+            "awaiting_input",
+            "completed",
+            "skipped",
+            "failed"
+          ],
+          "description": "The step's status now."
+        },
+        "planStatus": {
+          "type": "string",
+          "enum": [
+            "planning",
+            "executing",
+            "awaiting_review",
+            "stalled",
+            "completed",
+            "failed"
+          ],
+          "description": "The plan's status now."
+        }
+      },
+      "required": [
+        "reviewId"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": false,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.plan.v1.PlanService",
+      "method": "SubmitUserDecision",
+      "path": "/quarry.plan.v1.PlanService/SubmitUserDecision"
     }
   }
 ];

@@ -96,10 +96,13 @@ export function createToolDispatcher(options: DispatcherOptions) {
       throw error;
     }
     const { principal, requestId } = caller;
+    // A long-poll argument (get_plan_status's waitSeconds) is time the service is asked to wait:
+    // the deadline grows by it so the wait is not cut short.
+    const waitSeconds = typeof args.waitSeconds === 'number' ? Math.min(Math.max(args.waitSeconds, 0), 60) : 0;
     const identity: Identity = { kind: 'user', orgId: principal.orgId, userId: principal.userId, tokenId: principal.tokenId, requestId };
     let response: Uint8Array;
     try {
-      response = await entry.backend.unary(entry.tool.rpc.path, request, { identity, principal, deadlineMs, signal: caller.signal });
+      response = await entry.backend.unary(entry.tool.rpc.path, request, { identity, principal, deadlineMs: deadlineMs + waitSeconds * 1000, signal: caller.signal });
     } catch (error) {
       if (!(error instanceof QuarryError)) throw error;
       const shaped = toolErrorFromStatus(error.status, error.code, error.message, requestId, error.details);

@@ -1,0 +1,47 @@
+import { createDb } from '@quarry/db';
+import { createIdentityVerifier } from '@quarry/grpc';
+import type { Logger } from 'pino';
+import { createPlanChangeListener } from './plan-changes.js';
+import { buildServer } from './server.js';
+import type { PlanDatabase } from './store/schema.js';
+
+export interface PlanEngineRuntimeOptions {
+  /** App-role connection (RLS applies). */
+  databaseUrl: string;
+  identityKey: string;
+  logger: Logger;
+  host: string;
+  port: number;
+  stallThresholdMs?: number;
+}
+
+/**
+ * Connects the database and the plan-change listener, builds the server and listens. Used by
+ * `main.ts` (a container) and by `quarry start` (all services in one process, real gRPC).
+ */
+export async function startPlanEngine(options: PlanEngineRuntimeOptions) {
+  const db = createDb<PlanDatabase>({ connectionString: options.databaseUrl, applicationName: 'quarry-plan-engine', max: 10 });
+  const changes = createPlanChangeListener({ connectionString: options.databaseUrl, logger: options.logger });
+  await changes.start();
+  const server = buildServer({
+    db,
+    changes,
+    logger: options.logger,
+    verifier: createIdentityVerifier({ key: options.identityKey }),
+    stallThresholdMs: options.stallThresholdMs ?? 30 * 60_000,
+  });
+  const port = await server.listen(options.host, options.port);
+  return {
+    port,
+    address: `${options.host}:${port}`,
+    serviceNames: server.serviceNames,
+    /** NOT_SERVING first (probes and balancers stop sending), drain, then release. */
+    async close(graceMs = 10_000) {
+      await server.shutdown(graceMs);
+      await changes.close();
+      await db.destroy();
+    },
+  };
+}
+
+export type PlanEngine = Awaited<ReturnType<typeof startPlanEngine>>;
