@@ -30,7 +30,7 @@ describe('the plan tools', () => {
     [
       'create_research_plan',
       ['name', 'researchQuestion', 'steps', 'branchingConditions', 'sessionId', 'planDesignRationale', 'outputFormattingNotes'],
-      ['name', 'researchQuestion'],
+      ['name', 'researchQuestion', 'steps'],
       ['planId', 'name', 'researchQuestion', 'stepCount', 'firstStep'],
     ],
     [
@@ -224,6 +224,7 @@ describe('the plan tools', () => {
       ['log_skill_execution', { skillName: 'research', status: 'done' }, 'status: must be one of "started", "executing", "completed", "failed"'],
       ['submit_research_feedback', { planId: PLAN_ID, feedbackType: 'initial', userSatisfaction: 6 }, 'userSatisfaction: must be <= 5'],
       ['create_research_plan', { name: 'n', researchQuestion: 'q', steps: [] }, 'steps: must NOT have fewer than 1 items'],
+      ['create_research_plan', { name: 'n', researchQuestion: 'q' }, 'steps: is required'],
       ['create_research_plan', { name: 'n', researchQuestion: 'q', steps: [{ stepType: 'browse', instructions: 'x' }] }, 'steps[0].stepType: must be one of'],
       ['create_research_plan', { name: '', researchQuestion: 'q', steps: [{ stepType: 'search', instructions: 'x' }] }, 'name: must NOT have fewer than 1 characters'],
       [
