@@ -1,5 +1,5 @@
 import { parseDuration } from '@quarry/config';
-import { createDb } from '@quarry/db';
+import { createDb, type Kysely, sql } from '@quarry/db';
 import { createIdentityAdmin, IdentityAdminError, type IdentityDatabase } from '@quarry/gateway';
 import closeWithGrace from 'close-with-grace';
 import { Command, InvalidArgumentError } from 'commander';
@@ -15,6 +15,8 @@ export interface Io {
   /** Flushed last when `quarry start` shuts down. */
   telemetry?: { shutdown(): Promise<void> };
 }
+
+const MEDIA_TYPES = ['conversation', 'markdown', 'html', 'word', 'excel', 'powerpoint'] as const;
 
 function durationOption(value: string): number {
   const ms = parseDuration(value);
@@ -39,12 +41,12 @@ export function buildCli(io: Io): Command {
     .exitOverride()
     .showHelpAfterError();
 
-  async function withIdentityAdmin<T>(fn: (admin: ReturnType<typeof createIdentityAdmin>) => Promise<T>): Promise<T> {
+  async function withIdentityAdmin<T>(fn: (admin: ReturnType<typeof createIdentityAdmin>, db: Kysely<IdentityDatabase>) => Promise<T>): Promise<T> {
     const dir = dataDirectory(io.env);
     const database = await openAdminDatabase(dir, io.env);
     const db = createDb<IdentityDatabase>({ connectionString: database.adminUrl, applicationName: 'quarry-cli', max: 2 });
     try {
-      return await fn(createIdentityAdmin(db));
+      return await fn(createIdentityAdmin(db), db);
     } finally {
       await db.destroy();
       await database.stop();
@@ -101,6 +103,52 @@ export function buildCli(io: Io): Command {
       if (!['owner', 'admin', 'member'].includes(options.role)) throw new IdentityAdminError('INVALID_ARGUMENT', `Invalid role "${options.role}": use owner, admin or member.`);
       const added = await withIdentityAdmin((admin) => admin.addUser({ email, orgSlug: options.org, name: options.name, role: options.role }));
       io.out(`Added ${added.email} (${added.name}) to ${added.org}.`);
+    });
+
+  const prefs = program.command('prefs').description("An organization's default output preferences (what get_next_step returns when a plan completes).");
+  prefs
+    .command('set')
+    .description('Set the default output media type and formatting instructions of an organization.')
+    .requiredOption('--org <slug>', 'organization slug')
+    .option('--media-type <type>', `one of ${MEDIA_TYPES.join(', ')}`)
+    .option('--instructions <text>', 'formatting instructions for deliverables ("" clears them)')
+    .action(async (options: { org: string; mediaType?: string; instructions?: string }) => {
+      if (options.mediaType === undefined && options.instructions === undefined) {
+        throw new IdentityAdminError('INVALID_ARGUMENT', 'Nothing to set: give --media-type and/or --instructions.');
+      }
+      if (options.mediaType !== undefined && !(MEDIA_TYPES as readonly string[]).includes(options.mediaType)) {
+        throw new IdentityAdminError('INVALID_ARGUMENT', `Invalid media type "${options.mediaType}": use one of ${MEDIA_TYPES.join(', ')}.`);
+      }
+      const saved = await withIdentityAdmin(async (admin, db) => {
+        const org = await admin.findOrg(options.org);
+        if (!org) throw new IdentityAdminError('NOT_FOUND', `No organization with slug "${options.org}".`);
+        const instructions = options.instructions === undefined ? undefined : options.instructions.trim() || null;
+        const { rows } = await sql<{ output_media_type: string; output_formatting_instructions: string | null }>`
+          insert into plan.output_preferences (org_id, output_media_type, output_formatting_instructions, updated_at)
+          values (${org.id}, ${options.mediaType ?? 'conversation'}, ${instructions ?? null}, now())
+          on conflict (org_id) do update set
+            output_media_type = coalesce(${options.mediaType ?? null}, plan.output_preferences.output_media_type),
+            output_formatting_instructions = case when ${instructions === undefined} then plan.output_preferences.output_formatting_instructions
+                                                  else ${instructions ?? null} end,
+            updated_at = now()
+          returning output_media_type, output_formatting_instructions`.execute(db);
+        return rows[0]!;
+      });
+      io.out(`Output preferences of ${options.org}: ${saved.output_media_type}${saved.output_formatting_instructions ? ` — ${saved.output_formatting_instructions}` : ''}.`);
+    });
+  prefs
+    .command('show')
+    .description("Show an organization's output preferences.")
+    .requiredOption('--org <slug>', 'organization slug')
+    .action(async (options: { org: string }) => {
+      const shown = await withIdentityAdmin(async (admin, db) => {
+        const org = await admin.findOrg(options.org);
+        if (!org) throw new IdentityAdminError('NOT_FOUND', `No organization with slug "${options.org}".`);
+        const { rows } = await sql<{ output_media_type: string; output_formatting_instructions: string | null }>`
+          select output_media_type, output_formatting_instructions from plan.output_preferences where org_id = ${org.id}`.execute(db);
+        return rows[0] ?? { output_media_type: 'conversation', output_formatting_instructions: null };
+      });
+      io.out(`${shown.output_media_type}${shown.output_formatting_instructions ? ` — ${shown.output_formatting_instructions}` : ''}`);
     });
 
   const token = program.command('token').description('Personal access tokens.');

@@ -45,15 +45,17 @@ async function startGateway() {
   };
 }
 
-async function ping(url: string, token: string) {
+async function callTool(url: string, token: string, name: string, args: Record<string, unknown> = {}) {
   const client = new Client({ name: 'cli-test', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { authProvider: { token: async () => token } }));
   try {
-    return await client.callTool({ name: 'ping', arguments: {} });
+    return await client.callTool({ name, arguments: args });
   } finally {
     await client.close();
   }
 }
+
+const ping = (url: string, token: string) => callTool(url, token, 'ping');
 
 beforeAll(async () => {
   database = await createTestDatabase({ schemas: [] });
@@ -99,6 +101,21 @@ describe('quarry CLI', () => {
       const answer = await ping(gateway.url, token);
       expect(answer.structuredContent).toMatchObject({ message: 'Connected to Quarry as Ada Lovelace (ada@acme.test).', orgSlug: 'acme' });
 
+      // Output preferences set through the CLI reach the client when a plan completes.
+      expect(await quarry('prefs', 'set', '--org', 'acme', '--media-type', 'markdown', '--instructions', 'Use H2 headings.')).toMatchObject({
+        code: 0,
+        out: 'Output preferences of acme: markdown — Use H2 headings..',
+      });
+      expect((await quarry('prefs', 'show', '--org', 'acme')).out).toBe('markdown — Use H2 headings.');
+      const plan = (await callTool(gateway.url, token, 'create_research_plan', { name: 'p', researchQuestion: 'q', steps: [{ stepType: 'custom', instructions: 'x' }] }))
+        .structuredContent as { planId: string; firstStep: { stepId: string } };
+      await callTool(gateway.url, token, 'submit_step_result', { planId: plan.planId, stepId: plan.firstStep.stepId, result: { ok: true } });
+      expect((await callTool(gateway.url, token, 'get_next_step', { planId: plan.planId })).structuredContent).toMatchObject({
+        status: 'plan_complete',
+        outputMediaType: 'markdown',
+        outputFormattingInstructions: 'Use H2 headings.',
+      });
+
       expect(await quarry('token', 'revoke', tokenId)).toMatchObject({ code: 0, out: `Revoked token ${tokenId}.` });
       const response = await fetch(gateway.url, {
         method: 'POST',
@@ -124,5 +141,8 @@ describe('quarry CLI', () => {
     expect(await quarry('token', 'revoke', '00000000-0000-4000-8000-000000000000')).toMatchObject({ code: 1, err: expect.stringMatching(/No token with id/) });
     expect((await quarry('token', 'create', '--org', 'acme')).code).toBe(1);
     expect((await quarry('frobnicate')).code).toBe(1);
+    expect(await quarry('prefs', 'set', '--org', 'acme', '--media-type', 'pdf')).toMatchObject({ code: 1, err: expect.stringMatching(/Invalid media type "pdf"/) });
+    expect(await quarry('prefs', 'set', '--org', 'acme')).toMatchObject({ code: 1, err: expect.stringMatching(/Nothing to set/) });
+    expect(await quarry('prefs', 'show', '--org', 'nope')).toMatchObject({ code: 1, err: 'error: No organization with slug "nope".' });
   });
 });
