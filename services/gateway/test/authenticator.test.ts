@@ -85,10 +85,23 @@ describe('the token authenticator', () => {
     expect(queries).toBe(afterFirst);
 
     await admin.revokeToken(id);
-    await until(async () => !(await auth.authenticate(token)).ok);
+    // No waiting: the very next authentication after the revocation committed refuses it.
     expect(await auth.authenticate(token)).toEqual({ ok: false, reason: 'revoked' });
     await auth.close();
     await counted.destroy();
+  });
+
+  it('never lets a cached token through after its revocation committed, even under a burst of requests', async () => {
+    const auth = await authenticator();
+    for (let round = 0; round < 15; round++) {
+      const { token, id } = await admin.createToken({ orgSlug: 'acme', email: 'ada@acme.test' });
+      expect((await auth.authenticate(token)).ok).toBe(true);
+      const burst = Array.from({ length: 20 }, () => auth.authenticate(token));
+      await admin.revokeToken(id);
+      await Promise.all(burst);
+      const after = await Promise.all(Array.from({ length: 20 }, () => auth.authenticate(token)));
+      expect(after.every((r) => !r.ok)).toBe(true);
+    }
   });
 
   it('stops trusting its cache while the revocation channel is down, and recovers', async () => {

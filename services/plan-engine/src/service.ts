@@ -31,6 +31,9 @@ export interface PlanServiceDeps {
 }
 
 const TERMINAL: readonly PlanStatus[] = ['completed', 'failed'];
+
+/** An event before the shell stamps its time (which happens under the plan lock). */
+type Untimed<E> = E extends unknown ? Omit<E, 'at'> : never;
 const SUMMARY_CHARS = 600;
 const DEFAULT_PAGE = 20;
 
@@ -109,11 +112,13 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
   }
 
   /** Load with the lock, run the state machine, persist its effects: the one way plans change. */
-  async function mutate(trx: Trx, ctx: CallContext, planId: string, event: PlanEvent) {
+  async function mutate(trx: Trx, ctx: CallContext, planId: string, event: Untimed<PlanEvent>) {
     const loaded = await mustLoad(trx, planId, true);
-    const result = transition(loaded.snapshot, event);
-    await applyEffects(trx, { orgId: ctx.identity.orgId, planId, after: result.state, at: event.at }, result.effects);
-    return { ...loaded, result };
+    // The clock is read once the plan lock is held, so recorded times follow commit order.
+    const at = now();
+    const result = transition(loaded.snapshot, { ...event, at } as PlanEvent);
+    await applyEffects(trx, { orgId: ctx.identity.orgId, planId, after: result.state, at }, result.effects);
+    return { ...loaded, result, at };
   }
 
   function reportedStatus(plan: PlanRow, snapshot: PlanSnapshot, at: Date): { status: PlanStatus; stalled: boolean } {
@@ -249,8 +254,8 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
           throw planErrors.INVALID_ARGUMENT({ field, rule: `is not used by action ${action}` });
         }
       }
-      const base = { at: now(), sessionId: req.sessionId ?? null, rationale: req.modificationRationale ?? null };
-      const event: PlanEvent =
+      const base = { sessionId: req.sessionId ?? null, rationale: req.modificationRationale ?? null };
+      const event: Untimed<PlanEvent> =
         action === 'add_steps'
           ? { ...base, type: 'add_steps', steps: req.steps.map((s) => ({ id: newId(), type: stepTypes.toCore(s.stepType), instructions: s.instructions, insertAfterOrder: s.insertAfterOrder ?? null })) }
           : action === 'remove_step'
@@ -316,7 +321,7 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
 
     getNextStep: unary(async (req: planV1.GetNextStepRequest, ctx) => {
       return tenant(ctx, async (trx): Promise<planV1.GetNextStepResponse> => {
-        const { plan, result } = await mutate(trx, ctx, req.planId, { type: 'claim_next_step', at: now(), sessionId: req.sessionId ?? null });
+        const { plan, result } = await mutate(trx, ctx, req.planId, { type: 'claim_next_step', sessionId: req.sessionId ?? null });
         const outcome = result.outcome!;
         const response: planV1.GetNextStepResponse = {
           status: nextStepStatuses.toProto(outcome.status),
@@ -340,8 +345,8 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
     submitStepResult: unary(async (req: planV1.SubmitStepResultRequest, ctx) => {
       if (!req.result) throw planErrors.INVALID_ARGUMENT({ field: 'result', rule: 'is required (a JSON object)' });
       return tenant(ctx, async (trx): Promise<planV1.SubmitStepResultResponse> => {
-        const at = now();
         const loaded = await mustLoad(trx, req.planId, true);
+        const at = now(); // under the plan lock: times follow commit order
         if (req.idempotencyKey) {
           const earlier = await trx
             .selectFrom('plan.step_result_submissions')
@@ -395,7 +400,7 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
               const step = byId.get(id);
               if (!step) throw planErrors.STEP_NOT_FOUND({ stepId: id });
               return step;
-            })
+            }).sort((a, b) => a.order - b.order)
           : snapshot.steps.filter((s) => s.status === 'completed' && s.order < current.order);
         return {
           currentStep: overview(current),
@@ -413,8 +418,7 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
 
     requestUserReview: unary(async (req: planV1.RequestUserReviewRequest, ctx) => {
       return tenant(ctx, async (trx): Promise<planV1.RequestUserReviewResponse> => {
-        const at = now();
-        const { result } = await mutate(trx, ctx, req.planId, { type: 'request_review', stepId: req.stepId, summary: req.summary, questions: req.questions, sessionId: req.sessionId ?? null, at });
+        const { result, at } = await mutate(trx, ctx, req.planId, { type: 'request_review', stepId: req.stepId, summary: req.summary, questions: req.questions, sessionId: req.sessionId ?? null });
         const review = await trx
           .insertInto('plan.user_reviews')
           .values({
@@ -436,8 +440,7 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
     submitUserDecision: unary(async (req: planV1.SubmitUserDecisionRequest, ctx) => {
       const decision = reviewDecisions.toCore(req.decision);
       return tenant(ctx, async (trx): Promise<planV1.SubmitUserDecisionResponse> => {
-        const at = now();
-        const { result } = await mutate(trx, ctx, req.planId, { type: 'decide_review', stepId: req.stepId, decision, feedback: req.feedback ?? null, sessionId: req.sessionId ?? null, at });
+        const { result, at } = await mutate(trx, ctx, req.planId, { type: 'decide_review', stepId: req.stepId, decision, feedback: req.feedback ?? null, sessionId: req.sessionId ?? null });
         const review = await trx
           .updateTable('plan.user_reviews')
           .set({ decision, feedback: req.feedback ?? null, decided_session_id: req.sessionId ?? null, decided_at: at })
@@ -453,8 +456,8 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
 
     getResearchContext: unary(async (req: planV1.GetResearchContextRequest, ctx) => {
       return tenant(ctx, async (trx): Promise<planV1.GetResearchContextResponse> => {
-        const at = now();
         const { plan, snapshot } = await mustLoad(trx, req.planId, Boolean(req.sessionId));
+        const at = now();
         let steps = snapshot.steps;
         if (req.sessionId) {
           // Resuming is recorded (session_resumed) so the audit trail shows who picked the plan up.
@@ -503,7 +506,7 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
             completedAt: s.completedAt ?? undefined,
           })),
           artifacts: [],
-          recentAuditEvents: audit.reverse().map((row) => ({
+          recentAuditEvents: audit.map((row) => ({
             eventId: Number(row.id),
             eventType: planV1.auditEventTypeFromJSON(`AUDIT_EVENT_TYPE_${row.event_type.toUpperCase()}`),
             stepId: row.step_id ?? undefined,
@@ -574,8 +577,8 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
     submitResearchFeedback: unary(async (req: planV1.SubmitResearchFeedbackRequest, ctx) => {
       const feedbackType = feedbackTypes.toCore(req.feedbackType);
       return tenant(ctx, async (trx): Promise<planV1.SubmitResearchFeedbackResponse> => {
-        const at = now();
         const { snapshot } = await mustLoad(trx, req.planId, true);
+        const at = now();
         const row = await trx
           .insertInto('plan.research_feedback')
           .values({

@@ -30,9 +30,10 @@ const CHANNEL = 'quarry_identity_tokens';
 
 /**
  * Resolves bearer tokens to principals. Hits are served from memory; a change to a token in
- * any process (revoke, expire, delete) arrives by LISTEN/NOTIFY and evicts it before the next
- * request, and while the LISTEN connection is down the cache is bypassed, so revocation is
- * never stale. `last_used_at` is recorded in memory and written in batches, not per request.
+ * any process (revoke, expire, delete) arrives by LISTEN/NOTIFY and evicts it, and a hit first
+ * passes a shared barrier on that connection, so a revocation committed before a request began
+ * is always seen by it. While the LISTEN connection is down the cache is bypassed, so
+ * revocation is never stale. `last_used_at` is recorded in memory and written in batches.
  */
 export function createTokenAuthenticator(options: AuthenticatorOptions) {
   const { db, logger } = options;
@@ -48,6 +49,7 @@ export function createTokenAuthenticator(options: AuthenticatorOptions) {
   let reconnectTimer: NodeJS.Timeout | undefined;
   let flushTimer: NodeJS.Timeout | undefined;
   let reconnectDelay = 250;
+  let pendingBarrier: Promise<boolean> | undefined;
 
   function evictToken(tokenId: string) {
     const key = hashByTokenId.get(tokenId);
@@ -98,6 +100,27 @@ export function createTokenAuthenticator(options: AuthenticatorOptions) {
       lost(error as Error);
       throw error;
     }
+  }
+
+  /**
+   * Revocation barrier: one `SELECT 1` on the LISTEN connection. PostgreSQL delivers every
+   * notification committed before the query ahead of its reply, so once it resolves, every
+   * revocation committed before this request began has evicted its token. Requests that arrive
+   * in the same tick share one round trip (it is only sent on the next tick, after they joined).
+   */
+  function barrier(): Promise<boolean> {
+    const client = listener;
+    if (!client || !listening) return Promise.resolve(false);
+    pendingBarrier ??= new Promise<boolean>((resolve) => {
+      setImmediate(() => {
+        pendingBarrier = undefined;
+        client.query('select 1').then(
+          () => resolve(listening && listener === client),
+          () => resolve(false),
+        );
+      });
+    });
+    return pendingBarrier;
   }
 
   async function lookup(hash: Buffer): Promise<{ principal: Principal; revokedAt: Date | null } | undefined> {
@@ -164,7 +187,8 @@ export function createTokenAuthenticator(options: AuthenticatorOptions) {
       const t = now();
       let principal: Principal | undefined;
       const hit = cache.get(key);
-      if (hit && listening && t - hit.cachedAt < ttl && hashesEqual(hit.hash, hash)) {
+      const fresh = hit && listening && t - hit.cachedAt < ttl && hashesEqual(hit.hash, hash) && (await barrier()) && cache.get(key) === hit;
+      if (fresh) {
         principal = hit.principal;
       } else {
         cache.delete(key);

@@ -92,7 +92,10 @@ export async function applyEffects(
   // A reorder rewrites several orders; uniqueness is checked at commit.
   await sql`set constraints plan.plan_steps_plan_order_key deferred`.execute(trx);
   let wrote = false;
-  for (const effect of effects) {
+  // A condition's skip_to target references its step without cascade, so the conditions the
+  // core dropped go before the steps it removed.
+  const ordered = [...effects.filter((e) => e.kind === 'delete_condition'), ...effects.filter((e) => e.kind !== 'delete_condition')];
+  for (const effect of ordered) {
     switch (effect.kind) {
       case 'set_plan_status':
         await trx.updateTable('plan.research_plans').set({ status: effect.status }).where('id', '=', planId).execute();
