@@ -34,6 +34,7 @@ export {
 export {
   createGrpcServer,
   unary,
+  unaryHandlerOf,
   DEFAULT_SERVER_OPTIONS,
   type CallContext,
   type UnaryHandler,

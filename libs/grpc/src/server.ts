@@ -42,6 +42,15 @@ export function unary<Req, Res>(fn: UnaryHandler<Req, Res>): grpc.handleUnaryCal
   return Object.assign(unregistered, { [HANDLER]: fn as UnaryHandler<unknown, unknown> });
 }
 
+/**
+ * The async function a `unary()` method wraps, for callers that serve a service in-process
+ * (the benchmark's monolith baseline). Calling it skips identity verification, so only trusted
+ * code that builds the CallContext itself may use it. `undefined` for anything not from `unary()`.
+ */
+export function unaryHandlerOf(method: unknown): UnaryHandler<unknown, unknown> | undefined {
+  return typeof method === 'function' ? (method as Partial<Tagged>)[HANDLER] : undefined;
+}
+
 export interface ServiceRegistration {
   /** A grpc-js service definition, e.g. ts-proto's `XServiceService`. */
   definition: grpc.ServiceDefinition;

@@ -21,13 +21,18 @@ export interface GatewayRuntimeOptions {
   logger: Logger;
   /** gRPC addresses of the services that own tools, keyed by proto service full name. */
   serviceAddresses?: Readonly<Record<string, string>>;
+  /**
+   * Services served in-process instead, keyed the same way (e.g. a `createLocalBackend`); they
+   * win over `serviceAddresses`. The benchmark's monolith baseline runs the plan service so.
+   */
+  backends?: Readonly<Record<string, ToolBackend>>;
 }
 
 /**
  * Connects everything the gateway needs (database, token authenticator, tool-call log, gRPC
  * channels) and returns the deps for `buildServer`, plus `close` to release them in order.
  */
-export async function createGatewayRuntime({ config, logger, serviceAddresses = {} }: GatewayRuntimeOptions) {
+export async function createGatewayRuntime({ config, logger, serviceAddresses = {}, backends: inProcess = {} }: GatewayRuntimeOptions) {
   const db = createDb<IdentityDatabase>({ connectionString: config.DATABASE_URL, applicationName: 'quarry-gateway', max: 10 });
   const metrics = createMetrics({ service: 'gateway' });
   const toolCalls = metrics.counter('quarry_gateway_tool_calls_total', 'MCP tool calls by tool, outcome and error code', ['tool', 'outcome', 'code']);
@@ -35,7 +40,13 @@ export async function createGatewayRuntime({ config, logger, serviceAddresses = 
   const logDrops = metrics.counter('quarry_gateway_tool_call_log_dropped_total', 'Tool-call log records dropped (queue full or write failed)', ['reason']);
   const httpResponses = metrics.counter('quarry_gateway_http_responses_total', 'HTTP responses by route and status', ['route', 'status']);
 
-  const authenticator = createTokenAuthenticator({ db, listenConnectionString: config.DATABASE_URL, logger, cacheTtlMs: config.QUARRY_TOKEN_CACHE_TTL });
+  const authenticator = createTokenAuthenticator({
+    db,
+    listenConnectionString: config.DATABASE_URL,
+    logger,
+    cacheTtlMs: config.QUARRY_TOKEN_CACHE_TTL,
+    strictRevocation: config.QUARRY_STRICT_REVOCATION,
+  });
   await authenticator.start();
   const toolCallLog = createToolCallLog({
     db,
@@ -51,6 +62,7 @@ export async function createGatewayRuntime({ config, logger, serviceAddresses = 
   const backends: Record<string, ToolBackend> = {
     [`${identityV1.protobufPackage}.IdentityService`]: createLocalBackend(identityV1.IdentityServiceService, identityServiceImplementation),
     ...Object.fromEntries(remote),
+    ...inProcess,
   };
   const dispatcher = createToolDispatcher({
     catalogue: toolCatalogue,

@@ -12,7 +12,7 @@ let app: Kysely<IdentityDatabase>;
 let admin: ReturnType<typeof createIdentityAdmin>;
 const started: TokenAuthenticator[] = [];
 
-async function authenticator(options: { ttl?: number; db?: Kysely<IdentityDatabase>; now?: () => number } = {}) {
+async function authenticator(options: { ttl?: number; db?: Kysely<IdentityDatabase>; now?: () => number; strict?: boolean } = {}) {
   const auth = createTokenAuthenticator({
     db: options.db ?? app,
     listenConnectionString: database.appUrl,
@@ -20,6 +20,7 @@ async function authenticator(options: { ttl?: number; db?: Kysely<IdentityDataba
     cacheTtlMs: options.ttl ?? 60_000,
     lastUsedFlushMs: 60_000,
     now: options.now,
+    strictRevocation: options.strict,
   });
   await auth.start();
   started.push(auth);
@@ -102,6 +103,15 @@ describe('the token authenticator', () => {
       const after = await Promise.all(Array.from({ length: 20 }, () => auth.authenticate(token)));
       expect(after.every((r) => !r.ok)).toBe(true);
     }
+  });
+
+  it('without strict revocation, still forgets a revoked token as soon as the notification arrives', async () => {
+    const { token, id } = await admin.createToken({ orgSlug: 'acme', email: 'ada@acme.test' });
+    const auth = await authenticator({ strict: false });
+    expect((await auth.authenticate(token)).ok).toBe(true);
+    await admin.revokeToken(id);
+    await until(async () => !(await auth.authenticate(token)).ok, 2000);
+    expect(await auth.authenticate(token)).toEqual({ ok: false, reason: 'revoked' });
   });
 
   it('stops trusting its cache while the revocation channel is down, and recovers', async () => {

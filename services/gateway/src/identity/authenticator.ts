@@ -17,6 +17,12 @@ export interface AuthenticatorOptions {
   cacheTtlMs?: number;
   maxCacheEntries?: number;
   lastUsedFlushMs?: number;
+  /**
+   * true (default): a cache hit first passes the revocation barrier (one shared round trip on
+   * the LISTEN connection), so a revocation committed before a request began always refuses it.
+   * false: revocations still arrive by NOTIFY within milliseconds, without that round trip.
+   */
+  strictRevocation?: boolean;
   now?: () => number;
 }
 
@@ -50,6 +56,8 @@ export function createTokenAuthenticator(options: AuthenticatorOptions) {
   let flushTimer: NodeJS.Timeout | undefined;
   let reconnectDelay = 250;
   let pendingBarrier: Promise<boolean> | undefined;
+  let lastBarrier: Promise<unknown> = Promise.resolve();
+  const strict = options.strictRevocation ?? true;
 
   function evictToken(tokenId: string) {
     const key = hashByTokenId.get(tokenId);
@@ -111,15 +119,24 @@ export function createTokenAuthenticator(options: AuthenticatorOptions) {
   function barrier(): Promise<boolean> {
     const client = listener;
     if (!client || !listening) return Promise.resolve(false);
-    pendingBarrier ??= new Promise<boolean>((resolve) => {
-      setImmediate(() => {
+    if (!strict) return Promise.resolve(true);
+    if (!pendingBarrier) {
+      // Requests of this tick join one barrier; it goes on the wire only after the previous
+      // barrier answered (one query at a time on the client), and later arrivals need the next
+      // one, since a barrier sent before a request arrived cannot vouch for it.
+      const previous = lastBarrier;
+      const next = (async () => {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        await previous;
         pendingBarrier = undefined;
-        client.query('select 1').then(
-          () => resolve(listening && listener === client),
-          () => resolve(false),
+        return client.query('select 1').then(
+          () => listening && listener === client,
+          () => false,
         );
-      });
-    });
+      })();
+      pendingBarrier = next;
+      lastBarrier = next;
+    }
     return pendingBarrier;
   }
 

@@ -1,0 +1,55 @@
+import { writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { parseArgs } from 'node:util';
+import { type BenchSizes, SIZES } from './phase.js';
+import { formatTable } from './report.js';
+import { runBench } from './run.js';
+
+export interface BenchIo {
+  /** The table and the machine facts. */
+  out: (line: string) => void;
+  /** Progress lines. */
+  err: (line: string) => void;
+}
+
+const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,32]
+  --quick         smaller sizes (under 2 minutes)
+  --json <file>   also write every figure as { metric: { value, unit, baseline?, ratio? } }
+  --clients list  concurrency levels of the throughput runs (default 16,32)`;
+
+/**
+ * `npm run bench`: prints one table (and writes the JSON file when asked); returns the exit
+ * code. `sizes` overrides the chosen profile (the smoke test runs in seconds this way).
+ */
+export async function benchCli(argv: readonly string[], io: BenchIo, sizes?: Partial<BenchSizes>): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: { quick: { type: 'boolean' }, json: { type: 'string' }, clients: { type: 'string' }, help: { type: 'boolean' } },
+    }));
+  } catch (error) {
+    io.err(`${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  if (values.help) {
+    io.out(USAGE);
+    return 0;
+  }
+  const clients = values.clients?.split(',').map(Number);
+  if (clients && !clients.every((c) => Number.isInteger(c) && c > 0 && c <= 256)) {
+    io.err(`--clients takes whole numbers from 1 to 256, e.g. 16,32\n${USAGE}`);
+    return 2;
+  }
+  const chosen: BenchSizes = { ...(values.quick ? SIZES.quick : SIZES.full), ...(clients ? { clients } : {}), ...sizes };
+
+  const started = Date.now();
+  const results = await runBench({ sizes: chosen, progress: (line) => io.err(`[bench ${((Date.now() - started) / 1000).toFixed(0)}s] ${line}`) });
+  io.out(`Quarry benchmark, ${new Date().toISOString()}: ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}, ${sizes ? 'custom' : values.quick ? 'quick' : 'full'} run; baseline = monolith (no gRPC hop), ratio = Quarry ÷ baseline`);
+  io.out(formatTable(results));
+  if (values.json) {
+    writeFileSync(values.json, `${JSON.stringify(results, null, 2)}\n`);
+    io.out(`Wrote ${values.json}`);
+  }
+  return 0;
+}

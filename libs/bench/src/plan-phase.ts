@@ -1,0 +1,210 @@
+import type autocannon from 'autocannon';
+import { createMcpCaller, type McpCaller, toolCallRequest } from './mcp.js';
+import { interleavedLatency, percentile, startLoad } from './measure.js';
+import { compared, type Results } from './report.js';
+import type { Phase } from './phase.js';
+
+/** What a step result looks like to the plan engine: a small JSON object with a summary. */
+const STEP_RESULT = { summary: 'Found three peer-reviewed sources that answer the question.', sources: { count: 3 } };
+
+function newPlan(steps: number) {
+  return {
+    name: 'Benchmark plan',
+    researchQuestion: 'How fast does Quarry hand out research steps?',
+    steps: Array.from({ length: steps }, (_, i) => ({ stepType: i % 2 ? 'analyze' : 'search', instructions: `Step ${i + 1}: do the work and report sources.` })),
+  };
+}
+
+/** Creates `count` plans through MCP, a few at a time; returns their ids in creation order. */
+async function createPlans(caller: McpCaller, count: number, steps: number): Promise<string[]> {
+  const ids: string[] = new Array(count);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < count; i = next++) ids[i] = (await caller.call('create_research_plan', newPlan(steps))).planId as string;
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
+  return ids;
+}
+
+/** One get_next_step + submit_step_result pair per call, walking through `plans` step by step. */
+function sequentialPairs(caller: McpCaller, plans: readonly string[], stepsPerPlan: number) {
+  let pairs = 0;
+  return async () => {
+    const planId = plans[Math.floor(pairs++ / stepsPerPlan)];
+    if (!planId) throw new Error('sequential pairs ran out of plans');
+    const next = await caller.call('get_next_step', { planId });
+    if (next.status !== 'next_step') throw new Error(`get_next_step answered ${next.status}`);
+    await caller.call('submit_step_result', { planId, stepId: next.step.stepId, result: STEP_RESULT, confidence: 0.9 });
+  };
+}
+
+const succeeded = (body: string) => body.includes('"result"') && !body.includes('"isError":true');
+
+/**
+ * Each autocannon connection is one agent working through plans from a shared pool: get_next_step,
+ * then submit_step_result for the step it was given, until its plan is done, then the next plan.
+ * Calls `exhausted` when the pool runs dry (the run is stopped then, so the rate stays honest).
+ */
+function pairClients(token: string, pool: string[], stepsPerPlan: number, counters: { pairs: number }, exhausted: () => void) {
+  return (client: autocannon.Client) => {
+    let planId = pool.pop();
+    let left = stepsPerPlan;
+    let stepId: string | undefined;
+    const nextPlan = () => {
+      left = stepsPerPlan;
+      const taken = pool.pop();
+      if (taken) planId = taken;
+      else exhausted();
+    };
+    if (!planId) exhausted();
+    client.setRequests([
+      {
+        setupRequest: (request) => ({ ...request, ...toolCallRequest(token, 'get_next_step', { planId }) }),
+        onResponse: (status, body) => {
+          const match = status === 200 ? /"stepId":"([0-9a-f-]{36})"/.exec(body) : null;
+          stepId = match?.[1];
+          if (!stepId) nextPlan();
+        },
+      },
+      {
+        // No step to submit: back to get_next_step (autocannon restarts the chain on a falsy request).
+        setupRequest: (request) =>
+          stepId ? { ...request, ...toolCallRequest(token, 'submit_step_result', { planId, stepId, result: STEP_RESULT, confidence: 0.9 }) } : (undefined as never),
+        onResponse: (status, body) => {
+          if (status === 200 && succeeded(body)) counters.pairs++;
+          if (--left === 0) nextPlan();
+        },
+      },
+    ]);
+  };
+}
+
+/**
+ * Issue 3's benchmark: get_plan_status and get_next_step+submit_step_result through
+ * MCP → gateway → gRPC → PostgreSQL (Quarry), against the monolith baseline (the same gateway
+ * calling the same handlers in-process) over the same MCP HTTP transport, in the same run.
+ * Ratios are Quarry ÷ monolith: the price of the microservice hop.
+ */
+export const planToolsPhase: Phase = {
+  name: 'plan tools',
+  async run({ system, sizes, progress }) {
+    const { stepsPerPlan } = sizes;
+    const targets = { quarry: system.quarryUrl, monolith: system.monolithUrl };
+    const callers = { quarry: createMcpCaller(targets.quarry, system.token), monolith: createMcpCaller(targets.monolith, system.token) };
+    const loader = createMcpCaller(system.quarryUrl, system.token, 8);
+    const results: Results = {};
+    try {
+      // Data, loaded through MCP: a plan half done (what get_plan_status reads), and plans to work through.
+      progress(`loading plans (${stepsPerPlan} steps each)`);
+      const [statusPlan] = await createPlans(loader, 1, stepsPerPlan);
+      const advance = sequentialPairs(loader, [statusPlan!], stepsPerPlan);
+      for (let i = 0; i < stepsPerPlan / 2; i++) await advance();
+      const pairPlans = Math.ceil(sizes.latencyRounds / stepsPerPlan);
+      const latencyPlans = { quarry: await createPlans(loader, pairPlans, stepsPerPlan), monolith: await createPlans(loader, pairPlans, stepsPerPlan) };
+      await system.settle();
+
+      const status = { planId: statusPlan! };
+      for (let i = 0; i < sizes.warmupCalls; i++) {
+        await callers.quarry.call('get_plan_status', status);
+        await callers.monolith.call('get_plan_status', status);
+        await system.planGrpc.call('getPlanStatus', status, { identity: system.identity() });
+      }
+
+      // p1: one request at a time, interleaved so both systems see the same noise.
+      progress(`p1 get_plan_status latency (${sizes.latencyRounds} rounds)`);
+      const bounds = { count: sizes.latencyRounds, maxMs: sizes.latencyMaxSeconds * 1000 };
+      const reads = await interleavedLatency(
+        {
+          quarry: () => callers.quarry.call('get_plan_status', status),
+          monolith: () => callers.monolith.call('get_plan_status', status),
+          grpc: () => system.planGrpc.call('getPlanStatus', status, { identity: system.identity() }),
+        },
+        bounds,
+        progress,
+      );
+      progress(`p1 get_next_step+submit_step_result latency (${sizes.latencyRounds} rounds)`);
+      const pairs = await interleavedLatency(
+        {
+          quarry: sequentialPairs(callers.quarry, latencyPlans.quarry, stepsPerPlan),
+          monolith: sequentialPairs(callers.monolith, latencyPlans.monolith, stepsPerPlan),
+        },
+        bounds,
+        progress,
+      );
+      results.p1_get_plan_status_p50_ms = compared(percentile(reads.quarry, 50), percentile(reads.monolith, 50), 'ms');
+      results.p1_get_plan_status_p99_ms = compared(percentile(reads.quarry, 99), percentile(reads.monolith, 99), 'ms');
+      results.p1_ratio_p50 = { value: results.p1_get_plan_status_p50_ms.ratio!, unit: '×' };
+      results.p1_ratio_p99 = { value: results.p1_get_plan_status_p99_ms.ratio!, unit: '×' };
+      results.p1_step_pair_p50_ms = compared(percentile(pairs.quarry, 50), percentile(pairs.monolith, 50), 'ms');
+      results.p1_step_pair_p99_ms = compared(percentile(pairs.quarry, 99), percentile(pairs.monolith, 99), 'ms');
+      // What the gateway adds to the gRPC call it makes: the same read, through MCP and direct.
+      results.p1_grpc_get_plan_status_p50_ms = { value: percentile(reads.grpc, 50), unit: 'ms' };
+      results.p1_gateway_added_p50_ms = { value: percentile(reads.quarry, 50) - percentile(reads.grpc, 50), unit: 'ms' };
+
+      // p2: concurrent clients, time- and count-bounded; per level the systems take turns going
+      // first (ABBA), reads before writes. Plans for the pairs are loaded first, sized from the
+      // sequential pair latency with room to spare (2 cores rarely do more than 3× that rate).
+      const runs = sizes.clients.flatMap((clients, level) => {
+        const order = level % 2 ? (['monolith', 'quarry'] as const) : (['quarry', 'monolith'] as const);
+        return order.map((name) => ({ clients, name }));
+      });
+      const pairsPerRun = Math.ceil((3 * 1000 * sizes.loadSeconds) / Math.min(results.p1_step_pair_p50_ms.value, results.p1_step_pair_p50_ms.baseline!));
+      progress(`loading plans for ${runs.length} pair runs (~${pairsPerRun} steps each)`);
+      const pools: string[][] = [];
+      for (const run of runs) pools.push(await createPlans(loader, Math.ceil(pairsPerRun / stepsPerPlan) + run.clients, stepsPerPlan));
+      await system.settle();
+
+      const maxRequests = Math.ceil(sizes.loadSeconds * 100_000);
+      const readRate: Record<string, number> = {};
+      for (const { clients, name } of runs) {
+        progress(`p2 get_plan_status, ${clients} clients, ${name} (${sizes.loadSeconds} s)`);
+        const read = await startLoad({
+          url: targets[name],
+          ...toolCallRequest(system.token, 'get_plan_status', status),
+          connections: clients,
+          seconds: sizes.loadSeconds,
+          maxRequests,
+          verifyBody: succeeded,
+        }).done;
+        if (read.failures) throw new Error(`${read.failures} failed get_plan_status calls (${name}, ${clients} clients)`);
+        readRate[`${name}_c${clients}`] = read.perSecond;
+      }
+      const pairRate: Record<string, number> = {};
+      for (const [i, { clients, name }] of runs.entries()) {
+        progress(`p2 get_next_step+submit_step_result, ${clients} clients, ${name} (${sizes.loadSeconds} s)`);
+        const counters = { pairs: 0 };
+        let load: ReturnType<typeof startLoad> | undefined;
+        const ranOut = () => {
+          if (load) progress('  plans ran out; ending this run early (its rate stands)');
+          load?.stop();
+          load = undefined;
+        };
+        load = startLoad({
+          url: targets[name],
+          headers: {},
+          connections: clients,
+          seconds: sizes.loadSeconds,
+          maxRequests,
+          setupClient: pairClients(system.token, pools[i]!, stepsPerPlan, counters, ranOut),
+          verifyBody: succeeded,
+        });
+        const pairRun = await load.done;
+        if (pairRun.failures) throw new Error(`${pairRun.failures} failed step calls (${name}, ${clients} clients)`);
+        pairRate[`${name}_c${clients}`] = counters.pairs / pairRun.seconds;
+      }
+      for (const clients of sizes.clients) {
+        results[`p2_read_tool_calls_per_s_c${clients}`] = compared(readRate[`quarry_c${clients}`]!, readRate[`monolith_c${clients}`]!, 'calls/s');
+        results[`p2_step_pairs_per_s_c${clients}`] = compared(pairRate[`quarry_c${clients}`]!, pairRate[`monolith_c${clients}`]!, 'pairs/s');
+      }
+      // The headline figures: the best rate over the concurrency levels, for each system.
+      const best = (rates: Record<string, number>, name: string) => Math.max(...sizes.clients.map((c) => rates[`${name}_c${c}`]!));
+      results.p2_read_tool_calls_per_s = compared(best(readRate, 'quarry'), best(readRate, 'monolith'), 'calls/s');
+      results.p2_step_pairs_per_s = compared(best(pairRate, 'quarry'), best(pairRate, 'monolith'), 'pairs/s');
+      return results;
+    } finally {
+      callers.quarry.close();
+      callers.monolith.close();
+      loader.close();
+    }
+  },
+};

@@ -1,0 +1,32 @@
+/** One figure: Quarry's value, and where a baseline ran in the same run, its value and value ÷ baseline. */
+export interface Metric {
+  value: number;
+  unit: string;
+  baseline?: number;
+  ratio?: number;
+}
+
+/** Every figure of a run by its key (issue 7's names); this is also the `--json` file's shape. */
+export type Results = Record<string, Metric>;
+
+/** A metric compared with a baseline measured in the same run. */
+export function compared(value: number, baseline: number, unit: string): Metric {
+  return { value, unit, baseline, ratio: value / baseline };
+}
+
+function formatNumber(value: number | undefined, unit = ''): string {
+  if (value === undefined) return '';
+  if (unit === 'ms' || unit === '×') return value.toFixed(3);
+  return Math.abs(value) >= 100 ? Math.round(value).toString() : value.toFixed(2);
+}
+
+/** The one table a run prints: metric, value, unit, baseline, ratio. */
+export function formatTable(results: Results): string {
+  const rows = [
+    ['metric', 'value', 'unit', 'baseline', 'ratio'],
+    ...Object.entries(results).map(([key, m]) => [key, formatNumber(m.value, m.unit), m.unit, formatNumber(m.baseline, m.unit), m.ratio === undefined ? '' : m.ratio.toFixed(2)]),
+  ];
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  const line = (row: string[]) => row.map((cell, column) => (column === 0 || column === 2 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ').trimEnd();
+  return [line(rows[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(line)].join('\n');
+}

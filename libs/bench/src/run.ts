@@ -1,0 +1,42 @@
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Progress } from './measure.js';
+import type { BenchSizes, Phase } from './phase.js';
+import { planToolsPhase } from './plan-phase.js';
+import type { Results } from './report.js';
+import { startBenchSystem } from './system.js';
+
+/** Every phase `npm run bench` runs, in order. */
+export const PHASES: readonly Phase[] = [planToolsPhase];
+
+export interface RunOptions {
+  sizes: BenchSizes;
+  progress?: Progress;
+  phases?: readonly Phase[];
+}
+
+/**
+ * One benchmark run: start the system and its baselines on embedded PostgreSQL in a fresh temp
+ * directory, run every phase against it, tear everything down, return every figure.
+ */
+export async function runBench({ sizes, progress = () => {}, phases = PHASES }: RunOptions): Promise<Results> {
+  const dir = mkdtempSync(join(tmpdir(), 'quarry-bench-'));
+  // The embedded server runs as an unprivileged OS user when we are root: let it traverse.
+  chmodSync(dir, 0o711);
+  try {
+    progress('starting embedded PostgreSQL, Quarry and the monolith baseline');
+    const system = await startBenchSystem({ dataDir: join(dir, 'postgres') });
+    try {
+      const results: Results = {};
+      for (const phase of phases) {
+        Object.assign(results, await phase.run({ system, sizes, progress: (line) => progress(`${phase.name}: ${line}`) }));
+      }
+      return results;
+    } finally {
+      await system.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

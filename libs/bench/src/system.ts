@@ -1,0 +1,134 @@
+import { randomBytes } from 'node:crypto';
+import { APP_ROLE, migrateAll } from '@quarry/cli';
+import { planV1 } from '@quarry/contracts';
+import { appUrlFrom, createDb, sql, startEmbeddedPostgres } from '@quarry/db';
+import {
+  buildServer,
+  createGatewayRuntime,
+  createIdentityAdmin,
+  type GatewayConfig,
+  type IdentityDatabase,
+  loadGatewayConfig,
+  type ToolBackend,
+} from '@quarry/gateway';
+import { createGrpcClient, createIdentitySigner, type GrpcClient, type Identity } from '@quarry/grpc';
+import { createPlanChangeListener, startPlanEngine, type PlanDatabase } from '@quarry/plan-engine';
+import { createLogger, type Logger } from '@quarry/telemetry';
+import { inProcessPlanBackend } from './monolith.js';
+
+const PLAN_SERVICE = `${planV1.protobufPackage}.PlanService`;
+
+export interface BenchSystem {
+  /** MCP endpoint of Quarry as `npm start` runs it: gateway → loopback gRPC → plan engine. */
+  quarryUrl: string;
+  /** MCP endpoint of the monolith baseline: the same gateway calling the plan handlers in-process. */
+  monolithUrl: string;
+  /** Bearer token of the benchmark's own member (org `bench`). */
+  token: string;
+  /** The same member as a gRPC identity, for calls made to the plan engine directly. */
+  identity: () => Identity;
+  /** A gRPC client straight to Quarry's plan engine (what the gateway's hop costs is measured against it). */
+  planGrpc: GrpcClient<typeof planV1.PlanServiceService>;
+  /** After loading data: fresh planner statistics and a checkpoint, so no run pays for the load. */
+  settle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts everything the benchmark measures on one machine, like `quarry start` does (embedded
+ * PostgreSQL with its default settings, migrations, app role, plan engine on loopback gRPC,
+ * gateway), plus the monolith baseline on the same database, and a member of its own.
+ */
+export async function startBenchSystem(options: { dataDir: string; logger?: Logger }): Promise<BenchSystem> {
+  const logger = options.logger ?? createLogger({ service: 'bench', level: 'warn' });
+  const postgres = await startEmbeddedPostgres({ dataDir: options.dataDir, persistent: true });
+  const closers: Array<() => Promise<void> | void> = [() => postgres.stop()];
+  const close = async () => {
+    for (const closer of closers.reverse()) await closer();
+  };
+  try {
+    const appPassword = randomBytes(24).toString('base64url');
+    await migrateAll(postgres.adminUrl, { role: APP_ROLE, password: appPassword });
+    const databaseUrl = appUrlFrom(postgres.adminUrl, APP_ROLE, appPassword);
+    const member = await createMember(postgres.adminUrl);
+    const admin = createDb<unknown>({ connectionString: postgres.adminUrl, applicationName: 'quarry-bench-admin', max: 1 });
+    closers.push(() => admin.destroy());
+    const config = loadGatewayConfig({
+      DATABASE_URL: databaseUrl,
+      QUARRY_IDENTITY_KEY: randomBytes(48).toString('base64url'),
+      HOST: '127.0.0.1',
+      PORT: '0',
+      // The benchmark is one token sending as fast as it can; the limiter still runs, never trips.
+      QUARRY_RATE_LIMIT_PER_MINUTE: '1000000000',
+    });
+
+    const planEngine = await startPlanEngine({ databaseUrl, identityKey: config.QUARRY_IDENTITY_KEY, logger, host: '127.0.0.1', port: 0 });
+    closers.push(() => planEngine.close(1_000));
+    const quarry = await startGateway(config, logger, { serviceAddresses: { [PLAN_SERVICE]: planEngine.address } });
+    closers.push(quarry.close);
+
+    // The monolith owns its pool and change listener, exactly as the plan engine's runtime does.
+    const db = createDb<PlanDatabase>({ connectionString: databaseUrl, applicationName: 'quarry-bench-monolith', max: 10 });
+    closers.push(() => db.destroy());
+    const changes = createPlanChangeListener({ connectionString: databaseUrl, logger });
+    await changes.start();
+    closers.push(() => changes.close());
+    const backend = inProcessPlanBackend({ db, changes, logger, stallThresholdMs: 30 * 60_000 });
+    const monolith = await startGateway(config, logger, { backends: { [PLAN_SERVICE]: backend } });
+    closers.push(monolith.close);
+
+    const signer = createIdentitySigner({ key: config.QUARRY_IDENTITY_KEY, issuer: 'quarry-bench' });
+    const planGrpc = createGrpcClient(planV1.PlanServiceClient, planEngine.address, { signer });
+    closers.push(() => planGrpc.close());
+
+    let request = 0;
+    return {
+      quarryUrl: quarry.url,
+      monolithUrl: monolith.url,
+      token: member.token,
+      identity: () => ({ kind: 'user', orgId: member.orgId, userId: member.userId, tokenId: member.tokenId, requestId: `bench-${++request}` }),
+      planGrpc,
+      async settle() {
+        await sql`VACUUM ANALYZE`.execute(admin);
+        await sql`CHECKPOINT`.execute(admin);
+      },
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+async function createMember(adminUrl: string) {
+  const db = createDb<IdentityDatabase>({ connectionString: adminUrl, applicationName: 'quarry-bench-setup', max: 1 });
+  try {
+    const admin = createIdentityAdmin(db);
+    const org = await admin.createOrg({ slug: 'bench', name: 'Benchmark' });
+    const user = await admin.addUser({ email: 'bench@localhost', orgSlug: 'bench', name: 'Bench', role: 'owner' });
+    const { token, id } = await admin.createToken({ orgSlug: 'bench', email: 'bench@localhost', name: 'bench' });
+    return { token, tokenId: id, orgId: org.id, userId: user.id };
+  } finally {
+    await db.destroy();
+  }
+}
+
+async function startGateway(
+  config: GatewayConfig,
+  logger: Logger,
+  services: { serviceAddresses?: Record<string, string>; backends?: Record<string, ToolBackend> },
+) {
+  const runtime = await createGatewayRuntime({ config, logger, ...services });
+  const app = await buildServer(runtime.deps);
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    async close() {
+      runtime.beginDrain();
+      await app.close();
+      await runtime.close();
+    },
+  };
+}

@@ -1,0 +1,89 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { benchCli, formatTable, percentile, SIZES, type Results } from '../src/index.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'quarry-bench-test-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function io() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { out, err, io: { out: (line: string) => out.push(line), err: (line: string) => err.push(line) } };
+}
+
+/** Every figure the plan tools phase reports; those with a baseline were compared with the monolith. */
+const COMPARED = [
+  'p1_get_plan_status_p50_ms',
+  'p1_get_plan_status_p99_ms',
+  'p1_step_pair_p50_ms',
+  'p1_step_pair_p99_ms',
+  'p2_read_tool_calls_per_s_c16',
+  'p2_read_tool_calls_per_s_c32',
+  'p2_read_tool_calls_per_s',
+  'p2_step_pairs_per_s_c16',
+  'p2_step_pairs_per_s_c32',
+  'p2_step_pairs_per_s',
+];
+const SINGLE = ['p1_ratio_p50', 'p1_ratio_p99', 'p1_grpc_get_plan_status_p50_ms', 'p1_gateway_added_p50_ms'];
+
+describe('npm run bench (smoke sizes: seconds, not a measurement)', () => {
+  it('runs the whole harness against the embedded system and writes every figure as JSON', async () => {
+    const file = join(dir, 'bench.json');
+    const { out, err, io: streams } = io();
+    await expect(benchCli(['--json', file], streams, SIZES.smoke)).resolves.toBe(0);
+
+    const results = JSON.parse(readFileSync(file, 'utf8')) as Results;
+    expect(Object.keys(results).sort()).toEqual([...COMPARED, ...SINGLE].sort());
+    for (const key of COMPARED) {
+      const { value, baseline, ratio, unit } = results[key]!;
+      expect({ key, finite: [value, baseline, ratio].every(Number.isFinite), positive: value > 0 && baseline! > 0 }).toEqual({ key, finite: true, positive: true });
+      expect(ratio).toBeCloseTo(value / baseline!, 9);
+      expect(unit).toMatch(/^(ms|calls\/s|pairs\/s)$/);
+    }
+    for (const key of SINGLE) expect({ key, finite: Number.isFinite(results[key]!.value) }).toEqual({ key, finite: true });
+    expect(results.p1_ratio_p50!.value).toBe(results.p1_get_plan_status_p50_ms!.ratio);
+    expect(results.p1_gateway_added_p50_ms!.value).toBeCloseTo(results.p1_get_plan_status_p50_ms!.value - results.p1_grpc_get_plan_status_p50_ms!.value, 9);
+
+    // One table with every metric, machine facts above it, progress lines on the side.
+    const printed = out.join('\n');
+    expect(printed).toMatch(/cores .*Node v\d+/);
+    expect(printed).toMatch(/^metric +value +unit +baseline +ratio$/m);
+    for (const key of Object.keys(results)) expect(printed).toMatch(new RegExp(`^${key} `, 'm'));
+    expect(err.some((line) => line.includes('p2 get_next_step+submit_step_result, 32 clients'))).toBe(true);
+  });
+
+  it('rejects unknown options and bad concurrency levels without starting anything', async () => {
+    const unknown = io();
+    await expect(benchCli(['--fast'], unknown.io)).resolves.toBe(2);
+    expect(unknown.err.join('\n')).toMatch(/Usage: npm run bench/);
+    const clients = io();
+    await expect(benchCli(['--clients', '16,zero'], clients.io)).resolves.toBe(2);
+    expect(clients.err.join('\n')).toMatch(/--clients takes whole numbers/);
+  });
+});
+
+describe('the numbers and the table', () => {
+  it('takes nearest-rank percentiles', () => {
+    const samples = Array.from({ length: 100 }, (_, i) => 100 - i); // 100 … 1, unsorted on purpose
+    expect(percentile(samples, 50)).toBe(50);
+    expect(percentile(samples, 99)).toBe(99);
+    expect(percentile(samples, 100)).toBe(100);
+    expect(percentile([7], 99)).toBe(7);
+    expect(() => percentile([], 50)).toThrow('no samples');
+  });
+
+  it('prints one aligned row per metric, blank where there is no baseline', () => {
+    const table = formatTable({
+      p1_get_plan_status_p50_ms: { value: 1.23456, unit: 'ms', baseline: 1, ratio: 1.23456 },
+      p2_read_tool_calls_per_s: { value: 3123.4, unit: 'calls/s' },
+    }).split('\n');
+    expect(table).toEqual([
+      'metric                     value  unit     baseline  ratio',
+      '-------------------------  -----  -------  --------  -----',
+      'p1_get_plan_status_p50_ms  1.235  ms          1.000   1.23',
+      'p2_read_tool_calls_per_s    3123  calls/s',
+    ]);
+  });
+});

@@ -1,0 +1,18 @@
+import { describe, expect, it } from '@jest/globals';
+import { type CallContext, unary, unaryHandlerOf } from '../src/index.js';
+
+describe('unaryHandlerOf', () => {
+  it('returns the async function a unary() method wraps, callable in-process', async () => {
+    const inner = async (request: { text: string }, ctx: CallContext) => ({ text: `${request.text} for ${ctx.identity.orgId}` });
+    const handler = unaryHandlerOf(unary(inner));
+    expect(handler).toBe(inner);
+    const ctx = { identity: { kind: 'user', orgId: 'org-1', requestId: 'r-1' } } as CallContext;
+    await expect(handler!({ text: 'hi' }, ctx)).resolves.toEqual({ text: 'hi for org-1' });
+  });
+
+  it('returns undefined for a handler not made with unary() and for non-functions', () => {
+    expect(unaryHandlerOf((_call: unknown, _callback: unknown) => undefined)).toBeUndefined();
+    expect(unaryHandlerOf(undefined)).toBeUndefined();
+    expect(unaryHandlerOf({})).toBeUndefined();
+  });
+});
