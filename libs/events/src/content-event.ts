@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import { sql, type Transaction } from 'kysely';
+import { z } from 'zod';
+
+/** The topic (Kafka) and outbox `topic` of content events. */
+export const CONTENT_CREATED_TOPIC = 'content.created';
+/** Where the Kafka adapter parks events that failed `maxAttempts` times. */
+export const CONTENT_CREATED_DLT = 'content.created.dlt';
+
+// guid: any 8-4-4-4-12 hex id, as @quarry/db's isUuid accepts (ids need not be RFC v4).
+const uuid = z.guid();
+
+/**
+ * Version 1 of `content.created`. Consumers reject other versions, so a breaking change is a
+ * new `schemaVersion` (and schema) that consumers learn before producers emit it.
+ */
+export const ContentCreatedV1Schema = z.object({
+  schemaVersion: z.literal(1),
+  eventId: uuid,
+  type: z.literal('content.created'),
+  orgId: uuid,
+  sourceTable: z.enum(['research_artifact', 'research_output', 'extraction_result']),
+  sourceId: z.string().min(1).max(200),
+  planId: uuid.optional(),
+  stepId: uuid.optional(),
+  artifactType: z.string().min(1).max(100).optional(),
+  title: z.string().max(1000),
+  text: z.string(),
+  tags: z.array(z.string().min(1).max(200)).max(100).optional(),
+  /** ISO 8601 with offset, e.g. 2026-11-21T23:30:00.000Z. */
+  occurredAt: z.iso.datetime({ offset: true }),
+});
+export type ContentCreatedV1 = z.infer<typeof ContentCreatedV1Schema>;
+
+export type ContentEventInput = Omit<ContentCreatedV1, 'schemaVersion' | 'eventId' | 'type' | 'occurredAt'> & {
+  occurredAt?: Date;
+};
+
+/** The outbox headers of a content event (the Kafka adapter copies them to message headers). */
+export interface EventHeaders {
+  'event-type': string;
+  'schema-version': string;
+  traceparent?: string;
+}
+
+/**
+ * Global lock key taken before each outbox insert (see docs/adr/0008-event-log.md): outbox ids
+ * come from a sequence at insert time, but transactions commit in any order, so a consumer at
+ * offset 6 could miss id 5 committing later. Holding this transaction-level lock from the insert
+ * to commit makes ids commit in order. Keep the work after appending an event short.
+ */
+const OUTBOX_ORDER_LOCK = 0x7175_6f75; // "quou"
+
+/**
+ * Build and validate the event, then insert it into `events.outbox` in the caller's
+ * transaction, so the event exists exactly when the row it describes does (rolled back with
+ * it). `trx` must be inside `withTenant` for `input.orgId` (row-level security refuses other
+ * orgs). Throws a ZodError for an invalid event, before any SQL runs.
+ */
+export async function appendContentEvent<DB>(
+  trx: Transaction<DB>,
+  input: ContentEventInput,
+  options: { traceparent?: string } = {},
+): Promise<{ eventId: string }> {
+  const { occurredAt, ...rest } = input;
+  const event = ContentCreatedV1Schema.parse({
+    ...rest,
+    schemaVersion: 1,
+    eventId: randomUUID(),
+    type: CONTENT_CREATED_TOPIC,
+    occurredAt: (occurredAt ?? new Date()).toISOString(),
+  });
+  const headers: EventHeaders = { 'event-type': event.type, 'schema-version': String(event.schemaVersion) };
+  if (options.traceparent) headers.traceparent = options.traceparent;
+  await sql`select pg_advisory_xact_lock(${OUTBOX_ORDER_LOCK})`.execute(trx);
+  await sql`
+    insert into events.outbox (event_id, org_id, topic, key, payload, headers)
+    values (${event.eventId}, ${event.orgId}, ${CONTENT_CREATED_TOPIC}, ${event.orgId}, ${JSON.stringify(event)}::jsonb, ${JSON.stringify(headers)}::jsonb)
+  `.execute(trx);
+  return { eventId: event.eventId };
+}

@@ -1,0 +1,33 @@
+// @quarry/events: the content pipeline's events. Producers append versioned events to the
+// transactional outbox in their own transaction (appendContentEvent); consumers subscribe
+// through the EventLog port, served by the outbox itself (embedded) or by Kafka.
+export { eventsSchemas } from './migrations/index.js';
+export {
+  appendContentEvent,
+  ContentCreatedV1Schema,
+  CONTENT_CREATED_TOPIC,
+  CONTENT_CREATED_DLT,
+} from './content-event.js';
+export type { ContentCreatedV1, ContentEventInput, EventHeaders } from './content-event.js';
+export type { EventLog, SubscribeOptions, Subscription, DeliveredEvent } from './port.js';
+export { createEmbeddedEventLog, grantEventConsumer, consumerLag, toDeliveredEvent, OUTBOX_CHANNEL } from './embedded.js';
+export type { EmbeddedEventLogDeps, OutboxRecord } from './embedded.js';
+export { createKafkaEventLog, startOutboxRelay, connectKafka } from './kafka.js';
+export type {
+  KafkaClient,
+  KafkaProducerLike,
+  KafkaConsumerLike,
+  KafkaBatchPayload,
+  KafkaEventLogDeps,
+  OutboxRelayDeps,
+} from './kafka.js';
+export {
+  toKafkaMessage,
+  toProducerRecord,
+  fromKafkaMessage,
+  toDeadLetterMessage,
+  nextOffset,
+  PRODUCER_CONFIG,
+  PRODUCER_ACKS,
+} from './kafka-mapping.js';
+export type { KafkaMessageIn, KafkaMessageOut, KafkaHeaderValue } from './kafka-mapping.js';

@@ -1,0 +1,10 @@
+import type { Migration } from 'kysely';
+import * as createEvents from './events/2026_11_21_2330_create_events.js';
+
+/**
+ * The `events` schema: the transactional outbox (also the embedded event log), consumer
+ * offsets and dead letters. Any service that appends events or consumes them migrates it.
+ */
+export const eventsSchemas: ReadonlyArray<{ schema: string; migrations: Record<string, Migration> }> = [
+  { schema: 'events', migrations: { '2026_11_21_2330_create_events': createEvents } },
+];

@@ -1,0 +1,48 @@
+import type { ContentCreatedV1 } from './content-event.js';
+
+/** One event as a consumer receives it. */
+export interface DeliveredEvent {
+  /** Position in the log: the outbox id (embedded) or "partition:offset" (Kafka). Opaque. */
+  readonly offset: string;
+  readonly topic: string;
+  /** The ordering key: the org id. */
+  readonly key: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly event: ContentCreatedV1;
+}
+
+export interface SubscribeOptions {
+  /** Consumer name (embedded: offset row; Kafka: consumer group id). One active instance per name. */
+  consumer: string;
+  /**
+   * Process a batch, in log order. Resolve only when the work is durable: the offset moves past
+   * the batch only then. Must be idempotent: delivery is at least once (after a crash or a
+   * failed batch, events are delivered again).
+   */
+  handler(batch: readonly DeliveredEvent[]): Promise<void>;
+  /** Most events per handler call. Default 100. */
+  batchSize?: number;
+  /**
+   * Times one event is handed to the handler alone (after its batch failed) before it goes to
+   * the dead letters and the stream moves on. Default 5. `Infinity`: never give up (relay).
+   */
+  maxAttempts?: number;
+  /** First retry delay, doubled per attempt up to 30 s. Default 200 ms. */
+  retryDelayMs?: number;
+}
+
+export interface Subscription {
+  /** Stop fetching; waits for the batch in flight to finish (its offset is stored if it succeeded). */
+  close(): Promise<void>;
+}
+
+/**
+ * The port every consumer of content events uses. Guarantees: at least once; in order per org
+ * (the key); offsets stored only after the handler succeeds; a poison event is retried a
+ * bounded number of times, then dead-lettered, and later events keep flowing.
+ */
+export interface EventLog {
+  subscribe(options: SubscribeOptions): Promise<Subscription>;
+  /** Close every subscription and release connections. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,247 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
+import { sql, withTenant } from '@quarry/db';
+import { createTestDatabase, type TestDatabase } from '@quarry/testing';
+import { appendContentEvent, consumerLag, createEmbeddedEventLog, eventsSchemas, grantEventConsumer, type DeliveredEvent, type EventLog, type Subscription } from '../src/index.js';
+import { appendEvents, waitFor } from './helpers.js';
+
+let database: TestDatabase;
+const logs: EventLog[] = [];
+beforeAll(async () => {
+  database = await createTestDatabase({ schemas: [...eventsSchemas] });
+  await grantEventConsumer(database.admin, database.appRole);
+});
+afterAll(async () => {
+  await Promise.all(logs.map((l) => l.close()));
+  await database?.drop();
+});
+
+function newLog(pollIntervalMs = 60_000): EventLog {
+  const log = createEmbeddedEventLog({ db: database.app, connectionString: database.appUrl, pollIntervalMs });
+  logs.push(log);
+  return log;
+}
+
+async function offsetOf(consumer: string): Promise<string | undefined> {
+  const { rows } = await sql<{ position: string }>`select position from events.consumer_offsets where consumer = ${consumer}`.execute(database.admin);
+  return rows[0]?.position;
+}
+
+describe('embedded event log (the outbox)', () => {
+  it('delivers committed events in outbox order, per org in append order', async () => {
+    const [orgA, orgB] = [randomUUID(), randomUUID()];
+    const a = await appendEvents(database.app, orgA, ['a1', 'a2']);
+    const b = await appendEvents(database.app, orgB, ['b1']);
+    const a3 = await appendEvents(database.app, orgA, ['a3']);
+    const seen: DeliveredEvent[] = [];
+    await newLog().subscribe({
+      consumer: 'order',
+      batchSize: 2,
+      handler: async (batch) => {
+        seen.push(...batch.filter((e) => e.event.orgId === orgA || e.event.orgId === orgB));
+      },
+    });
+    await waitFor(() => seen.length >= 4, 10_000, '4 events');
+    expect(seen.map((e) => e.event.eventId)).toEqual([...a, ...b, ...a3]);
+    expect(seen.map((e) => e.key)).toEqual([orgA, orgA, orgB, orgA]);
+    expect(seen[0]?.headers).toMatchObject({ 'event-type': 'content.created', 'schema-version': '1' });
+    const offsets = seen.map((e) => BigInt(e.offset));
+    expect([...offsets].sort((x, y) => (x < y ? -1 : 1))).toEqual(offsets);
+  });
+
+  it('redelivers an unfinished batch after a crash and resumes from the stored offset', async () => {
+    const org = randomUUID();
+    // Start this consumer at the current end of the log, so its batches are exactly r1-r3, r4-r6, r7.
+    await sql`insert into events.consumer_offsets (consumer, position) select 'restart', coalesce(max(id), 0) from events.outbox`.execute(database.admin);
+    const ids = await appendEvents(database.app, org, ['r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'r7']);
+    const mine = (batch: readonly DeliveredEvent[]) => batch.filter((e) => e.event.orgId === org);
+
+    // First run: the first batch of 3 succeeds, the process "dies" in the middle of the second.
+    const firstRun: string[] = [];
+    let calls = 0;
+    let closing: Promise<void> | undefined;
+    const sub: Subscription = await newLog().subscribe({
+      consumer: 'restart',
+      batchSize: 3,
+      retryDelayMs: 1,
+      handler: async (batch) => {
+        const events = mine(batch);
+        if (events.length === 0) return;
+        calls++;
+        firstRun.push(...events.map((e) => e.event.eventId));
+        if (calls === 2) {
+          closing = sub.close();
+          throw new Error('killed mid-batch');
+        }
+      },
+    });
+    await waitFor(() => closing !== undefined, 10_000, 'the crash');
+    await closing;
+    expect(firstRun).toEqual(ids.slice(0, 6));
+
+    // The stored offset covers exactly the first batch.
+    const { rows } = await sql<{ id: string }>`select id from events.outbox where event_id = ${ids[2]}`.execute(database.admin);
+    expect(await offsetOf('restart')).toBe(rows[0]?.id);
+
+    // Second run (a new process): starts after the offset, so r4.. are delivered again and in order.
+    const secondRun: string[] = [];
+    await newLog().subscribe({
+      consumer: 'restart',
+      batchSize: 3,
+      handler: async (batch) => {
+        secondRun.push(...mine(batch).map((e) => e.event.eventId));
+      },
+    });
+    await waitFor(() => secondRun.length >= 4, 10_000, 'the remaining 4 events');
+    expect(secondRun).toEqual(ids.slice(3)); // r4-r6 delivered twice in all: at least once, never lost
+  });
+
+  it('dead-letters a poison event after maxAttempts and keeps the stream moving', async () => {
+    const org = randomUUID();
+    const [ok1, poison, ok2] = await appendEvents(database.app, org, ['ok1', 'poison', 'ok2']);
+    const handled: string[] = [];
+    let poisonAttemptsAlone = 0;
+    await newLog().subscribe({
+      consumer: 'poison',
+      batchSize: 10,
+      maxAttempts: 3,
+      retryDelayMs: 1,
+      handler: async (batch) => {
+        const events = batch.filter((e) => e.event.orgId === org);
+        if (events.some((e) => e.event.title === 'poison')) {
+          if (batch.length === 1) poisonAttemptsAlone++;
+          throw new Error('cannot index this');
+        }
+        handled.push(...events.map((e) => e.event.eventId));
+      },
+    });
+    await waitFor(() => handled.includes(ok2!), 10_000, 'the event after the poison one');
+    expect(handled).toEqual([ok1, ok2]);
+    expect(poisonAttemptsAlone).toBe(3);
+
+    const letters = await withTenant(database.app, { orgId: org }, (trx) =>
+      sql<{ event_id: string; attempts: number; error: string; consumer: string }>`
+        select event_id, attempts, error, consumer from events.dead_letters`.execute(trx),
+    );
+    expect(letters.rows).toEqual([{ event_id: poison, attempts: 3, error: 'Error: cannot index this', consumer: 'poison' }]);
+    const otherTenant = await withTenant(database.app, { orgId: randomUUID() }, (trx) => sql`select 1 from events.dead_letters`.execute(trx));
+    expect(otherTenant.rows).toEqual([]);
+  });
+
+  it('dead-letters an undecodable outbox row at once and delivers the next', async () => {
+    const org = randomUUID();
+    await sql`insert into events.outbox (event_id, org_id, topic, key, payload)
+              values (${randomUUID()}, ${org}, 'content.created', ${org}, '{"schemaVersion": 99}')`.execute(database.admin);
+    const [after] = await appendEvents(database.app, org, ['after']);
+    const handled: string[] = [];
+    await newLog().subscribe({
+      consumer: 'undecodable',
+      handler: async (batch) => {
+        handled.push(...batch.filter((e) => e.event.orgId === org).map((e) => e.event.eventId));
+      },
+    });
+    await waitFor(() => handled.includes(after!), 10_000, 'the event after the undecodable one');
+    const letters = await sql<{ attempts: number }>`select attempts from events.dead_letters where org_id = ${org} and consumer = 'undecodable'`.execute(database.admin);
+    expect(letters.rows).toEqual([{ attempts: 1 }]);
+  });
+
+  it('wakes an idle consumer by NOTIFY within a second (fallback poll set to a minute)', async () => {
+    const org = randomUUID();
+    let receivedAt = 0;
+    const log = newLog(60_000);
+    let caughtUp = false;
+    await log.subscribe({
+      consumer: 'notify',
+      handler: async (batch) => {
+        if (batch.some((e) => e.event.orgId === org)) receivedAt = performance.now();
+        caughtUp = true;
+      },
+    });
+    // Let it read the backlog of earlier tests and go idle.
+    await waitFor(() => caughtUp, 10_000, 'the backlog');
+    await new Promise((r) => setTimeout(r, 300));
+    const sentAt = performance.now();
+    await appendEvents(database.app, org, ['wake']);
+    await waitFor(() => receivedAt > 0, 5_000, 'the notified event');
+    const latencyMs = receivedAt - sentAt;
+    expect(latencyMs).toBeLessThan(1_000);
+  });
+
+  it('never delivers an event whose transaction rolled back', async () => {
+    const org = randomUUID();
+    await expect(
+      withTenant(database.app, { orgId: org }, async (trx) => {
+        await appendContentEvent(trx, { orgId: org, sourceTable: 'research_output', sourceId: 'x', title: 'rolled back', text: 't' });
+        throw new Error('rollback');
+      }),
+    ).rejects.toThrow('rollback');
+    const [kept] = await appendEvents(database.app, org, ['kept']);
+    const titles: string[] = [];
+    await newLog().subscribe({
+      consumer: 'rollback',
+      handler: async (batch) => {
+        titles.push(...batch.filter((e) => e.event.orgId === org).map((e) => e.event.title));
+      },
+    });
+    await waitFor(() => titles.includes('kept'), 10_000, 'the committed event');
+    expect(kept).toBeDefined();
+    expect(titles).toEqual(['kept']);
+  });
+});
+
+describe('one active instance per consumer, and lag', () => {
+  it('keeps a second instance of the same consumer on standby until the first goes away', async () => {
+    const org = randomUUID();
+    await sql`insert into events.consumer_offsets (consumer, position) select 'standby', coalesce(max(id), 0) from events.outbox`.execute(database.admin);
+    const byFirst: string[] = [];
+    const bySecond: string[] = [];
+    const mine = (batch: readonly DeliveredEvent[]) => batch.filter((e) => e.event.orgId === org).map((e) => e.event.title);
+    const first = await newLog(200).subscribe({ consumer: 'standby', handler: async (b) => void byFirst.push(...mine(b)) });
+    await newLog(200).subscribe({ consumer: 'standby', handler: async (b) => void bySecond.push(...mine(b)) });
+    await appendEvents(database.app, org, ['s1', 's2']);
+    await waitFor(() => byFirst.length >= 2, 10_000, 'the active instance');
+    await new Promise((r) => setTimeout(r, 500)); // several standby polls
+    expect(bySecond).toEqual([]);
+
+    await first.close();
+    await appendEvents(database.app, org, ['s3']);
+    await waitFor(() => bySecond.length >= 1, 10_000, 'the standby to take over');
+    expect(byFirst).toEqual(['s1', 's2']);
+    expect(bySecond).toEqual(['s3']);
+  });
+
+  it('reconnects its LISTEN session when the connection is killed, and keeps delivering promptly', async () => {
+    const org = randomUUID();
+    const errors: unknown[] = [];
+    const log = createEmbeddedEventLog({ db: database.app, connectionString: database.appUrl, pollIntervalMs: 60_000, onError: (e) => errors.push(e) });
+    logs.push(log);
+    const titles: string[] = [];
+    let ready = false;
+    await log.subscribe({
+      consumer: 'reconnect',
+      handler: async (b) => {
+        ready = true;
+        titles.push(...b.filter((e) => e.event.orgId === org).map((e) => e.event.title));
+      },
+    });
+    await waitFor(() => ready, 10_000, 'the backlog');
+    const killed = await sql<{ ok: boolean }>`
+      select pg_terminate_backend(pid) as ok from pg_stat_activity
+      where datname = current_database() and application_name = 'quarry-events:reconnect'`.execute(database.admin);
+    expect(killed.rows).toEqual([{ ok: true }]);
+    await waitFor(() => errors.length > 0, 5_000, 'the session error');
+    await new Promise((r) => setTimeout(r, 300)); // reconnected and idle again
+    await appendEvents(database.app, org, ['after-kill']);
+    await waitFor(() => titles.includes('after-kill'), 2_000, 'delivery after reconnect (fallback poll is 60 s)');
+  });
+
+  it('reports how many events a consumer has not finished and how old the oldest is', async () => {
+    await sql`insert into events.consumer_offsets (consumer, position) select 'lagging', coalesce(max(id), 0) from events.outbox`.execute(database.admin);
+    expect(await consumerLag(database.app, 'lagging')).toEqual({ pending: 0, oldestPendingAgeMs: null });
+    await appendEvents(database.app, randomUUID(), ['l1', 'l2']);
+    await new Promise((r) => setTimeout(r, 50));
+    const lag = await consumerLag(database.app, 'lagging');
+    expect(lag.pending).toBe(2);
+    expect(lag.oldestPendingAgeMs).toBeGreaterThanOrEqual(40);
+  });
+});
