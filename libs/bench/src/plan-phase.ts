@@ -190,7 +190,7 @@ export const planToolsPhase: Phase = {
         });
         const pairRun = await load.done;
         if (pairRun.failures) throw new Error(`${pairRun.failures} failed step calls (${name}, ${clients} clients)`);
-        pairRate[`${name}_c${clients}`] = counters.pairs / pairRun.seconds;
+        pairRate[`${name}_c${clients}`] = counters.pairs / Math.max(pairRun.seconds, 0.001);
       }
       for (const clients of sizes.clients) {
         results[`p2_read_tool_calls_per_s_c${clients}`] = compared(readRate[`quarry_c${clients}`]!, readRate[`monolith_c${clients}`]!, 'calls/s');

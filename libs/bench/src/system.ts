@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { startArtifactStore } from '@quarry/artifact-store';
 import { APP_ROLE, migrateAll } from '@quarry/cli';
-import { planV1 } from '@quarry/contracts';
+import { artifactV1, planV1 } from '@quarry/contracts';
 import { appUrlFrom, createDb, sql, startEmbeddedPostgres } from '@quarry/db';
 import {
   buildServer,
@@ -17,6 +18,7 @@ import { createLogger, type Logger } from '@quarry/telemetry';
 import { inProcessPlanBackend } from './monolith.js';
 
 const PLAN_SERVICE = `${planV1.protobufPackage}.PlanService`;
+const ARTIFACT_SERVICE = `${artifactV1.protobufPackage}.ArtifactService`;
 
 export interface BenchSystem {
   /** MCP endpoint of Quarry as `npm start` runs it: gateway → loopback gRPC → plan engine. */
@@ -62,9 +64,20 @@ export async function startBenchSystem(options: { dataDir: string; logger?: Logg
       QUARRY_RATE_LIMIT_PER_MINUTE: '1000000000',
     });
 
-    const planEngine = await startPlanEngine({ databaseUrl, identityKey: config.QUARRY_IDENTITY_KEY, logger, host: '127.0.0.1', port: 0 });
+    // The gateway needs a backend for every service in the catalogue: the artifact store runs
+    // beside the plan engine (each calls the other), as under `quarry start`.
+    const planEngine = await startPlanEngine({
+      databaseUrl,
+      identityKey: config.QUARRY_IDENTITY_KEY,
+      logger,
+      host: '127.0.0.1',
+      port: 0,
+      artifactStoreAddress: () => artifactStore.address,
+    });
     closers.push(() => planEngine.close(1_000));
-    const quarry = await startGateway(config, logger, { serviceAddresses: { [PLAN_SERVICE]: planEngine.address } });
+    const artifactStore = await startArtifactStore({ databaseUrl, identityKey: config.QUARRY_IDENTITY_KEY, planEngineAddress: planEngine.address, logger, host: '127.0.0.1', port: 0 });
+    closers.push(() => artifactStore.close(1_000));
+    const quarry = await startGateway(config, logger, { serviceAddresses: { [PLAN_SERVICE]: planEngine.address, [ARTIFACT_SERVICE]: artifactStore.address } });
     closers.push(quarry.close);
 
     // The monolith owns its pool and change listener, exactly as the plan engine's runtime does.
@@ -74,7 +87,7 @@ export async function startBenchSystem(options: { dataDir: string; logger?: Logg
     await changes.start();
     closers.push(() => changes.close());
     const backend = inProcessPlanBackend({ db, changes, logger, stallThresholdMs: 30 * 60_000 });
-    const monolith = await startGateway(config, logger, { backends: { [PLAN_SERVICE]: backend } });
+    const monolith = await startGateway(config, logger, { serviceAddresses: { [ARTIFACT_SERVICE]: artifactStore.address }, backends: { [PLAN_SERVICE]: backend } });
     closers.push(monolith.close);
 
     const signer = createIdentitySigner({ key: config.QUARRY_IDENTITY_KEY, issuer: 'quarry-bench' });

@@ -36,5 +36,6 @@ export function createToolCodec(tool: ToolDefinition, descriptors: Uint8Array = 
 
 // Generated code per proto package: messages (encode/decode/fromJSON/toJSON), the grpc-js
 // service definition (e.g. IdentityServiceService), server interface and client.
+export * as artifactV1 from './gen/quarry/artifact/v1/artifact.js';
 export * as identityV1 from './gen/quarry/identity/v1/identity.js';
 export * as planV1 from './gen/quarry/plan/v1/plan.js';

@@ -33,7 +33,7 @@ describe('the tool catalogue', () => {
     });
   });
 
-  it('publishes exactly these tools: ping and the plan engine tools of issue 3', () => {
+  it('publishes exactly these tools: ping, the plan engine tools of issue 3 and the artifact tools of issue 4', () => {
     expect(toolCatalogue.map((tool) => tool.name)).toEqual([
       'create_research_plan',
       'get_next_step',
@@ -45,8 +45,11 @@ describe('the tool catalogue', () => {
       'modify_plan',
       'ping',
       'request_user_review',
+      'store_research',
+      'store_research_output',
       'submit_research_feedback',
       'submit_step_result',
+      'submit_subagent_report',
       'submit_user_decision',
     ]);
   });

@@ -36,6 +36,7 @@ describe('generateContracts', () => {
       'descriptor-set.ts',
       'google/protobuf/struct.ts',
       'google/protobuf/timestamp.ts',
+      'quarry/artifact/v1/artifact.ts',
       'quarry/identity/v1/identity.ts',
       'quarry/plan/v1/plan.ts',
     ]);

@@ -1,9 +1,11 @@
+import { artifactSchemas } from '@quarry/artifact-store';
 import { createDb, migrate, provisionAppRole } from '@quarry/db';
+import { eventsSchemas } from '@quarry/events';
 import { gatewaySchemas } from '@quarry/gateway';
 import { planSchemas } from '@quarry/plan-engine';
 
 /** Every service schema, in dependency order. Each service owns its migrations. */
-export const serviceSchemas = [...gatewaySchemas, ...planSchemas];
+export const serviceSchemas = [...gatewaySchemas, ...planSchemas, ...eventsSchemas, ...artifactSchemas];
 
 export const APP_ROLE = 'quarry_app';
 

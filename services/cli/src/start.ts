@@ -1,3 +1,4 @@
+import { startArtifactStore } from '@quarry/artifact-store';
 import { createDb, startEmbeddedPostgres, appUrlFrom } from '@quarry/db';
 import { buildServer, createGatewayRuntime, createIdentityAdmin, type IdentityDatabase, loadGatewayConfig } from '@quarry/gateway';
 import { startPlanEngine } from '@quarry/plan-engine';
@@ -38,18 +39,33 @@ export async function startAll({ env, out, logLevel }: StartOptions) {
     DATABASE_URL: appUrlFrom(adminUrl, appRole, appPassword),
     QUARRY_IDENTITY_KEY: env.QUARRY_IDENTITY_KEY ?? dir.secret('identity-key', 48),
   });
-  // Every service on loopback, reached by the gateway over real gRPC (ADR 0006).
+  // Every service on loopback, reached by the gateway over real gRPC (ADR 0006). The plan
+  // engine and the artifact store call each other, so the plan engine reads the artifact
+  // store's address at its first call.
   const planEngine = await startPlanEngine({
     databaseUrl: config.DATABASE_URL,
     identityKey: config.QUARRY_IDENTITY_KEY,
     logger: logger.child({ service: 'plan-engine' }),
     host: '127.0.0.1',
     port: 0,
+    artifactStoreAddress: () => artifactStore.address,
+  });
+  const artifactStore = await startArtifactStore({
+    databaseUrl: config.DATABASE_URL,
+    identityKey: config.QUARRY_IDENTITY_KEY,
+    planEngineAddress: planEngine.address,
+    logger: logger.child({ service: 'artifact-store' }),
+    host: '127.0.0.1',
+    port: 0,
   });
   const runtime = await createGatewayRuntime({
     config,
     logger,
-    serviceAddresses: { ...config.QUARRY_SERVICES, 'quarry.plan.v1.PlanService': planEngine.address },
+    serviceAddresses: {
+      ...config.QUARRY_SERVICES,
+      'quarry.plan.v1.PlanService': planEngine.address,
+      'quarry.artifact.v1.ArtifactService': artifactStore.address,
+    },
   });
   const app = await buildServer(runtime.deps);
   await app.listen({ host: config.HOST, port: config.PORT });
@@ -80,6 +96,7 @@ export async function startAll({ env, out, logLevel }: StartOptions) {
       runtime.beginDrain();
       await app.close();
       await runtime.close();
+      await artifactStore.close();
       await planEngine.close();
       await embedded?.stop();
     },

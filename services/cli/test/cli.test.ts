@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { startArtifactStore } from '@quarry/artifact-store';
 import { runCli } from '@quarry/cli';
 import { appUrlFrom } from '@quarry/db';
 import { buildServer, createGatewayRuntime, loadGatewayConfig } from '@quarry/gateway';
@@ -30,8 +31,27 @@ async function startGateway() {
     LOG_LEVEL: 'silent',
   });
   const logger = createLogger({ service: 'cli-test', level: 'silent' });
-  const planEngine = await startPlanEngine({ databaseUrl: config.DATABASE_URL, identityKey: config.QUARRY_IDENTITY_KEY, logger, host: '127.0.0.1', port: 0 });
-  const runtime = await createGatewayRuntime({ config, logger, serviceAddresses: { 'quarry.plan.v1.PlanService': planEngine.address } });
+  const planEngine = await startPlanEngine({
+    databaseUrl: config.DATABASE_URL,
+    identityKey: config.QUARRY_IDENTITY_KEY,
+    logger,
+    host: '127.0.0.1',
+    port: 0,
+    artifactStoreAddress: () => artifactStore.address,
+  });
+  const artifactStore = await startArtifactStore({
+    databaseUrl: config.DATABASE_URL,
+    identityKey: config.QUARRY_IDENTITY_KEY,
+    planEngineAddress: planEngine.address,
+    logger,
+    host: '127.0.0.1',
+    port: 0,
+  });
+  const runtime = await createGatewayRuntime({
+    config,
+    logger,
+    serviceAddresses: { 'quarry.plan.v1.PlanService': planEngine.address, 'quarry.artifact.v1.ArtifactService': artifactStore.address },
+  });
   const app = await buildServer(runtime.deps);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address() as { port: number };
@@ -40,6 +60,7 @@ async function startGateway() {
     close: async () => {
       await app.close();
       await runtime.close();
+      await artifactStore.close(1000);
       await planEngine.close(1000);
     },
   };
@@ -70,7 +91,7 @@ afterAll(async () => {
 describe('quarry CLI', () => {
   it('migrates once, then reports the database up to date', async () => {
     const first = await quarry('migrate');
-    expect(first).toMatchObject({ code: 0, out: expect.stringMatching(/Applied 3 migration\(s\)[\s\S]*identity\/2026_11_21_2200_create_identity/) });
+    expect(first).toMatchObject({ code: 0, out: expect.stringMatching(/Applied 5 migration\(s\)[\s\S]*identity\/2026_11_21_2200_create_identity/) });
     expect(await quarry('migrate')).toMatchObject({ code: 0, out: 'Database is up to date.' });
   });
 

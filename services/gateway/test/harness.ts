@@ -1,4 +1,6 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { artifactSchemas, startArtifactStore } from '@quarry/artifact-store';
+import { eventsSchemas } from '@quarry/events';
 import { createLogger } from '@quarry/telemetry';
 import { createTestDatabase } from '@quarry/testing';
 import {
@@ -16,7 +18,7 @@ export type Era = 'legacy' | 'modern';
 
 /** A real gateway on a free loopback port, over a fresh migrated database, with one member. */
 export async function startTestGateway(env: Record<string, string> = {}) {
-  const database = await createTestDatabase({ schemas: [...gatewaySchemas, ...planSchemas] });
+  const database = await createTestDatabase({ schemas: [...gatewaySchemas, ...planSchemas, ...eventsSchemas, ...artifactSchemas] });
   const admin = createIdentityAdmin(database.admin as Kysely<IdentityDatabase>);
   await admin.createOrg({ slug: 'acme', name: 'Acme Research' });
   await admin.addUser({ email: 'ada@acme.test', orgSlug: 'acme', name: 'Ada Lovelace' });
@@ -30,8 +32,29 @@ export async function startTestGateway(env: Record<string, string> = {}) {
     ...env,
   });
   const logger = createLogger({ service: 'gateway-test', level: 'silent' });
-  const planEngine = await startPlanEngine({ databaseUrl: database.appUrl, identityKey: config.QUARRY_IDENTITY_KEY, logger, host: '127.0.0.1', port: 0 });
-  const runtime = await createGatewayRuntime({ config, logger, serviceAddresses: { 'quarry.plan.v1.PlanService': planEngine.address } });
+  // The plan engine and the artifact store call each other: the plan engine reads the artifact
+  // store's address at its first call.
+  const planEngine = await startPlanEngine({
+    databaseUrl: database.appUrl,
+    identityKey: config.QUARRY_IDENTITY_KEY,
+    logger,
+    host: '127.0.0.1',
+    port: 0,
+    artifactStoreAddress: () => artifactStore.address,
+  });
+  const artifactStore = await startArtifactStore({
+    databaseUrl: database.appUrl,
+    identityKey: config.QUARRY_IDENTITY_KEY,
+    planEngineAddress: planEngine.address,
+    logger,
+    host: '127.0.0.1',
+    port: 0,
+  });
+  const runtime = await createGatewayRuntime({
+    config,
+    logger,
+    serviceAddresses: { 'quarry.plan.v1.PlanService': planEngine.address, 'quarry.artifact.v1.ArtifactService': artifactStore.address },
+  });
   const app = await buildServer(runtime.deps);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
@@ -46,9 +69,11 @@ export async function startTestGateway(env: Record<string, string> = {}) {
     database,
     runtime,
     planEngine,
+    artifactStore,
     async close() {
       await app.close();
       await runtime.close();
+      await artifactStore.close(1000);
       await planEngine.close(1000);
       await database.drop();
     },

@@ -7,6 +7,7 @@ export const planEngineConfigSchema = z.object({
   DATABASE_URL: env.url().describe('PostgreSQL connection for the app role (RLS applies)'),
   QUARRY_IDENTITY_KEY: z.string().min(32, 'must be at least 32 characters (it verifies caller identity)'),
   QUARRY_STALL_THRESHOLD: env.duration('30m'),
+  ARTIFACT_STORE_ADDRESS: z.string().min(1).optional().describe('host:port of the artifact store (artifacts in the context tools)'),
   LOG_LEVEL: env.logLevel(),
   OTEL_EXPORTER_OTLP_ENDPOINT: env.url().optional(),
 });

@@ -7,3 +7,4 @@ export { createPlanChangeListener, type PlanChangeListener } from './plan-change
 export { loadPlanEngineConfig, planEngineConfigSchema } from './config.js';
 export { planErrors } from './errors.js';
 export type { PlanDatabase } from './store/schema.js';
+export { createPlanArtifactsClient, noPlanArtifacts, type PlanArtifacts } from './artifacts.js';

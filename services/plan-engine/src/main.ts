@@ -14,6 +14,7 @@ const engine = await startPlanEngine({
   host: config.HOST,
   port: config.PORT,
   stallThresholdMs: config.QUARRY_STALL_THRESHOLD,
+  artifactStoreAddress: config.ARTIFACT_STORE_ADDRESS,
 });
 logger.info({ address: engine.address }, 'plan engine listening');
 

@@ -1,6 +1,7 @@
 import { createDb } from '@quarry/db';
 import { createIdentityVerifier } from '@quarry/grpc';
 import type { Logger } from 'pino';
+import { createPlanArtifactsClient, noPlanArtifacts } from './artifacts.js';
 import { createPlanChangeListener } from './plan-changes.js';
 import { buildServer } from './server.js';
 import type { PlanDatabase } from './store/schema.js';
@@ -13,6 +14,11 @@ export interface PlanEngineRuntimeOptions {
   host: string;
   port: number;
   stallThresholdMs?: number;
+  /**
+   * host:port of the artifact store; without it, the context tools list no artifacts. A
+   * function is read at the first call (for an artifact store started after the plan engine).
+   */
+  artifactStoreAddress?: string | (() => string);
 }
 
 /**
@@ -23,12 +29,16 @@ export async function startPlanEngine(options: PlanEngineRuntimeOptions) {
   const db = createDb<PlanDatabase>({ connectionString: options.databaseUrl, applicationName: 'quarry-plan-engine', max: 10 });
   const changes = createPlanChangeListener({ connectionString: options.databaseUrl, logger: options.logger });
   await changes.start();
+  const artifacts = options.artifactStoreAddress
+    ? createPlanArtifactsClient({ address: options.artifactStoreAddress, identityKey: options.identityKey })
+    : noPlanArtifacts;
   const server = buildServer({
     db,
     changes,
     logger: options.logger,
     verifier: createIdentityVerifier({ key: options.identityKey }),
     stallThresholdMs: options.stallThresholdMs ?? 30 * 60_000,
+    artifacts,
   });
   const port = await server.listen(options.host, options.port);
   return {
@@ -38,6 +48,7 @@ export async function startPlanEngine(options: PlanEngineRuntimeOptions) {
     /** NOT_SERVING first (probes and balancers stop sending), drain, then release. */
     async close(graceMs = 10_000) {
       await server.shutdown(graceMs);
+      artifacts.close();
       await changes.close();
       await db.destroy();
     },

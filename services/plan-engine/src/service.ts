@@ -15,6 +15,7 @@ import {
   progress,
   transition,
 } from './core/index.js';
+import { noPlanArtifacts, type PlanArtifacts } from './artifacts.js';
 import { branchActions, feedbackTypes, mediaTypes, modifyActions, nextStepStatuses, planStatuses, reviewDecisions, skillStatuses, stepStatuses, stepTypes } from './enums.js';
 import { planErrors, toServiceError } from './errors.js';
 import type { PlanChangeListener } from './plan-changes.js';
@@ -26,6 +27,8 @@ export interface PlanServiceDeps {
   changes: PlanChangeListener;
   logger: Logger;
   stallThresholdMs: number;
+  /** The plan's artifacts for the context tools; none when omitted (no artifact store). */
+  artifacts?: PlanArtifacts;
   now?: () => Date;
   newId?: () => string;
 }
@@ -96,6 +99,7 @@ const MODIFY_FIELDS = {
 export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServer {
   const now = deps.now ?? (() => new Date());
   const newId = deps.newId ?? (() => crypto.randomUUID());
+  const artifacts = deps.artifacts ?? noPlanArtifacts;
 
   async function tenant<T>(ctx: CallContext, fn: (trx: Trx) => Promise<T>): Promise<T> {
     try {
@@ -390,7 +394,9 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
     }),
 
     getStepContext: unary(async (req: planV1.GetStepContextRequest, ctx) => {
-      return tenant(ctx, async (trx) => {
+      // The plan is checked first (a missing or foreign plan is an error), then its artifacts
+      // are asked for outside the transaction, so no connection waits on another service.
+      const context = await tenant(ctx, async (trx) => {
         const { snapshot } = await mustLoad(trx, req.planId, false);
         const byId = new Map(snapshot.steps.map((s) => [s.id, s]));
         const current = byId.get(req.stepId);
@@ -411,9 +417,9 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
             resultSummary: summarizeResult(s.result),
             confidence: s.confidence ?? undefined,
           })),
-          artifacts: [],
         };
       });
+      return { ...context, artifacts: await artifacts.list(ctx, req.planId) };
     }),
 
     requestUserReview: unary(async (req: planV1.RequestUserReviewRequest, ctx) => {
@@ -455,7 +461,7 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
     }),
 
     getResearchContext: unary(async (req: planV1.GetResearchContextRequest, ctx) => {
-      return tenant(ctx, async (trx): Promise<planV1.GetResearchContextResponse> => {
+      const context = await tenant(ctx, async (trx): Promise<planV1.GetResearchContextResponse> => {
         const { plan, snapshot } = await mustLoad(trx, req.planId, Boolean(req.sessionId));
         const at = now();
         let steps = snapshot.steps;
@@ -518,6 +524,7 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
           outputPreferences: prefs,
         };
       });
+      return { ...context, artifacts: await artifacts.list(ctx, req.planId) };
     }),
 
     logSkillExecution: unary(async (req: planV1.LogSkillExecutionRequest, ctx) => {
@@ -600,8 +607,24 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
         return { feedbackId: row.id, feedbackType: req.feedbackType, stored: true };
       });
     }),
+
+    resolvePlanReference: unary(async (req: planV1.ResolvePlanReferenceRequest, ctx) => {
+      // Internal: callers pass IDs they did not validate; anything that is not a UUID is missing.
+      if (!UUID.test(req.planId)) throw planErrors.PLAN_NOT_FOUND({ planId: req.planId });
+      if (req.stepId !== undefined && !UUID.test(req.stepId)) throw planErrors.STEP_NOT_FOUND({ stepId: req.stepId });
+      return tenant(ctx, async (trx): Promise<planV1.ResolvePlanReferenceResponse> => {
+        const plan = await trx.selectFrom('plan.research_plans').select('id').where('id', '=', req.planId).executeTakeFirst();
+        if (!plan) throw planErrors.PLAN_NOT_FOUND({ planId: req.planId });
+        if (req.stepId === undefined) return { planId: plan.id };
+        const step = await trx.selectFrom('plan.plan_steps').select('id').where('plan_id', '=', plan.id).where('id', '=', req.stepId).executeTakeFirst();
+        if (!step) throw planErrors.STEP_NOT_FOUND({ stepId: req.stepId });
+        return { planId: plan.id, stepId: step.id };
+      });
+    }),
   };
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function skillExecutionOf(row: {
   id: string;

@@ -1826,6 +1826,233 @@ export const toolDefinitions: readonly ToolDefinition[] = [
     }
   },
   {
+    "name": "store_research",
+    "title": "Store research artifact",
+    "description": "Store a research artifact: an analysis, synthesis, comparison, summary, source list or finding you produced, as a JSON object in `content`. Put the readable text in contentText: it is what search_sources finds later (without it, the text values of `content` are indexed). Pass planId (and stepId) to attach the artifact to a plan: it then appears in get_step_context and get_research_context. Returns the new artifact's ID.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "artifactType": {
+          "type": "string",
+          "enum": [
+            "analysis",
+            "synthesis",
+            "comparison",
+            "summary",
+            "source_list",
+            "finding"
+          ],
+          "description": "What kind of artifact this is."
+        },
+        "title": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 500,
+          "description": "A short title for the artifact."
+        },
+        "content": {
+          "type": "object",
+          "description": "The artifact itself, as a JSON object (at most 1 MiB as JSON)."
+        },
+        "contentText": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 1048576,
+          "description": "The artifact as readable text: what search_sources indexes (at most 1 MiB UTF-8)."
+        },
+        "confidence": {
+          "type": "number",
+          "minimum": 0,
+          "maximum": 1,
+          "description": "How confident you are in the artifact, from 0 (not at all) to 1 (certain)."
+        },
+        "planId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The research plan the artifact belongs to, if any."
+        },
+        "stepId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The step of that plan the artifact belongs to, if any (needs planId)."
+        },
+        "tags": {
+          "type": "array",
+          "items": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 100
+          },
+          "maxItems": 50,
+          "uniqueItems": true,
+          "description": "Labels for filtering searches later."
+        }
+      },
+      "required": [
+        "artifactType",
+        "title",
+        "content"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string",
+          "description": "The new artifact's ID."
+        },
+        "artifactType": {
+          "type": "string",
+          "enum": [
+            "analysis",
+            "synthesis",
+            "comparison",
+            "summary",
+            "source_list",
+            "finding"
+          ],
+          "description": "The artifact's kind, as stored."
+        },
+        "title": {
+          "type": "string",
+          "description": "The artifact's title, as stored."
+        },
+        "stored": {
+          "type": "boolean",
+          "description": "Always true: the artifact is stored."
+        }
+      },
+      "required": [
+        "id",
+        "title",
+        "stored"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": false,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.artifact.v1.ArtifactService",
+      "method": "StoreResearch",
+      "path": "/quarry.artifact.v1.ArtifactService/StoreResearch"
+    }
+  },
+  {
+    "name": "store_research_output",
+    "title": "Store research output",
+    "description": "Store a deliverable of a research plan: the final answer in the form the user asked for. Text forms (conversation, markdown, html) go in `content` as text; binary documents (word, excel, powerpoint) go in `content` base64-encoded, with a short contentSummary (only the summary of a binary document is searchable). Text may be up to 1 MiB (UTF-8), a binary document up to 2 MiB once decoded. Returns the new output's ID.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "planId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The research plan this output delivers."
+        },
+        "mediaType": {
+          "type": "string",
+          "enum": [
+            "conversation",
+            "markdown",
+            "html",
+            "word",
+            "excel",
+            "powerpoint"
+          ],
+          "description": "The output's form: text (conversation, markdown, html) or a binary document (word, excel, powerpoint)."
+        },
+        "title": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 500,
+          "description": "A short title for the output."
+        },
+        "content": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 2800000,
+          "description": "The output: the text itself for conversation, markdown and html; the document's bytes, base64-encoded, for word, excel and powerpoint."
+        },
+        "contentSummary": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 20000,
+          "description": "A short summary of the output (what search_sources indexes for binary documents)."
+        },
+        "formattingNotesUsed": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 20000,
+          "description": "The formatting notes or instructions you followed, if any."
+        },
+        "sessionId": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "Your client session ID, if you have one."
+        }
+      },
+      "required": [
+        "planId",
+        "mediaType",
+        "title",
+        "content"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "outputId": {
+          "type": "string",
+          "description": "The new output's ID."
+        },
+        "mediaType": {
+          "type": "string",
+          "enum": [
+            "conversation",
+            "markdown",
+            "html",
+            "word",
+            "excel",
+            "powerpoint"
+          ],
+          "description": "The output's form, as stored."
+        },
+        "title": {
+          "type": "string",
+          "description": "The output's title, as stored."
+        },
+        "stored": {
+          "type": "boolean",
+          "description": "Always true: the output is stored."
+        }
+      },
+      "required": [
+        "outputId",
+        "title",
+        "stored"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": false,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.artifact.v1.ArtifactService",
+      "method": "StoreResearchOutput",
+      "path": "/quarry.artifact.v1.ArtifactService/StoreResearchOutput"
+    }
+  },
+  {
     "name": "submit_research_feedback",
     "title": "Submit research feedback",
     "description": "Record the user's feedback on a piece of research: `initial` right after the plan is presented, `closing` when the research is delivered. Ask the user; only record what they said.",
@@ -2018,6 +2245,78 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "service": "quarry.plan.v1.PlanService",
       "method": "SubmitStepResult",
       "path": "/quarry.plan.v1.PlanService/SubmitStepResult"
+    }
+  },
+  {
+    "name": "submit_subagent_report",
+    "title": "Submit subagent report",
+    "description": "Store the report of a subagent that worked on a step of a plan, so the work is kept and searchable. It is stored as an analysis artifact of that step (source: subagent) and appears in get_step_context and get_research_context. Returns the report's ID.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "planId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The research plan the subagent worked for."
+        },
+        "stepId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The step of that plan the subagent worked on."
+        },
+        "description": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 2000,
+          "description": "What the subagent was asked to do, in a sentence or two (it becomes the report's title)."
+        },
+        "report": {
+          "type": "object",
+          "description": "The subagent's report as a JSON object: findings, sources, open questions (at most 1 MiB as JSON)."
+        },
+        "sessionId": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "Your client session ID, if you have one."
+        }
+      },
+      "required": [
+        "planId",
+        "stepId",
+        "description",
+        "report"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "reportId": {
+          "type": "string",
+          "description": "The stored report's ID (an artifact ID)."
+        },
+        "stored": {
+          "type": "boolean",
+          "description": "Always true: the report is stored."
+        }
+      },
+      "required": [
+        "reportId",
+        "stored"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": false,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.artifact.v1.ArtifactService",
+      "method": "SubmitSubagentReport",
+      "path": "/quarry.artifact.v1.ArtifactService/SubmitSubagentReport"
     }
   },
   {

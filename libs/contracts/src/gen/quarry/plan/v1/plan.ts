@@ -776,6 +776,20 @@ export interface OutputPreferences {
   outputFormattingInstructions?: string | undefined;
 }
 
+export interface ResolvePlanReferenceRequest {
+  /** The plan that must exist in the caller's organization. */
+  planId: string;
+  /** A step that must belong to that plan, if given. */
+  stepId?: string | undefined;
+}
+
+export interface ResolvePlanReferenceResponse {
+  /** The plan ID, as stored. */
+  planId: string;
+  /** The step ID, when one was asked for. */
+  stepId?: string | undefined;
+}
+
 /** A research artifact stored for a plan (by store_research and related tools). */
 export interface ArtifactSummary {
   /** The artifact's ID. */
@@ -2010,6 +2024,192 @@ export const OutputPreferences: MessageFns<OutputPreferences> = {
     const message = createBaseOutputPreferences();
     message.outputMediaType = object.outputMediaType ?? 0;
     message.outputFormattingInstructions = object.outputFormattingInstructions ?? undefined;
+    return message;
+  },
+};
+
+function createBaseResolvePlanReferenceRequest(): ResolvePlanReferenceRequest {
+  return { planId: "", stepId: undefined };
+}
+
+export const ResolvePlanReferenceRequest: MessageFns<ResolvePlanReferenceRequest> = {
+  encode(message: ResolvePlanReferenceRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.planId !== "") {
+      writer.uint32(10).string(message.planId);
+    }
+    if (message.stepId !== undefined) {
+      writer.uint32(18).string(message.stepId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResolvePlanReferenceRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResolvePlanReferenceRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.planId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.stepId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResolvePlanReferenceRequest {
+    return {
+      planId: isSet(object.planId)
+        ? globalThis.String(object.planId)
+        : isSet(object.plan_id)
+        ? globalThis.String(object.plan_id)
+        : "",
+      stepId: isSet(object.stepId)
+        ? globalThis.String(object.stepId)
+        : isSet(object.step_id)
+        ? globalThis.String(object.step_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ResolvePlanReferenceRequest): unknown {
+    const obj: any = {};
+    if (message.planId !== "") {
+      obj.planId = message.planId;
+    }
+    if (message.stepId !== undefined) {
+      obj.stepId = message.stepId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ResolvePlanReferenceRequest>, I>>(base?: I): ResolvePlanReferenceRequest {
+    return ResolvePlanReferenceRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ResolvePlanReferenceRequest>, I>>(object: I): ResolvePlanReferenceRequest {
+    const message = createBaseResolvePlanReferenceRequest();
+    message.planId = object.planId ?? "";
+    message.stepId = object.stepId ?? undefined;
+    return message;
+  },
+};
+
+function createBaseResolvePlanReferenceResponse(): ResolvePlanReferenceResponse {
+  return { planId: "", stepId: undefined };
+}
+
+export const ResolvePlanReferenceResponse: MessageFns<ResolvePlanReferenceResponse> = {
+  encode(message: ResolvePlanReferenceResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.planId !== "") {
+      writer.uint32(10).string(message.planId);
+    }
+    if (message.stepId !== undefined) {
+      writer.uint32(18).string(message.stepId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResolvePlanReferenceResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResolvePlanReferenceResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.planId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.stepId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResolvePlanReferenceResponse {
+    return {
+      planId: isSet(object.planId)
+        ? globalThis.String(object.planId)
+        : isSet(object.plan_id)
+        ? globalThis.String(object.plan_id)
+        : "",
+      stepId: isSet(object.stepId)
+        ? globalThis.String(object.stepId)
+        : isSet(object.step_id)
+        ? globalThis.String(object.step_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ResolvePlanReferenceResponse): unknown {
+    const obj: any = {};
+    if (message.planId !== "") {
+      obj.planId = message.planId;
+    }
+    if (message.stepId !== undefined) {
+      obj.stepId = message.stepId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ResolvePlanReferenceResponse>, I>>(base?: I): ResolvePlanReferenceResponse {
+    return ResolvePlanReferenceResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ResolvePlanReferenceResponse>, I>>(object: I): ResolvePlanReferenceResponse {
+    const message = createBaseResolvePlanReferenceResponse();
+    message.planId = object.planId ?? "";
+    message.stepId = object.stepId ?? undefined;
     return message;
   },
 };
@@ -7714,6 +7914,23 @@ export const PlanServiceService = {
     responseDeserialize: (value: Buffer): SubmitResearchFeedbackResponse =>
       SubmitResearchFeedbackResponse.decode(value),
   },
+  /**
+   * Internal, not a tool: check that a plan (and optionally one of its steps) exists in the
+   * caller's organization. Other services (artifact-store) call it before storing anything that
+   * points at a plan. A plan or step of another organization is reported as missing
+   * (PLAN_NOT_FOUND / STEP_NOT_FOUND).
+   */
+  resolvePlanReference: {
+    path: "/quarry.plan.v1.PlanService/ResolvePlanReference" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ResolvePlanReferenceRequest): Buffer =>
+      Buffer.from(ResolvePlanReferenceRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ResolvePlanReferenceRequest => ResolvePlanReferenceRequest.decode(value),
+    responseSerialize: (value: ResolvePlanReferenceResponse): Buffer =>
+      Buffer.from(ResolvePlanReferenceResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ResolvePlanReferenceResponse => ResolvePlanReferenceResponse.decode(value),
+  },
 } as const;
 
 export interface PlanServiceServer extends UntypedServiceImplementation {
@@ -7830,6 +8047,13 @@ export interface PlanServiceServer extends UntypedServiceImplementation {
    * said.
    */
   submitResearchFeedback: handleUnaryCall<SubmitResearchFeedbackRequest, SubmitResearchFeedbackResponse>;
+  /**
+   * Internal, not a tool: check that a plan (and optionally one of its steps) exists in the
+   * caller's organization. Other services (artifact-store) call it before storing anything that
+   * points at a plan. A plan or step of another organization is reported as missing
+   * (PLAN_NOT_FOUND / STEP_NOT_FOUND).
+   */
+  resolvePlanReference: handleUnaryCall<ResolvePlanReferenceRequest, ResolvePlanReferenceResponse>;
 }
 
 export interface PlanServiceClient extends Client {
@@ -8113,6 +8337,27 @@ export interface PlanServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: SubmitResearchFeedbackResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Internal, not a tool: check that a plan (and optionally one of its steps) exists in the
+   * caller's organization. Other services (artifact-store) call it before storing anything that
+   * points at a plan. A plan or step of another organization is reported as missing
+   * (PLAN_NOT_FOUND / STEP_NOT_FOUND).
+   */
+  resolvePlanReference(
+    request: ResolvePlanReferenceRequest,
+    callback: (error: ServiceError | null, response: ResolvePlanReferenceResponse) => void,
+  ): ClientUnaryCall;
+  resolvePlanReference(
+    request: ResolvePlanReferenceRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ResolvePlanReferenceResponse) => void,
+  ): ClientUnaryCall;
+  resolvePlanReference(
+    request: ResolvePlanReferenceRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ResolvePlanReferenceResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -1,0 +1,76 @@
+import { artifactErrors } from './errors.js';
+import type { MediaType } from './enums.js';
+
+/** Text (UTF-8) and JSON bodies: 1 MiB. Binary documents: 2 MiB decoded (≈ 2.8 MB of base64). */
+export const MAX_TEXT_BYTES = 1024 * 1024;
+export const MAX_BINARY_BYTES = 2 * 1024 * 1024;
+
+const BINARY: ReadonlySet<MediaType> = new Set(['word', 'excel', 'powerpoint']);
+// Standard alphabet, padded, in whole quanta (line breaks are removed first).
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+export function isBinary(mediaType: MediaType): boolean {
+  return BINARY.has(mediaType);
+}
+
+function limitText(field: string, text: string): void {
+  const size = Buffer.byteLength(text, 'utf8');
+  if (size > MAX_TEXT_BYTES) throw artifactErrors.CONTENT_TOO_LARGE({ field, size, limit: '1 MiB (1048576 bytes) of UTF-8' });
+}
+
+/** A JSON object's serialization, refused when it is over the text limit. */
+export function jsonBody(field: string, value: unknown): string {
+  const json = JSON.stringify(value ?? {});
+  limitText(field, json);
+  return json;
+}
+
+/** Validated text for the text limit (contentText and the like). */
+export function textBody(field: string, text: string): string {
+  limitText(field, text);
+  return text;
+}
+
+/**
+ * A research output's body: its text for text forms, its decoded bytes for binary documents
+ * (refusing anything that is not strict base64), each within its size limit.
+ */
+export function outputBody(mediaType: MediaType, content: string): { text: string; size: number } | { bytes: Buffer; size: number } {
+  if (!isBinary(mediaType)) {
+    limitText('content', content);
+    return { text: content, size: Buffer.byteLength(content, 'utf8') };
+  }
+  const compact = content.replace(/\r?\n/g, '');
+  if (compact.length === 0 || !BASE64.test(compact)) throw artifactErrors.INVALID_BASE64({ mediaType });
+  const bytes = Buffer.from(compact, 'base64');
+  if (bytes.length > MAX_BINARY_BYTES) throw artifactErrors.CONTENT_TOO_LARGE({ field: 'content', size: bytes.length, limit: '2 MiB (2097152 bytes) decoded' });
+  return { bytes, size: bytes.length };
+}
+
+/**
+ * The text values of a JSON value, depth first, one per line: what gets indexed for an
+ * artifact or report that has no separate text (keys and numbers carry little meaning alone).
+ */
+export function textOf(value: unknown): string {
+  const parts: string[] = [];
+  const walk = (v: unknown) => {
+    if (typeof v === 'string') {
+      if (v.trim()) parts.push(v.trim());
+    } else if (Array.isArray(v)) {
+      v.forEach(walk);
+    } else if (v && typeof v === 'object') {
+      Object.values(v).forEach(walk);
+    }
+  };
+  walk(value);
+  return parts.join('\n');
+}
+
+/** A title from free text: its first line, at most `max` characters (cut at a word, with …). */
+export function titleFrom(text: string, max = 200): string {
+  const line = text.trim().split('\n')[0]!.trim();
+  if (line.length <= max) return line;
+  const cut = line.slice(0, max - 1);
+  const space = cut.lastIndexOf(' ');
+  return `${space > max * 0.6 ? cut.slice(0, space) : cut}…`;
+}

@@ -1,0 +1,18 @@
+import { defineErrors, status } from '@quarry/grpc';
+
+/**
+ * The artifact store's error catalogue. Codes are stable: the gateway passes them to the model
+ * as the tool error's `code`. Plan and step references are refused by the plan engine itself
+ * (PLAN_NOT_FOUND / STEP_NOT_FOUND pass through unchanged).
+ */
+export const artifactErrors = defineErrors({
+  INVALID_ARGUMENT: { status: status.INVALID_ARGUMENT, message: (p: { field: string; rule: string }) => `\`${p.field}\` ${p.rule}.` },
+  CONTENT_TOO_LARGE: {
+    status: status.INVALID_ARGUMENT,
+    message: (p: { field: string; limit: string; size: number }) => `\`${p.field}\` is ${p.size} bytes; the limit is ${p.limit}.`,
+  },
+  INVALID_BASE64: {
+    status: status.INVALID_ARGUMENT,
+    message: (p: { mediaType: string }) => `\`content\` must be the ${p.mediaType} document's bytes, base64-encoded (A–Z, a–z, 0–9, +, /, with = padding).`,
+  },
+});

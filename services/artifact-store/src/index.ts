@@ -1,0 +1,12 @@
+// @quarry/artifact-store: research artifacts, research outputs and subagent reports over gRPC
+// (quarry.artifact.v1.ArtifactService), each text-bearing write with its content.created event
+// in the same transaction.
+export { artifactSchemas } from './migrations/index.js';
+export { buildServer, type ArtifactStoreDeps } from './server.js';
+export { createArtifactService, type ArtifactServiceDeps } from './service.js';
+export { startArtifactStore, type ArtifactStore, type ArtifactStoreRuntimeOptions } from './runtime.js';
+export { createPlanReferencesClient, type PlanReferences } from './plans.js';
+export { loadArtifactStoreConfig, artifactStoreConfigSchema } from './config.js';
+export { artifactErrors } from './errors.js';
+export { MAX_TEXT_BYTES, MAX_BINARY_BYTES } from './content.js';
+export type { ArtifactDatabase } from './store/schema.js';

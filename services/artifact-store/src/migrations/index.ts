@@ -1,0 +1,11 @@
+import type { Migration } from 'kysely';
+import * as createArtifact from './artifact/2026_11_21_2340_create_artifact.js';
+
+/**
+ * The artifact store owns the `artifact` schema: research artifacts (including subagent
+ * reports) and research outputs. Its content events go to the `events` schema's outbox
+ * (`eventsSchemas` from @quarry/events), which must be migrated too.
+ */
+export const artifactSchemas: ReadonlyArray<{ schema: string; migrations: Record<string, Migration> }> = [
+  { schema: 'artifact', migrations: { '2026_11_21_2340_create_artifact': createArtifact } },
+];

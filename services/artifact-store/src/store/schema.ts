@@ -1,0 +1,36 @@
+import type { ColumnType, Generated } from 'kysely';
+
+type Json = ColumnType<unknown, string, string>;
+
+/** The `artifact` schema as kysely sees it (see migrations/artifact). */
+export interface ArtifactDatabase {
+  'artifact.research_artifacts': {
+    id: Generated<string>;
+    org_id: string;
+    plan_id: string | null;
+    step_id: string | null;
+    artifact_type: string;
+    source: 'client' | 'subagent';
+    title: string;
+    content: Json;
+    content_text: string | null;
+    confidence: number | null;
+    tags: string[];
+    session_id: string | null;
+    created_at: Generated<Date>;
+  };
+  'artifact.research_outputs': {
+    id: Generated<string>;
+    org_id: string;
+    plan_id: string;
+    media_type: string;
+    title: string;
+    content_text: string | null;
+    content_bytes: Buffer | null;
+    content_size: number;
+    content_summary: string | null;
+    formatting_notes_used: string | null;
+    session_id: string | null;
+    created_at: Generated<Date>;
+  };
+}
