@@ -1,0 +1,250 @@
+import * as lancedb from '@lancedb/lancedb';
+import { Field, FixedSizeList, Float32, Int32, List, Schema, Utf8 } from 'apache-arrow';
+import { checkVectors, chunkId, planUpsert } from '../core/source.js';
+import type {
+  Bm25Index,
+  ChunkFilters,
+  ChunkHit,
+  EmbeddedSource,
+  EmbedderIdentity,
+  IndexedChunk,
+  IndexedSource,
+  SearchScope,
+  SourceKey,
+  UpsertReport,
+  VectorIndex,
+} from '../types.js';
+import { EmbedderMismatchError } from '../types.js';
+
+/**
+ * Embedded defaults: LanceDB tables in a local data directory (e.g. `.quarry/search`), no
+ * server. `chunks_bm25` carries a Tantivy-style full-text (BM25) index with English stemming
+ * and stop words over `title + text`; `chunks_vec` holds the vectors, searched exactly (flat
+ * cosine scan — 100 % recall, fast enough up to ~10^5 chunks, see ADR 0009). Rows written
+ * after the FTS index was built are still searched (flat); `optimize()` folds them in.
+ *
+ * Tenant isolation: every query carries `org_id = '<org>'` in its `where`, which LanceDB applies
+ * as a prefilter inside the scan, before ranking and before `limit` — never after.
+ */
+export interface LanceOptions {
+  /** Data directory (created if missing). */
+  dir: string;
+  /** Table name; defaults to `chunks_bm25` / `chunks_vec`. */
+  table?: string;
+  /** Run `optimize()` after this many writing upserts/deletes (0 = never; default 100). */
+  optimizeEvery?: number;
+}
+
+export const EMBEDDER_METADATA_KEY = 'quarry.embedder';
+
+const RESULT_COLUMNS = ['source_table', 'source_id', 'chunk_no', 'title', 'text', 'start_offset', 'end_offset'];
+
+function baseFields(): Field[] {
+  return [
+    new Field('id', new Utf8(), false),
+    new Field('org_id', new Utf8(), false),
+    new Field('source_table', new Utf8(), false),
+    new Field('source_id', new Utf8(), false),
+    new Field('chunk_no', new Int32(), false),
+    new Field('content_hash', new Utf8(), false),
+    new Field('title', new Utf8(), false),
+    new Field('plan_id', new Utf8(), true),
+    new Field('artifact_type', new Utf8(), true),
+    new Field('tags', new List(new Field('item', new Utf8(), true)), false),
+    new Field('text', new Utf8(), false),
+    new Field('start_offset', new Int32(), false),
+    new Field('end_offset', new Int32(), false),
+  ];
+}
+
+/** SQL string literal for a LanceDB (DataFusion) predicate. */
+export function sqlString(value: string): string {
+  return `'${value.replace(/'/g, "''")}'`;
+}
+
+/** The `where` clause of a search: org first, then the optional filters. */
+export function lanceWhere(orgId: string, filters: ChunkFilters = {}): string {
+  const parts = [`org_id = ${sqlString(orgId)}`];
+  if (filters.sourceTable !== undefined) parts.push(`source_table = ${sqlString(filters.sourceTable)}`);
+  if (filters.artifactType !== undefined) parts.push(`artifact_type = ${sqlString(filters.artifactType)}`);
+  if (filters.planId !== undefined) parts.push(`plan_id = ${sqlString(filters.planId)}`);
+  if (filters.tags && filters.tags.length > 0) parts.push(`array_has_all(tags, [${filters.tags.map(sqlString).join(', ')}])`);
+  return parts.join(' AND ');
+}
+
+function sourceWhere(key: SourceKey): string {
+  return `org_id = ${sqlString(key.orgId)} AND source_table = ${sqlString(key.sourceTable)} AND source_id = ${sqlString(key.sourceId)}`;
+}
+
+type Row = Record<string, unknown>;
+
+function toRow(source: IndexedSource | EmbeddedSource, chunk: IndexedChunk & { vector?: number[] }): Row {
+  const row: Row = {
+    id: chunkId(source, chunk.chunkNo),
+    org_id: source.orgId,
+    source_table: source.sourceTable,
+    source_id: source.sourceId,
+    chunk_no: chunk.chunkNo,
+    content_hash: chunk.contentHash,
+    title: source.title,
+    plan_id: source.planId ?? null,
+    artifact_type: source.artifactType ?? null,
+    tags: source.tags ?? [],
+    text: chunk.text,
+    start_offset: chunk.start,
+    end_offset: chunk.end,
+  };
+  if (chunk.vector) row.vector = chunk.vector;
+  else row.fts_text = `${source.title}\n${chunk.text}`;
+  return row;
+}
+
+function toHit(row: Row, score: number): ChunkHit {
+  return {
+    sourceTable: String(row.source_table),
+    sourceId: String(row.source_id),
+    chunkNo: Number(row.chunk_no),
+    title: String(row.title),
+    text: String(row.text),
+    start: Number(row.start_offset),
+    end: Number(row.end_offset),
+    score,
+  };
+}
+
+/** Best first; ties keep source order then chunk order, so ranks are deterministic. */
+function byScore(hits: ChunkHit[]): ChunkHit[] {
+  return hits.sort((a, b) => b.score - a.score || (a.sourceId < b.sourceId ? -1 : a.sourceId > b.sourceId ? 1 : 0) || a.chunkNo - b.chunkNo);
+}
+
+/** Shared write path: diff by content hash, merge-insert the changed chunks, delete the gone ones. */
+class LanceChunkTable<S extends IndexedSource | EmbeddedSource> {
+  private writes = 0;
+
+  constructor(
+    readonly conn: lancedb.Connection,
+    readonly table: lancedb.Table,
+    private readonly optimizeEvery: number,
+  ) {}
+
+  async hashes(key: SourceKey): Promise<Map<number, string>> {
+    const rows = (await this.table.query().where(sourceWhere(key)).select(['chunk_no', 'content_hash']).limit(1_000_000).toArray()) as Row[];
+    return new Map(rows.map((r) => [Number(r.chunk_no), String(r.content_hash)]));
+  }
+
+  async upsert(source: S): Promise<UpsertReport> {
+    const plan = planUpsert(await this.hashes(source), source.chunks as (IndexedChunk & { vector?: number[] })[]);
+    if (plan.write.length > 0) {
+      await this.table.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(plan.write.map((c) => toRow(source, c)));
+    }
+    if (plan.remove.length > 0) await this.table.delete(`${sourceWhere(source)} AND chunk_no IN (${plan.remove.join(', ')})`);
+    if (plan.write.length + plan.remove.length > 0) await this.wrote();
+    return plan.report;
+  }
+
+  /** Every write adds a fragment; compact them now and then or lookups slow down linearly. */
+  private async wrote(): Promise<void> {
+    if (this.optimizeEvery > 0 && ++this.writes % this.optimizeEvery === 0) await this.optimize();
+  }
+
+  async deleteSource(key: SourceKey): Promise<number> {
+    const result = await this.table.delete(sourceWhere(key));
+    const deleted = Number(result.numDeletedRows ?? 0);
+    if (deleted > 0) await this.wrote();
+    return deleted;
+  }
+
+  /** Compact fragments, fold new rows into the FTS / scalar indexes, drop versions older than a minute. */
+  async optimize(): Promise<void> {
+    await this.table.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
+  }
+
+  async close(): Promise<void> {
+    this.table.close();
+    this.conn.close();
+  }
+}
+
+async function openTable(dir: string, name: string, schema: Schema): Promise<{ conn: lancedb.Connection; table: lancedb.Table }> {
+  const conn = await lancedb.connect(dir);
+  const table = (await conn.tableNames()).includes(name) ? await conn.openTable(name) : await conn.createEmptyTable(name, schema, { mode: 'create', existOk: true });
+  // Upserts look up a source's stored hashes; a B-tree on source_id keeps that off a full scan.
+  if (!(await table.listIndices()).some((i) => i.columns.includes('source_id'))) {
+    await table.createIndex('source_id', { config: lancedb.Index.btree(), replace: true });
+  }
+  return { conn, table };
+}
+
+export type LanceBm25Index = Bm25Index & { optimize(): Promise<void> };
+
+export async function openLanceBm25Index(options: LanceOptions): Promise<LanceBm25Index> {
+  const schema = new Schema([...baseFields(), new Field('fts_text', new Utf8(), false)]);
+  const { conn, table } = await openTable(options.dir, options.table ?? 'chunks_bm25', schema);
+  if (!(await table.listIndices()).some((i) => i.columns.includes('fts_text'))) {
+    await table.createIndex('fts_text', {
+      config: lancedb.Index.fts({ language: 'English', stem: true, removeStopWords: true, lowercase: true, asciiFolding: true, withPosition: false }),
+      replace: true,
+    });
+  }
+  const store = new LanceChunkTable<IndexedSource>(conn, table, options.optimizeEvery ?? 100);
+  return {
+    upsert: (s) => store.upsert(s),
+    deleteSource: (k) => store.deleteSource(k),
+    hashes: (k) => store.hashes(k),
+    optimize: () => store.optimize(),
+    close: () => store.close(),
+    async search(query: string, scope: SearchScope): Promise<ChunkHit[]> {
+      if (query.trim() === '') return [];
+      const rows = (await table
+        .query()
+        .fullTextSearch(query, { columns: 'fts_text' })
+        .where(lanceWhere(scope.orgId, scope.filters))
+        .select([...RESULT_COLUMNS, '_score'])
+        .limit(scope.limit)
+        .toArray()) as Row[];
+      // LanceDB 0.37 can return FTS rows unordered (union of indexed and unindexed parts): rank here.
+      return byScore(rows.map((r) => toHit(r, Number(r._score))));
+    },
+  };
+}
+
+export type LanceVectorIndex = VectorIndex & { optimize(): Promise<void> };
+
+export async function openLanceVectorIndex(options: LanceOptions & { embedder: EmbedderIdentity }): Promise<LanceVectorIndex> {
+  const { embedder } = options;
+  const meta = new Map([[EMBEDDER_METADATA_KEY, JSON.stringify({ id: embedder.id, dimension: embedder.dimension })]]);
+  const schema = new Schema([...baseFields(), new Field('vector', new FixedSizeList(embedder.dimension, new Field('item', new Float32(), true)), false)], meta);
+  const { conn, table } = await openTable(options.dir, options.table ?? 'chunks_vec', schema);
+  const storedRaw = (await table.schema()).metadata.get(EMBEDDER_METADATA_KEY);
+  const stored = storedRaw ? (JSON.parse(storedRaw) as EmbedderIdentity) : undefined;
+  if (!stored || stored.id !== embedder.id || stored.dimension !== embedder.dimension) {
+    table.close();
+    conn.close();
+    throw new EmbedderMismatchError(stored ?? { id: 'unknown', dimension: 0 }, embedder);
+  }
+  const store = new LanceChunkTable<EmbeddedSource>(conn, table, options.optimizeEvery ?? 100);
+  return {
+    embedder: Object.freeze({ ...embedder }),
+    upsert: async (s) => {
+      checkVectors(s, embedder);
+      return store.upsert(s);
+    },
+    deleteSource: (k) => store.deleteSource(k),
+    hashes: (k) => store.hashes(k),
+    optimize: () => store.optimize(),
+    close: () => store.close(),
+    async search(vector: number[], scope: SearchScope): Promise<ChunkHit[]> {
+      if (vector.length !== embedder.dimension) throw new EmbedderMismatchError(embedder, { id: 'query vector', dimension: vector.length });
+      if (!vector.some((x) => x !== 0)) return []; // no features: cosine is undefined
+      const rows = (await table
+        .query()
+        .nearestTo(vector)
+        .distanceType('cosine')
+        .where(lanceWhere(scope.orgId, scope.filters))
+        .select([...RESULT_COLUMNS, '_distance'])
+        .limit(scope.limit)
+        .toArray()) as Row[];
+      return byScore(rows.map((r) => toHit(r, 1 - Number(r._distance))));
+    },
+  };
+}

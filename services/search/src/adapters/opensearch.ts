@@ -1,0 +1,166 @@
+import { Client } from '@opensearch-project/opensearch';
+import { chunkId, planUpsert } from '../core/source.js';
+import type { Bm25Index, ChunkFilters, ChunkHit, IndexedSource, SearchScope, SourceKey, UpsertReport } from '../types.js';
+
+/**
+ * BM25 index on OpenSearch. One index (default `quarry-chunks`) shaped by an index template:
+ * English analyzer on `title` and `text`, keywords for every filter field, and `_routing`
+ * REQUIRED — every document and every request is routed by `org_id`, so one tenant's chunks live
+ * on one shard and a query touches only that shard. Isolation does not rely on routing (several
+ * orgs share a shard): every query also carries `term org_id` in `bool.filter`, evaluated inside
+ * the engine before scoring and before `size`.
+ */
+export interface OpenSearchBm25Options {
+  client: Client;
+  /** Index name; the template matches `<index>*`. */
+  index?: string;
+  /** Make writes visible to search before returning (`refresh=wait_for`); tests and freshness-sensitive callers. */
+  refresh?: boolean;
+  shards?: number;
+  replicas?: number;
+}
+
+export function buildOpenSearchClient(url: string): Client {
+  return new Client({ node: url });
+}
+
+/** The index template body (exported so its exact shape is tested and reviewable). */
+export function openSearchIndexTemplate(index: string, shards = 1, replicas = 1): Record<string, unknown> {
+  const keyword = { type: 'keyword' };
+  return {
+    index_patterns: [`${index}*`],
+    template: {
+      settings: { number_of_shards: shards, number_of_replicas: replicas, analysis: { analyzer: { default: { type: 'english' } } } },
+      mappings: {
+        _routing: { required: true },
+        dynamic: 'strict',
+        properties: {
+          org_id: keyword,
+          source_table: keyword,
+          source_id: keyword,
+          chunk_no: { type: 'integer' },
+          content_hash: keyword,
+          plan_id: keyword,
+          artifact_type: keyword,
+          tags: keyword,
+          title: { type: 'text', analyzer: 'english' },
+          text: { type: 'text', analyzer: 'english' },
+          start_offset: { type: 'integer', index: false },
+          end_offset: { type: 'integer', index: false },
+        },
+      },
+    },
+  };
+}
+
+/** `bool.filter` clauses: the org first, then the optional filters (tags: one term per tag = all of them). */
+export function openSearchFilters(orgId: string, filters: ChunkFilters = {}): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [{ term: { org_id: orgId } }];
+  if (filters.sourceTable !== undefined) out.push({ term: { source_table: filters.sourceTable } });
+  if (filters.artifactType !== undefined) out.push({ term: { artifact_type: filters.artifactType } });
+  if (filters.planId !== undefined) out.push({ term: { plan_id: filters.planId } });
+  for (const tag of filters.tags ?? []) out.push({ term: { tags: tag } });
+  return out;
+}
+
+function sourceFilter(key: SourceKey): Record<string, unknown> {
+  return { bool: { filter: [{ term: { org_id: key.orgId } }, { term: { source_table: key.sourceTable } }, { term: { source_id: key.sourceId } }] } };
+}
+
+const RESULT_FIELDS = ['source_table', 'source_id', 'chunk_no', 'title', 'text', 'start_offset', 'end_offset'];
+
+interface SearchBody {
+  hits: { hits: { _score: number | null; _source?: Record<string, unknown> }[] };
+}
+
+export async function openOpenSearchBm25Index(options: OpenSearchBm25Options): Promise<Bm25Index> {
+  const { client } = options;
+  const index = options.index ?? 'quarry-chunks';
+  const refresh = options.refresh ? ('wait_for' as const) : undefined;
+  await client.indices.putIndexTemplate({ name: `${index}-template`, body: openSearchIndexTemplate(index, options.shards, options.replicas) });
+  const exists = await client.indices.exists({ index });
+  if (!exists.body) await client.indices.create({ index });
+
+  const hashes = async (key: SourceKey): Promise<Map<number, string>> => {
+    const res = await client.search({
+      index,
+      routing: key.orgId,
+      body: { size: 10_000, _source: ['chunk_no', 'content_hash'], query: sourceFilter(key) },
+    });
+    const body = res.body as unknown as SearchBody;
+    return new Map(body.hits.hits.map((h) => [Number(h._source?.chunk_no), String(h._source?.content_hash)]));
+  };
+
+  return {
+    hashes,
+    async upsert(source: IndexedSource): Promise<UpsertReport> {
+      const plan = planUpsert(await hashes(source), source.chunks);
+      const ops: Record<string, unknown>[] = [];
+      for (const c of plan.write) {
+        ops.push({ index: { _index: index, _id: chunkId(source, c.chunkNo), routing: source.orgId } });
+        ops.push({
+          org_id: source.orgId,
+          source_table: source.sourceTable,
+          source_id: source.sourceId,
+          chunk_no: c.chunkNo,
+          content_hash: c.contentHash,
+          plan_id: source.planId ?? null,
+          artifact_type: source.artifactType ?? null,
+          tags: source.tags ?? [],
+          title: source.title,
+          text: c.text,
+          start_offset: c.start,
+          end_offset: c.end,
+        });
+      }
+      for (const no of plan.remove) ops.push({ delete: { _index: index, _id: chunkId(source, no), routing: source.orgId } });
+      if (ops.length > 0) {
+        const res = await client.bulk({ body: ops, ...(refresh ? { refresh } : {}) });
+        const body = res.body as unknown as { errors: boolean; items: Record<string, { status: number; error?: { type: string; reason: string } }>[] };
+        if (body.errors) {
+          const failed = body.items.map((i) => Object.values(i)[0]!).find((r) => r.error && r.status !== 404);
+          if (failed) throw new Error(`OpenSearch bulk upsert failed: ${failed.error!.type}: ${failed.error!.reason}`);
+        }
+      }
+      return plan.report;
+    },
+    async deleteSource(key: SourceKey): Promise<number> {
+      const res = await client.deleteByQuery({ index, routing: key.orgId, body: { query: sourceFilter(key) }, refresh: Boolean(refresh) });
+      return Number((res.body as unknown as { deleted?: number }).deleted ?? 0);
+    },
+    async search(query: string, scope: SearchScope): Promise<ChunkHit[]> {
+      if (query.trim() === '') return [];
+      const res = await client.search({
+        index,
+        routing: scope.orgId,
+        body: {
+          size: scope.limit,
+          _source: RESULT_FIELDS,
+          query: {
+            bool: {
+              must: [{ multi_match: { query, fields: ['title^2', 'text'], type: 'best_fields' } }],
+              filter: openSearchFilters(scope.orgId, scope.filters),
+            },
+          },
+        },
+      });
+      const body = res.body as unknown as SearchBody;
+      return body.hits.hits.map((h) => {
+        const s = h._source ?? {};
+        return {
+          sourceTable: String(s.source_table),
+          sourceId: String(s.source_id),
+          chunkNo: Number(s.chunk_no),
+          title: String(s.title),
+          text: String(s.text),
+          start: Number(s.start_offset),
+          end: Number(s.end_offset),
+          score: Number(h._score ?? 0),
+        };
+      });
+    },
+    async close(): Promise<void> {
+      await client.close();
+    },
+  };
+}

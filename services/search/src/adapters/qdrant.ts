@@ -1,0 +1,156 @@
+import { createHash } from 'node:crypto';
+import { QdrantClient } from '@qdrant/js-client-rest';
+import { checkVectors, chunkId, planUpsert } from '../core/source.js';
+import type { ChunkFilters, ChunkHit, EmbeddedSource, EmbedderIdentity, SearchScope, SourceKey, UpsertReport, VectorIndex } from '../types.js';
+import { EmbedderMismatchError } from '../types.js';
+
+/**
+ * Vector index on Qdrant. One collection (default `quarry_chunks`), cosine distance, with a
+ * keyword payload index on `org_id` marked `is_tenant` (Qdrant co-locates each tenant's points
+ * and plans per-tenant searches), plus keyword indexes on every filter field. Every search,
+ * scroll and delete carries the org in its payload filter, evaluated inside the HNSW search
+ * (filterable HNSW) — never applied to results afterwards. The embedder identity is stored in
+ * the collection metadata; opening with another one fails.
+ */
+export interface QdrantVectorOptions {
+  client: QdrantClient;
+  embedder: EmbedderIdentity;
+  collection?: string;
+}
+
+export function buildQdrantClient(url: string, apiKey?: string): QdrantClient {
+  return new QdrantClient({ url, ...(apiKey ? { apiKey } : {}), checkCompatibility: false });
+}
+
+/** Qdrant point ids must be UUIDs or integers: a name-based UUID (v5 layout) of the chunk id. */
+export function pointId(key: SourceKey, chunkNo: number): string {
+  const h = createHash('sha256').update(chunkId(key, chunkNo)).digest('hex');
+  const variant = ((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+type Condition = { key: string; match: { value: string } };
+
+/** Payload filter: the org first, then the optional filters (one condition per tag = all of them). */
+export function qdrantFilter(orgId: string, filters: ChunkFilters = {}): { must: Condition[] } {
+  const must: Condition[] = [{ key: 'org_id', match: { value: orgId } }];
+  if (filters.sourceTable !== undefined) must.push({ key: 'source_table', match: { value: filters.sourceTable } });
+  if (filters.artifactType !== undefined) must.push({ key: 'artifact_type', match: { value: filters.artifactType } });
+  if (filters.planId !== undefined) must.push({ key: 'plan_id', match: { value: filters.planId } });
+  for (const tag of filters.tags ?? []) must.push({ key: 'tags', match: { value: tag } });
+  return { must };
+}
+
+function sourceFilter(key: SourceKey): { must: Condition[] } {
+  return {
+    must: [
+      { key: 'org_id', match: { value: key.orgId } },
+      { key: 'source_table', match: { value: key.sourceTable } },
+      { key: 'source_id', match: { value: key.sourceId } },
+    ],
+  };
+}
+
+const FILTER_FIELDS = ['source_table', 'source_id', 'plan_id', 'artifact_type', 'tags'];
+
+export async function openQdrantVectorIndex(options: QdrantVectorOptions): Promise<VectorIndex> {
+  const { client, embedder } = options;
+  const collection = options.collection ?? 'quarry_chunks';
+
+  if (!(await client.collectionExists(collection)).exists) {
+    // Through the raw API: the convenience `createCollection` (client 1.18) drops `metadata`.
+    await client.api().createCollection({
+      collection_name: collection,
+      vectors: { size: embedder.dimension, distance: 'Cosine' },
+      metadata: { quarry_embedder: embedder.id, quarry_dimension: embedder.dimension },
+    });
+    await client.createPayloadIndex(collection, { field_name: 'org_id', field_schema: { type: 'keyword', is_tenant: true }, wait: true });
+    for (const field of FILTER_FIELDS) await client.createPayloadIndex(collection, { field_name: field, field_schema: 'keyword', wait: true });
+  } else {
+    const info = await client.getCollection(collection);
+    const vectors = info.config.params.vectors as { size?: number } | undefined;
+    const meta = (info.config as { metadata?: Record<string, unknown> | null }).metadata ?? {};
+    const stored: EmbedderIdentity = {
+      id: typeof meta.quarry_embedder === 'string' ? meta.quarry_embedder : embedder.id, // servers without collection metadata: size check only
+      dimension: Number(vectors?.size ?? 0),
+    };
+    if (stored.id !== embedder.id || stored.dimension !== embedder.dimension) throw new EmbedderMismatchError(stored, embedder);
+  }
+
+  const scrollSource = async (key: SourceKey): Promise<{ id: string | number; chunkNo: number; hash: string }[]> => {
+    const out: { id: string | number; chunkNo: number; hash: string }[] = [];
+    let offset: string | number | undefined;
+    do {
+      const page = await client.scroll(collection, {
+        filter: sourceFilter(key),
+        limit: 256,
+        with_payload: ['chunk_no', 'content_hash'],
+        with_vector: false,
+        ...(offset !== undefined ? { offset } : {}),
+      });
+      for (const p of page.points) out.push({ id: p.id, chunkNo: Number(p.payload?.chunk_no), hash: String(p.payload?.content_hash) });
+      const next = page.next_page_offset;
+      offset = typeof next === 'string' || typeof next === 'number' ? next : undefined;
+    } while (offset !== undefined);
+    return out;
+  };
+  const hashes = async (key: SourceKey): Promise<Map<number, string>> => new Map((await scrollSource(key)).map((p) => [p.chunkNo, p.hash]));
+
+  return {
+    embedder: Object.freeze({ ...embedder }),
+    hashes,
+    async upsert(source: EmbeddedSource): Promise<UpsertReport> {
+      checkVectors(source, embedder);
+      const plan = planUpsert(await hashes(source), source.chunks);
+      if (plan.write.length > 0) {
+        await client.upsert(collection, {
+          wait: true,
+          points: plan.write.map((c) => ({
+            id: pointId(source, c.chunkNo),
+            vector: c.vector,
+            payload: {
+              org_id: source.orgId,
+              source_table: source.sourceTable,
+              source_id: source.sourceId,
+              chunk_no: c.chunkNo,
+              content_hash: c.contentHash,
+              plan_id: source.planId ?? null,
+              artifact_type: source.artifactType ?? null,
+              tags: source.tags ?? [],
+              title: source.title,
+              text: c.text,
+              start_offset: c.start,
+              end_offset: c.end,
+            },
+          })),
+        });
+      }
+      if (plan.remove.length > 0) await client.delete(collection, { wait: true, points: plan.remove.map((no) => pointId(source, no)) });
+      return plan.report;
+    },
+    async deleteSource(key: SourceKey): Promise<number> {
+      const points = await scrollSource(key);
+      if (points.length > 0) await client.delete(collection, { wait: true, points: points.map((p) => p.id) });
+      return points.length;
+    },
+    async search(vector: number[], scope: SearchScope): Promise<ChunkHit[]> {
+      if (vector.length !== embedder.dimension) throw new EmbedderMismatchError(embedder, { id: 'query vector', dimension: vector.length });
+      if (!vector.some((x) => x !== 0)) return [];
+      const res = await client.query(collection, { query: vector, filter: qdrantFilter(scope.orgId, scope.filters), limit: scope.limit, with_payload: true });
+      return res.points.map((p) => {
+        const s = p.payload ?? {};
+        return {
+          sourceTable: String(s.source_table),
+          sourceId: String(s.source_id),
+          chunkNo: Number(s.chunk_no),
+          title: String(s.title),
+          text: String(s.text),
+          start: Number(s.start_offset),
+          end: Number(s.end_offset),
+          score: p.score,
+        };
+      });
+    },
+    async close(): Promise<void> {},
+  };
+}

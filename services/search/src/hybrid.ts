@@ -1,0 +1,82 @@
+import { classifyQuery, fuse, FUSION_WEIGHTS, LEXICAL_FUSION_WEIGHTS, rankSources, type QueryType } from './core/fusion.js';
+import { snippet } from './core/snippet.js';
+import type { Bm25Index, ChunkFilters, Embedder, VectorIndex } from './types.js';
+import { EmbedderMismatchError } from './types.js';
+
+export interface HybridSearchRequest {
+  orgId: string;
+  query: string;
+  /** 1–50, default 10. */
+  limit?: number;
+  filters?: ChunkFilters;
+}
+
+export interface HybridSearchResultItem {
+  /** The source id (results are per source, not per chunk). */
+  id: string;
+  sourceTable: string;
+  sourceId: string;
+  title: string;
+  rrfScore: number;
+  inKeyword: boolean;
+  inSemantic: boolean;
+  keywordRank: number | null;
+  semanticRank: number | null;
+  textSnippet: string;
+}
+
+export interface HybridSearchResponse {
+  query: string;
+  queryType: QueryType;
+  resultCount: number;
+  /** Distinct sources the keyword leg found (before the limit). */
+  keywordResults: number;
+  semanticResults: number;
+  results: HybridSearchResultItem[];
+}
+
+export interface HybridSearchDeps {
+  bm25: Bm25Index;
+  vectors: VectorIndex;
+  embedder: Embedder;
+  /** Chunks fetched per leg: enough that several chunks of one source don't crowd others out. */
+  candidates?: (limit: number) => number;
+}
+
+/**
+ * The search_sources core: both legs always run in parallel (each with the org filter inside
+ * its engine), chunks collapse to sources, Reciprocal Rank Fusion (k = 60) weighted by the
+ * query type merges them (FUSION_WEIGHTS; LEXICAL_FUSION_WEIGHTS when the embedder is lexical), and the best chunk of each source gives a plain-text snippet.
+ */
+export function buildHybridSearch(deps: HybridSearchDeps): (request: HybridSearchRequest) => Promise<HybridSearchResponse> {
+  const candidates = deps.candidates ?? ((limit: number) => Math.max(50, limit * 5));
+  let checked: Promise<void> | undefined;
+  const checkEmbedder = async (): Promise<void> => {
+    const id = await deps.embedder.identity();
+    const built = deps.vectors.embedder;
+    if (id.id !== built.id || id.dimension !== built.dimension) throw new EmbedderMismatchError(built, id);
+  };
+
+  return async (request) => {
+    const limit = request.limit ?? 10;
+    if (!Number.isInteger(limit) || limit < 1 || limit > 50) throw new RangeError('limit must be an integer between 1 and 50');
+    checked ??= checkEmbedder();
+    await checked;
+    const queryType = classifyQuery(request.query);
+    const scope = { orgId: request.orgId, filters: request.filters, limit: candidates(limit) };
+    const [keywordHits, semanticHits] = await Promise.all([
+      deps.bm25.search(request.query, scope),
+      deps.embedder.embed([request.query]).then(([v]) => deps.vectors.search(v!, scope)),
+    ]);
+    const weights = (deps.embedder.lexical ? LEXICAL_FUSION_WEIGHTS : FUSION_WEIGHTS)[queryType];
+    const fused = fuse(keywordHits, semanticHits, { queryType, limit, weights });
+    return {
+      query: request.query,
+      queryType,
+      resultCount: fused.length,
+      keywordResults: rankSources(keywordHits).length,
+      semanticResults: rankSources(semanticHits).length,
+      results: fused.map(({ bestChunk, ...r }) => ({ id: r.sourceId, ...r, textSnippet: snippet(bestChunk.text, request.query) })),
+    };
+  };
+}

@@ -1,0 +1,32 @@
+export * from './types.js';
+export { chunkText, DEFAULT_CHUNK_OPTIONS, type ChunkOptions } from './core/chunker.js';
+export { prepareSource, planUpsert, chunkHash, chunkId, type UpsertPlan } from './core/source.js';
+export { createLocalEmbedder, embedLexical, LOCAL_EMBEDDER_VERSION, type LocalEmbedderOptions } from './core/local-embedder.js';
+export { classifyQuery, fuse, rankSources, FUSION_WEIGHTS, LEXICAL_FUSION_WEIGHTS, RRF_K, type QueryType, type FusedResult, type LegWeights } from './core/fusion.js';
+export { snippet } from './core/snippet.js';
+export { words, STOP_WORDS } from './core/text.js';
+export { createHttpEmbedder, embeddingsEndpoint, EmbeddingHttpError, type HttpEmbedderOptions } from './embedders/http.js';
+export {
+  openLanceBm25Index,
+  openLanceVectorIndex,
+  lanceWhere,
+  EMBEDDER_METADATA_KEY,
+  type LanceOptions,
+  type LanceBm25Index,
+  type LanceVectorIndex,
+} from './adapters/lancedb.js';
+export {
+  openOpenSearchBm25Index,
+  buildOpenSearchClient,
+  openSearchIndexTemplate,
+  openSearchFilters,
+  type OpenSearchBm25Options,
+} from './adapters/opensearch.js';
+export { openQdrantVectorIndex, buildQdrantClient, qdrantFilter, pointId, type QdrantVectorOptions } from './adapters/qdrant.js';
+export {
+  buildHybridSearch,
+  type HybridSearchDeps,
+  type HybridSearchRequest,
+  type HybridSearchResponse,
+  type HybridSearchResultItem,
+} from './hybrid.js';

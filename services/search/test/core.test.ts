@@ -1,0 +1,143 @@
+import { describe, expect, it } from '@jest/globals';
+import { classifyQuery, createLocalEmbedder, embedLexical, fuse, FUSION_WEIGHTS, planUpsert, prepareSource, snippet, type ChunkHit } from '../src/index.js';
+
+const meta = { orgId: 'org-a', sourceTable: 'research_artifact', sourceId: 's1', title: 'T', tags: ['b', 'a', 'b'] };
+
+describe('prepareSource / planUpsert', () => {
+  it('hashes chunks with their metadata and normalises tags', () => {
+    const a = prepareSource(meta, 'Some text about lakes.');
+    expect(a.tags).toEqual(['a', 'b']);
+    expect(a.chunks).toHaveLength(1);
+    expect(prepareSource(meta, 'Some text about lakes.')).toEqual(a);
+    expect(prepareSource({ ...meta, tags: ['a', 'b'] }, 'Some text about lakes.').chunks[0]!.contentHash).toBe(a.chunks[0]!.contentHash);
+    expect(prepareSource({ ...meta, title: 'U' }, 'Some text about lakes.').chunks[0]!.contentHash).not.toBe(a.chunks[0]!.contentHash);
+    expect(prepareSource({ ...meta, planId: 'p' }, 'Some text about lakes.').chunks[0]!.contentHash).not.toBe(a.chunks[0]!.contentHash);
+  });
+
+  it('writes only new or changed chunks and removes chunks the source lost', () => {
+    const chunks = [
+      { chunkNo: 0, text: 'a', start: 0, end: 1, contentHash: 'h0' },
+      { chunkNo: 1, text: 'b', start: 2, end: 3, contentHash: 'h1-new' },
+      { chunkNo: 2, text: 'c', start: 4, end: 5, contentHash: 'h2' },
+    ];
+    const stored = new Map([
+      [0, 'h0'],
+      [1, 'h1'],
+      [3, 'h3'],
+      [4, 'h4'],
+    ]);
+    const plan = planUpsert(stored, chunks);
+    expect(plan.write.map((c) => c.chunkNo)).toEqual([1, 2]);
+    expect(plan.remove).toEqual([3, 4]);
+    expect(plan.report).toEqual({ inserted: 1, updated: 1, deleted: 2, unchanged: 1 });
+    expect(planUpsert(new Map(chunks.map((c) => [c.chunkNo, c.contentHash])), chunks).report).toEqual({ inserted: 0, updated: 0, deleted: 0, unchanged: 3 });
+  });
+});
+
+describe('local embedder (lexical, deterministic)', () => {
+  const dot = (a: number[], b: number[]): number => a.reduce((s, x, i) => s + x * b[i]!, 0);
+
+  it('has a fixed identity and dimension and returns unit vectors', async () => {
+    const e = createLocalEmbedder({ dimension: 256 });
+    expect(await e.identity()).toEqual({ id: 'local-ngram-v1', dimension: 256 });
+    const [v] = await e.embed(['Hybrid search merges keyword and vector results']);
+    expect(v).toHaveLength(256);
+    expect(dot(v!, v!)).toBeCloseTo(1, 10);
+  });
+
+  it('is deterministic and case/accent-insensitive', () => {
+    expect(embedLexical('Café Search', 128)).toEqual(embedLexical('cafe search', 128));
+    expect(embedLexical('alpha beta', 128)).toEqual(embedLexical('alpha beta', 128));
+  });
+
+  it('scores shared words and word fragments above unrelated text, but knows no synonyms', () => {
+    const q = embedLexical('indexing pipeline latency', 768);
+    const related = embedLexical('The indexer pipeline reports its latency as a metric', 768);
+    const unrelated = embedLexical('Bananas grow in tropical climates', 768);
+    const synonym = embedLexical('delay of the ingestion process', 768);
+    expect(dot(q, related)).toBeGreaterThan(0.3);
+    expect(dot(q, unrelated)).toBeLessThan(0.1);
+    expect(dot(q, synonym)).toBeLessThan(0.1); // lexical, not semantic
+  });
+
+  it('down-weights stop words and gives the zero vector for text without words', () => {
+    const a = embedLexical('the of and river', 512);
+    const b = embedLexical('river', 512);
+    expect(dot(a, b)).toBeGreaterThan(0.9);
+    expect(embedLexical(' ,.; ', 64).every((x) => x === 0)).toBe(true);
+    expect(() => createLocalEmbedder({ dimension: 3 })).toThrow(RangeError);
+  });
+});
+
+describe('classifyQuery', () => {
+  it('uses word counts: 1–2 keyword, 3–5 balanced, 6+ semantic; quoted phrases are keyword', () => {
+    expect(classifyQuery('kafka')).toBe('keyword');
+    expect(classifyQuery('kafka outbox')).toBe('keyword');
+    expect(classifyQuery('kafka outbox relay design')).toBe('balanced');
+    expect(classifyQuery('how does the relay move outbox rows to kafka')).toBe('semantic');
+    expect(classifyQuery('find "exactly once delivery" notes about the indexer')).toBe('keyword');
+  });
+});
+
+const hit = (sourceId: string, chunkNo = 0, text = `text of ${sourceId}`): ChunkHit => ({
+  sourceTable: 'research_artifact',
+  sourceId,
+  chunkNo,
+  title: `title ${sourceId}`,
+  text,
+  start: 0,
+  end: text.length,
+  score: 1,
+});
+
+describe('fuse (Reciprocal Rank Fusion, k = 60)', () => {
+  it('scores Σ weight/(60 + rank) per source and ranks sources found by both legs first', () => {
+    const out = fuse([hit('a'), hit('b'), hit('c')], [hit('c'), hit('d')], { queryType: 'balanced', limit: 10 });
+    expect(out.map((r) => r.sourceId)).toEqual(['c', 'a', 'b', 'd']);
+    const c = out[0]!;
+    expect(c.rrfScore).toBeCloseTo(1 / 63 + 1 / 61, 12);
+    expect(c).toMatchObject({ inKeyword: true, inSemantic: true, keywordRank: 3, semanticRank: 1 });
+    expect(out[3]).toMatchObject({ inKeyword: false, keywordRank: null, semanticRank: 2 });
+  });
+
+  it('collapses chunks to sources; the best chunk (largest RRF term) gives the snippet', () => {
+    const out = fuse([hit('a', 2), hit('a', 5), hit('b', 1)], [hit('b', 7), hit('a', 3)], { queryType: 'semantic', limit: 10 });
+    const a = out.find((r) => r.sourceId === 'a')!;
+    const b = out.find((r) => r.sourceId === 'b')!;
+    expect(a.keywordRank).toBe(1);
+    expect(a.semanticRank).toBe(2);
+    expect(a.bestChunk.chunkNo).toBe(3); // semantic 1.0/62 > keyword 0.7/61
+    expect(b.bestChunk.chunkNo).toBe(7);
+    expect(b.rrfScore).toBeCloseTo(FUSION_WEIGHTS.semantic.keyword / 62 + FUSION_WEIGHTS.semantic.semantic / 61, 12);
+  });
+
+  it('weights the legs by query type and honours the limit', () => {
+    const kw = fuse([hit('a')], [hit('b')], { queryType: 'keyword', limit: 10 });
+    expect(kw.map((r) => r.sourceId)).toEqual(['a', 'b']);
+    const sem = fuse([hit('a')], [hit('b')], { queryType: 'semantic', limit: 10 });
+    expect(sem.map((r) => r.sourceId)).toEqual(['b', 'a']);
+    const bal = fuse([hit('b')], [hit('a')], { queryType: 'balanced', limit: 1 });
+    expect(bal.map((r) => r.sourceId)).toEqual(['a']); // tie broken by source key
+  });
+});
+
+describe('snippet', () => {
+  const long = `${'Intro words that do not matter here. '.repeat(20)}The outbox relay publishes content events to Kafka without loss. ${'Closing filler sentence. '.repeat(20)}`;
+
+  it('returns short text whole, with whitespace collapsed', () => {
+    expect(snippet('  a\n\nb  c ', 'a')).toBe('a b c');
+  });
+
+  it('centres on the matched terms (stem-like prefix match), plain text with … at cuts', () => {
+    const s = snippet(long, 'publishing outbox events', 120);
+    expect(s).toContain('outbox relay publishes content events');
+    expect(s.length).toBeLessThanOrEqual(122);
+    expect(s.startsWith('…')).toBe(true);
+    expect(s.endsWith('…')).toBe(true);
+    expect(s).not.toMatch(/<|\*\*/);
+  });
+
+  it('falls back to the beginning when no term matches', () => {
+    expect(snippet(long, 'zebra', 60).startsWith('Intro words')).toBe(true);
+  });
+});

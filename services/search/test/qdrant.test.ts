@@ -1,0 +1,232 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import {
+  buildQdrantClient,
+  EmbedderMismatchError,
+  openLanceBm25Index,
+  openQdrantVectorIndex,
+  pointId,
+  prepareSource,
+  type EmbeddedSource,
+  type VectorIndex,
+} from '../src/index.js';
+import { indexContract } from './contract.js';
+
+interface Sent {
+  method: string;
+  path: string;
+  body: unknown;
+}
+
+/**
+ * The Qdrant JS client builds its own undici dispatcher per client (no injectable fetch or
+ * dispatcher), so its transport is exercised against a recording HTTP server on 127.0.0.1:0:
+ * the real client serialises the requests, the samples below are Qdrant 1.x response bodies.
+ */
+let server: Server;
+let url: string;
+let sent: Sent[] = [];
+let respond: (req: Sent) => { status: number; result: unknown } = () => ({ status: 404, result: null });
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (d: Buffer) => (raw += d.toString()));
+    req.on('end', () => {
+      const entry: Sent = { method: req.method!, path: req.url!, body: raw ? JSON.parse(raw) : undefined };
+      sent.push(entry);
+      const { status, result } = respond(entry);
+      const body = status < 300 ? { result, status: 'ok', time: 0.000412 } : { status: { error: String(result) }, time: 0.0001 };
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const addr = server.address() as { port: number };
+  url = `http://127.0.0.1:${addr.port}`;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+const IDENTITY = { id: 'local-ngram-v1', dimension: 4 };
+const collectionInfo = (size: number, metadata?: object) => ({
+  status: 'green',
+  optimizer_status: 'ok',
+  indexed_vectors_count: 0,
+  points_count: 0,
+  segments_count: 2,
+  config: {
+    params: { vectors: { size, distance: 'Cosine' }, shard_number: 1, replication_factor: 1, write_consistency_factor: 1, on_disk_payload: true },
+    hnsw_config: { m: 16, ef_construct: 100, full_scan_threshold: 10000, max_indexing_threads: 0, on_disk: false },
+    optimizer_config: { deleted_threshold: 0.2, vacuum_min_vector_number: 1000, default_segment_number: 0, flush_interval_sec: 5 },
+    wal_config: { wal_capacity_mb: 32, wal_segments_ahead: 0 },
+    ...(metadata ? { metadata } : {}),
+  },
+  payload_schema: { org_id: { data_type: 'keyword', params: { type: 'keyword', is_tenant: true }, points: 0 } },
+});
+
+describe('Qdrant vector adapter: exact requests (offline)', () => {
+  let index: VectorIndex;
+  let storedPoints: { id: string; payload: Record<string, unknown> }[];
+
+  beforeEach(async () => {
+    sent = [];
+    storedPoints = [];
+    respond = (req) => {
+      if (req.path === '/collections/quarry_chunks/exists') return { status: 200, result: { exists: false } };
+      if (req.method === 'PUT' && req.path === '/collections/quarry_chunks') return { status: 200, result: true };
+      if (req.path.startsWith('/collections/quarry_chunks/index')) return { status: 200, result: { operation_id: 1, status: 'completed' } };
+      if (req.path === '/collections/quarry_chunks/points/scroll') return { status: 200, result: { points: storedPoints, next_page_offset: null } };
+      if (req.path.startsWith('/collections/quarry_chunks/points?') || req.path.startsWith('/collections/quarry_chunks/points/delete')) {
+        return { status: 200, result: { operation_id: 7, status: 'completed' } };
+      }
+      if (req.path === '/collections/quarry_chunks/points/query') {
+        return {
+          status: 200,
+          result: {
+            points: [
+              {
+                id: '1f0c7a4e-2b8d-5c3e-9a1f-0d2e3c4b5a69',
+                version: 3,
+                score: 0.8731,
+                payload: { org_id: 'org-a', source_table: 'research_artifact', source_id: 's1', chunk_no: 1, content_hash: 'h', plan_id: null, artifact_type: 'finding', tags: ['ice'], title: 'Glaciers', text: 'Glacier retreat.', start_offset: 300, end_offset: 316 },
+              },
+            ],
+          },
+        };
+      }
+      return { status: 400, result: `unexpected ${req.method} ${req.path}` };
+    };
+    index = await openQdrantVectorIndex({ client: buildQdrantClient(url), embedder: IDENTITY });
+  });
+
+  it('creates a cosine collection recording the embedder, with a tenant payload index on org_id', () => {
+    expect(sent[0]).toMatchObject({ method: 'GET', path: '/collections/quarry_chunks/exists' });
+    expect(sent[1]).toEqual({
+      method: 'PUT',
+      path: '/collections/quarry_chunks',
+      body: { vectors: { size: 4, distance: 'Cosine' }, metadata: { quarry_embedder: 'local-ngram-v1', quarry_dimension: 4 } },
+    });
+    expect(sent[2]).toEqual({ method: 'PUT', path: '/collections/quarry_chunks/index?wait=true', body: { field_name: 'org_id', field_schema: { type: 'keyword', is_tenant: true } } });
+    expect(sent.slice(3).map((r) => (r.body as { field_name: string; field_schema: string }).field_name)).toEqual(['source_table', 'source_id', 'plan_id', 'artifact_type', 'tags']);
+    expect(sent.slice(3).every((r) => (r.body as { field_schema: string }).field_schema === 'keyword')).toBe(true);
+  });
+
+  it('searches with the org and every filter in the payload filter', async () => {
+    sent = [];
+    const hits = await index.search([0.5, 0.5, 0.5, 0.5], { orgId: 'org-a', limit: 5, filters: { sourceTable: 'research_artifact', artifactType: 'finding', planId: 'p1', tags: ['ice', 'climate'] } });
+    expect(sent).toEqual([
+      {
+        method: 'POST',
+        path: '/collections/quarry_chunks/points/query',
+        body: {
+          query: [0.5, 0.5, 0.5, 0.5],
+          filter: {
+            must: [
+              { key: 'org_id', match: { value: 'org-a' } },
+              { key: 'source_table', match: { value: 'research_artifact' } },
+              { key: 'artifact_type', match: { value: 'finding' } },
+              { key: 'plan_id', match: { value: 'p1' } },
+              { key: 'tags', match: { value: 'ice' } },
+              { key: 'tags', match: { value: 'climate' } },
+            ],
+          },
+          limit: 5,
+          with_payload: true,
+        },
+      },
+    ]);
+    expect(hits).toEqual([{ sourceTable: 'research_artifact', sourceId: 's1', chunkNo: 1, title: 'Glaciers', text: 'Glacier retreat.', start: 300, end: 316, score: 0.8731 }]);
+  });
+
+  it('upserts changed points with their payload and deletes vanished ones, scoped by org', async () => {
+    const meta = { orgId: 'org-a', sourceTable: 'research_artifact', sourceId: 's1', title: 'T', tags: ['x'] };
+    const prepared = prepareSource(meta, 'Fresh text.');
+    const source: EmbeddedSource = { ...prepared, chunks: prepared.chunks.map((c) => ({ ...c, vector: [1, 0, 0, 0] })) };
+    storedPoints = [
+      { id: pointId(meta, 0), payload: { chunk_no: 0, content_hash: 'old' } },
+      { id: pointId(meta, 1), payload: { chunk_no: 1, content_hash: 'gone' } },
+    ];
+    sent = [];
+    expect(await index.upsert(source)).toEqual({ inserted: 0, updated: 1, deleted: 1, unchanged: 0 });
+    expect(sent[0]).toEqual({
+      method: 'POST',
+      path: '/collections/quarry_chunks/points/scroll',
+      body: {
+        filter: {
+          must: [
+            { key: 'org_id', match: { value: 'org-a' } },
+            { key: 'source_table', match: { value: 'research_artifact' } },
+            { key: 'source_id', match: { value: 's1' } },
+          ],
+        },
+        limit: 256,
+        with_payload: ['chunk_no', 'content_hash'],
+        with_vector: false,
+      },
+    });
+    expect(sent[1]).toEqual({
+      method: 'PUT',
+      path: '/collections/quarry_chunks/points?wait=true',
+      body: {
+        points: [
+          {
+            id: pointId(meta, 0),
+            vector: [1, 0, 0, 0],
+            payload: {
+              org_id: 'org-a',
+              source_table: 'research_artifact',
+              source_id: 's1',
+              chunk_no: 0,
+              content_hash: source.chunks[0]!.contentHash,
+              plan_id: null,
+              artifact_type: null,
+              tags: ['x'],
+              title: 'T',
+              text: 'Fresh text.',
+              start_offset: 0,
+              end_offset: 11,
+            },
+          },
+        ],
+      },
+    });
+    expect(sent[2]).toEqual({ method: 'POST', path: '/collections/quarry_chunks/points/delete?wait=true', body: { points: [pointId(meta, 1)] } });
+  });
+
+  it('derives stable UUID point ids that differ per org', () => {
+    const key = { orgId: 'org-a', sourceTable: 't', sourceId: 's' };
+    expect(pointId(key, 0)).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(pointId(key, 0)).toBe(pointId({ ...key }, 0));
+    expect(pointId({ ...key, orgId: 'org-b' }, 0)).not.toBe(pointId(key, 0));
+  });
+
+  it('refuses an existing collection built by another embedder or dimension', async () => {
+    respond = (req) => (req.path.endsWith('/exists') ? { status: 200, result: { exists: true } } : { status: 200, result: collectionInfo(4, { quarry_embedder: 'http:text-embedding-3-small', quarry_dimension: 4 }) });
+    await expect(openQdrantVectorIndex({ client: buildQdrantClient(url), embedder: IDENTITY })).rejects.toThrow(EmbedderMismatchError);
+    respond = (req) => (req.path.endsWith('/exists') ? { status: 200, result: { exists: true } } : { status: 200, result: collectionInfo(8) });
+    await expect(openQdrantVectorIndex({ client: buildQdrantClient(url), embedder: IDENTITY })).rejects.toThrow(EmbedderMismatchError);
+    respond = (req) => (req.path.endsWith('/exists') ? { status: 200, result: { exists: true } } : { status: 200, result: collectionInfo(4, { quarry_embedder: 'local-ngram-v1', quarry_dimension: 4 }) });
+    await expect(openQdrantVectorIndex({ client: buildQdrantClient(url), embedder: IDENTITY })).resolves.toBeDefined();
+  });
+});
+
+const QDRANT_URL = process.env.QDRANT_URL;
+if (QDRANT_URL) {
+  const collection = `quarry_test_${process.pid}_${Date.now()}`;
+  const dir = mkdtempSync(join(tmpdir(), 'quarry-search-qd-'));
+  // Qdrant is the vector leg; the BM25 leg of the pair is the embedded one.
+  indexContract(`Qdrant at ${QDRANT_URL} (+ LanceDB BM25)`, {
+    bm25: () => openLanceBm25Index({ dir }),
+    vectors: (embedder) => openQdrantVectorIndex({ client: buildQdrantClient(QDRANT_URL, process.env.QDRANT_API_KEY), embedder, collection }),
+    cleanup: async () => {
+      rmSync(dir, { recursive: true, force: true });
+      await buildQdrantClient(QDRANT_URL, process.env.QDRANT_API_KEY).deleteCollection(collection);
+    },
+  });
+} else {
+  describe.skip('index contract: Qdrant — skipped because QDRANT_URL is not set', () => {
+    it('runs the shared contract against a real Qdrant', () => {});
+  });
+}
