@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { startArtifactStore } from '@quarry/artifact-store';
+import { startServices } from '@quarry/system';
 import { APP_ROLE, migrateAll } from '@quarry/cli';
-import { artifactV1, planV1 } from '@quarry/contracts';
+import { planV1 } from '@quarry/contracts';
 import { appUrlFrom, createDb, sql, startEmbeddedPostgres } from '@quarry/db';
 import {
   buildServer,
@@ -13,12 +13,11 @@ import {
   type ToolBackend,
 } from '@quarry/gateway';
 import { createGrpcClient, createIdentitySigner, type GrpcClient, type Identity } from '@quarry/grpc';
-import { createPlanChangeListener, startPlanEngine, type PlanDatabase } from '@quarry/plan-engine';
+import { createPlanChangeListener, type PlanDatabase } from '@quarry/plan-engine';
 import { createLogger, type Logger } from '@quarry/telemetry';
 import { inProcessPlanBackend } from './monolith.js';
 
 const PLAN_SERVICE = `${planV1.protobufPackage}.PlanService`;
-const ARTIFACT_SERVICE = `${artifactV1.protobufPackage}.ArtifactService`;
 
 export interface BenchSystem {
   /** MCP endpoint of Quarry as `npm start` runs it: gateway → loopback gRPC → plan engine. */
@@ -64,20 +63,10 @@ export async function startBenchSystem(options: { dataDir: string; logger?: Logg
       QUARRY_RATE_LIMIT_PER_MINUTE: '1000000000',
     });
 
-    // The gateway needs a backend for every service in the catalogue: the artifact store runs
-    // beside the plan engine (each calls the other), as under `quarry start`.
-    const planEngine = await startPlanEngine({
-      databaseUrl,
-      identityKey: config.QUARRY_IDENTITY_KEY,
-      logger,
-      host: '127.0.0.1',
-      port: 0,
-      artifactStoreAddress: () => artifactStore.address,
-    });
-    closers.push(() => planEngine.close(1_000));
-    const artifactStore = await startArtifactStore({ databaseUrl, identityKey: config.QUARRY_IDENTITY_KEY, planEngineAddress: planEngine.address, logger, host: '127.0.0.1', port: 0 });
-    closers.push(() => artifactStore.close(1_000));
-    const quarry = await startGateway(config, logger, { serviceAddresses: { [PLAN_SERVICE]: planEngine.address, [ARTIFACT_SERVICE]: artifactStore.address } });
+    // Every backend service, as under `quarry start`; the gateway needs one for each catalogue service.
+    const services = await startServices({ databaseUrl, identityKey: config.QUARRY_IDENTITY_KEY, logger });
+    closers.push(() => services.close(1_000));
+    const quarry = await startGateway(config, logger, { serviceAddresses: services.addresses });
     closers.push(quarry.close);
 
     // The monolith owns its pool and change listener, exactly as the plan engine's runtime does.
@@ -87,11 +76,11 @@ export async function startBenchSystem(options: { dataDir: string; logger?: Logg
     await changes.start();
     closers.push(() => changes.close());
     const backend = inProcessPlanBackend({ db, changes, logger, stallThresholdMs: 30 * 60_000 });
-    const monolith = await startGateway(config, logger, { serviceAddresses: { [ARTIFACT_SERVICE]: artifactStore.address }, backends: { [PLAN_SERVICE]: backend } });
+    const monolith = await startGateway(config, logger, { serviceAddresses: services.addresses, backends: { [PLAN_SERVICE]: backend } });
     closers.push(monolith.close);
 
     const signer = createIdentitySigner({ key: config.QUARRY_IDENTITY_KEY, issuer: 'quarry-bench' });
-    const planGrpc = createGrpcClient(planV1.PlanServiceClient, planEngine.address, { signer });
+    const planGrpc = createGrpcClient(planV1.PlanServiceClient, services.planEngine.address, { signer });
     closers.push(() => planGrpc.close());
 
     let request = 0;

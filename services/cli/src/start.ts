@@ -1,7 +1,6 @@
-import { startArtifactStore } from '@quarry/artifact-store';
 import { createDb, startEmbeddedPostgres, appUrlFrom } from '@quarry/db';
 import { buildServer, createGatewayRuntime, createIdentityAdmin, type IdentityDatabase, loadGatewayConfig } from '@quarry/gateway';
-import { startPlanEngine } from '@quarry/plan-engine';
+import { startServices } from '@quarry/system';
 import { createLogger } from '@quarry/telemetry';
 import { dataDirectory } from './data-dir.js';
 import { APP_ROLE, migrateAll } from './migrations.js';
@@ -39,34 +38,9 @@ export async function startAll({ env, out, logLevel }: StartOptions) {
     DATABASE_URL: appUrlFrom(adminUrl, appRole, appPassword),
     QUARRY_IDENTITY_KEY: env.QUARRY_IDENTITY_KEY ?? dir.secret('identity-key', 48),
   });
-  // Every service on loopback, reached by the gateway over real gRPC (ADR 0006). The plan
-  // engine and the artifact store call each other, so the plan engine reads the artifact
-  // store's address at its first call.
-  const planEngine = await startPlanEngine({
-    databaseUrl: config.DATABASE_URL,
-    identityKey: config.QUARRY_IDENTITY_KEY,
-    logger: logger.child({ service: 'plan-engine' }),
-    host: '127.0.0.1',
-    port: 0,
-    artifactStoreAddress: () => artifactStore.address,
-  });
-  const artifactStore = await startArtifactStore({
-    databaseUrl: config.DATABASE_URL,
-    identityKey: config.QUARRY_IDENTITY_KEY,
-    planEngineAddress: planEngine.address,
-    logger: logger.child({ service: 'artifact-store' }),
-    host: '127.0.0.1',
-    port: 0,
-  });
-  const runtime = await createGatewayRuntime({
-    config,
-    logger,
-    serviceAddresses: {
-      ...config.QUARRY_SERVICES,
-      'quarry.plan.v1.PlanService': planEngine.address,
-      'quarry.artifact.v1.ArtifactService': artifactStore.address,
-    },
-  });
+  // Every service on loopback, reached by the gateway over real gRPC (ADR 0006).
+  const services = await startServices({ databaseUrl: config.DATABASE_URL, identityKey: config.QUARRY_IDENTITY_KEY, logger });
+  const runtime = await createGatewayRuntime({ config, logger, serviceAddresses: { ...config.QUARRY_SERVICES, ...services.addresses } });
   const app = await buildServer(runtime.deps);
   await app.listen({ host: config.HOST, port: config.PORT });
   const address = app.server.address();
@@ -96,8 +70,7 @@ export async function startAll({ env, out, logLevel }: StartOptions) {
       runtime.beginDrain();
       await app.close();
       await runtime.close();
-      await artifactStore.close();
-      await planEngine.close();
+      await services.close();
       await embedded?.stop();
     },
   };

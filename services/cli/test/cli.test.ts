@@ -3,11 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { startArtifactStore } from '@quarry/artifact-store';
 import { runCli } from '@quarry/cli';
 import { appUrlFrom } from '@quarry/db';
 import { buildServer, createGatewayRuntime, loadGatewayConfig } from '@quarry/gateway';
-import { startPlanEngine } from '@quarry/plan-engine';
+import { startServices } from '@quarry/system';
 import { createLogger } from '@quarry/telemetry';
 import { createTestDatabase, type TestDatabase } from '@quarry/testing';
 
@@ -31,27 +30,8 @@ async function startGateway() {
     LOG_LEVEL: 'silent',
   });
   const logger = createLogger({ service: 'cli-test', level: 'silent' });
-  const planEngine = await startPlanEngine({
-    databaseUrl: config.DATABASE_URL,
-    identityKey: config.QUARRY_IDENTITY_KEY,
-    logger,
-    host: '127.0.0.1',
-    port: 0,
-    artifactStoreAddress: () => artifactStore.address,
-  });
-  const artifactStore = await startArtifactStore({
-    databaseUrl: config.DATABASE_URL,
-    identityKey: config.QUARRY_IDENTITY_KEY,
-    planEngineAddress: planEngine.address,
-    logger,
-    host: '127.0.0.1',
-    port: 0,
-  });
-  const runtime = await createGatewayRuntime({
-    config,
-    logger,
-    serviceAddresses: { 'quarry.plan.v1.PlanService': planEngine.address, 'quarry.artifact.v1.ArtifactService': artifactStore.address },
-  });
+  const services = await startServices({ databaseUrl: config.DATABASE_URL, identityKey: config.QUARRY_IDENTITY_KEY, logger });
+  const runtime = await createGatewayRuntime({ config, logger, serviceAddresses: services.addresses });
   const app = await buildServer(runtime.deps);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address() as { port: number };
@@ -60,8 +40,7 @@ async function startGateway() {
     close: async () => {
       await app.close();
       await runtime.close();
-      await artifactStore.close(1000);
-      await planEngine.close(1000);
+      await services.close(1000);
     },
   };
 }

@@ -1,5 +1,5 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { artifactSchemas, startArtifactStore } from '@quarry/artifact-store';
+import { artifactSchemas } from '@quarry/artifact-store';
 import { eventsSchemas } from '@quarry/events';
 import { createLogger } from '@quarry/telemetry';
 import { createTestDatabase } from '@quarry/testing';
@@ -11,7 +11,8 @@ import {
   type IdentityDatabase,
   loadGatewayConfig,
 } from '@quarry/gateway';
-import { planSchemas, startPlanEngine } from '@quarry/plan-engine';
+import { planSchemas } from '@quarry/plan-engine';
+import { startServices } from '@quarry/system';
 import type { Kysely } from 'kysely';
 
 export type Era = 'legacy' | 'modern';
@@ -32,29 +33,8 @@ export async function startTestGateway(env: Record<string, string> = {}) {
     ...env,
   });
   const logger = createLogger({ service: 'gateway-test', level: 'silent' });
-  // The plan engine and the artifact store call each other: the plan engine reads the artifact
-  // store's address at its first call.
-  const planEngine = await startPlanEngine({
-    databaseUrl: database.appUrl,
-    identityKey: config.QUARRY_IDENTITY_KEY,
-    logger,
-    host: '127.0.0.1',
-    port: 0,
-    artifactStoreAddress: () => artifactStore.address,
-  });
-  const artifactStore = await startArtifactStore({
-    databaseUrl: database.appUrl,
-    identityKey: config.QUARRY_IDENTITY_KEY,
-    planEngineAddress: planEngine.address,
-    logger,
-    host: '127.0.0.1',
-    port: 0,
-  });
-  const runtime = await createGatewayRuntime({
-    config,
-    logger,
-    serviceAddresses: { 'quarry.plan.v1.PlanService': planEngine.address, 'quarry.artifact.v1.ArtifactService': artifactStore.address },
-  });
+  const services = await startServices({ databaseUrl: database.appUrl, identityKey: config.QUARRY_IDENTITY_KEY, logger });
+  const runtime = await createGatewayRuntime({ config, logger, serviceAddresses: services.addresses });
   const app = await buildServer(runtime.deps);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
@@ -68,13 +48,11 @@ export async function startTestGateway(env: Record<string, string> = {}) {
     admin,
     database,
     runtime,
-    planEngine,
-    artifactStore,
+    services,
     async close() {
       await app.close();
       await runtime.close();
-      await artifactStore.close(1000);
-      await planEngine.close(1000);
+      await services.close(1000);
       await database.drop();
     },
   };
