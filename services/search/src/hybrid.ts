@@ -1,4 +1,4 @@
-import { classifyQuery, fuse, FUSION_WEIGHTS, LEXICAL_FUSION_WEIGHTS, rankSources, type QueryType } from './core/fusion.js';
+import { classifyQuery, fuse, FUSION_WEIGHTS, LEXICAL_FUSION_WEIGHTS, rankSources, type FusedResult, type QueryType } from './core/fusion.js';
 import { snippet } from './core/snippet.js';
 import type { Bm25Index, ChunkFilters, Embedder, VectorIndex } from './types.js';
 import { EmbedderMismatchError } from './types.js';
@@ -11,19 +11,12 @@ export interface HybridSearchRequest {
   filters?: ChunkFilters;
 }
 
-export interface HybridSearchResultItem {
+/** One result per source: the fusion's figures, with the best chunk turned into a snippet. */
+export type HybridSearchResultItem = Omit<FusedResult, 'bestChunk'> & {
   /** The source id (results are per source, not per chunk). */
   id: string;
-  sourceTable: string;
-  sourceId: string;
-  title: string;
-  rrfScore: number;
-  inKeyword: boolean;
-  inSemantic: boolean;
-  keywordRank: number | null;
-  semanticRank: number | null;
   textSnippet: string;
-}
+};
 
 export interface HybridSearchResponse {
   query: string;

@@ -2,7 +2,7 @@ import { auditEvent } from './audit.js';
 import { resolveConditions, type BranchingConditionInput } from './branching.js';
 import { PlanEngineError } from './errors.js';
 import { effectsOf } from './effects.js';
-import { invalidArgument, requireText } from './rules.js';
+import { invalidArgument, pendingStep, requireText } from './rules.js';
 import type { TransitionResult } from './transition.js';
 import { STEP_TYPES, type PlanSnapshot, type PlanStep, type StepType } from './types.js';
 
@@ -32,20 +32,7 @@ export function createPlan(input: CreatePlanInput): TransitionResult {
     requireText(`${field}.instructions`, step.instructions);
     if (ids.has(step.id)) throw new PlanEngineError('DUPLICATE_STEP_ID', `Step id ${step.id} is used twice`, { field, stepId: step.id });
     ids.add(step.id);
-    return {
-      id: step.id,
-      order: index + 1,
-      type: step.type,
-      status: 'pending',
-      instructions: step.instructions,
-      result: null,
-      confidence: null,
-      executionReport: null,
-      formattingNotes: null,
-      failureReason: null,
-      startedAt: null,
-      completedAt: null,
-    };
+    return pendingStep(step, index + 1);
   });
   const conditions = resolveConditions(input.branchingConditions ?? [], steps);
   const state: PlanSnapshot = { status: 'planning', steps, conditions };

@@ -1,6 +1,6 @@
 import { PlanEngineError } from './errors.js';
 import { derivePlanStatus, isTerminalPlanStatus } from './status.js';
-import type { PlanSnapshot, PlanStatus, PlanStep, StepStatus } from './types.js';
+import type { PlanSnapshot, PlanStatus, PlanStep, StepStatus, StepType } from './types.js';
 
 /** Joins states for messages: "a", "a or b", "a, b or c". */
 export function either(words: readonly string[]): string {
@@ -59,4 +59,22 @@ export function replaceStep(steps: readonly PlanStep[], updated: PlanStep): Plan
 /** Reassigns orders 1..n following the array order. Unchanged steps keep their object identity. */
 export function renumber(steps: readonly PlanStep[]): PlanStep[] {
   return steps.map((step, index) => (step.order === index + 1 ? step : { ...step, order: index + 1 }));
+}
+
+/** A step as it enters a plan (creation or add_steps): pending, nothing recorded yet. */
+export function pendingStep(step: { readonly id: string; readonly type: StepType; readonly instructions: string }, order: number): PlanStep {
+  return {
+    id: step.id,
+    order,
+    type: step.type,
+    status: 'pending',
+    instructions: step.instructions,
+    result: null,
+    confidence: null,
+    executionReport: null,
+    formattingNotes: null,
+    failureReason: null,
+    startedAt: null,
+    completedAt: null,
+  };
 }

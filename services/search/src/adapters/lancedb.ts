@@ -1,6 +1,6 @@
 import * as lancedb from '@lancedb/lancedb';
 import { Field, FixedSizeList, Float32, Int32, List, Schema, Utf8 } from 'apache-arrow';
-import { checkVectors, chunkId, planUpsert } from '../core/source.js';
+import { checkVectors, chunkDocument, chunkId, planUpsert } from '../core/source.js';
 import type {
   Bm25Index,
   ChunkFilters,
@@ -79,21 +79,7 @@ function sourceWhere(key: SourceKey): string {
 type Row = Record<string, unknown>;
 
 function toRow(source: IndexedSource | EmbeddedSource, chunk: IndexedChunk & { vector?: number[] }): Row {
-  const row: Row = {
-    id: chunkId(source, chunk.chunkNo),
-    org_id: source.orgId,
-    source_table: source.sourceTable,
-    source_id: source.sourceId,
-    chunk_no: chunk.chunkNo,
-    content_hash: chunk.contentHash,
-    title: source.title,
-    plan_id: source.planId ?? null,
-    artifact_type: source.artifactType ?? null,
-    tags: source.tags ?? [],
-    text: chunk.text,
-    start_offset: chunk.start,
-    end_offset: chunk.end,
-  };
+  const row: Row = { id: chunkId(source, chunk.chunkNo), ...chunkDocument(source, chunk) };
   if (chunk.vector) row.vector = chunk.vector;
   else row.fts_text = `${source.title}\n${chunk.text}`;
   return row;

@@ -1,5 +1,5 @@
 import { Client } from '@opensearch-project/opensearch';
-import { chunkId, planUpsert } from '../core/source.js';
+import { chunkDocument, chunkId, planUpsert } from '../core/source.js';
 import type { Bm25Index, ChunkFilters, ChunkHit, IndexedSource, SearchScope, SourceKey, UpsertReport } from '../types.js';
 
 /**
@@ -98,20 +98,7 @@ export async function openOpenSearchBm25Index(options: OpenSearchBm25Options): P
       const ops: Record<string, unknown>[] = [];
       for (const c of plan.write) {
         ops.push({ index: { _index: index, _id: chunkId(source, c.chunkNo), routing: source.orgId } });
-        ops.push({
-          org_id: source.orgId,
-          source_table: source.sourceTable,
-          source_id: source.sourceId,
-          chunk_no: c.chunkNo,
-          content_hash: c.contentHash,
-          plan_id: source.planId ?? null,
-          artifact_type: source.artifactType ?? null,
-          tags: source.tags ?? [],
-          title: source.title,
-          text: c.text,
-          start_offset: c.start,
-          end_offset: c.end,
-        });
+        ops.push(chunkDocument(source, c));
       }
       for (const no of plan.remove) ops.push({ delete: { _index: index, _id: chunkId(source, no), routing: source.orgId } });
       if (ops.length > 0) {

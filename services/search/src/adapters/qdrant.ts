@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { QdrantClient } from '@qdrant/js-client-rest';
-import { checkVectors, chunkId, planUpsert } from '../core/source.js';
+import { checkVectors, chunkDocument, chunkId, planUpsert } from '../core/source.js';
 import type { ChunkFilters, ChunkHit, EmbeddedSource, EmbedderIdentity, SearchScope, SourceKey, UpsertReport, VectorIndex } from '../types.js';
 import { EmbedderMismatchError } from '../types.js';
 
@@ -108,20 +108,7 @@ export async function openQdrantVectorIndex(options: QdrantVectorOptions): Promi
           points: plan.write.map((c) => ({
             id: pointId(source, c.chunkNo),
             vector: c.vector,
-            payload: {
-              org_id: source.orgId,
-              source_table: source.sourceTable,
-              source_id: source.sourceId,
-              chunk_no: c.chunkNo,
-              content_hash: c.contentHash,
-              plan_id: source.planId ?? null,
-              artifact_type: source.artifactType ?? null,
-              tags: source.tags ?? [],
-              title: source.title,
-              text: c.text,
-              start_offset: c.start,
-              end_offset: c.end,
-            },
+            payload: chunkDocument(source, c),
           })),
         });
       }

@@ -20,6 +20,27 @@ export function chunkHash(meta: SourceMeta, chunk: Chunk): string {
 }
 
 /** Stable id of one chunk inside an engine (tenant first, so ids never collide across orgs). */
+/**
+ * The fields every engine stores beside a chunk (snake_case, as documents, payloads and rows
+ * carry them): what filters, upsert planning and snippets read back.
+ */
+export function chunkDocument(source: IndexedSource | EmbeddedSource, chunk: IndexedChunk) {
+  return {
+    org_id: source.orgId,
+    source_table: source.sourceTable,
+    source_id: source.sourceId,
+    chunk_no: chunk.chunkNo,
+    content_hash: chunk.contentHash,
+    plan_id: source.planId ?? null,
+    artifact_type: source.artifactType ?? null,
+    tags: source.tags ?? [],
+    title: source.title,
+    text: chunk.text,
+    start_offset: chunk.start,
+    end_offset: chunk.end,
+  };
+}
+
 export function chunkId(key: SourceKey, chunkNo: number): string {
   return `${key.orgId}/${key.sourceTable}/${key.sourceId}/${chunkNo}`;
 }

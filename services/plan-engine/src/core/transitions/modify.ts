@@ -1,7 +1,7 @@
 import { auditEvent, type AuditEvent } from '../audit.js';
 import { PlanEngineError } from '../errors.js';
 import type { MODIFY_EVENT_TYPES, NewStep, PlanEvent } from '../events.js';
-import { findStep, invalidArgument, renumber, replaceStep, requirePlanStatus, requireStepStatus, requireText, settleStatus } from '../rules.js';
+import { findStep, invalidArgument, pendingStep, renumber, replaceStep, requirePlanStatus, requireStepStatus, requireText, settleStatus } from '../rules.js';
 import { STEP_TYPES, type PlanSnapshot, type PlanStep } from '../types.js';
 import type { Change } from './change.js';
 import { statusChange } from './status-change.js';
@@ -38,20 +38,8 @@ export function addSteps(state: PlanSnapshot, event: ModifyEvent<'add_steps'>): 
   requireModifiable(state, 'add_steps');
   validateNewSteps(state, event.steps);
   const slotOf = (step: NewStep): number => step.insertAfterOrder ?? state.steps.length;
-  const created = (step: NewStep): PlanStep => ({
-    id: step.id,
-    order: 0,
-    type: step.type,
-    status: 'pending',
-    instructions: step.instructions,
-    result: null,
-    confidence: null,
-    executionReport: null,
-    formattingNotes: null,
-    failureReason: null,
-    startedAt: null,
-    completedAt: null,
-  });
+  // Orders are assigned when the merged list is renumbered below.
+  const created = (step: NewStep): PlanStep => pendingStep(step, 0);
   const merged: PlanStep[] = [];
   for (let slot = 0; slot <= state.steps.length; slot += 1) {
     merged.push(...event.steps.filter((step) => slotOf(step) === slot).map(created));
