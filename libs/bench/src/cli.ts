@@ -13,9 +13,16 @@ export interface BenchIo {
 }
 
 const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,32]
-  --quick         smaller sizes (under 2 minutes)
+  --quick         smaller sizes (≈ 8 minutes on 2 busy cores; the full run takes far longer)
   --json <file>   also write every figure as { metric: { value, unit, baseline?, ratio? } }
   --clients list  concurrency levels of the throughput runs (default 16,32)`;
+
+/** What each group's baseline is (all measured in the same run, on the same machine). */
+const BASELINES = [
+  'Baselines: p1/p2 the monolith (same handlers, no gRPC hop); c_freshness the store_research call alone;',
+  'c_ingest the indexer core in process (chunk, embed, upsert into scratch LanceDB); c_search the same hybrid search',
+  'in process on the same indexes (ratio = gRPC service + gateway); c_quality vectors/hybrid BM25 alone.',
+].join('\n');
 
 /**
  * `npm run bench`: prints one table (and writes the JSON file when asked); returns the exit
@@ -45,7 +52,8 @@ export async function benchCli(argv: readonly string[], io: BenchIo, sizes?: Par
 
   const started = Date.now();
   const results = await runBench({ sizes: chosen, progress: (line) => io.err(`[bench ${((Date.now() - started) / 1000).toFixed(0)}s] ${line}`) });
-  io.out(`Quarry benchmark, ${new Date().toISOString()}: ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}, ${sizes ? 'custom' : values.quick ? 'quick' : 'full'} run; baseline = monolith (no gRPC hop), ratio = Quarry ÷ baseline`);
+  io.out(`Quarry benchmark, ${new Date().toISOString()}: ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}, ${sizes ? 'custom' : values.quick ? 'quick' : 'full'} run; ratio = Quarry ÷ baseline`);
+  io.out(BASELINES);
   io.out(formatTable(results));
   if (values.json) {
     writeFileSync(values.json, `${JSON.stringify(results, null, 2)}\n`);

@@ -16,15 +16,32 @@ export interface BenchSizes {
   stepsPerPlan: number;
   /** Calls per target before measuring (JIT, pools, caches). */
   warmupCalls: number;
+  /** Content pipeline: store_research → visible in search_sources, sequential samples. */
+  freshnessSamples: number;
+  /** Artifacts stored and indexed per ingest run (one run, and one metric, per count). */
+  ingestCounts: readonly number[];
+  /** Corpus sizes in chunks at which search latency is measured (loaded cumulatively, smallest first). */
+  searchChunkCounts: readonly number[];
+  /** Queries per search latency measurement (a mix of shapes, see mixedQueries). */
+  searchQueries: number;
+  /** Retrieval quality on Cranfield: 1400 abstracts through store_research and 225 queries (about a minute). */
+  cranfield: boolean;
 }
 
-/** The full run (~5 minutes on 2 cores), `--quick` (< 2 minutes), and a seconds-long smoke run. */
+const CONTENT = {
+  full: { freshnessSamples: 200, ingestCounts: [1_000, 10_000], searchChunkCounts: [10_000, 100_000], searchQueries: 400, cranfield: true },
+  quick: { freshnessSamples: 50, ingestCounts: [1_000], searchChunkCounts: [10_000], searchQueries: 200, cranfield: true },
+  // Smoke: every content row but quality, on toy sizes (a few seconds inside `npm test`).
+  smoke: { freshnessSamples: 5, ingestCounts: [40], searchChunkCounts: [500], searchQueries: 20, cranfield: false },
+} as const;
+
+/** The full run, `--quick`, and a seconds-long smoke run. */
 export const SIZES = {
-  full: { latencyRounds: 2_000, latencyMaxSeconds: 60, clients: [16, 32], loadSeconds: 10, stepsPerPlan: 20, warmupCalls: 200 },
-  quick: { latencyRounds: 300, latencyMaxSeconds: 15, clients: [16, 32], loadSeconds: 3, stepsPerPlan: 20, warmupCalls: 50 },
+  full: { latencyRounds: 2_000, latencyMaxSeconds: 60, clients: [16, 32], loadSeconds: 10, stepsPerPlan: 20, warmupCalls: 200, ...CONTENT.full },
+  quick: { latencyRounds: 300, latencyMaxSeconds: 15, clients: [16, 32], loadSeconds: 3, stepsPerPlan: 20, warmupCalls: 50, ...CONTENT.quick },
   // Smoke: long enough windows that even a loaded CI machine completes some pairs (a 1 s window
   // with 32 clients once finished none, giving a non-finite ratio).
-  smoke: { latencyRounds: 20, latencyMaxSeconds: 5, clients: [16, 32], loadSeconds: 3, stepsPerPlan: 10, warmupCalls: 5 },
+  smoke: { latencyRounds: 20, latencyMaxSeconds: 5, clients: [16, 32], loadSeconds: 3, stepsPerPlan: 10, warmupCalls: 5, ...CONTENT.smoke },
 } as const satisfies Record<string, BenchSizes>;
 
 export interface PhaseContext {

@@ -17,6 +17,7 @@ export function compared(value: number, baseline: number, unit: string): Metric 
 function formatNumber(value: number | undefined, unit = ''): string {
   if (value === undefined) return '';
   if (unit === 'ms' || unit === '×') return value.toFixed(3);
+  if (unit === 'score') return value.toFixed(4); // nDCG, recall: 0–1, differences in the third decimal matter
   return Math.abs(value) >= 100 ? Math.round(value).toString() : value.toFixed(2);
 }
 

@@ -3,12 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Progress } from './measure.js';
 import type { BenchSizes, Phase } from './phase.js';
+import { contentPipelinePhase } from './content-phase.js';
 import { planToolsPhase } from './plan-phase.js';
 import type { Results } from './report.js';
 import { startBenchSystem } from './system.js';
 
 /** Every phase `npm run bench` runs, in order. */
-export const PHASES: readonly Phase[] = [planToolsPhase];
+export const PHASES: readonly Phase[] = [planToolsPhase, contentPipelinePhase];
 
 export interface RunOptions {
   sizes: BenchSizes;
@@ -26,7 +27,7 @@ export async function runBench({ sizes, progress = () => {}, phases = PHASES }: 
   chmodSync(dir, 0o711);
   try {
     progress('starting embedded PostgreSQL, Quarry and the monolith baseline');
-    const system = await startBenchSystem({ dataDir: join(dir, 'postgres') });
+    const system = await startBenchSystem({ dataDir: join(dir, 'postgres'), searchDir: dir });
     try {
       const results: Results = {};
       for (const phase of phases) {

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { startServices } from '@quarry/system';
-import { APP_ROLE, migrateAll } from '@quarry/cli';
+import { startServices, type Services } from '@quarry/system';
+import { APP_ROLE, INDEXER_ROLE, migrateAll } from '@quarry/cli';
+import { loadConfig } from '@quarry/config';
+import { searchBackendsConfigSchema } from '@quarry/search';
 import { planV1 } from '@quarry/contracts';
 import { appUrlFrom, createDb, sql, startEmbeddedPostgres } from '@quarry/db';
 import {
@@ -26,6 +28,12 @@ export interface BenchSystem {
   monolithUrl: string;
   /** Bearer token of the benchmark's own member (org `bench`). */
   token: string;
+  /** Every backend service as `quarry start` runs them (search backends and indexer included), for in-process baselines. */
+  services: Services;
+  /** A new org `slug` with an owner and a token: phases keep their data apart (e.g. a search corpus of its own). */
+  createMember(slug: string): Promise<BenchMember>;
+  /** A directory of this run for scratch data (removed with the run). */
+  scratchDir: string;
   /** The same member as a gRPC identity, for calls made to the plan engine directly. */
   identity: () => Identity;
   /** A gRPC client straight to Quarry's plan engine (what the gateway's hop costs is measured against it). */
@@ -40,7 +48,14 @@ export interface BenchSystem {
  * PostgreSQL with its default settings, migrations, app role, plan engine on loopback gRPC,
  * gateway), plus the monolith baseline on the same database, and a member of its own.
  */
-export async function startBenchSystem(options: { dataDir: string; logger?: Logger }): Promise<BenchSystem> {
+export interface BenchMember {
+  token: string;
+  tokenId: string;
+  orgId: string;
+  userId: string;
+}
+
+export async function startBenchSystem(options: { dataDir: string; searchDir: string; logger?: Logger }): Promise<BenchSystem> {
   const logger = options.logger ?? createLogger({ service: 'bench', level: 'warn' });
   const postgres = await startEmbeddedPostgres({ dataDir: options.dataDir, persistent: true });
   const closers: Array<() => Promise<void> | void> = [() => postgres.stop()];
@@ -49,9 +64,10 @@ export async function startBenchSystem(options: { dataDir: string; logger?: Logg
   };
   try {
     const appPassword = randomBytes(24).toString('base64url');
-    await migrateAll(postgres.adminUrl, { role: APP_ROLE, password: appPassword });
+    const indexerPassword = randomBytes(24).toString('base64url');
+    await migrateAll(postgres.adminUrl, { app: { role: APP_ROLE, password: appPassword }, indexer: { role: INDEXER_ROLE, password: indexerPassword } });
     const databaseUrl = appUrlFrom(postgres.adminUrl, APP_ROLE, appPassword);
-    const member = await createMember(postgres.adminUrl);
+    const member = await createMember(postgres.adminUrl, 'bench');
     const admin = createDb<unknown>({ connectionString: postgres.adminUrl, applicationName: 'quarry-bench-admin', max: 1 });
     closers.push(() => admin.destroy());
     const config = loadGatewayConfig({
@@ -64,7 +80,13 @@ export async function startBenchSystem(options: { dataDir: string; logger?: Logg
     });
 
     // Every backend service, as under `quarry start`; the gateway needs one for each catalogue service.
-    const services = await startServices({ databaseUrl, identityKey: config.QUARRY_IDENTITY_KEY, logger });
+    const services = await startServices({
+      databaseUrl,
+      indexerDatabaseUrl: appUrlFrom(postgres.adminUrl, INDEXER_ROLE, indexerPassword),
+      identityKey: config.QUARRY_IDENTITY_KEY,
+      search: loadConfig(searchBackendsConfigSchema, { QUARRY_DATA_DIR: options.searchDir }),
+      logger,
+    });
     closers.push(() => services.close(1_000));
     const quarry = await startGateway(config, logger, { serviceAddresses: services.addresses });
     closers.push(quarry.close);
@@ -88,6 +110,9 @@ export async function startBenchSystem(options: { dataDir: string; logger?: Logg
       quarryUrl: quarry.url,
       monolithUrl: monolith.url,
       token: member.token,
+      services,
+      createMember: (slug) => createMember(postgres.adminUrl, slug),
+      scratchDir: options.searchDir,
       identity: () => ({ kind: 'user', orgId: member.orgId, userId: member.userId, tokenId: member.tokenId, requestId: `bench-${++request}` }),
       planGrpc,
       async settle() {
@@ -102,13 +127,14 @@ export async function startBenchSystem(options: { dataDir: string; logger?: Logg
   }
 }
 
-async function createMember(adminUrl: string) {
+async function createMember(adminUrl: string, slug: string): Promise<BenchMember> {
   const db = createDb<IdentityDatabase>({ connectionString: adminUrl, applicationName: 'quarry-bench-setup', max: 1 });
   try {
     const admin = createIdentityAdmin(db);
-    const org = await admin.createOrg({ slug: 'bench', name: 'Benchmark' });
-    const user = await admin.addUser({ email: 'bench@localhost', orgSlug: 'bench', name: 'Bench', role: 'owner' });
-    const { token, id } = await admin.createToken({ orgSlug: 'bench', email: 'bench@localhost', name: 'bench' });
+    const email = `${slug}@localhost`;
+    const org = await admin.createOrg({ slug, name: `Benchmark (${slug})` });
+    const user = await admin.addUser({ email, orgSlug: slug, name: 'Bench', role: 'owner' });
+    const { token, id } = await admin.createToken({ orgSlug: slug, email, name: 'bench' });
     return { token, tokenId: id, orgId: org.id, userId: user.id };
   } finally {
     await db.destroy();

@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { benchCli, formatTable, percentile, SIZES, type Results } from '../src/index.js';
+import { classifyQuery } from '@quarry/search';
+import { benchCli, formatTable, letterMarker, loadCranfield, mixedQueries, ndcgAt10, percentile, recallAt100, sizeLabel, SIZES, type Results } from '../src/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'quarry-bench-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -28,6 +29,16 @@ const COMPARED = [
 ];
 const SINGLE = ['p1_ratio_p50', 'p1_ratio_p99', 'p1_grpc_get_plan_status_p50_ms', 'p1_gateway_added_p50_ms'];
 
+/** The content pipeline's figures at smoke sizes (quality is skipped there), with their units. */
+const CONTENT_COMPARED: Record<string, string> = {
+  c_freshness_p50_ms: 'ms',
+  c_freshness_p95_ms: 'ms',
+  c_ingest_40_artifacts_per_s: 'artifacts/s',
+  c_search_500_p50_ms: 'ms',
+  c_search_500_p95_ms: 'ms',
+};
+const CONTENT_SINGLE: Record<string, string> = { c_load_500_chunks_s: 's', c_indexer_pending_end: 'events' };
+
 describe('npm run bench (smoke sizes: seconds, not a measurement)', () => {
   it('runs the whole harness against the embedded system and writes every figure as JSON', async () => {
     const file = join(dir, 'bench.json');
@@ -35,7 +46,7 @@ describe('npm run bench (smoke sizes: seconds, not a measurement)', () => {
     await expect(benchCli(['--json', file], streams, SIZES.smoke)).resolves.toBe(0);
 
     const results = JSON.parse(readFileSync(file, 'utf8')) as Results;
-    expect(Object.keys(results).sort()).toEqual([...COMPARED, ...SINGLE].sort());
+    expect(Object.keys(results).sort()).toEqual([...COMPARED, ...SINGLE, ...Object.keys(CONTENT_COMPARED), ...Object.keys(CONTENT_SINGLE)].sort());
     for (const key of COMPARED) {
       const { value, baseline, ratio, unit } = results[key]!;
       expect({ key, finite: [value, baseline, ratio].every(Number.isFinite), positive: value > 0 && baseline! > 0 }).toEqual({ key, finite: true, positive: true });
@@ -43,6 +54,19 @@ describe('npm run bench (smoke sizes: seconds, not a measurement)', () => {
       expect(unit).toMatch(/^(ms|calls\/s|pairs\/s)$/);
     }
     for (const key of SINGLE) expect({ key, finite: Number.isFinite(results[key]!.value) }).toEqual({ key, finite: true });
+    for (const [key, unit] of Object.entries(CONTENT_COMPARED)) {
+      const { value, baseline, ratio } = results[key]!;
+      expect({ key, unit: results[key]!.unit, finite: [value, baseline, ratio].every(Number.isFinite), positive: value > 0 && baseline! > 0 }).toEqual({ key, unit, finite: true, positive: true });
+      expect(ratio).toBeCloseTo(value / baseline!, 9);
+    }
+    for (const [key, unit] of Object.entries(CONTENT_SINGLE)) expect({ key, unit: results[key]!.unit, finite: Number.isFinite(results[key]!.value) }).toEqual({ key, unit, finite: true });
+    // Visible in search means stored first; p95 is never below p50; the load took time; the indexer caught up.
+    expect(results.c_freshness_p50_ms!.value).toBeGreaterThan(results.c_freshness_p50_ms!.baseline!);
+    expect(results.c_freshness_p95_ms!.value).toBeGreaterThanOrEqual(results.c_freshness_p50_ms!.value);
+    expect(results.c_search_500_p95_ms!.value).toBeGreaterThanOrEqual(results.c_search_500_p50_ms!.value);
+    expect(results.c_load_500_chunks_s!.value).toBeGreaterThan(0);
+    expect(results.c_indexer_pending_end!.value).toBe(0);
+    expect(err.some((line) => /quality: skipped in this profile/.test(line))).toBe(true);
     expect(results.p1_ratio_p50!.value).toBe(results.p1_get_plan_status_p50_ms!.ratio);
     expect(results.p1_gateway_added_p50_ms!.value).toBeCloseTo(results.p1_get_plan_status_p50_ms!.value - results.p1_grpc_get_plan_status_p50_ms!.value, 9);
 
@@ -74,16 +98,45 @@ describe('the numbers and the table', () => {
     expect(() => percentile([], 50)).toThrow('no samples');
   });
 
+  it('scores rankings with nDCG@10 (gain 2^g − 1) and Recall@100', () => {
+    const relevant = new Map([
+      ['a', 3],
+      ['b', 1],
+    ]);
+    expect(ndcgAt10(['a', 'b'], relevant)).toBeCloseTo(1, 12);
+    expect(ndcgAt10(['b', 'a'], relevant)).toBeCloseTo((1 + 7 / Math.log2(3)) / (7 + 1 / Math.log2(3)), 12);
+    expect(ndcgAt10(['x', 'a'], relevant)).toBeCloseTo(7 / Math.log2(3) / (7 + 1 / Math.log2(3)), 12);
+    expect(ndcgAt10([...Array.from({ length: 10 }, (_, i) => `x${i}`), 'a'], relevant)).toBe(0); // rank 11 is past the cut
+    expect(recallAt100(['x', 'b'], relevant)).toBe(0.5);
+    expect(recallAt100([...Array.from({ length: 100 }, (_, i) => `x${i}`), 'a', 'b'], relevant)).toBe(0);
+    expect(ndcgAt10(['a'], new Map())).toBe(0);
+  });
+
+  it('names sizes, markers and query shapes the same way every run', () => {
+    expect([500, 1_000, 10_000, 100_000, 1_500].map(sizeLabel)).toEqual(['500', '1k', '10k', '100k', '1500']);
+    expect([0, 25, 26, 27].map((n) => letterMarker('q', n))).toEqual(['qa', 'qz', 'qba', 'qbb']);
+    const queries = mixedQueries([{ text: 'what similarity laws must be obeyed when constructing aeroelastic models of heated high speed aircraft .' }], 8);
+    expect(queries.map((q) => classifyQuery(q))).toEqual(['semantic', 'keyword', 'balanced', 'semantic', 'semantic', 'keyword', 'balanced', 'semantic']);
+    expect(queries[1]).toBe('similarity');
+    expect(queries[5]).toBe('similarity laws');
+  });
+
+  it('says why the quality rows cannot run when the Cranfield files are missing', () => {
+    expect(loadCranfield(join(dir, 'no-such-dir'))).toEqual({ missing: expect.stringMatching(/corpus\.jsonl, queries\.jsonl, qrels\.tsv not found in .*QUARRY_CRANFIELD_DIR/) });
+  });
+
   it('prints one aligned row per metric, blank where there is no baseline', () => {
     const table = formatTable({
       p1_get_plan_status_p50_ms: { value: 1.23456, unit: 'ms', baseline: 1, ratio: 1.23456 },
       p2_read_tool_calls_per_s: { value: 3123.4, unit: 'calls/s' },
+      c_quality_hybrid_ndcg10: { value: 0.35391, unit: 'score', baseline: 0.36354, ratio: 0.35391 / 0.36354 },
     }).split('\n');
     expect(table).toEqual([
-      'metric                     value  unit     baseline  ratio',
-      '-------------------------  -----  -------  --------  -----',
-      'p1_get_plan_status_p50_ms  1.235  ms          1.000   1.23',
-      'p2_read_tool_calls_per_s    3123  calls/s',
+      'metric                      value  unit     baseline  ratio',
+      '-------------------------  ------  -------  --------  -----',
+      'p1_get_plan_status_p50_ms   1.235  ms          1.000   1.23',
+      'p2_read_tool_calls_per_s     3123  calls/s',
+      'c_quality_hybrid_ndcg10    0.3539  score      0.3635   0.97',
     ]);
   });
 });

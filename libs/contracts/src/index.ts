@@ -39,3 +39,4 @@ export function createToolCodec(tool: ToolDefinition, descriptors: Uint8Array = 
 export * as artifactV1 from './gen/quarry/artifact/v1/artifact.js';
 export * as identityV1 from './gen/quarry/identity/v1/identity.js';
 export * as planV1 from './gen/quarry/plan/v1/plan.js';
+export * as searchV1 from './gen/quarry/search/v1/search.js';

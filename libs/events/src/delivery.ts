@@ -11,6 +11,8 @@ export interface DeliveryPlan<E> {
   deadLetter(event: E, attempts: number, error: unknown): Promise<void>;
   maxAttempts: number;
   retryDelayMs: number;
+  /** A failure that says nothing about the event (an engine down): retried without counting. */
+  isTransient?(error: unknown): boolean;
   /** True once the subscription is closing: stop retrying, commit nothing more. */
   isClosed(): boolean;
   sleep?(ms: number): Promise<void>;
@@ -47,19 +49,25 @@ export async function deliver<E>(batch: readonly E[], plan: DeliveryPlan<E>): Pr
 
 async function deliverOne<E>(event: E, plan: DeliveryPlan<E>): Promise<void> {
   const sleep = plan.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  for (let attempt = 1; ; attempt++) {
+  // `attempt` counts the event's own failures; `tries` drives the backoff of every retry.
+  for (let attempt = 1, tries = 1; ; tries++) {
     if (plan.isClosed()) throw new DeliveryAborted();
     try {
       await plan.handler([event]);
       await plan.commit(event);
       return;
     } catch (error) {
+      if (plan.isTransient?.(error)) {
+        await sleep(retryDelay(plan.retryDelayMs, tries));
+        continue;
+      }
       if (attempt >= plan.maxAttempts) {
         await plan.deadLetter(event, attempt, error);
         await plan.commit(event);
         return;
       }
-      await sleep(retryDelay(plan.retryDelayMs, attempt));
+      attempt++;
+      await sleep(retryDelay(plan.retryDelayMs, tries));
     }
   }
 }

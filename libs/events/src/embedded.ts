@@ -150,6 +150,7 @@ async function startSubscription(deps: EmbeddedEventLogDeps, options: SubscribeO
     handler: (batch) => handler(batch.map((i) => i.delivered)),
     maxAttempts,
     retryDelayMs,
+    isTransient: options.isTransient,
     isClosed: () => closed,
     sleep: (ms) => (closed ? Promise.resolve() : pause(ms, false)),
     commit: (last) => commitRow(last.row),
@@ -267,4 +268,29 @@ export async function consumerLag(db: Kysely<any>, consumer: string): Promise<{ 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function grantEventConsumer(adminDb: Kysely<any>, role: string): Promise<void> {
   await sql`grant quarry_event_consumer to ${sql.id(role)}`.execute(adminDb);
+}
+
+/**
+ * Whether a live subscription holds `consumer` (its advisory lock is taken), e.g. so that
+ * `quarry reindex` refuses to rewind the indexer under a running `quarry start`.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function isConsumerActive(db: Kysely<any>, consumer: string): Promise<boolean> {
+  return db.connection().execute(async (conn) => {
+    const { rows } = await sql<{ ok: boolean }>`
+      select pg_try_advisory_lock(hashtext('quarry_events_consumer'), hashtext(${consumer})) as ok`.execute(conn);
+    if (!rows[0]?.ok) return true;
+    await sql`select pg_advisory_unlock(hashtext('quarry_events_consumer'), hashtext(${consumer}))`.execute(conn);
+    return false;
+  });
+}
+
+/**
+ * Rewind `consumer` to the start of the outbox (the next subscription replays every event).
+ * Refuses while a subscription holds the consumer. Needs DML on events.consumer_offsets.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function rewindConsumer(db: Kysely<any>, consumer: string): Promise<void> {
+  if (await isConsumerActive(db, consumer)) throw new Error(`consumer "${consumer}" is running; stop it before rewinding`);
+  await sql`delete from events.consumer_offsets where consumer = ${consumer}`.execute(db);
 }

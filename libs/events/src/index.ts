@@ -10,7 +10,7 @@ export {
 } from './content-event.js';
 export type { ContentCreatedV1, ContentEventInput, EventHeaders } from './content-event.js';
 export type { EventLog, SubscribeOptions, Subscription, DeliveredEvent } from './port.js';
-export { createEmbeddedEventLog, grantEventConsumer, consumerLag, toDeliveredEvent, OUTBOX_CHANNEL } from './embedded.js';
+export { createEmbeddedEventLog, grantEventConsumer, consumerLag, isConsumerActive, rewindConsumer, toDeliveredEvent, OUTBOX_CHANNEL } from './embedded.js';
 export type { EmbeddedEventLogDeps, OutboxRecord } from './embedded.js';
 export { createKafkaEventLog, startOutboxRelay, connectKafka } from './kafka.js';
 export type {

@@ -102,6 +102,7 @@ export function createKafkaEventLog(deps: KafkaEventLogDeps): EventLog {
           deadLetter: (item, attempts, error) => deadLetter(item.message, attempts, errorText(error)),
           maxAttempts,
           retryDelayMs,
+          isTransient: options.isTransient,
           isClosed: () => closed || !isRunning() || isStale(),
           // Keep the group membership alive while backing off between retries.
           sleep: async (ms) => {

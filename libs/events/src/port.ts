@@ -29,6 +29,12 @@ export interface SubscribeOptions {
   maxAttempts?: number;
   /** First retry delay, doubled per attempt up to 30 s. Default 200 ms. */
   retryDelayMs?: number;
+  /**
+   * Failures that are not the event's fault (an index or embedding service unreachable): the
+   * event is retried with backoff for as long as it takes and never dead-lettered, so an outage
+   * delays indexing instead of losing events. Default: none (every failure counts).
+   */
+  isTransient?: (error: unknown) => boolean;
 }
 
 export interface Subscription {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { sql, withTenant } from '@quarry/db';
 import { createTestDatabase, type TestDatabase } from '@quarry/testing';
-import { appendContentEvent, consumerLag, createEmbeddedEventLog, eventsSchemas, grantEventConsumer, type DeliveredEvent, type EventLog, type Subscription } from '../src/index.js';
+import { appendContentEvent, consumerLag, createEmbeddedEventLog, eventsSchemas, grantEventConsumer, isConsumerActive, rewindConsumer, type DeliveredEvent, type EventLog, type Subscription } from '../src/index.js';
 import { appendEvents, waitFor } from './helpers.js';
 
 let database: TestDatabase;
@@ -128,6 +128,34 @@ describe('embedded event log (the outbox)', () => {
     expect(otherTenant.rows).toEqual([]);
   });
 
+  it('retries a transient failure (an engine down) past maxAttempts and never dead-letters it', async () => {
+    const org = randomUUID();
+    const [first, second] = await appendEvents(database.app, org, ['during-outage', 'after']);
+    const handled: string[] = [];
+    let outageCalls = 0;
+    class EngineDown extends Error {}
+    await newLog().subscribe({
+      consumer: 'outage',
+      batchSize: 10,
+      maxAttempts: 2,
+      retryDelayMs: 1,
+      isTransient: (error) => error instanceof EngineDown,
+      handler: async (batch) => {
+        const events = batch.filter((e) => e.event.orgId === org);
+        if (events.length && outageCalls < 8) {
+          outageCalls++;
+          throw new EngineDown('index unreachable');
+        }
+        handled.push(...events.map((e) => e.event.eventId));
+      },
+    });
+    await waitFor(() => handled.includes(second!), 10_000, 'delivery once the engine is back');
+    expect(outageCalls).toBe(8); // far more than maxAttempts, none counted
+    expect(handled).toEqual([first, second]);
+    const letters = await sql`select 1 from events.dead_letters where consumer = 'outage'`.execute(database.admin);
+    expect(letters.rows).toEqual([]);
+  });
+
   it('dead-letters an undecodable outbox row at once and delivers the next', async () => {
     const org = randomUUID();
     await sql`insert into events.outbox (event_id, org_id, topic, key, payload)
@@ -243,5 +271,25 @@ describe('one active instance per consumer, and lag', () => {
     const lag = await consumerLag(database.app, 'lagging');
     expect(lag.pending).toBe(2);
     expect(lag.oldestPendingAgeMs).toBeGreaterThanOrEqual(40);
+  });
+
+  it('knows whether a consumer is running, and rewinds only a stopped one to replay everything', async () => {
+    const org = randomUUID();
+    await appendEvents(database.app, org, ['r1', 'r2']);
+    const seen: string[] = [];
+    const log = newLog(200);
+    const sub = await log.subscribe({ consumer: 'rewind', handler: async (b) => void seen.push(...b.filter((e) => e.event.orgId === org).map((e) => e.event.title)) });
+    await waitFor(() => seen.length >= 2, 10_000, 'the first pass');
+    expect(await isConsumerActive(database.app, 'rewind')).toBe(true);
+    await expect(rewindConsumer(database.app, 'rewind')).rejects.toThrow('consumer "rewind" is running; stop it before rewinding');
+    expect(await offsetOf('rewind')).toBeDefined();
+
+    await sub.close();
+    expect(await isConsumerActive(database.app, 'rewind')).toBe(false);
+    await rewindConsumer(database.app, 'rewind');
+    expect(await offsetOf('rewind')).toBeUndefined();
+    await log.subscribe({ consumer: 'rewind', handler: async (b) => void seen.push(...b.filter((e) => e.event.orgId === org).map((e) => e.event.title)) });
+    await waitFor(() => seen.length >= 4, 10_000, 'the replay');
+    expect(seen).toEqual(['r1', 'r2', 'r1', 'r2']);
   });
 });

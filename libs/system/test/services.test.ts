@@ -1,33 +1,47 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { artifactSchemas } from '@quarry/artifact-store';
-import { artifactV1, planV1 } from '@quarry/contracts';
-import { eventsSchemas } from '@quarry/events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '@quarry/config';
+import { artifactV1, planV1, searchV1 } from '@quarry/contracts';
+import { appUrlFrom, sql } from '@quarry/db';
 import { createGrpcClient, createIdentitySigner, type Identity } from '@quarry/grpc';
-import { planSchemas } from '@quarry/plan-engine';
-import { startServices, type Services } from '@quarry/system';
+import { searchBackendsConfigSchema } from '@quarry/search';
+import { backendSchemas, provisionIndexerRole, startServices, type Services } from '@quarry/system';
 import { createLogger } from '@quarry/telemetry';
 import { createTestDatabase, type TestDatabase } from '@quarry/testing';
 
 const KEY = 'k'.repeat(48);
 let database: TestDatabase;
 let services: Services;
+let dataDir: string;
+const INDEXER = { role: 'quarry_indexer', password: 'system-test-indexer' };
 const signer = createIdentitySigner({ key: KEY, issuer: 'system-test' });
 const identity = (): Identity => ({ kind: 'user', orgId: ORG, userId: randomUUID(), requestId: randomUUID() });
 const ORG = randomUUID();
 
 beforeAll(async () => {
-  database = await createTestDatabase({ schemas: [...planSchemas, ...eventsSchemas, ...artifactSchemas] });
-  services = await startServices({ databaseUrl: database.appUrl, identityKey: KEY, logger: createLogger({ service: 'system-test', level: 'silent' }) });
+  database = await createTestDatabase({ schemas: backendSchemas });
+  await provisionIndexerRole(database.admin, INDEXER);
+  dataDir = mkdtempSync(join(tmpdir(), 'quarry-system-test-'));
+  services = await startServices({
+    databaseUrl: database.appUrl,
+    indexerDatabaseUrl: appUrlFrom(database.adminUrl, INDEXER.role, INDEXER.password),
+    identityKey: KEY,
+    search: loadConfig(searchBackendsConfigSchema, { QUARRY_DATA_DIR: dataDir }),
+    logger: createLogger({ service: 'system-test', level: 'silent' }),
+  });
 });
 afterAll(async () => {
   await services?.close(1000);
   await database?.drop();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe('startServices', () => {
   it('gives the gateway an address for every backend service', () => {
-    expect(Object.keys(services.addresses).sort()).toEqual(['quarry.artifact.v1.ArtifactService', 'quarry.plan.v1.PlanService']);
+    expect(Object.keys(services.addresses).sort()).toEqual(['quarry.artifact.v1.ArtifactService', 'quarry.plan.v1.PlanService', 'quarry.search.v1.SearchService']);
     for (const address of Object.values(services.addresses)) expect(address).toMatch(/^127\.0\.0\.1:\d+$/);
   });
 
@@ -57,6 +71,33 @@ describe('startServices', () => {
     } finally {
       plans.close();
       artifacts.close();
+    }
+  });
+
+  it('indexes what the artifact store writes, and the search service finds it (embedded LanceDB under the data dir)', async () => {
+    const artifacts = createGrpcClient(artifactV1.ArtifactServiceClient, services.addresses['quarry.artifact.v1.ArtifactService']!, { signer });
+    const search = createGrpcClient(searchV1.SearchServiceClient, services.addresses['quarry.search.v1.SearchService']!, { signer });
+    try {
+      const stored = await artifacts.call(
+        'storeResearch',
+        artifactV1.StoreResearchRequest.fromPartial({ artifactType: artifactV1.ArtifactType.ARTIFACT_TYPE_FINDING, title: 'Perovskite stability', content: {}, contentText: 'Perovskite cells degrade under humidity.' }),
+        { identity: identity() },
+      );
+      let found: searchV1.SearchSourcesResponse | undefined;
+      for (let i = 0; i < 100 && !found?.keywordResults; i++) {
+        found = await search.call('searchSources', searchV1.SearchSourcesRequest.fromPartial({ query: 'perovskite humidity' }), { identity: identity() });
+        if (!found.keywordResults) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(found?.keywordResults).toBe(1);
+      expect(found?.results[0]).toMatchObject({ sourceId: stored.id, inKeyword: true, keywordRank: 1 });
+      expect(services.backends.describe).toEqual({ bm25: 'lancedb', vectors: 'lancedb', embedder: expect.stringMatching(/^local-/) });
+      // The indexer reads events as its own role, never as the app role.
+      const { rows } = await sql<{ usename: string }>`
+        select usename from pg_stat_activity where datname = current_database() and application_name like 'quarry-events:%'`.execute(database.admin);
+      expect(rows.map((r) => r.usename)).toEqual([INDEXER.role]);
+    } finally {
+      artifacts.close();
+      search.close();
     }
   });
 });

@@ -16,11 +16,13 @@ export interface Metrics {
 /**
  * A Prometheus registry for one service, with the default process metrics (CPU, memory, event
  * loop lag, GC) and a `service` label on every series, plus shorthands that register there.
+ * `processMetrics: false` for a service hosted inside another one's process (`quarry start`):
+ * the host already reports the process, and its /metrics appends this registry's text.
  */
-export function createMetrics({ service }: { service: string }): Metrics {
+export function createMetrics({ service, processMetrics = true }: { service: string; processMetrics?: boolean }): Metrics {
   const registry = new Registry();
   registry.setDefaultLabels({ service });
-  collectDefaultMetrics({ register: registry });
+  if (processMetrics) collectDefaultMetrics({ register: registry });
   const registers = [registry];
   return {
     registry,
@@ -32,8 +34,9 @@ export function createMetrics({ service }: { service: string }): Metrics {
 }
 
 /** The text exposition for a `/metrics` route: `reply.type(contentType).send(body)`. */
-export async function metricsText(registry: Registry): Promise<{ contentType: string; body: string }> {
-  return { contentType: registry.contentType, body: await registry.metrics() };
+export async function metricsText(registry: Registry, ...alsoExpose: Registry[]): Promise<{ contentType: string; body: string }> {
+  const bodies = await Promise.all([registry, ...alsoExpose].map((r) => r.metrics()));
+  return { contentType: registry.contentType, body: bodies.join('\n') };
 }
 
 export interface MetricsServer {

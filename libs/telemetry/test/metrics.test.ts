@@ -33,6 +33,16 @@ describe('createMetrics', () => {
     expect((await metricsText(a.registry)).body).toContain('quarry_same_name_total{service="a"} 1');
     expect((await metricsText(b.registry)).body).toContain('quarry_same_name_total{service="b"} 0');
   });
+
+  it('appends the registries of services hosted in the same process, without repeating process metrics', async () => {
+    const host = createMetrics({ service: 'gateway' });
+    const hosted = createMetrics({ service: 'indexer', processMetrics: false });
+    hosted.gauge('quarry_indexer_lag_seconds', 'Age of the oldest unindexed event.').set(1.5);
+    const { body } = await metricsText(host.registry, hosted.registry);
+    expect(body).toContain('quarry_indexer_lag_seconds{service="indexer"} 1.5');
+    expect(body.match(/^# TYPE process_cpu_user_seconds_total /gm)).toHaveLength(1);
+    expect((await metricsText(hosted.registry)).body).not.toContain('process_cpu_user_seconds_total');
+  });
 });
 
 describe('startMetricsServer', () => {

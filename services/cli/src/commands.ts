@@ -5,7 +5,9 @@ import closeWithGrace from 'close-with-grace';
 import { Command, InvalidArgumentError } from 'commander';
 import { openAdminDatabase } from './database.js';
 import { dataDirectory } from './data-dir.js';
-import { APP_ROLE, migrateAll } from './migrations.js';
+import { migrateAll } from './migrations.js';
+import { reindex } from './reindex.js';
+import { serviceRoles } from './roles.js';
 import { startAll } from './start.js';
 
 export interface Io {
@@ -68,15 +70,29 @@ export function buildCli(io: Io): Command {
 
   program
     .command('migrate')
-    .description('Apply every service migration and grant the app role its privileges.')
+    .description('Apply every service migration and grant the app and indexer roles their privileges.')
     .action(async () => {
       const dir = dataDirectory(io.env);
       const database = await openAdminDatabase(dir, io.env);
       try {
-        const password = io.env.QUARRY_APP_ROLE_PASSWORD ?? (database.embedded ? dir.secret('app-role') : undefined);
-        if (!password) throw new Error('QUARRY_APP_ROLE_PASSWORD must be set: migrate (re)creates the app role services connect as.');
-        const applied = await migrateAll(database.adminUrl, { role: io.env.QUARRY_APP_ROLE ?? APP_ROLE, password });
+        const applied = await migrateAll(database.adminUrl, serviceRoles(io.env, dir, { generate: database.embedded }));
         io.out(applied.length ? `Applied ${applied.length} migration(s):\n${applied.map((m) => `  ${m}`).join('\n')}` : 'Database is up to date.');
+      } finally {
+        await database.stop();
+      }
+    });
+
+  program
+    .command('reindex')
+    .description(
+      'Rebuild the search indexes from every stored content event with the embedder configured now ' +
+        '(after changing EMBEDDINGS_*, or to repair an index). Stop `quarry start` / the indexer first.',
+    )
+    .action(async () => {
+      const dir = dataDirectory(io.env);
+      const database = await openAdminDatabase(dir, io.env);
+      try {
+        await reindex({ adminUrl: database.adminUrl, env: io.env, dataDir: dir.root, out: io.out });
       } finally {
         await database.stop();
       }

@@ -1,27 +1,23 @@
-import { artifactSchemas } from '@quarry/artifact-store';
-import { createDb, migrate, provisionAppRole } from '@quarry/db';
-import { eventsSchemas } from '@quarry/events';
+import { createDb } from '@quarry/db';
 import { gatewaySchemas } from '@quarry/gateway';
-import { planSchemas } from '@quarry/plan-engine';
+import { backendSchemas, migrateSchemas, provisionServiceRoles, type ServiceRoles } from '@quarry/system';
 
-/** Every service schema, in dependency order. Each service owns its migrations. */
-export const serviceSchemas = [...gatewaySchemas, ...planSchemas, ...eventsSchemas, ...artifactSchemas];
+/** Every service schema, in dependency order: the gateway's, then the backend services'. */
+export const serviceSchemas = [...gatewaySchemas, ...backendSchemas];
 
 export const APP_ROLE = 'quarry_app';
+export const INDEXER_ROLE = 'quarry_indexer';
 
 /**
- * Bring every schema to the latest migration as the admin role, then (re)grant the app role
- * exactly what services need: DML on the tables, nothing that could bypass row-level security.
+ * Bring every schema to the latest migration as the admin role, then (re)grant the two login
+ * roles exactly what they need: the app role DML on the tables (nothing that could bypass
+ * row-level security), the indexer role its schemas plus the consumers' read path.
  */
-export async function migrateAll(adminUrl: string, appRole: { role: string; password: string }) {
+export async function migrateAll(adminUrl: string, roles: ServiceRoles): Promise<string[]> {
   const admin = createDb<unknown>({ connectionString: adminUrl, applicationName: 'quarry-migrate', max: 2 });
   try {
-    const applied: string[] = [];
-    for (const { schema, migrations } of serviceSchemas) {
-      const names = await migrate({ db: admin, schema, migrations });
-      applied.push(...names.map((name) => `${schema}/${name}`));
-    }
-    await provisionAppRole(admin, { role: appRole.role, password: appRole.password, schemas: serviceSchemas.map((s) => s.schema) });
+    const applied = await migrateSchemas(admin, serviceSchemas);
+    await provisionServiceRoles(admin, serviceSchemas, roles);
     return applied;
   } finally {
     await admin.destroy();

@@ -1,9 +1,12 @@
+import { loadConfig } from '@quarry/config';
 import { createDb, startEmbeddedPostgres, appUrlFrom } from '@quarry/db';
 import { buildServer, createGatewayRuntime, createIdentityAdmin, type IdentityDatabase, loadGatewayConfig } from '@quarry/gateway';
+import { searchBackendsConfigSchema } from '@quarry/search';
 import { startServices } from '@quarry/system';
 import { createLogger } from '@quarry/telemetry';
 import { dataDirectory } from './data-dir.js';
-import { APP_ROLE, migrateAll } from './migrations.js';
+import { migrateAll } from './migrations.js';
+import { serviceRoles } from './roles.js';
 
 export interface StartOptions {
   env: Readonly<Record<string, string | undefined>>;
@@ -27,20 +30,30 @@ export async function startAll({ env, out, logLevel }: StartOptions) {
   const embedded = env.DATABASE_URL ? undefined : await startEmbeddedPostgres({ dataDir: dir.postgres, persistent: true });
   const adminUrl = embedded?.adminUrl ?? env.DATABASE_ADMIN_URL ?? env.DATABASE_URL!;
 
-  const appRole = env.QUARRY_APP_ROLE ?? APP_ROLE;
-  const appPassword = env.QUARRY_APP_ROLE_PASSWORD ?? dir.secret('app-role');
-  const applied = await migrateAll(adminUrl, { role: appRole, password: appPassword });
+  const roles = serviceRoles(env, dir, { generate: true });
+  const applied = await migrateAll(adminUrl, roles);
   if (applied.length) logger.info({ applied }, 'migrations applied');
   const firstToken = await bootstrap(adminUrl, dir.devTokenFile, dir.writePrivate);
 
   const config = loadGatewayConfig({
     ...env,
-    DATABASE_URL: appUrlFrom(adminUrl, appRole, appPassword),
+    DATABASE_URL: appUrlFrom(adminUrl, roles.app.role, roles.app.password),
     QUARRY_IDENTITY_KEY: env.QUARRY_IDENTITY_KEY ?? dir.secret('identity-key', 48),
   });
   // Every service on loopback, reached by the gateway over real gRPC (ADR 0006).
-  const services = await startServices({ databaseUrl: config.DATABASE_URL, identityKey: config.QUARRY_IDENTITY_KEY, logger });
-  const runtime = await createGatewayRuntime({ config, logger, serviceAddresses: { ...config.QUARRY_SERVICES, ...services.addresses } });
+  const services = await startServices({
+    databaseUrl: config.DATABASE_URL,
+    indexerDatabaseUrl: appUrlFrom(adminUrl, roles.indexer.role, roles.indexer.password),
+    identityKey: config.QUARRY_IDENTITY_KEY,
+    search: loadConfig(searchBackendsConfigSchema, { ...env, QUARRY_DATA_DIR: dir.root }),
+    logger,
+  });
+  const runtime = await createGatewayRuntime({
+    config,
+    logger,
+    serviceAddresses: { ...config.QUARRY_SERVICES, ...services.addresses },
+    alsoExpose: services.registries,
+  });
   const app = await buildServer(runtime.deps);
   await app.listen({ host: config.HOST, port: config.PORT });
   const address = app.server.address();

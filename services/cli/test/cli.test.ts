@@ -4,14 +4,18 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { runCli } from '@quarry/cli';
+import { loadConfig } from '@quarry/config';
 import { appUrlFrom } from '@quarry/db';
 import { buildServer, createGatewayRuntime, loadGatewayConfig } from '@quarry/gateway';
+import { searchBackendsConfigSchema } from '@quarry/search';
 import { startServices } from '@quarry/system';
 import { createLogger } from '@quarry/telemetry';
 import { createTestDatabase, type TestDatabase } from '@quarry/testing';
 
 const ROLE = 'cli_test_app';
 const PASSWORD = 'cli-test-password-0123456789';
+const INDEXER_ROLE = 'cli_test_indexer';
+const INDEXER_PASSWORD = 'cli-test-indexer-0123456789';
 let database: TestDatabase;
 let dataDir: string;
 let env: Record<string, string>;
@@ -30,7 +34,13 @@ async function startGateway() {
     LOG_LEVEL: 'silent',
   });
   const logger = createLogger({ service: 'cli-test', level: 'silent' });
-  const services = await startServices({ databaseUrl: config.DATABASE_URL, identityKey: config.QUARRY_IDENTITY_KEY, logger });
+  const services = await startServices({
+    databaseUrl: config.DATABASE_URL,
+    indexerDatabaseUrl: appUrlFrom(database.adminUrl, INDEXER_ROLE, INDEXER_PASSWORD),
+    identityKey: config.QUARRY_IDENTITY_KEY,
+    search: loadConfig(searchBackendsConfigSchema, { QUARRY_DATA_DIR: dataDir }),
+    logger,
+  });
   const runtime = await createGatewayRuntime({ config, logger, serviceAddresses: services.addresses });
   const app = await buildServer(runtime.deps);
   await app.listen({ host: '127.0.0.1', port: 0 });
@@ -60,7 +70,14 @@ const ping = (url: string, token: string) => callTool(url, token, 'ping');
 beforeAll(async () => {
   database = await createTestDatabase({ schemas: [] });
   dataDir = mkdtempSync(join(tmpdir(), 'quarry-cli-'));
-  env = { DATABASE_URL: database.adminUrl, QUARRY_APP_ROLE: ROLE, QUARRY_APP_ROLE_PASSWORD: PASSWORD, QUARRY_DATA_DIR: dataDir };
+  env = {
+    DATABASE_URL: database.adminUrl,
+    QUARRY_APP_ROLE: ROLE,
+    QUARRY_APP_ROLE_PASSWORD: PASSWORD,
+    QUARRY_INDEXER_ROLE: INDEXER_ROLE,
+    QUARRY_INDEXER_ROLE_PASSWORD: INDEXER_PASSWORD,
+    QUARRY_DATA_DIR: dataDir,
+  };
 });
 afterAll(async () => {
   await database?.drop();
@@ -70,14 +87,16 @@ afterAll(async () => {
 describe('quarry CLI', () => {
   it('migrates once, then reports the database up to date', async () => {
     const first = await quarry('migrate');
-    expect(first).toMatchObject({ code: 0, out: expect.stringMatching(/Applied 5 migration\(s\)[\s\S]*identity\/2026_11_21_2200_create_identity/) });
+    expect(first).toMatchObject({ code: 0, out: expect.stringMatching(/Applied 6 migration\(s\)[\s\S]*identity\/2026_11_21_2200_create_identity/) });
     expect(await quarry('migrate')).toMatchObject({ code: 0, out: 'Database is up to date.' });
   });
 
-  it('refuses to migrate a configured database without the app role password', async () => {
+  it('refuses to migrate a configured database without the role passwords', async () => {
     const saved = env;
     env = { DATABASE_URL: database.adminUrl, QUARRY_DATA_DIR: dataDir };
     expect(await quarry('migrate')).toMatchObject({ code: 1, err: expect.stringMatching(/QUARRY_APP_ROLE_PASSWORD must be set/) });
+    env = { ...saved, QUARRY_INDEXER_ROLE_PASSWORD: '' };
+    expect(await quarry('migrate')).toMatchObject({ code: 1, err: expect.stringMatching(/QUARRY_INDEXER_ROLE_PASSWORD must be set/) });
     env = saved;
   });
 
@@ -144,5 +163,41 @@ describe('quarry CLI', () => {
     expect(await quarry('prefs', 'set', '--org', 'acme', '--media-type', 'pdf')).toMatchObject({ code: 1, err: expect.stringMatching(/Invalid media type "pdf"/) });
     expect(await quarry('prefs', 'set', '--org', 'acme')).toMatchObject({ code: 1, err: expect.stringMatching(/Nothing to set/) });
     expect(await quarry('prefs', 'show', '--org', 'nope')).toMatchObject({ code: 1, err: 'error: No organization with slug "nope".' });
+  });
+
+  it('reindex: refuses under a running indexer, then rebuilds the indexes from every stored event', async () => {
+    await quarry('user', 'add', 'bob@acme.test', '--org', 'acme', '--name', 'Bob');
+    const token = (await quarry('token', 'create', '--org', 'acme', '--user', 'bob@acme.test')).out.trim();
+    const search = async (url: string, query: string) =>
+      ((await callTool(url, token, 'search_sources', { query })).structuredContent as { results: { sourceId: string }[] }).results.map((r) => r.sourceId); // best first
+    const until = async (check: () => Promise<boolean>) => {
+      for (let i = 0; i < 100 && !(await check()); i++) await new Promise((r) => setTimeout(r, 100));
+    };
+
+    let gateway = await startGateway();
+    let stored: string[];
+    try {
+      stored = await Promise.all(
+        ['Ice cores record past climate.', 'Ice sheets lose mass at the margins.'].map(async (contentText, i) =>
+          ((await callTool(gateway.url, token, 'store_research', { artifactType: 'finding', title: `Ice ${i}`, content: {}, contentText })).structuredContent as { id: string }).id,
+        ),
+      );
+      await until(async () => (await search(gateway.url, 'ice')).length === 2);
+      expect((await search(gateway.url, 'ice')).sort()).toEqual([...stored].sort());
+      expect(await quarry('reindex')).toMatchObject({ code: 1, err: expect.stringMatching(/indexer is running.*stop it/) });
+    } finally {
+      await gateway.close();
+    }
+
+    const rebuilt = await quarry('reindex');
+    expect(rebuilt).toMatchObject({ code: 0, out: expect.stringMatching(/Reindexing 2 content event\(s\)[\s\S]*Reindexed 2 event\(s\) in [\d.]+ s with embedder local-/) });
+
+    gateway = await startGateway();
+    try {
+      expect((await search(gateway.url, 'ice')).sort()).toEqual([...stored].sort());
+      expect((await search(gateway.url, 'margins mass'))[0]).toBe(stored[1]);
+    } finally {
+      await gateway.close();
+    }
   });
 });

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { identityV1, toolCatalogue } from '@quarry/contracts';
 import { createDb } from '@quarry/db';
 import { createIdentitySigner } from '@quarry/grpc';
-import { createMetrics, fastifyOtel, metricsText } from '@quarry/telemetry';
+import { createMetrics, fastifyOtel, metricsText, type Registry } from '@quarry/telemetry';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config.js';
@@ -26,13 +26,19 @@ export interface GatewayRuntimeOptions {
    * win over `serviceAddresses`. The benchmark's monolith baseline runs the plan service so.
    */
   backends?: Readonly<Record<string, ToolBackend>>;
+  /**
+   * Registries of services hosted in this process (`quarry start`), appended to /metrics so one
+   * scrape sees them all. Their names must not collide with the gateway's (create them with
+   * `processMetrics: false`).
+   */
+  alsoExpose?: readonly Registry[];
 }
 
 /**
  * Connects everything the gateway needs (database, token authenticator, tool-call log, gRPC
  * channels) and returns the deps for `buildServer`, plus `close` to release them in order.
  */
-export async function createGatewayRuntime({ config, logger, serviceAddresses = {}, backends: inProcess = {} }: GatewayRuntimeOptions) {
+export async function createGatewayRuntime({ config, logger, serviceAddresses = {}, backends: inProcess = {}, alsoExpose = [] }: GatewayRuntimeOptions) {
   const db = createDb<IdentityDatabase>({ connectionString: config.DATABASE_URL, applicationName: 'quarry-gateway', max: 10 });
   const metrics = createMetrics({ service: 'gateway' });
   const toolCalls = metrics.counter('quarry_gateway_tool_calls_total', 'MCP tool calls by tool, outcome and error code', ['tool', 'outcome', 'code']);
@@ -89,7 +95,7 @@ export async function createGatewayRuntime({ config, logger, serviceAddresses = 
     dispatcher,
     logger,
     version: VERSION,
-    metricsText: () => metricsText(metrics.registry),
+    metricsText: () => metricsText(metrics.registry, ...alsoExpose),
     readiness: {
       accepting: async () => !draining,
       database: async () => (await sql`select 1 as ok`.execute(db)).rows.length === 1,

@@ -1,6 +1,8 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { artifactSchemas } from '@quarry/artifact-store';
-import { eventsSchemas } from '@quarry/events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { appUrlFrom } from '@quarry/db';
 import { createLogger } from '@quarry/telemetry';
 import { createTestDatabase } from '@quarry/testing';
 import {
@@ -11,15 +13,19 @@ import {
   type IdentityDatabase,
   loadGatewayConfig,
 } from '@quarry/gateway';
-import { planSchemas } from '@quarry/plan-engine';
-import { startServices } from '@quarry/system';
+import { loadConfig } from '@quarry/config';
+import { searchBackendsConfigSchema } from '@quarry/search';
+import { backendSchemas, provisionIndexerRole, startServices } from '@quarry/system';
 import type { Kysely } from 'kysely';
 
 export type Era = 'legacy' | 'modern';
 
 /** A real gateway on a free loopback port, over a fresh migrated database, with one member. */
 export async function startTestGateway(env: Record<string, string> = {}) {
-  const database = await createTestDatabase({ schemas: [...gatewaySchemas, ...planSchemas, ...eventsSchemas, ...artifactSchemas] });
+  const database = await createTestDatabase({ schemas: [...gatewaySchemas, ...backendSchemas] });
+  const indexerRole = { role: 'quarry_indexer', password: 'indexer-test-password' };
+  await provisionIndexerRole(database.admin, indexerRole);
+  const dataDir = mkdtempSync(join(tmpdir(), 'quarry-gateway-test-'));
   const admin = createIdentityAdmin(database.admin as Kysely<IdentityDatabase>);
   await admin.createOrg({ slug: 'acme', name: 'Acme Research' });
   await admin.addUser({ email: 'ada@acme.test', orgSlug: 'acme', name: 'Ada Lovelace' });
@@ -33,8 +39,14 @@ export async function startTestGateway(env: Record<string, string> = {}) {
     ...env,
   });
   const logger = createLogger({ service: 'gateway-test', level: 'silent' });
-  const services = await startServices({ databaseUrl: database.appUrl, identityKey: config.QUARRY_IDENTITY_KEY, logger });
-  const runtime = await createGatewayRuntime({ config, logger, serviceAddresses: services.addresses });
+  const services = await startServices({
+    databaseUrl: database.appUrl,
+    indexerDatabaseUrl: appUrlFrom(database.adminUrl, indexerRole.role, indexerRole.password),
+    identityKey: config.QUARRY_IDENTITY_KEY,
+    search: loadConfig(searchBackendsConfigSchema, { QUARRY_DATA_DIR: dataDir }),
+    logger,
+  });
+  const runtime = await createGatewayRuntime({ config, logger, serviceAddresses: services.addresses, alsoExpose: services.registries });
   const app = await buildServer(runtime.deps);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
@@ -54,6 +66,7 @@ export async function startTestGateway(env: Record<string, string> = {}) {
       await runtime.close();
       await services.close(1000);
       await database.drop();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

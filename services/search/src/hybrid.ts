@@ -28,9 +28,10 @@ export interface HybridSearchResponse {
   results: HybridSearchResultItem[];
 }
 
+/** Only what a search reads: the caller keeps ownership (and closing) of the backends. */
 export interface HybridSearchDeps {
-  bm25: Bm25Index;
-  vectors: VectorIndex;
+  bm25: Pick<Bm25Index, 'search'>;
+  vectors: Pick<VectorIndex, 'search' | 'embedder'>;
   embedder: Embedder;
   /** Chunks fetched per leg: enough that several chunks of one source don't crowd others out. */
   candidates?: (limit: number) => number;
@@ -53,7 +54,11 @@ export function buildHybridSearch(deps: HybridSearchDeps): (request: HybridSearc
   return async (request) => {
     const limit = request.limit ?? 10;
     if (!Number.isInteger(limit) || limit < 1 || limit > 50) throw new RangeError('limit must be an integer between 1 and 50');
-    checked ??= checkEmbedder();
+    // Checked once; a failure to reach the embedder is retried on the next request, a mismatch is final.
+    checked ??= checkEmbedder().catch((error: unknown) => {
+      if (!(error instanceof EmbedderMismatchError)) checked = undefined;
+      throw error;
+    });
     await checked;
     const queryType = classifyQuery(request.query);
     const scope = { orgId: request.orgId, filters: request.filters, limit: candidates(limit) };

@@ -11,6 +11,7 @@ export {
   openLanceVectorIndex,
   lanceWhere,
   EMBEDDER_METADATA_KEY,
+  dropLanceTables,
   type LanceOptions,
   type LanceBm25Index,
   type LanceVectorIndex,
@@ -30,3 +31,20 @@ export {
   type HybridSearchResponse,
   type HybridSearchResultItem,
 } from './hybrid.js';
+export {
+  openSearchBackends,
+  dropSearchIndexes,
+  createEmbedder,
+  embeddedSearchDir,
+  searchBackendsConfigShape,
+  searchBackendsConfigSchema,
+  searchBackendsConfigRule,
+  type SearchBackends,
+  type SearchBackendsConfig,
+  type OpenSearchBackendsOptions,
+} from './backends.js';
+export { searchErrors, type SearchLeg } from './errors.js';
+export { createSearchService, type SearchServiceDeps } from './service.js';
+export { buildServer, type SearchServerDeps } from './server.js';
+export { startSearch, type SearchRuntime, type SearchRuntimeOptions } from './runtime.js';
+export { searchConfigSchema, loadSearchConfig, type SearchConfig } from './config.js';

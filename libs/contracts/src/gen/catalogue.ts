@@ -1826,6 +1826,192 @@ export const toolDefinitions: readonly ToolDefinition[] = [
     }
   },
   {
+    "name": "search_sources",
+    "title": "Search stored research",
+    "description": "Search everything stored in your organization (artifacts, outputs, subagent reports) by keywords and meaning at once. Keyword search (BM25) and vector search always both run; their rankings are merged with Reciprocal Rank Fusion, weighted by the query's length (short queries lean on keywords, long questions on meaning). Results are per stored item, best first, each with a snippet of its best-matching passage. Narrow with sourceTable, artifactType, planId and tags. Content stored a moment ago may take a second to appear.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "query": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 2000,
+          "description": "What to look for: keywords, a phrase or a question."
+        },
+        "limit": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 50,
+          "description": "How many results to return, 1 to 50 (default 10)."
+        },
+        "sourceTable": {
+          "type": "string",
+          "enum": [
+            "research_artifact",
+            "research_output",
+            "extraction_result"
+          ],
+          "description": "Only this kind of stored item."
+        },
+        "artifactType": {
+          "type": "string",
+          "enum": [
+            "analysis",
+            "synthesis",
+            "comparison",
+            "summary",
+            "source_list",
+            "finding"
+          ],
+          "description": "Only research artifacts of this kind."
+        },
+        "planId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "Only items that belong to this research plan."
+        },
+        "tags": {
+          "type": "array",
+          "items": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 100
+          },
+          "maxItems": 20,
+          "uniqueItems": true,
+          "description": "Only items carrying every one of these tags."
+        }
+      },
+      "required": [
+        "query"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "query": {
+          "type": "string",
+          "description": "The query, as searched."
+        },
+        "queryType": {
+          "type": "string",
+          "enum": [
+            "keyword",
+            "balanced",
+            "semantic"
+          ],
+          "description": "How the query was read: keyword, balanced or semantic."
+        },
+        "resultCount": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 4294967295,
+          "description": "How many results are returned."
+        },
+        "keywordResults": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 4294967295,
+          "description": "How many distinct items the keyword (BM25) search matched."
+        },
+        "semanticResults": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 4294967295,
+          "description": "How many distinct items the vector search matched."
+        },
+        "results": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "id": {
+                "type": "string",
+                "description": "The stored item's ID (the artifact, output or report ID)."
+              },
+              "sourceTable": {
+                "type": "string",
+                "enum": [
+                  "research_artifact",
+                  "research_output",
+                  "extraction_result"
+                ],
+                "description": "Which kind of stored item it is."
+              },
+              "sourceId": {
+                "type": "string",
+                "description": "The stored item's ID (same as id)."
+              },
+              "title": {
+                "type": "string",
+                "description": "The stored item's title."
+              },
+              "rrfScore": {
+                "type": "number",
+                "description": "The fused Reciprocal Rank Fusion score (higher is better)."
+              },
+              "inKeyword": {
+                "type": "boolean",
+                "description": "Whether keyword search found it."
+              },
+              "inSemantic": {
+                "type": "boolean",
+                "description": "Whether vector search found it."
+              },
+              "keywordRank": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 4294967295,
+                "description": "Its rank in the keyword results (1 is best), when found there."
+              },
+              "semanticRank": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 4294967295,
+                "description": "Its rank in the vector results (1 is best), when found there."
+              },
+              "textSnippet": {
+                "type": "string",
+                "description": "The best-matching passage, as plain text."
+              }
+            },
+            "required": [
+              "id",
+              "sourceId",
+              "title",
+              "rrfScore",
+              "inKeyword",
+              "inSemantic",
+              "textSnippet"
+            ],
+            "additionalProperties": false
+          },
+          "description": "The results, best first."
+        }
+      },
+      "required": [
+        "query",
+        "resultCount",
+        "keywordResults",
+        "semanticResults",
+        "results"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.search.v1.SearchService",
+      "method": "SearchSources",
+      "path": "/quarry.search.v1.SearchService/SearchSources"
+    }
+  },
+  {
     "name": "store_research",
     "title": "Store research artifact",
     "description": "Store a research artifact: an analysis, synthesis, comparison, summary, source list or finding you produced, as a JSON object in `content`. Put the readable text in contentText: it is what search_sources finds later (without it, the text values of `content` are indexed). Pass planId (and stepId) to attach the artifact to a plan: it then appears in get_step_context and get_research_context. Returns the new artifact's ID.",

@@ -33,6 +33,13 @@ export interface LanceOptions {
   table?: string;
   /** Run `optimize()` after this many writing upserts/deletes (0 = never; default 100). */
   optimizeEvery?: number;
+  /**
+   * How stale reads may be, in seconds, when ANOTHER process writes the same directory (the
+   * search service beside a separate indexer): at most this long after the last check a read
+   * looks for newer table versions. 0 = check on every read. Unset = never check, the right
+   * choice when the writer shares this process and these Table objects (`quarry start`).
+   */
+  readConsistencyIntervalSeconds?: number;
 }
 
 export const EMBEDDER_METADATA_KEY = 'quarry.embedder';
@@ -151,8 +158,9 @@ class LanceChunkTable<S extends IndexedSource | EmbeddedSource> {
   }
 }
 
-async function openTable(dir: string, name: string, schema: Schema): Promise<{ conn: lancedb.Connection; table: lancedb.Table }> {
-  const conn = await lancedb.connect(dir);
+async function openTable(options: LanceOptions, name: string, schema: Schema): Promise<{ conn: lancedb.Connection; table: lancedb.Table }> {
+  const interval = options.readConsistencyIntervalSeconds;
+  const conn = await lancedb.connect(options.dir, interval === undefined ? {} : { readConsistencyInterval: interval });
   const table = (await conn.tableNames()).includes(name) ? await conn.openTable(name) : await conn.createEmptyTable(name, schema, { mode: 'create', existOk: true });
   // Upserts look up a source's stored hashes; a B-tree on source_id keeps that off a full scan.
   if (!(await table.listIndices()).some((i) => i.columns.includes('source_id'))) {
@@ -165,7 +173,7 @@ export type LanceBm25Index = Bm25Index & { optimize(): Promise<void> };
 
 export async function openLanceBm25Index(options: LanceOptions): Promise<LanceBm25Index> {
   const schema = new Schema([...baseFields(), new Field('fts_text', new Utf8(), false)]);
-  const { conn, table } = await openTable(options.dir, options.table ?? 'chunks_bm25', schema);
+  const { conn, table } = await openTable(options, options.table ?? 'chunks_bm25', schema);
   if (!(await table.listIndices()).some((i) => i.columns.includes('fts_text'))) {
     await table.createIndex('fts_text', {
       config: lancedb.Index.fts({ language: 'English', stem: true, removeStopWords: true, lowercase: true, asciiFolding: true, withPosition: false }),
@@ -200,7 +208,7 @@ export async function openLanceVectorIndex(options: LanceOptions & { embedder: E
   const { embedder } = options;
   const meta = new Map([[EMBEDDER_METADATA_KEY, JSON.stringify({ id: embedder.id, dimension: embedder.dimension })]]);
   const schema = new Schema([...baseFields(), new Field('vector', new FixedSizeList(embedder.dimension, new Field('item', new Float32(), true)), false)], meta);
-  const { conn, table } = await openTable(options.dir, options.table ?? 'chunks_vec', schema);
+  const { conn, table } = await openTable(options, options.table ?? 'chunks_vec', schema);
   const storedRaw = (await table.schema()).metadata.get(EMBEDDER_METADATA_KEY);
   const stored = storedRaw ? (JSON.parse(storedRaw) as EmbedderIdentity) : undefined;
   if (!stored || stored.id !== embedder.id || stored.dimension !== embedder.dimension) {
@@ -233,4 +241,15 @@ export async function openLanceVectorIndex(options: LanceOptions & { embedder: E
       return byScore(rows.map((r) => toHit(r, 1 - Number(r._distance))));
     },
   };
+}
+
+/** Drop the named tables of a LanceDB directory if they exist (reindex). */
+export async function dropLanceTables(dir: string, tables: readonly string[]): Promise<void> {
+  const conn = await lancedb.connect(dir);
+  try {
+    const existing = new Set(await conn.tableNames());
+    for (const name of tables) if (existing.has(name)) await conn.dropTable(name);
+  } finally {
+    conn.close();
+  }
 }

@@ -1,0 +1,303 @@
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  buildHybridSearch,
+  classifyQuery,
+  fuse,
+  FUSION_WEIGHTS,
+  LEXICAL_FUSION_WEIGHTS,
+  openLanceBm25Index,
+  openLanceVectorIndex,
+  prepareSource,
+  rankSources,
+  type ChunkHit,
+} from '@quarry/search';
+import { type Cranfield, loadCranfield, ndcgAt10, recallAt100 } from './cranfield.js';
+import { artifactText, ChunkVectors, digestTexts, letterMarker, mixedQueries, optimizeIndexes, searchCorpus, syntheticCorpus, textDocs, upsertBoth } from './corpus.js';
+import { createMcpCaller, type McpCaller } from './mcp.js';
+import { interleavedLatency, percentile } from './measure.js';
+import type { Phase, PhaseContext } from './phase.js';
+import { compared, type Results } from './report.js';
+import type { BenchSystem } from './system.js';
+
+/** Concurrent MCP callers storing artifacts in the ingest and quality loads. */
+const WRITERS = 8;
+/**
+ * Words per source of the search corpus: ≈ 87 chunks each. Upserts cost mostly per call, not per
+ * chunk (LanceDB: a hash lookup and a merge-insert each): at ≈ 36 chunks per source 100k chunks
+ * took 250 s to load here, at ≈ 87 about 115 s.
+ */
+const DIGEST_WORDS = 20_000;
+/** How long one artifact may take to become searchable, and a whole load to be indexed, before the run fails. */
+const VISIBLE_WITHIN_MS = 120_000;
+const INDEXED_WITHIN_MS = 20 * 60_000;
+
+/** 10000 → "10k", 500 → "500": the size in a metric key. */
+export function sizeLabel(n: number): string {
+  return n >= 1000 && n % 1000 === 0 ? `${n / 1000}k` : String(n);
+}
+
+const elapsed = (since: number) => performance.now() - since;
+
+/** store_research calls from `WRITERS` concurrent callers; returns the artifact ids in input order. */
+async function storeAll(caller: McpCaller, artifacts: readonly { title: string; text: string; content: object }[]): Promise<string[]> {
+  const ids: string[] = new Array(artifacts.length);
+  let next = 0;
+  const writer = async () => {
+    for (let i = next++; i < artifacts.length; i = next++) {
+      const a = artifacts[i]!;
+      ids[i] = (await caller.call('store_research', { artifactType: 'finding', title: a.title, content: a.content, contentText: a.text })).id as string;
+    }
+  };
+  await Promise.all(Array.from({ length: WRITERS }, writer));
+  return ids;
+}
+
+/** Polls search_sources (every ~5 ms) until `id` is among the results for `query`; returns when it is. */
+async function untilFound(caller: McpCaller, query: string, id: string): Promise<void> {
+  const started = performance.now();
+  for (;;) {
+    const found = await caller.call('search_sources', { query, limit: 10 });
+    if ((found.results as { id: string }[]).some((r) => r.id === id)) return;
+    if (elapsed(started) > VISIBLE_WITHIN_MS) throw new Error(`artifact ${id} not searchable (query "${query}") after ${VISIBLE_WITHIN_MS / 1000} s`);
+    await sleep(5);
+  }
+}
+
+/** Until the indexer has nothing pending (everything stored so far is in both indexes). */
+async function untilIndexed(system: BenchSystem): Promise<void> {
+  const started = performance.now();
+  for (;;) {
+    const lag = await system.services.indexer.lag();
+    if (lag.pending === 0) return;
+    if (elapsed(started) > INDEXED_WITHIN_MS) throw new Error(`indexer still has ${lag.pending} events pending after ${INDEXED_WITHIN_MS / 60_000} min`);
+    await sleep(20);
+  }
+}
+
+/**
+ * Freshness: store_research of a text carrying a word of its own, then search_sources for that
+ * word (polled every ~5 ms) until the artifact is among the results; sequential samples. The
+ * baseline is the store call itself, so the ratio reads "visible after N store-times".
+ */
+async function freshness({ system, sizes, progress }: PhaseContext, docs: Cranfield['docs']): Promise<Results> {
+  const member = await system.createMember('bench-freshness');
+  const caller = createMcpCaller(system.quarryUrl, member.token);
+  try {
+    const visible: number[] = [];
+    const stored: number[] = [];
+    const warmup = 3;
+    progress(`freshness: ${sizes.freshnessSamples} samples (+${warmup} warm-up)`);
+    for (let i = 0; i < sizes.freshnessSamples + warmup; i++) {
+      const marker = letterMarker('qfresh', i);
+      const started = performance.now();
+      const { id } = await caller.call('store_research', {
+        artifactType: 'finding',
+        title: `Freshness probe ${i + 1}`,
+        content: { probe: i },
+        contentText: `${docs[i % docs.length]!.text}\n\n${marker}`,
+      });
+      const storeMs = elapsed(started);
+      await untilFound(caller, marker, id as string);
+      if (i >= warmup) {
+        stored.push(storeMs);
+        visible.push(elapsed(started));
+      }
+    }
+    return {
+      c_freshness_p50_ms: compared(percentile(visible, 50), percentile(stored, 50), 'ms'),
+      c_freshness_p95_ms: compared(percentile(visible, 95), percentile(stored, 95), 'ms'),
+    };
+  } finally {
+    caller.close();
+  }
+}
+
+/**
+ * Ingest: `count` single-abstract artifacts stored by concurrent MCP callers; the clock stops
+ * when the indexer has nothing pending and the last one stored is searchable. Baseline: the
+ * same texts through the indexer's core alone, in process (chunk, embed, upsert both indexes,
+ * one source at a time) into a scratch LanceDB directory: the index-write ceiling.
+ */
+async function ingest({ system, progress }: PhaseContext, docs: Cranfield['docs'], count: number): Promise<Results> {
+  const label = sizeLabel(count);
+  const member = await system.createMember(`bench-ingest-${label}`);
+  const caller = createMcpCaller(system.quarryUrl, member.token, WRITERS);
+  const artifacts = Array.from({ length: count }, (_, i) => ({ ...artifactText(docs, i), content: { n: i } }));
+  try {
+    progress(`ingest: ${count} artifacts, ${WRITERS} MCP writers, until indexed and searchable`);
+    const started = performance.now();
+    const ids = await storeAll(caller, artifacts);
+    const storedMs = elapsed(started);
+    await untilIndexed(system);
+    await untilFound(caller, artifacts.at(-1)!.marker, ids.at(-1)!);
+    const quarryMs = elapsed(started);
+    progress(`ingest: ${count} stored in ${(storedMs / 1000).toFixed(1)} s, indexed and searchable after ${(quarryMs / 1000).toFixed(1)} s`);
+
+    progress(`ingest baseline: the same ${count} texts through chunk + embed + upsert, in process`);
+    const dir = join(system.scratchDir, `ingest-baseline-${label}`);
+    const embedder = system.services.backends.embedder;
+    const bm25 = await openLanceBm25Index({ dir });
+    const vectors = await openLanceVectorIndex({ dir, embedder: await embedder.identity() });
+    try {
+      const vectorsOf = new ChunkVectors(embedder);
+      const began = performance.now();
+      for (const a of artifacts) {
+        const source = prepareSource({ orgId: member.orgId, sourceTable: 'research_artifact', sourceId: randomUUID(), title: a.title, artifactType: 'finding' }, a.text);
+        await upsertBoth({ bm25, vectors }, source, vectorsOf);
+      }
+      const baselineMs = elapsed(began);
+      return { [`c_ingest_${label}_artifacts_per_s`]: compared(count / (quarryMs / 1000), count / (baselineMs / 1000), 'artifacts/s') };
+    } finally {
+      await bm25.close();
+      await vectors.close();
+    }
+  } finally {
+    caller.close();
+  }
+}
+
+/**
+ * Search latency at growing corpus sizes: a dedicated org's corpus written straight into the
+ * running system's indexes (no events), then search_sources through MCP one query at a time,
+ * interleaved with the same query in process (buildHybridSearch on the same backends): the
+ * ratio is what the gRPC service and the gateway add.
+ */
+async function searchLatency({ system, sizes, progress }: PhaseContext, data: Pick<Cranfield, 'docs' | 'queries'>): Promise<Results> {
+  const results: Results = {};
+  const { backends } = system.services;
+  const member = await system.createMember('bench-search');
+  const caller = createMcpCaller(system.quarryUrl, member.token);
+  const corpus = searchCorpus(backends, member.orgId, digestTexts(data.docs, DIGEST_WORDS), new ChunkVectors(backends.embedder));
+  const inProcess = buildHybridSearch(backends);
+  const queries = mixedQueries(data.queries, sizes.searchQueries);
+  try {
+    let loadMs = 0;
+    for (const target of sizes.searchChunkCounts) {
+      const label = sizeLabel(target);
+      progress(`search: loading ${label} chunks into the indexes`);
+      const started = performance.now();
+      await corpus.grow(target, progress);
+      await optimizeIndexes(backends);
+      loadMs += elapsed(started);
+      progress(`search: ${corpus.chunks} chunks in ${corpus.sources} sources after ${(loadMs / 1000).toFixed(1)} s; ${queries.length} queries`);
+      results[`c_load_${label}_chunks_s`] = { value: loadMs / 1000, unit: 's' };
+
+      let [q, p] = [0, 0];
+      const mcp = () => caller.call('search_sources', { query: queries[q++ % queries.length]!, limit: 10 });
+      const local = () => inProcess({ orgId: member.orgId, query: queries[p++ % queries.length]!, limit: 10 });
+      for (let i = 0; i < Math.min(sizes.warmupCalls, queries.length); i++) await Promise.all([mcp(), local()]);
+      [q, p] = [0, 0];
+      const samples = await interleavedLatency({ mcp, local }, { count: queries.length, maxMs: sizes.latencyMaxSeconds * 1000 }, progress);
+      results[`c_search_${label}_p50_ms`] = compared(percentile(samples.mcp, 50), percentile(samples.local, 50), 'ms');
+      results[`c_search_${label}_p95_ms`] = compared(percentile(samples.mcp, 95), percentile(samples.local, 95), 'ms');
+    }
+    return results;
+  } finally {
+    caller.close();
+  }
+}
+
+/** A leg's chunk hits, fetched deep enough to rank at least `sources` distinct sources (or all there are). */
+async function deepHits(search: (limit: number) => Promise<ChunkHit[]>, sources: number): Promise<ChunkHit[]> {
+  for (let limit = sources * 2; ; limit *= 2) {
+    const hits = await search(limit);
+    if (rankSources(hits).length >= sources || hits.length < limit) return hits;
+  }
+}
+
+/**
+ * Quality on Cranfield, loaded through the real path (store_research over MCP → outbox →
+ * indexer → both indexes): nDCG@10 and Recall@100 for BM25 alone, vectors alone and the hybrid
+ * (the service's fuse and weights, limit 100), the legs run in process on the running system's
+ * backends. Also: search_sources through MCP must give the same top 10 as the same search in
+ * process, for every query.
+ */
+async function quality({ system, progress }: PhaseContext, data: Cranfield): Promise<Results> {
+  const { backends } = system.services;
+  const member = await system.createMember('bench-cranfield');
+  const caller = createMcpCaller(system.quarryUrl, member.token, WRITERS);
+  try {
+    const docs = textDocs(data.docs);
+    progress(`quality: storing ${docs.length} Cranfield abstracts through store_research`);
+    const started = performance.now();
+    const ids = await storeAll(
+      caller,
+      docs.map((d) => ({ title: d.title.trim() || `Cranfield ${d.id}`, text: d.text, content: { cranfieldId: d.id } })),
+    );
+    await untilIndexed(system);
+    progress(`quality: stored and indexed in ${(elapsed(started) / 1000).toFixed(1)} s; ${data.queries.length} queries`);
+    const docOf = new Map(ids.map((id, i) => [id, docs[i]!.id]));
+    const asDocs = (sourceIds: readonly string[]) => sourceIds.map((id) => docOf.get(id) ?? `unknown:${id}`);
+
+    const scope = (limit: number) => ({ orgId: member.orgId, limit });
+    const weights = backends.embedder.lexical ? LEXICAL_FUSION_WEIGHTS : FUSION_WEIGHTS;
+    const inProcess = buildHybridSearch(backends);
+    const sums = { bm25: { ndcg: 0, recall: 0 }, vectors: { ndcg: 0, recall: 0 }, hybrid: { ndcg: 0, recall: 0 } };
+    let agreeing = 0;
+    for (const query of data.queries) {
+      const relevant = data.qrels.get(query.id) ?? new Map<string, number>();
+      const [vector] = await backends.embedder.embed([query.text]);
+      const keywordHits = await deepHits((limit) => backends.bm25.search(query.text, scope(limit)), 100);
+      const semanticHits = await deepHits((limit) => backends.vectors.search(vector!, scope(limit)), 100);
+      const queryType = classifyQuery(query.text);
+      const sourceIds = (hits: ChunkHit[]) => rankSources(hits).map((r) => r.hit.sourceId);
+      const rankings = {
+        bm25: sourceIds(keywordHits),
+        vectors: sourceIds(semanticHits),
+        hybrid: fuse(keywordHits, semanticHits, { queryType, limit: 100, weights: weights[queryType] }).map((r) => r.sourceId),
+      };
+      for (const [mode, ranked] of Object.entries(rankings) as [keyof typeof sums, string[]][]) {
+        sums[mode].ndcg += ndcgAt10(asDocs(ranked), relevant);
+        sums[mode].recall += recallAt100(asDocs(ranked), relevant);
+      }
+      const [viaMcp, local] = await Promise.all([caller.call('search_sources', { query: query.text, limit: 10 }), inProcess({ orgId: member.orgId, query: query.text, limit: 10 })]);
+      const top = (results: readonly { id: string }[]) => results.map((r) => r.id).join(',');
+      if (top(viaMcp.results as { id: string }[]) === top(local.results)) agreeing++;
+    }
+    const n = data.queries.length;
+    const mean = (mode: keyof typeof sums, metric: 'ndcg' | 'recall') => sums[mode][metric] / n;
+    return {
+      c_quality_bm25_ndcg10: { value: mean('bm25', 'ndcg'), unit: 'score' },
+      c_quality_bm25_recall100: { value: mean('bm25', 'recall'), unit: 'score' },
+      // Against BM25 alone: does the other leg, or the fusion, add anything?
+      c_quality_vectors_ndcg10: compared(mean('vectors', 'ndcg'), mean('bm25', 'ndcg'), 'score'),
+      c_quality_vectors_recall100: compared(mean('vectors', 'recall'), mean('bm25', 'recall'), 'score'),
+      c_quality_hybrid_ndcg10: compared(mean('hybrid', 'ndcg'), mean('bm25', 'ndcg'), 'score'),
+      c_quality_hybrid_recall100: compared(mean('hybrid', 'recall'), mean('bm25', 'recall'), 'score'),
+      c_quality_search_sources_agreement_pct: { value: (100 * agreeing) / n, unit: '%' },
+    };
+  } finally {
+    caller.close();
+  }
+}
+
+/**
+ * Issue 4's benchmarks: the content pipeline (store_research → outbox → indexer → BM25 and
+ * vector indexes → search_sources) on the embedded engines. Freshness, ingest, search latency at
+ * growing corpus sizes and retrieval quality on Cranfield, each against a baseline measured in
+ * the same run where one means something.
+ */
+export const contentPipelinePhase: Phase = {
+  name: 'content pipeline',
+  async run(context) {
+    const { system, sizes, progress } = context;
+    const cranfield = loadCranfield();
+    if ('missing' in cranfield) progress(`Cranfield: ${cranfield.missing}; loads use synthetic texts and the quality rows are skipped`);
+    const data = 'data' in cranfield ? cranfield.data : syntheticCorpus();
+    const docs = textDocs(data.docs);
+
+    const results: Results = {};
+    Object.assign(results, await freshness(context, docs));
+    for (const count of sizes.ingestCounts) Object.assign(results, await ingest(context, docs, count));
+    if (!sizes.cranfield) progress('quality: skipped in this profile (storing and indexing 1400 abstracts takes a minute); --quick and full runs measure it');
+    else if ('data' in cranfield) Object.assign(results, await quality(context, cranfield.data));
+    Object.assign(results, await searchLatency(context, data));
+
+    // Every load above waited for the indexer; nothing may be left behind.
+    const lag = await system.services.indexer.lag();
+    results.c_indexer_pending_end = { value: lag.pending, unit: 'events' };
+    return results;
+  },
+};

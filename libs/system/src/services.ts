@@ -1,0 +1,83 @@
+import { startArtifactStore, type ArtifactStore } from '@quarry/artifact-store';
+import { startEmbeddedIndexer } from '@quarry/indexer';
+import { startPlanEngine, type PlanEngine } from '@quarry/plan-engine';
+import { openSearchBackends, startSearch, type SearchBackendsConfig } from '@quarry/search';
+import { createMetrics } from '@quarry/telemetry';
+import type { Logger } from 'pino';
+
+export interface StartServicesOptions {
+  /** App-role connection (RLS applies), shared by every request-serving service. */
+  databaseUrl: string;
+  /** The indexer role's connection (see ServiceRoles.indexer). */
+  indexerDatabaseUrl: string;
+  identityKey: string;
+  /** Which search engines and embedder; unset URLs mean the embedded LanceDB under QUARRY_DATA_DIR. */
+  search: SearchBackendsConfig;
+  logger: Logger;
+  host?: string;
+}
+
+/**
+ * Every backend service on loopback ports, wired to each other, with the addresses the gateway
+ * routes tools to (keyed by proto service). The one place that knows which services exist:
+ * `quarry start`, the gateway's test harness, the CLI tests and the benchmark all use it, so a
+ * new service is added here once. The search service and the indexer share one set of opened
+ * indexes (embedded LanceDB is a single-writer directory).
+ */
+export async function startServices(options: StartServicesOptions) {
+  const host = options.host ?? '127.0.0.1';
+  const { databaseUrl, identityKey, logger } = options;
+  // The plan engine and the artifact store call each other: the plan engine reads the artifact
+  // store's address at its first call, after both have started.
+  const planEngine: PlanEngine = await startPlanEngine({
+    databaseUrl,
+    identityKey,
+    logger: logger.child({ service: 'plan-engine' }),
+    host,
+    port: 0,
+    artifactStoreAddress: () => artifactStore.address,
+  });
+  const artifactStore: ArtifactStore = await startArtifactStore({
+    databaseUrl,
+    identityKey,
+    planEngineAddress: planEngine.address,
+    logger: logger.child({ service: 'artifact-store' }),
+    host,
+    port: 0,
+  });
+  const backends = await openSearchBackends(options.search);
+  const search = await startSearch({ backends, identityKey, logger: logger.child({ service: 'search' }), host, port: 0 });
+  const indexerMetrics = createMetrics({ service: 'indexer', processMetrics: false });
+  const indexer = await startEmbeddedIndexer({
+    databaseUrl: options.indexerDatabaseUrl,
+    backends,
+    logger: logger.child({ service: 'indexer' }),
+    metrics: indexerMetrics,
+  });
+  logger.info(backends.describe, 'search backends');
+  return {
+    planEngine,
+    artifactStore,
+    search,
+    indexer,
+    backends,
+    /** What the gateway's `serviceAddresses` needs. */
+    addresses: {
+      'quarry.plan.v1.PlanService': planEngine.address,
+      'quarry.artifact.v1.ArtifactService': artifactStore.address,
+      'quarry.search.v1.SearchService': search.address,
+    } as Readonly<Record<string, string>>,
+    /** Registries of the services without a /metrics of their own here (the gateway appends them). */
+    registries: [indexerMetrics.registry],
+    /** Drain every service (health NOT_SERVING first); close the gateway before this. */
+    async close(graceMs = 10_000): Promise<void> {
+      await indexer.close();
+      await search.close(graceMs);
+      await artifactStore.close(graceMs);
+      await planEngine.close(graceMs);
+      await backends.close();
+    },
+  };
+}
+
+export type Services = Awaited<ReturnType<typeof startServices>>;

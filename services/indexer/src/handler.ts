@@ -1,0 +1,184 @@
+import { createHash } from 'node:crypto';
+import type { AnyDb } from '@quarry/db';
+import type { ContentCreatedV1, DeliveredEvent } from '@quarry/events';
+import {
+  EmbedderMismatchError,
+  planUpsert,
+  prepareSource,
+  type ChunkOptions,
+  type EmbeddedSource,
+  type IndexedChunk,
+  type IndexedSource,
+  type SearchBackends,
+  type SourceMeta,
+  type UpsertReport,
+} from '@quarry/search';
+import type { Logger } from '@quarry/telemetry';
+import { latestPerSource, sourceKeyOf, verdict, versionOf } from './core/versions.js';
+import { readRecorded, recordIndexed, type IndexedSourceRow } from './store.js';
+
+/** What one batch did. Every delivered event is counted in exactly one of indexed / unchanged / stale. */
+export interface IndexReport {
+  /** Events delivered in the batch. */
+  events: number;
+  /** Newer than what was recorded for their source: now in both indexes and recorded. */
+  indexed: number;
+  /** The recorded version itself, delivered again: the indexes were checked against it (and repaired if needed). */
+  unchanged: number;
+  /** Older than the recorded version, or superseded by (or a copy of) another event of the same batch: skipped. */
+  stale: number;
+  /** Chunks inserted or replaced (per chunk, the larger count of the two indexes). */
+  chunksWritten: number;
+  /** Chunks removed because the source lost them (shorter or empty text). */
+  chunksDeleted: number;
+  /** Chunk texts sent to the embedder: only chunks whose content hash the vector index lacks. */
+  chunksEmbedded: number;
+}
+
+export interface IndexHandlerDeps {
+  /**
+   * A role that is a member of quarry_event_consumer (grantEventConsumer) and may read and write
+   * `indexer.indexed_sources`; row-level security applies (every access is per tenant).
+   */
+  db: AnyDb;
+  backends: Pick<SearchBackends, 'bm25' | 'vectors' | 'embedder'>;
+  logger: Logger;
+  /** Chunk sizes (default: @quarry/search's DEFAULT_CHUNK_OPTIONS). Must not change without a reindex. */
+  chunkOptions?: Partial<ChunkOptions>;
+}
+
+export type IndexHandler = (batch: readonly DeliveredEvent[]) => Promise<IndexReport>;
+
+interface Work {
+  event: ContentCreatedV1;
+  recheck: boolean;
+  source: IndexedSource;
+}
+
+/**
+ * The indexer's batch handler. Idempotent and order-insensitive: the batch is collapsed to the
+ * newest event per source, events older than the recorded version are skipped, the rest are
+ * chunked and compared with the vector index by content hash so only changed chunks are
+ * embedded (one embed call per batch), written to the BM25 and the vector index (each upsert
+ * replaces changed chunks and deletes chunks the source no longer has), and only then recorded
+ * in indexer.indexed_sources. It resolves when all of that is durable, which is when the event
+ * log may store its offset; if it throws, nothing is recorded and the batch is delivered again.
+ */
+export function createIndexHandler(deps: IndexHandlerDeps): IndexHandler {
+  const { db, logger } = deps;
+  const { bm25, vectors, embedder } = deps.backends;
+  const embedderName = `${vectors.embedder.id}/${vectors.embedder.dimension}`;
+  const placeholder = new Array<number>(vectors.embedder.dimension).fill(0);
+
+  async function embed(texts: string[]): Promise<number[][]> {
+    if (texts.length === 0) return [];
+    const out = await embedder.embed(texts);
+    if (out.length !== texts.length) throw new Error(`embedder returned ${out.length} vectors for ${texts.length} texts`);
+    return out;
+  }
+
+  /** Write one source to both indexes; both must succeed before it may be recorded. */
+  async function write(work: Work, vectorOf: ReadonlyMap<IndexedChunk, number[]>, embedded: number): Promise<{ bm25: UpsertReport; vectors: UpsertReport }> {
+    // Chunks the vector index already holds (same content hash) are not re-embedded; the
+    // adapter skips them by hash, so their placeholder vector is never stored.
+    const withVectors = (chunks: IndexedChunk[], vector: (c: IndexedChunk) => number[]): EmbeddedSource => ({
+      ...work.source,
+      chunks: chunks.map((c) => ({ ...c, vector: vector(c) })),
+    });
+    // allSettled: when one fails, the other has finished too before the batch is retried.
+    const [b, v] = settled(
+      await Promise.allSettled([
+        bm25.upsert(work.source),
+        vectors.upsert(withVectors(work.source.chunks, (c) => vectorOf.get(c) ?? placeholder)),
+      ]),
+    );
+    if (v.inserted + v.updated <= embedded) return { bm25: b, vectors: v };
+    // The index changed between our hash read and the upsert (another writer): a placeholder
+    // may have been stored. Rebuild this source's vectors from scratch.
+    logger.warn({ sourceTable: work.source.sourceTable, sourceId: work.source.sourceId }, 'vector index changed during upsert; rewriting the source');
+    await vectors.deleteSource(work.source);
+    const all = await embed(work.source.chunks.map((c) => c.text));
+    const rewritten = await vectors.upsert(withVectors(work.source.chunks, (c) => all[work.source.chunks.indexOf(c)]!));
+    return { bm25: b, vectors: rewritten };
+  }
+
+  return async function handle(batch) {
+    const report: IndexReport = { events: batch.length, indexed: 0, unchanged: 0, stale: 0, chunksWritten: 0, chunksDeleted: 0, chunksEmbedded: 0 };
+    const latest = latestPerSource(batch.map((d) => d.event));
+    report.stale += batch.length - latest.length;
+    const recorded = await readRecorded(db, latest);
+
+    const work: Work[] = [];
+    for (const event of latest) {
+      const decision = verdict(recorded.get(sourceKeyOf(event)), versionOf(event));
+      if (decision === 'stale') report.stale++;
+      else work.push({ event, recheck: decision === 'recheck', source: prepareSource(sourceMeta(event), event.text, deps.chunkOptions) });
+    }
+
+    // Only chunks whose hash the vector index lacks are embedded, all in one call.
+    const stored = await Promise.all(work.map((w) => vectors.hashes(w.source)));
+    const changed = work.map((w, i) => planUpsert(stored[i]!, w.source.chunks).write);
+    const flat = changed.flat();
+    const vectorsFlat = await embed(flat.map((c) => c.text));
+    const vectorOf = new Map(flat.map((c, i) => [c, vectorsFlat[i]!]));
+    report.chunksEmbedded = flat.length;
+
+    const records: IndexedSourceRow[] = [];
+    for (const [i, w] of work.entries()) {
+      const written = await write(w, vectorOf, changed[i]!.length);
+      const chunksWritten = Math.max(written.bm25.inserted + written.bm25.updated, written.vectors.inserted + written.vectors.updated);
+      const chunksDeleted = Math.max(written.bm25.deleted, written.vectors.deleted);
+      report.chunksWritten += chunksWritten;
+      report.chunksDeleted += chunksDeleted;
+      if (w.recheck) report.unchanged++;
+      else report.indexed++;
+      // A recheck that had to repair the indexes (e.g. rebuilt by `quarry reindex`, maybe with
+      // another embedder) records again, so `embedder` and `indexed_at` describe what is there.
+      if (!w.recheck || chunksWritten + chunksDeleted > 0) records.push(recordOf(w, embedderName));
+    }
+
+    // Last: the record says "these chunks are in both indexes", so it follows the writes.
+    await recordIndexed(db, records);
+    return report;
+  };
+}
+
+/** Fail fast when the embedder would write vectors the index was not built for. */
+export async function assertEmbedderMatches(backends: Pick<SearchBackends, 'vectors' | 'embedder'>): Promise<void> {
+  const identity = await backends.embedder.identity();
+  const built = backends.vectors.embedder;
+  if (identity.id !== built.id || identity.dimension !== built.dimension) throw new EmbedderMismatchError(built, identity);
+}
+
+function settled<A, B>([a, b]: [PromiseSettledResult<A>, PromiseSettledResult<B>]): [A, B] {
+  if (a.status === 'rejected') throw a.reason;
+  if (b.status === 'rejected') throw b.reason;
+  return [a.value, b.value];
+}
+
+function sourceMeta(event: ContentCreatedV1): SourceMeta {
+  return {
+    orgId: event.orgId.toLowerCase(),
+    sourceTable: event.sourceTable,
+    sourceId: event.sourceId,
+    title: event.title,
+    ...(event.planId ? { planId: event.planId } : {}),
+    ...(event.artifactType ? { artifactType: event.artifactType } : {}),
+    ...(event.tags ? { tags: event.tags } : {}),
+  };
+}
+
+function recordOf(w: Work, embedder: string): IndexedSourceRow {
+  const { event } = w;
+  return {
+    org_id: event.orgId.toLowerCase(),
+    source_table: event.sourceTable,
+    source_id: event.sourceId,
+    event_id: event.eventId.toLowerCase(),
+    // Whole milliseconds, exactly what versionOf compares.
+    occurred_at: new Date(versionOf(event).occurredAtMs),
+    text_sha256: createHash('sha256').update(event.text).digest('hex'),
+    chunk_count: w.source.chunks.length,
+    embedder,
+  };
+}

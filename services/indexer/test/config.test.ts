@@ -1,0 +1,62 @@
+import { execFile } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { loadIndexerConfig } from '../src/index.js';
+import { tempDir } from './helpers.js';
+
+const packageDir = fileURLToPath(new URL('..', import.meta.url));
+const dataDir = tempDir('config');
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+const DB = 'postgres://indexer:secret@db.internal:5432/quarry';
+
+describe('loadIndexerConfig', () => {
+  it('has defaults for everything but the database', () => {
+    const config = loadIndexerConfig({ DATABASE_URL: DB });
+    expect(config).toMatchObject({ DATABASE_URL: DB, INDEXER_BATCH_SIZE: 100, METRICS_HOST: '0.0.0.0', METRICS_PORT: 9464, QUARRY_OUTBOX_RELAY: true, LOG_LEVEL: 'info' });
+    expect(config.KAFKA_BROKERS).toBeUndefined();
+    expect(config.OPENSEARCH_URL).toBeUndefined();
+    expect(Object.isFrozen(config)).toBe(true);
+    const kafka = loadIndexerConfig({ DATABASE_URL: DB, KAFKA_BROKERS: 'k1:9092, k2:9092', QUARRY_OUTBOX_RELAY: 'false', INDEXER_BATCH_SIZE: '5' });
+    expect(kafka).toMatchObject({ KAFKA_BROKERS: 'k1:9092, k2:9092', QUARRY_OUTBOX_RELAY: false, INDEXER_BATCH_SIZE: 5 });
+  });
+
+  it('fails fast naming each bad variable, never echoing its value', () => {
+    expect(() => loadIndexerConfig({})).toThrow(/DATABASE_URL/);
+    const bad = () =>
+      loadIndexerConfig({ DATABASE_URL: 'not a url secret', INDEXER_BATCH_SIZE: '0', KAFKA_BROKERS: ',,', EMBEDDINGS_URL: 'http://emb.local/v1' });
+    expect(bad).toThrow(/DATABASE_URL/);
+    expect(bad).toThrow(/INDEXER_BATCH_SIZE/);
+    expect(bad).toThrow(/KAFKA_BROKERS/);
+    expect(bad).toThrow(/EMBEDDINGS_MODEL: is required when EMBEDDINGS_URL is set/);
+    expect(bad).not.toThrow(/secret/);
+  });
+});
+
+describe('the indexer process (src/main.ts)', () => {
+  const run = (env: Record<string, string>) =>
+    promisify(execFile)(process.execPath, ['--import', './test/support/register-ts.mjs', 'src/main.ts'], {
+      cwd: packageDir,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, QUARRY_DATA_DIR: dataDir, METRICS_HOST: '127.0.0.1', METRICS_PORT: '0', ...env },
+      timeout: 20_000,
+    }).then(
+      () => ({ code: 0, output: '' }),
+      (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, output: `${error.stdout}${error.stderr}` }),
+    );
+
+  it('exits with an error naming DATABASE_URL when it is missing', async () => {
+    const { code, output } = await run({});
+    expect(code).toBe(1);
+    expect(output).toMatch(/Invalid configuration:[\s\S]*DATABASE_URL/);
+  });
+
+  it('exits with an error when the database cannot be reached', async () => {
+    const { code, output } = await run({ DATABASE_URL: 'postgres://indexer:pw@127.0.0.1:1/quarry' });
+    expect(code).toBe(1);
+    expect(output).toContain('indexer failed to start');
+    expect(output).toContain('ECONNREFUSED');
+    expect(output).not.toContain(':pw@');
+  });
+});

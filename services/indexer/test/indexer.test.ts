@@ -1,0 +1,125 @@
+import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { sql, withTenant } from '@quarry/db';
+import { appendContentEvent, createEmbeddedEventLog, eventsSchemas, grantEventConsumer } from '@quarry/events';
+import { createLocalEmbedder, openLanceVectorIndex } from '@quarry/search';
+import { createLogger, createMetrics } from '@quarry/telemetry';
+import { createTestDatabase, type TestDatabase } from '@quarry/testing';
+import { indexerSchemas, startEmbeddedIndexer, startIndexer, type Indexer } from '../src/index.js';
+import { countingEmbedder, openTestBackends, prose, tempDir, waitUntil, type TestBackends } from './helpers.js';
+
+// The running indexer over the embedded event log (the outbox, real PostgreSQL): it consumes
+// what producers append, reports lag while events wait, and exports its metrics.
+
+const logger = createLogger({ service: 'indexer-test', level: 'silent' });
+let database: TestDatabase;
+const cleanup: Array<() => Promise<void>> = [];
+
+beforeAll(async () => {
+  database = await createTestDatabase({ schemas: [...eventsSchemas, ...indexerSchemas] });
+  await grantEventConsumer(database.admin, database.appRole);
+});
+afterAll(async () => {
+  for (const fn of cleanup.reverse()) await fn();
+  await database?.drop();
+});
+
+async function backends(embedder = countingEmbedder()): Promise<TestBackends> {
+  const b = await openTestBackends(undefined, embedder);
+  cleanup.push(async () => {
+    await b.close();
+    rmSync(b.dir, { recursive: true, force: true });
+  });
+  return b;
+}
+
+async function append(orgId: string, count: number, topic: string): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const sourceId = randomUUID();
+    await withTenant(database.app, { orgId }, (trx) => appendContentEvent(trx, { orgId, sourceTable: 'research_artifact', sourceId, title: `${topic} ${i}`, text: prose(`${topic} ${i}`, 10) }));
+    ids.push(sourceId);
+  }
+  return ids;
+}
+
+const metric = (text: string, name: string): number => {
+  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `));
+  if (!line) throw new Error(`metric ${name} not exported`);
+  return Number(line.slice(line.lastIndexOf(' ') + 1));
+};
+
+describe('startEmbeddedIndexer', () => {
+  it('indexes what producers append to the outbox, and stops cleanly', async () => {
+    const b = await backends();
+    const indexer = await startEmbeddedIndexer({ databaseUrl: database.appUrl, backends: b, logger, consumer: 'embedded-e2e', batchSize: 3 });
+    const org = randomUUID();
+    const sources = await append(org, 7, 'pingo');
+    await waitUntil(async () => (await b.bm25.search('pingo', { orgId: org, limit: 50 })).length === 7, 15_000, 'seven sources searchable');
+    await waitUntil(async () => (await indexer.lag()).pending === 0, 5_000, 'caught up');
+    const hits = await b.vectors.search(createLocalEmbedder().embedOne('pingo 3'), { orgId: org, limit: 1 });
+    expect(hits.map((h) => h.sourceId)).toEqual([sources[3]]);
+    await indexer.close();
+    // Closed means closed: what is appended now waits in the outbox for the next start.
+    await append(org, 1, 'pingo');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await b.bm25.search('pingo', { orgId: org, limit: 50 })).toHaveLength(7);
+    const { rows } = await sql<{ pending: string }>`select pending from events.consumer_lag('embedded-e2e')`.execute(database.admin);
+    expect(Number(rows[0]!.pending)).toBe(1);
+  });
+
+  it('refuses to start when the embedder does not match the vector index', async () => {
+    const b = await backends();
+    const other = createLocalEmbedder({ dimension: 64 });
+    const dir = tempDir('mismatch');
+    const vectors = await openLanceVectorIndex({ dir, embedder: await other.identity() });
+    cleanup.push(async () => {
+      await vectors.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    await expect(startEmbeddedIndexer({ databaseUrl: database.appUrl, backends: { ...b, vectors }, logger, consumer: 'mismatch' })).rejects.toThrow(/quarry reindex/);
+  });
+});
+
+describe('lag', () => {
+  it('reports pending events and their age while they wait, zero once indexed, and exports the gauges', async () => {
+    // The embedder waits for a gate, so the first batch stays in flight while we look.
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    const real = countingEmbedder();
+    const gated = { ...real, identity: real.identity, embed: async (texts: readonly string[]) => (await gate, real.embed(texts)) };
+    const b = await backends(real);
+    const metrics = createMetrics({ service: 'indexer-test' });
+    const db = database.app;
+    const eventLog = createEmbeddedEventLog({ db, connectionString: database.appUrl });
+    cleanup.push(() => eventLog.close());
+
+    // A consumer that starts at the current end of the log: only this test's events count.
+    await sql`insert into events.consumer_offsets (consumer, position) select 'lag-test', coalesce(max(id), 0) from events.outbox`.execute(database.admin);
+    const org = randomUUID();
+    await append(org, 6, 'tor');
+    await new Promise((r) => setTimeout(r, 20)); // the oldest pending event is measurably old
+
+    const indexer: Indexer = await startIndexer({ db, eventLog, backends: { ...b, embedder: gated }, logger, metrics, consumer: 'lag-test', batchSize: 4, lagIntervalMs: 25 });
+    cleanup.push(() => indexer.close());
+    const waiting = await indexer.lag();
+    expect(waiting.pending).toBe(6);
+    expect(waiting.oldestPendingAgeMs).toBeGreaterThan(0);
+    await waitUntil(async () => metric(await metrics.registry.metrics(), 'quarry_indexer_pending_events') === 6, 5_000, 'pending gauge');
+    const text = await metrics.registry.metrics();
+    expect(metric(text, 'quarry_indexer_lag_seconds')).toBeGreaterThan(0);
+
+    open();
+    await waitUntil(async () => (await indexer.lag()).pending === 0, 15_000, 'caught up');
+    expect(await indexer.lag()).toEqual({ pending: 0, oldestPendingAgeMs: null });
+    await waitUntil(async () => metric(await metrics.registry.metrics(), 'quarry_indexer_pending_events') === 0, 5_000, 'pending gauge at 0');
+    const after = await metrics.registry.metrics();
+    expect(metric(after, 'quarry_indexer_lag_seconds')).toBe(0);
+    expect(after).toContain('quarry_indexer_events_total{outcome="indexed",service="indexer-test"} 6');
+    expect(metric(after, 'quarry_indexer_chunks_written_total')).toBe(6);
+    expect(metric(after, 'quarry_indexer_chunks_embedded_total')).toBe(6);
+    expect(after).toContain('quarry_indexer_batch_duration_seconds_count{service="indexer-test"} 2');
+    expect(real.calls).toBe(2); // one embed call per batch (4 + 2 events)
+  });
+});
