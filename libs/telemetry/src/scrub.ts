@@ -12,8 +12,9 @@ const SECRET_PATTERNS: ReadonlyArray<readonly [RegExp, string]> = [
   [/\beyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, REDACTED],
   // A Quarry personal access token: `qry_` + base62 (32 random bytes, ~43 chars).
   [/qry_[0-9A-Za-z]{20,}/g, `qry_${REDACTED}`],
-  // The password of a connection URL: postgres://user:password@host.
-  [/\b(postgres(?:ql)?:\/\/[^:/?#@\s"\\]*):[^@\s"\\]*@/gi, `$1:${REDACTED}@`],
+  // The password of a connection URL: postgres://user:password@host, and the same userinfo in
+  // any engine URL (http(s) for OpenSearch/Qdrant/embeddings, kafka, amqp, redis…).
+  [/\b([a-z][a-z0-9+.-]*:\/\/[^:/?#@\s"\\]*):[^@\s"\\/]*@/gi, `$1:${REDACTED}@`],
 ];
 
 /**

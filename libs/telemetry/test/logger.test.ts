@@ -142,8 +142,13 @@ describe('createLogger: a token never reaches a log line', () => {
 
 describe('scrubSecrets', () => {
   it('leaves text without secrets unchanged', () => {
-    const text = 'qry_short is not a token; postgres://host/db has no password; user@example.com';
+    const text = 'qry_short is not a token; postgres://host/db has no password; user@example.com; http://opensearch:9200/_search?q=a@b';
     expect(scrubSecrets(text)).toBe(text);
+  });
+
+  it('scrubs the userinfo password of any engine URL (OpenSearch, Qdrant, an embeddings endpoint, Kafka)', () => {
+    expect(scrubSecrets('connect ECONNREFUSED https://admin:hunter2@search.internal:9200/_bulk')).toBe(`connect ECONNREFUSED https://admin:${REDACTED}@search.internal:9200/_bulk`);
+    expect(scrubSecrets('kafka://svc:p%40ss@broker:9092')).toBe(`kafka://svc:${REDACTED}@broker:9092`);
   });
 });
 
