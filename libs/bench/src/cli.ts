@@ -13,7 +13,7 @@ export interface BenchIo {
 }
 
 const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,32]
-  --quick         smaller sizes (≈ 8 minutes on 2 busy cores; the full run takes far longer)
+  --quick         smaller sizes (≈ 3.5 minutes on 2 shared cores; the full run ≈ 12 minutes)
   --json <file>   also write every figure as { metric: { value, unit, baseline?, ratio? } }
   --clients list  concurrency levels of the throughput runs (default 16,32)`;
 

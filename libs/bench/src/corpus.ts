@@ -1,5 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { prepareSource, STOP_WORDS, words, type Bm25Index, type Embedder, type IndexedSource, type SearchBackends, type VectorIndex } from '@quarry/search';
+import {
+  prepareSource,
+  STOP_WORDS,
+  words,
+  type Bm25Index,
+  type ChunkVectors,
+  type Embedder,
+  type IndexedSource,
+  type SearchBackends,
+  type VectorIndex,
+} from '@quarry/search';
 import type { Cranfield } from './cranfield.js';
 
 /**
@@ -37,8 +47,8 @@ export function letterMarker(prefix: string, n: number): string {
 
 /**
  * Long sources for a search corpus: consecutive abstracts joined as paragraphs, ≈ `wordsEach`
- * words per text (≈ 40 chunks at 8k words). The texts repeat when the corpus is cycled, so their
- * chunks repeat too and their vectors are embedded once (`ChunkVectors`).
+ * words per text (≈ 36 chunks at 8k words). The texts repeat when the corpus is cycled, so their
+ * chunks repeat too and their vectors are embedded once (`VectorMemo`).
  */
 export function digestTexts(docs: readonly Doc[], wordsEach: number): string[] {
   const texts: string[] = [];
@@ -58,38 +68,37 @@ export function digestTexts(docs: readonly Doc[], wordsEach: number): string[] {
 }
 
 /** Chunk text → vector, so a corpus of repeated texts embeds each distinct chunk once. */
-export class ChunkVectors {
+export class VectorMemo {
   private readonly memo = new Map<string, number[]>();
   constructor(private readonly embedder: Embedder) {}
 
-  async of(texts: readonly string[]): Promise<number[][]> {
-    const missing = [...new Set(texts.filter((t) => !this.memo.has(t)))];
+  /** The vectors a vector index's upsertMany asks for. */
+  readonly of: ChunkVectors = async (chunks) => {
+    const missing = [...new Set(chunks.map((c) => c.text).filter((t) => !this.memo.has(t)))];
     if (missing.length > 0) {
       const vectors = await this.embedder.embed(missing);
       missing.forEach((t, i) => this.memo.set(t, vectors[i]!));
     }
-    return texts.map((t) => this.memo.get(t)!);
-  }
-
-  get size(): number {
-    return this.memo.size;
-  }
+    return chunks.map((c) => this.memo.get(c.text)!);
+  };
 }
 
-type Indexes = { bm25: Pick<Bm25Index, 'upsert'>; vectors: Pick<VectorIndex, 'upsert'> };
+type Indexes = { bm25: Pick<Bm25Index, 'upsertMany'>; vectors: Pick<VectorIndex, 'upsertMany'> };
 
-/** What the indexer's core does with one source: both indexes, in parallel. */
-export async function upsertBoth(indexes: Indexes, source: IndexedSource, vectors: ChunkVectors): Promise<void> {
-  const embedded = await vectors.of(source.chunks.map((c) => c.text));
-  await Promise.all([indexes.bm25.upsert(source), indexes.vectors.upsert({ ...source, chunks: source.chunks.map((c, i) => ({ ...c, vector: embedded[i]! })) })]);
+/** What the indexer does with a batch of sources: one upsertMany per index, in parallel. */
+export async function upsertBatch(indexes: Indexes, sources: readonly IndexedSource[], vectors: ChunkVectors): Promise<void> {
+  await Promise.all([indexes.bm25.upsertMany(sources), indexes.vectors.upsertMany(sources, vectors)]);
 }
+
+/** Chunks per upsertMany of a bulk load: large writes, few LanceDB fragments, bounded memory. */
+const LOAD_BATCH_CHUNKS = 2_000;
 
 /**
  * A search corpus written straight into the indexes under one org (no events, no indexer):
  * digest texts cycled, each copy titled with its copy number. `grow(n)` adds sources until the
  * org holds at least `n` chunks; loads are cumulative (10k, then 100k on top of it).
  */
-export function searchCorpus(indexes: Indexes, orgId: string, texts: readonly string[], vectors: ChunkVectors) {
+export function searchCorpus(indexes: Indexes, orgId: string, texts: readonly string[], vectors: VectorMemo) {
   let sources = 0;
   let chunks = 0;
   return {
@@ -102,12 +111,19 @@ export function searchCorpus(indexes: Indexes, orgId: string, texts: readonly st
     async grow(target: number, progress: (line: string) => void = () => {}): Promise<void> {
       let reported = performance.now();
       while (chunks < target) {
-        const slot = sources % texts.length;
-        const title = `Cranfield digest ${slot + 1}, copy ${Math.floor(sources / texts.length) + 1}`;
-        const source = prepareSource({ orgId, sourceTable: 'research_artifact', sourceId: randomUUID(), title, artifactType: 'summary' }, texts[slot]!);
-        await upsertBoth(indexes, source, vectors);
-        sources++;
-        chunks += source.chunks.length;
+        const batch: IndexedSource[] = [];
+        let batchChunks = 0;
+        while (chunks + batchChunks < target && batchChunks < LOAD_BATCH_CHUNKS) {
+          const n = sources + batch.length;
+          const slot = n % texts.length;
+          const title = `Cranfield digest ${slot + 1}, copy ${Math.floor(n / texts.length) + 1}`;
+          const source = prepareSource({ orgId, sourceTable: 'research_artifact', sourceId: randomUUID(), title, artifactType: 'summary' }, texts[slot]!);
+          batch.push(source);
+          batchChunks += source.chunks.length;
+        }
+        await upsertBatch(indexes, batch, vectors.of);
+        sources += batch.length;
+        chunks += batchChunks;
         if (performance.now() - reported > 10_000) {
           reported = performance.now();
           progress(`${chunks}/${target} chunks (${sources} sources)`);
@@ -136,7 +152,7 @@ export function mixedQueries(queries: readonly { text: string }[], count: number
     const content = words(query).filter((w) => !STOP_WORDS.has(w));
     const take = (n: number) => content.slice(0, Math.max(1, Math.min(n, content.length))).join(' ');
     const [shape, round] = [i % 4, Math.floor(i / 4)];
-    out.push(shape === 0 ? query : take(shape === 1 ? 1 + (round % 2) : shape === 2 ? 3 + (round % 3) : 6 + (round % 3)));
+    out.push(shape === 0 || content.length === 0 ? query : take(shape === 1 ? 1 + (round % 2) : shape === 2 ? 3 + (round % 3) : 6 + (round % 3)));
   }
   return out;
 }

@@ -8,7 +8,7 @@ export { SIZES, type BenchSizes, type Phase, type PhaseContext } from './phase.j
 export { planToolsPhase } from './plan-phase.js';
 export { contentPipelinePhase, sizeLabel } from './content-phase.js';
 export { cranfieldDir, loadCranfield, ndcgAt10, recallAt100, type Cranfield } from './cranfield.js';
-export { artifactText, ChunkVectors, digestTexts, letterMarker, mixedQueries, optimizeIndexes, searchCorpus, syntheticCorpus, textDocs, upsertBoth } from './corpus.js';
+export { letterMarker, mixedQueries, syntheticCorpus } from './corpus.js';
 export { startBenchSystem, type BenchMember, type BenchSystem } from './system.js';
 export { inProcessPlanBackend } from './monolith.js';
 export { createMcpCaller, mcpHeaders, toolCallBody, toolCallRequest, toolOutput, MCP_PROTOCOL_VERSION, type McpCaller, type ToolOutput } from './mcp.js';

@@ -24,7 +24,7 @@ export interface BenchSizes {
   searchChunkCounts: readonly number[];
   /** Queries per search latency measurement (a mix of shapes, see mixedQueries). */
   searchQueries: number;
-  /** Retrieval quality on Cranfield: 1400 abstracts through store_research and 225 queries (about a minute). */
+  /** Retrieval quality on Cranfield: 1400 abstracts through store_research, 225 queries (≈ 1.5 minutes on 2 cores). */
   cranfield: boolean;
 }
 

@@ -3,7 +3,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { classifyQuery } from '@quarry/search';
-import { benchCli, formatTable, letterMarker, loadCranfield, mixedQueries, ndcgAt10, percentile, recallAt100, sizeLabel, SIZES, type Results } from '../src/index.js';
+import {
+  benchCli,
+  formatTable,
+  letterMarker,
+  loadCranfield,
+  mixedQueries,
+  ndcgAt10,
+  percentile,
+  recallAt100,
+  sizeLabel,
+  SIZES,
+  syntheticCorpus,
+  type Results,
+} from '../src/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'quarry-bench-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -121,8 +134,12 @@ describe('the numbers and the table', () => {
     expect(queries[5]).toBe('similarity laws');
   });
 
-  it('says why the quality rows cannot run when the Cranfield files are missing', () => {
+  it('says why the quality rows cannot run when the Cranfield files are missing, and loads stand-in texts instead', () => {
     expect(loadCranfield(join(dir, 'no-such-dir'))).toEqual({ missing: expect.stringMatching(/corpus\.jsonl, queries\.jsonl, qrels\.tsv not found in .*QUARRY_CRANFIELD_DIR/) });
+    const synthetic = syntheticCorpus();
+    expect([synthetic.docs.length, synthetic.queries.length]).toEqual([1400, 225]);
+    expect(synthetic.docs.every((d) => d.text.split(' ').length >= 80)).toBe(true);
+    expect(syntheticCorpus()).toEqual(synthetic); // seeded: the same texts every run
   });
 
   it('prints one aligned row per metric, blank where there is no baseline', () => {

@@ -33,7 +33,7 @@ describe('the tool catalogue', () => {
     });
   });
 
-  it('publishes exactly these tools: ping, the plan engine tools of issue 3 and the artifact tools of issue 4', () => {
+  it('publishes exactly these tools: ping, the plan engine tools of issue 3, the artifact and search tools of issue 4', () => {
     expect(toolCatalogue.map((tool) => tool.name)).toEqual([
       'create_research_plan',
       'get_next_step',
@@ -45,6 +45,7 @@ describe('the tool catalogue', () => {
       'modify_plan',
       'ping',
       'request_user_review',
+      'search_sources',
       'store_research',
       'store_research_output',
       'submit_research_feedback',
@@ -57,7 +58,7 @@ describe('the tool catalogue', () => {
   it('marks exactly the tools that change nothing as read-only, and only modify_plan as destructive', () => {
     const flagged = (hint: 'readOnlyHint' | 'destructiveHint' | 'idempotentHint') =>
       toolCatalogue.filter((tool) => tool.annotations[hint]).map((tool) => tool.name);
-    expect(flagged('readOnlyHint')).toEqual(['get_plan_status', 'get_research_context', 'get_step_context', 'list_active_plans', 'ping']);
+    expect(flagged('readOnlyHint')).toEqual(['get_plan_status', 'get_research_context', 'get_step_context', 'list_active_plans', 'ping', 'search_sources']);
     expect(flagged('destructiveHint')).toEqual(['modify_plan']);
     // Read tools, plus submit_step_result: a retry with the same arguments changes nothing.
     expect(flagged('idempotentHint')).toEqual([...flagged('readOnlyHint'), 'submit_step_result'].sort());

@@ -39,6 +39,7 @@ describe('generateContracts', () => {
       'quarry/artifact/v1/artifact.ts',
       'quarry/identity/v1/identity.ts',
       'quarry/plan/v1/plan.ts',
+      'quarry/search/v1/search.ts',
     ]);
     // No timestamps, versions or absolute paths in generated files.
     for (const [path, content] of Object.entries(snapshot())) {

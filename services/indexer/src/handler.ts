@@ -3,15 +3,14 @@ import type { AnyDb } from '@quarry/db';
 import type { ContentCreatedV1, DeliveredEvent } from '@quarry/events';
 import {
   EmbedderMismatchError,
-  planUpsert,
+  planUpsertMany,
   prepareSource,
   type ChunkOptions,
-  type EmbeddedSource,
+  type ChunkVectors,
   type IndexedChunk,
   type IndexedSource,
   type SearchBackends,
   type SourceMeta,
-  type UpsertReport,
 } from '@quarry/search';
 import type { Logger } from '@quarry/telemetry';
 import { latestPerSource, sourceKeyOf, verdict, versionOf } from './core/versions.js';
@@ -63,43 +62,21 @@ interface Work {
  * replaces changed chunks and deletes chunks the source no longer has), and only then recorded
  * in indexer.indexed_sources. It resolves when all of that is durable, which is when the event
  * log may store its offset; if it throws, nothing is recorded and the batch is delivered again.
+ *
+ * Engine round trips do not grow with the batch: one hash read of the vector index, one embed
+ * call, then one upsertMany per index (each one hash read, one write, one delete). Embedding
+ * comes before any write, so input the embedder refuses leaves both indexes untouched.
  */
 export function createIndexHandler(deps: IndexHandlerDeps): IndexHandler {
   const { db, logger } = deps;
   const { bm25, vectors, embedder } = deps.backends;
   const embedderName = `${vectors.embedder.id}/${vectors.embedder.dimension}`;
-  const placeholder = new Array<number>(vectors.embedder.dimension).fill(0);
 
   async function embed(texts: string[]): Promise<number[][]> {
     if (texts.length === 0) return [];
     const out = await embedder.embed(texts);
     if (out.length !== texts.length) throw new Error(`embedder returned ${out.length} vectors for ${texts.length} texts`);
     return out;
-  }
-
-  /** Write one source to both indexes; both must succeed before it may be recorded. */
-  async function write(work: Work, vectorOf: ReadonlyMap<IndexedChunk, number[]>, embedded: number): Promise<{ bm25: UpsertReport; vectors: UpsertReport }> {
-    // Chunks the vector index already holds (same content hash) are not re-embedded; the
-    // adapter skips them by hash, so their placeholder vector is never stored.
-    const withVectors = (chunks: IndexedChunk[], vector: (c: IndexedChunk) => number[]): EmbeddedSource => ({
-      ...work.source,
-      chunks: chunks.map((c) => ({ ...c, vector: vector(c) })),
-    });
-    // allSettled: when one fails, the other has finished too before the batch is retried.
-    const [b, v] = settled(
-      await Promise.allSettled([
-        bm25.upsert(work.source),
-        vectors.upsert(withVectors(work.source.chunks, (c) => vectorOf.get(c) ?? placeholder)),
-      ]),
-    );
-    if (v.inserted + v.updated <= embedded) return { bm25: b, vectors: v };
-    // The index changed between our hash read and the upsert (another writer): a placeholder
-    // may have been stored. Rebuild this source's vectors from scratch.
-    logger.warn({ sourceTable: work.source.sourceTable, sourceId: work.source.sourceId }, 'vector index changed during upsert; rewriting the source');
-    await vectors.deleteSource(work.source);
-    const all = await embed(work.source.chunks.map((c) => c.text));
-    const rewritten = await vectors.upsert(withVectors(work.source.chunks, (c) => all[work.source.chunks.indexOf(c)]!));
-    return { bm25: b, vectors: rewritten };
   }
 
   return async function handle(batch) {
@@ -114,20 +91,33 @@ export function createIndexHandler(deps: IndexHandlerDeps): IndexHandler {
       if (decision === 'stale') report.stale++;
       else work.push({ event, recheck: decision === 'recheck', source: prepareSource(sourceMeta(event), event.text, deps.chunkOptions) });
     }
+    const sources = work.map((w) => w.source);
 
     // Only chunks whose hash the vector index lacks are embedded, all in one call.
-    const stored = await Promise.all(work.map((w) => vectors.hashes(w.source)));
-    const changed = work.map((w, i) => planUpsert(stored[i]!, w.source.chunks).write);
-    const flat = changed.flat();
-    const vectorsFlat = await embed(flat.map((c) => c.text));
-    const vectorOf = new Map(flat.map((c, i) => [c, vectorsFlat[i]!]));
-    report.chunksEmbedded = flat.length;
+    const changed = planUpsertMany(await vectors.hashesMany(sources), sources).writes.map((w) => w.chunk);
+    const embedded = await embed(changed.map((c) => c.text));
+    const vectorOf = new Map<IndexedChunk, number[]>(changed.map((c, i) => [c, embedded[i]!]));
+    report.chunksEmbedded = changed.length;
+
+    // The vector index asks for exactly the chunks it writes. If another writer changed it since
+    // the hash read, that can include chunks not embedded above: they are embedded now.
+    const vectorsFor: ChunkVectors = async (chunks) => {
+      const missing = chunks.filter((c) => !vectorOf.has(c));
+      if (missing.length > 0) {
+        logger.warn({ chunks: missing.length }, 'vector index changed since the hash read; embedding the chunks it now lacks');
+        const more = await embed(missing.map((c) => c.text));
+        missing.forEach((c, i) => vectorOf.set(c, more[i]!));
+        report.chunksEmbedded += missing.length;
+      }
+      return chunks.map((c) => vectorOf.get(c)!);
+    };
+    // allSettled: when one fails, the other has finished too before the batch is retried.
+    const [b, v] = settled(await Promise.allSettled([bm25.upsertMany(sources), vectors.upsertMany(sources, vectorsFor)]));
 
     const records: IndexedSourceRow[] = [];
     for (const [i, w] of work.entries()) {
-      const written = await write(w, vectorOf, changed[i]!.length);
-      const chunksWritten = Math.max(written.bm25.inserted + written.bm25.updated, written.vectors.inserted + written.vectors.updated);
-      const chunksDeleted = Math.max(written.bm25.deleted, written.vectors.deleted);
+      const chunksWritten = Math.max(b[i]!.inserted + b[i]!.updated, v[i]!.inserted + v[i]!.updated);
+      const chunksDeleted = Math.max(b[i]!.deleted, v[i]!.deleted);
       report.chunksWritten += chunksWritten;
       report.chunksDeleted += chunksDeleted;
       if (w.recheck) report.unchanged++;

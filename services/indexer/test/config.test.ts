@@ -36,11 +36,14 @@ describe('loadIndexerConfig', () => {
 });
 
 describe('the indexer process (src/main.ts)', () => {
+  // Starting the process compiles its TypeScript on the fly: ~3 s on a quiet machine, several
+  // times that on a loaded CI box. The deadlines only stop a process that never exits.
+  const PROCESS_MS = 90_000;
   const run = (env: Record<string, string>) =>
     promisify(execFile)(process.execPath, ['--import', './test/support/register-ts.mjs', 'src/main.ts'], {
       cwd: packageDir,
       env: { PATH: process.env.PATH, HOME: process.env.HOME, QUARRY_DATA_DIR: dataDir, METRICS_HOST: '127.0.0.1', METRICS_PORT: '0', ...env },
-      timeout: 20_000,
+      timeout: PROCESS_MS,
     }).then(
       () => ({ code: 0, output: '' }),
       (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, output: `${error.stdout}${error.stderr}` }),
@@ -50,7 +53,7 @@ describe('the indexer process (src/main.ts)', () => {
     const { code, output } = await run({});
     expect(code).toBe(1);
     expect(output).toMatch(/Invalid configuration:[\s\S]*DATABASE_URL/);
-  });
+  }, PROCESS_MS + 10_000);
 
   it('exits with an error when the database cannot be reached', async () => {
     const { code, output } = await run({ DATABASE_URL: 'postgres://indexer:pw@127.0.0.1:1/quarry' });
@@ -58,5 +61,5 @@ describe('the indexer process (src/main.ts)', () => {
     expect(output).toContain('indexer failed to start');
     expect(output).toContain('ECONNREFUSED');
     expect(output).not.toContain(':pw@');
-  });
+  }, PROCESS_MS + 10_000);
 });

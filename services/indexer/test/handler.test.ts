@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { assertTenantSafety, rlsReport, sql, withTenant } from '@quarry/db';
 import { eventsSchemas, grantEventConsumer, type DeliveredEvent } from '@quarry/events';
-import { createLocalEmbedder, prepareSource, type SourceMeta } from '@quarry/search';
+import { createLocalEmbedder, prepareSource, sourceKeyString, type SourceMeta } from '@quarry/search';
 import { createLogger } from '@quarry/telemetry';
 import { createTestDatabase, type TestDatabase } from '@quarry/testing';
 import { createIndexHandler, indexerSchemas, type IndexReport } from '../src/index.js';
@@ -142,7 +142,7 @@ describe('indexing content events', () => {
     const failing = createIndexHandler({
       db: database.app,
       logger,
-      backends: { ...backends, vectors: { ...backends.vectors, upsert: async () => { throw new Error('vector index unavailable'); } } },
+      backends: { ...backends, vectors: { ...backends.vectors, upsertMany: async () => { throw new Error('vector index unavailable'); } } },
     });
     await expect(failing([event])).rejects.toThrow('vector index unavailable');
     expect(await dumpIndexedSources(database.admin, [org])).toEqual([]);
@@ -153,26 +153,43 @@ describe('indexing content events', () => {
     expect(await dumpIndexedSources(database.admin, [org])).toEqual([expect.objectContaining({ event_id: event.event.eventId, chunk_count: n })]);
   });
 
-  it('never leaves a placeholder vector when the vector index changes between the hash read and the write', async () => {
+  it('leaves both indexes untouched when the embedder refuses the batch', async () => {
+    const { backends } = await setup();
+    const org = randomUUID();
+    const event = await artifact(org, randomUUID(), 'Eskers', prose('esker ridges', 30));
+    const refusing = createIndexHandler({
+      db: database.app,
+      logger,
+      backends: { ...backends, embedder: { ...backends.embedder, embed: async () => { throw new Error('input rejected'); } } },
+    });
+    await expect(refusing([event])).rejects.toThrow('input rejected');
+    expect(await backends.bm25.hashes(metaOf(event))).toEqual(new Map());
+    expect(await backends.vectors.hashes(metaOf(event))).toEqual(new Map());
+    expect(await dumpIndexedSources(database.admin, [org])).toEqual([]);
+  });
+
+  it('writes real vectors when the vector index changes between the hash read and the write', async () => {
     const { backends } = await setup();
     const org = randomUUID();
     const event = await artifact(org, randomUUID(), 'Pingos', prose('pingo growth', 50));
     const n = chunksOf(event).length;
-    // Another writer's view: the first hash read claims every chunk is already stored.
+    // Another writer's view: the batch's hash read claims every chunk is already stored, so
+    // nothing is embedded up front; the upsert then finds them missing and asks for them.
     const prepared = prepareSource(metaOf(event), event.event.text);
-    let first = true;
     const racing = {
       ...backends.vectors,
-      hashes: async (key: Parameters<typeof backends.vectors.hashes>[0]) =>
-        first ? ((first = false), new Map(prepared.chunks.map((c) => [c.chunkNo, c.contentHash]))) : backends.vectors.hashes(key),
+      hashesMany: async (keys: Parameters<typeof backends.vectors.hashesMany>[0]) =>
+        new Map(keys.map((k) => [sourceKeyString(k), new Map(prepared.chunks.map((c) => [c.chunkNo, c.contentHash]))])),
     };
     const handle = createIndexHandler({ db: database.app, logger, backends: { ...backends, vectors: racing } });
-    expect((await handle([event])).chunksWritten).toBe(n);
+    const calls = backends.embedder.calls;
+    expect(await handle([event])).toEqual(report({ events: 1, indexed: 1, chunksWritten: n, chunksEmbedded: n }));
+    expect(backends.embedder.calls - calls).toBe(1); // only the late call: nothing was embedded up front
     const expected = await query.embed(prepared.chunks.map((c) => c.text));
     const stored = await backends.vectors.search(expected[0]!, { orgId: org, limit: 50 });
     expect(stored).toHaveLength(n);
     expect(stored[0]!.chunkNo).toBe(0);
-    expect(stored[0]!.score).toBeCloseTo(1, 5); // the real vector, not a zero placeholder
+    expect(stored[0]!.score).toBeCloseTo(1, 5); // the chunk's own vector
     expect(stored.every((h) => Number.isFinite(h.score))).toBe(true);
   });
 });

@@ -13,6 +13,13 @@ import { countingEmbedder, openTestBackends, prose, tempDir, waitUntil, type Tes
 // what producers append, reports lag while events wait, and exports its metrics.
 
 const logger = createLogger({ service: 'indexer-test', level: 'silent' });
+/**
+ * Waits end on their condition; the deadlines only catch a hang. They are generous because a
+ * loaded 2-core CI box (these suites beside the gateway's e2e suites) runs everything several
+ * times slower than a quiet machine; TEST_MS bounds a whole test that contains such waits.
+ */
+const WAIT_MS = 30_000;
+const TEST_MS = 120_000;
 let database: TestDatabase;
 const cleanup: Array<() => Promise<void>> = [];
 
@@ -56,8 +63,8 @@ describe('startEmbeddedIndexer', () => {
     const indexer = await startEmbeddedIndexer({ databaseUrl: database.appUrl, backends: b, logger, consumer: 'embedded-e2e', batchSize: 3 });
     const org = randomUUID();
     const sources = await append(org, 7, 'pingo');
-    await waitUntil(async () => (await b.bm25.search('pingo', { orgId: org, limit: 50 })).length === 7, 15_000, 'seven sources searchable');
-    await waitUntil(async () => (await indexer.lag()).pending === 0, 5_000, 'caught up');
+    await waitUntil(async () => (await b.bm25.search('pingo', { orgId: org, limit: 50 })).length === 7, WAIT_MS, 'seven sources searchable');
+    await waitUntil(async () => (await indexer.lag()).pending === 0, WAIT_MS, 'caught up');
     const hits = await b.vectors.search(createLocalEmbedder().embedOne('pingo 3'), { orgId: org, limit: 1 });
     expect(hits.map((h) => h.sourceId)).toEqual([sources[3]]);
     await indexer.close();
@@ -67,7 +74,7 @@ describe('startEmbeddedIndexer', () => {
     expect(await b.bm25.search('pingo', { orgId: org, limit: 50 })).toHaveLength(7);
     const { rows } = await sql<{ pending: string }>`select pending from events.consumer_lag('embedded-e2e')`.execute(database.admin);
     expect(Number(rows[0]!.pending)).toBe(1);
-  });
+  }, TEST_MS);
 
   it('refuses to start when the embedder does not match the vector index', async () => {
     const b = await backends();
@@ -106,14 +113,14 @@ describe('lag', () => {
     const waiting = await indexer.lag();
     expect(waiting.pending).toBe(6);
     expect(waiting.oldestPendingAgeMs).toBeGreaterThan(0);
-    await waitUntil(async () => metric(await metrics.registry.metrics(), 'quarry_indexer_pending_events') === 6, 5_000, 'pending gauge');
+    await waitUntil(async () => metric(await metrics.registry.metrics(), 'quarry_indexer_pending_events') === 6, WAIT_MS, 'pending gauge');
     const text = await metrics.registry.metrics();
     expect(metric(text, 'quarry_indexer_lag_seconds')).toBeGreaterThan(0);
 
     open();
-    await waitUntil(async () => (await indexer.lag()).pending === 0, 15_000, 'caught up');
+    await waitUntil(async () => (await indexer.lag()).pending === 0, WAIT_MS, 'caught up');
     expect(await indexer.lag()).toEqual({ pending: 0, oldestPendingAgeMs: null });
-    await waitUntil(async () => metric(await metrics.registry.metrics(), 'quarry_indexer_pending_events') === 0, 5_000, 'pending gauge at 0');
+    await waitUntil(async () => metric(await metrics.registry.metrics(), 'quarry_indexer_pending_events') === 0, WAIT_MS, 'pending gauge at 0');
     const after = await metrics.registry.metrics();
     expect(metric(after, 'quarry_indexer_lag_seconds')).toBe(0);
     expect(after).toContain('quarry_indexer_events_total{outcome="indexed",service="indexer-test"} 6');
@@ -121,5 +128,5 @@ describe('lag', () => {
     expect(metric(after, 'quarry_indexer_chunks_embedded_total')).toBe(6);
     expect(after).toContain('quarry_indexer_batch_duration_seconds_count{service="indexer-test"} 2');
     expect(real.calls).toBe(2); // one embed call per batch (4 + 2 events)
-  });
+  }, TEST_MS);
 });

@@ -1,6 +1,6 @@
 export * from './types.js';
 export { chunkText, DEFAULT_CHUNK_OPTIONS, type ChunkOptions } from './core/chunker.js';
-export { prepareSource, planUpsert, chunkHash, chunkId, type UpsertPlan } from './core/source.js';
+export { prepareSource, planUpsert, planUpsertMany, chunkHash, chunkId, sourceKeyString, carriedVectors, type UpsertPlan, type BatchPlan } from './core/source.js';
 export { createLocalEmbedder, embedLexical, LOCAL_EMBEDDER_VERSION, type LocalEmbedderOptions } from './core/local-embedder.js';
 export { classifyQuery, fuse, rankSources, FUSION_WEIGHTS, LEXICAL_FUSION_WEIGHTS, RRF_K, type QueryType, type FusedResult, type LegWeights } from './core/fusion.js';
 export { snippet } from './core/snippet.js';
@@ -10,6 +10,8 @@ export {
   openLanceBm25Index,
   openLanceVectorIndex,
   lanceWhere,
+  lanceSourcesWhere,
+  lanceChunksWhere,
   EMBEDDER_METADATA_KEY,
   dropLanceTables,
   type LanceOptions,
@@ -23,7 +25,7 @@ export {
   openSearchFilters,
   type OpenSearchBm25Options,
 } from './adapters/opensearch.js';
-export { openQdrantVectorIndex, buildQdrantClient, qdrantFilter, pointId, type QdrantVectorOptions } from './adapters/qdrant.js';
+export { openQdrantVectorIndex, buildQdrantClient, qdrantFilter, qdrantSourcesFilter, pointId, type QdrantVectorOptions } from './adapters/qdrant.js';
 export {
   buildHybridSearch,
   type HybridSearchDeps,

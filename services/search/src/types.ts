@@ -80,7 +80,12 @@ export interface UpsertReport {
   unchanged: number;
 }
 
-/** Common to both index ports. */
+/**
+ * Common to both index ports. The `*Many` forms do the work of many sources in a fixed number of
+ * engine round trips (one hash read, one write, one delete; Qdrant splits writes of more than 256
+ * points) instead of a few per source: indexing cost is dominated by round trips, not by the data
+ * written. Batch results are keyed by `sourceKeyString(key)`.
+ */
 export interface ChunkStore<S> {
   /** Insert new chunks, replace changed ones (by content hash), delete chunks the source no longer has. */
   upsert(source: S): Promise<UpsertReport>;
@@ -88,17 +93,42 @@ export interface ChunkStore<S> {
   deleteSource(key: SourceKey): Promise<number>;
   /** chunkNo → contentHash of what is stored for a source (lets callers skip unchanged work). */
   hashes(key: SourceKey): Promise<Map<number, string>>;
+  /**
+   * `hashes` of many sources (of any orgs) in one read: sourceKeyString(key) → chunkNo → contentHash,
+   * with an entry (empty when nothing is stored) for every key given.
+   */
+  hashesMany(keys: readonly SourceKey[]): Promise<Map<string, Map<number, string>>>;
   close(): Promise<void>;
 }
 
 /** Keyword (BM25) index port. */
 export interface Bm25Index extends ChunkStore<IndexedSource> {
+  /**
+   * `upsert` of many sources: one hash read, then one write of every changed chunk and one delete
+   * of every vanished one. One report per source, in the order given; a source given twice is
+   * refused (which of the two should win is the caller's decision).
+   */
+  upsertMany(sources: readonly IndexedSource[]): Promise<UpsertReport[]>;
   search(query: string, scope: SearchScope): Promise<ChunkHit[]>;
 }
+
+/**
+ * Supplies the vectors of the chunks a vector upsert is about to write, one per chunk in the
+ * order given. The chunks are the very objects of the sources passed to `upsertMany` (callers
+ * may look them up by identity), and only those whose content hash the index lacks: unchanged
+ * chunks are never asked for, so nothing is embedded twice and no stand-in vector is ever needed.
+ * Called at most once per `upsertMany`, and not at all when nothing is to be written.
+ */
+export type ChunkVectors = (chunks: readonly IndexedChunk[]) => Promise<number[][]>;
 
 /** Vector index port; built for exactly one embedder identity. */
 export interface VectorIndex extends ChunkStore<EmbeddedSource> {
   readonly embedder: EmbedderIdentity;
+  /**
+   * `upsert` of many sources, like Bm25Index.upsertMany; the vectors are asked for after the
+   * hash read, so they are exactly the ones written (see ChunkVectors).
+   */
+  upsertMany(sources: readonly IndexedSource[], vectors: ChunkVectors): Promise<UpsertReport[]>;
   search(vector: number[], scope: SearchScope): Promise<ChunkHit[]>;
 }
 

@@ -2,12 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
   createLocalEmbedder,
   EmbedderMismatchError,
+  planUpsert,
   prepareSource,
+  sourceKeyString,
   type Bm25Index,
+  type IndexedChunk,
   type EmbeddedSource,
   type EmbedderIdentity,
   type IndexedSource,
+  type SourceKey,
   type SourceMeta,
+  type UpsertReport,
   type VectorIndex,
 } from '../src/index.js';
 
@@ -33,7 +38,8 @@ async function embedded(source: IndexedSource): Promise<EmbeddedSource> {
 
 /**
  * The behaviour every BM25 / vector adapter must show, whatever the engine: tenant isolation
- * inside the engine, idempotent re-upsert, replacement of changed text, filters, deletes.
+ * inside the engine, idempotent re-upsert, replacement of changed text, filters, deletes, and
+ * the batch forms (hashesMany, upsertMany) doing the same for many sources of several orgs.
  */
 export function indexContract(name: string, engine: ContractEngine): void {
   describe(`index contract: ${name}`, () => {
@@ -171,6 +177,138 @@ export function indexContract(name: string, engine: ContractEngine): void {
       await expect(vectors.search([1, 0, 0], { orgId: ORG_A, limit: 1 })).rejects.toThrow(EmbedderMismatchError);
       await expect(engine.vectors({ id: 'http:other-model', dimension: 128 })).rejects.toThrow(EmbedderMismatchError);
       await expect(engine.vectors({ id: (await embedder.identity()).id, dimension: 64 })).rejects.toThrow(EmbedderMismatchError);
+    });
+
+    describe('batches', () => {
+      const meta = (orgId: string, sourceId: string, title: string): SourceMeta => ({ orgId, sourceTable: 'research_artifact', sourceId, title });
+      const expectedHashes = (source: IndexedSource) => new Map(source.chunks.map((c) => [c.chunkNo, c.contentHash]));
+      /** A ChunkVectors that embeds for real and remembers every call. */
+      const recording = () => {
+        const calls: (readonly IndexedChunk[])[] = [];
+        const vectorsFor = async (chunks: readonly IndexedChunk[]) => {
+          calls.push(chunks);
+          return embedder.embed(chunks.map((c) => c.text));
+        };
+        return { calls, vectorsFor };
+      };
+      const removeAll = async (keys: readonly SourceKey[]) => {
+        for (const key of keys) {
+          await bm25.deleteSource(key);
+          await vectors.deleteSource(key);
+        }
+      };
+
+      it('reads the hashes of many sources of two orgs at once, an empty map for unknown ones', async () => {
+        // The same source id in both orgs (different texts), and an id that needs quoting.
+        const a = prepareSource(meta(ORG_A, 'h-shared', 'Shared'), para('ablation zones', 80));
+        const quoted = prepareSource(meta(ORG_A, "h-o'quote \"x\"", 'Quoted'), 'Firn and névé.');
+        const b = prepareSource(meta(ORG_B, 'h-shared', 'Shared'), 'Org B says one thing about ablation.');
+        for (const s of [a, quoted, b]) {
+          await bm25.upsert(s);
+          await vectors.upsert(await embedded(s));
+        }
+        const unknown = { orgId: ORG_A, sourceTable: 'research_artifact', sourceId: 'h-unknown' };
+        const otherTable = { ...a, sourceTable: 'research_output' }; // same org and id, another table: nothing stored
+        const keys = [a, quoted, b, unknown, otherTable, a];
+        for (const index of [bm25, vectors]) {
+          const many = await index.hashesMany(keys);
+          expect(many).toEqual(
+            new Map([
+              [sourceKeyString(a), await index.hashes(a)],
+              [sourceKeyString(quoted), await index.hashes(quoted)],
+              [sourceKeyString(b), await index.hashes(b)],
+              [sourceKeyString(unknown), new Map()],
+              [sourceKeyString(otherTable), new Map()],
+            ]),
+          );
+          expect(many.get(sourceKeyString(a))).toEqual(expectedHashes(a));
+          expect(many.get(sourceKeyString(quoted))).toEqual(expectedHashes(quoted));
+          expect(many.get(sourceKeyString(a))!.size).toBeGreaterThan(2);
+          expect(many.get(sourceKeyString(b))!.size).toBe(1);
+          expect(many.get(sourceKeyString(b))!.get(0)).not.toBe(many.get(sourceKeyString(a))!.get(0));
+          expect(await index.hashesMany([])).toEqual(new Map());
+        }
+        await removeAll([a, quoted, b]);
+      });
+
+      it('upserts many sources of two orgs at once: new, changed, unchanged and removed chunks, each with its report', async () => {
+        const grow = para('sandur plains', 60);
+        const v1 = [
+          prepareSource(meta(ORG_A, 'm-grow', 'Grow'), grow),
+          prepareSource(meta(ORG_A, 'm-shrink', 'Shrink'), para('roche moutonnee', 120)),
+          prepareSource(meta(ORG_A, 'm-same', 'Same'), 'Nothing changes in this erratic boulder note.'),
+          prepareSource(meta(ORG_A, 'm-empty', 'Empty'), para('tarn basins', 40)),
+          prepareSource(meta(ORG_B, 'm-grow', 'Grow'), 'Org B keeps its own sandur note.'),
+        ];
+        const first = recording();
+        const inserted = v1.map((s): UpsertReport => ({ inserted: s.chunks.length, updated: 0, deleted: 0, unchanged: 0 }));
+        expect(await bm25.upsertMany(v1)).toEqual(inserted);
+        expect(await vectors.upsertMany(v1, first.vectorsFor)).toEqual(inserted);
+        expect(first.calls.map((c) => c.length)).toEqual([v1.flatMap((s) => s.chunks).length]);
+
+        const v2 = [
+          prepareSource(meta(ORG_A, 'm-new', 'New'), 'A brand new source about proglacial lakes.'),
+          prepareSource(meta(ORG_A, 'm-grow', 'Grow'), `${grow} One closing remark about braided channels.`),
+          prepareSource(meta(ORG_A, 'm-shrink', 'Shrink'), 'Now only a short note on striations.'),
+          prepareSource(meta(ORG_A, 'm-same', 'Same'), 'Nothing changes in this erratic boulder note.'),
+          prepareSource(meta(ORG_A, 'm-empty', 'Empty'), ''),
+          v1[4]!,
+        ];
+        // What each source must report: planned from the chunks written before (pure planUpsert).
+        const before = new Map(v1.map((s) => [sourceKeyString(s), expectedHashes(s)]));
+        const expected = v2.map((s) => planUpsert(before.get(sourceKeyString(s)) ?? new Map(), s.chunks).report);
+        const [nu, grown, shrunk, same, emptied, otherOrg] = expected;
+        expect(nu).toEqual({ inserted: 1, updated: 0, deleted: 0, unchanged: 0 });
+        expect(grown!.unchanged).toBeGreaterThan(0);
+        expect(grown!.inserted + grown!.updated).toBeGreaterThan(0);
+        expect(shrunk).toEqual({ inserted: 0, updated: 1, deleted: v1[1]!.chunks.length - 1, unchanged: 0 });
+        expect(same).toEqual({ inserted: 0, updated: 0, deleted: 0, unchanged: 1 });
+        expect(emptied).toEqual({ inserted: 0, updated: 0, deleted: v1[3]!.chunks.length, unchanged: 0 });
+        expect(otherOrg).toEqual({ inserted: 0, updated: 0, deleted: 0, unchanged: 1 });
+
+        const second = recording();
+        expect(await bm25.upsertMany(v2)).toEqual(expected);
+        expect(await vectors.upsertMany(v2, second.vectorsFor)).toEqual(expected);
+        // Vectors were asked for once, for exactly the chunks written, as the sources' own objects.
+        const written = expected.reduce((n, r) => n + r.inserted + r.updated, 0);
+        expect(second.calls).toHaveLength(1);
+        expect(second.calls[0]).toHaveLength(written);
+        const v2Chunks = new Set(v2.flatMap((s) => s.chunks));
+        expect(second.calls[0]!.every((c) => v2Chunks.has(c))).toBe(true);
+
+        for (const index of [bm25, vectors]) {
+          expect(await index.hashesMany(v2)).toEqual(new Map(v2.map((s) => [sourceKeyString(s), expectedHashes(s)])));
+        }
+        expect(await bm25.search('roche moutonnee', { orgId: ORG_A, limit: 10 })).toEqual([]);
+        expect(await bm25.search('tarn basins', { orgId: ORG_A, limit: 10 })).toEqual([]);
+        expect((await bm25.search('braided channels', { orgId: ORG_A, limit: 10 })).map((h) => h.sourceId)).toEqual(['m-grow']);
+        expect((await bm25.search('sandur', { orgId: ORG_B, limit: 10 })).map((h) => [h.sourceId, h.text])).toEqual([['m-grow', 'Org B keeps its own sandur note.']]);
+        // The vector stored is the one supplied for that chunk.
+        const [top] = await vsearch('A brand new source about proglacial lakes.', ORG_A, {}, 1);
+        expect(top).toMatchObject({ sourceId: 'm-new', chunkNo: 0 });
+        expect(top!.score).toBeCloseTo(1, 5);
+
+        // The same batch again: all unchanged, nothing asked for.
+        const third = recording();
+        const unchanged = v2.map((s): UpsertReport => ({ inserted: 0, updated: 0, deleted: 0, unchanged: s.chunks.length }));
+        expect(await bm25.upsertMany(v2)).toEqual(unchanged);
+        expect(await vectors.upsertMany(v2, third.vectorsFor)).toEqual(unchanged);
+        expect(third.calls).toEqual([]);
+        expect(await bm25.upsertMany([])).toEqual([]);
+        expect(await vectors.upsertMany([], third.vectorsFor)).toEqual([]);
+        await removeAll([...v1, v2[0]!]);
+      });
+
+      it('refuses a source given twice, and vectors of the wrong count or dimension, writing nothing', async () => {
+        const s = prepareSource(meta(ORG_A, 'm-refused', 'Refused'), 'Kettle lakes.');
+        const same = prepareSource(meta(ORG_A, 'm-refused', 'Refused twice'), 'Kettle lakes again.');
+        await expect(bm25.upsertMany([s, same])).rejects.toThrow(/more than once/);
+        await expect(vectors.upsertMany([s, same], recording().vectorsFor)).rejects.toThrow(/more than once/);
+        await expect(vectors.upsertMany([s], async () => [])).rejects.toThrow('expected 1 vectors, got 0');
+        await expect(vectors.upsertMany([s], async (chunks) => chunks.map(() => [1, 0, 0]))).rejects.toThrow(EmbedderMismatchError);
+        expect(await bm25.hashes(s)).toEqual(new Map());
+        expect(await vectors.hashes(s)).toEqual(new Map());
+      });
     });
   });
 }

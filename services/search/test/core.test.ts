@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { classifyQuery, createLocalEmbedder, embedLexical, fuse, FUSION_WEIGHTS, planUpsert, prepareSource, snippet, type ChunkHit } from '../src/index.js';
+import { classifyQuery, createLocalEmbedder, embedLexical, fuse, FUSION_WEIGHTS, planUpsert, planUpsertMany, prepareSource, snippet, sourceKeyString, type ChunkHit } from '../src/index.js';
 
 const meta = { orgId: 'org-a', sourceTable: 'research_artifact', sourceId: 's1', title: 'T', tags: ['b', 'a', 'b'] };
 
@@ -31,6 +31,27 @@ describe('prepareSource / planUpsert', () => {
     expect(plan.remove).toEqual([3, 4]);
     expect(plan.report).toEqual({ inserted: 1, updated: 1, deleted: 2, unchanged: 1 });
     expect(planUpsert(new Map(chunks.map((c) => [c.chunkNo, c.contentHash])), chunks).report).toEqual({ inserted: 0, updated: 0, deleted: 0, unchanged: 3 });
+  });
+
+  it('plans many sources against one hash read: writes with their source, removals per source, one report each', () => {
+    const a = prepareSource({ orgId: 'o1', sourceTable: 't', sourceId: 's', title: 'A' }, 'Alpha text.');
+    const b = prepareSource({ orgId: 'o2', sourceTable: 't', sourceId: 's', title: 'B' }, 'Beta text.'); // same id, other org
+    // Only a (org o1) has chunks stored; b has the same table and id in org o2: nothing of a's is b's.
+    const stored = new Map([[sourceKeyString(a), new Map([[0, a.chunks[0]!.contentHash], [1, 'gone'], [2, 'gone']])]]);
+    const plan = planUpsertMany(stored, [a, b]);
+    expect(plan.writes).toEqual([{ source: b, chunk: b.chunks[0] }]);
+    expect(plan.writes[0]!.chunk).toBe(b.chunks[0]); // the source's own object
+    expect(plan.removes).toEqual([{ source: a, chunkNos: [1, 2] }]);
+    expect(plan.reports).toEqual([
+      { inserted: 0, updated: 0, deleted: 2, unchanged: 1 },
+      { inserted: 1, updated: 0, deleted: 0, unchanged: 0 },
+    ]);
+    expect(() => planUpsertMany(stored, [a, b, { ...a, title: 'again' }])).toThrow(`upsertMany: source ${sourceKeyString(a)} is given more than once`);
+  });
+
+  it('keys sources unambiguously, whatever their ids contain', () => {
+    expect(sourceKeyString({ orgId: 'o', sourceTable: 't', sourceId: 'a/b' })).not.toBe(sourceKeyString({ orgId: 'o', sourceTable: 't/a', sourceId: 'b' }));
+    expect(sourceKeyString({ orgId: 'o', sourceTable: 't', sourceId: 's' })).toBe('["o","t","s"]');
   });
 });
 

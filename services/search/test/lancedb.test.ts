@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
-import { lanceWhere, openLanceBm25Index, openLanceVectorIndex } from '../src/index.js';
+import * as lancedb from '@lancedb/lancedb';
+import { lanceChunksWhere, lanceSourcesWhere, lanceWhere, openLanceBm25Index, openLanceVectorIndex, prepareSource } from '../src/index.js';
 import { indexContract } from './contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'quarry-search-lance-'));
@@ -20,5 +21,65 @@ describe('LanceDB where clause', () => {
       "org_id = 'o''1' AND source_table = 't' AND artifact_type = 'finding' AND plan_id = 'p' AND array_has_all(tags, ['a''b', 'c'])",
     );
     expect(lanceWhere('o', { tags: [] })).toBe("org_id = 'o'");
+  });
+});
+
+describe('LanceDB batch predicates', () => {
+  it('reads many sources with one OR group per org and table, each carrying its org, behind an indexable source_id lead, every value quoted', () => {
+    const keys = [
+      { orgId: 'o1', sourceTable: 't', sourceId: 'a' },
+      { orgId: "o'2", sourceTable: 't', sourceId: "b'c" },
+      { orgId: 'o1', sourceTable: 't', sourceId: 'd' },
+      { orgId: 'o1', sourceTable: 'u', sourceId: 'a' },
+      { orgId: 'o1', sourceTable: 't', sourceId: 'a' },
+    ];
+    expect(lanceSourcesWhere(keys)).toBe(
+      "source_id IN ('a', 'd', 'b''c') AND (" +
+        "(org_id = 'o1' AND source_table = 't' AND source_id IN ('a', 'd')) OR " +
+        "(org_id = 'o''2' AND source_table = 't' AND source_id IN ('b''c')) OR " +
+        "(org_id = 'o1' AND source_table = 'u' AND source_id IN ('a')))",
+    );
+  });
+
+  it('deletes vanished chunks per source, each group carrying its org', () => {
+    expect(
+      lanceChunksWhere([
+        { source: { orgId: 'o1', sourceTable: 't', sourceId: 'a' }, chunkNos: [2, 3] },
+        { source: { orgId: 'o2', sourceTable: 't', sourceId: 'a' }, chunkNos: [0] },
+      ]),
+    ).toBe(
+      "source_id IN ('a') AND (" +
+        "(org_id = 'o1' AND source_table = 't' AND source_id = 'a' AND chunk_no IN (2, 3)) OR " +
+        "(org_id = 'o2' AND source_table = 't' AND source_id = 'a' AND chunk_no IN (0)))",
+    );
+  });
+});
+
+describe('LanceDB compaction', () => {
+  /** Rows of chunks_bm25 not yet folded into its full-text index, read through a connection of its own. */
+  const unindexed = async (dir: string): Promise<number> => {
+    const conn = await lancedb.connect(dir);
+    const table = await conn.openTable('chunks_bm25');
+    const name = (await table.listIndices()).find((i) => i.columns.includes('fts_text'))!.name;
+    const stats = await table.indexStats(name);
+    table.close();
+    conn.close();
+    return stats!.numUnindexedRows;
+  };
+
+  it.each([
+    [0, 6],
+    [5, 0],
+  ])('with optimizeEveryRows %i, a batch of 6 new rows leaves %i rows outside the FTS index', async (optimizeEveryRows, expected) => {
+    const where = mkdtempSync(join(tmpdir(), 'quarry-search-compact-'));
+    try {
+      const index = await openLanceBm25Index({ dir: where, optimizeEvery: 0, optimizeEveryRows });
+      const sources = Array.from({ length: 6 }, (_, i) => prepareSource({ orgId: 'o', sourceTable: 't', sourceId: `s${i}`, title: 'T' }, `Short text ${i}.`));
+      await index.upsertMany(sources);
+      await index.close();
+      expect(await unindexed(where)).toBe(expected);
+    } finally {
+      rmSync(where, { recursive: true, force: true });
+    }
   });
 });

@@ -10,6 +10,7 @@ import {
   openQdrantVectorIndex,
   pointId,
   prepareSource,
+  sourceKeyString,
   type EmbeddedSource,
   type VectorIndex,
 } from '../src/index.js';
@@ -66,18 +67,27 @@ const collectionInfo = (size: number, metadata?: object) => ({
   payload_schema: { org_id: { data_type: 'keyword', params: { type: 'keyword', is_tenant: true }, points: 0 } },
 });
 
+const keyPayload = (key: { orgId: string; sourceTable: string; sourceId: string }) => ({ org_id: key.orgId, source_table: key.sourceTable, source_id: key.sourceId });
+
 describe('Qdrant vector adapter: exact requests (offline)', () => {
   let index: VectorIndex;
   let storedPoints: { id: string; payload: Record<string, unknown> }[];
+  /** Scroll pages after the first, answered in turn (the first page is `storedPoints`). */
+  let laterPages: { id: string; payload: Record<string, unknown> }[][];
 
   beforeEach(async () => {
     sent = [];
     storedPoints = [];
+    laterPages = [];
     respond = (req) => {
       if (req.path === '/collections/quarry_chunks/exists') return { status: 200, result: { exists: false } };
       if (req.method === 'PUT' && req.path === '/collections/quarry_chunks') return { status: 200, result: true };
       if (req.path.startsWith('/collections/quarry_chunks/index')) return { status: 200, result: { operation_id: 1, status: 'completed' } };
-      if (req.path === '/collections/quarry_chunks/points/scroll') return { status: 200, result: { points: storedPoints, next_page_offset: null } };
+      if (req.path === '/collections/quarry_chunks/points/scroll') {
+        const offset = (req.body as { offset?: number }).offset ?? 0;
+        const points = offset === 0 ? storedPoints : laterPages[offset - 1]!;
+        return { status: 200, result: { points, next_page_offset: offset < laterPages.length ? offset + 1 : null } };
+      }
       if (req.path.startsWith('/collections/quarry_chunks/points?') || req.path.startsWith('/collections/quarry_chunks/points/delete')) {
         return { status: 200, result: { operation_id: 7, status: 'completed' } };
       }
@@ -145,8 +155,8 @@ describe('Qdrant vector adapter: exact requests (offline)', () => {
     const prepared = prepareSource(meta, 'Fresh text.');
     const source: EmbeddedSource = { ...prepared, chunks: prepared.chunks.map((c) => ({ ...c, vector: [1, 0, 0, 0] })) };
     storedPoints = [
-      { id: pointId(meta, 0), payload: { chunk_no: 0, content_hash: 'old' } },
-      { id: pointId(meta, 1), payload: { chunk_no: 1, content_hash: 'gone' } },
+      { id: pointId(meta, 0), payload: { ...keyPayload(meta), chunk_no: 0, content_hash: 'old' } },
+      { id: pointId(meta, 1), payload: { ...keyPayload(meta), chunk_no: 1, content_hash: 'gone' } },
     ];
     sent = [];
     expect(await index.upsert(source)).toEqual({ inserted: 0, updated: 1, deleted: 1, unchanged: 0 });
@@ -155,14 +165,18 @@ describe('Qdrant vector adapter: exact requests (offline)', () => {
       path: '/collections/quarry_chunks/points/scroll',
       body: {
         filter: {
-          must: [
-            { key: 'org_id', match: { value: 'org-a' } },
-            { key: 'source_table', match: { value: 'research_artifact' } },
-            { key: 'source_id', match: { value: 's1' } },
+          should: [
+            {
+              must: [
+                { key: 'org_id', match: { value: 'org-a' } },
+                { key: 'source_table', match: { value: 'research_artifact' } },
+                { key: 'source_id', match: { any: ['s1'] } },
+              ],
+            },
           ],
         },
-        limit: 256,
-        with_payload: ['chunk_no', 'content_hash'],
+        limit: 1024,
+        with_payload: ['org_id', 'source_table', 'source_id', 'chunk_no', 'content_hash'],
         with_vector: false,
       },
     });
@@ -193,6 +207,79 @@ describe('Qdrant vector adapter: exact requests (offline)', () => {
       },
     });
     expect(sent[2]).toEqual({ method: 'POST', path: '/collections/quarry_chunks/points/delete?wait=true', body: { points: [pointId(meta, 1)] } });
+  });
+
+  it('reads the hashes of many sources with one scroll filter: a should branch per org and table, each with its org', async () => {
+    const a1 = { orgId: 'org-a', sourceTable: 'research_artifact', sourceId: 's1' };
+    const a2 = { ...a1, sourceId: 's2' };
+    const b1 = { ...a1, orgId: 'org-b' };
+    const out = { ...a1, sourceTable: 'research_output', sourceId: 'o1' };
+    storedPoints = [
+      { id: pointId(a1, 0), payload: { ...keyPayload(a1), chunk_no: 0, content_hash: 'a1-0' } },
+      { id: pointId(b1, 0), payload: { ...keyPayload(b1), chunk_no: 0, content_hash: 'b1-0' } },
+    ];
+    laterPages = [[{ id: pointId(a1, 1), payload: { ...keyPayload(a1), chunk_no: 1, content_hash: 'a1-1' } }]];
+    sent = [];
+    expect(await index.hashesMany([a1, a2, b1, out, a1])).toEqual(
+      new Map([
+        [sourceKeyString(a1), new Map([[0, 'a1-0'], [1, 'a1-1']])],
+        [sourceKeyString(a2), new Map()],
+        [sourceKeyString(b1), new Map([[0, 'b1-0']])],
+        [sourceKeyString(out), new Map()],
+      ]),
+    );
+    const filter = {
+      should: [
+        { must: [{ key: 'org_id', match: { value: 'org-a' } }, { key: 'source_table', match: { value: 'research_artifact' } }, { key: 'source_id', match: { any: ['s1', 's2'] } }] },
+        { must: [{ key: 'org_id', match: { value: 'org-b' } }, { key: 'source_table', match: { value: 'research_artifact' } }, { key: 'source_id', match: { any: ['s1'] } }] },
+        { must: [{ key: 'org_id', match: { value: 'org-a' } }, { key: 'source_table', match: { value: 'research_output' } }, { key: 'source_id', match: { any: ['o1'] } }] },
+      ],
+    };
+    const page = { filter, limit: 1024, with_payload: ['org_id', 'source_table', 'source_id', 'chunk_no', 'content_hash'], with_vector: false };
+    expect(sent).toEqual([
+      { method: 'POST', path: '/collections/quarry_chunks/points/scroll', body: page },
+      { method: 'POST', path: '/collections/quarry_chunks/points/scroll', body: { ...page, offset: 1 } },
+    ]);
+    sent = [];
+    expect(await index.hashesMany([])).toEqual(new Map());
+    expect(sent).toEqual([]);
+  });
+
+  it('upserts many sources of two orgs with one scroll, upserts of at most 256 points and one delete', async () => {
+    const vector = [0, 1, 0, 0];
+    const sources = Array.from({ length: 260 }, (_, i) => prepareSource({ orgId: i % 2 ? 'org-b' : 'org-a', sourceTable: 'research_artifact', sourceId: `s${i}`, title: `T${i}` }, `Text ${i}.`));
+    const [s0, s1] = [sources[0]!, sources[1]!];
+    storedPoints = [
+      { id: pointId(s0, 0), payload: { ...keyPayload(s0), chunk_no: 0, content_hash: s0.chunks[0]!.contentHash } },
+      { id: pointId(s0, 1), payload: { ...keyPayload(s0), chunk_no: 1, content_hash: 'gone' } },
+      { id: pointId(s1, 3), payload: { ...keyPayload(s1), chunk_no: 3, content_hash: 'gone' } },
+    ];
+    const asked: number[] = [];
+    sent = [];
+    const reports = await index.upsertMany(sources, async (chunks) => (asked.push(chunks.length), chunks.map(() => vector)));
+    expect(reports[0]).toEqual({ inserted: 0, updated: 0, deleted: 1, unchanged: 1 });
+    expect(reports[1]).toEqual({ inserted: 1, updated: 0, deleted: 1, unchanged: 0 });
+    expect(reports.slice(2).every((r) => r.inserted === 1 && r.updated + r.deleted + r.unchanged === 0)).toBe(true);
+    expect(asked).toEqual([259]); // every chunk but the unchanged one, in one call
+    expect(sent.map((r) => `${r.method} ${r.path}`)).toEqual([
+      'POST /collections/quarry_chunks/points/scroll',
+      'PUT /collections/quarry_chunks/points?wait=true',
+      'PUT /collections/quarry_chunks/points?wait=true',
+      'POST /collections/quarry_chunks/points/delete?wait=true',
+    ]);
+    const upserted = [...(sent[1]!.body as { points: object[] }).points, ...(sent[2]!.body as { points: object[] }).points];
+    expect((sent[1]!.body as { points: object[] }).points).toHaveLength(256);
+    expect(upserted).toEqual(
+      sources.slice(1).map((s) => ({
+        id: pointId(s, 0),
+        vector,
+        payload: {
+          org_id: s.orgId, source_table: 'research_artifact', source_id: s.sourceId, chunk_no: 0, content_hash: s.chunks[0]!.contentHash,
+          plan_id: null, artifact_type: null, tags: [], title: s.title, text: s.chunks[0]!.text, start_offset: 0, end_offset: s.chunks[0]!.end,
+        },
+      })),
+    );
+    expect(sent[3]!.body).toEqual({ points: [pointId(s0, 1), pointId(s1, 3)] });
   });
 
   it('derives stable UUID point ids that differ per org', () => {

@@ -1,5 +1,5 @@
 import { Client } from '@opensearch-project/opensearch';
-import { chunkDocument, chunkId, planUpsert } from '../core/source.js';
+import { chunkDocument, chunkId, groupKeys, planUpsertMany, sourceKeyString } from '../core/source.js';
 import type { Bm25Index, ChunkFilters, ChunkHit, IndexedSource, SearchScope, SourceKey, UpsertReport } from '../types.js';
 
 /**
@@ -81,36 +81,56 @@ export async function openOpenSearchBm25Index(options: OpenSearchBm25Options): P
   const exists = await client.indices.exists({ index });
   if (!exists.body) await client.indices.create({ index });
 
-  const hashes = async (key: SourceKey): Promise<Map<number, string>> => {
-    const res = await client.search({
-      index,
-      routing: key.orgId,
-      body: { size: 10_000, _source: ['chunk_no', 'content_hash'], query: sourceFilter(key) },
+  /**
+   * One `_msearch` with one search per source, each routed by and filtered on its org: exact per
+   * source (no shared `size` cap across a batch) in a single round trip.
+   */
+  const hashesMany = async (keys: readonly SourceKey[]): Promise<Map<string, Map<number, string>>> => {
+    const out = new Map(keys.map((k) => [sourceKeyString(k), new Map<number, string>()]));
+    const distinct = groupKeys(keys).flatMap((g) => g.sourceIds.map((sourceId) => ({ orgId: g.orgId, sourceTable: g.sourceTable, sourceId })));
+    if (distinct.length === 0) return out;
+    const res = await client.msearch({
+      body: distinct.flatMap((key) => [
+        { index, routing: key.orgId },
+        { size: 10_000, _source: ['chunk_no', 'content_hash'], query: sourceFilter(key) },
+      ]),
     });
-    const body = res.body as unknown as SearchBody;
-    return new Map(body.hits.hits.map((h) => [Number(h._source?.chunk_no), String(h._source?.content_hash)]));
+    const body = res.body as unknown as { responses: (SearchBody & { error?: { type: string; reason: string } })[] };
+    body.responses.forEach((r, i) => {
+      if (r.error) throw new Error(`OpenSearch hash lookup failed: ${r.error.type}: ${r.error.reason}`);
+      const hashes = out.get(sourceKeyString(distinct[i]!))!;
+      for (const h of r.hits.hits) hashes.set(Number(h._source?.chunk_no), String(h._source?.content_hash));
+    });
+    return out;
+  };
+
+  /** Every changed chunk indexed and every vanished one deleted in one routed `_bulk`. */
+  const upsertMany = async (sources: readonly IndexedSource[]): Promise<UpsertReport[]> => {
+    const plan = planUpsertMany(await hashesMany(sources), sources);
+    const ops: Record<string, unknown>[] = [];
+    for (const { source, chunk } of plan.writes) {
+      ops.push({ index: { _index: index, _id: chunkId(source, chunk.chunkNo), routing: source.orgId } });
+      ops.push(chunkDocument(source, chunk));
+    }
+    for (const { source, chunkNos } of plan.removes) {
+      for (const no of chunkNos) ops.push({ delete: { _index: index, _id: chunkId(source, no), routing: source.orgId } });
+    }
+    if (ops.length > 0) {
+      const res = await client.bulk({ body: ops, ...(refresh ? { refresh } : {}) });
+      const body = res.body as unknown as { errors: boolean; items: Record<string, { status: number; error?: { type: string; reason: string } }>[] };
+      if (body.errors) {
+        const failed = body.items.map((i) => Object.values(i)[0]!).find((r) => r.error && r.status !== 404);
+        if (failed) throw new Error(`OpenSearch bulk upsert failed: ${failed.error!.type}: ${failed.error!.reason}`);
+      }
+    }
+    return plan.reports;
   };
 
   return {
-    hashes,
-    async upsert(source: IndexedSource): Promise<UpsertReport> {
-      const plan = planUpsert(await hashes(source), source.chunks);
-      const ops: Record<string, unknown>[] = [];
-      for (const c of plan.write) {
-        ops.push({ index: { _index: index, _id: chunkId(source, c.chunkNo), routing: source.orgId } });
-        ops.push(chunkDocument(source, c));
-      }
-      for (const no of plan.remove) ops.push({ delete: { _index: index, _id: chunkId(source, no), routing: source.orgId } });
-      if (ops.length > 0) {
-        const res = await client.bulk({ body: ops, ...(refresh ? { refresh } : {}) });
-        const body = res.body as unknown as { errors: boolean; items: Record<string, { status: number; error?: { type: string; reason: string } }>[] };
-        if (body.errors) {
-          const failed = body.items.map((i) => Object.values(i)[0]!).find((r) => r.error && r.status !== 404);
-          if (failed) throw new Error(`OpenSearch bulk upsert failed: ${failed.error!.type}: ${failed.error!.reason}`);
-        }
-      }
-      return plan.report;
-    },
+    hashesMany,
+    hashes: async (key) => (await hashesMany([key])).get(sourceKeyString(key))!,
+    upsertMany,
+    upsert: async (source) => (await upsertMany([source]))[0]!,
     async deleteSource(key: SourceKey): Promise<number> {
       const res = await client.deleteByQuery({ index, routing: key.orgId, body: { query: sourceFilter(key) }, refresh: Boolean(refresh) });
       return Number((res.body as unknown as { deleted?: number }).deleted ?? 0);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { QdrantClient } from '@qdrant/js-client-rest';
-import { checkVectors, chunkDocument, chunkId, planUpsert } from '../core/source.js';
-import type { ChunkFilters, ChunkHit, EmbeddedSource, EmbedderIdentity, SearchScope, SourceKey, UpsertReport, VectorIndex } from '../types.js';
+import { carriedVectors, checkVectors, chunkDocument, chunkId, groupKeys, planUpsertMany, requestVectors, sourceKeyString } from '../core/source.js';
+import type { ChunkFilters, ChunkHit, EmbedderIdentity, SearchScope, SourceKey, VectorIndex } from '../types.js';
 import { EmbedderMismatchError } from '../types.js';
 
 /**
@@ -41,15 +41,24 @@ export function qdrantFilter(orgId: string, filters: ChunkFilters = {}): { must:
   return { must };
 }
 
-function sourceFilter(key: SourceKey): { must: Condition[] } {
+type AnyMatch = { key: string; match: { any: string[] } };
+
+/** Payload filter of many sources: one `should` branch per (org, table), each carrying its org. */
+export function qdrantSourcesFilter(keys: readonly SourceKey[]): { should: { must: (Condition | AnyMatch)[] }[] } {
   return {
-    must: [
-      { key: 'org_id', match: { value: key.orgId } },
-      { key: 'source_table', match: { value: key.sourceTable } },
-      { key: 'source_id', match: { value: key.sourceId } },
-    ],
+    should: groupKeys(keys).map((g) => ({
+      must: [
+        { key: 'org_id', match: { value: g.orgId } },
+        { key: 'source_table', match: { value: g.sourceTable } },
+        { key: 'source_id', match: { any: g.sourceIds } },
+      ],
+    })),
   };
 }
+
+/** Points per scroll page (hash reads only: small), and per upsert request (keeps each well under Qdrant's 32 MB body limit). */
+const SCROLL_PAGE = 1024;
+const UPSERT_POINTS = 256;
 
 const FILTER_FIELDS = ['source_table', 'source_id', 'plan_id', 'artifact_type', 'tags'];
 
@@ -77,46 +86,57 @@ export async function openQdrantVectorIndex(options: QdrantVectorOptions): Promi
     if (stored.id !== embedder.id || stored.dimension !== embedder.dimension) throw new EmbedderMismatchError(stored, embedder);
   }
 
-  const scrollSource = async (key: SourceKey): Promise<{ id: string | number; chunkNo: number; hash: string }[]> => {
-    const out: { id: string | number; chunkNo: number; hash: string }[] = [];
+  /** Every stored point of the given sources, in as few scroll pages as the filter allows. */
+  const scrollSources = async (keys: readonly SourceKey[]): Promise<{ id: string | number; key: string; chunkNo: number; hash: string }[]> => {
+    const out: { id: string | number; key: string; chunkNo: number; hash: string }[] = [];
+    if (keys.length === 0) return out;
     let offset: string | number | undefined;
     do {
       const page = await client.scroll(collection, {
-        filter: sourceFilter(key),
-        limit: 256,
-        with_payload: ['chunk_no', 'content_hash'],
+        filter: qdrantSourcesFilter(keys),
+        limit: SCROLL_PAGE,
+        with_payload: ['org_id', 'source_table', 'source_id', 'chunk_no', 'content_hash'],
         with_vector: false,
         ...(offset !== undefined ? { offset } : {}),
       });
-      for (const p of page.points) out.push({ id: p.id, chunkNo: Number(p.payload?.chunk_no), hash: String(p.payload?.content_hash) });
+      for (const p of page.points) {
+        const s = p.payload ?? {};
+        const key = sourceKeyString({ orgId: String(s.org_id), sourceTable: String(s.source_table), sourceId: String(s.source_id) });
+        out.push({ id: p.id, key, chunkNo: Number(s.chunk_no), hash: String(s.content_hash) });
+      }
       const next = page.next_page_offset;
       offset = typeof next === 'string' || typeof next === 'number' ? next : undefined;
     } while (offset !== undefined);
     return out;
   };
-  const hashes = async (key: SourceKey): Promise<Map<number, string>> => new Map((await scrollSource(key)).map((p) => [p.chunkNo, p.hash]));
+  const hashesMany = async (keys: readonly SourceKey[]): Promise<Map<string, Map<number, string>>> => {
+    const out = new Map(keys.map((k) => [sourceKeyString(k), new Map<number, string>()]));
+    for (const p of await scrollSources(keys)) out.get(p.key)?.set(p.chunkNo, p.hash);
+    return out;
+  };
+
+  /** One scroll, then the changed points in upsert requests of UPSERT_POINTS points, then one delete by point id. */
+  const upsertMany: VectorIndex['upsertMany'] = async (sources, vectors) => {
+    const plan = planUpsertMany(await hashesMany(sources), sources);
+    const got = await requestVectors(vectors, plan.writes.map((w) => w.chunk), embedder);
+    const points = plan.writes.map(({ source, chunk }, i) => ({ id: pointId(source, chunk.chunkNo), vector: got[i]!, payload: chunkDocument(source, chunk) }));
+    for (let i = 0; i < points.length; i += UPSERT_POINTS) await client.upsert(collection, { wait: true, points: points.slice(i, i + UPSERT_POINTS) });
+    const gone = plan.removes.flatMap(({ source, chunkNos }) => chunkNos.map((no) => pointId(source, no)));
+    if (gone.length > 0) await client.delete(collection, { wait: true, points: gone });
+    return plan.reports;
+  };
 
   return {
     embedder: Object.freeze({ ...embedder }),
-    hashes,
-    async upsert(source: EmbeddedSource): Promise<UpsertReport> {
+    hashesMany,
+    hashes: async (key) => (await hashesMany([key])).get(sourceKeyString(key))!,
+    upsertMany,
+    async upsert(source) {
       checkVectors(source, embedder);
-      const plan = planUpsert(await hashes(source), source.chunks);
-      if (plan.write.length > 0) {
-        await client.upsert(collection, {
-          wait: true,
-          points: plan.write.map((c) => ({
-            id: pointId(source, c.chunkNo),
-            vector: c.vector,
-            payload: chunkDocument(source, c),
-          })),
-        });
-      }
-      if (plan.remove.length > 0) await client.delete(collection, { wait: true, points: plan.remove.map((no) => pointId(source, no)) });
-      return plan.report;
+      return (await upsertMany([source], carriedVectors(source)))[0]!;
     },
     async deleteSource(key: SourceKey): Promise<number> {
-      const points = await scrollSource(key);
+      const points = await scrollSources([key]);
       if (points.length > 0) await client.delete(collection, { wait: true, points: points.map((p) => p.id) });
       return points.length;
     },

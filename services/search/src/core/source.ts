@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Chunk, EmbeddedSource, EmbedderIdentity, IndexedChunk, IndexedSource, SourceKey, SourceMeta, UpsertReport } from '../types.js';
+import type { Chunk, ChunkVectors, EmbeddedSource, EmbedderIdentity, IndexedChunk, IndexedSource, SourceKey, SourceMeta, UpsertReport } from '../types.js';
 import { EmbedderMismatchError } from '../types.js';
 import { chunkText, type ChunkOptions } from './chunker.js';
 
@@ -19,7 +19,6 @@ export function chunkHash(meta: SourceMeta, chunk: Chunk): string {
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 }
 
-/** Stable id of one chunk inside an engine (tenant first, so ids never collide across orgs). */
 /**
  * The fields every engine stores beside a chunk (snake_case, as documents, payloads and rows
  * carry them): what filters, upsert planning and snippets read back.
@@ -41,6 +40,7 @@ export function chunkDocument(source: IndexedSource | EmbeddedSource, chunk: Ind
   };
 }
 
+/** Stable id of one chunk inside an engine (tenant first, so ids never collide across orgs). */
 export function chunkId(key: SourceKey, chunkNo: number): string {
   return `${key.orgId}/${key.sourceTable}/${key.sourceId}/${chunkNo}`;
 }
@@ -71,6 +71,76 @@ export function planUpsert<C extends IndexedChunk>(stored: ReadonlyMap<number, s
   const remove = [...stored.keys()].filter((no) => !keep.has(no)).sort((a, b) => a - b);
   report.deleted = remove.length;
   return { write, remove, report };
+}
+
+/** How batch results (`hashesMany`) are keyed: unambiguous whatever the ids contain. */
+export function sourceKeyString(key: SourceKey): string {
+  return JSON.stringify([key.orgId, key.sourceTable, key.sourceId]);
+}
+
+/** Keys of one org and table: the unit every batch predicate is built from, so each carries its org. */
+export interface KeyGroup {
+  orgId: string;
+  sourceTable: string;
+  sourceIds: string[];
+}
+
+/** Distinct keys grouped by (org, table), in order of first appearance. */
+export function groupKeys(keys: readonly SourceKey[]): KeyGroup[] {
+  const groups = new Map<string, KeyGroup>();
+  const seen = new Set<string>();
+  for (const key of keys) {
+    const id = sourceKeyString(key);
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const groupId = JSON.stringify([key.orgId, key.sourceTable]);
+    const group = groups.get(groupId) ?? { orgId: key.orgId, sourceTable: key.sourceTable, sourceIds: [] };
+    group.sourceIds.push(key.sourceId);
+    groups.set(groupId, group);
+  }
+  return [...groups.values()];
+}
+
+export interface BatchPlan<S extends IndexedSource> {
+  /** Every chunk to write (new or changed), with its source, in source then chunk order. */
+  writes: { source: S; chunk: IndexedChunk }[];
+  /** Per source with vanished chunks: their chunkNos. */
+  removes: { source: S; chunkNos: number[] }[];
+  /** One per source, in the order given. */
+  reports: UpsertReport[];
+}
+
+/** planUpsert for many sources against what `hashesMany` read; a source given twice is refused. */
+export function planUpsertMany<S extends IndexedSource>(stored: ReadonlyMap<string, ReadonlyMap<number, string>>, sources: readonly S[]): BatchPlan<S> {
+  const plan: BatchPlan<S> = { writes: [], removes: [], reports: [] };
+  const seen = new Set<string>();
+  for (const source of sources) {
+    const key = sourceKeyString(source);
+    if (seen.has(key)) throw new Error(`upsertMany: source ${key} is given more than once`);
+    seen.add(key);
+    const one = planUpsert(stored.get(key) ?? new Map<number, string>(), source.chunks);
+    for (const chunk of one.write) plan.writes.push({ source, chunk });
+    if (one.remove.length > 0) plan.removes.push({ source, chunkNos: one.remove });
+    plan.reports.push(one.report);
+  }
+  return plan;
+}
+
+/** Ask for the vectors of the chunks about to be written and check them (count and dimension). */
+export async function requestVectors(vectors: ChunkVectors, chunks: readonly IndexedChunk[], embedder: EmbedderIdentity): Promise<number[][]> {
+  if (chunks.length === 0) return [];
+  const out = await vectors(chunks);
+  if (out.length !== chunks.length) throw new Error(`expected ${chunks.length} vectors, got ${out.length}`);
+  for (const v of out) {
+    if (v.length !== embedder.dimension) throw new EmbedderMismatchError(embedder, { id: 'incoming vector', dimension: v.length });
+  }
+  return out;
+}
+
+/** The ChunkVectors of a source that already carries a vector per chunk (the per-source `upsert`). */
+export function carriedVectors(source: EmbeddedSource): ChunkVectors {
+  const byNo = new Map(source.chunks.map((c) => [c.chunkNo, c.vector]));
+  return async (chunks) => chunks.map((c) => byNo.get(c.chunkNo)!);
 }
 
 /** Every vector written must have the dimension of the embedder that built the index. */
