@@ -33,6 +33,8 @@ export {
 } from './identity.js';
 export {
   createGrpcServer,
+  listenService,
+  type ListeningService,
   unary,
   unaryHandlerOf,
   DEFAULT_SERVER_OPTIONS,

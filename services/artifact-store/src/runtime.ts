@@ -1,5 +1,5 @@
 import { createDb } from '@quarry/db';
-import { createIdentityVerifier } from '@quarry/grpc';
+import { createIdentityVerifier, listenService } from '@quarry/grpc';
 import type { Logger } from 'pino';
 import { createPlanReferencesClient } from './plans.js';
 import { buildServer } from './server.js';
@@ -24,18 +24,10 @@ export async function startArtifactStore(options: ArtifactStoreRuntimeOptions) {
   const db = createDb<ArtifactDatabase>({ connectionString: options.databaseUrl, applicationName: 'quarry-artifact-store', max: 10 });
   const plans = createPlanReferencesClient({ address: options.planEngineAddress, identityKey: options.identityKey });
   const server = buildServer({ db, plans, logger: options.logger, verifier: createIdentityVerifier({ key: options.identityKey }) });
-  const port = await server.listen(options.host, options.port);
-  return {
-    port,
-    address: `${options.host}:${port}`,
-    serviceNames: server.serviceNames,
-    /** NOT_SERVING first (probes and balancers stop sending), drain, then release. */
-    async close(graceMs = 10_000) {
-      await server.shutdown(graceMs);
-      plans.close();
-      await db.destroy();
-    },
-  };
+  return listenService(server, options.host, options.port, async () => {
+    plans.close();
+    await db.destroy();
+  });
 }
 
 export type ArtifactStore = Awaited<ReturnType<typeof startArtifactStore>>;

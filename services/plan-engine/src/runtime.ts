@@ -1,5 +1,5 @@
 import { createDb } from '@quarry/db';
-import { createIdentityVerifier } from '@quarry/grpc';
+import { createIdentityVerifier, listenService } from '@quarry/grpc';
 import type { Logger } from 'pino';
 import { createPlanArtifactsClient, noPlanArtifacts } from './artifacts.js';
 import { createPlanChangeListener } from './plan-changes.js';
@@ -40,19 +40,11 @@ export async function startPlanEngine(options: PlanEngineRuntimeOptions) {
     stallThresholdMs: options.stallThresholdMs ?? 30 * 60_000,
     artifacts,
   });
-  const port = await server.listen(options.host, options.port);
-  return {
-    port,
-    address: `${options.host}:${port}`,
-    serviceNames: server.serviceNames,
-    /** NOT_SERVING first (probes and balancers stop sending), drain, then release. */
-    async close(graceMs = 10_000) {
-      await server.shutdown(graceMs);
-      artifacts.close();
-      await changes.close();
-      await db.destroy();
-    },
-  };
+  return listenService(server, options.host, options.port, async () => {
+    artifacts.close();
+    await changes.close();
+    await db.destroy();
+  });
 }
 
 export type PlanEngine = Awaited<ReturnType<typeof startPlanEngine>>;

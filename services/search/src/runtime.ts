@@ -1,4 +1,4 @@
-import { createIdentityVerifier } from '@quarry/grpc';
+import { createIdentityVerifier, listenService } from '@quarry/grpc';
 import type { Logger } from 'pino';
 import type { SearchBackends } from './backends.js';
 import { buildServer } from './server.js';
@@ -18,16 +18,8 @@ export interface SearchRuntimeOptions {
 /** Builds the server over the given backends and listens. Used by `main.ts` and by `quarry start`. */
 export async function startSearch(options: SearchRuntimeOptions) {
   const server = buildServer({ backends: options.backends, logger: options.logger, verifier: createIdentityVerifier({ key: options.identityKey }) });
-  const port = await server.listen(options.host, options.port);
-  return {
-    port,
-    address: `${options.host}:${port}`,
-    serviceNames: server.serviceNames,
-    /** NOT_SERVING first (probes and balancers stop sending), drain, then release. The backends stay open. */
-    async close(graceMs = 10_000) {
-      await server.shutdown(graceMs);
-    },
-  };
+  // The backends stay open: their owner (main.ts or quarry start) closes them.
+  return listenService(server, options.host, options.port);
 }
 
 export type SearchRuntime = Awaited<ReturnType<typeof startSearch>>;
