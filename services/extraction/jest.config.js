@@ -1,0 +1,3 @@
+import preset, { withPostgres } from '../../jest.preset.js';
+
+export default withPostgres({ ...preset });

@@ -1,0 +1,340 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { check } from 'recheck';
+import { schemaHash } from './canonical.js';
+import { AJV_OPTIONS, probeCompile, type SchemaDraft } from './compile-probe.js';
+import { escapePointer, isObject, visitSchemas } from './schema-walk.js';
+import type { JsonSchemaObject } from '../types.js';
+
+/**
+ * The gate for client-supplied JSON Schemas. A schema arrives with every `extract_data` call from
+ * an untrusted client and is then compiled to code (Ajv), shown to a model, and used to validate
+ * data; each rule below closes one way such a schema could hurt the service:
+ *
+ * - `too_large`: more than 64 KiB serialized (memory, compile time, model context).
+ * - `too_deep`: objects/arrays nested more than 32 levels in the schema document (recursion in
+ *   every tool that walks it; ~15 levels of nested object properties, far beyond real use).
+ * - `remote_ref`: a `$ref`, `$dynamicRef`, `$recursiveRef` or `$id` that is not a local `#…`
+ *   reference: the service never fetches anything a schema names.
+ * - `not_object_schema`: the root must be `{"type": "object", "properties": {…}}` (what tool-use
+ *   APIs accept and what an extraction produces: named fields).
+ * - `unsafe_pattern`: a `pattern` or `patternProperties` regex that recheck finds vulnerable to
+ *   catastrophic backtracking (ReDoS; exponential or polynomial), or cannot prove safe within its
+ *   time budget: the pattern runs on model output derived from the untrusted source text. Only
+ *   recheck's automaton checker is used: it decides exactly and the same way under any load
+ *   (its fuzzing checker's verdict depends on how much fuzzing fits in the time budget), at the
+ *   price of refusing back-references and look-around, which it cannot analyse.
+ * - `not_compilable`: not plain JSON, an unsupported `$schema`, an invalid regex, or rejected by
+ *   Ajv in strict mode (unknown keyword or format, wrong keyword types, `required` naming a
+ *   property that is not defined, …).
+ * - `compile_timeout`: Ajv did not compile it within the time and memory bound (see
+ *   compile-probe.ts for why that bound exists).
+ */
+
+export const MAX_SCHEMA_BYTES = 64 * 1024;
+export const MAX_SCHEMA_DEPTH = 32;
+/** Largest source text accepted, in UTF-8 bytes (~50 pages of prose). */
+export const MAX_SOURCE_TEXT_BYTES = 200 * 1024;
+
+export type SchemaRule = 'too_large' | 'too_deep' | 'remote_ref' | 'not_object_schema' | 'unsafe_pattern' | 'not_compilable' | 'compile_timeout';
+
+/** A schema the guard refused. The message names the rule and says what to change: it is shown to the model as the tool error. */
+export class SchemaRejectedError extends Error {
+  override readonly name = 'SchemaRejectedError';
+  constructor(
+    readonly rule: SchemaRule,
+    message: string,
+  ) {
+    super(`Schema rejected (${rule}): ${message}`);
+  }
+}
+
+export type SchemaValidation = { valid: true } | { valid: false; errors: string[]; paths: string[] };
+
+export interface GuardedSchema {
+  /** The schema as given (never modified). */
+  schema: JsonSchemaObject;
+  draft: SchemaDraft;
+  /** Hex SHA-256 of the schema's canonical JSON (key order and whitespace do not matter). */
+  hash: string;
+  /**
+   * Validates data. Errors read `/items/0/date must match format "date"` (at most
+   * MAX_VALIDATION_ERRORS of them); `paths` are the JSON Pointers of the offending values.
+   */
+  validate(data: unknown): SchemaValidation;
+}
+
+export interface GuardOptions {
+  /** Time recheck may spend on one pattern (ms). */
+  patternTimeoutMs?: number;
+  /** Time recheck may spend on all patterns of a schema together (ms). */
+  patternBudgetMs?: number;
+  /** Time Ajv may spend compiling the schema (ms). */
+  compileTimeoutMs?: number;
+}
+
+export const DEFAULT_GUARD_OPTIONS: Readonly<Required<GuardOptions>> = Object.freeze({
+  patternTimeoutMs: 500,
+  patternBudgetMs: 1500,
+  compileTimeoutMs: 2000,
+});
+
+export const MAX_VALIDATION_ERRORS = 20;
+
+const DRAFTS: Readonly<Record<string, SchemaDraft>> = {
+  'https://json-schema.org/draft/2020-12/schema': '2020-12',
+  'https://json-schema.org/draft/2020-12/schema#': '2020-12',
+  'http://json-schema.org/draft-07/schema': 'draft-07',
+  'http://json-schema.org/draft-07/schema#': 'draft-07',
+  'https://json-schema.org/draft-07/schema': 'draft-07',
+  'https://json-schema.org/draft-07/schema#': 'draft-07',
+};
+
+const REF_KEYWORDS = ['$ref', '$dynamicRef', '$recursiveRef', '$id'] as const;
+
+/** Check an untrusted schema; resolves to a compiled validator or rejects with SchemaRejectedError. */
+export async function guardSchema(schema: unknown, options: GuardOptions = {}): Promise<GuardedSchema> {
+  const opts = { ...DEFAULT_GUARD_OPTIONS, ...options };
+  checkShape(schema);
+  const bytes = Buffer.byteLength(JSON.stringify(schema), 'utf8');
+  if (bytes > MAX_SCHEMA_BYTES) {
+    throw new SchemaRejectedError('too_large', `it is ${bytes} bytes serialized; the limit is ${MAX_SCHEMA_BYTES} bytes (64 KiB). Send a smaller schema: fewer fields, shorter descriptions, shared parts under $defs.`);
+  }
+  const root = checkRoot(schema);
+  const draft = schemaDraft(root);
+  const patterns = checkKeywords(root);
+  await checkPatterns(patterns, opts);
+  const probe = await probeCompile(root, draft, opts.compileTimeoutMs);
+  if (probe.status === 'timeout') {
+    throw new SchemaRejectedError('compile_timeout', `the schema could not be compiled within the bound: ${probe.message}. Simplify it (fewer $ref/anyOf/allOf combinations).`);
+  }
+  if (probe.status === 'invalid') throw notCompilable(probe.message);
+  const validateFn = compileHere(root, draft);
+  return {
+    schema: root,
+    draft,
+    hash: schemaHash(root),
+    validate: (data) => validateWith(validateFn, data),
+  };
+}
+
+/**
+ * Depth, size (as a node budget, so a huge object is not walked to the end) and plain-JSON-ness,
+ * walked iteratively: a cyclic or absurdly deep object fails here instead of overflowing a stack.
+ */
+function checkShape(schema: unknown): void {
+  const maxNodes = MAX_SCHEMA_BYTES / 2; // every JSON value takes at least 2 bytes with its separator
+  const stack: { value: unknown; depth: number }[] = [{ value: schema, depth: 1 }];
+  let nodes = 0;
+  while (stack.length > 0) {
+    const { value, depth } = stack.pop()!;
+    if (++nodes > maxNodes) {
+      throw new SchemaRejectedError('too_large', `it has more than ${maxNodes} values; the limit is ${MAX_SCHEMA_BYTES} bytes (64 KiB) serialized. Send a smaller schema.`);
+    }
+    if (value === null || typeof value === 'string' || typeof value === 'boolean') continue;
+    if (typeof value === 'number') {
+      if (!Number.isFinite(value)) throw notCompilable('it contains a number that is not finite; a schema must be plain JSON');
+      continue;
+    }
+    const isArray = Array.isArray(value);
+    if (!isArray && !isPlainObject(value)) throw notCompilable(`it contains ${describe(value)}; a schema must be plain JSON`);
+    if (depth > MAX_SCHEMA_DEPTH) {
+      throw new SchemaRejectedError('too_deep', `objects and arrays are nested more than ${MAX_SCHEMA_DEPTH} levels deep. Flatten it, or define repeated parts once under $defs and refer to them with "$ref": "#/$defs/…".`);
+    }
+    for (const child of isArray ? (value as unknown[]) : Object.values(value as object)) {
+      if (child === undefined) throw notCompilable('it contains an undefined value; a schema must be plain JSON');
+      stack.push({ value: child, depth: depth + 1 });
+    }
+  }
+}
+
+/** An object literal or JSON.parse result, from any realm (not a Date, Map, class instance…). */
+function isPlainObject(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Object.prototype.toString.call(value) !== '[object Object]') return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === null || Object.getPrototypeOf(proto) === null;
+}
+
+function describe(value: unknown): string {
+  if (typeof value !== 'object' || value === null) return `a ${typeof value}`;
+  const name = (value as { constructor?: { name?: string } }).constructor?.name;
+  return name ? `a ${name} object` : 'an object that is not plain';
+}
+
+function checkRoot(schema: unknown): JsonSchemaObject {
+  const hint = 'The root must be an object schema: {"type": "object", "properties": {"fieldName": {…}, …}}, with the fields to extract as properties.';
+  if (!isObject(schema)) {
+    const what = typeof schema === 'boolean' ? `the boolean schema ${schema}` : Array.isArray(schema) ? 'an array' : `a ${schema === null ? 'null' : typeof schema}`;
+    throw new SchemaRejectedError('not_object_schema', `it is ${what}. ${hint}`);
+  }
+  if (schema.type !== 'object') throw new SchemaRejectedError('not_object_schema', `its root "type" is ${JSON.stringify(schema.type) ?? 'missing'}, not "object". ${hint}`);
+  if (!isObject(schema.properties) || Object.keys(schema.properties).length === 0) {
+    throw new SchemaRejectedError('not_object_schema', `its root has no "properties". ${hint}`);
+  }
+  return schema;
+}
+
+function schemaDraft(root: JsonSchemaObject): SchemaDraft {
+  if (root.$schema === undefined) return '2020-12';
+  const draft = typeof root.$schema === 'string' ? DRAFTS[root.$schema] : undefined;
+  if (!draft) {
+    throw notCompilable(`"$schema": ${JSON.stringify(root.$schema)} is not supported; omit "$schema" (draft 2020-12 is assumed) or use "https://json-schema.org/draft/2020-12/schema" or "http://json-schema.org/draft-07/schema#"`);
+  }
+  return draft;
+}
+
+interface PatternUse {
+  pattern: string;
+  where: string;
+}
+
+/** Rejects non-local references and invalid regexes; returns the patterns for the ReDoS check. */
+function checkKeywords(root: JsonSchemaObject): PatternUse[] {
+  const patterns: PatternUse[] = [];
+  visitSchemas(root, (node, pointer) => {
+    for (const keyword of REF_KEYWORDS) {
+      const ref = node[keyword];
+      if (ref === undefined) continue;
+      if (typeof ref !== 'string' || !ref.startsWith('#')) {
+        throw new SchemaRejectedError(
+          'remote_ref',
+          `"${keyword}": ${JSON.stringify(ref)} at ${pointer} is not a local reference. Only references inside this schema are allowed (like "#/$defs/address"); the service never fetches schemas. Put the referenced schema under "$defs" and refer to it with "#/$defs/<name>".`,
+        );
+      }
+    }
+    if (typeof node.pattern === 'string') patterns.push({ pattern: node.pattern, where: `${pointer}/pattern` });
+    if (isObject(node.patternProperties)) {
+      for (const key of Object.keys(node.patternProperties)) patterns.push({ pattern: key, where: `${pointer}/patternProperties` });
+    }
+  });
+  for (const { pattern, where } of patterns) {
+    try {
+      new RegExp(pattern, 'u');
+    } catch (error) {
+      throw notCompilable(`the pattern ${JSON.stringify(pattern)} at ${where} is not a valid regular expression (JavaScript, "u" flag): ${(error as Error).message}`);
+    }
+  }
+  return patterns;
+}
+
+/** Every distinct pattern through recheck, one at a time, within a per-pattern and an overall time budget. */
+async function checkPatterns(patterns: readonly PatternUse[], opts: Required<GuardOptions>): Promise<void> {
+  const deadline = Date.now() + opts.patternBudgetMs;
+  const seen = new Set<string>();
+  for (const { pattern, where } of patterns) {
+    if (seen.has(pattern)) continue;
+    seen.add(pattern);
+    const left = deadline - Date.now();
+    const unsafe = (why: string) =>
+      new SchemaRejectedError('unsafe_pattern', `the pattern ${JSON.stringify(pattern)} at ${where} ${why}. Use a simpler pattern without nested or overlapping repetition (like "^[A-Z]{2}-\\d{4}$"), or drop it and describe the format in "description".`);
+    if (left <= 0) throw unsafe(`was not checked: the schema's patterns take longer than ${opts.patternBudgetMs} ms to check together`);
+    const timeout = Math.min(opts.patternTimeoutMs, left);
+    const diagnostics = await check(pattern, 'u', { checker: 'automaton', timeout, signal: AbortSignal.timeout(timeout + 250) });
+    if (diagnostics.status === 'vulnerable') {
+      throw unsafe(`can take ${diagnostics.complexity.type} time on some inputs (catastrophic backtracking, e.g. on ${JSON.stringify(shorten(diagnostics.attack.pattern))})`);
+    }
+    if (diagnostics.status === 'unknown') {
+      const { error } = diagnostics;
+      const reason =
+        error.kind === 'timeout' || error.kind === 'cancel'
+          ? `could not be proven safe within ${timeout} ms`
+          : error.kind === 'unsupported'
+            ? `uses a ${error.message}, which cannot be proven safe (no back-references or look-around assertions)`
+            : `could not be analysed (${error.kind})`;
+      throw unsafe(reason);
+    }
+  }
+}
+
+function shorten(s: string): string {
+  return s.length > 60 ? `${s.slice(0, 57)}...` : s;
+}
+
+type AnyAjv = Ajv | Ajv2020;
+const ajvs = new Map<SchemaDraft, AnyAjv>();
+
+function ajvFor(draft: SchemaDraft): AnyAjv {
+  let ajv = ajvs.get(draft);
+  if (!ajv) {
+    ajv = draft === '2020-12' ? new Ajv2020({ ...AJV_OPTIONS }) : new Ajv({ ...AJV_OPTIONS });
+    (addFormats as unknown as { default: (a: AnyAjv) => void }).default(ajv);
+    ajvs.set(draft, ajv);
+  }
+  return ajv;
+}
+
+/**
+ * Compile a schema already accepted by the guard (or by the worker probe) on this thread. One Ajv
+ * per draft is kept (its meta-schema is compiled once); each schema is removed from its cache
+ * right after compiling so the instance does not grow and `$id`s cannot collide between calls.
+ */
+export function compileHere(schema: JsonSchemaObject, draft: SchemaDraft = '2020-12'): ValidateFunction {
+  const ajv = ajvFor(draft);
+  try {
+    return ajv.compile(schema);
+  } catch (error) {
+    throw notCompilable((error as Error).message);
+  } finally {
+    ajv.removeSchema(schema);
+  }
+}
+
+function notCompilable(detail: string): SchemaRejectedError {
+  return new SchemaRejectedError('not_compilable', `${detail}. Send a valid JSON Schema (draft 2020-12; strict: no unknown keywords or formats, "required" only names defined properties).`);
+}
+
+function validateWith(validateFn: ValidateFunction, data: unknown): SchemaValidation {
+  if (validateFn(data)) return { valid: true };
+  const all = validateFn.errors ?? [];
+  const errors = all.slice(0, MAX_VALIDATION_ERRORS).map(formatError);
+  if (all.length > MAX_VALIDATION_ERRORS) errors.push(`… and ${all.length - MAX_VALIDATION_ERRORS} more errors`);
+  const paths = [...new Set(all.map(errorPath))];
+  return { valid: false, errors, paths };
+}
+
+/** Ajv's error as one readable line: `/items/0/date must match format "date"`. */
+export function formatError(error: ErrorObject): string {
+  const where = error.instancePath || '(root)';
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'additionalProperties':
+      return `${where} must not have the property '${String(params.additionalProperty)}'`;
+    case 'enum':
+      return `${where} must be one of ${JSON.stringify(params.allowedValues)}`;
+    case 'const':
+      return `${where} must be ${JSON.stringify(params.allowedValue)}`;
+    default:
+      return `${where} ${error.message ?? 'is invalid'}`;
+  }
+}
+
+/** The JSON Pointer of the value an error is about (for `required`, the missing member). */
+function errorPath(error: ErrorObject): string {
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === 'required') return `${error.instancePath}/${escapePointer(String(params.missingProperty))}`;
+  if (error.keyword === 'additionalProperties') return `${error.instancePath}/${escapePointer(String(params.additionalProperty))}`;
+  return error.instancePath;
+}
+
+/** Why a source text cannot be extracted from. */
+export class SourceTextRejectedError extends Error {
+  override readonly name = 'SourceTextRejectedError';
+  constructor(
+    readonly rule: 'not_text' | 'empty' | 'too_large',
+    message: string,
+  ) {
+    super(`Source text rejected (${rule}): ${message}`);
+  }
+}
+
+/** The source text if it can be extracted from; throws SourceTextRejectedError otherwise. */
+export function checkSourceText(text: unknown): string {
+  if (typeof text !== 'string') throw new SourceTextRejectedError('not_text', 'the source must be a string of text.');
+  if (text.trim().length === 0) throw new SourceTextRejectedError('empty', 'the source text is empty; there is nothing to extract from.');
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > MAX_SOURCE_TEXT_BYTES) {
+    throw new SourceTextRejectedError('too_large', `it is ${bytes} bytes (UTF-8); the limit is ${MAX_SOURCE_TEXT_BYTES} bytes (200 KiB). Extract from the relevant part of the text, or split it into several extractions.`);
+  }
+  return text;
+}

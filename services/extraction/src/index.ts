@@ -1,0 +1,44 @@
+export {};
+
+// Model providers (Anthropic, OpenAI-compatible), their safety framing and the repair round.
+export { buildExtractionPrompt, buildRepairMessage, buildSystemPrompt, delimitSource, neutraliseMarkers, SOURCE_TAG } from './prompt.js';
+export type { ExtractionPrompt, ExtractionPromptOptions, PromptMessage } from './prompt.js';
+export { ProviderError } from './providers/errors.js';
+export type { ProviderErrorCode, ProviderName } from './providers/errors.js';
+export { ANTHROPIC_DEFAULT_MODEL, anthropicRequestBody, createAnthropicProvider, EXTRACTION_TOOL_NAME } from './providers/anthropic.js';
+export type { AnthropicProviderOptions } from './providers/anthropic.js';
+export { createOpenAiProvider, fitsOpenAiStrictMode, OPENAI_DEFAULT_BASE_URL, openAiRequestBody } from './providers/openai.js';
+export type { OpenAiProviderOptions } from './providers/openai.js';
+export { ExtractionInvalidError, extractWithRepair, sumUsage } from './repair.js';
+export type { RepairOutcome, ValidationResult } from './repair.js';
+
+// Pure core: the schema guard, grounding and confidence; the offline heuristic extractor and its labelled corpus.
+export type * from './types.js';
+export {
+  guardSchema,
+  SchemaRejectedError,
+  SourceTextRejectedError,
+  checkSourceText,
+  MAX_SCHEMA_BYTES,
+  MAX_SCHEMA_DEPTH,
+  MAX_SOURCE_TEXT_BYTES,
+  MAX_VALIDATION_ERRORS,
+  DEFAULT_GUARD_OPTIONS,
+} from './core/schema-guard.js';
+export type { GuardedSchema, GuardOptions, SchemaRule, SchemaValidation } from './core/schema-guard.js';
+export { stopCompileProbe } from './core/compile-probe.js';
+export type { SchemaDraft } from './core/compile-probe.js';
+export { canonicalJson, schemaHash } from './core/canonical.js';
+export { groundValue, labelPolarity, passageSimilarity, wordSimilarity, FUZZY_THRESHOLD, GROUNDING_WEIGHTS } from './core/grounding.js';
+export type { Grounding, GroundingHint } from './core/grounding.js';
+export { scoreFields, ABSENT_CONFIDENCE, ABSENT_BUT_MENTIONED_CONFIDENCE } from './core/confidence.js';
+export type { FieldScores } from './core/confidence.js';
+export { findDates, parseDate } from './core/dates.js';
+export type { DateMention } from './core/dates.js';
+export { findNumbers, parseNumber } from './core/numbers.js';
+export type { NumberMention } from './core/numbers.js';
+export { createHeuristicProvider, extractHeuristically, HEURISTIC_MODEL } from './heuristic/extractor.js';
+export { heuristicCorpus } from './corpus/documents.js';
+export type { CorpusDocument } from './corpus/documents.js';
+export { evaluateHeuristic, formatEvaluation, FIELD_TYPES } from './corpus/evaluate.js';
+export type { EvaluationReport, FieldOutcome, FieldType, Metrics } from './corpus/evaluate.js';
