@@ -1,6 +1,6 @@
 import * as lancedb from '@lancedb/lancedb';
 import { Field, FixedSizeList, Float32, Int32, List, Schema, Utf8 } from 'apache-arrow';
-import { carriedVectors, checkVectors, chunkDocument, chunkId, groupKeys, planUpsertMany, requestVectors, sourceKeyString } from '../core/source.js';
+import { carriedVectors, checkVectors, chunkDocument, chunkHitOf, chunkId, groupKeys, planUpsertMany, requestVectors, sourceKeyString } from '../core/source.js';
 import type { Bm25Index, ChunkFilters, ChunkHit, EmbedderIdentity, IndexedChunk, IndexedSource, SearchScope, SourceKey, UpsertReport, VectorIndex } from '../types.js';
 import { EmbedderMismatchError } from '../types.js';
 
@@ -102,19 +102,6 @@ type Row = Record<string, unknown>;
 /** A chunk as both tables store it; each table adds its own column (`fts_text` or `vector`). */
 function baseRow(source: IndexedSource, chunk: IndexedChunk): Row {
   return { id: chunkId(source, chunk.chunkNo), ...chunkDocument(source, chunk) };
-}
-
-function toHit(row: Row, score: number): ChunkHit {
-  return {
-    sourceTable: String(row.source_table),
-    sourceId: String(row.source_id),
-    chunkNo: Number(row.chunk_no),
-    title: String(row.title),
-    text: String(row.text),
-    start: Number(row.start_offset),
-    end: Number(row.end_offset),
-    score,
-  };
 }
 
 /** Best first; ties keep source order then chunk order, so ranks are deterministic. */
@@ -241,7 +228,7 @@ export async function openLanceBm25Index(options: LanceOptions): Promise<LanceBm
         .limit(scope.limit)
         .toArray()) as Row[];
       // LanceDB 0.37 can return FTS rows unordered (union of indexed and unindexed parts): rank here.
-      return byScore(rows.map((r) => toHit(r, Number(r._score))));
+      return byScore(rows.map((r) => chunkHitOf(r, Number(r._score))));
     },
   };
 }
@@ -289,7 +276,7 @@ export async function openLanceVectorIndex(options: LanceOptions & { embedder: E
         .select([...RESULT_COLUMNS, '_distance'])
         .limit(scope.limit)
         .toArray()) as Row[];
-      return byScore(rows.map((r) => toHit(r, 1 - Number(r._distance))));
+      return byScore(rows.map((r) => chunkHitOf(r, 1 - Number(r._distance))));
     },
   };
 }

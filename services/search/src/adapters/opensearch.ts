@@ -1,5 +1,5 @@
 import { Client } from '@opensearch-project/opensearch';
-import { chunkDocument, chunkId, groupKeys, planUpsertMany, sourceKeyString } from '../core/source.js';
+import { chunkDocument, chunkHitOf, chunkId, groupKeys, planUpsertMany, sourceKeyString } from '../core/source.js';
 import type { Bm25Index, ChunkFilters, ChunkHit, IndexedSource, SearchScope, SourceKey, UpsertReport } from '../types.js';
 
 /**
@@ -152,19 +152,7 @@ export async function openOpenSearchBm25Index(options: OpenSearchBm25Options): P
         },
       });
       const body = res.body as unknown as SearchBody;
-      return body.hits.hits.map((h) => {
-        const s = h._source ?? {};
-        return {
-          sourceTable: String(s.source_table),
-          sourceId: String(s.source_id),
-          chunkNo: Number(s.chunk_no),
-          title: String(s.title),
-          text: String(s.text),
-          start: Number(s.start_offset),
-          end: Number(s.end_offset),
-          score: Number(h._score ?? 0),
-        };
-      });
+      return body.hits.hits.map((h) => chunkHitOf(h._source ?? {}, Number(h._score ?? 0)));
     },
     async close(): Promise<void> {
       await client.close();

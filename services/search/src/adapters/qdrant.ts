@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { QdrantClient } from '@qdrant/js-client-rest';
-import { carriedVectors, checkVectors, chunkDocument, chunkId, groupKeys, planUpsertMany, requestVectors, sourceKeyString } from '../core/source.js';
+import { carriedVectors, checkVectors, chunkDocument, chunkHitOf, chunkId, groupKeys, planUpsertMany, requestVectors, sourceKeyString } from '../core/source.js';
 import type { ChunkFilters, ChunkHit, EmbedderIdentity, SearchScope, SourceKey, VectorIndex } from '../types.js';
 import { EmbedderMismatchError } from '../types.js';
 
@@ -144,19 +144,7 @@ export async function openQdrantVectorIndex(options: QdrantVectorOptions): Promi
       if (vector.length !== embedder.dimension) throw new EmbedderMismatchError(embedder, { id: 'query vector', dimension: vector.length });
       if (!vector.some((x) => x !== 0)) return [];
       const res = await client.query(collection, { query: vector, filter: qdrantFilter(scope.orgId, scope.filters), limit: scope.limit, with_payload: true });
-      return res.points.map((p) => {
-        const s = p.payload ?? {};
-        return {
-          sourceTable: String(s.source_table),
-          sourceId: String(s.source_id),
-          chunkNo: Number(s.chunk_no),
-          title: String(s.title),
-          text: String(s.text),
-          start: Number(s.start_offset),
-          end: Number(s.end_offset),
-          score: p.score,
-        };
-      });
+      return res.points.map((p) => chunkHitOf(p.payload ?? {}, p.score));
     },
     async close(): Promise<void> {},
   };

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Chunk, ChunkVectors, EmbeddedSource, EmbedderIdentity, IndexedChunk, IndexedSource, SourceKey, SourceMeta, UpsertReport } from '../types.js';
+import type { Chunk, ChunkHit, ChunkVectors, EmbeddedSource, EmbedderIdentity, IndexedChunk, IndexedSource, SourceKey, SourceMeta, UpsertReport } from '../types.js';
 import { EmbedderMismatchError } from '../types.js';
 import { chunkText, type ChunkOptions } from './chunker.js';
 
@@ -41,6 +41,20 @@ export function chunkDocument(source: IndexedSource | EmbeddedSource, chunk: Ind
 }
 
 /** Stable id of one chunk inside an engine (tenant first, so ids never collide across orgs). */
+/** A stored chunk document (as chunkDocument wrote it, read back from any engine) as a search hit. */
+export function chunkHitOf(doc: Readonly<Record<string, unknown>>, score: number): ChunkHit {
+  return {
+    sourceTable: String(doc.source_table),
+    sourceId: String(doc.source_id),
+    chunkNo: Number(doc.chunk_no),
+    title: String(doc.title),
+    text: String(doc.text),
+    start: Number(doc.start_offset),
+    end: Number(doc.end_offset),
+    score,
+  };
+}
+
 export function chunkId(key: SourceKey, chunkNo: number): string {
   return `${key.orgId}/${key.sourceTable}/${key.sourceId}/${chunkNo}`;
 }
