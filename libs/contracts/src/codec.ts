@@ -28,8 +28,12 @@ import type { ToolDefinition } from './catalogue/types.js';
  * names ("search" ↔ STEP_TYPE_SEARCH) and 64-bit integers as numbers.
  */
 export interface ToolCodec {
-  /** JSON arguments → request bytes. Throws ContractError naming each bad field. */
-  encodeRequest(args: unknown): Uint8Array;
+  /**
+   * JSON arguments → request bytes. Throws ContractError naming each bad field. `gateway` adds
+   * the gateway's own root fields (see ToolDefinition.gatewayFields) in proto3 JSON, after the
+   * arguments were validated: a caller cannot send them.
+   */
+  encodeRequest(args: unknown, gateway?: Readonly<Record<string, JsonValue>>): Uint8Array;
   /** Response bytes → JSON result (structuredContent). Throws ContractError on bad data. */
   decodeResponse(bytes: Uint8Array): Record<string, unknown>;
 }
@@ -84,9 +88,16 @@ function buildCodec(tool: ToolDefinition, registry: FileRegistry): ToolCodec {
   const fromProtoJson = messageConverter(output, 'output', new Map());
 
   return {
-    encodeRequest(args) {
+    encodeRequest(args, gateway) {
       if (!validate(args)) throw new ContractError('arguments', ajvIssues(validate.errors ?? []));
-      const json = (toProtoJson ? toProtoJson(args, '') : args) as JsonValue;
+      const nested = tooDeeplyNested(args);
+      if (nested) {
+        throw new ContractError('arguments', [
+          { path: nested, problem: `nests objects and arrays more than ${MAX_ARGUMENT_NESTING} levels deep, which cannot be sent; flatten it` },
+        ]);
+      }
+      let json = (toProtoJson ? toProtoJson(args, '') : args) as JsonValue;
+      if (gateway) json = { ...(json as Record<string, JsonValue>), ...gateway };
       try {
         return toBinary(input, fromJson(input, json, { registry }));
       } catch (error) {
@@ -108,6 +119,27 @@ function buildCodec(tool: ToolDefinition, registry: FileRegistry): ToolCodec {
       return (fromProtoJson ? fromProtoJson(json, '') : json) as Record<string, unknown>;
     },
   };
+}
+
+/**
+ * How deep an argument's objects and arrays may nest, counting the argument's own value as 1.
+ * Free-form JSON (google.protobuf.Struct) costs three protobuf message levels per JSON level,
+ * and the generated decoders refuse more than 100 levels (a guard against stack exhaustion):
+ * 32 is the most that always decodes, so deeper JSON is refused here with a clear message
+ * instead of failing inside the service.
+ */
+export const MAX_ARGUMENT_NESTING = 32;
+
+// The path of the first top-level argument nested deeper than the limit, if any (bounded walk).
+function tooDeeplyNested(args: unknown): string | undefined {
+  if (!args || typeof args !== 'object') return undefined;
+  const exceeds = (value: unknown, depth: number): boolean => {
+    if (!value || typeof value !== 'object') return false;
+    if (depth > MAX_ARGUMENT_NESTING) return true;
+    for (const child of Array.isArray(value) ? value : Object.values(value)) if (exceeds(child, depth + 1)) return true;
+    return false;
+  };
+  return Object.entries(args).find(([, value]) => exceeds(value, 1))?.[0];
 }
 
 let sharedAjv: Ajv2020 | undefined;

@@ -12,8 +12,8 @@ import { deepFreeze } from './freeze.js';
 import { toolDefinitions } from './gen/catalogue.js';
 import { descriptorSetBase64 } from './gen/descriptor-set.js';
 
-export type { JsonSchema, ObjectSchema, ToolAnnotations, ToolDefinition, ToolRpc } from './catalogue/types.js';
-export { ContractError, type ContractIssue, type ToolCodec } from './codec.js';
+export type { GatewayFields, JsonSchema, ObjectSchema, ToolAnnotations, ToolDefinition, ToolRpc } from './catalogue/types.js';
+export { ContractError, MAX_ARGUMENT_NESTING, type ContractIssue, type ToolCodec } from './codec.js';
 
 /** Every MCP tool, sorted by name, deeply frozen: the gateway lists and dispatches these. */
 export const toolCatalogue: readonly ToolDefinition[] = deepFreeze(toolDefinitions);
@@ -37,6 +37,8 @@ export function createToolCodec(tool: ToolDefinition, descriptors: Uint8Array = 
 // Generated code per proto package: messages (encode/decode/fromJSON/toJSON), the grpc-js
 // service definition (e.g. IdentityServiceService), server interface and client.
 export * as artifactV1 from './gen/quarry/artifact/v1/artifact.js';
+export * as extractionV1 from './gen/quarry/extraction/v1/extraction.js';
 export * as identityV1 from './gen/quarry/identity/v1/identity.js';
+export * as mcpV1 from './gen/quarry/mcp/v1/sampling.js';
 export * as planV1 from './gen/quarry/plan/v1/plan.js';
 export * as searchV1 from './gen/quarry/search/v1/search.js';

@@ -33,9 +33,10 @@ describe('the tool catalogue', () => {
     });
   });
 
-  it('publishes exactly these tools: ping, the plan engine tools of issue 3, the artifact and search tools of issue 4', () => {
+  it('publishes exactly these tools: ping, the plan engine tools of issue 3, the artifact and search tools of issue 4, extract_data of issue 5', () => {
     expect(toolCatalogue.map((tool) => tool.name)).toEqual([
       'create_research_plan',
+      'extract_data',
       'get_next_step',
       'get_plan_status',
       'get_research_context',

@@ -37,7 +37,10 @@ describe('generateContracts', () => {
       'google/protobuf/struct.ts',
       'google/protobuf/timestamp.ts',
       'quarry/artifact/v1/artifact.ts',
+      'quarry/extraction/v1/extraction.ts',
       'quarry/identity/v1/identity.ts',
+      'quarry/mcp/v1/options.ts',
+      'quarry/mcp/v1/sampling.ts',
       'quarry/plan/v1/plan.ts',
       'quarry/search/v1/search.ts',
     ]);

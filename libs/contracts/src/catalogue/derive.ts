@@ -13,8 +13,8 @@ import {
 } from '@bufbuild/protobuf';
 import { FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
 import { createCommentReader } from './comments.js';
-import { messageToJsonSchema, SchemaError, type FieldConstraints, type OneofConstraints, type SchemaSources } from './schema.js';
-import type { ToolAnnotations, ToolDefinition } from './types.js';
+import { gatewayFieldRole, messageToJsonSchema, SchemaError, type FieldConstraints, type OneofConstraints, type SchemaSources } from './schema.js';
+import type { GatewayFields, ToolAnnotations, ToolDefinition } from './types.js';
 
 /**
  * Derives the MCP tool catalogue from a FileDescriptorSet (with source info, for comments):
@@ -100,6 +100,7 @@ function deriveTool(method: DescMethod, options: ToolOptions, sources: SchemaSou
     if (!(error instanceof SchemaError)) throw error;
     problems.push(error.message);
   }
+  const gatewayFields = gatewayFieldsOf(method, problems);
   if (problems.length > 0 || !inputSchema || !outputSchema) return problems;
 
   const annotations: ToolAnnotations = {
@@ -117,7 +118,30 @@ function deriveTool(method: DescMethod, options: ToolOptions, sources: SchemaSou
     outputSchema,
     annotations,
     rpc: { service, method: method.name, path: `/${service}/${method.name}` },
+    ...(gatewayFields ? { gatewayFields } : {}),
   };
+}
+
+// The gateway's side-channel fields of an rpc (root level only), checked for a sane shape.
+function gatewayFieldsOf(method: DescMethod, problems: string[]): GatewayFields | undefined {
+  const fields: { -readonly [K in keyof GatewayFields]: string } = {};
+  const collect = (message: DescMethod['input'], side: 'request' | 'response') => {
+    for (const field of message.fields) {
+      const role = gatewayFieldRole(field);
+      if (!role) continue;
+      const expected = role === 'clientSampling' ? 'request' : 'response';
+      if (side !== expected) problems.push(`${field.message!.typeName} (field ${field.name}) belongs in the ${expected}, not the ${side}`);
+      else if (field.fieldKind !== 'message') problems.push(`${field.message!.typeName} (field ${field.name}) must be a singular field`);
+      else if (fields[role]) problems.push(`has more than one ${field.message!.typeName} field`);
+      else fields[role] = field.jsonName;
+    }
+  };
+  collect(method.input, 'request');
+  collect(method.output, 'response');
+  if (fields.samplingRequest && !fields.clientSampling) {
+    problems.push('a response with a quarry.mcp.v1.SamplingRequest needs a quarry.mcp.v1.ClientSampling request field (the answer comes back in it)');
+  }
+  return Object.keys(fields).length > 0 ? fields : undefined;
 }
 
 function schemaSources(registry: FileRegistry): SchemaSources {

@@ -64,6 +64,23 @@ export class SchemaError extends Error {
 
 export const FORMATS: readonly string[] = ['uuid', 'email', 'uri', 'date-time'];
 
+/**
+ * Message types whose root-level fields belong to the gateway's side channel (MCP sampling and
+ * model usage, quarry/mcp/v1/sampling.proto): the gateway fills or consumes them, so they are in
+ * neither schema, and a caller can never send one.
+ */
+export const GATEWAY_FIELD_TYPES = {
+  'quarry.mcp.v1.ClientSampling': 'clientSampling',
+  'quarry.mcp.v1.SamplingRequest': 'samplingRequest',
+  'quarry.mcp.v1.ModelUsage': 'modelUsage',
+} as const;
+
+export type GatewayFieldRole = (typeof GATEWAY_FIELD_TYPES)[keyof typeof GATEWAY_FIELD_TYPES];
+
+export function gatewayFieldRole(field: DescField): GatewayFieldRole | undefined {
+  return field.message ? GATEWAY_FIELD_TYPES[field.message.typeName as keyof typeof GATEWAY_FIELD_TYPES] : undefined;
+}
+
 export function messageToJsonSchema(root: DescMessage, mode: SchemaMode, sources: SchemaSources): ObjectSchema {
   const state: State = { mode, sources, root, recursive: recursiveMessages(root), defs: new Map() };
   const schema = objectSchema(root, state);
@@ -86,6 +103,7 @@ function objectSchema(message: DescMessage, state: State): ObjectSchema {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   for (const field of message.fields) {
+    if (message === state.root && gatewayFieldRole(field)) continue;
     properties[field.jsonName] = fieldSchema(field, state);
     if (isRequired(field, state)) required.push(field.jsonName);
   }

@@ -48,4 +48,19 @@ export interface ToolDefinition {
   readonly outputSchema: ObjectSchema;
   readonly annotations: ToolAnnotations;
   readonly rpc: ToolRpc;
+  /** Root fields the gateway fills or consumes (left out of both schemas); absent when none. */
+  readonly gatewayFields?: GatewayFields;
+}
+
+/**
+ * The gateway's side channel of a tool, found by type (quarry/mcp/v1/sampling.proto), named by
+ * the fields' JSON names. A tool that can ask for a sampling request has both sampling fields.
+ */
+export interface GatewayFields {
+  /** Request field of type quarry.mcp.v1.ClientSampling: the gateway fills it. */
+  readonly clientSampling?: string;
+  /** Response field of type quarry.mcp.v1.SamplingRequest: becomes an input-required result. */
+  readonly samplingRequest?: string;
+  /** Response field of type quarry.mcp.v1.ModelUsage: recorded in the tool-call log. */
+  readonly modelUsage?: string;
 }

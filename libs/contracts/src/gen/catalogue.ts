@@ -211,6 +211,211 @@ export const toolDefinitions: readonly ToolDefinition[] = [
     }
   },
   {
+    "name": "extract_data",
+    "title": "Extract structured data",
+    "description": "Extract structured data from a text into the shape of a JSON Schema you give. Send the text itself (sourceText) or the ID of a stored research artifact (sourceArtifactId), and an object schema (properties with types, formats, enums; local $ref only; at most 64 KiB, nesting at most 32 deep). The result is validated against the schema, every field is scored by how well it is grounded in the source (an exact quote scores high; a value the text does not contain scores at most 0.1), and the extraction is stored. Fields the source does not state are left out rather than guessed, so make only truly essential fields required. If your client supports MCP sampling, your own model may be asked to do the extraction.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "sourceText": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 204800,
+          "description": "The text itself (at most 200 KiB of UTF-8). Set exactly one of sourceText, sourceArtifactId."
+        },
+        "sourceArtifactId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The ID of a research artifact stored in your organization; its text is used. Set exactly one of sourceText, sourceArtifactId."
+        },
+        "extractionSchema": {
+          "type": "object",
+          "description": "The JSON Schema of the data to extract: an object schema (type \"object\" with properties)."
+        },
+        "schemaVersion": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 1000000,
+          "description": "Your version number of this schema, stored with the result (default 1)."
+        },
+        "planId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The research plan the extraction belongs to, if any."
+        },
+        "stepId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The step of that plan the extraction belongs to, if any (needs planId)."
+        },
+        "sourceUrl": {
+          "type": "string",
+          "format": "uri",
+          "maxLength": 2048,
+          "description": "Where the source text came from (a web address), stored with the result."
+        },
+        "sourceLocation": {
+          "type": "object",
+          "properties": {
+            "page": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 4294967295,
+              "description": "Page number (1 = first page)."
+            },
+            "section": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 500,
+              "description": "Section title or number."
+            }
+          },
+          "additionalProperties": false,
+          "description": "Where in the source document the text is, stored with the result."
+        }
+      },
+      "required": [
+        "extractionSchema"
+      ],
+      "additionalProperties": false,
+      "dependentSchemas": {
+        "sourceText": {
+          "properties": {
+            "sourceArtifactId": false
+          }
+        }
+      },
+      "anyOf": [
+        {
+          "required": [
+            "sourceText"
+          ],
+          "properties": {
+            "sourceText": true
+          }
+        },
+        {
+          "required": [
+            "sourceArtifactId"
+          ],
+          "properties": {
+            "sourceArtifactId": true
+          }
+        }
+      ]
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "extractionId": {
+          "type": "string",
+          "description": "The stored extraction result's ID."
+        },
+        "data": {
+          "type": "object",
+          "description": "The extracted data; valid against the schema."
+        },
+        "fieldConfidences": {
+          "type": "object",
+          "additionalProperties": {
+            "type": "number"
+          },
+          "description": "Confidence (0–1) of every extracted value, keyed by its JSON Pointer (e.g. \"/authors/0\")."
+        },
+        "overallConfidence": {
+          "type": "number",
+          "description": "Mean confidence over the schema's required fields (over all extracted fields when none is required), 0–1."
+        },
+        "status": {
+          "type": "string",
+          "enum": [
+            "completed"
+          ],
+          "description": "Always completed: a failed extraction is a tool error and stores nothing."
+        },
+        "fields": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "path": {
+                "type": "string",
+                "description": "JSON Pointer of the value in the data, e.g. \"/authors/0/name\"."
+              },
+              "grounding": {
+                "type": "string",
+                "enum": [
+                  "exact",
+                  "normalised",
+                  "numeric",
+                  "date",
+                  "fuzzy",
+                  "none"
+                ],
+                "description": "How the value was found in the source text."
+              },
+              "spanStart": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 4294967295,
+                "description": "Character offset where the value starts in the source text (when grounded)."
+              },
+              "spanEnd": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 4294967295,
+                "description": "Character offset where it ends, exclusive (when grounded)."
+              },
+              "confidence": {
+                "type": "number",
+                "description": "Confidence in the value, 0–1."
+              }
+            },
+            "required": [
+              "path",
+              "confidence"
+            ],
+            "additionalProperties": false
+          },
+          "description": "How each extracted value was found in the source: grounding kind and character span."
+        },
+        "provider": {
+          "type": "string",
+          "description": "Who extracted: anthropic, openai, sampling (your own model) or heuristic (offline rules)."
+        },
+        "model": {
+          "type": "string",
+          "description": "The model that extracted, as its provider reported it."
+        }
+      },
+      "required": [
+        "extractionId",
+        "fieldConfidences",
+        "overallConfidence",
+        "fields",
+        "provider",
+        "model"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": false,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.extraction.v1.ExtractionService",
+      "method": "ExtractData",
+      "path": "/quarry.extraction.v1.ExtractionService/ExtractData"
+    },
+    "gatewayFields": {
+      "clientSampling": "clientSampling",
+      "samplingRequest": "samplingRequest",
+      "modelUsage": "modelUsage"
+    }
+  },
+  {
     "name": "get_next_step",
     "title": "Get next step",
     "description": "Claim the next step of a plan to work on: the first pending step moves to in_progress and is yours (two agents calling at the same moment never get the same step). Do the work the instructions describe, then report it with submit_step_result.\n\nCheck `status` first: next_step (work on `step`); plan_complete (every step is done: write the deliverable using outputMediaType and the formatting instructions and notes returned with it); plan_failed (stop); awaiting_review (the user must decide with submit_user_decision before work continues); no_pending_steps (nothing to claim now because the remaining steps are in progress elsewhere: wait with get_plan_status and try again).",

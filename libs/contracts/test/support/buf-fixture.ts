@@ -6,11 +6,11 @@ import { buildDescriptorSet, runBuf } from '../../src/catalogue/buf.js';
 
 export const packageDir = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const repoRoot = resolve(packageDir, '../..');
-const optionsProto = join(repoRoot, 'proto/quarry/mcp/v1/options.proto');
+const mcpProtos = ['options.proto', 'sampling.proto'].map((name) => join(repoRoot, 'proto/quarry/mcp/v1', name));
 
 /**
  * Builds a throwaway buf module holding `files` (path → proto source) next to the real
- * quarry/mcp/v1/options.proto, and returns its FileDescriptorSet with source info, exactly as
+ * quarry/mcp/v1 protos (options, sampling), and returns its FileDescriptorSet with source info, exactly as
  * the generator builds proto/. With `lint`, `buf lint` (STANDARD) must pass first.
  */
 export function buildModule(files: Record<string, string> | { copyFrom: string }, options: { lint?: boolean } = {}): Uint8Array {
@@ -25,7 +25,7 @@ export function buildModule(files: Record<string, string> | { copyFrom: string }
       }
     }
     mkdirSync(join(dir, 'quarry/mcp/v1'), { recursive: true });
-    cpSync(optionsProto, join(dir, 'quarry/mcp/v1/options.proto'));
+    for (const proto of mcpProtos) cpSync(proto, join(dir, 'quarry/mcp/v1', proto.split('/').pop()!));
     if (options.lint) runBuf(['lint'], dir);
     return buildDescriptorSet(dir);
   } finally {

@@ -162,6 +162,76 @@ export function mediaTypeToJSON(object: MediaType): string {
   }
 }
 
+/** How an extracted value was found in the source text, best first. */
+export enum GroundingKind {
+  GROUNDING_KIND_UNSPECIFIED = 0,
+  /** GROUNDING_KIND_EXACT - The value appears verbatim. */
+  GROUNDING_KIND_EXACT = 1,
+  /** GROUNDING_KIND_NORMALISED - The value appears up to case, whitespace, punctuation and diacritics. */
+  GROUNDING_KIND_NORMALISED = 2,
+  /** GROUNDING_KIND_NUMERIC - The same number is written differently (1,200 / 1200; 45% / 0.45). */
+  GROUNDING_KIND_NUMERIC = 3,
+  /** GROUNDING_KIND_DATE - The same calendar day is written differently (2024-03-05 / March 5, 2024). */
+  GROUNDING_KIND_DATE = 4,
+  /** GROUNDING_KIND_FUZZY - A similar passage appears. */
+  GROUNDING_KIND_FUZZY = 5,
+  /** GROUNDING_KIND_NONE - The source does not contain the value. */
+  GROUNDING_KIND_NONE = 6,
+  UNRECOGNIZED = -1,
+}
+
+export function groundingKindFromJSON(object: any): GroundingKind {
+  switch (object) {
+    case 0:
+    case "GROUNDING_KIND_UNSPECIFIED":
+      return GroundingKind.GROUNDING_KIND_UNSPECIFIED;
+    case 1:
+    case "GROUNDING_KIND_EXACT":
+      return GroundingKind.GROUNDING_KIND_EXACT;
+    case 2:
+    case "GROUNDING_KIND_NORMALISED":
+      return GroundingKind.GROUNDING_KIND_NORMALISED;
+    case 3:
+    case "GROUNDING_KIND_NUMERIC":
+      return GroundingKind.GROUNDING_KIND_NUMERIC;
+    case 4:
+    case "GROUNDING_KIND_DATE":
+      return GroundingKind.GROUNDING_KIND_DATE;
+    case 5:
+    case "GROUNDING_KIND_FUZZY":
+      return GroundingKind.GROUNDING_KIND_FUZZY;
+    case 6:
+    case "GROUNDING_KIND_NONE":
+      return GroundingKind.GROUNDING_KIND_NONE;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return GroundingKind.UNRECOGNIZED;
+  }
+}
+
+export function groundingKindToJSON(object: GroundingKind): string {
+  switch (object) {
+    case GroundingKind.GROUNDING_KIND_UNSPECIFIED:
+      return "GROUNDING_KIND_UNSPECIFIED";
+    case GroundingKind.GROUNDING_KIND_EXACT:
+      return "GROUNDING_KIND_EXACT";
+    case GroundingKind.GROUNDING_KIND_NORMALISED:
+      return "GROUNDING_KIND_NORMALISED";
+    case GroundingKind.GROUNDING_KIND_NUMERIC:
+      return "GROUNDING_KIND_NUMERIC";
+    case GroundingKind.GROUNDING_KIND_DATE:
+      return "GROUNDING_KIND_DATE";
+    case GroundingKind.GROUNDING_KIND_FUZZY:
+      return "GROUNDING_KIND_FUZZY";
+    case GroundingKind.GROUNDING_KIND_NONE:
+      return "GROUNDING_KIND_NONE";
+    case GroundingKind.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 export interface StoreResearchRequest {
   /** What kind of artifact this is. */
   artifactType: ArtifactType;
@@ -293,6 +363,110 @@ export interface PlanArtifact {
 export interface ListPlanArtifactsResponse {
   /** The plan's artifacts, oldest first. */
   artifacts: PlanArtifact[];
+}
+
+export interface GetArtifactTextRequest {
+  /** The research artifact whose text to read. */
+  artifactId: string;
+}
+
+export interface GetArtifactTextResponse {
+  /** The artifact's ID. */
+  artifactId: string;
+  /** The artifact's title. */
+  title: string;
+  /** Its contentText, or the text values of its content, one per line, when it has none. */
+  text: string;
+  /** The plan the artifact belongs to, if any. */
+  planId?: string | undefined;
+}
+
+/** One extracted value: where it was found and how confident Quarry is in it. */
+export interface ExtractedField {
+  /** JSON Pointer of the value in the data, e.g. "/authors/0/name". */
+  path: string;
+  /** How the value was found in the source text. */
+  grounding: GroundingKind;
+  /** Character offset where the value starts in the source text (when grounded). */
+  spanStart?:
+    | number
+    | undefined;
+  /** Character offset where it ends, exclusive (when grounded). */
+  spanEnd?:
+    | number
+    | undefined;
+  /** Confidence in the value, 0–1. */
+  confidence: number;
+}
+
+export interface StoreExtractionResultRequest {
+  /** The extracted data (valid against the schema). */
+  data?:
+    | { [key: string]: unknown }
+    | undefined;
+  /** Confidence per extracted value, keyed by JSON Pointer. */
+  fieldConfidences: { [key: string]: number };
+  /** Grounding and span of every extracted value. */
+  fields: ExtractedField[];
+  /** Mean confidence over the schema's required fields, 0–1. */
+  overallConfidence: number;
+  /** anthropic, openai, sampling or heuristic. */
+  provider: string;
+  /** The model, as its provider reported it. */
+  model: string;
+  /** The JSON Schema used (already accepted by the extraction service's guard). */
+  extractionSchema?:
+    | { [key: string]: unknown }
+    | undefined;
+  /** SHA-256 of the schema's canonical JSON, hex. */
+  schemaHash: string;
+  /** The caller's version number of the schema. */
+  schemaVersion: number;
+  /** The source: a stored research artifact, or the text sent with the call. */
+  source?:
+    | //
+    /** The research artifact the text was read from. */
+    { $case: "sourceArtifactId"; sourceArtifactId: string }
+    | //
+    /** The text sent with the call (spans are offsets into it). */
+    { $case: "sourceText"; sourceText: string }
+    | undefined;
+  /** Where the source came from, if the caller said. */
+  sourceUrl?:
+    | string
+    | undefined;
+  /** Page of the source document, if the caller said. */
+  sourcePage?:
+    | number
+    | undefined;
+  /** Section of the source document, if the caller said. */
+  sourceSection?:
+    | string
+    | undefined;
+  /** The plan the extraction belongs to, if any. */
+  planId?:
+    | string
+    | undefined;
+  /** The step of that plan, if any. */
+  stepId?:
+    | string
+    | undefined;
+  /** Model tokens spent (input), when the provider reported them. */
+  inputTokens?:
+    | number
+    | undefined;
+  /** Model tokens spent (output), when the provider reported them. */
+  outputTokens?: number | undefined;
+}
+
+export interface StoreExtractionResultRequest_FieldConfidencesEntry {
+  key: string;
+  value: number;
+}
+
+export interface StoreExtractionResultResponse {
+  /** The stored extraction result's ID. */
+  extractionId: string;
 }
 
 function createBaseStoreResearchRequest(): StoreResearchRequest {
@@ -1481,6 +1655,981 @@ export const ListPlanArtifactsResponse: MessageFns<ListPlanArtifactsResponse> = 
   },
 };
 
+function createBaseGetArtifactTextRequest(): GetArtifactTextRequest {
+  return { artifactId: "" };
+}
+
+export const GetArtifactTextRequest: MessageFns<GetArtifactTextRequest> = {
+  encode(message: GetArtifactTextRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.artifactId !== "") {
+      writer.uint32(10).string(message.artifactId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetArtifactTextRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetArtifactTextRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.artifactId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetArtifactTextRequest {
+    return {
+      artifactId: isSet(object.artifactId)
+        ? globalThis.String(object.artifactId)
+        : isSet(object.artifact_id)
+        ? globalThis.String(object.artifact_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetArtifactTextRequest): unknown {
+    const obj: any = {};
+    if (message.artifactId !== "") {
+      obj.artifactId = message.artifactId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetArtifactTextRequest>, I>>(base?: I): GetArtifactTextRequest {
+    return GetArtifactTextRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetArtifactTextRequest>, I>>(object: I): GetArtifactTextRequest {
+    const message = createBaseGetArtifactTextRequest();
+    message.artifactId = object.artifactId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetArtifactTextResponse(): GetArtifactTextResponse {
+  return { artifactId: "", title: "", text: "", planId: undefined };
+}
+
+export const GetArtifactTextResponse: MessageFns<GetArtifactTextResponse> = {
+  encode(message: GetArtifactTextResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.artifactId !== "") {
+      writer.uint32(10).string(message.artifactId);
+    }
+    if (message.title !== "") {
+      writer.uint32(18).string(message.title);
+    }
+    if (message.text !== "") {
+      writer.uint32(26).string(message.text);
+    }
+    if (message.planId !== undefined) {
+      writer.uint32(34).string(message.planId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetArtifactTextResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetArtifactTextResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.artifactId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.title = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.text = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.planId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetArtifactTextResponse {
+    return {
+      artifactId: isSet(object.artifactId)
+        ? globalThis.String(object.artifactId)
+        : isSet(object.artifact_id)
+        ? globalThis.String(object.artifact_id)
+        : "",
+      title: isSet(object.title) ? globalThis.String(object.title) : "",
+      text: isSet(object.text) ? globalThis.String(object.text) : "",
+      planId: isSet(object.planId)
+        ? globalThis.String(object.planId)
+        : isSet(object.plan_id)
+        ? globalThis.String(object.plan_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: GetArtifactTextResponse): unknown {
+    const obj: any = {};
+    if (message.artifactId !== "") {
+      obj.artifactId = message.artifactId;
+    }
+    if (message.title !== "") {
+      obj.title = message.title;
+    }
+    if (message.text !== "") {
+      obj.text = message.text;
+    }
+    if (message.planId !== undefined) {
+      obj.planId = message.planId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetArtifactTextResponse>, I>>(base?: I): GetArtifactTextResponse {
+    return GetArtifactTextResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetArtifactTextResponse>, I>>(object: I): GetArtifactTextResponse {
+    const message = createBaseGetArtifactTextResponse();
+    message.artifactId = object.artifactId ?? "";
+    message.title = object.title ?? "";
+    message.text = object.text ?? "";
+    message.planId = object.planId ?? undefined;
+    return message;
+  },
+};
+
+function createBaseExtractedField(): ExtractedField {
+  return { path: "", grounding: 0, spanStart: undefined, spanEnd: undefined, confidence: 0 };
+}
+
+export const ExtractedField: MessageFns<ExtractedField> = {
+  encode(message: ExtractedField, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.path !== "") {
+      writer.uint32(10).string(message.path);
+    }
+    if (message.grounding !== 0) {
+      writer.uint32(16).int32(message.grounding);
+    }
+    if (message.spanStart !== undefined) {
+      writer.uint32(24).uint32(message.spanStart);
+    }
+    if (message.spanEnd !== undefined) {
+      writer.uint32(32).uint32(message.spanEnd);
+    }
+    if (message.confidence !== 0) {
+      writer.uint32(41).double(message.confidence);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExtractedField {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExtractedField();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.path = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.grounding = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.spanStart = reader.uint32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.spanEnd = reader.uint32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 41) {
+              break;
+            }
+
+            message.confidence = reader.double();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ExtractedField {
+    return {
+      path: isSet(object.path) ? globalThis.String(object.path) : "",
+      grounding: isSet(object.grounding) ? groundingKindFromJSON(object.grounding) : 0,
+      spanStart: isSet(object.spanStart)
+        ? globalThis.Number(object.spanStart)
+        : isSet(object.span_start)
+        ? globalThis.Number(object.span_start)
+        : undefined,
+      spanEnd: isSet(object.spanEnd)
+        ? globalThis.Number(object.spanEnd)
+        : isSet(object.span_end)
+        ? globalThis.Number(object.span_end)
+        : undefined,
+      confidence: isSet(object.confidence) ? globalThis.Number(object.confidence) : 0,
+    };
+  },
+
+  toJSON(message: ExtractedField): unknown {
+    const obj: any = {};
+    if (message.path !== "") {
+      obj.path = message.path;
+    }
+    if (message.grounding !== 0) {
+      obj.grounding = groundingKindToJSON(message.grounding);
+    }
+    if (message.spanStart !== undefined) {
+      obj.spanStart = Math.round(message.spanStart);
+    }
+    if (message.spanEnd !== undefined) {
+      obj.spanEnd = Math.round(message.spanEnd);
+    }
+    if (message.confidence !== 0) {
+      obj.confidence = floatToJson(message.confidence);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ExtractedField>, I>>(base?: I): ExtractedField {
+    return ExtractedField.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ExtractedField>, I>>(object: I): ExtractedField {
+    const message = createBaseExtractedField();
+    message.path = object.path ?? "";
+    message.grounding = object.grounding ?? 0;
+    message.spanStart = object.spanStart ?? undefined;
+    message.spanEnd = object.spanEnd ?? undefined;
+    message.confidence = object.confidence ?? 0;
+    return message;
+  },
+};
+
+function createBaseStoreExtractionResultRequest(): StoreExtractionResultRequest {
+  return {
+    data: undefined,
+    fieldConfidences: {},
+    fields: [],
+    overallConfidence: 0,
+    provider: "",
+    model: "",
+    extractionSchema: undefined,
+    schemaHash: "",
+    schemaVersion: 0,
+    source: undefined,
+    sourceUrl: undefined,
+    sourcePage: undefined,
+    sourceSection: undefined,
+    planId: undefined,
+    stepId: undefined,
+    inputTokens: undefined,
+    outputTokens: undefined,
+  };
+}
+
+export const StoreExtractionResultRequest: MessageFns<StoreExtractionResultRequest> = {
+  encode(message: StoreExtractionResultRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.data !== undefined) {
+      Struct.encode(Struct.wrap(message.data), writer.uint32(10).fork()).join();
+    }
+    globalThis.Object.entries(message.fieldConfidences).forEach(([key, value]: [string, number]) => {
+      StoreExtractionResultRequest_FieldConfidencesEntry.encode({ key: key as any, value }, writer.uint32(18).fork())
+        .join();
+    });
+    for (const v of message.fields) {
+      ExtractedField.encode(v!, writer.uint32(26).fork()).join();
+    }
+    if (message.overallConfidence !== 0) {
+      writer.uint32(33).double(message.overallConfidence);
+    }
+    if (message.provider !== "") {
+      writer.uint32(42).string(message.provider);
+    }
+    if (message.model !== "") {
+      writer.uint32(50).string(message.model);
+    }
+    if (message.extractionSchema !== undefined) {
+      Struct.encode(Struct.wrap(message.extractionSchema), writer.uint32(58).fork()).join();
+    }
+    if (message.schemaHash !== "") {
+      writer.uint32(66).string(message.schemaHash);
+    }
+    if (message.schemaVersion !== 0) {
+      writer.uint32(72).uint32(message.schemaVersion);
+    }
+    switch (message.source?.$case) {
+      case "sourceArtifactId":
+        writer.uint32(82).string(message.source.sourceArtifactId);
+        break;
+      case "sourceText":
+        writer.uint32(90).string(message.source.sourceText);
+        break;
+    }
+    if (message.sourceUrl !== undefined) {
+      writer.uint32(98).string(message.sourceUrl);
+    }
+    if (message.sourcePage !== undefined) {
+      writer.uint32(104).uint32(message.sourcePage);
+    }
+    if (message.sourceSection !== undefined) {
+      writer.uint32(114).string(message.sourceSection);
+    }
+    if (message.planId !== undefined) {
+      writer.uint32(122).string(message.planId);
+    }
+    if (message.stepId !== undefined) {
+      writer.uint32(130).string(message.stepId);
+    }
+    if (message.inputTokens !== undefined) {
+      writer.uint32(136).uint64(message.inputTokens);
+    }
+    if (message.outputTokens !== undefined) {
+      writer.uint32(144).uint64(message.outputTokens);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StoreExtractionResultRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStoreExtractionResultRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            const entry2 = StoreExtractionResultRequest_FieldConfidencesEntry.decode(reader, reader.uint32());
+            if (entry2.value !== undefined) {
+              message.fieldConfidences[entry2.key] = entry2.value;
+            }
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.fields.push(ExtractedField.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 33) {
+              break;
+            }
+
+            message.overallConfidence = reader.double();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.provider = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.model = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.extractionSchema = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.schemaHash = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.schemaVersion = reader.uint32();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.source = { $case: "sourceArtifactId", sourceArtifactId: reader.string() };
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.source = { $case: "sourceText", sourceText: reader.string() };
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.sourceUrl = reader.string();
+            continue;
+          }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.sourcePage = reader.uint32();
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.sourceSection = reader.string();
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.planId = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.stepId = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 136) {
+              break;
+            }
+
+            message.inputTokens = longToNumber(reader.uint64());
+            continue;
+          }
+          case 18: {
+            if (tag !== 144) {
+              break;
+            }
+
+            message.outputTokens = longToNumber(reader.uint64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StoreExtractionResultRequest {
+    return {
+      data: isObject(object.data) ? object.data : undefined,
+      fieldConfidences: isObject(object.fieldConfidences)
+        ? (globalThis.Object.entries(object.fieldConfidences) as [string, any][]).reduce(
+          (acc: { [key: string]: number }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.Number(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : isObject(object.field_confidences)
+        ? (globalThis.Object.entries(object.field_confidences) as [string, any][]).reduce(
+          (acc: { [key: string]: number }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.Number(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      fields: globalThis.Array.isArray(object?.fields) ? object.fields.map((e: any) => ExtractedField.fromJSON(e)) : [],
+      overallConfidence: isSet(object.overallConfidence)
+        ? globalThis.Number(object.overallConfidence)
+        : isSet(object.overall_confidence)
+        ? globalThis.Number(object.overall_confidence)
+        : 0,
+      provider: isSet(object.provider) ? globalThis.String(object.provider) : "",
+      model: isSet(object.model) ? globalThis.String(object.model) : "",
+      extractionSchema: isObject(object.extractionSchema)
+        ? object.extractionSchema
+        : isObject(object.extraction_schema)
+        ? object.extraction_schema
+        : undefined,
+      schemaHash: isSet(object.schemaHash)
+        ? globalThis.String(object.schemaHash)
+        : isSet(object.schema_hash)
+        ? globalThis.String(object.schema_hash)
+        : "",
+      schemaVersion: isSet(object.schemaVersion)
+        ? globalThis.Number(object.schemaVersion)
+        : isSet(object.schema_version)
+        ? globalThis.Number(object.schema_version)
+        : 0,
+      source: isSet(object.sourceArtifactId)
+        ? { $case: "sourceArtifactId", sourceArtifactId: globalThis.String(object.sourceArtifactId) }
+        : isSet(object.source_artifact_id)
+        ? { $case: "sourceArtifactId", sourceArtifactId: globalThis.String(object.source_artifact_id) }
+        : isSet(object.sourceText)
+        ? { $case: "sourceText", sourceText: globalThis.String(object.sourceText) }
+        : isSet(object.source_text)
+        ? { $case: "sourceText", sourceText: globalThis.String(object.source_text) }
+        : undefined,
+      sourceUrl: isSet(object.sourceUrl)
+        ? globalThis.String(object.sourceUrl)
+        : isSet(object.source_url)
+        ? globalThis.String(object.source_url)
+        : undefined,
+      sourcePage: isSet(object.sourcePage)
+        ? globalThis.Number(object.sourcePage)
+        : isSet(object.source_page)
+        ? globalThis.Number(object.source_page)
+        : undefined,
+      sourceSection: isSet(object.sourceSection)
+        ? globalThis.String(object.sourceSection)
+        : isSet(object.source_section)
+        ? globalThis.String(object.source_section)
+        : undefined,
+      planId: isSet(object.planId)
+        ? globalThis.String(object.planId)
+        : isSet(object.plan_id)
+        ? globalThis.String(object.plan_id)
+        : undefined,
+      stepId: isSet(object.stepId)
+        ? globalThis.String(object.stepId)
+        : isSet(object.step_id)
+        ? globalThis.String(object.step_id)
+        : undefined,
+      inputTokens: isSet(object.inputTokens)
+        ? globalThis.Number(object.inputTokens)
+        : isSet(object.input_tokens)
+        ? globalThis.Number(object.input_tokens)
+        : undefined,
+      outputTokens: isSet(object.outputTokens)
+        ? globalThis.Number(object.outputTokens)
+        : isSet(object.output_tokens)
+        ? globalThis.Number(object.output_tokens)
+        : undefined,
+    };
+  },
+
+  toJSON(message: StoreExtractionResultRequest): unknown {
+    const obj: any = {};
+    if (message.data !== undefined) {
+      obj.data = message.data;
+    }
+    if (message.fieldConfidences) {
+      const entries = globalThis.Object.entries(message.fieldConfidences) as [string, number][];
+      if (entries.length > 0) {
+        obj.fieldConfidences = {};
+        entries.forEach(([k, v]) => {
+          obj.fieldConfidences[k] = floatToJson(v);
+        });
+      }
+    }
+    if (message.fields?.length) {
+      obj.fields = message.fields.map((e) => ExtractedField.toJSON(e));
+    }
+    if (message.overallConfidence !== 0) {
+      obj.overallConfidence = floatToJson(message.overallConfidence);
+    }
+    if (message.provider !== "") {
+      obj.provider = message.provider;
+    }
+    if (message.model !== "") {
+      obj.model = message.model;
+    }
+    if (message.extractionSchema !== undefined) {
+      obj.extractionSchema = message.extractionSchema;
+    }
+    if (message.schemaHash !== "") {
+      obj.schemaHash = message.schemaHash;
+    }
+    if (message.schemaVersion !== 0) {
+      obj.schemaVersion = Math.round(message.schemaVersion);
+    }
+    if (message.source?.$case === "sourceArtifactId") {
+      obj.sourceArtifactId = message.source.sourceArtifactId;
+    } else if (message.source?.$case === "sourceText") {
+      obj.sourceText = message.source.sourceText;
+    }
+    if (message.sourceUrl !== undefined) {
+      obj.sourceUrl = message.sourceUrl;
+    }
+    if (message.sourcePage !== undefined) {
+      obj.sourcePage = Math.round(message.sourcePage);
+    }
+    if (message.sourceSection !== undefined) {
+      obj.sourceSection = message.sourceSection;
+    }
+    if (message.planId !== undefined) {
+      obj.planId = message.planId;
+    }
+    if (message.stepId !== undefined) {
+      obj.stepId = message.stepId;
+    }
+    if (message.inputTokens !== undefined) {
+      obj.inputTokens = Math.round(message.inputTokens);
+    }
+    if (message.outputTokens !== undefined) {
+      obj.outputTokens = Math.round(message.outputTokens);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StoreExtractionResultRequest>, I>>(base?: I): StoreExtractionResultRequest {
+    return StoreExtractionResultRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StoreExtractionResultRequest>, I>>(object: I): StoreExtractionResultRequest {
+    const message = createBaseStoreExtractionResultRequest();
+    message.data = object.data ?? undefined;
+    message.fieldConfidences = (globalThis.Object.entries(object.fieldConfidences ?? {}) as [string, number][]).reduce(
+      (acc: { [key: string]: number }, [key, value]: [string, number]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.Number(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.fields = object.fields?.map((e) => ExtractedField.fromPartial(e)) || [];
+    message.overallConfidence = object.overallConfidence ?? 0;
+    message.provider = object.provider ?? "";
+    message.model = object.model ?? "";
+    message.extractionSchema = object.extractionSchema ?? undefined;
+    message.schemaHash = object.schemaHash ?? "";
+    message.schemaVersion = object.schemaVersion ?? 0;
+    switch (object.source?.$case) {
+      case "sourceArtifactId": {
+        if (object.source?.sourceArtifactId !== undefined && object.source?.sourceArtifactId !== null) {
+          message.source = { $case: "sourceArtifactId", sourceArtifactId: object.source.sourceArtifactId };
+        }
+        break;
+      }
+      case "sourceText": {
+        if (object.source?.sourceText !== undefined && object.source?.sourceText !== null) {
+          message.source = { $case: "sourceText", sourceText: object.source.sourceText };
+        }
+        break;
+      }
+    }
+    message.sourceUrl = object.sourceUrl ?? undefined;
+    message.sourcePage = object.sourcePage ?? undefined;
+    message.sourceSection = object.sourceSection ?? undefined;
+    message.planId = object.planId ?? undefined;
+    message.stepId = object.stepId ?? undefined;
+    message.inputTokens = object.inputTokens ?? undefined;
+    message.outputTokens = object.outputTokens ?? undefined;
+    return message;
+  },
+};
+
+function createBaseStoreExtractionResultRequest_FieldConfidencesEntry(): StoreExtractionResultRequest_FieldConfidencesEntry {
+  return { key: "", value: 0 };
+}
+
+export const StoreExtractionResultRequest_FieldConfidencesEntry: MessageFns<
+  StoreExtractionResultRequest_FieldConfidencesEntry
+> = {
+  encode(
+    message: StoreExtractionResultRequest_FieldConfidencesEntry,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== 0) {
+      writer.uint32(17).double(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StoreExtractionResultRequest_FieldConfidencesEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStoreExtractionResultRequest_FieldConfidencesEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 17) {
+              break;
+            }
+
+            message.value = reader.double();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StoreExtractionResultRequest_FieldConfidencesEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.Number(object.value) : 0,
+    };
+  },
+
+  toJSON(message: StoreExtractionResultRequest_FieldConfidencesEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== 0) {
+      obj.value = floatToJson(message.value);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StoreExtractionResultRequest_FieldConfidencesEntry>, I>>(
+    base?: I,
+  ): StoreExtractionResultRequest_FieldConfidencesEntry {
+    return StoreExtractionResultRequest_FieldConfidencesEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StoreExtractionResultRequest_FieldConfidencesEntry>, I>>(
+    object: I,
+  ): StoreExtractionResultRequest_FieldConfidencesEntry {
+    const message = createBaseStoreExtractionResultRequest_FieldConfidencesEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? 0;
+    return message;
+  },
+};
+
+function createBaseStoreExtractionResultResponse(): StoreExtractionResultResponse {
+  return { extractionId: "" };
+}
+
+export const StoreExtractionResultResponse: MessageFns<StoreExtractionResultResponse> = {
+  encode(message: StoreExtractionResultResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.extractionId !== "") {
+      writer.uint32(10).string(message.extractionId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StoreExtractionResultResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStoreExtractionResultResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.extractionId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StoreExtractionResultResponse {
+    return {
+      extractionId: isSet(object.extractionId)
+        ? globalThis.String(object.extractionId)
+        : isSet(object.extraction_id)
+        ? globalThis.String(object.extraction_id)
+        : "",
+    };
+  },
+
+  toJSON(message: StoreExtractionResultResponse): unknown {
+    const obj: any = {};
+    if (message.extractionId !== "") {
+      obj.extractionId = message.extractionId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StoreExtractionResultResponse>, I>>(base?: I): StoreExtractionResultResponse {
+    return StoreExtractionResultResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StoreExtractionResultResponse>, I>>(
+    object: I,
+  ): StoreExtractionResultResponse {
+    const message = createBaseStoreExtractionResultResponse();
+    message.extractionId = object.extractionId ?? "";
+    return message;
+  },
+};
+
 /**
  * What research produces: artifacts (analyses, syntheses, findings, …), deliverables (research
  * outputs) and subagent reports. Everything stored with text becomes searchable with
@@ -1558,6 +2707,38 @@ export const ArtifactServiceService = {
       Buffer.from(ListPlanArtifactsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListPlanArtifactsResponse => ListPlanArtifactsResponse.decode(value),
   },
+  /**
+   * Internal, not a tool: the text of a research artifact of the caller's organization (its
+   * contentText, or the text values of its content), which extraction reads as its source. An
+   * unknown or foreign artifact is ARTIFACT_NOT_FOUND.
+   */
+  getArtifactText: {
+    path: "/quarry.artifact.v1.ArtifactService/GetArtifactText" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetArtifactTextRequest): Buffer =>
+      Buffer.from(GetArtifactTextRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetArtifactTextRequest => GetArtifactTextRequest.decode(value),
+    responseSerialize: (value: GetArtifactTextResponse): Buffer =>
+      Buffer.from(GetArtifactTextResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetArtifactTextResponse => GetArtifactTextResponse.decode(value),
+  },
+  /**
+   * Internal, not a tool: store a completed extraction (the extraction service calls it once
+   * the data is validated and scored). The row and its content.created event (sourceTable
+   * extraction_result) are written in one transaction.
+   */
+  storeExtractionResult: {
+    path: "/quarry.artifact.v1.ArtifactService/StoreExtractionResult" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: StoreExtractionResultRequest): Buffer =>
+      Buffer.from(StoreExtractionResultRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): StoreExtractionResultRequest => StoreExtractionResultRequest.decode(value),
+    responseSerialize: (value: StoreExtractionResultResponse): Buffer =>
+      Buffer.from(StoreExtractionResultResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): StoreExtractionResultResponse => StoreExtractionResultResponse.decode(value),
+  },
 } as const;
 
 export interface ArtifactServiceServer extends UntypedServiceImplementation {
@@ -1589,6 +2770,18 @@ export interface ArtifactServiceServer extends UntypedServiceImplementation {
    * or foreign plan has no artifacts.
    */
   listPlanArtifacts: handleUnaryCall<ListPlanArtifactsRequest, ListPlanArtifactsResponse>;
+  /**
+   * Internal, not a tool: the text of a research artifact of the caller's organization (its
+   * contentText, or the text values of its content), which extraction reads as its source. An
+   * unknown or foreign artifact is ARTIFACT_NOT_FOUND.
+   */
+  getArtifactText: handleUnaryCall<GetArtifactTextRequest, GetArtifactTextResponse>;
+  /**
+   * Internal, not a tool: store a completed extraction (the extraction service calls it once
+   * the data is validated and scored). The row and its content.created event (sourceTable
+   * extraction_result) are written in one transaction.
+   */
+  storeExtractionResult: handleUnaryCall<StoreExtractionResultRequest, StoreExtractionResultResponse>;
 }
 
 export interface ArtifactServiceClient extends Client {
@@ -1676,6 +2869,46 @@ export interface ArtifactServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListPlanArtifactsResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * Internal, not a tool: the text of a research artifact of the caller's organization (its
+   * contentText, or the text values of its content), which extraction reads as its source. An
+   * unknown or foreign artifact is ARTIFACT_NOT_FOUND.
+   */
+  getArtifactText(
+    request: GetArtifactTextRequest,
+    callback: (error: ServiceError | null, response: GetArtifactTextResponse) => void,
+  ): ClientUnaryCall;
+  getArtifactText(
+    request: GetArtifactTextRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetArtifactTextResponse) => void,
+  ): ClientUnaryCall;
+  getArtifactText(
+    request: GetArtifactTextRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetArtifactTextResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Internal, not a tool: store a completed extraction (the extraction service calls it once
+   * the data is validated and scored). The row and its content.created event (sourceTable
+   * extraction_result) are written in one transaction.
+   */
+  storeExtractionResult(
+    request: StoreExtractionResultRequest,
+    callback: (error: ServiceError | null, response: StoreExtractionResultResponse) => void,
+  ): ClientUnaryCall;
+  storeExtractionResult(
+    request: StoreExtractionResultRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: StoreExtractionResultResponse) => void,
+  ): ClientUnaryCall;
+  storeExtractionResult(
+    request: StoreExtractionResultRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: StoreExtractionResultResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const ArtifactServiceClient = makeGenericClientConstructor(
@@ -1725,6 +2958,17 @@ function fromJsonTimestamp(o: any): Date {
   } else {
     return fromTimestamp(Timestamp.fromJSON(o));
   }
+}
+
+function longToNumber(int64: { toString(): string }): number {
+  const num = globalThis.Number(int64.toString());
+  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
+  }
+  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
+  }
+  return num;
 }
 
 function isObject(value: any): boolean {
