@@ -74,3 +74,46 @@ export function titleFrom(text: string, max = 200): string {
   const space = cut.lastIndexOf(' ');
   return `${space > max * 0.6 ? cut.slice(0, space) : cut}…`;
 }
+
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+/** The leaf values of a JSON value that carry text, depth first, with readable paths. */
+function* leaves(value: unknown, path = ''): Generator<{ path: string; text: string }> {
+  if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) yield* leaves(item, `${path}[${i}]`);
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      const segment = IDENTIFIER.test(key) ? (path ? `.${key}` : key) : `[${JSON.stringify(key)}]`;
+      yield* leaves(item, path + segment);
+    }
+  } else if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'string') {
+    // One line per value: line breaks inside a string would read as another value.
+    const text = String(value).replace(/\s+/g, ' ').trim();
+    if (text) yield { path, text };
+  }
+}
+
+/**
+ * What gets indexed for an extraction result: one line per leaf value, `path: value`, with
+ * JavaScript-style paths (`authors[0].name`), so a search hit shows which field matched.
+ * Nulls and blank strings say nothing and are left out; keys that are not identifiers are
+ * quoted (`["first name"]`).
+ */
+export function extractionText(data: unknown): string {
+  return Array.from(leaves(data), (leaf) => (leaf.path ? `${leaf.path}: ${leaf.text}` : leaf.text)).join('\n');
+}
+
+/**
+ * An extraction result's title: "Extraction", with the schema's own `title` when it has one,
+ * then its first three values (e.g. "Extraction (Paper): Attention Is All You Need · 2017"),
+ * or the start of the schema hash when nothing was extracted; at most 200 characters.
+ */
+export function extractionTitle(schema: unknown, data: unknown, schemaHash: string): string {
+  const schemaTitle = schema && typeof schema === 'object' && 'title' in schema && typeof schema.title === 'string' ? schema.title.replace(/\s+/g, ' ').trim() : '';
+  const label = schemaTitle ? `Extraction (${schemaTitle})` : 'Extraction';
+  const values: string[] = [];
+  for (const leaf of leaves(data)) {
+    if (values.push(leaf.text) === 3) break;
+  }
+  return titleFrom(values.length ? `${label}: ${values.join(' · ')}` : `${label} ${schemaHash.slice(0, 12)}`);
+}

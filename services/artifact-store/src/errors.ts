@@ -3,13 +3,18 @@ import { defineErrors, status } from '@quarry/grpc';
 /**
  * The artifact store's error catalogue. Codes are stable: the gateway passes them to the model
  * as the tool error's `code`. Plan and step references are refused by the plan engine itself
- * (PLAN_NOT_FOUND / STEP_NOT_FOUND pass through unchanged).
+ * (PLAN_NOT_FOUND / STEP_NOT_FOUND pass through unchanged). ARTIFACT_NOT_FOUND is the same for
+ * a missing, a malformed and another organization's artifact id, so ids reveal nothing.
  */
 export const artifactErrors = defineErrors({
   INVALID_ARGUMENT: { status: status.INVALID_ARGUMENT, message: (p: { field: string; rule: string }) => `\`${p.field}\` ${p.rule}.` },
   CONTENT_TOO_LARGE: {
     status: status.INVALID_ARGUMENT,
     message: (p: { field: string; limit: string; size: number }) => `\`${p.field}\` is ${p.size} bytes; the limit is ${p.limit}.`,
+  },
+  ARTIFACT_NOT_FOUND: {
+    status: status.NOT_FOUND,
+    message: (p: { artifactId: string }) => `No research artifact ${p.artifactId} in your organization.`,
   },
   INVALID_BASE64: {
     status: status.INVALID_ARGUMENT,

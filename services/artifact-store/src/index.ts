@@ -1,6 +1,6 @@
-// @quarry/artifact-store: research artifacts, research outputs and subagent reports over gRPC
-// (quarry.artifact.v1.ArtifactService), each text-bearing write with its content.created event
-// in the same transaction.
+// @quarry/artifact-store: research artifacts, research outputs, subagent reports and extraction
+// results over gRPC (quarry.artifact.v1.ArtifactService), each text-bearing write with its
+// content.created event in the same transaction.
 export { artifactSchemas } from './migrations/index.js';
 export { buildServer, type ArtifactStoreDeps } from './server.js';
 export { createArtifactService, type ArtifactServiceDeps } from './service.js';

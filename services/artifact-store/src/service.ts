@@ -1,12 +1,13 @@
 import { artifactV1 } from '@quarry/contracts';
-import { withTenant } from '@quarry/db';
+import { isUuid, withTenant } from '@quarry/db';
 import { appendContentEvent, type ContentEventInput } from '@quarry/events';
 import { type CallContext, unary } from '@quarry/grpc';
 import type { Kysely, Transaction } from 'kysely';
 import type { Logger } from 'pino';
-import { isBinary, jsonBody, outputBody, textBody, textOf, titleFrom } from './content.js';
+import { extractionText, extractionTitle, isBinary, jsonBody, outputBody, textBody, textOf, titleFrom } from './content.js';
 import { artifactTypes, mediaTypes } from './enums.js';
 import { artifactErrors } from './errors.js';
+import { extractionRow } from './extraction.js';
 import type { PlanReferences } from './plans.js';
 import type { ArtifactDatabase } from './store/schema.js';
 
@@ -18,6 +19,9 @@ export interface ArtifactServiceDeps {
 
 type Trx = Transaction<ArtifactDatabase>;
 const LIST_LIMIT = 500;
+
+/** A missing, malformed and another org's artifact id are refused alike, so an id reveals nothing. */
+const artifactNotFound = (artifactId: string) => artifactErrors.ARTIFACT_NOT_FOUND({ artifactId });
 
 function traceparentOf(ctx: CallContext): string | undefined {
   const value = ctx.metadata.get('traceparent')[0];
@@ -145,7 +149,7 @@ export function createArtifactService(deps: ArtifactServiceDeps): artifactV1.Art
     }),
 
     listPlanArtifacts: unary(async (req: artifactV1.ListPlanArtifactsRequest, ctx): Promise<artifactV1.ListPlanArtifactsResponse> => {
-      if (!UUID.test(req.planId)) return { artifacts: [] };
+      if (!isUuid(req.planId)) return { artifacts: [] };
       const rows = await tenant(ctx, (trx) =>
         trx
           .selectFrom('artifact.research_artifacts')
@@ -167,7 +171,51 @@ export function createArtifactService(deps: ArtifactServiceDeps): artifactV1.Art
         })),
       };
     }),
+
+    getArtifactText: unary(async (req: artifactV1.GetArtifactTextRequest, ctx): Promise<artifactV1.GetArtifactTextResponse> => {
+      const row = isUuid(req.artifactId)
+        ? await tenant(ctx, (trx) =>
+            trx
+              .selectFrom('artifact.research_artifacts')
+              .select(['id', 'title', 'plan_id', 'content', 'content_text'])
+              .where('id', '=', req.artifactId)
+              .executeTakeFirst(),
+          )
+        : undefined;
+      if (!row) throw artifactNotFound(req.artifactId);
+      return {
+        artifactId: row.id,
+        title: row.title,
+        text: row.content_text?.trim() ? row.content_text : textOf(row.content),
+        planId: row.plan_id ?? undefined,
+      };
+    }),
+
+    storeExtractionResult: unary(async (req: artifactV1.StoreExtractionResultRequest, ctx): Promise<artifactV1.StoreExtractionResultResponse> => {
+      const values = extractionRow(req);
+      // Any given planId goes to the plan engine, so '' is PLAN_NOT_FOUND rather than a bad row.
+      if (req.planId !== undefined) await deps.plans.resolve(ctx, req.planId, req.stepId);
+      return tenant(ctx, async (trx) => {
+        const sourceId = values.source_artifact_id;
+        if (sourceId != null) {
+          const found = isUuid(sourceId) && (await trx.selectFrom('artifact.research_artifacts').select('id').where('id', '=', sourceId).executeTakeFirst());
+          if (!found) throw artifactNotFound(sourceId);
+        }
+        const row = await trx
+          .insertInto('artifact.extraction_results')
+          .values({ ...values, org_id: ctx.identity.orgId })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        await emit(trx, ctx, {
+          sourceTable: 'extraction_result',
+          sourceId: row.id,
+          planId: req.planId,
+          stepId: req.stepId,
+          title: extractionTitle(req.extractionSchema, req.data, req.schemaHash),
+          text: extractionText(req.data),
+        });
+        return { extractionId: row.id };
+      });
+    }),
   };
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { QuarryError } from '@quarry/grpc';
-import { jsonBody, MAX_BINARY_BYTES, MAX_TEXT_BYTES, outputBody, textBody, textOf, titleFrom } from '../src/content.js';
+import { extractionText, extractionTitle, jsonBody, MAX_BINARY_BYTES, MAX_TEXT_BYTES, outputBody, textBody, textOf, titleFrom } from '../src/content.js';
 
 // The pure rules behind the artifact tools: what a research output's content must be for its
 // media type, the size limits, and what text gets indexed.
@@ -69,5 +69,69 @@ describe('titleFrom', () => {
     const long = titleFrom('word '.repeat(100), 50);
     expect(long.length).toBeLessThanOrEqual(50);
     expect(long.endsWith('word…')).toBe(true);
+  });
+});
+
+describe('extractionText', () => {
+  it('writes one `path: value` line per leaf value, depth first, with JavaScript-style paths', () => {
+    const data = {
+      title: 'Attention Is All You Need',
+      year: 2017,
+      peerReviewed: true,
+      authors: [{ name: 'Ashish Vaswani', affiliation: { org: 'Google Brain' } }, { name: 'Noam Shazeer' }],
+      keywords: ['transformer', 'attention'],
+    };
+    expect(extractionText(data)).toBe(
+      [
+        'title: Attention Is All You Need',
+        'year: 2017',
+        'peerReviewed: true',
+        'authors[0].name: Ashish Vaswani',
+        'authors[0].affiliation.org: Google Brain',
+        'authors[1].name: Noam Shazeer',
+        'keywords[0]: transformer',
+        'keywords[1]: attention',
+      ].join('\n'),
+    );
+  });
+
+  it('keeps each value on its line and leaves out what says nothing', () => {
+    expect(extractionText({ abstract: '  Two\nlines\t here ', venue: null, notes: '  ', tags: [], extra: {}, zero: 0, no: false })).toBe(
+      'abstract: Two lines here\nzero: 0\nno: false',
+    );
+    expect(extractionText({})).toBe('');
+  });
+
+  it('quotes keys that are not identifiers', () => {
+    expect(extractionText({ 'first name': 'Ada', list: [{ 'e-mail': 'ada@example.org' }], $ok: 1, _x: 2 })).toBe(
+      '["first name"]: Ada\nlist[0]["e-mail"]: ada@example.org\n$ok: 1\n_x: 2',
+    );
+  });
+
+  it('renders a bare value or a top-level list too', () => {
+    expect(extractionText('just text')).toBe('just text');
+    expect(extractionText([{ a: 1 }, 'b'])).toBe('[0].a: 1\n[1]: b');
+  });
+});
+
+describe('extractionTitle', () => {
+  const hash = '0123456789abcdef'.repeat(4);
+
+  it("names the schema's title and the first three values", () => {
+    const data = { title: 'Attention Is All You Need', year: 2017, authors: ['Ashish Vaswani', 'Noam Shazeer'] };
+    expect(extractionTitle({ title: 'Paper', type: 'object' }, data, hash)).toBe('Extraction (Paper): Attention Is All You Need · 2017 · Ashish Vaswani');
+    expect(extractionTitle({ type: 'object' }, { price: '$12' }, hash)).toBe('Extraction: $12');
+  });
+
+  it('falls back to the start of the schema hash when nothing was extracted', () => {
+    expect(extractionTitle({ type: 'object', title: 7 }, {}, hash)).toBe('Extraction 0123456789ab');
+    expect(extractionTitle({ title: ' Paper\nmetadata ' }, { none: null }, hash)).toBe('Extraction (Paper metadata) 0123456789ab');
+  });
+
+  it('stays on one line and within 200 characters', () => {
+    const title = extractionTitle({ title: 'Paper' }, { abstract: 'word\n'.repeat(200) }, hash);
+    expect(title.length).toBeLessThanOrEqual(200);
+    expect(title).not.toContain('\n');
+    expect(title.startsWith('Extraction (Paper): word word')).toBe(true);
   });
 });

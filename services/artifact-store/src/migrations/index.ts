@@ -1,11 +1,18 @@
 import type { Migration } from 'kysely';
 import * as createArtifact from './artifact/2026_11_21_2340_create_artifact.js';
+import * as createExtractionResults from './artifact/2026_11_22_0200_create_extraction_results.js';
 
 /**
  * The artifact store owns the `artifact` schema: research artifacts (including subagent
- * reports) and research outputs. Its content events go to the `events` schema's outbox
- * (`eventsSchemas` from @quarry/events), which must be migrated too.
+ * reports), research outputs and extraction results. Its content events go to the `events`
+ * schema's outbox (`eventsSchemas` from @quarry/events), which must be migrated too.
  */
 export const artifactSchemas: ReadonlyArray<{ schema: string; migrations: Record<string, Migration> }> = [
-  { schema: 'artifact', migrations: { '2026_11_21_2340_create_artifact': createArtifact } },
+  {
+    schema: 'artifact',
+    migrations: {
+      '2026_11_21_2340_create_artifact': createArtifact,
+      '2026_11_22_0200_create_extraction_results': createExtractionResults,
+    },
+  },
 ];

@@ -1,6 +1,8 @@
 import type { ColumnType, Generated } from 'kysely';
 
 type Json = ColumnType<unknown, string, string>;
+/** bigint: pg returns a string (it may exceed 2^53); written as a number. */
+type BigintColumn = ColumnType<string | null, number | null, number | null>;
 
 /** The `artifact` schema as kysely sees it (see migrations/artifact). */
 export interface ArtifactDatabase {
@@ -31,6 +33,29 @@ export interface ArtifactDatabase {
     content_summary: string | null;
     formatting_notes_used: string | null;
     session_id: string | null;
+    created_at: Generated<Date>;
+  };
+  'artifact.extraction_results': {
+    id: Generated<string>;
+    org_id: string;
+    plan_id: string | null;
+    step_id: string | null;
+    data: Json;
+    field_confidences: Json;
+    fields: Json;
+    overall_confidence: number;
+    provider: 'anthropic' | 'openai' | 'sampling' | 'heuristic';
+    model: string;
+    extraction_schema: Json;
+    schema_hash: string;
+    schema_version: number;
+    source_artifact_id: string | null;
+    source_text: string | null;
+    source_url: string | null;
+    source_page: number | null;
+    source_section: string | null;
+    input_tokens: BigintColumn;
+    output_tokens: BigintColumn;
     created_at: Generated<Date>;
   };
 }
