@@ -1,4 +1,42 @@
-export {};
+// @quarry/extraction: schema-driven extraction over gRPC (quarry.extraction.v1.ExtractionService):
+// an untrusted JSON Schema and a source text in, validated data with grounded per-field
+// confidence out, stored through the artifact store.
+
+// The service: server, runtime, configuration, errors, provider selection and the sampling exchange.
+export { buildServer, type ExtractionServerDeps } from './server.js';
+export { createExtractionService, toExtractedField, type ExtractionServiceDeps } from './service.js';
+export { startExtraction, type Extraction, type ExtractionRuntimeOptions } from './runtime.js';
+export {
+  extractionConfigSchema,
+  extractionModelsConfigSchema,
+  extractionModelsConfigShape,
+  extractionModelsFrom,
+  extractionModelsRule,
+  loadExtractionConfig,
+  providersFromConfig,
+  EXTRACTION_PROVIDERS,
+  type ExtractionConfig,
+  type ExtractionModelsConfig,
+} from './config.js';
+export { extractionErrors, toExtractionError, type ModelUsage } from './errors.js';
+export { chooseProvider, type ConfiguredProvider, type ExtractionProviders, type ProviderChoice, type SelectionInput } from './selection.js';
+export {
+  samplingRound,
+  samplingRequestFor,
+  encodeContinuation,
+  decodeContinuation,
+  readAnswer,
+  firstJsonObject,
+  sourceHash,
+  clientModelName,
+  CONTINUATION_VERSION,
+  CLIENT_MODEL_FALLBACK,
+  MAX_ANSWER_CHARS,
+  type SamplingContinuation,
+  type SamplingRoundInput,
+  type SamplingStep,
+} from './sampling.js';
+export { createArtifactsClient, type ArtifactPort } from './artifacts.js';
 
 // Model providers (Anthropic, OpenAI-compatible), their safety framing and the repair round.
 export { buildExtractionPrompt, buildRepairMessage, buildSystemPrompt, delimitSource, neutraliseMarkers, SOURCE_TAG } from './prompt.js';

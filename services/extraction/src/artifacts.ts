@@ -1,0 +1,41 @@
+import { artifactV1 } from '@quarry/contracts';
+import { type CallContext, createGrpcClient, createIdentitySigner, type Identity } from '@quarry/grpc';
+
+/**
+ * What extraction needs from the artifact store, which owns research artifacts and extraction
+ * results: the text of a source artifact, and storing a finished result (the row and its
+ * content.created event in one transaction). Both run under the caller's organization, so a
+ * foreign artifact is ARTIFACT_NOT_FOUND exactly like a missing one, and an unknown plan or step
+ * is the plan engine's PLAN_NOT_FOUND / STEP_NOT_FOUND; those errors arrive as QuarryErrors.
+ */
+export interface ArtifactPort {
+  loadText(ctx: CallContext, artifactId: string): Promise<{ text: string; title: string; planId?: string }>;
+  /** Resolves to the stored extraction result's id. */
+  storeResult(ctx: CallContext, request: artifactV1.StoreExtractionResultRequest): Promise<string>;
+  close(): void;
+}
+
+const SERVICE_NAME = 'extraction';
+
+/** The artifact store at `address`, called as this service acting for the caller's org. */
+export function createArtifactsClient(options: { address: string; identityKey: string }): ArtifactPort {
+  const client = createGrpcClient(artifactV1.ArtifactServiceClient, options.address, {
+    signer: createIdentitySigner({ key: options.identityKey, issuer: SERVICE_NAME }),
+  });
+  const callOptions = (ctx: CallContext) => ({
+    identity: { kind: 'service', serviceName: SERVICE_NAME, orgId: ctx.identity.orgId, requestId: ctx.identity.requestId } satisfies Identity,
+    deadline: ctx.deadline,
+    signal: ctx.signal,
+  });
+  return {
+    async loadText(ctx, artifactId) {
+      const found = await client.call('getArtifactText', { artifactId }, callOptions(ctx));
+      return { text: found.text, title: found.title, ...(found.planId ? { planId: found.planId } : {}) };
+    },
+    async storeResult(ctx, request) {
+      const stored = await client.call('storeExtractionResult', request, callOptions(ctx));
+      return stored.extractionId;
+    },
+    close: () => client.close(),
+  };
+}
