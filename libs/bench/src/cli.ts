@@ -21,7 +21,8 @@ const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,3
 const BASELINES = [
   'Baselines: p1/p2 the monolith (same handlers, no gRPC hop); c_freshness the store_research call alone;',
   'c_ingest the indexer core in process (chunk, embed, upsert into scratch LanceDB); c_search the same hybrid search',
-  'in process on the same indexes (ratio = gRPC service + gateway); c_quality vectors/hybrid BM25 alone.',
+  'in process on the same indexes (ratio = gRPC service + gateway); c_quality vectors/hybrid BM25 alone;',
+  'e_extract the same heuristic extraction and scoring in process (ratio = gateway + gRPC + storage).',
 ].join('\n');
 
 /**

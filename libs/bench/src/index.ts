@@ -7,6 +7,7 @@ export { runBench, PHASES, type RunOptions } from './run.js';
 export { SIZES, type BenchSizes, type Phase, type PhaseContext } from './phase.js';
 export { planToolsPhase } from './plan-phase.js';
 export { contentPipelinePhase, sizeLabel } from './content-phase.js';
+export { extractionPhase } from './extraction-phase.js';
 export { cranfieldDir, loadCranfield, ndcgAt10, recallAt100, type Cranfield } from './cranfield.js';
 export { letterMarker, mixedQueries, syntheticCorpus } from './corpus.js';
 export { startBenchSystem, type BenchMember, type BenchSystem } from './system.js';

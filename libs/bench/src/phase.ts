@@ -26,13 +26,15 @@ export interface BenchSizes {
   searchQueries: number;
   /** Retrieval quality on Cranfield: 1400 abstracts through store_research, 225 queries (≈ 1.5 minutes on 2 cores). */
   cranfield: boolean;
+  /** extract_data latency rounds (heuristic provider; each round also runs the in-process baseline). */
+  extractionCalls: number;
 }
 
 const CONTENT = {
-  full: { freshnessSamples: 200, ingestCounts: [1_000, 10_000], searchChunkCounts: [10_000, 100_000], searchQueries: 400, cranfield: true },
-  quick: { freshnessSamples: 50, ingestCounts: [1_000], searchChunkCounts: [10_000], searchQueries: 200, cranfield: true },
+  full: { freshnessSamples: 200, ingestCounts: [1_000, 10_000], searchChunkCounts: [10_000, 100_000], searchQueries: 400, cranfield: true, extractionCalls: 400 },
+  quick: { freshnessSamples: 50, ingestCounts: [1_000], searchChunkCounts: [10_000], searchQueries: 200, cranfield: true, extractionCalls: 100 },
   // Smoke: every content row but quality, on toy sizes (a few seconds inside `npm test`).
-  smoke: { freshnessSamples: 5, ingestCounts: [40], searchChunkCounts: [500], searchQueries: 20, cranfield: false },
+  smoke: { freshnessSamples: 5, ingestCounts: [40], searchChunkCounts: [500], searchQueries: 20, cranfield: false, extractionCalls: 10 },
 } as const;
 
 /** The full run, `--quick`, and a seconds-long smoke run. */

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { startServices, type Services } from '@quarry/system';
 import { APP_ROLE, INDEXER_ROLE, migrateAll } from '@quarry/cli';
 import { loadConfig } from '@quarry/config';
+import { extractionModelsConfigSchema } from '@quarry/extraction';
 import { searchBackendsConfigSchema } from '@quarry/search';
 import { planV1 } from '@quarry/contracts';
 import { appUrlFrom, createDb, sql, startEmbeddedPostgres } from '@quarry/db';
@@ -85,6 +86,7 @@ export async function startBenchSystem(options: { dataDir: string; searchDir: st
       indexerDatabaseUrl: appUrlFrom(postgres.adminUrl, INDEXER_ROLE, indexerPassword),
       identityKey: config.QUARRY_IDENTITY_KEY,
       search: loadConfig(searchBackendsConfigSchema, { QUARRY_DATA_DIR: options.searchDir }),
+      extraction: loadConfig(extractionModelsConfigSchema, {}),
       logger,
     });
     closers.push(() => services.close(1_000));

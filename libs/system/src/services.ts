@@ -1,4 +1,5 @@
 import { startArtifactStore, type ArtifactStore } from '@quarry/artifact-store';
+import { extractionModelsFrom, startExtraction, type ExtractionModelsConfig } from '@quarry/extraction';
 import { startEmbeddedIndexer } from '@quarry/indexer';
 import { startPlanEngine, type PlanEngine } from '@quarry/plan-engine';
 import { openSearchBackends, startSearch, type SearchBackendsConfig } from '@quarry/search';
@@ -13,6 +14,8 @@ export interface StartServicesOptions {
   identityKey: string;
   /** Which search engines and embedder; unset URLs mean the embedded LanceDB under QUARRY_DATA_DIR. */
   search: SearchBackendsConfig;
+  /** Which extraction model (EXTRACTION_PROVIDER, API keys, …); with none set, the client's model or the offline heuristic. */
+  extraction: ExtractionModelsConfig;
   logger: Logger;
   host?: string;
 }
@@ -54,11 +57,22 @@ export async function startServices(options: StartServicesOptions) {
     logger: logger.child({ service: 'indexer' }),
     metrics: indexerMetrics,
   });
+  const models = extractionModelsFrom(options.extraction);
+  const extraction = await startExtraction({
+    identityKey,
+    artifactStoreAddress: artifactStore.address,
+    ...models,
+    logger: logger.child({ service: 'extraction' }),
+    host,
+    port: 0,
+  });
   logger.info(backends.describe, 'search backends');
+  logger.info({ provider: models.provider, serverProviders: Object.keys(models.providers), sampling: models.samplingEnabled }, 'extraction models');
   return {
     planEngine,
     artifactStore,
     search,
+    extraction,
     indexer,
     backends,
     /** What the gateway's `serviceAddresses` needs. */
@@ -66,12 +80,14 @@ export async function startServices(options: StartServicesOptions) {
       'quarry.plan.v1.PlanService': planEngine.address,
       'quarry.artifact.v1.ArtifactService': artifactStore.address,
       'quarry.search.v1.SearchService': search.address,
+      'quarry.extraction.v1.ExtractionService': extraction.address,
     } as Readonly<Record<string, string>>,
     /** Registries of the services without a /metrics of their own here (the gateway appends them). */
     registries: [indexerMetrics.registry],
     /** Drain every service (health NOT_SERVING first); close the gateway before this. */
     async close(graceMs = 10_000): Promise<void> {
       await indexer.close();
+      await extraction.close(graceMs);
       await search.close(graceMs);
       await artifactStore.close(graceMs);
       await planEngine.close(graceMs);

@@ -4,9 +4,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '@quarry/config';
-import { artifactV1, planV1, searchV1 } from '@quarry/contracts';
+import { artifactV1, planV1, searchV1, toolCatalogue } from '@quarry/contracts';
 import { appUrlFrom, sql } from '@quarry/db';
 import { createGrpcClient, createIdentitySigner, type Identity } from '@quarry/grpc';
+import { extractionModelsConfigSchema } from '@quarry/extraction';
 import { searchBackendsConfigSchema } from '@quarry/search';
 import { backendSchemas, provisionIndexerRole, startServices, type Services } from '@quarry/system';
 import { createLogger } from '@quarry/telemetry';
@@ -30,6 +31,7 @@ beforeAll(async () => {
     indexerDatabaseUrl: appUrlFrom(database.adminUrl, INDEXER.role, INDEXER.password),
     identityKey: KEY,
     search: loadConfig(searchBackendsConfigSchema, { QUARRY_DATA_DIR: dataDir }),
+    extraction: loadConfig(extractionModelsConfigSchema, {}),
     logger: createLogger({ service: 'system-test', level: 'silent' }),
   });
 });
@@ -40,8 +42,15 @@ afterAll(async () => {
 });
 
 describe('startServices', () => {
-  it('gives the gateway an address for every backend service', () => {
-    expect(Object.keys(services.addresses).sort()).toEqual(['quarry.artifact.v1.ArtifactService', 'quarry.plan.v1.PlanService', 'quarry.search.v1.SearchService']);
+  it('gives the gateway an address for every backend service, so every tool is served', () => {
+    expect(Object.keys(services.addresses).sort()).toEqual([
+      'quarry.artifact.v1.ArtifactService',
+      'quarry.extraction.v1.ExtractionService',
+      'quarry.plan.v1.PlanService',
+      'quarry.search.v1.SearchService',
+    ]);
+    const toolServices = new Set(toolCatalogue.map((tool) => tool.rpc.service).filter((service) => service !== 'quarry.identity.v1.IdentityService'));
+    expect([...toolServices].sort()).toEqual(Object.keys(services.addresses).sort());
     for (const address of Object.values(services.addresses)) expect(address).toMatch(/^127\.0\.0\.1:\d+$/);
   });
 

@@ -1,6 +1,7 @@
 import { loadConfig } from '@quarry/config';
 import { createDb, startEmbeddedPostgres, appUrlFrom } from '@quarry/db';
 import { buildServer, createGatewayRuntime, createIdentityAdmin, type IdentityDatabase, loadGatewayConfig } from '@quarry/gateway';
+import { extractionModelsConfigSchema } from '@quarry/extraction';
 import { searchBackendsConfigSchema } from '@quarry/search';
 import { startServices } from '@quarry/system';
 import { createLogger } from '@quarry/telemetry';
@@ -46,6 +47,7 @@ export async function startAll({ env, out, logLevel }: StartOptions) {
     indexerDatabaseUrl: appUrlFrom(adminUrl, roles.indexer.role, roles.indexer.password),
     identityKey: config.QUARRY_IDENTITY_KEY,
     search: loadConfig(searchBackendsConfigSchema, { ...env, QUARRY_DATA_DIR: dir.root }),
+    extraction: loadConfig(extractionModelsConfigSchema, env),
     logger,
   });
   const runtime = await createGatewayRuntime({

@@ -7,6 +7,7 @@ import { runCli } from '@quarry/cli';
 import { loadConfig } from '@quarry/config';
 import { appUrlFrom } from '@quarry/db';
 import { buildServer, createGatewayRuntime, loadGatewayConfig } from '@quarry/gateway';
+import { extractionModelsConfigSchema } from '@quarry/extraction';
 import { searchBackendsConfigSchema } from '@quarry/search';
 import { startServices } from '@quarry/system';
 import { createLogger } from '@quarry/telemetry';
@@ -39,6 +40,7 @@ async function startGateway() {
     indexerDatabaseUrl: appUrlFrom(database.adminUrl, INDEXER_ROLE, INDEXER_PASSWORD),
     identityKey: config.QUARRY_IDENTITY_KEY,
     search: loadConfig(searchBackendsConfigSchema, { QUARRY_DATA_DIR: dataDir }),
+    extraction: loadConfig(extractionModelsConfigSchema, {}),
     logger,
   });
   const runtime = await createGatewayRuntime({ config, logger, serviceAddresses: services.addresses });
@@ -87,7 +89,8 @@ afterAll(async () => {
 describe('quarry CLI', () => {
   it('migrates once, then reports the database up to date', async () => {
     const first = await quarry('migrate');
-    expect(first).toMatchObject({ code: 0, out: expect.stringMatching(/Applied 6 migration\(s\)[\s\S]*identity\/2026_11_21_2200_create_identity/) });
+    expect(first).toMatchObject({ code: 0, out: expect.stringMatching(/Applied 8 migration\(s\)[\s\S]*identity\/2026_11_21_2200_create_identity/) });
+    expect(first.out).toMatch(/artifact\/2026_11_22_0200_create_extraction_results/);
     expect(await quarry('migrate')).toMatchObject({ code: 0, out: 'Database is up to date.' });
   });
 

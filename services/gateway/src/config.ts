@@ -22,6 +22,7 @@ export const gatewayConfigSchema = z.object({
   QUARRY_STRICT_REVOCATION: env.bool(true).describe('a cache hit waits for a revocation barrier (one round trip on the LISTEN connection)'),
   QUARRY_TOOL_LOG_QUEUE: z.coerce.number().int().min(1).default(10_000),
   QUARRY_GRPC_DEADLINE: env.duration('10s'),
+  QUARRY_MODEL_TOOL_DEADLINE: env.duration('150s').describe('deadline of tools that run a model (extract_data): up to two model calls'),
   LOG_LEVEL: env.logLevel(),
   OTEL_EXPORTER_OTLP_ENDPOINT: env.url().optional(),
   QUARRY_SERVICES: z

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { identityV1, toolCatalogue } from '@quarry/contracts';
 import { createDb } from '@quarry/db';
@@ -76,6 +77,7 @@ export async function createGatewayRuntime({ config, logger, serviceAddresses = 
     logger,
     toolCallLog,
     deadlineMs: config.QUARRY_GRPC_DEADLINE,
+    modelDeadlineMs: config.QUARRY_MODEL_TOOL_DEADLINE,
     observe: (tool, outcome, code, seconds) => {
       toolCalls.inc({ tool, outcome, code });
       toolSeconds.observe({ tool, outcome }, seconds);
@@ -95,6 +97,8 @@ export async function createGatewayRuntime({ config, logger, serviceAddresses = 
     dispatcher,
     logger,
     version: VERSION,
+    // Its own key, derived from the identity key every replica already shares.
+    requestStateKey: createHmac('sha256', config.QUARRY_IDENTITY_KEY).update('quarry-gateway/mcp-request-state').digest(),
     metricsText: () => metricsText(metrics.registry, ...alsoExpose),
     readiness: {
       accepting: async () => !draining,
@@ -109,6 +113,8 @@ export async function createGatewayRuntime({ config, logger, serviceAddresses = 
   return {
     deps,
     metrics,
+    /** Write what the tool-call log holds now (tests and the benchmark read it back). */
+    flushToolCallLog: () => toolCallLog.flush(),
     /** Stop advertising readiness (load balancers drain us) before the server closes. */
     beginDrain: () => {
       draining = true;

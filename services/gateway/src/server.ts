@@ -26,6 +26,8 @@ export interface GatewayDeps {
   dispatcher: ToolDispatcher;
   logger: Logger;
   version: string;
+  /** Signs input-required round trips (MCP sampling); ≥ 32 bytes, the same on every replica. */
+  requestStateKey: Uint8Array;
   /** Prometheus exposition for /metrics. */
   metricsText: () => Promise<{ contentType: string; body: string }>;
   /** Dependency checks for /readyz; each resolves true when reachable. */
@@ -143,6 +145,7 @@ export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
     dispatcher: deps.dispatcher,
     version: deps.version,
     maxRequestBodySize: http.bodyLimitBytes,
+    requestStateKey: deps.requestStateKey,
     onerror: (error) => logger.debug({ err: error }, 'MCP request rejected'),
   });
   const mcp = toNodeHandler(endpoint);

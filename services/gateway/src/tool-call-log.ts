@@ -11,7 +11,7 @@ export interface ToolCallRecord {
   requestId: string;
   tool: string;
   durationMs: number;
-  outcome: 'ok' | 'tool_error' | 'protocol_error';
+  outcome: 'ok' | 'tool_error' | 'protocol_error' | 'input_required';
   errorCode: string | null;
   argumentBytes: number;
   inputTokens?: number | null;

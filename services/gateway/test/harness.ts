@@ -14,6 +14,7 @@ import {
   loadGatewayConfig,
 } from '@quarry/gateway';
 import { loadConfig } from '@quarry/config';
+import { extractionModelsConfigSchema } from '@quarry/extraction';
 import { searchBackendsConfigSchema } from '@quarry/search';
 import { backendSchemas, provisionIndexerRole, startServices } from '@quarry/system';
 import type { Kysely } from 'kysely';
@@ -44,6 +45,7 @@ export async function startTestGateway(env: Record<string, string> = {}) {
     indexerDatabaseUrl: appUrlFrom(database.adminUrl, indexerRole.role, indexerRole.password),
     identityKey: config.QUARRY_IDENTITY_KEY,
     search: loadConfig(searchBackendsConfigSchema, { QUARRY_DATA_DIR: dataDir }),
+    extraction: loadConfig(extractionModelsConfigSchema, env),
     logger,
   });
   const runtime = await createGatewayRuntime({ config, logger, serviceAddresses: services.addresses, alsoExpose: services.registries });

@@ -76,8 +76,8 @@ describe('mcp_tool_call_log', () => {
     const ok = await dispatcher.call('whoami', {}, { ...caller, requestId: 'req-2' });
     const bad = await dispatcher.call('whoami', { nope: 1 }, { ...caller, requestId: 'req-3' });
     await expect(dispatcher.call('missing_tool', {}, { ...caller, requestId: 'req-4' })).rejects.toThrow(/Unknown tool/);
-    expect(ok.isError).toBeFalsy();
-    expect(bad.isError).toBe(true);
+    expect(ok.result?.isError).toBeFalsy();
+    expect(bad.result?.isError).toBe(true);
     // Recording is in memory; nothing has been written on the request path.
     expect(log.pending()).toBe(3);
     expect(await rowsSeenBy(orgA.orgId)).toHaveLength(0);
@@ -135,7 +135,7 @@ describe('mcp_tool_call_log', () => {
     const drops: Array<[number, string]> = [];
     const log = createToolCallLog({ db: broken, logger, flushIntervalMs: 60_000, onDrop: (n, reason) => drops.push([n, reason]) });
     const result = await dispatcherWith(log).call('whoami', {}, { principal: orgA, requestId: 'lost' });
-    expect(result.isError).toBeFalsy();
+    expect(result.result?.isError).toBeFalsy();
     await log.close();
     expect(drops).toEqual([[1, 'write_failed']]);
     await broken.destroy();

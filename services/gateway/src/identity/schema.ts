@@ -32,7 +32,7 @@ export interface IdentityDatabase {
     request_id: string;
     tool: string;
     duration_ms: number;
-    outcome: 'ok' | 'tool_error' | 'protocol_error';
+    outcome: 'ok' | 'tool_error' | 'protocol_error' | 'input_required';
     error_code: string | null;
     argument_bytes: number;
     input_tokens: number | null;

@@ -24,14 +24,50 @@ export interface CallerContext {
   principal: Principal;
   requestId: string;
   signal?: AbortSignal;
+  /** What the endpoint knows about the client's own model for this call (MCP sampling). */
+  sampling?: CallerSampling;
+}
+
+/** The client side of MCP sampling for one tool call (see quarry/mcp/v1/sampling.proto). */
+export interface CallerSampling {
+  /** The client can be asked (2026-07-28 input-required round trip, sampling declared). */
+  available: boolean;
+  /** The client model's answer to the previous round's request. */
+  answer?: { text: string; model: string; stopReason: string };
+  /** The service's continuation from the previous round (base64), already verified. */
+  continuation?: string;
+}
+
+/** A service asked for the client's model: the endpoint answers with an input-required result. */
+export interface SamplingAsk {
+  systemPrompt: string;
+  messages: { role: 'user' | 'assistant'; text: string }[];
+  maxTokens: number;
+  temperature?: number;
+  /** base64, to be returned in CallerSampling.continuation on the retry. */
+  continuation: string;
+}
+
+export type DispatchOutcome = { result: CallToolResult; sampling?: undefined } | { sampling: SamplingAsk; result?: undefined };
+
+interface ModelUsage {
+  provider: string;
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
 }
 
 export interface ToolObserver {
-  (tool: string, outcome: 'ok' | 'tool_error' | 'protocol_error', code: string, seconds: number): void;
+  (tool: string, outcome: 'ok' | 'tool_error' | 'protocol_error' | 'input_required', code: string, seconds: number): void;
 }
 
 export interface DispatcherOptions {
   catalogue: readonly ToolDefinition[];
+  /**
+   * Deadline of tools that run a model (those with a ModelUsage field): a model call takes
+   * seconds to minutes, where every other rpc takes milliseconds. Defaults to `deadlineMs`.
+   */
+  modelDeadlineMs?: number;
   /** Keyed by the proto service's full name, e.g. `quarry.plan.v1.PlanService`. */
   backends: Readonly<Record<string, ToolBackend>>;
   logger: Logger;
@@ -59,6 +95,7 @@ function toolError(error: ToolErrorShape): CallToolResult {
 export function createToolDispatcher(options: DispatcherOptions) {
   const compileOutput = createOutputValidator();
   const deadlineMs = options.deadlineMs ?? 10_000;
+  const modelDeadlineMs = options.modelDeadlineMs ?? deadlineMs;
   const entries = new Map(
     options.catalogue.map((tool) => {
       const backend = options.backends[tool.rpc.service];
@@ -83,11 +120,12 @@ export function createToolDispatcher(options: DispatcherOptions) {
     annotations: { title: tool.title, ...tool.annotations },
   }));
 
-  async function invoke(name: string, args: Record<string, unknown>, caller: CallerContext): Promise<{ result: CallToolResult; code: string }> {
+  async function invoke(name: string, args: Record<string, unknown>, caller: CallerContext): Promise<Invocation> {
     const entry = entries.get(name)!;
+    const { gatewayFields } = entry.tool;
     let request: Uint8Array;
     try {
-      request = entry.codec.encodeRequest(args);
+      request = entry.codec.encodeRequest(args, gatewayFields?.clientSampling ? { [gatewayFields.clientSampling]: clientSamplingJson(caller.sampling) } : undefined);
     } catch (error) {
       if (error instanceof ContractError) {
         // The codec validated against the tool's input schema; its message names each field.
@@ -99,22 +137,32 @@ export function createToolDispatcher(options: DispatcherOptions) {
     // A long-poll argument (get_plan_status's waitSeconds) is time the service is asked to wait:
     // the deadline grows by it so the wait is not cut short.
     const waitSeconds = typeof args.waitSeconds === 'number' ? Math.min(Math.max(args.waitSeconds, 0), 60) : 0;
+    const baseDeadline = gatewayFields?.modelUsage ? modelDeadlineMs : deadlineMs;
     const identity: Identity = { kind: 'user', orgId: principal.orgId, userId: principal.userId, tokenId: principal.tokenId, requestId };
     let response: Uint8Array;
     try {
-      response = await entry.backend.unary(entry.tool.rpc.path, request, { identity, principal, deadlineMs: deadlineMs + waitSeconds * 1000, signal: caller.signal });
+      response = await entry.backend.unary(entry.tool.rpc.path, request, { identity, principal, deadlineMs: baseDeadline + waitSeconds * 1000, signal: caller.signal });
     } catch (error) {
       if (!(error instanceof QuarryError)) throw error;
-      const shaped = toolErrorFromStatus(error.status, error.code, error.message, requestId, error.details);
+      // Tokens a failed model call spent still count; they go to the log, not to the model.
+      const { modelUsage, ...details } = error.details ?? {};
+      const shaped = toolErrorFromStatus(error.status, error.code, error.message, requestId, error.details ? details : undefined);
       if (shaped.code === 'INTERNAL') options.logger.error({ err: error, tool: name, requestId }, 'service failed a tool call');
-      return { result: toolError(shaped), code: shaped.code };
+      return { result: toolError(shaped), code: shaped.code, usage: asUsage(modelUsage) };
     }
     const structured = entry.codec.decodeResponse(response);
+    const usage = gatewayFields?.modelUsage ? takeField(structured, gatewayFields.modelUsage) : undefined;
+    const ask = gatewayFields?.samplingRequest ? takeField(structured, gatewayFields.samplingRequest) : undefined;
+    if (ask !== undefined) {
+      if (caller.sampling?.available) return { sampling: ask as unknown as SamplingAsk, code: 'INPUT_REQUIRED', usage: asUsage(usage) };
+      options.logger.error({ tool: name, requestId }, 'service asked for sampling although the client cannot be asked');
+      return { result: toolError(toolErrorFromStatus(13, undefined, undefined, requestId)), code: 'INTERNAL' };
+    }
     if (!entry.validateOutput(structured)) {
       options.logger.error({ tool: name, requestId, errors: entry.validateOutput.errors }, 'service reply does not match the tool output schema');
       return { result: toolError(toolErrorFromStatus(13, undefined, undefined, requestId)), code: 'INTERNAL' };
     }
-    return { result: { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured }, code: 'OK' };
+    return { result: { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured }, code: 'OK', usage: asUsage(usage) };
   }
 
   return {
@@ -122,10 +170,13 @@ export function createToolDispatcher(options: DispatcherOptions) {
     tools: listed,
     outputSchemaOf: (name: string) => entries.get(name)?.tool.outputSchema,
 
-    async call(name: string, args: Record<string, unknown> | undefined, caller: CallerContext): Promise<CallToolResult> {
+    /** Whether a tool can ask for the client's model (its rpc has the sampling fields). */
+    canSample: (name: string) => Boolean(entries.get(name)?.tool.gatewayFields?.samplingRequest),
+
+    async call(name: string, args: Record<string, unknown> | undefined, caller: CallerContext): Promise<DispatchOutcome> {
       const started = performance.now();
       const argumentBytes = args ? Buffer.byteLength(JSON.stringify(args)) : 0;
-      const finish = (outcome: 'ok' | 'tool_error' | 'protocol_error', code: string) => {
+      const finish = (outcome: 'ok' | 'tool_error' | 'protocol_error' | 'input_required', code: string, usage?: ModelUsage) => {
         const durationMs = performance.now() - started;
         options.observe?.(name, outcome, code, durationMs / 1000);
         if (UNLOGGED_TOOLS.has(name)) return;
@@ -138,8 +189,10 @@ export function createToolDispatcher(options: DispatcherOptions) {
           tool: name.slice(0, 128),
           durationMs,
           outcome,
-          errorCode: code === 'OK' ? null : code,
+          errorCode: code === 'OK' || code === 'INPUT_REQUIRED' ? null : code,
           argumentBytes,
+          inputTokens: usage?.inputTokens ?? null,
+          outputTokens: usage?.outputTokens ?? null,
         });
       };
       if (!entries.has(name)) {
@@ -147,16 +200,45 @@ export function createToolDispatcher(options: DispatcherOptions) {
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}. Call tools/list for the available tools.`);
       }
       try {
-        const { result, code } = await invoke(name, args ?? {}, caller);
-        finish(result.isError ? 'tool_error' : 'ok', code);
-        return result;
+        const outcome = await invoke(name, args ?? {}, caller);
+        if (outcome.sampling) {
+          finish('input_required', outcome.code, outcome.usage);
+          return { sampling: outcome.sampling };
+        }
+        finish(outcome.result.isError ? 'tool_error' : 'ok', outcome.code, outcome.usage);
+        return { result: outcome.result };
       } catch (error) {
         options.logger.error({ err: error, tool: name, requestId: caller.requestId }, 'tool call failed');
         finish('tool_error', 'INTERNAL');
-        return toolError(toolErrorFromStatus(13, undefined, undefined, caller.requestId));
+        return { result: toolError(toolErrorFromStatus(13, undefined, undefined, caller.requestId)) };
       }
     },
   };
 }
 
 export type ToolDispatcher = ReturnType<typeof createToolDispatcher>;
+
+type Invocation = { code: string; usage?: ModelUsage } & ({ result: CallToolResult; sampling?: undefined } | { sampling: SamplingAsk; result?: undefined });
+
+/** ClientSampling in proto3 JSON: always sent, so a service never guesses. */
+function clientSamplingJson(sampling: CallerSampling | undefined) {
+  return {
+    available: sampling?.available ?? false,
+    ...(sampling?.answer ? { answer: sampling.answer } : {}),
+    ...(sampling?.continuation ? { continuation: sampling.continuation } : {}),
+  };
+}
+
+/** Removes a side-channel field from a decoded reply (it is not part of the output schema). */
+function takeField(structured: Record<string, unknown>, key: string): Record<string, unknown> | undefined {
+  const value = structured[key];
+  delete structured[key];
+  return value && typeof value === 'object' ? (value as Record<string, unknown>) : undefined;
+}
+
+function asUsage(value: unknown): ModelUsage | undefined {
+  if (!value || typeof value !== 'object') return undefined;
+  const v = value as Record<string, unknown>;
+  const tokens = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n >= 0 ? Math.round(n) : 0);
+  return { provider: String(v.provider ?? ''), model: String(v.model ?? ''), inputTokens: tokens(v.inputTokens), outputTokens: tokens(v.outputTokens) };
+}

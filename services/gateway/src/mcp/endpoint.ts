@@ -1,12 +1,31 @@
-import { createMcpHandler, type McpHttpHandler, Server } from '@modelcontextprotocol/server';
+import { createHash } from 'node:crypto';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  type ClientCapabilities,
+  createMcpHandler,
+  createRequestStateCodec,
+  inputRequired,
+  inputResponse,
+  type CallToolResult,
+  type McpHttpHandler,
+  type ServerContext,
+  Server,
+} from '@modelcontextprotocol/server';
 import type { Principal } from '../identity/schema.js';
-import type { ToolDispatcher } from './dispatcher.js';
+import type { CallerSampling, SamplingAsk, ToolDispatcher } from './dispatcher.js';
 
 export interface EndpointOptions {
   dispatcher: ToolDispatcher;
   version: string;
   instructions?: string;
   maxRequestBodySize: number;
+  /**
+   * Signs the `requestState` of input-required round trips (at least 32 bytes). Every replica
+   * needs the same key: the retry may reach another one.
+   */
+  requestStateKey: Uint8Array;
+  /** How long a sampling round trip may take before its state expires (default 600 s). */
+  requestStateTtlSeconds?: number;
   onerror?: (error: Error) => void;
 }
 
@@ -16,38 +35,127 @@ export interface QuarryAuthExtra extends Record<string, unknown> {
   requestId: string;
 }
 
+/** What a sampling round trip carries through the client, signed: see `samplingOf`. */
+interface SamplingState {
+  tool: string;
+  /** SHA-256 of the call's arguments (canonical JSON): the retry must repeat them. */
+  args: string;
+  /** The service's continuation (base64). */
+  continuation: string;
+}
+
+/** The key of the one embedded request a sampling round trip carries. */
+export const SAMPLING_INPUT_KEY = 'model_answer';
+
 const DEFAULT_INSTRUCTIONS =
-  'Quarry holds research plans and hands out their steps, stores and searches research artifacts, and keeps an audit trail. ' +
+  'Quarry holds research plans and hands out their steps, stores and searches research artifacts, extracts structured data, and keeps an audit trail. ' +
   'Call tools/list for the available tools; every tool returns structured JSON.';
 
 /**
  * The MCP endpoint for both protocol eras. The SDK wants a fresh server instance per HTTP
  * request; we give it the cheap low-level `Server` with two handlers that close over the
  * dispatcher, so no tool schema is converted or compiled per request (see ADR 0005).
+ *
+ * MCP sampling (ADR 0011): when a service asks for the client's own model, the call is answered
+ * with an input-required result carrying one `sampling/createMessage` request and a signed
+ * `requestState` (bound to the token, the tool and its arguments). The client runs its model and
+ * retries the same call; the answer and the service's continuation go back to the service. Only
+ * 2026-07-28 clients that declare sampling are ever asked: a 2025-era client on this stateless
+ * endpoint could only be pushed a request that hangs until it times out.
  */
 export function createMcpEndpoint(options: EndpointOptions): McpHttpHandler {
   const { dispatcher } = options;
   const info = { name: 'quarry', title: 'Quarry', version: options.version };
+  const stateCodec = createRequestStateCodec<SamplingState>({
+    key: options.requestStateKey,
+    ttlSeconds: options.requestStateTtlSeconds ?? 600,
+    bind: (ctx) => `${ctx.mcpReq.method}\0${ctx.http?.authInfo?.clientId ?? ''}`,
+  });
   const serverOptions = {
     capabilities: { tools: { listChanged: false } },
     instructions: options.instructions ?? DEFAULT_INSTRUCTIONS,
     // Every tenant sees the same tool list, so shared caches may keep it.
     cacheHints: { 'tools/list': { ttlMs: 300_000, cacheScope: 'public' as const } },
+    requestState: { verify: stateCodec.verify },
   };
 
   return createMcpHandler(
-    () => {
+    ({ era }) => {
       const server = new Server(info, serverOptions);
       server.setRequestHandler('tools/list', () => ({ tools: dispatcher.tools }));
       server.setRequestHandler('tools/call', async (request, ctx) => {
         const extra = ctx.http?.authInfo?.extra as QuarryAuthExtra | undefined;
         if (!extra) throw new Error('tools/call reached the MCP handler without an authenticated principal');
         const { name, arguments: args } = request.params;
-        const result = await dispatcher.call(name, args, { principal: extra.principal, requestId: extra.requestId, signal: ctx.mcpReq.signal });
-        return server.projectCallToolResult(result, dispatcher.outputSchemaOf(name));
+        const sampling = dispatcher.canSample(name) ? samplingOf(era === 'modern', name, args, ctx) : undefined;
+        if (sampling && 'error' in sampling) return sampling.error;
+        const outcome = await dispatcher.call(name, args, { principal: extra.principal, requestId: extra.requestId, signal: ctx.mcpReq.signal, sampling });
+        if (outcome.sampling) {
+          const state: SamplingState = { tool: name, args: argumentsHash(args), continuation: outcome.sampling.continuation };
+          return inputRequired({
+            inputRequests: { [SAMPLING_INPUT_KEY]: inputRequired.createMessage(createMessageParams(outcome.sampling)) },
+            requestState: await stateCodec.mint(state, ctx),
+          });
+        }
+        return server.projectCallToolResult(outcome.result, dispatcher.outputSchemaOf(name));
       });
       return server;
     },
     { legacy: 'stateless', responseMode: 'auto', maxRequestBodySize: options.maxRequestBodySize, onerror: options.onerror },
   );
+}
+
+/** The sampling side of a call to a tool that can sample: can the client be asked, and what did it answer? */
+function samplingOf(modern: boolean, tool: string, args: Record<string, unknown> | undefined, ctx: ServerContext): CallerSampling | { error: CallToolResult } {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
+  const available = modern && Boolean(capabilities?.sampling);
+  // Verified by the codec before the handler runs (signature, expiry, token binding).
+  const state = ctx.mcpReq.requestState<SamplingState>();
+  if (!state) return { available };
+  if (state.tool !== tool || state.args !== argumentsHash(args)) {
+    return refusal('SAMPLING_STATE_MISMATCH', 'This retry carries the requestState of a different call (another tool or other arguments). Call the tool again without it.');
+  }
+  const response = inputResponse(ctx.mcpReq.inputResponses, SAMPLING_INPUT_KEY);
+  if (response.kind !== 'sampling') {
+    return refusal('SAMPLING_ANSWER_MISSING', `The retry carries no answer to the sampling request "${SAMPLING_INPUT_KEY}". Answer it with your model, or call the tool again without requestState.`);
+  }
+  const blocks = Array.isArray(response.result.content) ? response.result.content : [response.result.content];
+  const text = blocks.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n');
+  return {
+    available,
+    answer: { text, model: String(response.result.model ?? ''), stopReason: String(response.result.stopReason ?? '') },
+    continuation: state.continuation,
+  };
+}
+
+function refusal(code: string, message: string): { error: CallToolResult } {
+  return { error: { isError: true, content: [{ type: 'text', text: `${message} [${code}]` }], structuredContent: { error: { code, message, retryable: false } } } };
+}
+
+function createMessageParams(ask: SamplingAsk) {
+  return {
+    systemPrompt: ask.systemPrompt,
+    messages: ask.messages.map((m) => ({ role: m.role, content: { type: 'text' as const, text: m.text } })),
+    maxTokens: ask.maxTokens,
+    ...(ask.temperature !== undefined ? { temperature: ask.temperature } : {}),
+    // Extraction needs no context from other servers, and a careful model more than a fast one.
+    includeContext: 'none' as const,
+    modelPreferences: { intelligencePriority: 0.8, speedPriority: 0.3, costPriority: 0.3 },
+  };
+}
+
+function argumentsHash(args: unknown): string {
+  return createHash('sha256').update(canonicalJson(args ?? {})).digest('base64url');
+}
+
+// Key order must not matter: a client may rebuild the arguments object for its retry.
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
 }

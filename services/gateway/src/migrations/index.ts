@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
 import * as createIdentity from './identity/2026_11_21_2200_create_identity.js';
 import * as createToolCallLog from './gateway/2026_11_21_2200_create_tool_call_log.js';
+import * as toolCallLogInputRequired from './gateway/2026_11_22_0300_tool_call_log_input_required.js';
 
 /**
  * The gateway owns two schemas: `identity` (organizations, users, memberships, tokens) and
@@ -8,5 +9,11 @@ import * as createToolCallLog from './gateway/2026_11_21_2200_create_tool_call_l
  */
 export const gatewaySchemas: ReadonlyArray<{ schema: string; migrations: Record<string, Migration> }> = [
   { schema: 'identity', migrations: { '2026_11_21_2200_create_identity': createIdentity } },
-  { schema: 'gateway', migrations: { '2026_11_21_2200_create_tool_call_log': createToolCallLog } },
+  {
+    schema: 'gateway',
+    migrations: {
+      '2026_11_21_2200_create_tool_call_log': createToolCallLog,
+      '2026_11_22_0300_tool_call_log_input_required': toolCallLogInputRequired,
+    },
+  },
 ];
