@@ -1,17 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import { ContractError, createToolCodec, toolCatalogue, type JsonSchema, type ToolDefinition } from '@quarry/contracts';
+import { ContractError, createToolCodec, toolCatalogue } from '@quarry/contracts';
+import { properties, required, tool } from './support/tools.js';
 
 // The artifact store's tools (issue 4) as MCP clients see them: names, argument and result
 // fields exactly as the issue names them, what is required, the enums and the limits. The
 // internal rpcs (ListPlanArtifacts, ResolvePlanReference) are not tools.
 
-const tool = (name: string): ToolDefinition => {
-  const found = toolCatalogue.find((t) => t.name === name);
-  if (!found) throw new Error(`no tool ${name}`);
-  return found;
-};
-const properties = (schema: JsonSchema): Record<string, Record<string, unknown>> => (schema as { properties: Record<string, Record<string, unknown>> }).properties;
-const required = (schema: JsonSchema): string[] => (schema as { required?: string[] }).required ?? [];
 const PLAN_ID = '0b6d1c9e-6f1a-4f5e-9a51-2f8e0a4b7c10';
 const STEP_ID = '5a0f3c2e-8d41-4b7a-a0c9-3e6f1d2b9a84';
 

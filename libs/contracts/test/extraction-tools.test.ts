@@ -1,19 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
-import { ContractError, createToolCodec, extractionV1, mcpV1, toolCatalogue, type JsonSchema, type ToolDefinition } from '@quarry/contracts';
+import { ContractError, createToolCodec, extractionV1, mcpV1, toolCatalogue, type JsonSchema } from '@quarry/contracts';
 import { CatalogueError, deriveCatalogue } from '../src/catalogue/derive.js';
 import { buildModule } from './support/buf-fixture.js';
+import { properties, required, tool } from './support/tools.js';
 
 // extract_data (issue 5) as MCP clients see it, and the gateway's side channel (MCP sampling and
 // model usage) that proto declares by type and the catalogue keeps out of both schemas.
 
-const tool = (name: string): ToolDefinition => {
-  const found = toolCatalogue.find((t) => t.name === name);
-  if (!found) throw new Error(`no tool ${name}`);
-  return found;
-};
-type Props = Record<string, Record<string, unknown>>;
-const properties = (schema: JsonSchema): Props => (schema as { properties: Props }).properties;
-const required = (schema: JsonSchema): string[] => (schema as { required?: string[] }).required ?? [];
 
 const SCHEMA = { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] };
 

@@ -1,18 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
-import { ContractError, createToolCodec, planV1, toolCatalogue, type JsonSchema, type ToolDefinition } from '@quarry/contracts';
+import { ContractError, createToolCodec, planV1, type JsonSchema } from '@quarry/contracts';
+import { properties, required, tool } from './support/tools.js';
 
 // The plan engine's tools (issue 3) as MCP clients see them: names, argument and result fields
 // in camelCase exactly as the issue names them, what is required, the constraints a model is
 // held to, and the wire format the plan engine will speak.
 
-const tool = (name: string): ToolDefinition => {
-  const found = toolCatalogue.find((t) => t.name === name);
-  if (!found) throw new Error(`no tool ${name}`);
-  return found;
-};
-const properties = (schema: JsonSchema): Record<string, JsonSchema> => (schema as { properties: Record<string, JsonSchema> }).properties;
 const keys = (schema: JsonSchema): string[] => Object.keys(properties(schema));
-const required = (schema: JsonSchema): string[] => (schema as { required?: string[] }).required ?? [];
 const property = (name: string, path: string): Record<string, unknown> => {
   let schema: JsonSchema = tool(name).inputSchema;
   for (const part of path.split('.')) {

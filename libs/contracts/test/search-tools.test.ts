@@ -1,17 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
-import { ContractError, createToolCodec, toolCatalogue, type JsonSchema, type ToolDefinition } from '@quarry/contracts';
+import { ContractError, createToolCodec, type JsonSchema } from '@quarry/contracts';
+import { properties, required, tool } from './support/tools.js';
 
 // search_sources (issue 4) as MCP clients see it: exactly the arguments and result fields the
 // issue names, the limit's bounds, the filter enums, and a read-only, idempotent annotation.
 
-const tool = (name: string): ToolDefinition => {
-  const found = toolCatalogue.find((t) => t.name === name);
-  if (!found) throw new Error(`no tool ${name}`);
-  return found;
-};
-type Props = Record<string, Record<string, unknown>>;
-const properties = (schema: JsonSchema): Props => (schema as { properties: Props }).properties;
-const required = (schema: JsonSchema): string[] => (schema as { required?: string[] }).required ?? [];
 
 describe('search_sources', () => {
   const t = tool('search_sources');

@@ -1,25 +1,14 @@
 import { createIdentityVerifier, listenService } from '@quarry/grpc';
-import type { Logger } from 'pino';
 import { createArtifactsClient } from './artifacts.js';
 import { stopCompileProbe } from './core/compile-probe.js';
-import type { ConfiguredProvider, ExtractionProviders } from './selection.js';
 import { buildServer } from './server.js';
+import type { ExtractionServiceDeps } from './service.js';
 
-export interface ExtractionRuntimeOptions {
+/** The service's deps (providers, choice, sampling, timeouts, logger) and where to listen and call. */
+export interface ExtractionRuntimeOptions extends Omit<ExtractionServiceDeps, 'artifacts' | 'guardOptions'> {
   identityKey: string;
   /** host:port of the artifact store (source artifacts' text, storing results). */
   artifactStoreAddress: string;
-  /** The server-side providers (`providersFromConfig`). */
-  providers: ExtractionProviders;
-  /** EXTRACTION_PROVIDER. */
-  provider: ConfiguredProvider;
-  /** EXTRACTION_SAMPLING. */
-  samplingEnabled: boolean;
-  /** EXTRACTION_TIMEOUT in ms: the budget of one model call. */
-  timeoutMs: number;
-  /** EXTRACTION_MAX_TOKENS, for sampling requests. */
-  maxTokens: number;
-  logger: Logger;
   host: string;
   port: number;
 }
@@ -29,18 +18,10 @@ export interface ExtractionRuntimeOptions {
  * container) and by `quarry start` (all services in one process, real gRPC).
  */
 export async function startExtraction(options: ExtractionRuntimeOptions) {
-  const artifacts = createArtifactsClient({ address: options.artifactStoreAddress, identityKey: options.identityKey });
-  const server = buildServer({
-    artifacts,
-    providers: options.providers,
-    provider: options.provider,
-    samplingEnabled: options.samplingEnabled,
-    timeoutMs: options.timeoutMs,
-    maxTokens: options.maxTokens,
-    logger: options.logger,
-    verifier: createIdentityVerifier({ key: options.identityKey }),
-  });
-  return listenService(server, options.host, options.port, async () => {
+  const { identityKey, artifactStoreAddress, host, port, ...deps } = options;
+  const artifacts = createArtifactsClient({ address: artifactStoreAddress, identityKey });
+  const server = buildServer({ ...deps, artifacts, verifier: createIdentityVerifier({ key: identityKey }) });
+  return listenService(server, host, port, async () => {
     artifacts.close();
     await stopCompileProbe();
   });
