@@ -62,6 +62,7 @@ export {
   MAX_SOURCE_TEXT_BYTES,
   MAX_VALIDATION_ERRORS,
   DEFAULT_GUARD_OPTIONS,
+  GUARD_CACHE_SIZE,
 } from './core/schema-guard.js';
 export type { GuardedSchema, GuardOptions, SchemaRule, SchemaValidation } from './core/schema-guard.js';
 export { stopCompileProbe } from './core/compile-probe.js';

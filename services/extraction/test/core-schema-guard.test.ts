@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { checkSourceText, guardSchema, MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH, MAX_SOURCE_TEXT_BYTES, SchemaRejectedError, type SchemaRule } from '../src/index.js';
+import { checkSourceText, GUARD_CACHE_SIZE, guardSchema, MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH, MAX_SOURCE_TEXT_BYTES, SchemaRejectedError, type SchemaRule } from '../src/index.js';
 
 /** A guard answer (accept or reject) must come within this, whatever the schema: a guard against hangs, not a benchmark. */
 const BOUND_MS = 2000;
@@ -272,5 +272,43 @@ describe('checkSourceText', () => {
     expect(() => checkSourceText(42)).toThrow(/not_text/);
     expect(() => checkSourceText('  \n ')).toThrow(/empty/);
     expect(() => checkSourceText('é'.repeat(MAX_SOURCE_TEXT_BYTES / 2 + 1))).toThrow(/too_large.*204802 bytes/);
+  });
+});
+
+describe('guardSchema cache', () => {
+  const schema = (n: number) => ({ type: 'object', properties: { [`field${n}`]: { type: 'string', pattern: '^[a-z]+$' } } });
+
+  it('answers a repeated schema (same content, key order aside) from the cache', async () => {
+    const first = await guardSchema(schema(1));
+    const again = await guardSchema(JSON.parse(JSON.stringify(schema(1))));
+    const reordered = await guardSchema({ properties: { field1: { pattern: '^[a-z]+$', type: 'string' } }, type: 'object' });
+    expect(again).toBe(first);
+    expect(reordered).toBe(first);
+    expect(again.validate({ field1: 'ok' })).toEqual({ valid: true });
+  });
+
+  it('remembers rejections too, with the same message', async () => {
+    const hostile = { type: 'object', properties: { a: { type: 'string', pattern: '^(a|a)*$' } } };
+    const first = await guardSchema(hostile).catch((error: unknown) => error);
+    const again = await guardSchema(structuredClone(hostile)).catch((error: unknown) => error);
+    expect(first).toBeInstanceOf(SchemaRejectedError);
+    expect(again).toBe(first);
+  });
+
+  it('keeps at most GUARD_CACHE_SIZE schemas, dropping the least recently used', async () => {
+    const kept = await guardSchema(schema(0));
+    for (let n = 1; n <= GUARD_CACHE_SIZE; n++) await guardSchema(schema(10_000 + n));
+    // schema(0) was the least recently used and has been dropped: guarded anew.
+    const recomputed = await guardSchema(schema(0));
+    expect(recomputed).not.toBe(kept);
+    expect(recomputed.hash).toBe(kept.hash);
+    // … and is now the most recent one, so it stays.
+    expect(await guardSchema(schema(0))).toBe(recomputed);
+  }, 60_000);
+
+  it('checks shape before hashing: a cyclic object is refused, not walked forever', async () => {
+    const cyclic: Record<string, unknown> = { type: 'object' };
+    cyclic.properties = { self: cyclic };
+    await expect(guardSchema(cyclic)).rejects.toBeInstanceOf(SchemaRejectedError);
   });
 });

@@ -93,10 +93,35 @@ const DRAFTS: Readonly<Record<string, SchemaDraft>> = {
 
 const REF_KEYWORDS = ['$ref', '$dynamicRef', '$recursiveRef', '$id'] as const;
 
-/** Check an untrusted schema; resolves to a compiled validator or rejects with SchemaRejectedError. */
-export async function guardSchema(schema: unknown, options: GuardOptions = {}): Promise<GuardedSchema> {
+/** How many guarded schemas (accepted or rejected) are kept, by content hash, least recently used out. */
+export const GUARD_CACHE_SIZE = 256;
+const guarded = new Map<string, Promise<GuardedSchema>>();
+
+/**
+ * Check an untrusted schema; resolves to a compiled validator or rejects with SchemaRejectedError.
+ *
+ * Clients send the same schema with document after document, and the pattern and compile checks
+ * cost milliseconds (seconds, for a schema built to hit the bounds), so results are cached by the
+ * schema's canonical hash: a repeated schema, accepted or rejected, costs one hash. The cheap
+ * shape and size checks run first, so nothing unbounded is hashed.
+ */
+export function guardSchema(schema: unknown, options: GuardOptions = {}): Promise<GuardedSchema> {
   const opts = { ...DEFAULT_GUARD_OPTIONS, ...options };
-  checkShape(schema);
+  try {
+    checkShape(schema);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  const key = `${schemaHash(schema)}|${opts.patternTimeoutMs}|${opts.patternBudgetMs}|${opts.compileTimeoutMs}`;
+  let entry = guarded.get(key);
+  if (entry) guarded.delete(key);
+  else entry = guardUncached(schema, opts);
+  guarded.set(key, entry);
+  if (guarded.size > GUARD_CACHE_SIZE) guarded.delete(guarded.keys().next().value!);
+  return entry;
+}
+
+async function guardUncached(schema: unknown, opts: Required<GuardOptions>): Promise<GuardedSchema> {
   const bytes = Buffer.byteLength(JSON.stringify(schema), 'utf8');
   if (bytes > MAX_SCHEMA_BYTES) {
     throw new SchemaRejectedError('too_large', `it is ${bytes} bytes serialized; the limit is ${MAX_SCHEMA_BYTES} bytes (64 KiB). Send a smaller schema: fewer fields, shorter descriptions, shared parts under $defs.`);
