@@ -1,3 +1,3 @@
 import preset from '../../jest.preset.js';
 
-export default { ...preset, testTimeout: 60_000 };
+export default { ...preset, testTimeout: 240_000 };

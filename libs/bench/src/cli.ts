@@ -13,16 +13,17 @@ export interface BenchIo {
 }
 
 const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,32]
-  --quick         smaller sizes (≈ 3.5 minutes on 2 shared cores; the full run ≈ 12 minutes)
+  --quick         smaller sizes, no Cranfield quality (≤ 2 minutes on 2 cores; the full run ≈ 15 minutes)
   --json <file>   also write every figure as { metric: { value, unit, baseline?, ratio? } }
   --clients list  concurrency levels of the throughput runs (default 16,32)`;
 
 /** What each group's baseline is (all measured in the same run, on the same machine). */
 const BASELINES = [
-  'Baselines: p1/p2 the monolith (same handlers, no gRPC hop); c_freshness the store_research call alone;',
-  'c_ingest the indexer core in process (chunk, embed, upsert into scratch LanceDB); c_search the same hybrid search',
-  'in process on the same indexes (ratio = gRPC service + gateway); c_quality vectors/hybrid BM25 alone;',
-  'e_extract the same heuristic extraction and scoring in process (ratio = gateway + gRPC + storage).',
+  'Baselines (all measured in this run): p1/p2 the monolith (same handlers in the gateway, no gRPC hop); p2_ratio the',
+  "MCP SDK's naive server-per-request echo, p2_ratio_handrolled a bare fastify JSON-RPC echo (same transport);",
+  'p3 freshness the store_research call alone; p4 search the same hybrid search in process (ratio = gRPC + gateway);',
+  'p5 ingest the indexer core in process (chunk, embed, upsert); quality vectors/hybrid against BM25 alone;',
+  'extraction the same heuristic extraction and scoring in process. p6 = `quarry start` (PostgreSQL apart, as PSS).',
 ].join('\n');
 
 /**

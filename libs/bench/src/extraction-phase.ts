@@ -14,13 +14,15 @@ async function quality(): Promise<Results> {
   const report = await evaluateHeuristic();
   const score = (value: number) => ({ value, unit: 'score' });
   return {
-    e_heuristic_precision: score(report.overall.precision),
-    e_heuristic_recall: score(report.overall.recall),
-    e_heuristic_heldout_precision: score(report.heldOut.overall.precision),
-    e_heuristic_heldout_recall: score(report.heldOut.overall.recall),
+    extraction_heuristic_field_f1: score(report.overall.f1),
+    extraction_heuristic_precision: score(report.overall.precision),
+    extraction_heuristic_recall: score(report.overall.recall),
+    extraction_heuristic_heldout_f1: score(report.heldOut.overall.f1),
+    extraction_heuristic_heldout_precision: score(report.heldOut.overall.precision),
+    extraction_heuristic_heldout_recall: score(report.heldOut.overall.recall),
     // An honest scorer keeps these apart: mean confidence of right and of wrong values.
-    e_heuristic_confidence_correct: score(report.meanConfidence.correct),
-    e_heuristic_confidence_wrong: score(report.meanConfidence.wrong),
+    extraction_heuristic_confidence_correct: score(report.meanConfidence.correct),
+    extraction_heuristic_confidence_wrong: score(report.meanConfidence.wrong),
   };
 }
 
@@ -52,8 +54,8 @@ async function latency({ system, sizes, progress }: PhaseContext): Promise<Resul
       progress,
     );
     return {
-      e_extract_p50_ms: compared(percentile(samples.quarry, 50), percentile(samples.baseline, 50), 'ms'),
-      e_extract_p95_ms: compared(percentile(samples.quarry, 95), percentile(samples.baseline, 95), 'ms'),
+      extraction_extract_p50_ms: compared(percentile(samples.quarry, 50), percentile(samples.baseline, 50), 'ms'),
+      extraction_extract_p95_ms: compared(percentile(samples.quarry, 95), percentile(samples.baseline, 95), 'ms'),
     };
   } finally {
     caller.close();

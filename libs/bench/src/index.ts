@@ -8,6 +8,8 @@ export { SIZES, type BenchSizes, type Phase, type PhaseContext } from './phase.j
 export { planToolsPhase } from './plan-phase.js';
 export { contentPipelinePhase, sizeLabel } from './content-phase.js';
 export { extractionPhase } from './extraction-phase.js';
+export { memoryPhase } from './memory-phase.js';
+export { ECHO_ARGS, startHandRolledEcho, startNaiveMcpServer, type Baseline } from './baselines.js';
 export { cranfieldDir, loadCranfield, ndcgAt10, recallAt100, type Cranfield } from './cranfield.js';
 export { letterMarker, mixedQueries, syntheticCorpus } from './corpus.js';
 export { startBenchSystem, type BenchMember, type BenchSystem } from './system.js';

@@ -1,4 +1,5 @@
 import type autocannon from 'autocannon';
+import { ECHO_ARGS, startHandRolledEcho, startNaiveMcpServer } from './baselines.js';
 import { createMcpCaller, type McpCaller, toolCallRequest } from './mcp.js';
 import { interleavedLatency, percentile, startLoad } from './measure.js';
 import { compared, type Results } from './report.js';
@@ -83,7 +84,9 @@ function pairClients(token: string, pool: string[], stepsPerPlan: number, counte
  * Issue 3's benchmark: get_plan_status and get_next_step+submit_step_result through
  * MCP → gateway → gRPC → PostgreSQL (Quarry), against the monolith baseline (the same gateway
  * calling the same handlers in-process) over the same MCP HTTP transport, in the same run.
- * Ratios are Quarry ÷ monolith: the price of the microservice hop.
+ * Ratios are Quarry ÷ monolith: the price of the microservice hop. Read throughput is also
+ * compared with two echo servers on the same transport (baselines.ts): p2_ratio against the
+ * SDK's naive server-per-request pattern, p2_ratio_handrolled against a bare fastify route.
  */
 export const planToolsPhase: Phase = {
   name: 'plan tools',
@@ -169,6 +172,28 @@ export const planToolsPhase: Phase = {
         if (read.failures) throw new Error(`${read.failures} failed get_plan_status calls (${name}, ${clients} clients)`);
         readRate[`${name}_c${clients}`] = read.perSecond;
       }
+      // The same load on the two echo baselines (no Quarry behind the tool): what the transport costs.
+      const baselines = { naive: await startNaiveMcpServer(), handrolled: await startHandRolledEcho() };
+      try {
+        for (const clients of sizes.clients) {
+          for (const name of ['naive', 'handrolled'] as const) {
+            progress(`p2 echo, ${clients} clients, ${name} baseline (${sizes.loadSeconds} s)`);
+            const echo = await startLoad({
+              url: baselines[name].url,
+              ...toolCallRequest(system.token, 'echo', ECHO_ARGS),
+              connections: clients,
+              seconds: sizes.loadSeconds,
+              maxRequests,
+              verifyBody: succeeded,
+            }).done;
+            if (echo.failures) throw new Error(`${echo.failures} failed echo calls (${name}, ${clients} clients)`);
+            readRate[`${name}_c${clients}`] = echo.perSecond;
+          }
+        }
+      } finally {
+        await baselines.naive.close();
+        await baselines.handrolled.close();
+      }
       const pairRate: Record<string, number> = {};
       for (const [i, { clients, name }] of runs.entries()) {
         progress(`p2 get_next_step+submit_step_result, ${clients} clients, ${name} (${sizes.loadSeconds} s)`);
@@ -199,6 +224,10 @@ export const planToolsPhase: Phase = {
       // The headline figures: the best rate over the concurrency levels, for each system.
       const best = (rates: Record<string, number>, name: string) => Math.max(...sizes.clients.map((c) => rates[`${name}_c${c}`]!));
       results.p2_read_tool_calls_per_s = compared(best(readRate, 'quarry'), best(readRate, 'monolith'), 'calls/s');
+      results.p2_naive_echo_calls_per_s = { value: best(readRate, 'naive'), unit: 'calls/s' };
+      results.p2_handrolled_echo_calls_per_s = { value: best(readRate, 'handrolled'), unit: 'calls/s' };
+      results.p2_ratio = { value: best(readRate, 'quarry') / best(readRate, 'naive'), unit: '×' };
+      results.p2_ratio_handrolled = { value: best(readRate, 'quarry') / best(readRate, 'handrolled'), unit: '×' };
       results.p2_step_pairs_per_s = compared(best(pairRate, 'quarry'), best(pairRate, 'monolith'), 'pairs/s');
       return results;
     } finally {

@@ -5,12 +5,13 @@ import type { Progress } from './measure.js';
 import type { BenchSizes, Phase } from './phase.js';
 import { contentPipelinePhase } from './content-phase.js';
 import { extractionPhase } from './extraction-phase.js';
+import { memoryPhase } from './memory-phase.js';
 import { planToolsPhase } from './plan-phase.js';
 import type { Results } from './report.js';
 import { startBenchSystem } from './system.js';
 
 /** Every phase `npm run bench` runs, in order. */
-export const PHASES: readonly Phase[] = [planToolsPhase, contentPipelinePhase, extractionPhase];
+export const PHASES: readonly Phase[] = [planToolsPhase, contentPipelinePhase, extractionPhase, memoryPhase];
 
 export interface RunOptions {
   sizes: BenchSizes;

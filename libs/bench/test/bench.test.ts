@@ -40,28 +40,46 @@ const COMPARED = [
   'p2_step_pairs_per_s_c32',
   'p2_step_pairs_per_s',
 ];
-const SINGLE = ['p1_ratio_p50', 'p1_ratio_p99', 'p1_grpc_get_plan_status_p50_ms', 'p1_gateway_added_p50_ms'];
+const SINGLE = [
+  'p1_ratio_p50',
+  'p1_ratio_p99',
+  'p1_grpc_get_plan_status_p50_ms',
+  'p1_gateway_added_p50_ms',
+  'p2_naive_echo_calls_per_s',
+  'p2_handrolled_echo_calls_per_s',
+  'p2_ratio',
+  'p2_ratio_handrolled',
+  'p6_rss_idle_mb',
+  'p6_rss_load_mb',
+  'p6_postgres_rss_idle_mb',
+  'p6_postgres_rss_load_mb',
+];
 
 /** The content pipeline's figures at smoke sizes (quality is skipped there), with their units. */
 const CONTENT_COMPARED: Record<string, string> = {
-  c_freshness_p50_ms: 'ms',
-  c_freshness_p95_ms: 'ms',
-  c_ingest_40_artifacts_per_s: 'artifacts/s',
-  c_search_500_p50_ms: 'ms',
-  c_search_500_p95_ms: 'ms',
+  p3_freshness_p50_ms: 'ms',
+  p3_freshness_p95_ms: 'ms',
+  p5_ingest_40_artifacts_per_s: 'artifacts/s',
+  p5_ingest_artifacts_per_s: 'artifacts/s',
+  p4_search_500_p50_ms: 'ms',
+  p4_search_500_p95_ms: 'ms',
+  p4_search_p50_ms: 'ms',
+  p4_search_p95_ms: 'ms',
 };
-const CONTENT_SINGLE: Record<string, string> = { c_load_500_chunks_s: 's', c_indexer_pending_end: 'events' };
+const CONTENT_SINGLE: Record<string, string> = { p4_load_500_chunks_s: 's', p5_indexer_pending_end: 'events' };
 
 /** The extraction phase: heuristic quality on the labelled corpus, and extract_data against in-process extraction. */
 const EXTRACTION_SCORES = [
-  'e_heuristic_precision',
-  'e_heuristic_recall',
-  'e_heuristic_heldout_precision',
-  'e_heuristic_heldout_recall',
-  'e_heuristic_confidence_correct',
-  'e_heuristic_confidence_wrong',
+  'extraction_heuristic_field_f1',
+  'extraction_heuristic_precision',
+  'extraction_heuristic_recall',
+  'extraction_heuristic_heldout_f1',
+  'extraction_heuristic_heldout_precision',
+  'extraction_heuristic_heldout_recall',
+  'extraction_heuristic_confidence_correct',
+  'extraction_heuristic_confidence_wrong',
 ];
-const EXTRACTION_COMPARED = ['e_extract_p50_ms', 'e_extract_p95_ms'];
+const EXTRACTION_COMPARED = ['extraction_extract_p50_ms', 'extraction_extract_p95_ms'];
 
 describe('npm run bench (smoke sizes: seconds, not a measurement)', () => {
   it('runs the whole harness against the embedded system and writes every figure as JSON', async () => {
@@ -76,9 +94,9 @@ describe('npm run bench (smoke sizes: seconds, not a measurement)', () => {
     // The heuristic's measured floor (services/extraction asserts the same on its corpus). The
     // mean confidences are reported, not asserted: grounding cannot tell a value found in the
     // text but put in the wrong field from a right one (see ADR 0011).
-    expect(results.e_heuristic_precision!.value).toBeGreaterThanOrEqual(0.96);
-    expect(results.e_heuristic_recall!.value).toBeGreaterThanOrEqual(0.85);
-    for (const key of ['e_heuristic_confidence_correct', 'e_heuristic_confidence_wrong']) {
+    expect(results.extraction_heuristic_precision!.value).toBeGreaterThanOrEqual(0.96);
+    expect(results.extraction_heuristic_recall!.value).toBeGreaterThanOrEqual(0.85);
+    for (const key of ['extraction_heuristic_confidence_correct', 'extraction_heuristic_confidence_wrong']) {
       expect(results[key]!.value).toBeGreaterThan(0);
       expect(results[key]!.value).toBeLessThanOrEqual(1);
     }
@@ -100,14 +118,24 @@ describe('npm run bench (smoke sizes: seconds, not a measurement)', () => {
     }
     for (const [key, unit] of Object.entries(CONTENT_SINGLE)) expect({ key, unit: results[key]!.unit, finite: Number.isFinite(results[key]!.value) }).toEqual({ key, unit, finite: true });
     // Visible in search means stored first; p95 is never below p50; the load took time; the indexer caught up.
-    expect(results.c_freshness_p50_ms!.value).toBeGreaterThan(results.c_freshness_p50_ms!.baseline!);
-    expect(results.c_freshness_p95_ms!.value).toBeGreaterThanOrEqual(results.c_freshness_p50_ms!.value);
-    expect(results.c_search_500_p95_ms!.value).toBeGreaterThanOrEqual(results.c_search_500_p50_ms!.value);
-    expect(results.c_load_500_chunks_s!.value).toBeGreaterThan(0);
-    expect(results.c_indexer_pending_end!.value).toBe(0);
+    expect(results.p3_freshness_p50_ms!.value).toBeGreaterThan(results.p3_freshness_p50_ms!.baseline!);
+    expect(results.p3_freshness_p95_ms!.value).toBeGreaterThanOrEqual(results.p3_freshness_p50_ms!.value);
+    expect(results.p4_search_500_p95_ms!.value).toBeGreaterThanOrEqual(results.p4_search_500_p50_ms!.value);
+    expect(results.p4_load_500_chunks_s!.value).toBeGreaterThan(0);
+    expect(results.p5_indexer_pending_end!.value).toBe(0);
     expect(err.some((line) => /quality: skipped in this profile/.test(line))).toBe(true);
     expect(results.p1_ratio_p50!.value).toBe(results.p1_get_plan_status_p50_ms!.ratio);
     expect(results.p1_gateway_added_p50_ms!.value).toBeCloseTo(results.p1_get_plan_status_p50_ms!.value - results.p1_grpc_get_plan_status_p50_ms!.value, 9);
+    // The echo baselines ran and the ratios are Quarry's best read rate over theirs.
+    expect(results.p2_ratio!.value).toBeCloseTo(results.p2_read_tool_calls_per_s!.value / results.p2_naive_echo_calls_per_s!.value, 9);
+    expect(results.p2_ratio_handrolled!.value).toBeCloseTo(results.p2_read_tool_calls_per_s!.value / results.p2_handrolled_echo_calls_per_s!.value, 9);
+    // The headline rows are the largest size's.
+    expect(results.p4_search_p50_ms).toEqual(results.p4_search_500_p50_ms);
+    expect(results.p5_ingest_artifacts_per_s).toEqual(results.p5_ingest_40_artifacts_per_s);
+    // `quarry start` and its PostgreSQL were measured (plausible sizes, in MB).
+    for (const key of ['p6_rss_idle_mb', 'p6_rss_load_mb', 'p6_postgres_rss_idle_mb', 'p6_postgres_rss_load_mb']) {
+      expect({ key, unit: results[key]!.unit, plausible: results[key]!.value > 5 && results[key]!.value < 8_000 }).toEqual({ key, unit: 'MB', plausible: true });
+    }
 
     // One table with every metric, machine facts above it, progress lines on the side.
     const printed = out.join('\n');
