@@ -1,3 +1,5 @@
+import type { DeadLetter, SubscribeOptions } from './port.js';
+
 /**
  * The retry policy both adapters share, independent of where events come from: hand the
  * batch to the handler; if it fails, isolate the culprit by retrying each event alone up to
@@ -69,6 +71,16 @@ async function deliverOne<E>(event: E, plan: DeliveryPlan<E>): Promise<void> {
       attempt++;
       await sleep(retryDelay(plan.retryDelayMs, tries));
     }
+  }
+}
+
+/** Tell the subscriber's onDeadLetter hook, if any; a hook that throws is reported, never fatal. */
+export function notifyDeadLetter(hook: SubscribeOptions['onDeadLetter'], deadLetter: DeadLetter, onError: (error: unknown) => void): void {
+  if (!hook) return;
+  try {
+    hook(deadLetter);
+  } catch (error) {
+    onError(error);
   }
 }
 

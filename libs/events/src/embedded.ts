@@ -2,7 +2,7 @@ import pg from 'pg';
 import { sql, type Kysely } from 'kysely';
 import { withTenant } from '@quarry/db';
 import { ContentCreatedV1Schema } from './content-event.js';
-import { deliver, DeliveryAborted, errorText, type DeliveryPlan } from './delivery.js';
+import { deliver, DeliveryAborted, errorText, notifyDeadLetter, type DeliveryPlan } from './delivery.js';
 import type { DeliveredEvent, EventLog, SubscribeOptions, Subscription } from './port.js';
 
 /** An `events.outbox` row as `events.read_outbox` returns it. */
@@ -28,7 +28,7 @@ export interface EmbeddedEventLogDeps {
   connectionString: string;
   /** Fallback re-read when no notification arrives (e.g. the LISTEN connection dropped). Default 5 s. */
   pollIntervalMs?: number;
-  /** Told about errors the loop survives (database unavailable, listener lost). */
+  /** Told about errors the loop survives (database unavailable, listener lost, an onDeadLetter hook that threw). */
   onError?: (error: unknown) => void;
 }
 
@@ -145,6 +145,12 @@ async function startSubscription(deps: EmbeddedEventLogDeps, options: SubscribeO
     await storePosition(db, consumer, row.id);
     position = row.id;
   };
+  // Store the dead letter, then tell the subscriber (the offset moves past it afterwards).
+  const deadLetter = async (row: OutboxRecord, delivered: DeliveredEvent | null, attempts: number, error: string) => {
+    await writeDeadLetter(db, consumer, row, attempts, error);
+    const { topic, key } = row;
+    notifyDeadLetter(options.onDeadLetter, { consumer, offset: String(row.id), topic, key, event: delivered?.event ?? null, attempts, error }, onError);
+  };
   type Item = { row: OutboxRecord; delivered: DeliveredEvent };
   const plan: DeliveryPlan<Item> = {
     handler: (batch) => handler(batch.map((i) => i.delivered)),
@@ -154,7 +160,7 @@ async function startSubscription(deps: EmbeddedEventLogDeps, options: SubscribeO
     isClosed: () => closed,
     sleep: (ms) => (closed ? Promise.resolve() : pause(ms, false)),
     commit: (last) => commitRow(last.row),
-    deadLetter: (item, attempts, error) => writeDeadLetter(db, consumer, item.row, attempts, errorText(error)),
+    deadLetter: (item, attempts, error) => deadLetter(item.row, item.delivered, attempts, errorText(error)),
   };
 
   async function step(): Promise<boolean> {
@@ -174,7 +180,7 @@ async function startSubscription(deps: EmbeddedEventLogDeps, options: SubscribeO
     }
     await deliver(items, plan);
     if (poison && !closed) {
-      await writeDeadLetter(db, consumer, poison, 1, 'invalid payload: not a content.created v1 event for its org');
+      await deadLetter(poison, null, 1, 'invalid payload: not a content.created v1 event for its org');
       await commitRow(poison);
     }
     return true;

@@ -9,7 +9,7 @@ export {
   CONTENT_CREATED_DLT,
 } from './content-event.js';
 export type { ContentCreatedV1, ContentEventInput, EventHeaders } from './content-event.js';
-export type { EventLog, SubscribeOptions, Subscription, DeliveredEvent } from './port.js';
+export type { EventLog, SubscribeOptions, Subscription, DeliveredEvent, DeadLetter } from './port.js';
 export { createEmbeddedEventLog, grantEventConsumer, consumerLag, isConsumerActive, rewindConsumer, toDeliveredEvent, OUTBOX_CHANNEL } from './embedded.js';
 export type { EmbeddedEventLogDeps, OutboxRecord } from './embedded.js';
 export { createKafkaEventLog, startOutboxRelay, connectKafka } from './kafka.js';

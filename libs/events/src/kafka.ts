@@ -1,5 +1,5 @@
 import { CONTENT_CREATED_DLT, CONTENT_CREATED_TOPIC } from './content-event.js';
-import { deliver, DeliveryAborted, errorText } from './delivery.js';
+import { deliver, DeliveryAborted, errorText, notifyDeadLetter } from './delivery.js';
 import {
   fromKafkaMessage,
   nextOffset,
@@ -53,6 +53,7 @@ export interface KafkaEventLogDeps {
   topic?: string;
   /** Default `content.created.dlt`. */
   deadLetterTopic?: string;
+  /** Told about errors the subscription survives (e.g. an onDeadLetter hook that threw). */
   onError?: (error: unknown) => void;
 }
 
@@ -66,6 +67,7 @@ type Item = { message: KafkaMessageIn; delivered: DeliveredEvent };
 export function createKafkaEventLog(deps: KafkaEventLogDeps): EventLog {
   const topic = deps.topic ?? CONTENT_CREATED_TOPIC;
   const deadLetterTopic = deps.deadLetterTopic ?? CONTENT_CREATED_DLT;
+  const onError = deps.onError ?? (() => undefined);
   const subscriptions = new Set<Subscription>();
 
   async function subscribe(options: SubscribeOptions): Promise<Subscription> {
@@ -85,12 +87,17 @@ export function createKafkaEventLog(deps: KafkaEventLogDeps): EventLog {
         await consumer.commitOffsets([{ topic: batch.topic, partition, offset: nextOffset(message.offset) }]);
         resolveOffset(message.offset);
       };
-      const deadLetter = async (message: KafkaMessageIn, attempts: number, error: string) => {
+      const deadLetter = async (message: KafkaMessageIn, delivered: DeliveredEvent | null, attempts: number, error: string) => {
         await producer.send({
           topic: deadLetterTopic,
           acks: PRODUCER_ACKS,
           messages: [toDeadLetterMessage(batch.topic, partition, message, { consumer: options.consumer, attempts, error })],
         });
+        notifyDeadLetter(
+          options.onDeadLetter,
+          { consumer: options.consumer, offset: `${partition}:${message.offset}`, topic: batch.topic, key: message.key?.toString() ?? '', event: delivered?.event ?? null, attempts, error },
+          onError,
+        );
       };
       let pending: Item[] = [];
       const flush = async () => {
@@ -99,7 +106,7 @@ export function createKafkaEventLog(deps: KafkaEventLogDeps): EventLog {
         await deliver(items, {
           handler: (events) => options.handler(events.map((i) => i.delivered)),
           commit: (last) => commit(last.message),
-          deadLetter: (item, attempts, error) => deadLetter(item.message, attempts, errorText(error)),
+          deadLetter: (item, attempts, error) => deadLetter(item.message, item.delivered, attempts, errorText(error)),
           maxAttempts,
           retryDelayMs,
           isTransient: options.isTransient,
@@ -118,7 +125,7 @@ export function createKafkaEventLog(deps: KafkaEventLogDeps): EventLog {
           const delivered = fromKafkaMessage(batch.topic, partition, message);
           if (!delivered) {
             await flush();
-            await deadLetter(message, 1, 'invalid message: not a content.created v1 event keyed by its org');
+            await deadLetter(message, null, 1, 'invalid message: not a content.created v1 event keyed by its org');
             await commit(message);
             continue;
           }

@@ -35,6 +35,29 @@ export interface SubscribeOptions {
    * delays indexing instead of losing events. Default: none (every failure counts).
    */
   isTransient?: (error: unknown) => boolean;
+  /**
+   * Told about every event this subscription gives up on, once its dead letter is stored
+   * (events.dead_letters row or dead-letter topic message) and before the offset moves past
+   * it: the hook for a dead-letter counter or an alerting log line. Synchronous; what it throws
+   * goes to the event log's onError and never stops the stream. After a crash between storing
+   * the dead letter and the offset, the same event can be reported again (at least once).
+   */
+  onDeadLetter?: (deadLetter: DeadLetter) => void;
+}
+
+/** An event a consumer gave up on, as onDeadLetter reports it. */
+export interface DeadLetter {
+  readonly consumer: string;
+  /** Its position in the log, as DeliveredEvent.offset spells it. */
+  readonly offset: string;
+  readonly topic: string;
+  readonly key: string;
+  /** The decoded event; null for a record that was not a valid event (dead-lettered at once). */
+  readonly event: ContentCreatedV1 | null;
+  /** Times the handler failed on it alone (1 for an undecodable record). */
+  readonly attempts: number;
+  /** The failure, as stored with the dead letter. */
+  readonly error: string;
 }
 
 export interface Subscription {

@@ -18,7 +18,7 @@ export interface ContractEnv {
 /**
  * The EventLog contract, run against every adapter: at least once, in order per org, offsets
  * only after success (a restart resumes and re-delivers the unfinished batch), poison events
- * dead-lettered after maxAttempts while later events keep flowing.
+ * dead-lettered after maxAttempts (and reported to onDeadLetter) while later events keep flowing.
  */
 export function eventLogContract(name: string, env: () => ContractEnv): void {
   describe(`EventLog contract: ${name}`, () => {
@@ -85,11 +85,13 @@ export function eventLogContract(name: string, env: () => ContractEnv): void {
       const consumer = unique('contract-poison');
       const [ok1, poison, ok2] = await e.publish(org, ['ok1', 'poison', 'ok2']);
       const handled: string[] = [];
+      const reported: Array<string | undefined> = [];
       const log = e.newLog();
       await log.subscribe({
         consumer,
         maxAttempts: 2,
         retryDelayMs: 1,
+        onDeadLetter: (letter) => reported.push(letter.event?.eventId),
         handler: async (batch) => {
           const events = batch.filter((d) => d.event.orgId === org);
           if (events.some((d) => d.event.title === 'poison')) throw new Error('poison');
@@ -102,6 +104,7 @@ export function eventLogContract(name: string, env: () => ContractEnv): void {
       const until = Date.now() + e.timeoutMs;
       while (!letters.includes(poison!) && Date.now() < until) letters = await e.deadLettered(consumer, org);
       expect(letters).toEqual([poison]);
+      expect(reported).toEqual([poison]); // onDeadLetter: once per event given up on
       await log.close();
     });
   });

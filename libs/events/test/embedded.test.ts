@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { sql, withTenant } from '@quarry/db';
 import { createTestDatabase, type TestDatabase } from '@quarry/testing';
-import { appendContentEvent, consumerLag, createEmbeddedEventLog, eventsSchemas, grantEventConsumer, isConsumerActive, rewindConsumer, type DeliveredEvent, type EventLog, type Subscription } from '../src/index.js';
+import { appendContentEvent, consumerLag, createEmbeddedEventLog, eventsSchemas, grantEventConsumer, isConsumerActive, rewindConsumer, type DeadLetter, type DeliveredEvent, type EventLog, type Subscription } from '../src/index.js';
 import { appendEvents, waitFor } from './helpers.js';
 
 let database: TestDatabase;
@@ -16,8 +16,8 @@ afterAll(async () => {
   await database?.drop();
 });
 
-function newLog(pollIntervalMs = 60_000): EventLog {
-  const log = createEmbeddedEventLog({ db: database.app, connectionString: database.appUrl, pollIntervalMs });
+function newLog(pollIntervalMs = 60_000, onError?: (error: unknown) => void): EventLog {
+  const log = createEmbeddedEventLog({ db: database.app, connectionString: database.appUrl, pollIntervalMs, onError });
   logs.push(log);
   return log;
 }
@@ -100,12 +100,14 @@ describe('embedded event log (the outbox)', () => {
     const org = randomUUID();
     const [ok1, poison, ok2] = await appendEvents(database.app, org, ['ok1', 'poison', 'ok2']);
     const handled: string[] = [];
+    const reported: DeadLetter[] = [];
     let poisonAttemptsAlone = 0;
     await newLog().subscribe({
       consumer: 'poison',
       batchSize: 10,
       maxAttempts: 3,
       retryDelayMs: 1,
+      onDeadLetter: (letter) => reported.push(letter),
       handler: async (batch) => {
         const events = batch.filter((e) => e.event.orgId === org);
         if (events.some((e) => e.event.title === 'poison')) {
@@ -124,6 +126,10 @@ describe('embedded event log (the outbox)', () => {
         select event_id, attempts, error, consumer from events.dead_letters`.execute(trx),
     );
     expect(letters.rows).toEqual([{ event_id: poison, attempts: 3, error: 'Error: cannot index this', consumer: 'poison' }]);
+    // The hook heard of it once, after the row was stored, with the event and the stored failure.
+    expect(reported).toEqual([
+      { consumer: 'poison', offset: expect.stringMatching(/^\d+$/), topic: 'content.created', key: org, event: expect.objectContaining({ eventId: poison, title: 'poison' }), attempts: 3, error: 'Error: cannot index this' },
+    ]);
     const otherTenant = await withTenant(database.app, { orgId: randomUUID() }, (trx) => sql`select 1 from events.dead_letters`.execute(trx));
     expect(otherTenant.rows).toEqual([]);
   });
@@ -162,8 +168,10 @@ describe('embedded event log (the outbox)', () => {
               values (${randomUUID()}, ${org}, 'content.created', ${org}, '{"schemaVersion": 99}')`.execute(database.admin);
     const [after] = await appendEvents(database.app, org, ['after']);
     const handled: string[] = [];
+    const reported: DeadLetter[] = [];
     await newLog().subscribe({
       consumer: 'undecodable',
+      onDeadLetter: (letter) => reported.push(letter),
       handler: async (batch) => {
         handled.push(...batch.filter((e) => e.event.orgId === org).map((e) => e.event.eventId));
       },
@@ -171,6 +179,33 @@ describe('embedded event log (the outbox)', () => {
     await waitFor(() => handled.includes(after!), 10_000, 'the event after the undecodable one');
     const letters = await sql<{ attempts: number }>`select attempts from events.dead_letters where org_id = ${org} and consumer = 'undecodable'`.execute(database.admin);
     expect(letters.rows).toEqual([{ attempts: 1 }]);
+    expect(reported.filter((l) => l.key === org)).toEqual([
+      { consumer: 'undecodable', offset: expect.any(String), topic: 'content.created', key: org, event: null, attempts: 1, error: 'invalid payload: not a content.created v1 event for its org' },
+    ]);
+  });
+
+  it('survives an onDeadLetter hook that throws: the error goes to onError and the stream moves on', async () => {
+    const org = randomUUID();
+    const [, after] = await appendEvents(database.app, org, ['poison', 'after']);
+    const handled: string[] = [];
+    const errors: unknown[] = [];
+    await newLog(60_000, (error) => errors.push(error)).subscribe({
+      consumer: 'throwing-hook',
+      maxAttempts: 1,
+      retryDelayMs: 1,
+      onDeadLetter: (letter) => {
+        if (letter.key === org) throw new Error('metrics are broken');
+      },
+      handler: async (batch) => {
+        const events = batch.filter((e) => e.event.orgId === org);
+        if (events.some((e) => e.event.title === 'poison')) throw new Error('cannot index this');
+        handled.push(...events.map((e) => e.event.eventId));
+      },
+    });
+    await waitFor(() => handled.includes(after!), 10_000, 'the event after the dead-lettered one');
+    expect(errors).toEqual([new Error('metrics are broken')]);
+    const letters = await sql`select 1 from events.dead_letters where consumer = 'throwing-hook' and org_id = ${org}`.execute(database.admin);
+    expect(letters.rows).toHaveLength(1);
   });
 
   it('wakes an idle consumer by NOTIFY within a second (fallback poll set to a minute)', async () => {

@@ -13,6 +13,7 @@ import {
   toKafkaMessage,
   toProducerRecord,
   type ContentCreatedV1,
+  type DeadLetter,
   type DeliveredEvent,
   type EventLog,
 } from '../src/index.js';
@@ -126,11 +127,17 @@ describe('Kafka event log adapter (kafkajs test double)', () => {
   it('sends a poison message to content.created.dlt after maxAttempts and commits past it', async () => {
     const kafka = new KafkaDouble();
     const handled: string[] = [];
+    const reported: DeadLetter[] = [];
     let poisonAlone = 0;
     await createKafkaEventLog({ kafka }).subscribe({
       consumer: 'indexer',
       maxAttempts: 3,
       retryDelayMs: 1,
+      onDeadLetter: (letter) => {
+        expect(kafka.sent).toHaveLength(1); // told once the dead-letter topic has it
+        expect(kafka.committed.map((c) => c.offset)).toEqual(['2']); // and before committing past it
+        reported.push(letter);
+      },
       handler: async (batch) => {
         if (batch.some((e) => e.event.title === 'title 2')) {
           if (batch.length === 1) poisonAlone++;
@@ -150,12 +157,18 @@ describe('Kafka event log adapter (kafkajs test double)', () => {
       },
     ]);
     expect(kafka.committed.map((c) => c.offset)).toEqual(['2', '3', '4']);
+    expect(reported).toEqual([{ consumer: 'indexer', offset: '1:2', topic: 'content.created', key: orgId, event: event(2), attempts: 3, error: 'Error: boom' }]);
   });
 
   it('dead-letters an undecodable message at once', async () => {
     const kafka = new KafkaDouble();
     const handled: string[] = [];
-    await createKafkaEventLog({ kafka }).subscribe({ consumer: 'c', handler: async (b) => void handled.push(...b.map((e) => e.offset)) });
+    const reported: DeadLetter[] = [];
+    await createKafkaEventLog({ kafka }).subscribe({
+      consumer: 'c',
+      onDeadLetter: (letter) => reported.push(letter),
+      handler: async (b) => void handled.push(...b.map((e) => e.offset)),
+    });
     await kafka.feed('content.created', 0, [
       { offset: '0', key: Buffer.from(orgId), value: Buffer.from('garbage') },
       kafkaMessage(1, toKafkaMessage(delivered(1))),
@@ -163,6 +176,30 @@ describe('Kafka event log adapter (kafkajs test double)', () => {
     expect(handled).toEqual(['0:1']);
     expect(kafka.sent.map((s) => [s.topic, s.messages[0]?.headers['dlt-attempts']])).toEqual([['content.created.dlt', '1']]);
     expect(kafka.committed.map((c) => c.offset)).toEqual(['1', '2']);
+    expect(reported).toEqual([
+      { consumer: 'c', offset: '0:0', topic: 'content.created', key: orgId, event: null, attempts: 1, error: 'invalid message: not a content.created v1 event keyed by its org' },
+    ]);
+  });
+
+  it('survives an onDeadLetter hook that throws: the error goes to onError and the partition moves on', async () => {
+    const kafka = new KafkaDouble();
+    const errors: unknown[] = [];
+    const handled: string[] = [];
+    await createKafkaEventLog({ kafka, onError: (error) => errors.push(error) }).subscribe({
+      consumer: 'c',
+      maxAttempts: 1,
+      onDeadLetter: () => {
+        throw new Error('metrics are broken');
+      },
+      handler: async (b) => {
+        if (b.some((e) => e.event.title === 'title 1')) throw new Error('boom');
+        handled.push(...b.map((e) => e.offset));
+      },
+    });
+    await kafka.feed('content.created', 0, [1, 2].map((n) => kafkaMessage(n, toKafkaMessage(delivered(n)))));
+    expect(handled).toEqual(['0:2']);
+    expect(errors).toEqual([new Error('metrics are broken')]);
+    expect(kafka.committed.map((c) => c.offset)).toEqual(['2', '3']);
   });
 });
 

@@ -30,9 +30,12 @@ export interface StartServicesOptions {
 export async function startServices(options: StartServicesOptions) {
   const host = options.host ?? '127.0.0.1';
   const { databaseUrl, identityKey, logger } = options;
+  // The plan engine's metrics (stalled plans) join the gateway's /metrics, like the indexer's.
+  const planMetrics = createMetrics({ service: 'plan-engine', processMetrics: false });
   // The plan engine and the artifact store call each other: the plan engine reads the artifact
   // store's address at its first call, after both have started.
   const planEngine: PlanEngine = await startPlanEngine({
+    metrics: planMetrics,
     databaseUrl,
     identityKey,
     logger: logger.child({ service: 'plan-engine' }),
@@ -83,7 +86,7 @@ export async function startServices(options: StartServicesOptions) {
       'quarry.extraction.v1.ExtractionService': extraction.address,
     } as Readonly<Record<string, string>>,
     /** Registries of the services without a /metrics of their own here (the gateway appends them). */
-    registries: [indexerMetrics.registry],
+    registries: [indexerMetrics.registry, planMetrics.registry],
     /** Drain every service (health NOT_SERVING first); close the gateway before this. */
     async close(graceMs = 10_000): Promise<void> {
       await indexer.close();

@@ -89,8 +89,9 @@ afterAll(async () => {
 describe('quarry CLI', () => {
   it('migrates once, then reports the database up to date', async () => {
     const first = await quarry('migrate');
-    expect(first).toMatchObject({ code: 0, out: expect.stringMatching(/Applied 8 migration\(s\)[\s\S]*identity\/2026_11_21_2200_create_identity/) });
+    expect(first).toMatchObject({ code: 0, out: expect.stringMatching(/Applied 9 migration\(s\)[\s\S]*identity\/2026_11_21_2200_create_identity/) });
     expect(first.out).toMatch(/artifact\/2026_11_22_0200_create_extraction_results/);
+    expect(first.out).toMatch(/plan\/2026_11_22_0400_count_stalled_plans/);
     expect(await quarry('migrate')).toMatchObject({ code: 0, out: 'Database is up to date.' });
   });
 

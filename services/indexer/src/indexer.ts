@@ -55,6 +55,9 @@ export interface Indexer {
  * Consume content.created from `eventLog` into the search indexes (createIndexHandler) and
  * report lag. The embedder must match the one the vector index was built with, checked before
  * the first event is taken (a mismatch would otherwise fail every event into the dead letters).
+ * An event that keeps failing for its own sake (isTransientIndexError false) goes to the dead
+ * letters after the event log's bounded retries: `quarry_indexer_dead_letters_total` counts
+ * them (either event log) and each is logged at error level, so a nonzero rate can alert.
  *
  * Lag gauge (`quarry_indexer_lag_seconds`): the age of the oldest event not yet indexed, 0 when
  * caught up. The embedded outbox knows it exactly. Kafka's admin API gives only counts, so
@@ -78,6 +81,11 @@ export async function startIndexer(options: IndexerOptions): Promise<Indexer> {
     consumer,
     batchSize: options.batchSize,
     isTransient: isTransientIndexError,
+    // An event given up on is never indexed: counted for the alert, logged without its text.
+    onDeadLetter: ({ offset, event, attempts, error }) => {
+      m?.deadLetters.inc();
+      logger.error({ offset, eventId: event?.eventId, orgId: event?.orgId, sourceId: event?.sourceId, attempts, error }, 'content event dead-lettered; it will not be indexed');
+    },
     handler: async (batch) => {
       const stop = m?.batchSeconds.startTimer();
       lastBatchOldestMs = oldestOccurredMs(batch);
@@ -173,6 +181,7 @@ function registerMetrics(metrics: Metrics) {
     chunksEmbedded: metrics.counter('quarry_indexer_chunks_embedded_total', 'Chunk texts sent to the embedder'),
     batchSeconds: metrics.histogram('quarry_indexer_batch_duration_seconds', 'Time to index one batch (including failed attempts)'),
     failures: metrics.counter('quarry_indexer_failures_total', 'Failed batch attempts (stage=batch) and lag probes (stage=lag)', ['stage']),
+    deadLetters: metrics.counter('quarry_indexer_dead_letters_total', 'Content events given up on and moved to the dead letters (events.dead_letters or content.created.dlt); they are not indexed'),
   };
 }
 

@@ -3,8 +3,8 @@ import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql, withTenant } from '@quarry/db';
 import { appendContentEvent, createEmbeddedEventLog, eventsSchemas, grantEventConsumer } from '@quarry/events';
-import { createLocalEmbedder, openLanceVectorIndex } from '@quarry/search';
-import { createLogger, createMetrics } from '@quarry/telemetry';
+import { createLocalEmbedder, EmbeddingHttpError, openLanceVectorIndex } from '@quarry/search';
+import { createLogger, createMetrics, startMetricsServer } from '@quarry/telemetry';
 import { createTestDatabase, type TestDatabase } from '@quarry/testing';
 import { indexerSchemas, startEmbeddedIndexer, startIndexer, type Indexer } from '../src/index.js';
 import { countingEmbedder, openTestBackends, prose, tempDir, waitUntil, type TestBackends } from './helpers.js';
@@ -128,5 +128,51 @@ describe('lag', () => {
     expect(metric(after, 'quarry_indexer_chunks_embedded_total')).toBe(6);
     expect(after).toContain('quarry_indexer_batch_duration_seconds_count{service="indexer-test"} 2');
     expect(real.calls).toBe(2); // one embed call per batch (4 + 2 events)
+  }, TEST_MS);
+});
+
+describe('dead letters', () => {
+  it('dead-letters an event the embedding provider always refuses, counts it in /metrics, and indexes the rest', async () => {
+    // The provider refuses one input for good (HTTP 400: the event's own fault, not an outage).
+    const real = countingEmbedder();
+    const refusing = {
+      ...real,
+      identity: real.identity,
+      embed: async (texts: readonly string[]) => {
+        if (texts.some((t) => t.includes('unembeddable'))) throw new EmbeddingHttpError(400, 'input rejected by the provider');
+        return real.embed(texts);
+      },
+    };
+    const b = await backends(real);
+    const metrics = createMetrics({ service: 'indexer-test' });
+    const server = await startMetricsServer({ registry: metrics.registry, host: '127.0.0.1', port: 0 });
+    cleanup.push(() => server.close());
+    const scrape = async () => (await fetch(`http://127.0.0.1:${server.port}/metrics`)).text();
+    const db = database.app;
+    const eventLog = createEmbeddedEventLog({ db, connectionString: database.appUrl });
+    cleanup.push(() => eventLog.close());
+
+    await sql`insert into events.consumer_offsets (consumer, position) select 'dead-letter-test', coalesce(max(id), 0) from events.outbox`.execute(database.admin);
+    const org = randomUUID();
+    const [before] = await append(org, 1, 'quokka');
+    const poison = await withTenant(database.app, { orgId: org }, (trx) =>
+      appendContentEvent(trx, { orgId: org, sourceTable: 'research_artifact', sourceId: randomUUID(), title: 'refused', text: 'unembeddable text' }),
+    );
+    const [after] = await append(org, 1, 'wombat');
+
+    const indexer = await startIndexer({ db, eventLog, backends: { ...b, embedder: refusing }, logger, metrics, consumer: 'dead-letter-test', batchSize: 10 });
+    cleanup.push(() => indexer.close());
+    // Exported from the start (retries take seconds before anything is given up on).
+    expect(metric(await scrape(), 'quarry_indexer_dead_letters_total')).toBe(0);
+
+    await waitUntil(async () => metric(await scrape(), 'quarry_indexer_dead_letters_total') === 1, WAIT_MS, 'the dead letter counted');
+    await waitUntil(async () => (await indexer.lag()).pending === 0, WAIT_MS, 'caught up');
+    const letters = await withTenant(database.app, { orgId: org }, (trx) =>
+      sql<{ event_id: string; attempts: number; error: string }>`select event_id, attempts, error from events.dead_letters where consumer = 'dead-letter-test'`.execute(trx),
+    );
+    expect(letters.rows).toEqual([{ event_id: poison.eventId, attempts: 5, error: 'EmbeddingHttpError: input rejected by the provider' }]);
+    expect((await b.bm25.search('quokka', { orgId: org, limit: 5 })).map((h) => h.sourceId)).toEqual([before]);
+    expect((await b.bm25.search('wombat', { orgId: org, limit: 5 })).map((h) => h.sourceId)).toEqual([after]);
+    expect(await scrape()).toContain('quarry_indexer_dead_letters_total{service="indexer-test"} 1');
   }, TEST_MS);
 });

@@ -1,11 +1,20 @@
 import type { Migration } from 'kysely';
 import * as createPlan from './plan/2026_11_21_2300_create_plan.js';
+import * as countStalledPlans from './plan/2026_11_22_0400_count_stalled_plans.js';
 
 /**
  * The plan engine owns the `plan` schema: research plans and steps, branching conditions, user
  * reviews, skill executions, feedback, output preferences, submit idempotency keys and the
- * append-only audit log. Names are timestamps so order is explicit and stable.
+ * append-only audit log, plus the one cross-tenant aggregate for metrics (count_stalled_plans,
+ * callable by members of quarry_plan_metrics: see grantPlanMetrics). Names are timestamps so
+ * order is explicit and stable.
  */
 export const planSchemas: ReadonlyArray<{ schema: string; migrations: Record<string, Migration> }> = [
-  { schema: 'plan', migrations: { '2026_11_21_2300_create_plan': createPlan } },
+  {
+    schema: 'plan',
+    migrations: {
+      '2026_11_21_2300_create_plan': createPlan,
+      '2026_11_22_0400_count_stalled_plans': countStalledPlans,
+    },
+  },
 ];

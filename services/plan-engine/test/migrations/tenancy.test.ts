@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { assertTenantSafety, rlsReport, sql } from '@quarry/db';
+import { assertTenantSafety, createDb, migrate, rlsReport, sql } from '@quarry/db';
 import { createTestDatabase, TEST_APP_ROLE, type TestDatabase } from '@quarry/testing';
-import { planSchemas } from '../../src/migrations/index.js';
+import { randomUUID } from 'node:crypto';
+import { countStalledPlans, grantPlanMetrics, planSchemas } from '../../src/index.js';
 import { asTenant, newRow, PLAN_TABLES, seedOrg, visibleOrgs, type SeededOrg } from './fixtures.js';
 
 // Row-level security of the `plan` schema, seen through the app role services connect as.
@@ -31,7 +32,8 @@ describe('the plan schema is tenant-safe', () => {
         hasOrgId: true,
         enabled: true,
         forced: true,
-        policies: ['tenant_isolation'],
+        // The owner reads plans and steps of all orgs, only inside plan.count_stalled_plans (below).
+        policies: t.table === 'research_plans' || t.table === 'plan_steps' ? ['stall_count_owner_read', 'tenant_isolation'] : ['tenant_isolation'],
       });
     }
   });
@@ -90,5 +92,63 @@ describe('the plan schema is tenant-safe', () => {
     await expect(database.admin.insertInto('plan.branching_conditions').values(conditionTargetingStepOfB).execute()).rejects.toThrow(
       /violates foreign key constraint/,
     );
+  });
+});
+
+describe('plan.count_stalled_plans: the one cross-tenant read, for the stalled-plans gauge', () => {
+  it('returns one bigint, never rows, runs as the schema owner with a pinned search_path, and only quarry_plan_metrics may call it', async () => {
+    const { rows } = await sql<{ returns: string; set: boolean; definer: boolean; config: string[]; owner: string; schemaOwner: string; grantees: string[] }>`
+      select format_type(p.prorettype, null) as returns, p.proretset as set, p.prosecdef as definer, p.proconfig as config,
+             pg_get_userbyid(p.proowner)::text as owner, pg_get_userbyid(n.nspowner)::text as "schemaOwner",
+             array(select coalesce(nullif(a.grantee, 0)::regrole::text, 'PUBLIC') from aclexplode(p.proacl) a
+                   where a.privilege_type = 'EXECUTE' order by 1) as grantees
+      from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+      where n.nspname = 'plan' and p.proname = 'count_stalled_plans'`.execute(database.admin);
+    expect(rows).toEqual([
+      {
+        returns: 'bigint',
+        set: false,
+        definer: true,
+        config: ['search_path=pg_catalog, plan'],
+        owner: rows[0]!.schemaOwner,
+        schemaOwner: rows[0]!.schemaOwner,
+        grantees: [rows[0]!.owner, 'quarry_plan_metrics'].sort(),
+      },
+    ]);
+  });
+
+  it("gives a member of quarry_plan_metrics a number, while its plain queries still see only the tenant's rows", async () => {
+    await grantPlanMetrics(database.admin, TEST_APP_ROLE);
+    await sql`update plan.plan_steps set status = 'in_progress', started_at = now() - interval '1 hour' where id in (${a.stepIds[0]}, ${b.stepIds[0]})`.execute(database.admin);
+    await sql`update plan.research_plans set status = 'executing' where id in (${a.planId}, ${b.planId})`.execute(database.admin);
+    const { rows } = await asTenant(database.app, a.orgId, (trx) => sql<{ n: string }>`select plan.count_stalled_plans(interval '30 minutes') as n`.execute(trx));
+    expect(rows).toEqual([{ n: '2' }]); // both orgs' plans, as a count
+    expect(new Set(await asTenant(database.app, a.orgId, (trx) => visibleOrgs(trx, 'research_plans')))).toEqual(new Set([a.orgId]));
+    await expect(assertTenantSafety(database.admin, { schemas: ['plan'], appRole: TEST_APP_ROLE })).resolves.toBeUndefined();
+  });
+
+  it('counts every org when the schema owner is not a superuser (FORCE row level security binds it otherwise)', async () => {
+    // A managed PostgreSQL whose admin is an ordinary role: it migrates and owns the schema.
+    const owner = `plan_owner_${randomUUID().slice(0, 8)}`;
+    const other = await createTestDatabase();
+    await sql`create role ${sql.id(owner)} login password 'owner-password'`.execute(other.admin);
+    await sql`grant create on database ${sql.id(other.name)} to ${sql.id(owner)}`.execute(other.admin);
+    const url = new URL(other.adminUrl);
+    url.username = owner;
+    url.password = 'owner-password';
+    const ownerDb = createDb({ connectionString: url.toString(), max: 1 });
+    try {
+      for (const { schema, migrations } of planSchemas) await migrate({ db: ownerDb, schema, migrations });
+      await grantPlanMetrics(other.admin, TEST_APP_ROLE);
+      const [x, y] = [await seedOrg(other.admin), await seedOrg(other.admin)];
+      await sql`update plan.plan_steps set status = 'in_progress', started_at = now() - interval '1 hour' where id in (${x.stepIds[0]}, ${y.stepIds[0]})`.execute(other.admin);
+      await sql`update plan.research_plans set status = 'executing' where id in (${x.planId}, ${y.planId})`.execute(other.admin);
+      expect(await countStalledPlans(other.app, { thresholdMs: 30 * 60_000, timeoutMs: 2_000 })).toBe(2);
+      await expect(assertTenantSafety(other.admin, { schemas: ['plan'], appRole: TEST_APP_ROLE })).resolves.toBeUndefined();
+    } finally {
+      await ownerDb.destroy();
+      await other.drop();
+      await sql`drop role ${sql.id(owner)}`.execute(database.admin);
+    }
   });
 });

@@ -1,0 +1,103 @@
+{{/*
+Non-secret environment of each component: the data of its ConfigMap. The Deployment's checksum
+annotation hashes the same output, so a change here rolls exactly the pods that read it.
+Usage: include (printf "quarry.config.%s" $component) $
+*/}}
+
+{{- define "quarry.config.common" -}}
+HOST: "0.0.0.0"
+LOG_LEVEL: {{ .Values.logLevel | quote }}
+{{- with .Values.otlpEndpoint }}
+OTEL_EXPORTER_OTLP_ENDPOINT: {{ . | quote }}
+{{- end }}
+{{- end }}
+
+{{/* OpenSearch, Qdrant and embeddings: search and indexer must open the same indexes. */}}
+{{- define "quarry.config.searchEngines" -}}
+OPENSEARCH_URL: {{ required "opensearch.url is required: OpenSearch holds the BM25 index (the embedded fallback is single-writer)" .Values.opensearch.url | quote }}
+OPENSEARCH_INDEX: {{ .Values.opensearch.index | quote }}
+QDRANT_URL: {{ required "qdrant.url is required: Qdrant holds the vector index (the embedded fallback is single-writer)" .Values.qdrant.url | quote }}
+QDRANT_COLLECTION: {{ .Values.qdrant.collection | quote }}
+{{- with .Values.embeddings.url }}
+EMBEDDINGS_URL: {{ . | quote }}
+EMBEDDINGS_MODEL: {{ required "embeddings.model is required when embeddings.url is set" $.Values.embeddings.model | quote }}
+{{- end }}
+{{- with .Values.embeddings.dimension }}
+EMBEDDINGS_DIMENSION: {{ . | int | quote }}
+{{- end }}
+QUARRY_DATA_DIR: /tmp/quarry
+{{- end }}
+
+{{- define "quarry.config.gateway" -}}
+{{ include "quarry.config.common" . }}
+PORT: "8080"
+{{- $plan := include "quarry.address" (dict "root" . "component" "plan-engine" "port" 50051) }}
+{{- $artifacts := include "quarry.address" (dict "root" . "component" "artifact-store" "port" 50052) }}
+{{- $search := include "quarry.address" (dict "root" . "component" "search" "port" 50053) }}
+{{- $extraction := include "quarry.address" (dict "root" . "component" "extraction" "port" 50054) }}
+QUARRY_SERVICES: {{ printf "quarry.plan.v1.PlanService=%s,quarry.artifact.v1.ArtifactService=%s,quarry.search.v1.SearchService=%s,quarry.extraction.v1.ExtractionService=%s" $plan $artifacts $search $extraction | quote }}
+QUARRY_TRUST_PROXY: {{ or .Values.gateway.trustProxy .Values.ingress.enabled | quote }}
+{{- with .Values.gateway.allowedHosts }}
+{{- $service := include "quarry.componentName" (dict "root" $ "component" "gateway") }}
+{{- /* In-cluster names (helm test, internal clients) and loopback (kubectl port-forward) always work. */}}
+{{- $hosts := concat . (list $service (printf "%s.%s" $service $.Release.Namespace) (printf "%s.%s.svc" $service $.Release.Namespace) (printf "%s.%s.svc.%s" $service $.Release.Namespace $.Values.clusterDomain) "localhost" "127.0.0.1") }}
+{{- if $.Values.ingress.enabled }}
+{{- range $.Values.ingress.hosts }}{{ $hosts = append $hosts .host }}{{ end }}
+{{- end }}
+QUARRY_ALLOWED_HOSTS: {{ $hosts | uniq | join "," | quote }}
+{{- end }}
+QUARRY_RATE_LIMIT_PER_MINUTE: {{ .Values.gateway.rateLimitPerMinute | int | quote }}
+QUARRY_MODEL_TOOL_DEADLINE: {{ .Values.gateway.modelToolDeadline | quote }}
+{{- end }}
+
+{{- define "quarry.config.plan-engine" -}}
+{{ include "quarry.config.common" . }}
+PORT: "50051"
+METRICS_PORT: "9464"
+ARTIFACT_STORE_ADDRESS: {{ include "quarry.address" (dict "root" . "component" "artifact-store" "port" 50052) | quote }}
+QUARRY_STALL_THRESHOLD: {{ .Values.planEngine.stallThreshold | quote }}
+{{- end }}
+
+{{- define "quarry.config.artifact-store" -}}
+{{ include "quarry.config.common" . }}
+PORT: "50052"
+PLAN_ENGINE_ADDRESS: {{ include "quarry.address" (dict "root" . "component" "plan-engine" "port" 50051) | quote }}
+{{- end }}
+
+{{- define "quarry.config.search" -}}
+{{ include "quarry.config.common" . }}
+PORT: "50053"
+{{ include "quarry.config.searchEngines" . }}
+{{- end }}
+
+{{- define "quarry.config.extraction" -}}
+{{ include "quarry.config.common" . }}
+{{- $x := .Values.extraction }}
+PORT: "50054"
+ARTIFACT_STORE_ADDRESS: {{ include "quarry.address" (dict "root" . "component" "artifact-store" "port" 50052) | quote }}
+EXTRACTION_PROVIDER: {{ $x.provider | quote }}
+{{- with $x.anthropic.model }}
+ANTHROPIC_MODEL: {{ . | quote }}
+{{- end }}
+{{- with $x.anthropic.baseUrl }}
+ANTHROPIC_BASE_URL: {{ . | quote }}
+{{- end }}
+{{- with $x.openai.baseUrl }}
+OPENAI_BASE_URL: {{ . | quote }}
+{{- end }}
+{{- with $x.openai.model }}
+OPENAI_MODEL: {{ . | quote }}
+{{- end }}
+EXTRACTION_TIMEOUT: {{ $x.timeout | quote }}
+EXTRACTION_MAX_TOKENS: {{ $x.maxTokens | int | quote }}
+EXTRACTION_SAMPLING: {{ $x.sampling | quote }}
+{{- end }}
+
+{{- define "quarry.config.indexer" -}}
+{{ include "quarry.config.common" . }}
+METRICS_PORT: "9464"
+KAFKA_BROKERS: {{ required "kafka.brokers is required: the comma-separated host:port list of the Kafka brokers" .Values.kafka.brokers | quote }}
+QUARRY_OUTBOX_RELAY: {{ .Values.indexer.outboxRelay | quote }}
+INDEXER_BATCH_SIZE: {{ .Values.indexer.batchSize | int | quote }}
+{{ include "quarry.config.searchEngines" . }}
+{{- end }}

@@ -1,0 +1,127 @@
+import { describe, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormatsPlugin from 'ajv-formats';
+import { parse } from 'yaml';
+import {
+  chartDir,
+  deployDir,
+  fromRepo,
+  hasPath,
+  isHelmValues,
+  type K8sObject,
+  listFiles,
+  mergeValues,
+  onPath,
+  parseYamlDocuments,
+  readYamlFile,
+  repoRoot,
+  run,
+  validateAll,
+  valuesPaths,
+} from './support.js';
+
+// The Helm chart without a helm binary: every `.Values` path a template reads exists in
+// values.yaml, values.yaml and every values file we ship validate against values.schema.json,
+// Chart.yaml is a v2 chart of the repository's version, and its alerts are deploy/prometheus's
+// (charts/quarry/files/quarry-rules.yaml is a copy: Helm cannot read files outside the chart).
+// With helm on PATH, `helm lint` and `helm template | validate` run too.
+
+// ajv-formats is CommonJS with `exports.default`; under NodeNext its default import is the module.
+const addFormats = ((addFormatsPlugin as unknown as { default?: typeof addFormatsPlugin }).default ?? addFormatsPlugin) as unknown as (ajv: Ajv) => Ajv;
+
+const readText = (path: string) => readFileSync(path, 'utf8');
+const values = parse(readText(join(chartDir, 'values.yaml'))) as Record<string, unknown>;
+const templateFiles = listFiles(join(chartDir, 'templates'), (name) => /\.(ya?ml|tpl|txt)$/.test(name));
+
+/** values.schema.json compiled the way Helm reads it (JSON Schema draft-07, formats on). */
+function compileSchema(): ValidateFunction {
+  const schema = JSON.parse(readText(join(chartDir, 'values.schema.json'))) as Record<string, unknown>;
+  const ajv = addFormats(new Ajv({ allErrors: true, strict: true, allowUnionTypes: true }));
+  return ajv.compile(schema);
+}
+const validateValues = compileSchema();
+const schemaErrors = (v: unknown): string[] =>
+  validateValues(v) ? [] : (validateValues.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}${e.params && 'additionalProperty' in e.params ? `: ${e.params.additionalProperty}` : ''}`);
+
+describe('charts/quarry', () => {
+  it('Chart.yaml is a v2 application chart named quarry at the repository version', () => {
+    const chart = parse(readText(join(chartDir, 'Chart.yaml'))) as Record<string, unknown>;
+    const version = (JSON.parse(readText(join(repoRoot, 'package.json'))) as { version: string }).version;
+    expect(chart).toMatchObject({ apiVersion: 'v2', name: 'quarry', type: 'application' });
+    expect(chart.version).toMatch(/^\d+\.\d+\.\d+(-[\w.]+)?$/);
+    expect(chart.appVersion).toBe(version);
+  });
+
+  it('has templates, NOTES.txt and a helm test', () => {
+    const names = templateFiles.map((f) => fromRepo(f));
+    expect(names).toContain('charts/quarry/templates/NOTES.txt');
+    expect(names.some((n) => n.startsWith('charts/quarry/templates/tests/'))).toBe(true);
+    expect(templateFiles.length).toBeGreaterThan(5);
+  });
+
+  it('every .Values path used by a template or NOTES.txt exists in values.yaml', () => {
+    const missing = templateFiles.flatMap((file) =>
+      valuesPaths(readText(file))
+        .filter((path) => !hasPath(values, path))
+        .map((path) => `${fromRepo(file)}: .Values.${path.join('.')}`),
+    );
+    expect(missing).toEqual([]);
+    // The scan itself found something to check in every template that reads values.
+    expect(templateFiles.reduce((n, f) => n + valuesPaths(readText(f)).length, 0)).toBeGreaterThan(30);
+  });
+
+  it('values.yaml validates against values.schema.json', () => {
+    expect(schemaErrors(values)).toEqual([]);
+  });
+
+  // Every values file we ship, merged over values.yaml as `helm install -f` would.
+  const valuesFiles = [
+    join(chartDir, 'ci', 'test-values.yaml'),
+    ...listFiles(join(chartDir, 'ci'), isHelmValues).filter((f) => !f.endsWith('test-values.yaml')),
+    ...listFiles(deployDir, isHelmValues, ['node_modules', 'test']),
+  ];
+  it.each(valuesFiles.map((f) => [fromRepo(f), f]))('%s merged over values.yaml validates against the schema', (_name, file) => {
+    const [override] = readYamlFile(file);
+    expect(schemaErrors(mergeValues(values, override))).toEqual([]);
+  });
+
+  it('the schema rejects values of the wrong type or name (the check can fail)', () => {
+    expect(schemaErrors(mergeValues(values, { gateway: { replicas: 'two' } })).join()).toMatch(/\/gateway\/replicas must be integer/);
+    expect(schemaErrors(mergeValues(values, { gatewy: {} })).join()).toMatch(/must NOT have additional properties: gatewy/);
+    expect(schemaErrors(mergeValues(values, { opensearch: { url: 'opensearch:9200' } })).join()).toMatch(/\/opensearch\/url/);
+  });
+
+  it('renders the alerts of deploy/prometheus/quarry-rules.yaml: the chart ships an identical copy', () => {
+    const ours = readText(join(deployDir, 'prometheus', 'quarry-rules.yaml'));
+    expect(readText(join(chartDir, 'files', 'quarry-rules.yaml'))).toBe(ours);
+    expect(readText(join(chartDir, 'templates', 'prometheusrule.yaml'))).toMatch(/\.Files\.Get "files\/quarry-rules\.yaml"/);
+    if (onPath('helm')) {
+      const rule = helmTemplate(['--set', 'metrics.prometheusRule.enabled=true']).find((o) => o.kind === 'PrometheusRule');
+      expect(rule?.spec).toEqual((parse(ours) as K8sObject).spec);
+    }
+  });
+});
+
+function helmTemplate(extra: readonly string[] = []): K8sObject[] {
+  const out = run('helm', ['template', 'quarry', chartDir, '--namespace', 'quarry', '-f', join(chartDir, 'ci', 'test-values.yaml'), ...extra]);
+  return parseYamlDocuments(out, 'helm template charts/quarry') as K8sObject[];
+}
+
+if (onPath('helm')) {
+  describe('charts/quarry with helm', () => {
+    it('passes helm lint on the defaults and on ci/test-values.yaml', () => {
+      run('helm', ['lint', chartDir]);
+      run('helm', ['lint', chartDir, '-f', join(chartDir, 'ci', 'test-values.yaml')]);
+    });
+
+    it('renders ci/test-values.yaml into objects that all validate against the Kubernetes schemas', () => {
+      const objects = helmTemplate();
+      expect(objects.length).toBeGreaterThan(20);
+      expect(validateAll(objects, 'helm template')).toEqual([]);
+    });
+  });
+} else {
+  it.skip('helm is not on PATH: helm lint and helm template | validate did not run (install helm to run them)', () => undefined);
+}
