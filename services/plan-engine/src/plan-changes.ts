@@ -3,13 +3,23 @@ import type { Logger } from 'pino';
 
 const CHANNEL = 'quarry_plan_changed';
 
+/** The key of a plan in notifications: `<org>:<plan>`, lowercase as PostgreSQL prints uuids. */
+export function planKey(orgId: string, planId: string): string {
+  return `${orgId.toLowerCase()}:${planId.toLowerCase()}`;
+}
+
 /**
  * One LISTEN connection per process for `quarry_plan_changed` (payload `<org>:<plan>`, sent by
  * table triggers at commit, from any replica). Long-polls wait on it in memory, so a waiting
- * get_plan_status holds no database connection.
+ * get_plan_status holds no database connection; the status cache (plan-status-cache.ts) drops
+ * what it holds on it.
  */
 export function createPlanChangeListener(options: { connectionString: string; logger: Logger }) {
   const waiters = new Map<string, Set<() => void>>();
+  /** Called with each changed plan's key, or undefined when anything may have changed (reconnect). */
+  const observers = new Set<(key: string | undefined) => void>();
+  let pendingBarrier: Promise<boolean> | undefined;
+  let lastBarrier: Promise<unknown> = Promise.resolve();
   let client: pg.Client | undefined;
   let closed = false;
   let listening = false;
@@ -18,6 +28,7 @@ export function createPlanChangeListener(options: { connectionString: string; lo
 
   function wakeAll() {
     for (const set of waiters.values()) for (const wake of set) wake();
+    for (const observe of observers) observe(undefined);
   }
 
   async function connect(): Promise<void> {
@@ -40,6 +51,7 @@ export function createPlanChangeListener(options: { connectionString: string; lo
     next.on('end', () => lost());
     next.on('notification', (message) => {
       if (message.channel !== CHANNEL || !message.payload) return;
+      for (const observe of observers) observe(message.payload);
       for (const wake of waiters.get(message.payload) ?? []) wake();
     });
     client = next;
@@ -58,12 +70,44 @@ export function createPlanChangeListener(options: { connectionString: string; lo
     start: () => connect(),
     isListening: () => listening,
 
+    /** Observe every change (see `observers`); returns the unsubscribe function. */
+    observe(observer: (key: string | undefined) => void): () => void {
+      observers.add(observer);
+      return () => observers.delete(observer);
+    },
+
+    /**
+     * Resolves true once every change committed before this call has been delivered (one
+     * `SELECT 1` on the LISTEN connection: PostgreSQL sends the notifications of transactions
+     * committed before the query ahead of its reply), false when not listening. Calls of one
+     * tick share one round trip; a barrier already on the wire cannot vouch for later calls.
+     */
+    barrier(): Promise<boolean> {
+      const current = client;
+      if (!current || !listening) return Promise.resolve(false);
+      if (!pendingBarrier) {
+        const previous = lastBarrier;
+        const next = (async () => {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          await previous;
+          pendingBarrier = undefined;
+          return current.query('select 1').then(
+            () => listening && client === current,
+            () => false,
+          );
+        })();
+        pendingBarrier = next;
+        lastBarrier = next;
+      }
+      return pendingBarrier;
+    },
+
     /**
      * Register interest in a plan BEFORE reading it, then await `changed`: it resolves true when
      * the plan changes, false when `ms` pass or `signal` aborts. Always call `cancel` afterwards.
      */
     watch(orgId: string, planId: string, ms: number, signal?: AbortSignal) {
-      const key = `${orgId}:${planId}`;
+      const key = planKey(orgId, planId);
       let wake!: (changed: boolean) => void;
       const changed = new Promise<boolean>((resolve) => {
         wake = resolve;

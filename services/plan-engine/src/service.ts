@@ -19,6 +19,7 @@ import { noPlanArtifacts, type PlanArtifacts } from './artifacts.js';
 import { branchActions, feedbackTypes, mediaTypes, modifyActions, nextStepStatuses, planStatuses, reviewDecisions, skillStatuses, stepStatuses, stepTypes } from './enums.js';
 import { planErrors, toServiceError } from './errors.js';
 import type { PlanChangeListener } from './plan-changes.js';
+import { createPlanStatusCache } from './plan-status-cache.js';
 import { applyEffects, loadPlan, type PlanRow, type Trx } from './store/plans.js';
 import type { PlanDatabase } from './store/schema.js';
 
@@ -125,6 +126,9 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
     return { ...loaded, result, at };
   }
 
+  // get_plan_status is the hot read (clients poll it): unchanged plans are answered from memory.
+  const statusCache = createPlanStatusCache<Awaited<ReturnType<typeof mustLoad>>>(deps.changes);
+
   function reportedStatus(plan: PlanRow, snapshot: PlanSnapshot, at: Date): { status: PlanStatus; stalled: boolean } {
     const stored = plan.status as PlanStatus;
     const stalled = !TERMINAL.includes(stored) && isPlanStalled(snapshot.steps, at, deps.stallThresholdMs);
@@ -222,11 +226,10 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
     }),
 
     getPlanStatus: unary(async (req: planV1.GetPlanStatusRequest, ctx) => {
-      const read = () =>
-        tenant(ctx, async (trx) => {
-          const { plan, snapshot } = await mustLoad(trx, req.planId, false);
-          return { plan, response: statusOf(plan, snapshot) };
-        });
+      const read = async () => {
+        const { plan, snapshot } = await statusCache.read(ctx.identity.orgId, req.planId, () => tenant(ctx, (trx) => mustLoad(trx, req.planId, false)));
+        return { plan, response: statusOf(plan, snapshot) };
+      };
       const waitMs = Math.min(Math.max(req.waitSeconds ?? 0, 0), 60) * 1000;
       if (waitMs === 0) return (await read()).response;
       // Watch first, then read: a change between the two still wakes us.
