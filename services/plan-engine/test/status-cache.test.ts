@@ -19,7 +19,8 @@ const as = (orgId: string): { identity: Identity } => ({ identity: { kind: 'user
 
 let database: TestDatabase;
 let engine: Awaited<ReturnType<typeof startPlanEngine>>;
-let client: ReturnType<typeof createGrpcClient<typeof planV1.PlanServiceClient>>;
+const planClient = (address: string) => createGrpcClient(planV1.PlanServiceClient, address, { signer });
+let client: ReturnType<typeof planClient>;
 const orgA = randomUUID();
 const orgB = randomUUID();
 
@@ -42,7 +43,7 @@ const status = (orgId: string, planId: string) => client.call('getPlanStatus', {
 beforeAll(async () => {
   database = await createTestDatabase({ schemas: [...planSchemas] });
   engine = await startPlanEngine({ databaseUrl: database.appUrl, identityKey: KEY, logger, host: '127.0.0.1', port: 0, stallThresholdMs: 400 });
-  client = createGrpcClient(planV1.PlanServiceClient, engine.address, { signer });
+  client = planClient(engine.address);
 });
 
 afterAll(async () => {
