@@ -9,6 +9,7 @@ export type { CreateDbOptions, AnyDb } from './connect.js';
 export { migrate, MigrationError } from './migrate.js';
 export type { Migration, MigrateOptions } from './migrate.js';
 export { withTenant, isUuid } from './tenancy.js';
+export { createListenBarrier, type ListeningConnection } from './listen.js';
 export type { TenantIdentity } from './tenancy.js';
 export { enableTenantRls, tenantPredicate } from './rls.js';
 export { provisionAppRole, appUrlFrom } from './roles.js';

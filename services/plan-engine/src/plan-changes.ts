@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { createListenBarrier } from '@quarry/db';
 import type { Logger } from 'pino';
 
 const CHANNEL = 'quarry_plan_changed';
@@ -18,8 +19,6 @@ export function createPlanChangeListener(options: { connectionString: string; lo
   const waiters = new Map<string, Set<() => void>>();
   /** Called with each changed plan's key, or undefined when anything may have changed (reconnect). */
   const observers = new Set<(key: string | undefined) => void>();
-  let pendingBarrier: Promise<boolean> | undefined;
-  let lastBarrier: Promise<unknown> = Promise.resolve();
   let client: pg.Client | undefined;
   let closed = false;
   let listening = false;
@@ -76,31 +75,8 @@ export function createPlanChangeListener(options: { connectionString: string; lo
       return () => observers.delete(observer);
     },
 
-    /**
-     * Resolves true once every change committed before this call has been delivered (one
-     * `SELECT 1` on the LISTEN connection: PostgreSQL sends the notifications of transactions
-     * committed before the query ahead of its reply), false when not listening. Calls of one
-     * tick share one round trip; a barrier already on the wire cannot vouch for later calls.
-     */
-    barrier(): Promise<boolean> {
-      const current = client;
-      if (!current || !listening) return Promise.resolve(false);
-      if (!pendingBarrier) {
-        const previous = lastBarrier;
-        const next = (async () => {
-          await new Promise<void>((resolve) => setImmediate(resolve));
-          await previous;
-          pendingBarrier = undefined;
-          return current.query('select 1').then(
-            () => listening && client === current,
-            () => false,
-          );
-        })();
-        pendingBarrier = next;
-        lastBarrier = next;
-      }
-      return pendingBarrier;
-    },
+    /** Resolves true once every change committed before this call has been delivered, false when not listening. */
+    barrier: createListenBarrier(() => (listening ? client : undefined)),
 
     /**
      * Register interest in a plan BEFORE reading it, then await `changed`: it resolves true when

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
+import { createListenBarrier } from '@quarry/db';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { IdentityDatabase, Principal } from './schema.js';
@@ -55,8 +56,6 @@ export function createTokenAuthenticator(options: AuthenticatorOptions) {
   let reconnectTimer: NodeJS.Timeout | undefined;
   let flushTimer: NodeJS.Timeout | undefined;
   let reconnectDelay = 250;
-  let pendingBarrier: Promise<boolean> | undefined;
-  let lastBarrier: Promise<unknown> = Promise.resolve();
   const strict = options.strictRevocation ?? true;
 
   function evictToken(tokenId: string) {
@@ -111,33 +110,14 @@ export function createTokenAuthenticator(options: AuthenticatorOptions) {
   }
 
   /**
-   * Revocation barrier: one `SELECT 1` on the LISTEN connection. PostgreSQL delivers every
-   * notification committed before the query ahead of its reply, so once it resolves, every
-   * revocation committed before this request began has evicted its token. Requests that arrive
-   * in the same tick share one round trip (it is only sent on the next tick, after they joined).
+   * Revocation barrier (createListenBarrier): once it resolves, every revocation committed
+   * before this request began has evicted its token. Requests of one tick share the round trip.
    */
+  const sharedBarrier = createListenBarrier(() => (listening ? listener : undefined));
   function barrier(): Promise<boolean> {
-    const client = listener;
-    if (!client || !listening) return Promise.resolve(false);
+    if (!listener || !listening) return Promise.resolve(false);
     if (!strict) return Promise.resolve(true);
-    if (!pendingBarrier) {
-      // Requests of this tick join one barrier; it goes on the wire only after the previous
-      // barrier answered (one query at a time on the client), and later arrivals need the next
-      // one, since a barrier sent before a request arrived cannot vouch for it.
-      const previous = lastBarrier;
-      const next = (async () => {
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        await previous;
-        pendingBarrier = undefined;
-        return client.query('select 1').then(
-          () => listening && listener === client,
-          () => false,
-        );
-      })();
-      pendingBarrier = next;
-      lastBarrier = next;
-    }
-    return pendingBarrier;
+    return sharedBarrier();
   }
 
   async function lookup(hash: Buffer): Promise<{ principal: Principal; revokedAt: Date | null } | undefined> {
