@@ -19,6 +19,7 @@ export {
   createMetrics,
   metricsText,
   startMetricsServer,
+  type Collect,
   type Counter,
   type Gauge,
   type Histogram,

@@ -7,11 +7,16 @@ export type { Counter, Gauge, Histogram, Registry };
 export interface Metrics {
   /** The service's own registry (never prom-client's global one, so tests and services don't collide). */
   registry: Registry;
-  counter<L extends string = string>(name: string, help: string, labelNames?: readonly L[]): Counter<L>;
+  /** `collect` runs at each scrape before the value is read (e.g. to refresh it from a query). */
+  counter<L extends string = string>(name: string, help: string, labelNames?: readonly L[], collect?: Collect): Counter<L>;
   /** `buckets` in the metric's unit; prom-client's defaults suit durations in seconds. */
   histogram<L extends string = string>(name: string, help: string, labelNames?: readonly L[], buckets?: number[]): Histogram<L>;
-  gauge<L extends string = string>(name: string, help: string, labelNames?: readonly L[]): Gauge<L>;
+  /** `collect` runs at each scrape before the value is read (e.g. to refresh it from a query). */
+  gauge<L extends string = string>(name: string, help: string, labelNames?: readonly L[], collect?: Collect): Gauge<L>;
 }
+
+/** A scrape-time refresh of a metric's value. */
+export type Collect = () => void | Promise<void>;
 
 /**
  * A Prometheus registry for one service, with the default process metrics (CPU, memory, event
@@ -26,10 +31,10 @@ export function createMetrics({ service, processMetrics = true }: { service: str
   const registers = [registry];
   return {
     registry,
-    counter: (name, help, labelNames = []) => new Counter({ name, help, labelNames, registers }),
+    counter: (name, help, labelNames = [], collect) => new Counter({ name, help, labelNames, registers, ...(collect ? { collect } : {}) }),
     histogram: (name, help, labelNames = [], buckets) =>
       new Histogram({ name, help, labelNames, registers, ...(buckets ? { buckets } : {}) }),
-    gauge: (name, help, labelNames = []) => new Gauge({ name, help, labelNames, registers }),
+    gauge: (name, help, labelNames = [], collect) => new Gauge({ name, help, labelNames, registers, ...(collect ? { collect } : {}) }),
   };
 }
 

@@ -2,7 +2,6 @@ import type { AnyDb } from '@quarry/db';
 import type { Metrics } from '@quarry/telemetry';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
-import { Counter, Gauge } from 'prom-client';
 
 /** The nologin role whose members may call plan.count_stalled_plans (the migration creates it). */
 export const PLAN_METRICS_ROLE = 'quarry_plan_metrics';
@@ -47,7 +46,7 @@ export interface PlanMetricsDeps {
  * Register the plan engine's metrics in `metrics`:
  *
  * - `quarry_plan_stalled_plans` (gauge): plans currently stalled across all orgs, counted
- *   when scraped (prom-client `collect`), so it is as fresh as the scrape and costs nothing
+ *   when scraped (the metric's `collect`), so it is as fresh as the scrape and costs nothing
  *   when nobody scrapes. A count that fails or exceeds the timeout leaves the previous value
  *   in place (0 before the first success) and the scrape still succeeds;
  * - `quarry_plan_metrics_failures_total` (counter): such failed counts, so a stale gauge can
@@ -59,7 +58,6 @@ export interface PlanMetricsDeps {
 export function registerPlanMetrics(metrics: Metrics, deps: PlanMetricsDeps): void {
   const { db, stallThresholdMs, logger } = deps;
   const timeoutMs = deps.timeoutMs ?? 2_000;
-  const registers = [metrics.registry];
   let counting: Promise<void> | undefined;
   const refresh = () =>
     (counting ??= (async () => {
@@ -72,16 +70,11 @@ export function registerPlanMetrics(metrics: Metrics, deps: PlanMetricsDeps): vo
         counting = undefined;
       }
     })());
-  const stalled = new Gauge({
-    name: 'quarry_plan_stalled_plans',
-    help: 'Plans currently stalled in all orgs: stored stalled, or executing with a step in progress longer than QUARRY_STALL_THRESHOLD',
-    registers,
-    collect: refresh,
-  });
-  const failures = new Counter({
-    name: 'quarry_plan_metrics_failures_total',
-    help: 'Scrapes whose count of stalled plans failed or timed out (the gauge kept its previous value)',
-    registers,
-    collect: refresh,
-  });
+  const stalled = metrics.gauge(
+    'quarry_plan_stalled_plans',
+    'Plans currently stalled in all orgs: stored stalled, or executing with a step in progress longer than QUARRY_STALL_THRESHOLD',
+    [],
+    refresh,
+  );
+  const failures = metrics.counter('quarry_plan_metrics_failures_total', 'Scrapes whose count of stalled plans failed or timed out (the gauge kept its previous value)', [], refresh);
 }
