@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createMcpCaller, toolCallRequest } from './mcp.js';
 import { percentile, startLoad } from './measure.js';
 import type { Phase } from './phase.js';
@@ -78,9 +78,7 @@ async function freePort(): Promise<number> {
 function quarryStartCommand(): string[] {
   const built = join(REPO_ROOT, 'services/cli/dist/bin.js');
   if (existsSync(built)) return [built, 'start'];
-  const hooks = new URL('libs/testing/src/ts-hooks.mjs', `file://${REPO_ROOT}`).href;
-  const register = `data:text/javascript,import{register}from'node:module';register(${JSON.stringify(hooks)});`;
-  return ['--conditions=quarry-source', '--import', register, join(REPO_ROOT, 'services/cli/src/bin.ts'), 'start'];
+  return ['--conditions=quarry-source', '--import', pathToFileURL(join(REPO_ROOT, 'libs/testing/src/register-ts.mjs')).href, join(REPO_ROOT, 'services/cli/src/bin.ts'), 'start'];
 }
 
 async function until(check: () => Promise<boolean>, timeoutMs: number, what: string, child: ChildProcess): Promise<void> {

@@ -35,7 +35,7 @@ interface FixtureResult {
 async function runService(mode: 'ordered' | 'unexported' | 'late'): Promise<FixtureResult> {
   const { stdout } = await promisify(execFile)(
     process.execPath,
-    ['--import', './test/support/register-ts.mjs', 'test/fixtures/service-main.ts', mode],
+    ['--import', '../testing/src/register-ts.mjs', 'test/fixtures/service-main.ts', mode],
     { cwd: packageDir, timeout: 20_000 },
   );
   return JSON.parse(stdout) as FixtureResult;

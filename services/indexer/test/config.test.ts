@@ -40,7 +40,7 @@ describe('the indexer process (src/main.ts)', () => {
   // times that on a loaded CI box. The deadlines only stop a process that never exits.
   const PROCESS_MS = 90_000;
   const run = (env: Record<string, string>) =>
-    promisify(execFile)(process.execPath, ['--import', './test/support/register-ts.mjs', 'src/main.ts'], {
+    promisify(execFile)(process.execPath, ['--import', '../../libs/testing/src/register-ts.mjs', 'src/main.ts'], {
       cwd: packageDir,
       env: { PATH: process.env.PATH, HOME: process.env.HOME, QUARRY_DATA_DIR: dataDir, METRICS_HOST: '127.0.0.1', METRICS_PORT: '0', ...env },
       timeout: PROCESS_MS,

@@ -41,7 +41,7 @@ afterAll(async () => {
 });
 
 function startIndexerProcess(): ChildProcess {
-  const child = spawn(process.execPath, ['--import', './test/support/register-ts.mjs', 'src/main.ts'], {
+  const child = spawn(process.execPath, ['--import', '../../libs/testing/src/register-ts.mjs', 'src/main.ts'], {
     cwd: packageDir,
     // Only what the indexer needs: no engine URLs from the outer environment.
     env: {

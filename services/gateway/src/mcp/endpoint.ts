@@ -87,11 +87,14 @@ export function createMcpEndpoint(options: EndpointOptions): McpHttpHandler {
         const extra = ctx.http?.authInfo?.extra as QuarryAuthExtra | undefined;
         if (!extra) throw new Error('tools/call reached the MCP handler without an authenticated principal');
         const { name, arguments: args } = request.params;
-        const sampling = dispatcher.canSample(name) ? samplingOf(era === 'modern', name, args, ctx) : undefined;
+        // Hashed at most once, and only when a round trip is checked or started.
+        let hash: string | undefined;
+        const argsHash = () => (hash ??= argumentsHash(args));
+        const sampling = dispatcher.canSample(name) ? samplingOf(era === 'modern', name, argsHash, ctx) : undefined;
         if (sampling && 'error' in sampling) return sampling.error;
         const outcome = await dispatcher.call(name, args, { principal: extra.principal, requestId: extra.requestId, signal: ctx.mcpReq.signal, sampling });
         if (outcome.sampling) {
-          const state: SamplingState = { tool: name, args: argumentsHash(args), continuation: outcome.sampling.continuation };
+          const state: SamplingState = { tool: name, args: argsHash(), continuation: outcome.sampling.continuation };
           return inputRequired({
             inputRequests: { [SAMPLING_INPUT_KEY]: inputRequired.createMessage(createMessageParams(outcome.sampling)) },
             requestState: await stateCodec.mint(state, ctx),
@@ -106,14 +109,14 @@ export function createMcpEndpoint(options: EndpointOptions): McpHttpHandler {
 }
 
 /** The sampling side of a call to a tool that can sample: can the client be asked, and what did it answer? */
-function samplingOf(modern: boolean, tool: string, args: Record<string, unknown> | undefined, ctx: ServerContext): CallerSampling | { error: CallToolResult } {
+function samplingOf(modern: boolean, tool: string, argsHash: () => string, ctx: ServerContext): CallerSampling | { error: CallToolResult } {
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
   const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
   const available = modern && Boolean(capabilities?.sampling);
   // Verified by the codec before the handler runs (signature, expiry, token binding).
   const state = ctx.mcpReq.requestState<SamplingState>();
   if (!state) return { available };
-  if (state.tool !== tool || state.args !== argumentsHash(args)) {
+  if (state.tool !== tool || state.args !== argsHash()) {
     return refusal('SAMPLING_STATE_MISMATCH', 'This retry carries the requestState of a different call (another tool or other arguments). Call the tool again without it.');
   }
   const response = inputResponse(ctx.mcpReq.inputResponses, SAMPLING_INPUT_KEY);
