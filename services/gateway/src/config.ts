@@ -20,6 +20,7 @@ export const gatewayConfigSchema = z.object({
   QUARRY_TRUST_PROXY: env.bool(false),
   QUARRY_TOKEN_CACHE_TTL: env.duration('60s'),
   QUARRY_STRICT_REVOCATION: env.bool(true).describe('a cache hit waits for a revocation barrier (one round trip on the LISTEN connection)'),
+  QUARRY_MCP_FAST_PATH: env.bool(true).describe('answer plain 2026-07-28 tools/calls without the SDK per-request server (ADR 0015); false sends every request through the SDK'),
   QUARRY_TOOL_LOG_QUEUE: z.coerce.number().int().min(1).default(10_000),
   QUARRY_GRPC_DEADLINE: env.duration('10s'),
   QUARRY_MODEL_TOOL_DEADLINE: env.duration('150s').describe('deadline of tools that run a model (extract_data): up to two model calls'),

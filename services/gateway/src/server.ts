@@ -8,7 +8,8 @@ import { type HttpErrorCode, httpErrors, jsonRpcErrorBody } from './errors.js';
 import type { AuthFailure, TokenAuthenticator } from './identity/authenticator.js';
 import type { Principal } from './identity/schema.js';
 import type { ToolDispatcher } from './mcp/dispatcher.js';
-import { createMcpEndpoint, type QuarryAuthExtra } from './mcp/endpoint.js';
+import { createMcpEndpoint, quarryServerInfo, type QuarryAuthExtra } from './mcp/endpoint.js';
+import { createToolCallFastPath } from './mcp/fast-path.js';
 
 export interface GatewayHttpOptions {
   /** Hostnames accepted in the Host header (DNS-rebinding guard); `['*']` accepts any. */
@@ -35,6 +36,13 @@ export interface GatewayDeps {
   /** Extra fastify plugins registered first (OpenTelemetry). */
   plugins?: ReadonlyArray<(app: FastifyInstance) => Promise<void> | void>;
   onHttpResponse?: (route: string, statusCode: number) => void;
+  /**
+   * Answer plain 2026-07-28 tools/calls without the SDK's per-request machinery (ADR 0015);
+   * default true. Off, the SDK serves every request.
+   */
+  mcpFastPath?: boolean;
+  /** Counts MCP POSTs by who served them: `fast` or `sdk`. */
+  onMcpRequest?: (path: 'fast' | 'sdk') => void;
 }
 
 declare module 'fastify' {
@@ -149,6 +157,7 @@ export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
     onerror: (error) => logger.debug({ err: error }, 'MCP request rejected'),
   });
   const mcp = toNodeHandler(endpoint);
+  const fastPath = deps.mcpFastPath === false ? undefined : createToolCallFastPath(deps.dispatcher, quarryServerInfo(deps.version));
   const allowAnyHost = http.allowedHosts.includes('*');
   const guards = [
     ...(allowAnyHost ? [] : [nodeGuard(hostHeaderValidation([...http.allowedHosts]))]),
@@ -185,7 +194,20 @@ export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
     },
     handler: async (request, reply) => {
       const principal = request.principal!;
-      const extra: QuarryAuthExtra = { principal, requestId: String(request.id) };
+      const requestId = String(request.id);
+      const call = request.method === 'POST' ? fastPath?.match(request.headers, request.body) : undefined;
+      if (call) {
+        deps.onMcpRequest?.('fast');
+        // A client that goes away cancels its call (a long-poll stops waiting, the rpc is cancelled).
+        const abort = new AbortController();
+        reply.raw.once('close', () => {
+          if (!reply.raw.writableFinished) abort.abort();
+        });
+        const body = await fastPath!.answer(call, { principal, requestId, signal: abort.signal });
+        return reply.code(200).header('content-type', 'application/json').send(body);
+      }
+      deps.onMcpRequest?.('sdk');
+      const extra: QuarryAuthExtra = { principal, requestId };
       (request.raw as IncomingMessage & { auth?: unknown }).auth = {
         token: '',
         clientId: principal.tokenId,

@@ -169,6 +169,7 @@ export function createToolDispatcher(options: DispatcherOptions) {
     /** The `tools/list` payload, computed once. */
     tools: listed,
     outputSchemaOf: (name: string) => entries.get(name)?.tool.outputSchema,
+    has: (name: string) => entries.has(name),
 
     /** Whether a tool can ask for the client's model (its rpc has the sampling fields). */
     canSample: (name: string) => Boolean(entries.get(name)?.tool.gatewayFields?.samplingRequest),

@@ -29,6 +29,11 @@ export interface EndpointOptions {
   onerror?: (error: Error) => void;
 }
 
+/** Who answers: stamped on every modern result (`_meta`), by the SDK and by the fast path alike. */
+export function quarryServerInfo(version: string) {
+  return { name: 'quarry', title: 'Quarry', version };
+}
+
 /** What the HTTP layer attaches to `req.auth` once the bearer token is verified. */
 export interface QuarryAuthExtra extends Record<string, unknown> {
   principal: Principal;
@@ -65,7 +70,7 @@ const DEFAULT_INSTRUCTIONS =
  */
 export function createMcpEndpoint(options: EndpointOptions): McpHttpHandler {
   const { dispatcher } = options;
-  const info = { name: 'quarry', title: 'Quarry', version: options.version };
+  const info = quarryServerInfo(options.version);
   const stateCodec = createRequestStateCodec<SamplingState>({
     key: options.requestStateKey,
     ttlSeconds: options.requestStateTtlSeconds ?? 600,

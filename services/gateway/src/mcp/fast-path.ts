@@ -1,0 +1,66 @@
+import { classifyInboundRequest, SERVER_INFO_META_KEY, type Implementation } from '@modelcontextprotocol/server';
+import type { CallerContext, ToolDispatcher } from './dispatcher.js';
+
+/** The one protocol revision the fast path answers; every other request goes to the SDK. */
+export const FAST_PATH_PROTOCOL_VERSION = '2026-07-28';
+
+/** Keys a plain tools/call may carry in params; anything else (requestState, task, …) is the SDK's. */
+const PLAIN_CALL_PARAMS = new Set(['name', 'arguments', '_meta']);
+
+type Headers = Readonly<Record<string, string | string[] | undefined>>;
+
+export interface PlainToolCall {
+  id: string | number;
+  name: string;
+  args: Record<string, unknown>;
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+const header = (headers: Headers, name: string) => {
+  const value = headers[name];
+  return typeof value === 'string' ? value : undefined;
+};
+
+/**
+ * The MCP endpoint's hot path (ADR 0015): a 2026-07-28 `tools/call` that is plain — a single
+ * request with a valid per-request envelope, consistent MCP headers, no requestState, no input
+ * responses, no task, of a known tool that never samples — is answered without the SDK's
+ * per-request server, transport and web Request/Response, which cost more CPU than the whole
+ * gRPC hop behind them. The SDK's own classifier decides the era and checks the envelope; what
+ * the fast path accepts is a subset of what the SDK serves, and it answers with the JSON the SDK
+ * would (test/mcp-fast-path.e2e.test.ts holds the two side by side). Every other
+ * request, including every malformed one, is served by the SDK exactly as before.
+ */
+export function createToolCallFastPath(dispatcher: ToolDispatcher, serverInfo: Implementation) {
+  return {
+    /** The call when this request is one the fast path answers, else undefined (the SDK serves it). */
+    match(headers: Headers, body: unknown): PlainToolCall | undefined {
+      if (!isPlainObject(body) || body.method !== 'tools/call') return undefined;
+      const protocolVersionHeader = header(headers, 'mcp-protocol-version');
+      const mcpMethodHeader = header(headers, 'mcp-method');
+      const mcpNameHeader = header(headers, 'mcp-name');
+      // The SDK requires all three on a modern request, the name equal to params.name (a
+      // Base64-sentinel or padded name header is left to the SDK to decode).
+      if (protocolVersionHeader !== FAST_PATH_PROTOCOL_VERSION || mcpMethodHeader !== 'tools/call' || mcpNameHeader === undefined) return undefined;
+      const { params, id } = body;
+      if (!isPlainObject(params) || typeof params.name !== 'string' || params.name !== mcpNameHeader) return undefined;
+      if ((typeof id !== 'string' && typeof id !== 'number') || !Object.keys(params).every((key) => PLAIN_CALL_PARAMS.has(key))) return undefined;
+      const args = params.arguments;
+      if (args !== undefined && !isPlainObject(args)) return undefined;
+      if (!dispatcher.has(params.name) || dispatcher.canSample(params.name)) return undefined;
+      const route = classifyInboundRequest({ httpMethod: 'POST', protocolVersionHeader, mcpMethodHeader, mcpNameHeader, body });
+      if (route.kind !== 'modern' || route.messageKind !== 'request' || route.classification.revision !== FAST_PATH_PROTOCOL_VERSION) return undefined;
+      return { id, name: params.name, args: args ?? {} };
+    },
+
+    /** The JSON-RPC response to a matched call, as the SDK's modern codec would encode it. */
+    async answer(call: PlainToolCall, caller: CallerContext): Promise<string> {
+      const outcome = await dispatcher.call(call.name, call.args, caller);
+      if (!outcome.result) throw new Error(`tool ${call.name} asked for sampling on the fast path`);
+      const result = { ...outcome.result, resultType: 'complete', _meta: { [SERVER_INFO_META_KEY]: serverInfo } };
+      return JSON.stringify({ result, jsonrpc: '2.0', id: call.id });
+    },
+  };
+}
+
+export type ToolCallFastPath = ReturnType<typeof createToolCallFastPath>;
