@@ -44,11 +44,7 @@ export interface BenchSystem {
   close(): Promise<void>;
 }
 
-/**
- * Starts everything the benchmark measures on one machine, like `quarry start` does (embedded
- * PostgreSQL with its default settings, migrations, app role, plan engine on loopback gRPC,
- * gateway), plus the monolith baseline on the same database, and a member of its own.
- */
+/** A member of an org of the benchmark's own, with a token. */
 export interface BenchMember {
   token: string;
   tokenId: string;
@@ -56,6 +52,11 @@ export interface BenchMember {
   userId: string;
 }
 
+/**
+ * Starts everything the benchmark measures on one machine, like `quarry start` does (embedded
+ * PostgreSQL with its default settings, migrations, app role, plan engine on loopback gRPC,
+ * gateway), plus the monolith baseline on the same database, and a member of its own.
+ */
 export async function startBenchSystem(options: { dataDir: string; searchDir: string; logger?: Logger }): Promise<BenchSystem> {
   const logger = options.logger ?? createLogger({ service: 'bench', level: 'warn' });
   const postgres = await startEmbeddedPostgres({ dataDir: options.dataDir, persistent: true });

@@ -28,39 +28,59 @@ export async function startAll({ env, out, logLevel }: StartOptions) {
   const dir = dataDirectory(env);
   const logger = createLogger({ service: 'quarry', level: logLevel ?? (env.LOG_LEVEL as 'info' | undefined) ?? 'info' });
 
-  const embedded = env.DATABASE_URL ? undefined : await startEmbeddedPostgres({ dataDir: dir.postgres, persistent: true });
-  const adminUrl = embedded?.adminUrl ?? env.DATABASE_ADMIN_URL ?? env.DATABASE_URL!;
+  // What has started, to stop newest first: on Ctrl-C, and when a later step fails (a port in
+  // use, a bad URL), so a failed start exits instead of leaving PostgreSQL and the services up.
+  const started: Array<() => Promise<void>> = [];
+  const stopAll = async () => {
+    while (started.length > 0) await started.pop()!();
+  };
+  let port: number;
+  let url: string;
+  let firstToken: string | undefined;
+  let beginDrain: () => void;
+  try {
+    const embedded = env.DATABASE_URL ? undefined : await startEmbeddedPostgres({ dataDir: dir.postgres, persistent: true });
+    if (embedded) started.push(() => embedded.stop());
+    const adminUrl = embedded?.adminUrl ?? env.DATABASE_ADMIN_URL ?? env.DATABASE_URL!;
 
-  const roles = serviceRoles(env, dir, { generate: true });
-  const applied = await migrateAll(adminUrl, roles);
-  if (applied.length) logger.info({ applied }, 'migrations applied');
-  const firstToken = await bootstrap(adminUrl, dir.devTokenFile, dir.writePrivate);
+    const roles = serviceRoles(env, dir, { generate: true });
+    const applied = await migrateAll(adminUrl, roles);
+    if (applied.length) logger.info({ applied }, 'migrations applied');
+    firstToken = await bootstrap(adminUrl, dir.devTokenFile, dir.writePrivate);
 
-  const config = loadGatewayConfig({
-    ...env,
-    DATABASE_URL: appUrlFrom(adminUrl, roles.app.role, roles.app.password),
-    QUARRY_IDENTITY_KEY: env.QUARRY_IDENTITY_KEY ?? dir.secret('identity-key', 48),
-  });
-  // Every service on loopback, reached by the gateway over real gRPC (ADR 0006).
-  const services = await startServices({
-    databaseUrl: config.DATABASE_URL,
-    indexerDatabaseUrl: appUrlFrom(adminUrl, roles.indexer.role, roles.indexer.password),
-    identityKey: config.QUARRY_IDENTITY_KEY,
-    search: loadConfig(searchBackendsConfigSchema, { ...env, QUARRY_DATA_DIR: dir.root }),
-    extraction: loadConfig(extractionModelsConfigSchema, env),
-    logger,
-  });
-  const runtime = await createGatewayRuntime({
-    config,
-    logger,
-    serviceAddresses: { ...config.QUARRY_SERVICES, ...services.addresses },
-    alsoExpose: services.registries,
-  });
-  const app = await buildServer(runtime.deps);
-  await app.listen({ host: config.HOST, port: config.PORT });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.PORT;
-  const url = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}/mcp`;
+    const config = loadGatewayConfig({
+      ...env,
+      DATABASE_URL: appUrlFrom(adminUrl, roles.app.role, roles.app.password),
+      QUARRY_IDENTITY_KEY: env.QUARRY_IDENTITY_KEY ?? dir.secret('identity-key', 48),
+    });
+    // Every service on loopback, reached by the gateway over real gRPC (ADR 0006).
+    const services = await startServices({
+      databaseUrl: config.DATABASE_URL,
+      indexerDatabaseUrl: appUrlFrom(adminUrl, roles.indexer.role, roles.indexer.password),
+      identityKey: config.QUARRY_IDENTITY_KEY,
+      search: loadConfig(searchBackendsConfigSchema, { ...env, QUARRY_DATA_DIR: dir.root }),
+      extraction: loadConfig(extractionModelsConfigSchema, env),
+      logger,
+    });
+    started.push(() => services.close());
+    const runtime = await createGatewayRuntime({
+      config,
+      logger,
+      serviceAddresses: { ...config.QUARRY_SERVICES, ...services.addresses },
+      alsoExpose: services.registries,
+    });
+    started.push(() => runtime.close());
+    beginDrain = runtime.beginDrain;
+    const app = await buildServer(runtime.deps);
+    started.push(() => app.close());
+    await app.listen({ host: config.HOST, port: config.PORT });
+    const address = app.server.address();
+    port = typeof address === 'object' && address ? address.port : config.PORT;
+    url = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}/mcp`;
+  } catch (error) {
+    await stopAll().catch((err: unknown) => logger.error({ err }, 'could not stop everything after a failed start'));
+    throw error;
+  }
 
   out('');
   out(`Quarry is running.  MCP endpoint: ${url}`);
@@ -82,11 +102,8 @@ export async function startAll({ env, out, logLevel }: StartOptions) {
     logger,
     /** Drain in order: stop being ready, finish in-flight requests, release, stop PostgreSQL. */
     async close() {
-      runtime.beginDrain();
-      await app.close();
-      await runtime.close();
-      await services.close();
-      await embedded?.stop();
+      beginDrain();
+      await stopAll();
     },
   };
 }

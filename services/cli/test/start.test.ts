@@ -1,9 +1,11 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startAll } from '@quarry/cli';
+import { findRunningEmbeddedPostgres } from '@quarry/db';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'quarry-start-'));
 const env = { QUARRY_DATA_DIR: dataDir, PORT: '0' };
@@ -51,5 +53,20 @@ describe('quarry start (npm start) on embedded defaults', () => {
     } finally {
       await system.close();
     }
+  }, 60_000);
+
+  it('a start that cannot listen fails with the reason and stops what it had started (PostgreSQL too)', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const busyPort = (blocker.address() as AddressInfo).port;
+    try {
+      await expect(startAll({ env: { ...env, PORT: String(busyPort) }, out: () => {}, logLevel: 'silent' })).rejects.toThrow(/EADDRINUSE/);
+    } finally {
+      blocker.close();
+    }
+    // The embedded cluster is down, and the next start works at once.
+    expect(await findRunningEmbeddedPostgres(join(dataDir, 'postgres'))).toBeUndefined();
+    const system = await startAll({ env, out: () => {}, logLevel: 'silent' });
+    await system.close();
   }, 60_000);
 });
