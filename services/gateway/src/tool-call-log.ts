@@ -43,30 +43,28 @@ export function createToolCallLog(options: ToolCallLogOptions) {
 
   async function writeBatch(batch: ToolCallRecord[]): Promise<void> {
     const byOrg = new Map<string, ToolCallRecord[]>();
-    for (const record of batch) byOrg.set(record.orgId, [...(byOrg.get(record.orgId) ?? []), record]);
+    for (const record of batch) {
+      const records = byOrg.get(record.orgId);
+      if (records) records.push(record);
+      else byOrg.set(record.orgId, [record]);
+    }
     for (const [orgId, records] of byOrg) {
       try {
         await options.db.transaction().execute(async (trx) => {
           await sql`select set_config('app.org_id', ${orgId}, true)`.execute(trx);
-          await trx
-            .insertInto('gateway.mcp_tool_call_log')
-            .values(
-              records.map((r) => ({
-                occurred_at: r.occurredAt,
-                org_id: r.orgId,
-                user_id: r.userId,
-                token_id: r.tokenId,
-                request_id: r.requestId,
-                tool: r.tool,
-                duration_ms: r.durationMs,
-                outcome: r.outcome,
-                error_code: r.errorCode,
-                argument_bytes: r.argumentBytes,
-                input_tokens: r.inputTokens ?? null,
-                output_tokens: r.outputTokens ?? null,
-              })),
+          // One array per column, whatever the batch size: 12 parameters instead of 12 per row,
+          // and nothing for the query builder to compile per batch (it showed in profiles).
+          const column = <T>(pick: (r: ToolCallRecord) => T) => records.map(pick);
+          await sql`
+            insert into gateway.mcp_tool_call_log
+              (occurred_at, org_id, user_id, token_id, request_id, tool, duration_ms, outcome, error_code, argument_bytes, input_tokens, output_tokens)
+            select * from unnest(
+              ${column((r) => r.occurredAt)}::timestamptz[], ${column((r) => r.orgId)}::uuid[], ${column((r) => r.userId)}::uuid[],
+              ${column((r) => r.tokenId)}::uuid[], ${column((r) => r.requestId)}::text[], ${column((r) => r.tool)}::text[],
+              ${column((r) => r.durationMs)}::float8[], ${column((r) => r.outcome)}::text[], ${column((r) => r.errorCode)}::text[],
+              ${column((r) => r.argumentBytes)}::int4[], ${column((r) => r.inputTokens ?? null)}::int4[], ${column((r) => r.outputTokens ?? null)}::int4[]
             )
-            .execute();
+          `.execute(trx);
         });
       } catch (error) {
         options.logger.error({ err: error, records: records.length }, 'could not write the tool-call log');

@@ -140,4 +140,45 @@ describe('mcp_tool_call_log', () => {
     expect(drops).toEqual([[1, 'write_failed']]);
     await broken.destroy();
   });
+
+  it('writes a batch of many orgs exactly as recorded: awkward text, nulls, times and numbers', async () => {
+    const log = createToolCallLog({ db: app, logger, batchSize: 1_000, flushIntervalMs: 60_000 });
+    const awkward = ['plain', 'quote " and \\ backslash', 'comma, {braces} and NULL', '', 'ünïcødé ✓', 'a\nnewline'];
+    const at = new Date('2026-11-22T06:00:00.123Z');
+    const records = awkward.flatMap((text, i) =>
+      [orgA, orgB].map((p, j) => ({
+        occurredAt: new Date(at.getTime() + i * 1000 + j),
+        orgId: p.orgId,
+        userId: j === 0 ? p.userId : null,
+        tokenId: j === 0 ? p.tokenId : null,
+        requestId: `batch-${i}-${j} ${text}`,
+        tool: `tool ${text}`.slice(0, 128),
+        durationMs: 0.25 + i,
+        outcome: (j === 0 ? 'ok' : 'tool_error') as 'ok' | 'tool_error',
+        errorCode: j === 0 ? null : `CODE ${text}`,
+        argumentBytes: i * 10,
+        inputTokens: j === 0 ? null : i,
+        outputTokens: j === 0 ? null : i * 2,
+      })),
+    );
+    for (const record of records) log.record(record);
+    await log.close();
+    for (const p of [orgA, orgB]) {
+      const rows = (await rowsSeenBy(p.orgId)).filter((r) => r.request_id.startsWith('batch-'));
+      const expected = records.filter((r) => r.orgId === p.orgId);
+      expect(rows.map((r) => ({
+        occurredAt: new Date(r.occurred_at as unknown as string).toISOString(),
+        userId: r.user_id,
+        tokenId: r.token_id,
+        requestId: r.request_id,
+        tool: r.tool,
+        durationMs: Number(r.duration_ms),
+        outcome: r.outcome,
+        errorCode: r.error_code,
+        argumentBytes: r.argument_bytes,
+        inputTokens: r.input_tokens,
+        outputTokens: r.output_tokens,
+      }))).toEqual(expected.map(({ orgId: _orgId, occurredAt, ...rest }) => ({ occurredAt: occurredAt.toISOString(), ...rest })));
+    }
+  });
 });
