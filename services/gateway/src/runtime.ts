@@ -46,7 +46,7 @@ export async function createGatewayRuntime({ config, logger, serviceAddresses = 
   const toolSeconds = metrics.histogram('quarry_gateway_tool_call_duration_seconds', 'MCP tool call latency through the gateway', ['tool', 'outcome'], [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
   const logDrops = metrics.counter('quarry_gateway_tool_call_log_dropped_total', 'Tool-call log records dropped (queue full or write failed)', ['reason']);
   const httpResponses = metrics.counter('quarry_gateway_http_responses_total', 'HTTP responses by route and status', ['route', 'status']);
-  const mcpRequests = metrics.counter('quarry_gateway_mcp_requests_total', 'MCP POSTs by who served them: the tools/call fast path or the SDK', ['path']);
+  const mcpRequests = metrics.counter('quarry_gateway_mcp_requests_total', 'MCP requests by who served them: the tools/call fast path or the SDK', ['path']);
 
   const authenticator = createTokenAuthenticator({
     db,

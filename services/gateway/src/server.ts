@@ -41,7 +41,7 @@ export interface GatewayDeps {
    * default true. Off, the SDK serves every request.
    */
   mcpFastPath?: boolean;
-  /** Counts MCP POSTs by who served them: `fast` or `sdk`. */
+  /** Counts MCP requests by who served them: `fast` or `sdk`. */
   onMcpRequest?: (path: 'fast' | 'sdk') => void;
 }
 
