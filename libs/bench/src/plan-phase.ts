@@ -159,18 +159,15 @@ export const planToolsPhase: Phase = {
 
       const maxRequests = Math.ceil(sizes.loadSeconds * 100_000);
       const readRate: Record<string, number> = {};
+      /** One time-bounded run of the same call from `clients` connections; any failed call fails the phase. */
+      const callsPerSecond = async (url: string, request: { headers: Record<string, string>; body: string }, clients: number, what: string) => {
+        const run = await startLoad({ url, ...request, connections: clients, seconds: sizes.loadSeconds, maxRequests, verifyBody: succeeded }).done;
+        if (run.failures) throw new Error(`${run.failures} failed ${what} calls (${clients} clients)`);
+        return run.perSecond;
+      };
       for (const { clients, name } of runs) {
         progress(`p2 get_plan_status, ${clients} clients, ${name} (${sizes.loadSeconds} s)`);
-        const read = await startLoad({
-          url: targets[name],
-          ...toolCallRequest(system.token, 'get_plan_status', status),
-          connections: clients,
-          seconds: sizes.loadSeconds,
-          maxRequests,
-          verifyBody: succeeded,
-        }).done;
-        if (read.failures) throw new Error(`${read.failures} failed get_plan_status calls (${name}, ${clients} clients)`);
-        readRate[`${name}_c${clients}`] = read.perSecond;
+        readRate[`${name}_c${clients}`] = await callsPerSecond(targets[name], toolCallRequest(system.token, 'get_plan_status', status), clients, `get_plan_status (${name})`);
       }
       // The same load on the two echo baselines (no Quarry behind the tool): what the transport costs.
       const baselines = { naive: await startNaiveMcpServer(), handrolled: await startHandRolledEcho() };
@@ -178,16 +175,7 @@ export const planToolsPhase: Phase = {
         for (const clients of sizes.clients) {
           for (const name of ['naive', 'handrolled'] as const) {
             progress(`p2 echo, ${clients} clients, ${name} baseline (${sizes.loadSeconds} s)`);
-            const echo = await startLoad({
-              url: baselines[name].url,
-              ...toolCallRequest(system.token, 'echo', ECHO_ARGS),
-              connections: clients,
-              seconds: sizes.loadSeconds,
-              maxRequests,
-              verifyBody: succeeded,
-            }).done;
-            if (echo.failures) throw new Error(`${echo.failures} failed echo calls (${name}, ${clients} clients)`);
-            readRate[`${name}_c${clients}`] = echo.perSecond;
+            readRate[`${name}_c${clients}`] = await callsPerSecond(baselines[name].url, toolCallRequest(system.token, 'echo', ECHO_ARGS), clients, `echo (${name})`);
           }
         }
       } finally {
