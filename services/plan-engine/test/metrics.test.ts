@@ -3,24 +3,19 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { planV1 } from '@quarry/contracts';
 import { createDb, sql } from '@quarry/db';
-import { createGrpcClient, createIdentitySigner, type Identity } from '@quarry/grpc';
-import { createLogger, createMetrics, metricsText } from '@quarry/telemetry';
+import { createMetrics, metricsText } from '@quarry/telemetry';
 import { createTestDatabase, type TestDatabase } from '@quarry/testing';
 import { countStalledPlans, grantPlanMetrics, loadPlanEngineConfig, planSchemas, registerPlanMetrics, runPlanEngine, startPlanEngine } from '../src/index.js';
+import { as, KEY, logger, planClient, type PlanClient } from './grpc-support.js';
 
 // The stalled-plans gauge over real PostgreSQL and the real gRPC service: across every org, it
 // counts exactly the plans that get_plan_status and list_active_plans report as stalled, and the
 // plan engine's own /metrics serves it.
 
-const KEY = 'k'.repeat(48);
-const logger = createLogger({ service: 'plan-engine-test', level: 'silent' });
-const signer = createIdentitySigner({ key: KEY, issuer: 'test' });
-const as = (orgId: string): { identity: Identity } => ({ identity: { kind: 'user', orgId, userId: randomUUID(), requestId: randomUUID() } });
 
 let database: TestDatabase;
 let engine: Awaited<ReturnType<typeof runPlanEngine>>;
-const planClient = (address: string) => createGrpcClient(planV1.PlanServiceClient, address, { signer });
-let client: ReturnType<typeof planClient>;
+let client: PlanClient;
 const orgA = randomUUID();
 const orgB = randomUUID();
 /** Every plan of the scenario, by name, with the org it belongs to. */

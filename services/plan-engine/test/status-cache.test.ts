@@ -2,25 +2,19 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { planV1 } from '@quarry/contracts';
 import { sql } from '@quarry/db';
-import { createGrpcClient, createIdentitySigner, type Identity } from '@quarry/grpc';
-import { createLogger } from '@quarry/telemetry';
 import { createTestDatabase, type TestDatabase } from '@quarry/testing';
 import { planSchemas, startPlanEngine } from '../src/index.js';
+import { as, KEY, logger, planClient, type PlanClient } from './grpc-support.js';
 
 // get_plan_status answers unchanged plans from memory (plan-status-cache.ts). These tests pin
 // what that must never cost: a change committed before a read is always in its answer (on this
 // replica or written by anyone else), time-dependent fields are computed per call, another org's
 // id is still unknown, and a plan id in upper case is the same plan.
 
-const KEY = 'k'.repeat(48);
-const logger = createLogger({ service: 'plan-engine-test', level: 'silent' });
-const signer = createIdentitySigner({ key: KEY, issuer: 'test' });
-const as = (orgId: string): { identity: Identity } => ({ identity: { kind: 'user', orgId, userId: randomUUID(), requestId: randomUUID() } });
 
 let database: TestDatabase;
 let engine: Awaited<ReturnType<typeof startPlanEngine>>;
-const planClient = (address: string) => createGrpcClient(planV1.PlanServiceClient, address, { signer });
-let client: ReturnType<typeof planClient>;
+let client: PlanClient;
 const orgA = randomUUID();
 const orgB = randomUUID();
 
