@@ -19,7 +19,7 @@ export const gatewayConfigSchema = z.object({
   QUARRY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
   QUARRY_TRUST_PROXY: env.bool(false),
   QUARRY_TOKEN_CACHE_TTL: env.duration('60s'),
-  QUARRY_STRICT_REVOCATION: env.bool(true).describe('a cache hit waits for a revocation barrier (one round trip on the LISTEN connection)'),
+  QUARRY_STRICT_REVOCATION: env.bool(true).describe('a cache hit is confirmed by a revocation barrier (one round trip on the LISTEN connection; read-only tool calls overlap it with their rpc)'),
   QUARRY_MCP_FAST_PATH: env.bool(true).describe('answer plain 2026-07-28 tools/calls without the SDK per-request server (ADR 0015); false sends every request through the SDK'),
   QUARRY_TOOL_LOG_QUEUE: z.coerce.number().int().min(1).default(10_000),
   QUARRY_GRPC_DEADLINE: env.duration('10s'),

@@ -5,7 +5,7 @@ import { hostHeaderValidation, originValidation, toNodeHandler } from '@modelcon
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { type HttpErrorCode, httpErrors, jsonRpcErrorBody } from './errors.js';
-import type { AuthFailure, TokenAuthenticator } from './identity/authenticator.js';
+import type { AuthFailure, TokenAuthenticator, UnconfirmedAuth } from './identity/authenticator.js';
 import type { Principal } from './identity/schema.js';
 import type { ToolDispatcher } from './mcp/dispatcher.js';
 import { createMcpEndpoint, quarryServerInfo, type QuarryAuthExtra } from './mcp/endpoint.js';
@@ -23,7 +23,7 @@ export interface GatewayHttpOptions {
 
 export interface GatewayDeps {
   http: GatewayHttpOptions;
-  authenticator: Pick<TokenAuthenticator, 'authenticate'>;
+  authenticator: Pick<TokenAuthenticator, 'authenticate' | 'authenticateUnconfirmed'>;
   dispatcher: ToolDispatcher;
   logger: Logger;
   version: string;
@@ -47,7 +47,10 @@ export interface GatewayDeps {
 
 declare module 'fastify' {
   interface FastifyRequest {
+    /** The authenticated caller, once its revocation check has passed. */
     principal?: Principal;
+    /** A cached caller whose revocation check is still in flight (then `principal` is unset). */
+    unconfirmed?: UnconfirmedAuth;
   }
 }
 
@@ -164,16 +167,39 @@ export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
     nodeGuard(originValidation([...http.allowedOrigins])),
   ];
 
-  const authenticate = async (request: FastifyRequest, reply: FastifyReply) => {
-    if (reply.sent || reply.raw.headersSent) return;
+  const bearerOf = (request: FastifyRequest) => {
     const header = request.headers.authorization;
     const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-    const result = await deps.authenticator.authenticate(match?.[1] ?? (header ? 'invalid' : undefined));
+    return match?.[1] ?? (header ? 'invalid' : undefined);
+  };
+  const refuse = (reply: FastifyReply, reason: AuthFailure) => {
+    const challenge = reason === 'missing' ? 'Bearer realm="quarry"' : `Bearer realm="quarry", error="invalid_token", error_description="${AUTH_MESSAGES[reason]}"`;
+    return sendError(reply, 'UNAUTHENTICATED', AUTH_MESSAGES[reason], { 'www-authenticate': challenge });
+  };
+
+  // A cached token's revocation check (one round trip) is left in flight here: a read-only fast
+  // path call overlaps it with its rpc; everything else waits for it in `confirmedPrincipal`.
+  const authenticate = async (request: FastifyRequest, reply: FastifyReply) => {
+    if (reply.sent || reply.raw.headersSent) return;
+    const result = await deps.authenticator.authenticateUnconfirmed(bearerOf(request));
+    if (!result.ok) return refuse(reply, result.reason);
+    if ('confirmed' in result) request.unconfirmed = result;
+    else request.principal = result.principal;
+  };
+
+  /** The caller once its revocation check passed; undefined when it failed (401 sent). */
+  const confirmedPrincipal = async (request: FastifyRequest, reply: FastifyReply): Promise<Principal | undefined> => {
+    const pending = request.unconfirmed;
+    if (request.principal || !pending) return request.principal;
+    request.unconfirmed = undefined;
+    if (await pending.confirmed) return (request.principal = pending.principal);
+    // The cached entry could not be vouched for: look the token up as if it had not been cached.
+    const result = await deps.authenticator.authenticate(bearerOf(request));
     if (!result.ok) {
-      const challenge = result.reason === 'missing' ? 'Bearer realm="quarry"' : `Bearer realm="quarry", error="invalid_token", error_description="${AUTH_MESSAGES[result.reason]}"`;
-      return sendError(reply, 'UNAUTHENTICATED', AUTH_MESSAGES[result.reason], { 'www-authenticate': challenge });
+      refuse(reply, result.reason);
+      return undefined;
     }
-    request.principal = result.principal;
+    return (request.principal = result.principal);
   };
 
   app.route({
@@ -185,7 +211,7 @@ export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
         max: http.rateLimitPerMinute,
         timeWindow: 60_000,
         hook: 'preParsing',
-        keyGenerator: (request: FastifyRequest) => request.principal?.tokenId ?? request.ip,
+        keyGenerator: (request: FastifyRequest) => (request.principal ?? request.unconfirmed?.principal)?.tokenId ?? request.ip,
         errorResponseBuilder: (_request: FastifyRequest, context: { after: string }) => ({
           statusCode: 429,
           message: `Rate limit exceeded for this token; retry in ${context.after}.`,
@@ -193,19 +219,45 @@ export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
       },
     },
     handler: async (request, reply) => {
-      const principal = request.principal!;
       const requestId = String(request.id);
       const call = request.method === 'POST' ? fastPath?.match(request.headers, request.body) : undefined;
       if (call) {
         deps.onMcpRequest?.('fast');
         // A client that goes away cancels its call (a long-poll stops waiting, the rpc is cancelled).
+        const abortOnClose = (controller: AbortController) =>
+          reply.raw.once('close', () => {
+            if (!reply.raw.writableFinished) controller.abort();
+          });
+        const pending = request.unconfirmed;
+        if (pending && deps.dispatcher.isReadOnly(call.name)) {
+          // The read runs while the revocation check is in flight; its answer waits for the verdict.
+          const speculation = new AbortController();
+          abortOnClose(speculation);
+          const confirmed = pending.confirmed.then((ok) => {
+            if (!ok) speculation.abort();
+            return ok;
+          });
+          const answered = fastPath!.answer(call, { principal: pending.principal, requestId, signal: speculation.signal, confirmed }).then(
+            (body) => ({ body }),
+            (error: unknown) => ({ error }),
+          );
+          if (await confirmed) {
+            request.unconfirmed = undefined;
+            request.principal = pending.principal;
+            const outcome = await answered;
+            if ('error' in outcome) throw outcome.error;
+            return reply.code(200).header('content-type', 'application/json').send(outcome.body);
+          }
+        }
+        const principal = await confirmedPrincipal(request, reply);
+        if (!principal) return reply;
         const abort = new AbortController();
-        reply.raw.once('close', () => {
-          if (!reply.raw.writableFinished) abort.abort();
-        });
+        abortOnClose(abort);
         const body = await fastPath!.answer(call, { principal, requestId, signal: abort.signal });
         return reply.code(200).header('content-type', 'application/json').send(body);
       }
+      const principal = await confirmedPrincipal(request, reply);
+      if (!principal) return reply;
       deps.onMcpRequest?.('sdk');
       const extra: QuarryAuthExtra = { principal, requestId };
       (request.raw as IncomingMessage & { auth?: unknown }).auth = {

@@ -105,6 +105,39 @@ describe('the token authenticator', () => {
     }
   });
 
+  it('can hand out a cached principal before its revocation check, with the verdict to follow', async () => {
+    const { token, id } = await admin.createToken({ orgSlug: 'acme', email: 'ada@acme.test' });
+    const auth = await authenticator();
+    // A miss is looked up, so there is nothing left to confirm.
+    const miss = await auth.authenticateUnconfirmed(token);
+    expect(miss).toEqual({ ok: true, principal: expect.objectContaining({ tokenId: id }) });
+    expect('confirmed' in miss).toBe(false);
+    const hit = await auth.authenticateUnconfirmed(token);
+    expect(hit).toEqual({ ok: true, principal: expect.objectContaining({ tokenId: id }), confirmed: expect.any(Promise) });
+    expect('confirmed' in hit && (await hit.confirmed)).toBe(true);
+  });
+
+  it('never confirms a cached token whose revocation committed before the call', async () => {
+    const auth = await authenticator();
+    for (let round = 0; round < 15; round++) {
+      const { token, id } = await admin.createToken({ orgSlug: 'acme', email: 'ada@acme.test' });
+      expect((await auth.authenticate(token)).ok).toBe(true);
+      await admin.revokeToken(id);
+      const after = await Promise.all(Array.from({ length: 20 }, () => auth.authenticateUnconfirmed(token)));
+      const trusted = await Promise.all(after.map(async (r) => r.ok && (!('confirmed' in r) || (await r.confirmed))));
+      expect(trusted.some(Boolean)).toBe(false);
+      // Refused verdicts send the caller back to authenticate, which looks the token up.
+      expect(await auth.authenticate(token)).toEqual({ ok: false, reason: 'revoked' });
+    }
+  });
+
+  it('without strict revocation, has no check to leave pending', async () => {
+    const { token } = await admin.createToken({ orgSlug: 'acme', email: 'ada@acme.test' });
+    const auth = await authenticator({ strict: false });
+    await auth.authenticate(token);
+    expect('confirmed' in (await auth.authenticateUnconfirmed(token))).toBe(false);
+  });
+
   it('without strict revocation, still forgets a revoked token as soon as the notification arrives', async () => {
     const { token, id } = await admin.createToken({ orgSlug: 'acme', email: 'ada@acme.test' });
     const auth = await authenticator({ strict: false });

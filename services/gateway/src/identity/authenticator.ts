@@ -8,6 +8,16 @@ import { hashesEqual, hashToken, isWellFormedToken } from './tokens.js';
 
 export type AuthFailure = 'missing' | 'malformed' | 'unknown' | 'expired' | 'revoked';
 export type AuthResult = { ok: true; principal: Principal } | { ok: false; reason: AuthFailure };
+/**
+ * A cached principal whose revocation barrier is still in flight. `confirmed` resolves true once
+ * the barrier vouches for it; false means the hit cannot be trusted (revoked meanwhile, or the
+ * LISTEN connection lost) and the caller must `authenticate` again, which looks the token up.
+ */
+export interface UnconfirmedAuth {
+  ok: true;
+  principal: Principal;
+  confirmed: Promise<boolean>;
+}
 
 export interface AuthenticatorOptions {
   /** App-role connection (RLS applies: a lookup sees only the presented token's row). */
@@ -146,6 +156,59 @@ export function createTokenAuthenticator(options: AuthenticatorOptions) {
     });
   }
 
+  type Parsed = { ok: true; hash: Buffer; key: string; at: number } | { ok: false; reason: AuthFailure };
+
+  function parse(token: string | undefined): Parsed {
+    if (!token) return { ok: false, reason: 'missing' };
+    if (!isWellFormedToken(token)) return { ok: false, reason: 'malformed' };
+    const hash = hashToken(token);
+    return { ok: true, hash, key: hash.toString('hex'), at: now() };
+  }
+
+  /** The cache entry for this token, if the cache may answer for it at all (the barrier aside). */
+  function cachedHit({ key, hash, at }: Extract<Parsed, { ok: true }>): CacheEntry | undefined {
+    const hit = cache.get(key);
+    return hit && listening && at - hit.cachedAt < ttl && hashesEqual(hit.hash, hash) ? hit : undefined;
+  }
+
+  /** Resolves true once the barrier has passed and no revocation evicted the entry meanwhile. */
+  async function confirm({ key }: { key: string }, hit: CacheEntry): Promise<boolean> {
+    return (await barrier()) && cache.get(key) === hit;
+  }
+
+  async function lookUp({ key, hash, at }: Extract<Parsed, { ok: true }>): Promise<AuthResult> {
+    cache.delete(key);
+    const found = await lookup(hash);
+    if (!found) return { ok: false, reason: 'unknown' };
+    if (found.revokedAt) return { ok: false, reason: 'revoked' };
+    if (listening) remember(key, { principal: found.principal, hash, cachedAt: at });
+    return accept(found.principal, at);
+  }
+
+  const expired = (principal: Principal, at: number) => principal.expiresAt !== null && principal.expiresAt.getTime() <= at;
+
+  function accept(principal: Principal, at: number): AuthResult {
+    if (expired(principal, at)) {
+      evictToken(principal.tokenId);
+      return { ok: false, reason: 'expired' };
+    }
+    noteUse(principal, at);
+    return { ok: true, principal };
+  }
+
+  const noteUse = (principal: Principal, at: number) => lastUsed.set(principal.tokenId, { orgId: principal.orgId, at: new Date(at) });
+
+  async function authenticate(token: string | undefined): Promise<AuthResult> {
+    const parsed = parse(token);
+    return parsed.ok ? authenticateParsed(parsed) : parsed;
+  }
+
+  async function authenticateParsed(parsed: Extract<Parsed, { ok: true }>): Promise<AuthResult> {
+    const hit = cachedHit(parsed);
+    if (hit && (await confirm(parsed, hit))) return accept(hit.principal, parsed.at);
+    return lookUp(parsed);
+  }
+
   async function flushLastUsed(): Promise<void> {
     if (lastUsed.size === 0) return;
     const byOrg = new Map<string, Array<{ id: string; at: Date }>>();
@@ -176,31 +239,24 @@ export function createTokenAuthenticator(options: AuthenticatorOptions) {
       flushTimer.unref();
     },
 
-    async authenticate(token: string | undefined): Promise<AuthResult> {
-      if (!token) return { ok: false, reason: 'missing' };
-      if (!isWellFormedToken(token)) return { ok: false, reason: 'malformed' };
-      const hash = hashToken(token);
-      const key = hash.toString('hex');
-      const t = now();
-      let principal: Principal | undefined;
-      const hit = cache.get(key);
-      const fresh = hit && listening && t - hit.cachedAt < ttl && hashesEqual(hit.hash, hash) && (await barrier()) && cache.get(key) === hit;
-      if (fresh) {
-        principal = hit.principal;
-      } else {
-        cache.delete(key);
-        const found = await lookup(hash);
-        if (!found) return { ok: false, reason: 'unknown' };
-        if (found.revokedAt) return { ok: false, reason: 'revoked' };
-        principal = found.principal;
-        if (listening) remember(key, { principal, hash, cachedAt: t });
-      }
-      if (principal.expiresAt && principal.expiresAt.getTime() <= t) {
-        evictToken(principal.tokenId);
-        return { ok: false, reason: 'expired' };
-      }
-      lastUsed.set(principal.tokenId, { orgId: principal.orgId, at: new Date(t) });
-      return { ok: true, principal };
+    authenticate,
+
+    /**
+     * Like `authenticate`, except that a cache hit under strict revocation does not wait for the
+     * barrier: the principal comes back at once with the barrier's verdict still pending, so a
+     * caller can overlap work that has no effect (a read whose answer it withholds) with the
+     * round trip. Everything else — misses, expiry, non-strict mode — is `authenticate`.
+     */
+    async authenticateUnconfirmed(token: string | undefined): Promise<AuthResult | UnconfirmedAuth> {
+      const parsed = parse(token);
+      if (!parsed.ok) return parsed;
+      const hit = strict ? cachedHit(parsed) : undefined;
+      if (!hit || expired(hit.principal, parsed.at)) return authenticateParsed(parsed);
+      const confirmed = confirm(parsed, hit).then((ok) => {
+        if (ok) noteUse(hit.principal, parsed.at);
+        return ok;
+      });
+      return { ok: true, principal: hit.principal, confirmed };
     },
 
     flushLastUsed,

@@ -26,6 +26,12 @@ export interface CallerContext {
   signal?: AbortSignal;
   /** What the endpoint knows about the client's own model for this call (MCP sampling). */
   sampling?: CallerSampling;
+  /**
+   * Set when the principal's revocation barrier is still in flight (authenticateUnconfirmed):
+   * only a read-only tool may run then, and its call is logged only once this resolves true.
+   * The caller withholds the answer until it does.
+   */
+  confirmed?: Promise<boolean>;
 }
 
 /** The client side of MCP sampling for one tool call (see quarry/mcp/v1/sampling.proto). */
@@ -120,6 +126,10 @@ export function createToolDispatcher(options: DispatcherOptions) {
     annotations: { title: tool.title, ...tool.annotations },
   }));
 
+  function isReadOnly(name: string): boolean {
+    return entries.get(name)?.tool.annotations?.readOnlyHint === true;
+  }
+
   async function invoke(name: string, args: Record<string, unknown>, caller: CallerContext): Promise<Invocation> {
     const entry = entries.get(name)!;
     const { gatewayFields } = entry.tool;
@@ -171,6 +181,9 @@ export function createToolDispatcher(options: DispatcherOptions) {
     outputSchemaOf: (name: string) => entries.get(name)?.tool.outputSchema,
     has: (name: string) => entries.has(name),
 
+    /** Whether a tool only reads (its proto's read_only option): safe to run before its caller's revocation check lands. */
+    isReadOnly,
+
     /** Whether a tool can ask for the client's model (its rpc has the sampling fields). */
     canSample: (name: string) => Boolean(entries.get(name)?.tool.gatewayFields?.samplingRequest),
 
@@ -180,8 +193,8 @@ export function createToolDispatcher(options: DispatcherOptions) {
       const finish = (outcome: 'ok' | 'tool_error' | 'protocol_error' | 'input_required', code: string, usage?: ModelUsage) => {
         const durationMs = performance.now() - started;
         options.observe?.(name, outcome, code, durationMs / 1000);
-        if (UNLOGGED_TOOLS.has(name)) return;
-        options.toolCallLog?.record({
+        if (UNLOGGED_TOOLS.has(name) || !options.toolCallLog) return;
+        const record = options.toolCallLog.record.bind(options.toolCallLog, {
           occurredAt: new Date(),
           orgId: caller.principal.orgId,
           userId: caller.principal.userId,
@@ -195,7 +208,11 @@ export function createToolDispatcher(options: DispatcherOptions) {
           inputTokens: usage?.inputTokens ?? null,
           outputTokens: usage?.outputTokens ?? null,
         });
+        // A call made for a principal that turns out revoked never reached its client: no record.
+        if (caller.confirmed) void caller.confirmed.then((ok) => ok && record());
+        else record();
       };
+      if (caller.confirmed && !isReadOnly(name)) throw new Error(`${name} is not read-only: it runs only for a confirmed principal`);
       if (!entries.has(name)) {
         finish('protocol_error', 'UNKNOWN_TOOL');
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}. Call tools/list for the available tools.`);
