@@ -267,6 +267,9 @@ export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
         expiresAt: principal.expiresAt ? Math.floor(principal.expiresAt.getTime() / 1000) : undefined,
         extra,
       };
+      // The SDK writes the response itself: headers set on the reply so far (the rate limit's)
+      // must be on the raw response before fastify lets go of it.
+      for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
       reply.hijack();
       await mcp(request.raw, reply.raw, request.body);
     },
