@@ -114,13 +114,19 @@ async function loggedCalls(tokenId: string, tool: string): Promise<number> {
   return Number(rows[0]!.n);
 }
 
+/** A get_plan_status whose revocation verdict is held back, once its rpc has finished. */
+async function readWithVerdictHeld() {
+  const { token, id, planId } = await cachedToken();
+  rpcs.finished.length = 0;
+  gate.hold();
+  const read = call(token, 'get_plan_status', { planId });
+  await until(() => rpcs.finished.includes('get_plan_status'), 'read');
+  return { id, planId, read };
+}
+
 describe('the revocation check of a cached token', () => {
   it('runs alongside a read-only call, whose answer waits for it', async () => {
-    const { token, id, planId } = await cachedToken();
-    rpcs.finished.length = 0;
-    gate.hold();
-    const read = call(token, 'get_plan_status', { planId });
-    await until(() => rpcs.finished.includes('get_plan_status'), 'read');
+    const { id, planId, read } = await readWithVerdictHeld();
     await sleep(50);
     expect(read.answered.at).toBe(false);
     gate.release();
@@ -159,11 +165,7 @@ describe('the revocation check of a cached token', () => {
   });
 
   it('withholds the read when it fails and the token turns out revoked: 401, and no call is logged', async () => {
-    const { token, id, planId } = await cachedToken();
-    rpcs.finished.length = 0;
-    gate.hold();
-    const read = call(token, 'get_plan_status', { planId });
-    await until(() => rpcs.finished.includes('get_plan_status'), 'read');
+    const { id, read } = await readWithVerdictHeld();
     await gateway.admin.revokeToken(id);
     gate.release(false);
     const { status, body } = await read.response;
@@ -173,11 +175,7 @@ describe('the revocation check of a cached token', () => {
   });
 
   it('when it fails for a token still valid, looks the token up and answers the call once', async () => {
-    const { token, id, planId } = await cachedToken();
-    rpcs.finished.length = 0;
-    gate.hold();
-    const read = call(token, 'get_plan_status', { planId });
-    await until(() => rpcs.finished.includes('get_plan_status'), 'read');
+    const { id, planId, read } = await readWithVerdictHeld();
     gate.release(false);
     const { status, body } = await read.response;
     expect(status).toBe(200);
