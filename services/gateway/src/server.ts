@@ -223,6 +223,7 @@ export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
       const call = request.method === 'POST' ? fastPath?.match(request.headers, request.body) : undefined;
       if (call) {
         deps.onMcpRequest?.('fast');
+        const sendJson = (body: string) => reply.code(200).header('content-type', 'application/json').send(body);
         // A client that goes away cancels its call (a long-poll stops waiting, the rpc is cancelled).
         const abortOnClose = (controller: AbortController) =>
           reply.raw.once('close', () => {
@@ -246,7 +247,7 @@ export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
             request.principal = pending.principal;
             const outcome = await answered;
             if ('error' in outcome) throw outcome.error;
-            return reply.code(200).header('content-type', 'application/json').send(outcome.body);
+            return sendJson(outcome.body);
           }
         }
         const principal = await confirmedPrincipal(request, reply);
@@ -254,7 +255,7 @@ export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
         const abort = new AbortController();
         abortOnClose(abort);
         const body = await fastPath!.answer(call, { principal, requestId, signal: abort.signal });
-        return reply.code(200).header('content-type', 'application/json').send(body);
+        return sendJson(body);
       }
       const principal = await confirmedPrincipal(request, reply);
       if (!principal) return reply;

@@ -86,6 +86,21 @@ export async function connectClient(url: string, token: string | undefined, era:
   return client;
 }
 
+/** The per-request envelope a 2026-07-28 client puts in `_meta`. */
+export const MODERN_ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'quarry-tests', version: '1.0.0' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+
+/** A tools/call exactly as a 2026-07-28 client sends it: the MCP headers and the JSON-RPC body. */
+export function modernToolCall(name: string, args: Record<string, unknown>, id: string | number = 1): { headers: Record<string, string>; body: Record<string, unknown> } {
+  return {
+    headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': name },
+    body: { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args, _meta: MODERN_ENVELOPE } },
+  };
+}
+
 /** A raw JSON-RPC POST, for what a well-behaved client would never send. */
 export async function rawPost(url: string, body: string, headers: Record<string, string> = {}) {
   const response = await fetch(url, {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { request } from 'node:http';
 import { buildServer } from '@quarry/gateway';
 import { type Kysely, sql } from 'kysely';
-import { startTestGateway } from './harness.js';
+import { MODERN_ENVELOPE, modernToolCall, startTestGateway } from './harness.js';
 
 // ADR 0015: a plain 2026-07-28 tools/call is answered by the gateway's fast path instead of the
 // SDK's per-request server. The SDK stays the oracle: every request below goes to the gateway
@@ -13,24 +13,7 @@ let gateway: Awaited<ReturnType<typeof startTestGateway>>;
 let sdkOnly: Awaited<ReturnType<typeof buildServer>>;
 let sdkUrl: string;
 
-const ENVELOPE = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientInfo': { name: 'fast-path-test', version: '1' },
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
-
-interface Call {
-  headers: Record<string, string>;
-  body: Record<string, unknown>;
-}
-
-/** A tools/call exactly as a 2026-07-28 client sends it. */
-function toolCall(name: string, args: Record<string, unknown>, id: string | number = 1): Call {
-  return {
-    headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': name },
-    body: { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args, _meta: ENVELOPE } },
-  };
-}
+type Call = ReturnType<typeof modernToolCall>;
 
 async function post(url: string, call: Call, token = gateway.token): Promise<{ status: number; body: unknown }> {
   const response = await fetch(url, {
@@ -71,13 +54,13 @@ afterAll(async () => {
 });
 
 async function newPlan(): Promise<string> {
-  const { answer } = await bothWays(toolCall('create_research_plan', { name: 'Fast', researchQuestion: 'Is the fast path the same?', steps: [{ stepType: 'search', instructions: 'Look' }] }));
+  const { answer } = await bothWays(modernToolCall('create_research_plan', { name: 'Fast', researchQuestion: 'Is the fast path the same?', steps: [{ stepType: 'search', instructions: 'Look' }] }));
   return (answer.body as { result: { structuredContent: { planId: string } } }).result.structuredContent.planId;
 }
 
 describe('the tools/call fast path answers what the SDK answers', () => {
   it('for a successful call, with the result type and server info of the 2026-07-28 era', async () => {
-    const { answer, oracle, path } = await bothWays(toolCall('ping', {}));
+    const { answer, oracle, path } = await bothWays(modernToolCall('ping', {}));
     expect(path).toBe('fast');
     expect(answer).toEqual(oracle);
     expect(answer.status).toBe(200);
@@ -90,7 +73,7 @@ describe('the tools/call fast path answers what the SDK answers', () => {
 
   it('for a read of stored data and a string request id', async () => {
     const planId = await newPlan();
-    const { answer, oracle, path } = await bothWays(toolCall('get_plan_status', { planId }, 'req-7'));
+    const { answer, oracle, path } = await bothWays(modernToolCall('get_plan_status', { planId }, 'req-7'));
     expect(path).toBe('fast');
     expect(answer).toEqual(oracle);
     expect(answer.body).toMatchObject({ id: 'req-7', result: { structuredContent: { planId, totalSteps: 1 } } });
@@ -98,7 +81,7 @@ describe('the tools/call fast path answers what the SDK answers', () => {
 
   it('for arguments that fail validation and for a plan that does not exist (tool errors)', async () => {
     for (const args of [{ planId: 'not-a-uuid' }, { planId: '00000000-0000-4000-8000-000000000000' }, {}]) {
-      const { answer, oracle, path } = await bothWays(toolCall('get_plan_status', args));
+      const { answer, oracle, path } = await bothWays(modernToolCall('get_plan_status', args));
       expect(path).toBe('fast');
       expect(answer).toEqual(oracle);
       expect(answer.body).toMatchObject({ result: { isError: true } });
@@ -110,8 +93,8 @@ describe('the tools/call fast path answers what the SDK answers', () => {
     await gateway.admin.createOrg({ slug: 'other', name: 'Other' });
     await gateway.admin.addUser({ email: 'eve@other.test', orgSlug: 'other', name: 'Eve' });
     const { token } = await gateway.admin.createToken({ orgSlug: 'other', email: 'eve@other.test', name: 'eve' });
-    const foreign = await post(gateway.url, toolCall('get_plan_status', { planId }), token);
-    const missing = await post(gateway.url, toolCall('get_plan_status', { planId: '00000000-0000-4000-8000-000000000000' }), token);
+    const foreign = await post(gateway.url, modernToolCall('get_plan_status', { planId }), token);
+    const missing = await post(gateway.url, modernToolCall('get_plan_status', { planId: '00000000-0000-4000-8000-000000000000' }), token);
     const code = (body: unknown) => (body as { result: { structuredContent: { error: { code: string } } } }).result.structuredContent.error.code;
     expect(code(foreign.body)).toBe('PLAN_NOT_FOUND');
     expect(code(missing.body)).toBe(code(foreign.body));
@@ -120,26 +103,26 @@ describe('the tools/call fast path answers what the SDK answers', () => {
 
 describe('what the fast path leaves to the SDK', () => {
   const cases: Array<[string, () => Call]> = [
-    ['an unknown tool', () => toolCall('no_such_tool', {})],
-    ['an Mcp-Name header that names another tool', () => ({ ...toolCall('ping', {}), headers: { ...toolCall('ping', {}).headers, 'mcp-name': 'get_plan_status' } })],
-    ['a missing Mcp-Method header', () => ({ ...toolCall('ping', {}), headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-name': 'ping' } })],
+    ['an unknown tool', () => modernToolCall('no_such_tool', {})],
+    ['an Mcp-Name header that names another tool', () => ({ ...modernToolCall('ping', {}), headers: { ...modernToolCall('ping', {}).headers, 'mcp-name': 'get_plan_status' } })],
+    ['a missing Mcp-Method header', () => ({ ...modernToolCall('ping', {}), headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-name': 'ping' } })],
     ['an envelope without client info', () => {
-      const call = toolCall('ping', {});
+      const call = modernToolCall('ping', {});
       (call.body.params as { _meta: Record<string, unknown> })._meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' };
       return call;
     }],
     ['a retry carrying requestState', () => {
-      const call = toolCall('ping', {});
+      const call = modernToolCall('ping', {});
       (call.body.params as Record<string, unknown>).requestState = 'forged';
       return call;
     }],
     ['arguments that are not an object', () => {
-      const call = toolCall('ping', {});
+      const call = modernToolCall('ping', {});
       (call.body.params as Record<string, unknown>).arguments = ['x'];
       return call;
     }],
     ['a 2025-era request (no envelope, no version header)', () => ({ headers: {}, body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ping', arguments: {} } } })],
-    ['a notification', () => ({ headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'ping' }, body: { jsonrpc: '2.0', method: 'tools/call', params: { name: 'ping', _meta: ENVELOPE } } })],
+    ['a notification', () => ({ headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'ping' }, body: { jsonrpc: '2.0', method: 'tools/call', params: { name: 'ping', _meta: MODERN_ENVELOPE } } })],
   ];
   it.each(cases)('%s', async (_name, make) => {
     const { answer, oracle, path } = await bothWays(make());
@@ -148,7 +131,7 @@ describe('what the fast path leaves to the SDK', () => {
   });
 
   it('a tool that can ask for the client model (extract_data)', async () => {
-    const { answer, oracle, path } = await bothWays(toolCall('extract_data', { text: 'Ada Lovelace, born 1815.', schema: { type: 'object', properties: { born: { type: 'integer' } } } }));
+    const { answer, oracle, path } = await bothWays(modernToolCall('extract_data', { text: 'Ada Lovelace, born 1815.', schema: { type: 'object', properties: { born: { type: 'integer' } } } }));
     expect(path).toBe('sdk');
     expect(answer.status).toBe(oracle.status);
   });
@@ -157,7 +140,7 @@ describe('what the fast path leaves to the SDK', () => {
 describe('a client that goes away', () => {
   it('cancels its long-poll on the fast path: the call ends CANCELLED at once, not when the wait would', async () => {
     const planId = await newPlan();
-    const call = toolCall('get_plan_status', { planId, waitSeconds: 30 }, 'hang-up');
+    const call = modernToolCall('get_plan_status', { planId, waitSeconds: 30 }, 'hang-up');
     const started = Date.now();
     await new Promise<void>((resolve) => {
       const req = request(gateway.url, {

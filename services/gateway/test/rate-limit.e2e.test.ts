@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { LEGACY_INIT, rawPost, startTestGateway } from './harness.js';
+import { LEGACY_INIT, modernToolCall, rawPost, startTestGateway } from './harness.js';
 
 // Each token gets QUARRY_RATE_LIMIT_PER_MINUTE requests a minute on /mcp. A client learns where
 // it stands from the x-ratelimit-* headers on every answer, whichever path served it, and past
@@ -15,20 +15,11 @@ afterAll(async () => {
   await gateway?.close();
 });
 
-const ENVELOPE = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientInfo': { name: 'rate-limit-test', version: '1' },
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
-
 /** A 2026-07-28 ping (the fast path serves it). */
-const ping = (token: string) =>
-  rawPost(gateway.url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ping', arguments: {}, _meta: ENVELOPE } }), {
-    authorization: `Bearer ${token}`,
-    'mcp-protocol-version': '2026-07-28',
-    'mcp-method': 'tools/call',
-    'mcp-name': 'ping',
-  });
+const ping = (token: string) => {
+  const { headers, body } = modernToolCall('ping', {});
+  return rawPost(gateway.url, JSON.stringify(body), { authorization: `Bearer ${token}`, ...headers });
+};
 /** A 2025-era initialize (the SDK serves it). */
 const initialize = (token: string) => rawPost(gateway.url, LEGACY_INIT, { authorization: `Bearer ${token}` });
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { buildServer, type ToolDispatcher } from '@quarry/gateway';
 import { type Kysely, sql } from 'kysely';
-import { LEGACY_INIT, rawPost, startTestGateway } from './harness.js';
+import { LEGACY_INIT, modernToolCall, rawPost, startTestGateway } from './harness.js';
 
 // A cached token's revocation check (one round trip on the LISTEN connection) runs alongside a
 // read-only tool's rpc; the answer is withheld until the check passes. Anything else waits for
@@ -63,26 +63,14 @@ afterAll(async () => {
   await gateway?.close();
 });
 
-const ENVELOPE = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientInfo': { name: 'revocation-test', version: '1' },
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
-
 /** A 2026-07-28 tools/call; resolves with the status and body, and marks when it was answered. */
 function call(token: string, name: string, args: Record<string, unknown>) {
   const answered = { at: false };
+  const request = modernToolCall(name, args);
   const response = fetch(url, {
     method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      authorization: `Bearer ${token}`,
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': name,
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args, _meta: ENVELOPE } }),
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}`, ...request.headers },
+    body: JSON.stringify(request.body),
   }).then(async (r) => {
     answered.at = true;
     return { status: r.status, body: (await r.json()) as { result?: { isError?: boolean; structuredContent: Record<string, unknown> }; error?: { message: string } } };

@@ -5,7 +5,7 @@ import { type Identity, QuarryError } from '@quarry/grpc';
 import type { Logger } from 'pino';
 import { toolErrorFromStatus, type ToolErrorShape } from '../errors.js';
 import type { Principal } from '../identity/schema.js';
-import type { ToolCallLog } from '../tool-call-log.js';
+import type { ToolCallLog, ToolCallRecord } from '../tool-call-log.js';
 import { createOutputValidator } from './validation.js';
 
 /** Where a tool's rpc is served: a gRPC channel to the owning service, or in-process. */
@@ -193,8 +193,9 @@ export function createToolDispatcher(options: DispatcherOptions) {
       const finish = (outcome: 'ok' | 'tool_error' | 'protocol_error' | 'input_required', code: string, usage?: ModelUsage) => {
         const durationMs = performance.now() - started;
         options.observe?.(name, outcome, code, durationMs / 1000);
-        if (UNLOGGED_TOOLS.has(name) || !options.toolCallLog) return;
-        const record = options.toolCallLog.record.bind(options.toolCallLog, {
+        const log = options.toolCallLog;
+        if (UNLOGGED_TOOLS.has(name) || !log) return;
+        const entry: ToolCallRecord = {
           occurredAt: new Date(),
           orgId: caller.principal.orgId,
           userId: caller.principal.userId,
@@ -207,7 +208,8 @@ export function createToolDispatcher(options: DispatcherOptions) {
           argumentBytes,
           inputTokens: usage?.inputTokens ?? null,
           outputTokens: usage?.outputTokens ?? null,
-        });
+        };
+        const record = () => log.record(entry);
         // A call made for a principal that turns out revoked never reached its client: no record.
         if (caller.confirmed) void caller.confirmed.then((ok) => ok && record());
         else record();
