@@ -139,30 +139,3 @@ export function createGrpcClient<D extends { readonly [name: string]: AnyMethod 
     close: () => client.close(),
   };
 }
-
-export interface RawClient {
-  /** Send already-encoded request bytes to `path` (`/pkg.Service/Method`); resolves to the encoded response. */
-  unary(path: string, requestBytes: Uint8Array, options: CallOptions): Promise<Uint8Array>;
-  close(): void;
-}
-
-const passThrough: Serialize<Uint8Array> = (bytes) =>
-  Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-const asBytes: Deserialize<Uint8Array> = (bytes) => bytes;
-
-/**
- * A client for callers that encode and decode messages themselves (the gateway, which works
- * from descriptors): same identity, deadline and error handling as `createGrpcClient`.
- */
-export function createRawClient(address: string, options: ClientOptions): RawClient {
-  const client = new grpc.Client(address, options.credentials ?? grpc.credentials.createInsecure(), {
-    ...DEFAULT_CHANNEL_OPTIONS,
-    ...options.channelOptions,
-  });
-  const defaultDeadlineMs = options.defaultDeadlineMs ?? DEFAULT_DEADLINE_MS;
-  return {
-    unary: (path, requestBytes, callOptions) =>
-      unaryCall(client, options.signer, defaultDeadlineMs, path, passThrough, asBytes, requestBytes, callOptions),
-    close: () => client.close(),
-  };
-}

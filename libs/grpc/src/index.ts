@@ -47,14 +47,13 @@ export {
 } from './server.js';
 export {
   createGrpcClient,
-  createRawClient,
   DEFAULT_CHANNEL_OPTIONS,
   type CallOptions,
   type ClientOptions,
   type ClientConstructor,
   type GrpcClient,
-  type RawClient,
   type UnaryMethodName,
   type RequestOf,
   type ResponseOf,
 } from './client.js';
+export { createRawClient, type RawClient, type RawClientOptions } from './raw-client.js';
