@@ -195,9 +195,8 @@ export function createRawClient(address: string, options: RawClientOptions): Raw
         opened.ref();
         stream = opened.request(headers);
       } catch (error) {
-        // A session that received GOAWAY an instant ago refuses new streams.
-        session = undefined;
-        settle(failure(status.UNAVAILABLE, `Could not start the call: ${(error as Error).message}`));
+        // The session refused a new stream (closing or destroyed an instant ago).
+        settle(failure(status.UNAVAILABLE, `The call could not be started: ${(error as Error).message}`));
         return;
       }
       signal?.addEventListener('abort', onAbort, { once: true });

@@ -181,6 +181,13 @@ describe('errors on the wire', () => {
     small.close();
   });
 
+  it('a header the peer refuses (a NUL in the request id) fails that call, not the connection', async () => {
+    expect(await rejection(raw.unary(echoMethod.path, new Uint8Array(), { identity: { ...alice, requestId: 'nul\u0000here' } }))).toMatchObject({
+      message: expect.stringMatching(/failed/),
+    });
+    expect((await echoOf(raw, 'still fine')).text).toBe('still fine');
+  });
+
   it('a closed client refuses calls', async () => {
     const closing = createRawClient(echo.address, { signer: gatewaySigner() });
     await echoOf(closing, 'once');
