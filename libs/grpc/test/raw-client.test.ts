@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import http2 from 'node:http2';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { context, propagation, trace, TraceFlags } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
@@ -264,6 +264,48 @@ describe('connections', () => {
     expect((await echoOf(client, 'after')).text).toBe('after!');
     client.close();
     await restarted.shutdown(1_000);
+  });
+});
+
+describe('a peer that stops answering', () => {
+  /** A TCP relay to the echo server whose open connections can be frozen: bytes dropped, sockets kept open. */
+  async function startRelay(target: string) {
+    const [host, port] = [target.split(':')[0]!, Number(target.split(':')[1])];
+    const open: Array<{ sockets: [Socket, Socket]; frozen: boolean }> = [];
+    const relay = createServer((inbound) => {
+      const outbound = connect(port, host);
+      const pair = { sockets: [inbound, outbound] as [Socket, Socket], frozen: false };
+      open.push(pair);
+      inbound.on('data', (chunk) => pair.frozen || outbound.write(chunk));
+      outbound.on('data', (chunk) => pair.frozen || inbound.write(chunk));
+      inbound.on('error', () => outbound.destroy());
+      outbound.on('error', () => inbound.destroy());
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    return {
+      address: `127.0.0.1:${(relay.address() as AddressInfo).port}`,
+      freeze: () => open.forEach((pair) => (pair.frozen = true)),
+      close: () =>
+        new Promise<void>((resolve) => {
+          open.forEach((pair) => pair.sockets.forEach((socket) => socket.destroy()));
+          relay.close(() => resolve());
+        }),
+    };
+  }
+
+  it('is noticed by the keepalive ping, so the next call goes over a new connection', async () => {
+    const relay = await startRelay(echo.address);
+    const client = createRawClient(relay.address, { signer: gatewaySigner(), keepaliveMs: 50, keepaliveTimeoutMs: 50 });
+    try {
+      expect((await echoOf(client, 'before')).text).toBe('before');
+      relay.freeze();
+      await new Promise((r) => setTimeout(r, 300));
+      const after = await client.unary(echoMethod.path, echoMethod.requestSerialize({ text: 'after' }), { identity: alice, deadlineMs: 1_000 });
+      expect(echoMethod.responseDeserialize(Buffer.from(after)).text).toBe('after');
+    } finally {
+      client.close();
+      await relay.close();
+    }
   });
 });
 
