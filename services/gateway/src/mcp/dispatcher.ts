@@ -54,7 +54,14 @@ export interface SamplingAsk {
   continuation: string;
 }
 
-export type DispatchOutcome = { result: CallToolResult; sampling?: undefined } | { sampling: SamplingAsk; result?: undefined };
+/**
+ * A tool's result, or its request for the client's model. `structuredJson` is set when the result
+ * is a reply's structured content: it is that content's JSON, which is also the text content
+ * (an encoder can splice it in instead of serializing the object again).
+ */
+export type DispatchOutcome =
+  | { result: CallToolResult; structuredJson?: string; sampling?: undefined }
+  | { sampling: SamplingAsk; result?: undefined; structuredJson?: undefined };
 
 interface ModelUsage {
   provider: string;
@@ -172,7 +179,8 @@ export function createToolDispatcher(options: DispatcherOptions) {
       options.logger.error({ tool: name, requestId, errors: entry.validateOutput.errors }, 'service reply does not match the tool output schema');
       return { result: toolError(toolErrorFromStatus(13, undefined, undefined, requestId)), code: 'INTERNAL' };
     }
-    return { result: { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured }, code: 'OK', usage: asUsage(usage) };
+    const structuredJson = JSON.stringify(structured);
+    return { result: { content: [{ type: 'text', text: structuredJson }], structuredContent: structured }, structuredJson, code: 'OK', usage: asUsage(usage) };
   }
 
   return {
@@ -226,7 +234,7 @@ export function createToolDispatcher(options: DispatcherOptions) {
           return { sampling: outcome.sampling };
         }
         finish(outcome.result.isError ? 'tool_error' : 'ok', outcome.code, outcome.usage);
-        return { result: outcome.result };
+        return { result: outcome.result, structuredJson: outcome.structuredJson };
       } catch (error) {
         options.logger.error({ err: error, tool: name, requestId: caller.requestId }, 'tool call failed');
         finish('tool_error', 'INTERNAL');
@@ -238,7 +246,10 @@ export function createToolDispatcher(options: DispatcherOptions) {
 
 export type ToolDispatcher = ReturnType<typeof createToolDispatcher>;
 
-type Invocation = { code: string; usage?: ModelUsage } & ({ result: CallToolResult; sampling?: undefined } | { sampling: SamplingAsk; result?: undefined });
+type Invocation = { code: string; usage?: ModelUsage } & (
+  | { result: CallToolResult; structuredJson?: string; sampling?: undefined }
+  | { sampling: SamplingAsk; result?: undefined; structuredJson?: undefined }
+);
 
 /** ClientSampling in proto3 JSON: always sent, so a service never guesses. */
 function clientSamplingJson(sampling: CallerSampling | undefined) {

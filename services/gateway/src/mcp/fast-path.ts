@@ -32,6 +32,8 @@ const header = (headers: Headers, name: string) => {
  * request, including every malformed one, is served by the SDK exactly as before.
  */
 export function createToolCallFastPath(dispatcher: ToolDispatcher, serverInfo: Implementation) {
+  const meta = { [SERVER_INFO_META_KEY]: serverInfo };
+  const metaJson = JSON.stringify(meta);
   return {
     /** The call when this request is one the fast path answers, else undefined (the SDK serves it). */
     match(headers: Headers, body: unknown): PlainToolCall | undefined {
@@ -57,7 +59,13 @@ export function createToolCallFastPath(dispatcher: ToolDispatcher, serverInfo: I
     async answer(call: PlainToolCall, caller: CallerContext): Promise<string> {
       const outcome = await dispatcher.call(call.name, call.args, caller);
       if (!outcome.result) throw new Error(`tool ${call.name} asked for sampling on the fast path`);
-      const result = { ...outcome.result, resultType: 'complete', _meta: { [SERVER_INFO_META_KEY]: serverInfo } };
+      const { structuredJson } = outcome;
+      if (structuredJson !== undefined) {
+        // The same JSON as below, with the structured content spliced in rather than serialized twice.
+        const text = JSON.stringify(structuredJson);
+        return `{"result":{"content":[{"type":"text","text":${text}}],"structuredContent":${structuredJson},"resultType":"complete","_meta":${metaJson}},"jsonrpc":"2.0","id":${JSON.stringify(call.id)}}`;
+      }
+      const result = { ...outcome.result, resultType: 'complete', _meta: meta };
       return JSON.stringify({ result, jsonrpc: '2.0', id: call.id });
     },
   };
