@@ -1,7 +1,7 @@
 import http2 from 'node:http2';
 import { Metadata, status } from '@grpc/grpc-js';
 import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import type { CallOptions, ClientOptions } from './client.js';
+import { type CallOptions, type ClientOptions, DEFAULT_CHANNEL_OPTIONS } from './client.js';
 import { fromGrpcError, grpcErrors, QuarryError } from './errors.js';
 import { IDENTITY_METADATA_KEY, REQUEST_ID_METADATA_KEY } from './identity.js';
 
@@ -94,8 +94,8 @@ export function createRawClient(address: string, options: RawClientOptions): Raw
   const origin = `http://${authority}`;
   const defaultDeadlineMs = options.defaultDeadlineMs ?? DEFAULT_DEADLINE_MS;
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-  const keepaliveMs = options.keepaliveMs ?? 30_000;
-  const keepaliveTimeoutMs = options.keepaliveTimeoutMs ?? 10_000;
+  const keepaliveMs = options.keepaliveMs ?? (DEFAULT_CHANNEL_OPTIONS['grpc.keepalive_time_ms'] as number);
+  const keepaliveTimeoutMs = options.keepaliveTimeoutMs ?? (DEFAULT_CHANNEL_OPTIONS['grpc.keepalive_timeout_ms'] as number);
   let session: http2.ClientHttp2Session | undefined;
   let active = 0;
   let closed = false;
