@@ -110,7 +110,7 @@ export const planToolsPhase: Phase = {
       for (let i = 0; i < sizes.warmupCalls; i++) {
         await callers.quarry.call('get_plan_status', status);
         await callers.monolith.call('get_plan_status', status);
-        await system.planGrpc.call('getPlanStatus', status, { identity: system.identity() });
+        await system.getPlanStatusDirect(status);
       }
 
       // p1: one request at a time, interleaved so both systems see the same noise.
@@ -120,7 +120,7 @@ export const planToolsPhase: Phase = {
         {
           quarry: () => callers.quarry.call('get_plan_status', status),
           monolith: () => callers.monolith.call('get_plan_status', status),
-          grpc: () => system.planGrpc.call('getPlanStatus', status, { identity: system.identity() }),
+          grpc: () => system.getPlanStatusDirect(status),
         },
         bounds,
         progress,

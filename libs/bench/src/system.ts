@@ -15,7 +15,7 @@ import {
   loadGatewayConfig,
   type ToolBackend,
 } from '@quarry/gateway';
-import { createGrpcClient, createIdentitySigner, type GrpcClient, type Identity } from '@quarry/grpc';
+import { createIdentitySigner, createRawClient, type Identity } from '@quarry/grpc';
 import { createPlanChangeListener, type PlanDatabase } from '@quarry/plan-engine';
 import { createLogger, type Logger } from '@quarry/telemetry';
 import { inProcessPlanBackend } from './monolith.js';
@@ -35,10 +35,12 @@ export interface BenchSystem {
   createMember(slug: string): Promise<BenchMember>;
   /** A directory of this run for scratch data (removed with the run). */
   scratchDir: string;
-  /** The same member as a gRPC identity, for calls made to the plan engine directly. */
-  identity: () => Identity;
-  /** A gRPC client straight to Quarry's plan engine (what the gateway's hop costs is measured against it). */
-  planGrpc: GrpcClient<typeof planV1.PlanServiceService>;
+  /**
+   * get_plan_status straight to Quarry's plan engine, over the transport the gateway itself uses
+   * (the raw client, ADR 0017) with the generated codec: what the gateway adds is measured
+   * against exactly the hop it makes, not against a heavier client.
+   */
+  getPlanStatusDirect(request: planV1.GetPlanStatusRequest): Promise<planV1.GetPlanStatusResponse>;
   /** After loading data: fresh planner statistics and a checkpoint, so no run pays for the load. */
   settle(): Promise<void>;
   close(): Promise<void>;
@@ -105,10 +107,12 @@ export async function startBenchSystem(options: { dataDir: string; searchDir: st
     closers.push(monolith.close);
 
     const signer = createIdentitySigner({ key: config.QUARRY_IDENTITY_KEY, issuer: 'quarry-bench' });
-    const planGrpc = createGrpcClient(planV1.PlanServiceClient, services.planEngine.address, { signer });
-    closers.push(() => planGrpc.close());
+    const planRaw = createRawClient(services.planEngine.address, { signer });
+    closers.push(() => planRaw.close());
+    const getPlanStatus = planV1.PlanServiceService.getPlanStatus;
 
     let request = 0;
+    const identity = (): Identity => ({ kind: 'user', orgId: member.orgId, userId: member.userId, tokenId: member.tokenId, requestId: `bench-${++request}` });
     return {
       quarryUrl: quarry.url,
       monolithUrl: monolith.url,
@@ -116,8 +120,8 @@ export async function startBenchSystem(options: { dataDir: string; searchDir: st
       services,
       createMember: (slug) => createMember(postgres.adminUrl, slug),
       scratchDir: options.searchDir,
-      identity: () => ({ kind: 'user', orgId: member.orgId, userId: member.userId, tokenId: member.tokenId, requestId: `bench-${++request}` }),
-      planGrpc,
+      getPlanStatusDirect: async (request) =>
+        getPlanStatus.responseDeserialize(Buffer.from(await planRaw.unary(getPlanStatus.path, getPlanStatus.requestSerialize(request), { identity: identity() }))),
       async settle() {
         await sql`VACUUM ANALYZE`.execute(admin);
         await sql`CHECKPOINT`.execute(admin);
