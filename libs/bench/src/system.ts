@@ -153,8 +153,7 @@ async function startGateway(
   logger: Logger,
   services: { serviceAddresses?: Record<string, string>; backends?: Record<string, ToolBackend> },
 ) {
-  // As `quarry start` runs without an OTLP endpoint: no OpenTelemetry SDK, no request spans.
-  const runtime = await createGatewayRuntime({ config, logger, ...services, traceRequests: false });
+  const runtime = await createGatewayRuntime({ config, logger, ...services });
   const app = await buildServer(runtime.deps);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();

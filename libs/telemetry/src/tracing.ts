@@ -138,6 +138,14 @@ export function startTelemetry(options: TelemetryOptions): Telemetry {
   };
 }
 
+/**
+ * Whether `startTelemetry` runs in this process. Without it there is no SDK: spans would be
+ * no-ops, so a caller can skip the work of opening them (the gateway's per-request spans).
+ */
+export function telemetryRunning(): boolean {
+  return running;
+}
+
 /** Paths probed by orchestrators and scrapers: a span each would drown the real traffic. */
 const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 

@@ -59,7 +59,7 @@ export function buildCli(io: Io): Command {
     .command('start')
     .description('Run the whole system: embedded PostgreSQL (unless DATABASE_URL is set), every service, and the MCP gateway.')
     .action(async () => {
-      const system = await startAll({ env: io.env, out: io.out, tracing: io.telemetry !== undefined });
+      const system = await startAll({ env: io.env, out: io.out });
       closeWithGrace({ delay: 15_000, logger: system.logger }, async ({ signal, err }) => {
         if (err) system.logger.error({ err }, 'shutting down after an error');
         else system.logger.info({ signal }, 'shutting down');

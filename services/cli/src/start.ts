@@ -14,8 +14,6 @@ export interface StartOptions {
   out: (line: string) => void;
   /** Log level override (tests pass 'silent'). */
   logLevel?: 'silent' | 'info' | 'debug' | 'warn' | 'error';
-  /** OpenTelemetry runs in this process (an OTLP endpoint is set): the gateway then traces each request. */
-  tracing?: boolean;
 }
 
 const DEFAULT_ORG = 'default';
@@ -26,7 +24,7 @@ const DEFAULT_USER = 'admin@localhost';
  * set; migrations run; services start on loopback and talk real gRPC; the gateway listens on
  * 127.0.0.1:$PORT. One Node process hosts every service (ADR 0006 has the measurements).
  */
-export async function startAll({ env, out, logLevel, tracing = false }: StartOptions) {
+export async function startAll({ env, out, logLevel }: StartOptions) {
   const dir = dataDirectory(env);
   const logger = createLogger({ service: 'quarry', level: logLevel ?? (env.LOG_LEVEL as 'info' | undefined) ?? 'info' });
 
@@ -70,7 +68,6 @@ export async function startAll({ env, out, logLevel, tracing = false }: StartOpt
       logger,
       serviceAddresses: { ...config.QUARRY_SERVICES, ...services.addresses },
       alsoExpose: services.registries,
-      traceRequests: tracing,
     });
     started.push(() => runtime.close());
     beginDrain = runtime.beginDrain;

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { identityV1, toolCatalogue } from '@quarry/contracts';
 import { createDb } from '@quarry/db';
 import { createIdentitySigner } from '@quarry/grpc';
-import { createMetrics, fastifyOtel, metricsText, type Registry } from '@quarry/telemetry';
+import { createMetrics, fastifyOtel, metricsText, type Registry, telemetryRunning } from '@quarry/telemetry';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config.js';
@@ -33,19 +33,13 @@ export interface GatewayRuntimeOptions {
    * `processMetrics: false`).
    */
   alsoExpose?: readonly Registry[];
-  /**
-   * One span per HTTP request (@fastify/otel); default true, since containers always run the
-   * OpenTelemetry SDK (trace ids in logs). `quarry start` without an OTLP endpoint runs no SDK:
-   * the spans would go nowhere, at ~2 % of the gateway’s CPU per call (profile self time).
-   */
-  traceRequests?: boolean;
 }
 
 /**
  * Connects everything the gateway needs (database, token authenticator, tool-call log, gRPC
  * channels) and returns the deps for `buildServer`, plus `close` to release them in order.
  */
-export async function createGatewayRuntime({ config, logger, serviceAddresses = {}, backends: inProcess = {}, alsoExpose = [], traceRequests = true }: GatewayRuntimeOptions) {
+export async function createGatewayRuntime({ config, logger, serviceAddresses = {}, backends: inProcess = {}, alsoExpose = [] }: GatewayRuntimeOptions) {
   const db = createDb<IdentityDatabase>({ connectionString: config.DATABASE_URL, applicationName: 'quarry-gateway', max: 10 });
   const metrics = createMetrics({ service: 'gateway' });
   const toolCalls = metrics.counter('quarry_gateway_tool_calls_total', 'MCP tool calls by tool, outcome and error code', ['tool', 'outcome', 'code']);
@@ -115,8 +109,10 @@ export async function createGatewayRuntime({ config, logger, serviceAddresses = 
     onHttpResponse: (route, status) => httpResponses.inc({ route, status: String(status) }),
     mcpFastPath: config.QUARRY_MCP_FAST_PATH,
     onMcpRequest: (path) => mcpRequests.inc({ path }),
-    // One span per HTTP request, continuing the caller's traceparent.
-    plugins: traceRequests ? [async (app) => void (await app.register(fastifyOtel()))] : [],
+    // One span per HTTP request, continuing the caller's traceparent — where OpenTelemetry runs
+    // (containers always; `quarry start` with an OTLP endpoint). Without an SDK the spans would go
+    // nowhere, at ~2 % of the gateway's CPU per call (profile self time).
+    plugins: telemetryRunning() ? [async (app) => void (await app.register(fastifyOtel()))] : [],
   };
 
   return {
