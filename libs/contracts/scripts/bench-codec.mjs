@@ -1,11 +1,15 @@
 // Quick measurement of the tool codec, quoted in docs/adr/0002-proto-first-tool-catalogue.md.
 // Usage (from libs/contracts): npm run build && node scripts/bench-codec.mjs
+import { randomUUID } from 'node:crypto';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildDescriptorSet } from '../dist/catalogue/buf.js';
 import { deriveCatalogue } from '../dist/catalogue/derive.js';
-import { createToolCodec, descriptorSet, identityV1, toolCatalogue } from '../dist/index.js';
+import { createFileRegistry, fromBinary } from '@bufbuild/protobuf';
+import { FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
+import { buildResultDecoders } from '../dist/codec.js';
+import { createToolCodec, descriptorSet, identityV1, planV1, toolCatalogue } from '../dist/index.js';
 
 function perCall(fn, iterations) {
   for (let i = 0; i < Math.min(iterations, 20_000); i++) fn(); // warm up
@@ -60,3 +64,20 @@ started = performance.now();
 const putCodec = createToolCodec(putThing, fixtureSet);
 console.log(`put_thing codec built (registry + Ajv compile) in ${(performance.now() - started).toFixed(1)} ms`);
 report('put_thing', putCodec, thing, putCodec.encodeRequest(thing));
+
+// get_plan_status of a 20-step plan half done (what the system benchmark reads): the codec's
+// direct result decoder against the reflective path it falls back to (ADR 0018).
+const registry = createFileRegistry(fromBinary(FileDescriptorSetSchema, descriptorSet));
+const statusDecoders = buildResultDecoders(registry.getMessage('quarry.plan.v1.GetPlanStatusResponse'), registry);
+const at = (second) => new Date(Date.parse('2026-11-22T10:00:00.123Z') + second * 1000);
+const step = (i, done) => ({
+  stepId: randomUUID(), stepOrder: i + 1, stepType: 1 + (i % 2), status: done ? 3 : 1, instructions: `Step ${i + 1}: do the work and report sources.`,
+  confidence: done ? 0.9 : undefined, startedAt: done ? at(i) : undefined, completedAt: done ? at(i + 1) : undefined,
+});
+const statusReply = planV1.GetPlanStatusResponse.encode({
+  planId: randomUUID(), name: 'Benchmark plan', status: 2, derivedStatus: 2, stalled: false, progress: 50, totalSteps: 20,
+  completedSteps: Array.from({ length: 10 }, (_, i) => step(i, true)), pendingSteps: Array.from({ length: 10 }, (_, i) => step(i + 10, false)),
+}).finish();
+const direct = perCall(() => statusDecoders.direct(statusReply), 50_000);
+const reflective = perCall(() => statusDecoders.reflective(statusReply), 50_000);
+console.log(`get_plan_status result (${statusReply.length} B): direct ${direct.toFixed(1)} µs, reflective ${reflective.toFixed(1)} µs (${(direct / reflective).toFixed(2)}×)`);
