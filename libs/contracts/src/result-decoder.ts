@@ -375,26 +375,19 @@ const twoDigits = (n: number) => (n < 10 ? `0${n}` : `${n}`);
 const STRUCT: MessagePlan = {
   start: () => ({}),
   read(state, reader, end, depth) {
-    if (depth > RECURSION_LIMIT) throw new NotDecodedHere('nested too deeply');
-    while (reader.pos < end) {
-      const [number, wireType] = reader.tag();
-      if (number !== 1) {
-        reader.skip(wireType, number, RECURSION_LIMIT - depth);
-        continue;
-      }
-      const entryEnd = reader.uint32() + reader.pos;
+    eachEntry(reader, end, depth, (entryEnd) => {
       let key = '';
       let entry: unknown;
       while (reader.pos < entryEnd) {
-        const [entryNumber, entryWireType] = reader.tag();
-        if (entryNumber === 1) key = reader.string(true);
-        else if (entryNumber === 2) {
+        const [number, wireType] = reader.tag();
+        if (number === 1) key = reader.string(true);
+        else if (number === 2) {
           const valueEnd = reader.uint32() + reader.pos;
           VALUE.read((entry ??= VALUE.start()), reader, valueEnd, depth + 1);
-        } else reader.skip(entryWireType, entryNumber, RECURSION_LIMIT - depth);
+        } else reader.skip(wireType, number, RECURSION_LIMIT - depth);
       }
       setOwn(state as Record<string, unknown>, key, VALUE.finish(entry ?? VALUE.start()));
-    }
+    });
   },
   finish: (state) => state,
 };
@@ -468,21 +461,25 @@ const VALUE: MessagePlan = {
 const LIST_VALUE: MessagePlan = {
   start: () => [] as unknown[],
   read(state, reader, end, depth) {
-    if (depth > RECURSION_LIMIT) throw new NotDecodedHere('nested too deeply');
-    while (reader.pos < end) {
-      const [number, wireType] = reader.tag();
-      if (number !== 1) {
-        reader.skip(wireType, number, RECURSION_LIMIT - depth);
-        continue;
-      }
-      const itemEnd = reader.uint32() + reader.pos;
+    eachEntry(reader, end, depth, (itemEnd) => {
       const item = VALUE.start();
       VALUE.read(item, reader, itemEnd, depth + 1);
       (state as unknown[]).push(VALUE.finish(item));
-    }
+    });
   },
   finish: (state) => state,
 };
+
+// Struct's entries and ListValue's values: each occurrence of field 1 (length-delimited), any
+// other field skipped.
+function eachEntry(reader: ResultReader, end: number, depth: number, read: (entryEnd: number) => void): void {
+  if (depth > RECURSION_LIMIT) throw new NotDecodedHere('nested too deeply');
+  while (reader.pos < end) {
+    const [number, wireType] = reader.tag();
+    if (number === 1) read(reader.uint32() + reader.pos);
+    else reader.skip(wireType, number, RECURSION_LIMIT - depth);
+  }
+}
 
 // Other well-known types (Duration, wrappers, FieldMask, Empty) are rare in results: their bytes
 // (every occurrence, merged as protobuf merges them) go through the reflective path.

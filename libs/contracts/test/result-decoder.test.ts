@@ -3,6 +3,7 @@ import { create, createFileRegistry, fromBinary, fromJson, ScalarType, toBinary,
 import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 import { DurationSchema, FileDescriptorSetSchema, isWrapperDesc, ListValueSchema, StructSchema, TimestampSchema, ValueSchema } from '@bufbuild/protobuf/wkt';
 import { createToolCodec, descriptorSet, toolCatalogue, type ToolDefinition } from '@quarry/contracts';
+import { seededRandom } from '@quarry/testing';
 import { buildResultDecoders } from '../src/codec.js';
 import { deriveCatalogue } from '../src/catalogue/derive.js';
 import { buildFixture, buildModule } from './support/buf-fixture.js';
@@ -13,16 +14,9 @@ import { buildFixture, buildModule } from './support/buf-fixture.js';
 // messages and hand-made bytes; where the reflective path refuses bytes, the codec refuses them
 // with the same error.
 
-/** Deterministic PRNG (mulberry32), so a failure names a seed that reproduces it. */
+/** Random draws from a seed, so a failure names a seed that reproduces it. */
 function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = seededRandom(seed);
   const int = (n: number) => Math.floor(next() * n);
   const pick = <T>(items: readonly T[]) => items[int(items.length)]!;
   return { next, int, pick, chance: (p: number) => next() < p };

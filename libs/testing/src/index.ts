@@ -3,3 +3,4 @@
 export { createTestDatabase, testPostgresUrl, TEST_APP_ROLE } from './database.js';
 export type { TestDatabase, TestSchema } from './database.js';
 export { startTestCluster } from './cluster.js';
+export { seededRandom } from './random.js';

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import { sql, withTenant, type AnyDb } from '@quarry/db';
+import { seededRandom } from '@quarry/testing';
 import { appendContentEvent, toDeliveredEvent, type ContentEventInput, type DeliveredEvent, type OutboxRecord } from '@quarry/events';
 import { createLocalEmbedder, openLanceBm25Index, openLanceVectorIndex, type Embedder, type SearchBackends } from '@quarry/search';
 
@@ -104,16 +105,9 @@ export async function dumpIndexedSources(admin: AnyDb, orgIds: readonly string[]
 export const prose = (topic: string, n: number): string =>
   Array.from({ length: n }, (_, i) => `Sentence ${i} discusses ${topic} and its effect number ${i * 7}.`).join(' ');
 
-/** Deterministic shuffle (mulberry32). */
+/** Deterministic shuffle. */
 export function shuffled<T>(items: readonly T[], seed: number): T[] {
-  let s = seed >>> 0;
-  const random = () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const random = seededRandom(seed);
   const out = [...items];
   for (let i = out.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
