@@ -81,7 +81,7 @@ export function compileResultDecoder(message: DescMessage, registry: Registry, s
         finish: (state) => plan!.finish(state),
       };
       plans.set(desc, lazy); // recursive messages resolve to this while their fields compile
-      plan = messagePlan(desc, planOf, enumOf, (wellKnown, bytes) => shape.wellKnown(wellKnown, bytes));
+      plan = messagePlan(desc, planOf, enumOf, shape);
       plans.set(desc, plan);
     }
     return plan;
@@ -146,7 +146,7 @@ function messagePlan(
   desc: DescMessage,
   planOf: (desc: DescMessage) => MessagePlan,
   enumOf: (descEnum: DescEnum) => EnumJson,
-  wellKnownJson: (message: DescMessage, bytes: Uint8Array) => unknown,
+  shape: ResultShape,
 ): MessagePlan {
   switch (desc.typeName) {
     case 'google.protobuf.Timestamp':
@@ -158,7 +158,7 @@ function messagePlan(
     case 'google.protobuf.ListValue':
       return LIST_VALUE;
   }
-  if (desc.typeName.startsWith('google.protobuf.')) return delegatedPlan(desc, wellKnownJson);
+  if (desc.typeName.startsWith('google.protobuf.')) return delegatedPlan(desc, shape);
 
   // Fields in number order (toJson's key order); a oneof's current member is kept after them.
   const fields = desc.fields.concat().sort((a, b) => a.number - b.number);
@@ -215,8 +215,7 @@ function messagePlan(
         const child = planOf(field.message);
         readers.set(field.number, (state, reader, _wireType, depth) => {
           if (oneofSlot >= 0) choose(state);
-          const end = reader.uint32() + reader.pos;
-          child.read((state[slot] ??= child.start()), reader, end, depth + 1);
+          state[slot] = readMessage(child, reader, state[slot], depth);
         });
         emitters.push((state, out) => {
           if (state[slot] !== undefined) put(out, child.finish(state[slot]));
@@ -228,12 +227,7 @@ function messagePlan(
         let packable = false;
         if (field.listKind === 'message') {
           const child = planOf(field.message);
-          readItem = (reader, depth) => {
-            const end = reader.uint32() + reader.pos;
-            const state = child.start();
-            child.read(state, reader, end, depth + 1);
-            return child.finish(state);
-          };
+          readItem = (reader, depth) => child.finish(readMessage(child, reader, undefined, depth));
         } else {
           const scalar = field.listKind === 'enum' ? ScalarType.INT32 : field.scalar;
           const read = scalarReader(scalar, field.utf8Validation);
@@ -256,43 +250,23 @@ function messagePlan(
       case 'map': {
         const readKey = scalarReader(field.mapKey, field.utf8Validation);
         const keyZero = scalarZero(field.mapKey);
-        let entry: (reader: ResultReader, end: number, depth: number) => [unknown, unknown];
+        let readValue: ValueReader;
+        let valueJson: (value: unknown) => unknown;
         if (field.mapKind === 'message') {
           const child = planOf(field.message);
-          entry = (reader, end, depth) => {
-            let key: unknown;
-            let state: unknown;
-            while (reader.pos < end) {
-              const [number, wireType] = reader.tag();
-              if (number === 1) key = readKey(reader);
-              else if (number === 2) {
-                const valueEnd = reader.uint32() + reader.pos;
-                child.read((state ??= child.start()), reader, valueEnd, depth + 1);
-              } else reader.skip(wireType, number, RECURSION_LIMIT - depth);
-            }
-            return [key ?? keyZero, child.finish(state ?? child.start())];
-          };
+          readValue = (reader, previous, depth) => readMessage(child, reader, previous, depth);
+          valueJson = (state) => child.finish(state ?? child.start());
         } else {
           const read = field.mapKind === 'enum' ? (reader: ResultReader) => reader.int32() : scalarReader(field.scalar, field.utf8Validation);
           const json = field.mapKind === 'enum' ? listEnumJson(enumOf(field.enum)) : scalarJson(field.scalar);
           const valueZero = field.mapKind === 'enum' ? field.enum.values[0]!.number : scalarZero(field.scalar);
-          entry = (reader, end, depth) => {
-            let key: unknown;
-            let value: unknown;
-            while (reader.pos < end) {
-              const [number, wireType] = reader.tag();
-              if (number === 1) key = readKey(reader);
-              else if (number === 2) value = read(reader);
-              else reader.skip(wireType, number, RECURSION_LIMIT - depth);
-            }
-            return [key ?? keyZero, json(value ?? valueZero)];
-          };
+          readValue = (reader) => read(reader);
+          valueJson = (value) => json(value ?? valueZero);
         }
         readers.set(field.number, (state, reader, _wireType, depth) => {
           const record = ((state[slot] as Record<string, unknown> | undefined) ??= {});
-          const end = reader.uint32() + reader.pos;
-          const [key, value] = entry(reader, end, depth);
-          setOwn(record, String(key), value);
+          const [key, value] = mapEntry(reader, depth, readKey, readValue);
+          setOwn(record, String(key ?? keyZero), valueJson(value));
         });
         emitters.push((state, out) => put(out, state[slot] ?? {}));
         break;
@@ -325,6 +299,8 @@ function messagePlan(
 const TIMESTAMP_MS_MIN = Date.parse('0001-01-01T00:00:00Z');
 const TIMESTAMP_MS_MAX = Date.parse('9999-12-31T23:59:59Z');
 
+// A plan per decoder, not one shared object: sharing these closures across every tool's decoder
+// (hence every caller's timestamps) doubled get_plan_status's decode time in bench-codec.mjs.
 function timestampPlan(): MessagePlan {
   return {
     start: () => ({ seconds: 0 as number | bigint | string, nanos: 0 }),
@@ -372,21 +348,15 @@ function isoSeconds(seconds: number): string {
 const twoDigits = (n: number) => (n < 10 ? `0${n}` : `${n}`);
 
 // Struct, Value, ListValue: plain JSON. A Value must hold a kind, and a number must be finite.
+const readStructKey: Reader = (reader) => reader.string(true);
+const readStructValue: ValueReader = (reader, previous, depth) => readMessage(VALUE, reader, previous, depth);
+
 const STRUCT: MessagePlan = {
   start: () => ({}),
   read(state, reader, end, depth) {
-    eachEntry(reader, end, depth, (entryEnd) => {
-      let key = '';
-      let entry: unknown;
-      while (reader.pos < entryEnd) {
-        const [number, wireType] = reader.tag();
-        if (number === 1) key = reader.string(true);
-        else if (number === 2) {
-          const valueEnd = reader.uint32() + reader.pos;
-          VALUE.read((entry ??= VALUE.start()), reader, valueEnd, depth + 1);
-        } else reader.skip(wireType, number, RECURSION_LIMIT - depth);
-      }
-      setOwn(state as Record<string, unknown>, key, VALUE.finish(entry ?? VALUE.start()));
+    eachEntry(reader, end, depth, () => {
+      const [key, value] = mapEntry(reader, depth, readStructKey, readStructValue);
+      setOwn(state as Record<string, unknown>, (key as string | undefined) ?? '', VALUE.finish(value ?? VALUE.start()));
     });
   },
   finish: (state) => state,
@@ -426,11 +396,8 @@ const VALUE: MessagePlan = {
         case 6: {
           // A message member of the oneof merges into itself, and starts afresh after another member.
           const kind = number === 5 ? 'struct' : 'list';
-          const plan = number === 5 ? STRUCT : LIST_VALUE;
-          if (value.kind !== kind) value.value = plan.start();
+          value.value = readMessage(number === 5 ? STRUCT : LIST_VALUE, reader, value.kind === kind ? value.value : undefined, depth);
           value.kind = kind;
-          const childEnd = reader.uint32() + reader.pos;
-          plan.read(value.value, reader, childEnd, depth + 1);
           break;
         }
         default:
@@ -461,29 +428,51 @@ const VALUE: MessagePlan = {
 const LIST_VALUE: MessagePlan = {
   start: () => [] as unknown[],
   read(state, reader, end, depth) {
-    eachEntry(reader, end, depth, (itemEnd) => {
-      const item = VALUE.start();
-      VALUE.read(item, reader, itemEnd, depth + 1);
-      (state as unknown[]).push(VALUE.finish(item));
-    });
+    eachEntry(reader, end, depth, () => (state as unknown[]).push(VALUE.finish(readMessage(VALUE, reader, undefined, depth))));
   },
   finish: (state) => state,
 };
 
 // Struct's entries and ListValue's values: each occurrence of field 1 (length-delimited), any
 // other field skipped.
-function eachEntry(reader: ResultReader, end: number, depth: number, read: (entryEnd: number) => void): void {
+function eachEntry(reader: ResultReader, end: number, depth: number, read: () => void): void {
   if (depth > RECURSION_LIMIT) throw new NotDecodedHere('nested too deeply');
   while (reader.pos < end) {
     const [number, wireType] = reader.tag();
-    if (number === 1) read(reader.uint32() + reader.pos);
+    if (number === 1) read();
     else reader.skip(wireType, number, RECURSION_LIMIT - depth);
   }
 }
 
+/** Reads a map entry's value; a value field that occurs twice in one entry merges (messages) or wins (scalars). */
+type ValueReader = (reader: ResultReader, previous: unknown, depth: number) => unknown;
+
+// One map entry (length-delimited): its key (field 1) and value (field 2) as read, either absent
+// when the entry leaves it out; any other field skipped.
+function mapEntry(reader: ResultReader, depth: number, readKey: Reader, readValue: ValueReader): [unknown, unknown] {
+  const end = reader.uint32() + reader.pos;
+  let key: unknown;
+  let value: unknown;
+  while (reader.pos < end) {
+    const [number, wireType] = reader.tag();
+    if (number === 1) key = readKey(reader);
+    else if (number === 2) value = readValue(reader, value, depth);
+    else reader.skip(wireType, number, RECURSION_LIMIT - depth);
+  }
+  return [key, value];
+}
+
+// A length-delimited message: its state, merged into the previous occurrence's.
+function readMessage(plan: MessagePlan, reader: ResultReader, previous: unknown, depth: number): unknown {
+  const end = reader.uint32() + reader.pos;
+  const state = previous ?? plan.start();
+  plan.read(state, reader, end, depth + 1);
+  return state;
+}
+
 // Other well-known types (Duration, wrappers, FieldMask, Empty) are rare in results: their bytes
 // (every occurrence, merged as protobuf merges them) go through the reflective path.
-function delegatedPlan(desc: DescMessage, wellKnownJson: (message: DescMessage, bytes: Uint8Array) => unknown): MessagePlan {
+function delegatedPlan(desc: DescMessage, shape: ResultShape): MessagePlan {
   return {
     start: () => [] as Uint8Array[],
     read(state, reader, end, depth) {
@@ -497,7 +486,7 @@ function delegatedPlan(desc: DescMessage, wellKnownJson: (message: DescMessage, 
     },
     finish(state) {
       const chunks = state as Uint8Array[];
-      return wellKnownJson(desc, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+      return shape.wellKnown(desc, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
     },
   };
 }
