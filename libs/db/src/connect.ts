@@ -18,7 +18,10 @@ export interface CreateDbOptions {
   statementTimeoutMs?: number;
   /** A transaction left open (e.g. a hung request) is aborted after this long. Default 60 s. */
   idleInTransactionTimeoutMs?: number;
-  /** Called when an idle pooled connection breaks (server restart, admin kill). Default: ignore; the pool replaces it. */
+  /**
+   * Called when a pooled connection breaks (server restart, failover, admin kill), idle or
+   * checked out. Default: ignore; the statement on it fails and the pool replaces it.
+   */
   onError?: (error: Error) => void;
 }
 
@@ -36,12 +39,40 @@ export function createDb<DB>(options: CreateDbOptions): Kysely<DB> {
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: 10_000,
   });
-  // Without a listener, an idle client's error (e.g. the server restarting) crashes the process.
-  pool.on('error', options.onError ?? (() => undefined));
+  // pg's client emits 'error' when its connection breaks; unheard, that crashes the process.
+  // The pool listens to idle clients only, so a checked-out one (a transaction between two
+  // statements) is heard here until it is released; the pool then discards it.
+  const onError = options.onError ?? (() => undefined);
+  pool.on('error', onError);
+  pool.on('acquire', (client) => client.on('error', onError));
+  pool.on('release', (_error, client) => client.off('error', onError));
   return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
 }
 
 /** Wait for running queries, then close every pooled connection. */
 export async function closeDb(db: AnyDb): Promise<void> {
   await db.destroy();
+}
+
+/** SQLSTATEs of a server that is going away or refusing connections (beside class 08, connection exception). */
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
+const NETWORK_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+/** What pg and pg-pool throw, without a code, when a connection breaks or cannot be had in time. */
+const PG_CONNECTION_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/;
+
+/**
+ * Whether `error` means the database could not be reached (down, restarting, failing over, out
+ * of connections) rather than that the statement was wrong: the first is worth a retry and is
+ * answered "unavailable", the second is a bug or bad input. Looks through `cause` chains.
+ */
+export function isConnectionFailure(error: unknown): boolean {
+  // Duck-typed: socket errors are made by Node's own realm, so `instanceof Error` can miss them.
+  let current = error as { code?: unknown; message?: unknown; cause?: unknown } | null | undefined;
+  for (let depth = 0; typeof current === 'object' && current !== null && depth < 5; depth++) {
+    const { code, message } = current;
+    if (typeof code === 'string' && (UNAVAILABLE_SQLSTATES.has(code) || NETWORK_ERRNOS.has(code) || /^08[0-9A-Z]{3}$/.test(code))) return true;
+    if (typeof message === 'string' && PG_CONNECTION_MESSAGES.test(message)) return true;
+    current = current.cause as typeof current;
+  }
+  return false;
 }

@@ -4,7 +4,7 @@
 // and a real embedded PostgreSQL when no DATABASE_URL is given (startEmbeddedPostgres).
 export { startEmbeddedPostgres, findRunningEmbeddedPostgres } from './embedded.js';
 export type { EmbeddedPostgres, EmbeddedPostgresOptions, RunningEmbeddedPostgres } from './embedded.js';
-export { createDb, closeDb } from './connect.js';
+export { createDb, closeDb, isConnectionFailure } from './connect.js';
 export type { CreateDbOptions, AnyDb } from './connect.js';
 export { migrate, MigrationError } from './migrate.js';
 export type { Migration, MigrateOptions } from './migrate.js';
