@@ -100,6 +100,10 @@ export const grpcErrors = defineErrors({
     message: (p: { field?: string; reason: string }) => (p.field ? `${p.field}: ${p.reason}` : p.reason),
   },
   SERVICE_UNAVAILABLE: { status: status.UNAVAILABLE, message: 'Service unavailable' },
+  DEPENDENCY_UNAVAILABLE: {
+    status: status.UNAVAILABLE,
+    message: 'The service cannot reach one of its dependencies (e.g. its database) right now; retry shortly',
+  },
 });
 
 /**

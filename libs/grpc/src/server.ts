@@ -66,6 +66,12 @@ export interface GrpcServerOptions {
   descriptorSet?: Uint8Array;
   credentials?: grpc.ServerCredentials;
   serverOptions?: grpc.ServerOptions;
+  /**
+   * Whether a handler's error means a dependency is unreachable (e.g. `isConnectionFailure` of
+   * @quarry/db): such a call fails DEPENDENCY_UNAVAILABLE (UNAVAILABLE, worth a retry) and is
+   * logged as a warning, where any other unexpected error is an INTERNAL bug.
+   */
+  isUnavailable?: (error: unknown) => boolean;
 }
 
 export interface GrpcServer {
@@ -120,6 +126,7 @@ function adapt(
   fn: UnaryHandler<unknown, unknown>,
   verifier: IdentityVerifier,
   logger: GrpcLogger,
+  isUnavailable: (error: unknown) => boolean,
 ): grpc.handleUnaryCall<unknown, unknown> {
   async function run(call: grpc.ServerUnaryCall<unknown, unknown>, signal: AbortSignal): Promise<unknown> {
     let identity: Identity;
@@ -142,6 +149,10 @@ function adapt(
     } catch (error) {
       if (error instanceof QuarryError) throw error;
       if (signal.aborted) throw signal.reason as QuarryError; // the caller is gone; not a bug here
+      if (isUnavailable(error)) {
+        logger.warn({ err: error, method, requestId: identity.requestId }, 'gRPC handler could not reach a dependency');
+        throw grpcErrors.DEPENDENCY_UNAVAILABLE({ details: { requestId: identity.requestId }, cause: error });
+      }
       logger.error({ err: error, method, requestId: identity.requestId }, 'gRPC handler failed');
       throw grpcErrors.INTERNAL({ details: { requestId: identity.requestId }, cause: error });
     }
@@ -192,7 +203,7 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
       const handler = implementation[key] as Partial<Tagged> | undefined;
       const fn = handler?.[HANDLER];
       if (!fn) throw new Error(`${method.path}: implement it with unary() so the caller's identity is verified`);
-      adapted[key] = adapt(method.path, fn, options.verifier, logger);
+      adapted[key] = adapt(method.path, fn, options.verifier, logger, options.isUnavailable ?? (() => false));
     }
     server.addService(definition, adapted);
     serviceNames.push(name);

@@ -303,6 +303,34 @@ describe('errors on the wire', () => {
     expect((echo.logged[0]!.obj as { err: Error }).err.message).toBe(SECRET);
   });
 
+  it('an error the server calls a dependency outage becomes DEPENDENCY_UNAVAILABLE (retryable), logged as a warning', async () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 10.0.0.7:5432'), { code: 'ECONNREFUSED' });
+    const outage = await startEcho({
+      fail: (request) => {
+        throw request.status === status.UNAVAILABLE ? refused : new Error(SECRET);
+      },
+      isUnavailable: (error) => (error as { code?: unknown }).code === 'ECONNREFUSED',
+    });
+    const outageClient = createGrpcClient(EchoServiceClient, outage.address, { signer: gatewaySigner() });
+    try {
+      const error = await rejection(outageClient.call('fail', { status: status.UNAVAILABLE }, { identity: alice }));
+      expect(error).toMatchObject({
+        code: 'DEPENDENCY_UNAVAILABLE',
+        status: status.UNAVAILABLE,
+        message: 'The service cannot reach one of its dependencies (e.g. its database) right now; retry shortly',
+        details: { requestId: 'req-1' },
+      });
+      expect(error.message).not.toMatch(/10\.0\.0\.7/);
+      expect(outage.logged).toEqual([{ level: 'warn', obj: expect.objectContaining({ err: refused, requestId: 'req-1' }), msg: 'gRPC handler could not reach a dependency' }]);
+      // Anything else is still a bug: INTERNAL, logged as an error.
+      expect(await rejection(outageClient.call('fail', { status: 0 }, { identity: alice }))).toMatchObject({ code: 'INTERNAL' });
+      expect(outage.logged[1]).toMatchObject({ level: 'error' });
+    } finally {
+      outageClient.close();
+      await outage.close();
+    }
+  });
+
   it('an unreachable server is SERVICE_UNAVAILABLE', async () => {
     const nowhere = createGrpcClient(EchoServiceClient, '127.0.0.1:1', { signer: gatewaySigner() });
     const error = await rejection(nowhere.call('echo', { text: 'hi' }, { identity: alice, deadlineMs: 2_000 }));

@@ -1,4 +1,5 @@
 import { artifactV1, descriptorSet } from '@quarry/contracts';
+import { isConnectionFailure } from '@quarry/db';
 import { createGrpcServer, type GrpcServer, type IdentityVerifier } from '@quarry/grpc';
 import { createArtifactService, type ArtifactServiceDeps } from './service.js';
 
@@ -13,5 +14,6 @@ export function buildServer(deps: ArtifactStoreDeps): GrpcServer {
     verifier: deps.verifier,
     logger: deps.logger,
     descriptorSet,
+    isUnavailable: isConnectionFailure,
   });
 }

@@ -1,4 +1,5 @@
 import { descriptorSet, extractionV1 } from '@quarry/contracts';
+import { isConnectionFailure } from '@quarry/db';
 import { createGrpcServer, type GrpcServer, type IdentityVerifier } from '@quarry/grpc';
 import { createExtractionService, type ExtractionServiceDeps } from './service.js';
 
@@ -13,5 +14,6 @@ export function buildServer(deps: ExtractionServerDeps): GrpcServer {
     verifier: deps.verifier,
     logger: deps.logger,
     descriptorSet,
+    isUnavailable: isConnectionFailure,
   });
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import rateLimit from '@fastify/rate-limit';
 import { hostHeaderValidation, originValidation, toNodeHandler } from '@modelcontextprotocol/node';
+import { isConnectionFailure } from '@quarry/db';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { type HttpErrorCode, httpErrors, jsonRpcErrorBody } from './errors.js';
@@ -73,6 +74,9 @@ function nodeGuard(check: (req: IncomingMessage, res: ServerResponse) => boolean
   };
 }
 
+/** What a 503 asks clients to wait: a restart or failover of PostgreSQL takes seconds. */
+const RETRY_AFTER_SECONDS = 2;
+
 function mapFastifyError(error: FastifyError): { code: HttpErrorCode; message: string } {
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -93,6 +97,8 @@ function mapFastifyError(error: FastifyError): { code: HttpErrorCode; message: s
   if (error.statusCode === 415) return { code: 'UNSUPPORTED_MEDIA_TYPE', message: error.message };
   if (error.statusCode === 429) return { code: 'RATE_LIMITED', message: error.message };
   if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) return { code: 'INVALID_REQUEST', message: error.message };
+  // e.g. the token lookup while PostgreSQL restarts: an outage to wait out, not a bug.
+  if (isConnectionFailure(error)) return { code: 'UNAVAILABLE', message: 'Quarry cannot reach its database right now; retry in a few seconds.' };
   return { code: 'INTERNAL', message: 'Internal error.' };
 }
 
@@ -130,6 +136,10 @@ export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const mapped = mapFastifyError(error);
     if (mapped.code === 'INTERNAL') request.log.error({ err: error }, 'unhandled error in HTTP layer');
+    if (mapped.code === 'UNAVAILABLE') {
+      request.log.warn({ err: error }, 'request failed: database unreachable');
+      return sendError(reply, mapped.code, mapped.message, { 'retry-after': String(RETRY_AFTER_SECONDS) });
+    }
     return sendError(reply, mapped.code, mapped.message);
   });
   app.setNotFoundHandler((request, reply) =>

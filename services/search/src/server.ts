@@ -1,4 +1,5 @@
 import { descriptorSet, searchV1 } from '@quarry/contracts';
+import { isConnectionFailure } from '@quarry/db';
 import { createGrpcServer, type GrpcServer, type IdentityVerifier } from '@quarry/grpc';
 import { createSearchService, type SearchServiceDeps } from './service.js';
 
@@ -13,5 +14,6 @@ export function buildServer(deps: SearchServerDeps): GrpcServer {
     verifier: deps.verifier,
     logger: deps.logger,
     descriptorSet,
+    isUnavailable: isConnectionFailure,
   });
 }

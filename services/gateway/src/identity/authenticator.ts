@@ -96,6 +96,7 @@ export function createTokenAuthenticator(options: AuthenticatorOptions) {
       cache.clear();
       hashByTokenId.clear();
       client.removeAllListeners();
+      client.on('error', () => undefined);
       void client.end().catch(() => undefined);
       if (closed) return;
       logger.warn({ err: error }, 'identity LISTEN connection lost; token cache bypassed until it is back');
