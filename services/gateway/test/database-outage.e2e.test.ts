@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from '@quarry/db';
-import { LEGACY_INIT, modernToolCall, rawPost, startTestGateway } from './harness.js';
+import { connectClient, LEGACY_INIT, modernToolCall, rawPost, startTestGateway } from './harness.js';
+import { sleep, toolsOf, type ToolAnswer } from './plan-workflow-helpers.js';
 
 // While PostgreSQL refuses connections (a restart, a failover, max_connections reached) the
 // gateway cannot check a token it has not cached: it answers 503 with Retry-After and a JSON-RPC
@@ -20,8 +21,11 @@ afterAll(async () => {
 async function refuseConnections(refuse: boolean): Promise<void> {
   const { admin, name, appRole } = gateway.database;
   await sql`alter database ${sql.id(name)} connection limit ${sql.lit(refuse ? 0 : -1)}`.execute(admin);
-  // Dropping the open connections also drops the revocation LISTEN, so cached tokens are no longer trusted.
-  if (refuse) await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${name} and usename = ${appRole}`.execute(admin);
+  // Dropping the open connections (the app's and the indexer's) also drops every LISTEN, so
+  // cached tokens are no longer trusted and the indexer loses its outbox session.
+  if (refuse) {
+    await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${name} and usename in (${appRole}, 'quarry_indexer')`.execute(admin);
+  }
 }
 
 const ping = () => {
@@ -59,5 +63,41 @@ describe('a database outage', () => {
     }
     expect((await eventually(ping, (answer) => answer.status === 200)).status).toBe(200);
     expect((await initialize()).status).toBe(200);
+  });
+
+  it('leaves the whole pipeline working afterwards: plans go on, content stored before and after is found', async () => {
+    const client = await connectClient(gateway.url, gateway.token, 'modern');
+    const tools = toolsOf(client);
+    const found = async (using: typeof tools, words: string, id: string, timeoutMs = 15_000) => {
+      const deadline = Date.now() + timeoutMs;
+      let answer: ToolAnswer;
+      do {
+        answer = await using.ok('search_sources', { query: words, limit: 5 });
+        if ((answer.data.results as Array<{ sourceId: string }>).some((r) => r.sourceId === id)) return true;
+        await sleep(100);
+      } while (Date.now() < deadline);
+      return false;
+    };
+    const { planId } = (await tools.ok('create_research_plan', { name: 'Outage', researchQuestion: 'Does it recover?', steps: [{ stepType: 'search', instructions: 'Find' }, { stepType: 'analyze', instructions: 'Weigh' }] })).data;
+    const before = (await tools.ok('store_research', { artifactType: 'finding', title: 'Before', content: { n: 1 }, contentText: 'Fjord sediment cores record Holocene glacier advances.', planId })).data.id as string;
+    expect(await found(tools, 'fjord sediment cores', before)).toBe(true);
+    await client.close();
+
+    await refuseConnections(true);
+    try {
+      await sleep(3_000); // long enough for every loop and LISTEN to fail and back off at least once
+    } finally {
+      await refuseConnections(false);
+    }
+
+    const reconnected = await eventually(() => connectClient(gateway.url, gateway.token, 'modern').catch(() => undefined), (c) => c !== undefined);
+    const again = toolsOf(reconnected!);
+    const step = (await again.ok('get_next_step', { planId })).data.step;
+    await again.ok('submit_step_result', { planId, stepId: step.stepId, result: { summary: 'Found the cores.' } });
+    expect((await again.ok('get_plan_status', { planId })).data.progress).toBeGreaterThan(0);
+    const after = (await again.ok('store_research', { artifactType: 'finding', title: 'After', content: { n: 2 }, contentText: 'Varve counts date the moraine to 11,700 years.', planId })).data.id as string;
+    expect(await found(again, 'varve counts moraine', after)).toBe(true);
+    expect(await found(again, 'fjord sediment cores', before, 1_000)).toBe(true);
+    await reconnected!.close();
   });
 });
