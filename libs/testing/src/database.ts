@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { appUrlFrom, closeDb, createDb, migrate, provisionAppRole, type AnyDb, type Migration } from '@quarry/db';
+import { appUrlFrom, closeDb, createDb, migrate, provisionAppRole, sql, type AnyDb, type Migration } from '@quarry/db';
 
 export interface TestSchema {
   schema: string;
@@ -101,5 +101,17 @@ async function onMaintenanceDb(clusterUrl: string, fn: (client: pg.Client) => Pr
     await fn(client);
   } finally {
     await client.end();
+  }
+}
+
+/**
+ * A database outage as its clients see a restart or failover: new connections of every role
+ * but the superuser fail (53300, the database's connection limit is 0) and the open ones of
+ * `roles` are terminated (57P01). `false` lets connections in again.
+ */
+export async function refuseConnections(database: TestDatabase, refuse: boolean, roles: readonly string[] = [database.appRole]): Promise<void> {
+  await sql`alter database ${sql.id(database.name)} connection limit ${sql.lit(refuse ? 0 : -1)}`.execute(database.admin);
+  if (refuse) {
+    await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${database.name} and usename in (${sql.join(roles)})`.execute(database.admin);
   }
 }

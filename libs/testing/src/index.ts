@@ -1,6 +1,6 @@
 // @quarry/testing: fixtures for tests across the workspace. PostgreSQL: one throwaway cluster
 // per `jest` run (withPostgres in jest.preset.js) and one fresh database per test file.
-export { createTestDatabase, testPostgresUrl, TEST_APP_ROLE } from './database.js';
+export { createTestDatabase, refuseConnections, testPostgresUrl, TEST_APP_ROLE } from './database.js';
 export type { TestDatabase, TestSchema } from './database.js';
 export { startTestCluster } from './cluster.js';
 export { seededRandom } from './random.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { assertTenantSafety, enableTenantRls, sql, withTenant, type Migration } from '@quarry/db';
-import { createTestDatabase, TEST_APP_ROLE, testPostgresUrl, type TestDatabase } from '@quarry/testing';
+import { createTestDatabase, refuseConnections, TEST_APP_ROLE, testPostgresUrl, type TestDatabase } from '@quarry/testing';
 
 const notes: Record<string, Migration> = {
   '2026_11_21_1200_create_notes': {
@@ -97,5 +97,28 @@ describe('createTestDatabase', () => {
     );
     const after = await sql<{ n: number }>`select count(*)::int as n from pg_database`.execute(db.admin);
     expect(after.rows).toEqual(before.rows);
+  });
+});
+
+describe('refuseConnections', () => {
+  it('makes the app role’s open and new connections fail as in an outage, then lets them in again', async () => {
+    const database = await createTestDatabase({ schemas: [] });
+    const app = new pg.Client({ connectionString: database.appUrl });
+    app.on('error', () => undefined);
+    await app.connect();
+    try {
+      await refuseConnections(database, true);
+      // Whichever the client sees first: the server's FATAL or its closed socket.
+      await expect(app.query('select 1')).rejects.toMatchObject({ message: expect.stringMatching(/terminat|not queryable/i) });
+      const refused = new pg.Client({ connectionString: database.appUrl });
+      await expect(refused.connect()).rejects.toMatchObject({ code: '53300' });
+      // The superuser (migrations, fixtures) still gets in.
+      expect((await sql<{ one: number }>`select 1 as one`.execute(database.admin)).rows).toEqual([{ one: 1 }]);
+      await refuseConnections(database, false);
+      expect((await sql<{ one: number }>`select 1 as one`.execute(database.app)).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await app.end().catch(() => undefined);
+      await database.drop();
+    }
   });
 });

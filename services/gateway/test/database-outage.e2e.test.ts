@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { sql } from '@quarry/db';
+import { refuseConnections as refuseConnectionsTo } from '@quarry/testing';
 import { connectClient, LEGACY_INIT, modernToolCall, rawPost, startTestGateway } from './harness.js';
 import { sleep, toolsOf, type ToolAnswer } from './plan-workflow-helpers.js';
 
@@ -18,15 +18,10 @@ afterAll(async () => {
   await gateway?.close();
 });
 
-async function refuseConnections(refuse: boolean): Promise<void> {
-  const { admin, name, appRole } = gateway.database;
-  await sql`alter database ${sql.id(name)} connection limit ${sql.lit(refuse ? 0 : -1)}`.execute(admin);
-  // Dropping the open connections (the app's and the indexer's) also drops every LISTEN, so
-  // cached tokens are no longer trusted and the indexer loses its outbox session.
-  if (refuse) {
-    await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${name} and usename in (${appRole}, 'quarry_indexer')`.execute(admin);
-  }
-}
+// Dropping the open connections (the app's and the indexer's) also drops every LISTEN, so cached
+// tokens are no longer trusted and the indexer loses its outbox session.
+const refuseConnections = (refuse: boolean) =>
+  refuseConnectionsTo(gateway.database, refuse, [gateway.database.appRole, 'quarry_indexer']);
 
 const ping = () => {
   const { headers, body } = modernToolCall('ping', {});

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { planV1 } from '@quarry/contracts';
 import { sql } from '@quarry/db';
 import { status as grpcStatus, type QuarryError } from '@quarry/grpc';
-import { createTestDatabase, type TestDatabase } from '@quarry/testing';
+import { createTestDatabase, refuseConnections, type TestDatabase } from '@quarry/testing';
 import { planSchemas, startPlanEngine } from '../src/index.js';
 import { as, KEY, logger, planClient, type PlanClient } from './grpc-support.js';
 
@@ -27,13 +27,6 @@ const create = (name: string) =>
     as(orgA),
   );
 
-async function refuseConnections(refuse: boolean): Promise<void> {
-  await sql`alter database ${sql.id(database.name)} connection limit ${sql.lit(refuse ? 0 : -1)}`.execute(database.admin);
-  if (refuse) {
-    await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${database.name} and usename = ${database.appRole}`.execute(database.admin);
-  }
-}
-
 beforeAll(async () => {
   database = await createTestDatabase({ schemas: [...planSchemas] });
   engine = await startPlanEngine({ databaseUrl: database.appUrl, identityKey: KEY, logger, host: '127.0.0.1', port: 0, stallThresholdMs: 60_000 });
@@ -49,7 +42,7 @@ afterAll(async () => {
 describe('a database outage', () => {
   it('fails calls as DEPENDENCY_UNAVAILABLE, then serves again with nothing lost', async () => {
     const before = await create('Before the outage');
-    await refuseConnections(true);
+    await refuseConnections(database, true);
     try {
       const error = (await create('During the outage').then(
         () => undefined,
@@ -58,7 +51,7 @@ describe('a database outage', () => {
       expect(error).toMatchObject({ code: 'DEPENDENCY_UNAVAILABLE', status: grpcStatus.UNAVAILABLE });
       expect(error.message).toMatch(/retry shortly/);
     } finally {
-      await refuseConnections(false);
+      await refuseConnections(database, false);
     }
     const after = await create('After the outage');
     expect((await client.call('getPlanStatus', { planId: before.planId }, as(orgA))).name).toBe('Before the outage');
