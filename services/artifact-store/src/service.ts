@@ -217,5 +217,11 @@ export function createArtifactService(deps: ArtifactServiceDeps): artifactV1.Art
         return { extractionId: row.id };
       });
     }),
+
+    checkExtractionTarget: unary(async (req: artifactV1.CheckExtractionTargetRequest, ctx): Promise<artifactV1.CheckExtractionTargetResponse> => {
+      // Exactly storeExtractionResult's check, so a target that passes here is one it accepts.
+      await deps.plans.resolve(ctx, req.planId, req.stepId);
+      return {};
+    }),
   };
 }

@@ -8,8 +8,9 @@ import { extractionRow } from '../src/extraction.js';
 import { MAX_TEXT_BYTES } from '../src/index.js';
 import { as, startTestStore, type TestStore } from './support.js';
 
-// The two internal rpcs the extraction service calls: GetArtifactText (the text of an artifact
-// of the caller's org) and StoreExtractionResult (the row and its content.created event in one
+// The internal rpcs the extraction service calls: GetArtifactText (the text of an artifact of
+// the caller's org), CheckExtractionTarget (before a model runs: would the result's plan and step
+// be accepted?) and StoreExtractionResult (the row and its content.created event in one
 // transaction). Plan references go to the real plan engine.
 
 const { GroundingKind } = artifactV1;
@@ -302,6 +303,25 @@ describe('StoreExtractionResult', () => {
       await sql`grant insert on events.outbox to ${sql.id(TEST_APP_ROLE)}`.execute(store.database.admin);
     }
     expect(await written()).toEqual(before);
+  });
+});
+
+describe('CheckExtractionTarget', () => {
+  it('accepts the plans and steps StoreExtractionResult accepts, and refuses the others with the same code', async () => {
+    await expect(store.client.call('checkExtractionTarget', { planId: planA.planId }, as(orgA))).resolves.toEqual({});
+    await expect(store.client.call('checkExtractionTarget', { planId: planA.planId, stepId: planA.stepId }, as(orgA))).resolves.toEqual({});
+    for (const [planId, stepId, code] of [
+      [randomUUID(), undefined, 'PLAN_NOT_FOUND'],
+      [planB.planId, undefined, 'PLAN_NOT_FOUND'], // another org's plan is unknown too
+      ['', undefined, 'PLAN_NOT_FOUND'],
+      [planA.planId, planB.stepId, 'STEP_NOT_FOUND'],
+      [planA.planId, randomUUID(), 'STEP_NOT_FOUND'],
+    ] as const) {
+      const checked = await failure(store.client.call('checkExtractionTarget', { planId, stepId }, as(orgA)));
+      const stored = await failure(store.client.call('storeExtractionResult', extraction({ planId, stepId }), as(orgA)));
+      expect([checked.code, checked.status]).toEqual([code, status.NOT_FOUND]);
+      expect(checked).toEqual(stored);
+    }
   });
 });
 

@@ -12,6 +12,8 @@ export interface ArtifactPort {
   loadText(ctx: CallContext, artifactId: string): Promise<{ text: string; title: string; planId?: string }>;
   /** Resolves to the stored extraction result's id. */
   storeResult(ctx: CallContext, request: artifactV1.StoreExtractionResultRequest): Promise<string>;
+  /** Rejects (PLAN_NOT_FOUND / STEP_NOT_FOUND) when storeResult would refuse this plan and step. */
+  checkTarget(ctx: CallContext, planId: string, stepId?: string): Promise<void>;
   close(): void;
 }
 
@@ -35,6 +37,9 @@ export function createArtifactsClient(options: { address: string; identityKey: s
     async storeResult(ctx, request) {
       const stored = await client.call('storeExtractionResult', request, callOptions(ctx));
       return stored.extractionId;
+    },
+    async checkTarget(ctx, planId, stepId) {
+      await client.call('checkExtractionTarget', { planId, stepId }, callOptions(ctx));
     },
     close: () => client.close(),
   };

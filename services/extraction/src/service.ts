@@ -39,7 +39,8 @@ interface Extracted {
 /**
  * The ExtractionService. One call: check the arguments → guard the schema → read the source
  * (inline, or the artifact's text from the artifact store, same org only) → choose who extracts
- * (chooseProvider) → extract and validate (one repair round for models; the client's model
+ * (chooseProvider) → before a model is asked, check that the result's plan and step would be
+ * accepted → extract and validate (one repair round for models; the client's model
  * through the sampling exchange of sampling.ts) → score every field against the source → store
  * the result through the artifact store (row + content.created event in one transaction) →
  * answer. Everything before the store is side-effect free, so any failure stores nothing.
@@ -88,6 +89,10 @@ async function extractData(
     hasOpenAi: deps.providers.openai !== undefined,
   });
   const request: ExtractionRequest = { schema: guarded.schema, sourceText };
+  // A model call costs tokens and seconds (ours, or the client's when sampling): spend them only
+  // on a result that can be stored. The heuristic is cheaper than the check; storing checks anyway.
+  const asksAModel = choice !== 'heuristic' && !sampling.answer;
+  if (asksAModel && args.planId !== undefined) await deps.artifacts.checkTarget(ctx, args.planId, args.stepId);
 
   let extracted: Extracted;
   if (choice === 'sampling') {

@@ -183,6 +183,28 @@ describe('Anthropic', () => {
   });
 });
 
+describe('a plan or step that storing would refuse', () => {
+  it('is PLAN_NOT_FOUND / STEP_NOT_FOUND before any model call: no tokens are spent on a result that cannot be stored', async () => {
+    const mine = await system.createPlan(org);
+    for (const [client, target, code] of [
+      [auto, { planId: randomUUID() }, 'PLAN_NOT_FOUND'],
+      [openai, { planId: mine.planId, stepId: randomUUID() }, 'STEP_NOT_FOUND'],
+    ] as const) {
+      await storesNothing(system, async () => {
+        const error = await failure(client.call('extractData', request(target), as(org)));
+        expect([error.code, error.status]).toEqual([code, status.NOT_FOUND]);
+        expect(error.details?.modelUsage).toBeUndefined(); // no tokens spent
+      });
+    }
+    expect(anthropicHttp.requests).toHaveLength(0);
+    expect(openAiHttp.requests).toHaveLength(0);
+    // The plan and step of the caller's org pass the check and the model is asked as usual.
+    anthropicHttp.reply('/v1/messages', { status: 200, body: toolUse(VALID, { input_tokens: 10, output_tokens: 5 }) });
+    const res = await auto.call('extractData', request(mine), as(org));
+    expect(await system.row(res.extractionId)).toMatchObject({ plan_id: mine.planId, step_id: mine.stepId, provider: 'anthropic' });
+  });
+});
+
 describe('OpenAI-compatible', () => {
   it('extracts with the configured endpoint even when the client could sample, and stores the tokens', async () => {
     openAiHttp.reply('/v1/chat/completions', { status: 200, body: chat(JSON.stringify(VALID), { prompt_tokens: 900, completion_tokens: 30 }) });
@@ -273,6 +295,22 @@ describe("sampling: the client's own model, through the gateway's round trips", 
     const round1 = await auto.call('extractData', request({ source, clientSampling: offered() }), as(org));
     const done = await auto.call('extractData', request({ source, clientSampling: offered(answer(JSON.stringify(VALID)), round1.samplingRequest!.continuation) }), as(org));
     expect(await system.row(done.extractionId)).toMatchObject({ provider: 'sampling', source_artifact_id: artifactId, source_text: null });
+  });
+
+  it('an unknown plan or step is refused before the client is asked to sample', async () => {
+    const mine = await system.createPlan(org);
+    const theirs = await system.createPlan(randomUUID());
+    for (const [target, code] of [
+      [{ planId: randomUUID() }, 'PLAN_NOT_FOUND'],
+      [{ planId: theirs.planId, stepId: theirs.stepId }, 'PLAN_NOT_FOUND'],
+      [{ planId: mine.planId, stepId: randomUUID() }, 'STEP_NOT_FOUND'],
+    ] as const) {
+      await storesNothing(system, async () => {
+        expect((await failure(auto.call('extractData', request({ clientSampling: offered(), ...target }), as(org)))).code).toBe(code);
+      });
+    }
+    const asked = await auto.call('extractData', request({ clientSampling: offered(), planId: mine.planId, stepId: mine.stepId }), as(org));
+    expect(asked.samplingRequest).toBeDefined();
   });
 
   it('a client that cannot sample gets the configured API provider instead', async () => {

@@ -469,6 +469,16 @@ export interface StoreExtractionResultResponse {
   extractionId: string;
 }
 
+export interface CheckExtractionTargetRequest {
+  /** The plan the result would be stored under. */
+  planId: string;
+  /** The step of that plan, if the result would name one. */
+  stepId?: string | undefined;
+}
+
+export interface CheckExtractionTargetResponse {
+}
+
 function createBaseStoreResearchRequest(): StoreResearchRequest {
   return {
     artifactType: 0,
@@ -2630,6 +2640,151 @@ export const StoreExtractionResultResponse: MessageFns<StoreExtractionResultResp
   },
 };
 
+function createBaseCheckExtractionTargetRequest(): CheckExtractionTargetRequest {
+  return { planId: "", stepId: undefined };
+}
+
+export const CheckExtractionTargetRequest: MessageFns<CheckExtractionTargetRequest> = {
+  encode(message: CheckExtractionTargetRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.planId !== "") {
+      writer.uint32(10).string(message.planId);
+    }
+    if (message.stepId !== undefined) {
+      writer.uint32(18).string(message.stepId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckExtractionTargetRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckExtractionTargetRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.planId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.stepId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CheckExtractionTargetRequest {
+    return {
+      planId: isSet(object.planId)
+        ? globalThis.String(object.planId)
+        : isSet(object.plan_id)
+        ? globalThis.String(object.plan_id)
+        : "",
+      stepId: isSet(object.stepId)
+        ? globalThis.String(object.stepId)
+        : isSet(object.step_id)
+        ? globalThis.String(object.step_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: CheckExtractionTargetRequest): unknown {
+    const obj: any = {};
+    if (message.planId !== "") {
+      obj.planId = message.planId;
+    }
+    if (message.stepId !== undefined) {
+      obj.stepId = message.stepId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CheckExtractionTargetRequest>, I>>(base?: I): CheckExtractionTargetRequest {
+    return CheckExtractionTargetRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CheckExtractionTargetRequest>, I>>(object: I): CheckExtractionTargetRequest {
+    const message = createBaseCheckExtractionTargetRequest();
+    message.planId = object.planId ?? "";
+    message.stepId = object.stepId ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCheckExtractionTargetResponse(): CheckExtractionTargetResponse {
+  return {};
+}
+
+export const CheckExtractionTargetResponse: MessageFns<CheckExtractionTargetResponse> = {
+  encode(_: CheckExtractionTargetResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckExtractionTargetResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckExtractionTargetResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): CheckExtractionTargetResponse {
+    return {};
+  },
+
+  toJSON(_: CheckExtractionTargetResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CheckExtractionTargetResponse>, I>>(base?: I): CheckExtractionTargetResponse {
+    return CheckExtractionTargetResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CheckExtractionTargetResponse>, I>>(_: I): CheckExtractionTargetResponse {
+    const message = createBaseCheckExtractionTargetResponse();
+    return message;
+  },
+};
+
 /**
  * What research produces: artifacts (analyses, syntheses, findings, …), deliverables (research
  * outputs) and subagent reports. Everything stored with text becomes searchable with
@@ -2739,6 +2894,22 @@ export const ArtifactServiceService = {
       Buffer.from(StoreExtractionResultResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): StoreExtractionResultResponse => StoreExtractionResultResponse.decode(value),
   },
+  /**
+   * Internal, not a tool: whether StoreExtractionResult would accept a result for this plan (and
+   * step), checked the same way. Extraction asks before it spends a model call on a result that
+   * could not be stored. An unknown or foreign plan or step is PLAN_NOT_FOUND / STEP_NOT_FOUND.
+   */
+  checkExtractionTarget: {
+    path: "/quarry.artifact.v1.ArtifactService/CheckExtractionTarget" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CheckExtractionTargetRequest): Buffer =>
+      Buffer.from(CheckExtractionTargetRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CheckExtractionTargetRequest => CheckExtractionTargetRequest.decode(value),
+    responseSerialize: (value: CheckExtractionTargetResponse): Buffer =>
+      Buffer.from(CheckExtractionTargetResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CheckExtractionTargetResponse => CheckExtractionTargetResponse.decode(value),
+  },
 } as const;
 
 export interface ArtifactServiceServer extends UntypedServiceImplementation {
@@ -2782,6 +2953,12 @@ export interface ArtifactServiceServer extends UntypedServiceImplementation {
    * extraction_result) are written in one transaction.
    */
   storeExtractionResult: handleUnaryCall<StoreExtractionResultRequest, StoreExtractionResultResponse>;
+  /**
+   * Internal, not a tool: whether StoreExtractionResult would accept a result for this plan (and
+   * step), checked the same way. Extraction asks before it spends a model call on a result that
+   * could not be stored. An unknown or foreign plan or step is PLAN_NOT_FOUND / STEP_NOT_FOUND.
+   */
+  checkExtractionTarget: handleUnaryCall<CheckExtractionTargetRequest, CheckExtractionTargetResponse>;
 }
 
 export interface ArtifactServiceClient extends Client {
@@ -2908,6 +3085,26 @@ export interface ArtifactServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: StoreExtractionResultResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Internal, not a tool: whether StoreExtractionResult would accept a result for this plan (and
+   * step), checked the same way. Extraction asks before it spends a model call on a result that
+   * could not be stored. An unknown or foreign plan or step is PLAN_NOT_FOUND / STEP_NOT_FOUND.
+   */
+  checkExtractionTarget(
+    request: CheckExtractionTargetRequest,
+    callback: (error: ServiceError | null, response: CheckExtractionTargetResponse) => void,
+  ): ClientUnaryCall;
+  checkExtractionTarget(
+    request: CheckExtractionTargetRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CheckExtractionTargetResponse) => void,
+  ): ClientUnaryCall;
+  checkExtractionTarget(
+    request: CheckExtractionTargetRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CheckExtractionTargetResponse) => void,
   ): ClientUnaryCall;
 }
 
