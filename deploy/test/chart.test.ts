@@ -121,6 +121,25 @@ if (onPath('helm')) {
       expect(objects.length).toBeGreaterThan(20);
       expect(validateAll(objects, 'helm template')).toEqual([]);
     });
+
+    it('gives the indexer Kafka TLS and SASL when asked: settings in its ConfigMap, the password from the Secret', () => {
+      const configOf = (objects: K8sObject[]) => (objects.find((o) => o.kind === 'ConfigMap' && /indexer/.test(o.metadata?.name ?? '')) as unknown as { data: Record<string, string> }).data;
+      expect(configOf(helmTemplate())).toMatchObject({ KAFKA_TLS: 'false' });
+      expect(configOf(helmTemplate())).not.toHaveProperty('KAFKA_SASL_MECHANISM');
+      const sasl = ['--set', 'kafka.tls=true', '--set', 'kafka.sasl.mechanism=scram-sha-512', '--set', 'kafka.sasl.username=quarry', '--set', 'kafka.sasl.password=kafka-pw'];
+      const objects = helmTemplate(sasl);
+      expect(configOf(objects)).toMatchObject({ KAFKA_TLS: 'true', KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SASL_USERNAME: 'quarry' });
+      expect(JSON.stringify(configOf(objects))).not.toContain('kafka-pw');
+      const secret = objects.find((o) => o.kind === 'Secret' && o.metadata?.name === 'quarry') as unknown as { data: Record<string, string> };
+      expect(Buffer.from(secret.data['kafka-sasl-password']!, 'base64').toString()).toBe('kafka-pw');
+      const indexer = objects.find((o) => o.kind === 'Deployment' && /indexer/.test(o.metadata?.name ?? '')) as unknown as {
+        spec: { template: { spec: { containers: { env?: { name: string; valueFrom?: { secretKeyRef?: { key: string } } }[] }[] } } };
+      };
+      const env = indexer.spec.template.spec.containers[0]!.env ?? [];
+      expect(env.find((e) => e.name === 'KAFKA_SASL_PASSWORD')?.valueFrom?.secretKeyRef?.key).toBe('kafka-sasl-password');
+      expect(validateAll(objects, 'helm template')).toEqual([]);
+      expect(() => helmTemplate(['--set', 'kafka.sasl.mechanism=plain', '--set', 'kafka.sasl.username=q'])).toThrow(/plain sends the password as is: set kafka.tls=true/);
+    });
   });
 } else {
   it.skip('helm is not on PATH: helm lint and helm template | validate did not run (install helm to run them)', () => undefined);

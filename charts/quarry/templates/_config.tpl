@@ -97,6 +97,14 @@ EXTRACTION_SAMPLING: {{ $x.sampling | quote }}
 {{ include "quarry.config.common" . }}
 METRICS_PORT: "9464"
 KAFKA_BROKERS: {{ required "kafka.brokers is required: the comma-separated host:port list of the Kafka brokers" .Values.kafka.brokers | quote }}
+KAFKA_TLS: {{ .Values.kafka.tls | quote }}
+{{- with .Values.kafka.sasl.mechanism }}
+{{- if and (eq . "plain") (not $.Values.kafka.tls) }}
+{{- fail "kafka.sasl.mechanism plain sends the password as is: set kafka.tls=true (or use scram-sha-256 / scram-sha-512)" }}
+{{- end }}
+KAFKA_SASL_MECHANISM: {{ . | quote }}
+KAFKA_SASL_USERNAME: {{ required "kafka.sasl.username is required with kafka.sasl.mechanism" $.Values.kafka.sasl.username | quote }}
+{{- end }}
 QUARRY_OUTBOX_RELAY: {{ .Values.indexer.outboxRelay | quote }}
 INDEXER_BATCH_SIZE: {{ .Values.indexer.batchSize | int | quote }}
 {{ include "quarry.config.searchEngines" . }}

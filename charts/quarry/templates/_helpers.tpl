@@ -166,6 +166,7 @@ indexer:
   metrics: 9464
   secretEnv:
     DATABASE_URL: indexer-database-url
+    KAFKA_SASL_PASSWORD: kafka-sasl-password
     QDRANT_API_KEY: qdrant-api-key
     EMBEDDINGS_API_KEY: embeddings-api-key
 {{- end }}
@@ -174,7 +175,7 @@ indexer:
 Secret keys that may be absent (optional engines and model providers).
 */}}
 {{- define "quarry.optionalSecretKeys" -}}
-qdrant-api-key embeddings-api-key anthropic-api-key openai-api-key test-token
+kafka-sasl-password qdrant-api-key embeddings-api-key anthropic-api-key openai-api-key test-token
 {{- end }}
 
 {{/*

@@ -12,7 +12,7 @@ export type { ContentCreatedV1, ContentEventInput, EventHeaders } from './conten
 export type { EventLog, SubscribeOptions, Subscription, DeliveredEvent, DeadLetter } from './port.js';
 export { createEmbeddedEventLog, grantEventConsumer, consumerLag, isConsumerActive, rewindConsumer, toDeliveredEvent, OUTBOX_CHANNEL } from './embedded.js';
 export type { EmbeddedEventLogDeps, OutboxRecord } from './embedded.js';
-export { createKafkaEventLog, startOutboxRelay, connectKafka } from './kafka.js';
+export { createKafkaEventLog, startOutboxRelay, connectKafka, kafkaClientConfig, type KafkaSecurity } from './kafka.js';
 export type {
   KafkaClient,
   KafkaProducerLike,

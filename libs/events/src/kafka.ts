@@ -38,13 +38,34 @@ export interface KafkaClient {
 }
 
 /**
- * A kafkajs client for `brokers` (KAFKA_BROKERS, comma-separated). kafkajs is loaded only
- * here, when Kafka is configured, so the embedded default needs nothing else installed.
+ * How the client reaches the brokers. Managed Kafka (and any cluster that is not on a private
+ * network) wants TLS and SASL; both are off when omitted (plaintext, no authentication).
  */
-export async function connectKafka(brokers: string, clientId = 'quarry'): Promise<KafkaClient> {
+export interface KafkaSecurity {
+  /** TLS: `true` trusts the system's CAs; `{ ca }` trusts these PEM certificates instead. */
+  tls?: boolean | { ca: string };
+  sasl?: { mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; username: string; password: string };
+}
+
+/** The kafkajs `new Kafka(config)` for `brokers` (KAFKA_BROKERS, comma-separated) and `security`. */
+export function kafkaClientConfig(brokers: string, clientId: string, security: KafkaSecurity = {}) {
+  const { tls, sasl } = security;
+  return {
+    clientId,
+    brokers: brokers.split(',').map((b) => b.trim()).filter(Boolean),
+    ...(tls ? { ssl: tls === true ? true : { ca: [tls.ca] } } : {}),
+    ...(sasl ? { sasl: { mechanism: sasl.mechanism, username: sasl.username, password: sasl.password } } : {}),
+  };
+}
+
+/**
+ * A kafkajs client (see kafkaClientConfig). kafkajs is loaded only here, when Kafka is
+ * configured, so the embedded default needs nothing else installed.
+ */
+export async function connectKafka(brokers: string, clientId = 'quarry', security: KafkaSecurity = {}): Promise<KafkaClient> {
   const moduleName = 'kafkajs';
-  const kafkajs = (await import(moduleName)) as { Kafka: new (config: { clientId: string; brokers: string[] }) => KafkaClient };
-  return new kafkajs.Kafka({ clientId, brokers: brokers.split(',').map((b) => b.trim()).filter(Boolean) });
+  const kafkajs = (await import(moduleName)) as { Kafka: new (config: ReturnType<typeof kafkaClientConfig>) => KafkaClient };
+  return new kafkajs.Kafka(kafkaClientConfig(brokers, clientId, security));
 }
 
 export interface KafkaEventLogDeps {

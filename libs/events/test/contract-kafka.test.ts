@@ -37,7 +37,10 @@ if (!brokers) {
   beforeAll(async () => {
     database = await createTestDatabase({ schemas: [...eventsSchemas] });
     await grantEventConsumer(database.admin, database.appRole);
-    kafka = await connectKafka(brokers);
+    // A managed cluster: the same TLS/SASL variables the indexer reads.
+    const { KAFKA_TLS, KAFKA_SASL_MECHANISM: mechanism, KAFKA_SASL_USERNAME: username, KAFKA_SASL_PASSWORD: password } = process.env;
+    const sasl = mechanism && username && password ? { mechanism: mechanism as 'plain' | 'scram-sha-256' | 'scram-sha-512', username, password } : undefined;
+    kafka = await connectKafka(brokers, 'quarry-contract-test', { tls: KAFKA_TLS === 'true', ...(sasl ? { sasl } : {}) });
     // Topics: created if missing (the producer does not auto-create them).
     const admin = (kafka as unknown as { admin(): { connect(): Promise<void>; createTopics(o: unknown): Promise<boolean>; disconnect(): Promise<void> } }).admin();
     await admin.connect();

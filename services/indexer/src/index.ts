@@ -8,5 +8,5 @@ export { startIndexer, startEmbeddedIndexer, INDEXER_CONSUMER, isTransientIndexE
 export { kafkaLagProbe, type KafkaAdminLike } from './kafka-lag.js';
 export { kafkaPending, type CommittedOffset, type PartitionWatermarks } from './core/kafka-lag.js';
 export { compareEvents, compareVersions, latestPerSource, sourceKeyOf, verdict, versionOf, type Verdict, type Version } from './core/versions.js';
-export { loadIndexerConfig, indexerConfigSchema, type IndexerConfig } from './config.js';
+export { loadIndexerConfig, indexerConfigSchema, kafkaSecurity, type IndexerConfig } from './config.js';
 export type { IndexerDatabase, IndexedSourcesTable } from './store.js';

@@ -10,7 +10,7 @@ import {
 } from '@quarry/events';
 import { openSearchBackends } from '@quarry/search';
 import { createMetrics, startMetricsServer, type Logger } from '@quarry/telemetry';
-import type { IndexerConfig } from './config.js';
+import { kafkaSecurity, type IndexerConfig } from './config.js';
 import { INDEXER_CONSUMER, startIndexer, type LagProbe } from './indexer.js';
 import { kafkaLagProbe, type KafkaAdminLike } from './kafka-lag.js';
 
@@ -48,7 +48,7 @@ export async function runIndexer(config: IndexerConfig, logger: Logger) {
     let lagProbe: LagProbe | undefined;
     let relay: Subscription | undefined;
     if (config.KAFKA_BROKERS) {
-      const kafka = (await connectKafka(config.KAFKA_BROKERS, 'quarry-indexer')) as KafkaWithAdmin;
+      const kafka = (await connectKafka(config.KAFKA_BROKERS, 'quarry-indexer', kafkaSecurity(config))) as KafkaWithAdmin;
       const admin = kafka.admin();
       await admin.connect();
       closers.push(() => admin.disconnect());

@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { loadIndexerConfig } from '../src/index.js';
+import { kafkaSecurity, loadIndexerConfig } from '../src/index.js';
 import { tempDir } from './helpers.js';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
@@ -32,6 +33,55 @@ describe('loadIndexerConfig', () => {
     expect(bad).toThrow(/KAFKA_BROKERS/);
     expect(bad).toThrow(/EMBEDDINGS_MODEL: is required when EMBEDDINGS_URL is set/);
     expect(bad).not.toThrow(/secret/);
+  });
+});
+
+describe('Kafka TLS and SASL', () => {
+  const KAFKA = { DATABASE_URL: DB, KAFKA_BROKERS: 'b-1.kafka.example:9096' };
+  const SCRAM = { KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SASL_USERNAME: 'quarry', KAFKA_SASL_PASSWORD: 'kafka-secret' };
+
+  it('is plaintext without authentication unless configured', () => {
+    expect(kafkaSecurity(loadIndexerConfig(KAFKA))).toEqual({ tls: false });
+  });
+
+  it('turns on TLS (system CAs, or a CA bundle read at startup) and SASL', () => {
+    expect(kafkaSecurity(loadIndexerConfig({ ...KAFKA, KAFKA_TLS: 'true', ...SCRAM }))).toEqual({
+      tls: true,
+      sasl: { mechanism: 'scram-sha-512', username: 'quarry', password: 'kafka-secret' },
+    });
+    const ca = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+    const caFile = join(dataDir, 'kafka-ca.pem');
+    writeFileSync(caFile, ca);
+    expect(kafkaSecurity(loadIndexerConfig({ ...KAFKA, KAFKA_TLS: 'true', KAFKA_TLS_CA_FILE: caFile }))).toEqual({ tls: { ca } });
+  });
+
+  it('fails at startup on a CA file it cannot read or that holds no certificate', () => {
+    const missing = loadIndexerConfig({ ...KAFKA, KAFKA_TLS: 'true', KAFKA_TLS_CA_FILE: join(dataDir, 'nope.pem') });
+    expect(() => kafkaSecurity(missing)).toThrow(/^KAFKA_TLS_CA_FILE: cannot read .*nope\.pem \(ENOENT/);
+    const notPem = join(dataDir, 'key.txt');
+    writeFileSync(notPem, 'not a certificate');
+    expect(() => kafkaSecurity(loadIndexerConfig({ ...KAFKA, KAFKA_TLS: 'true', KAFKA_TLS_CA_FILE: notPem }))).toThrow('holds no PEM certificate');
+  });
+
+  it('refuses settings that cannot work together, never echoing the password', () => {
+    const refused = (env: Record<string, string>) => {
+      try {
+        loadIndexerConfig(env);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      throw new Error('expected the configuration to be refused');
+    };
+    expect(refused({ ...KAFKA, KAFKA_SASL_MECHANISM: 'scram-sha-256', KAFKA_SASL_USERNAME: 'quarry' })).toMatch(/set all three or none/);
+    expect(refused({ ...KAFKA, KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: 'quarry', KAFKA_SASL_PASSWORD: 'kafka-secret' })).toMatch(
+      /KAFKA_SASL_MECHANISM: plain sends the password as is: set KAFKA_TLS=true/,
+    );
+    expect(refused({ ...KAFKA, KAFKA_SASL_MECHANISM: 'gssapi', KAFKA_SASL_USERNAME: 'q', KAFKA_SASL_PASSWORD: 'kafka-secret' })).toMatch(/KAFKA_SASL_MECHANISM/);
+    expect(refused({ ...KAFKA, KAFKA_TLS_CA_FILE: '/etc/ca.pem' })).toMatch(/KAFKA_TLS_CA_FILE: needs KAFKA_TLS=true/);
+    expect(refused({ DATABASE_URL: DB, ...SCRAM })).toMatch(/KAFKA_SASL_PASSWORD: is only used with KAFKA_BROKERS/);
+    expect(refused({ DATABASE_URL: DB, ...SCRAM })).not.toMatch(/kafka-secret/);
+    // PLAIN over TLS is fine.
+    expect(kafkaSecurity(loadIndexerConfig({ ...KAFKA, KAFKA_TLS: 'true', KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: 'q', KAFKA_SASL_PASSWORD: 'p' })).sasl?.mechanism).toBe('plain');
   });
 });
 
