@@ -73,7 +73,13 @@ export async function startAll({ env, out, logLevel }: StartOptions) {
     beginDrain = runtime.beginDrain;
     const app = await buildServer(runtime.deps);
     started.push(() => app.close());
-    await app.listen({ host: config.HOST, port: config.PORT });
+    await app.listen({ host: config.HOST, port: config.PORT }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EADDRINUSE') throw error;
+      throw new Error(
+        `${config.HOST}:${config.PORT} is already in use (EADDRINUSE): is Quarry already running? Stop it, or start on another port: PORT=${config.PORT + 1} npm start`,
+        { cause: error },
+      );
+    });
     const address = app.server.address();
     port = typeof address === 'object' && address ? address.port : config.PORT;
     url = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}/mcp`;

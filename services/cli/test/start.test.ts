@@ -60,7 +60,9 @@ describe('quarry start (npm start) on embedded defaults', () => {
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const busyPort = (blocker.address() as AddressInfo).port;
     try {
-      await expect(startAll({ env: { ...env, PORT: String(busyPort) }, out: () => {}, logLevel: 'silent' })).rejects.toThrow(/EADDRINUSE/);
+      await expect(startAll({ env: { ...env, PORT: String(busyPort) }, out: () => {}, logLevel: 'silent' })).rejects.toThrow(
+        `127.0.0.1:${busyPort} is already in use (EADDRINUSE): is Quarry already running? Stop it, or start on another port: PORT=${busyPort + 1} npm start`,
+      );
     } finally {
       blocker.close();
     }
