@@ -61,11 +61,11 @@ export function loadIndexerConfig(source: Readonly<Record<string, string | undef
 }
 
 /** The Kafka client's TLS and SASL settings; reads KAFKA_TLS_CA_FILE now, so a bad path fails at startup. */
-export function kafkaSecurity(config: IndexerConfig, readFile: (path: string) => string = (path) => readFileSync(path, 'utf8')): KafkaSecurity {
+export function kafkaSecurity(config: IndexerConfig): KafkaSecurity {
   let tls: KafkaSecurity['tls'] = config.KAFKA_TLS;
   if (config.KAFKA_TLS_CA_FILE) {
     try {
-      tls = { ca: readFile(config.KAFKA_TLS_CA_FILE) };
+      tls = { ca: readFileSync(config.KAFKA_TLS_CA_FILE, 'utf8') };
     } catch (error) {
       throw new Error(`KAFKA_TLS_CA_FILE: cannot read ${config.KAFKA_TLS_CA_FILE} (${(error as Error).message})`, { cause: error });
     }
