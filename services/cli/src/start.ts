@@ -73,16 +73,17 @@ export async function startAll({ env, out, logLevel }: StartOptions) {
     beginDrain = runtime.beginDrain;
     const app = await buildServer(runtime.deps);
     started.push(() => app.close());
+    const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
     await app.listen({ host: config.HOST, port: config.PORT }).catch((error: NodeJS.ErrnoException) => {
       if (error.code !== 'EADDRINUSE') throw error;
       throw new Error(
-        `${config.HOST}:${config.PORT} is already in use (EADDRINUSE): is Quarry already running? Stop it, or start on another port: PORT=${config.PORT + 1} npm start`,
+        `${host}:${config.PORT} is already in use (EADDRINUSE): is Quarry already running? Stop it, or start on another port: PORT=${config.PORT + 1} npm start`,
         { cause: error },
       );
     });
     const address = app.server.address();
     port = typeof address === 'object' && address ? address.port : config.PORT;
-    url = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}/mcp`;
+    url = `http://${host}:${port}/mcp`;
   } catch (error) {
     await stopAll().catch((err: unknown) => logger.error({ err }, 'could not stop everything after a failed start'));
     throw error;
