@@ -34,13 +34,29 @@ export interface EmbeddedPostgresOptions {
   settings?: Readonly<Record<string, string | number | boolean>>;
   /** Give up waiting for the server to accept connections after this long. Default 60 s. */
   startTimeoutMs?: number;
+  /**
+   * Restart the server, on the same port, when it exits without `stop()` (killed by the OOM
+   * killer, a crash): clients reconnect on their own, so `npm start` heals instead of failing
+   * every call until someone restarts it. Tries `maxAttempts` times (default 5), waiting 250 ms
+   * doubling between tries, then gives up.
+   */
+  supervise?: EmbeddedPostgresSupervisor;
+}
+
+export interface EmbeddedPostgresSupervisor {
+  /** The server exited on its own; a restart follows. */
+  onExit(reason: string): void;
+  onRestarted(info: { pid: number; ms: number; attempts: number }): void;
+  /** Every restart failed: the server stays down. */
+  onGaveUp(error: Error): void;
+  maxAttempts?: number;
 }
 
 export interface EmbeddedPostgres {
   /** Superuser connection string (127.0.0.1 only). Use it for migrations and provisioning, never for services. */
   readonly adminUrl: string;
   readonly port: number;
-  /** Process id of the postmaster. */
+  /** Process id of the postmaster (a new one after a supervised restart). */
   readonly pid: number;
   /** What start-up cost, so callers can report it: `initdbMs` is null when an existing cluster was reused. */
   readonly timings: { readonly initdbMs: number | null; readonly startMs: number };
@@ -125,8 +141,8 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       if (!portTaken || options.port !== undefined || attempt >= 3) throw error;
     }
   }
-  const server = child;
-  const pid = server.pid!;
+  let server = child;
+  const serverPort = port;
   await writeFile(join(dataDir, FILES.port), `${port}\n`);
   await writeFile(join(dataDir, FILES.owner), `${process.pid}\n`);
 
@@ -137,13 +153,45 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   process.once('exit', stopOnExit);
 
   let stopping: Promise<void> | undefined;
+  let restarting: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
       process.off('exit', stopOnExit);
+      await restarting;
       await terminate(server);
       await rm(join(dataDir, FILES.owner), { force: true });
       if (!options.persistent) await rm(dataDir, { recursive: true, force: true });
     })());
+
+  const supervisor = options.supervise;
+  const superviseServer = (current: ChildProcess) => {
+    if (!supervisor) return;
+    current.once('exit', (code, signal) => {
+      if (stopping) return;
+      supervisor.onExit(signal ? `killed by ${signal}` : `exit code ${code}`);
+      restarting = restart().finally(() => (restarting = undefined));
+    });
+  };
+  async function restart(): Promise<void> {
+    const began = performance.now();
+    const maxAttempts = supervisor!.maxAttempts ?? 5;
+    let lastError: Error | undefined;
+    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+      // The old server's backends notice its death and exit; until then its shared memory is in use.
+      await new Promise((resolvePromise) => setTimeout(resolvePromise, 250 * 2 ** (attempt - 1)));
+      if (stopping) return;
+      try {
+        server = await startServer(bin.postgres, dataDir, pgdata, serverPort, settings, detached, runAs, options.startTimeoutMs ?? 60_000);
+        superviseServer(server);
+        supervisor!.onRestarted({ pid: server.pid!, ms: Math.round(performance.now() - began), attempts: attempt });
+        return;
+      } catch (error) {
+        lastError = error as Error;
+      }
+    }
+    supervisor!.onGaveUp(lastError ?? new Error('PostgreSQL could not be restarted'));
+  }
+  superviseServer(server);
 
   try {
     if (database !== 'postgres') await ensureDatabase(connectionUrl(password, port, 'postgres'), database);
@@ -155,7 +203,9 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   return {
     adminUrl: connectionUrl(password, port, database),
     port,
-    pid,
+    get pid() {
+      return server.pid!;
+    },
     timings: { initdbMs, startMs: Math.round(performance.now() - began) },
     stop,
   };

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { lstat, mkdtemp, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -200,6 +201,61 @@ describe('startEmbeddedPostgres after a crash', () => {
     expect(isAlive(orphan.pid)).toBe(false);
     expect(await query(replacement.adminUrl, 'select n from t')).toEqual([{ n: 7 }]);
     await replacement.stop();
+  });
+
+  it('supervised, restarts a killed server on the same port, data intact, and stops it for good on stop()', async () => {
+    const dataDir = await newDataDir();
+    const events: string[] = [];
+    let restarted: () => void = () => undefined;
+    const back = new Promise<void>((resolvePromise) => (restarted = resolvePromise));
+    const server = await startEmbeddedPostgres({
+      dataDir,
+      persistent: true,
+      supervise: {
+        onExit: (reason) => events.push(`exit: ${reason}`),
+        onRestarted: ({ attempts }) => {
+          events.push(`restarted after ${attempts} attempt(s)`);
+          restarted();
+        },
+        onGaveUp: (error) => events.push(`gave up: ${error.message}`),
+      },
+    });
+    servers.push(server);
+    await query(server.adminUrl, `create table t (n int); insert into t values (3)`);
+    const first = server.pid;
+    process.kill(first, 'SIGKILL'); // as the OOM killer would
+    await back;
+    expect(events[0]).toBe('exit: killed by SIGKILL');
+    expect(events[1]).toMatch(/^restarted after \d attempt\(s\)$/);
+    expect(server.pid).not.toBe(first);
+    // Same URL (port, password) as before: clients reconnect without knowing.
+    expect(await query(server.adminUrl, 'select n from t')).toEqual([{ n: 3 }]);
+
+    const last = server.pid;
+    await server.stop();
+    expect(isAlive(last)).toBe(false);
+    await new Promise((resolvePromise) => setTimeout(resolvePromise, 600));
+    expect(events).toHaveLength(2); // a stop is not a crash: no restart
+  });
+
+  it('supervised, gives up when the server cannot be started again, and says why', async () => {
+    const dataDir = await newDataDir();
+    let gaveUp: (error: Error) => void = () => undefined;
+    const failure = new Promise<Error>((resolvePromise) => (gaveUp = resolvePromise));
+    const server = await startEmbeddedPostgres({ dataDir, persistent: true, supervise: { onExit: () => undefined, onRestarted: () => undefined, onGaveUp: (e) => gaveUp(e), maxAttempts: 2 } });
+    servers.push(server);
+    const first = server.pid;
+    process.kill(first, 'SIGKILL');
+    await until(() => !isAlive(first));
+    // Someone else takes the port meanwhile.
+    const squatter = createServer();
+    await new Promise<void>((resolvePromise, reject) => squatter.once('error', reject).listen(server.port, '127.0.0.1', resolvePromise));
+    try {
+      expect((await failure).message).toMatch(/PostgreSQL did not start[\s\S]*(could not bind|Address already in use)/);
+    } finally {
+      squatter.close();
+    }
+    await server.stop();
   });
 
   it('refuses to start a second server on a data dir whose server is in use', async () => {

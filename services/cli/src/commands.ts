@@ -18,6 +18,9 @@ export interface Io {
   telemetry?: { shutdown(): Promise<void> };
 }
 
+/** How long `quarry start` drains after a fatal error before it exits anyway. */
+const FATAL_CLOSE_MS = 10_000;
+
 const MEDIA_TYPES = ['conversation', 'markdown', 'html', 'word', 'excel', 'powerpoint'] as const;
 
 function durationOption(value: string): number {
@@ -59,7 +62,18 @@ export function buildCli(io: Io): Command {
     .command('start')
     .description('Run the whole system: embedded PostgreSQL (unless DATABASE_URL is set), every service, and the MCP gateway.')
     .action(async () => {
-      const system = await startAll({ env: io.env, out: io.out });
+      // A fatal error can come while startAll still runs (no system to close yet) or later.
+      const running: { system?: Awaited<ReturnType<typeof startAll>> } = {};
+      const stopAfterFatal = (error: Error) => {
+        io.err(`error: ${error.message.split('\n')[0]!.replace(/[.:]$/, '')}. Quarry stops.`);
+        // Drain what can be drained, but a close that waits on the dead database must not keep a
+        // broken system running: exit 1 after FATAL_CLOSE_MS whatever is still open.
+        const deadline = new Promise((resolve) => setTimeout(resolve, FATAL_CLOSE_MS).unref());
+        const closed = Promise.resolve(running.system?.close()).then(() => io.telemetry?.shutdown());
+        void Promise.race([closed, deadline]).finally(() => process.exit(1));
+      };
+      const system = await startAll({ env: io.env, out: io.out, onFatal: stopAfterFatal });
+      running.system = system;
       closeWithGrace({ delay: 15_000, logger: system.logger }, async ({ signal, err }) => {
         if (err) system.logger.error({ err }, 'shutting down after an error');
         else system.logger.info({ signal }, 'shutting down');

@@ -14,6 +14,8 @@ export interface StartOptions {
   out: (line: string) => void;
   /** Log level override (tests pass 'silent'). */
   logLevel?: 'silent' | 'info' | 'debug' | 'warn' | 'error';
+  /** The system cannot go on (its embedded PostgreSQL died and could not be restarted): stop and exit non-zero. */
+  onFatal?: (error: Error) => void;
 }
 
 const DEFAULT_ORG = 'default';
@@ -24,7 +26,7 @@ const DEFAULT_USER = 'admin@localhost';
  * set; migrations run; services start on loopback and talk real gRPC; the gateway listens on
  * 127.0.0.1:$PORT. One Node process hosts every service (ADR 0006 has the measurements).
  */
-export async function startAll({ env, out, logLevel }: StartOptions) {
+export async function startAll({ env, out, logLevel, onFatal }: StartOptions) {
   const dir = dataDirectory(env);
   const logger = createLogger({ service: 'quarry', level: logLevel ?? (env.LOG_LEVEL as 'info' | undefined) ?? 'info' });
 
@@ -39,7 +41,22 @@ export async function startAll({ env, out, logLevel }: StartOptions) {
   let firstToken: string | undefined;
   let beginDrain: () => void;
   try {
-    const embedded = env.DATABASE_URL ? undefined : await startEmbeddedPostgres({ dataDir: dir.postgres, persistent: true });
+    // Supervised: a PostgreSQL killed under us (OOM killer, crash) comes back on the same port
+    // and every service reconnects on its own; only when it cannot come back does Quarry stop.
+    const embedded = env.DATABASE_URL
+      ? undefined
+      : await startEmbeddedPostgres({
+          dataDir: dir.postgres,
+          persistent: true,
+          supervise: {
+            onExit: (reason) => logger.error({ reason }, 'embedded PostgreSQL exited unexpectedly; restarting it'),
+            onRestarted: (info) => logger.warn(info, 'embedded PostgreSQL restarted'),
+            onGaveUp: (err) => {
+              logger.error({ err }, 'embedded PostgreSQL could not be restarted');
+              onFatal?.(err);
+            },
+          },
+        });
     if (embedded) started.push(() => embedded.stop());
     const adminUrl = embedded?.adminUrl ?? env.DATABASE_ADMIN_URL ?? env.DATABASE_URL!;
 

@@ -55,6 +55,30 @@ describe('quarry start (npm start) on embedded defaults', () => {
     }
   }, 60_000);
 
+  it('heals when its embedded PostgreSQL is killed: restarted on the same port, every service reconnects, data intact', async () => {
+    const fatal: Error[] = [];
+    const system = await startAll({ env, out: () => {}, logLevel: 'silent', onFatal: (e) => fatal.push(e) });
+    try {
+      const token = readFileSync(join(dataDir, 'dev-token'), 'utf8').trim();
+      expect(await ping(system.url, token, 'modern')).toMatchObject({ userEmail: 'admin@localhost' });
+      const before = (await findRunningEmbeddedPostgres(join(dataDir, 'postgres')))!;
+      process.kill(before.pid, 'SIGKILL'); // as the OOM killer would
+      let answer: unknown;
+      for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 200))) {
+        answer = await ping(system.url, token, 'modern').catch(() => undefined);
+        if (answer) break;
+      }
+      expect(answer).toMatchObject({ userEmail: 'admin@localhost' });
+      const after = (await findRunningEmbeddedPostgres(join(dataDir, 'postgres')))!;
+      expect(after.pid).not.toBe(before.pid);
+      expect(after.port).toBe(before.port);
+      expect(fatal).toEqual([]);
+    } finally {
+      await system.close();
+    }
+    expect(await findRunningEmbeddedPostgres(join(dataDir, 'postgres'))).toBeUndefined();
+  }, 90_000);
+
   it('a start that cannot listen fails with the reason and stops what it had started (PostgreSQL too)', async () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
