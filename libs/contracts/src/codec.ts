@@ -145,12 +145,14 @@ export function buildResultDecoders(output: DescMessage, registry: FileRegistry)
     }
     return (fromProtoJson ? fromProtoJson(json, '') : json) as Record<string, unknown>;
   };
+  const wellKnownConverters = new Map<DescMessage, ReturnType<typeof wellKnownConverter>>();
   const direct = compileResultDecoder(output, registry, {
     enumValue: (descEnum) => enumConverter(descEnum, 'output'),
     omitted: OMIT,
     wellKnown(message, bytes) {
       const json = toJson(message, fromBinary(message, bytes), { alwaysEmitImplicit: true, registry });
-      const convert = wellKnownConverter(message, 'output');
+      if (!wellKnownConverters.has(message)) wellKnownConverters.set(message, wellKnownConverter(message, 'output'));
+      const convert = wellKnownConverters.get(message);
       return convert ? convert(json, '') : json;
     },
   });

@@ -142,7 +142,6 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     }
   }
   let server = child;
-  const serverPort = port;
   await writeFile(join(dataDir, FILES.port), `${port}\n`);
   await writeFile(join(dataDir, FILES.owner), `${process.pid}\n`);
 
@@ -181,7 +180,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       await new Promise((resolvePromise) => setTimeout(resolvePromise, 250 * 2 ** (attempt - 1)));
       if (stopping) return;
       try {
-        server = await startServer(bin.postgres, dataDir, pgdata, serverPort, settings, detached, runAs, options.startTimeoutMs ?? 60_000);
+        server = await startServer(bin.postgres, dataDir, pgdata, port, settings, detached, runAs, options.startTimeoutMs ?? 60_000);
         superviseServer(server);
         supervisor!.onRestarted({ pid: server.pid!, ms: Math.round(performance.now() - began), attempts: attempt });
         return;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { closeDb, createDb, isConnectionFailure, sql } from '@quarry/db';
-import { freshDatabase, sqlState, type FreshDatabase } from './support.js';
+import { freshDatabase, sqlState, until, type FreshDatabase } from './support.js';
 
 let database: FreshDatabase;
 beforeAll(async () => {
@@ -123,11 +123,3 @@ describe('isConnectionFailure', () => {
     }
   });
 });
-
-async function until(check: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

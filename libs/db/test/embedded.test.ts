@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { findRunningEmbeddedPostgres, startEmbeddedPostgres, type EmbeddedPostgres } from '@quarry/db';
+import { until } from './support.js';
 
 const dirs: string[] = [];
 const servers: EmbeddedPostgres[] = [];
@@ -39,11 +40,6 @@ function isAlive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
-}
-
-async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !check(); i++) await new Promise((r) => setTimeout(r, 20));
-  if (!check()) throw new Error('condition not met in 10 s');
 }
 
 afterAll(async () => {

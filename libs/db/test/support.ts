@@ -55,3 +55,9 @@ export async function sqlState(promise: Promise<unknown>): Promise<string> {
     return (error as { code?: string }).code ?? `not a database error: ${(error as Error).message}`;
   }
 }
+
+/** Polls `check` every 20 ms until it holds; throws after 10 s. */
+export async function until(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !check(); i++) await new Promise((r) => setTimeout(r, 20));
+  if (!check()) throw new Error('condition not met in 10 s');
+}

@@ -3,44 +3,35 @@ import { env, loadConfig, z } from '@quarry/config';
 import type { KafkaSecurity } from '@quarry/events';
 import { searchBackendsConfigRule, searchBackendsConfigShape } from '@quarry/search';
 
-/** Every variable the indexer reads; validated once at startup, frozen afterwards. */
-export const indexerConfigSchema = z
-  .object({
-    DATABASE_URL: env.url().describe('PostgreSQL for the indexer role: member of quarry_event_consumer, RLS applies'),
-    KAFKA_BROKERS: z
-      .string()
-      .regex(/^\s*[^,\s]+(\s*,\s*[^,\s]+)*\s*$/, 'must be a comma-separated list of host:port')
-      .optional()
-      .describe('Kafka brokers (default: consume the outbox table itself)'),
-    QUARRY_OUTBOX_RELAY: env.bool(true).describe('With KAFKA_BROKERS: also relay outbox rows to Kafka from this process'),
-    KAFKA_TLS: env.bool(false).describe('TLS to the Kafka brokers, trusting the system CAs (or KAFKA_TLS_CA_FILE)'),
-    KAFKA_TLS_CA_FILE: z.string().min(1).optional().describe('PEM file of the CA(s) that signed the brokers’ certificates (needs KAFKA_TLS)'),
-    KAFKA_SASL_MECHANISM: z.enum(['plain', 'scram-sha-256', 'scram-sha-512']).optional().describe('SASL authentication to the brokers'),
-    KAFKA_SASL_USERNAME: z.string().min(1).optional(),
-    KAFKA_SASL_PASSWORD: z.string().min(1).optional(),
-    ...searchBackendsConfigShape,
-    INDEXER_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
-    METRICS_HOST: env.host('0.0.0.0'),
-    METRICS_PORT: env.port(9464),
-    LOG_LEVEL: env.logLevel(),
-    OTEL_EXPORTER_OTLP_ENDPOINT: env.url().optional(),
-  })
-  .superRefine((config, ctx) => {
-    searchBackendsConfigRule(config, ctx);
-    kafkaSecurityRule(config, ctx);
-  });
+const indexerConfigShape = z.object({
+  DATABASE_URL: env.url().describe('PostgreSQL for the indexer role: member of quarry_event_consumer, RLS applies'),
+  KAFKA_BROKERS: z
+    .string()
+    .regex(/^\s*[^,\s]+(\s*,\s*[^,\s]+)*\s*$/, 'must be a comma-separated list of host:port')
+    .optional()
+    .describe('Kafka brokers (default: consume the outbox table itself)'),
+  QUARRY_OUTBOX_RELAY: env.bool(true).describe('With KAFKA_BROKERS: also relay outbox rows to Kafka from this process'),
+  KAFKA_TLS: env.bool(false).describe('TLS to the Kafka brokers, trusting the system CAs (or KAFKA_TLS_CA_FILE)'),
+  KAFKA_TLS_CA_FILE: z.string().min(1).optional().describe('PEM file of the CA(s) that signed the brokers’ certificates (needs KAFKA_TLS)'),
+  KAFKA_SASL_MECHANISM: z.enum(['plain', 'scram-sha-256', 'scram-sha-512']).optional().describe('SASL authentication to the brokers'),
+  KAFKA_SASL_USERNAME: z.string().min(1).optional(),
+  KAFKA_SASL_PASSWORD: z.string().min(1).optional(),
+  ...searchBackendsConfigShape,
+  INDEXER_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
+  METRICS_HOST: env.host('0.0.0.0'),
+  METRICS_PORT: env.port(9464),
+  LOG_LEVEL: env.logLevel(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: env.url().optional(),
+});
 
-type KafkaSecurityFields = {
-  KAFKA_BROKERS?: string | undefined;
-  KAFKA_TLS: boolean;
-  KAFKA_TLS_CA_FILE?: string | undefined;
-  KAFKA_SASL_MECHANISM?: string | undefined;
-  KAFKA_SASL_USERNAME?: string | undefined;
-  KAFKA_SASL_PASSWORD?: string | undefined;
-};
+/** Every variable the indexer reads; validated once at startup, frozen afterwards. */
+export const indexerConfigSchema = indexerConfigShape.superRefine((config, ctx) => {
+  searchBackendsConfigRule(config, ctx);
+  kafkaSecurityRule(config, ctx);
+});
 
 /** SASL needs all three settings; PLAIN sends the password as is, so only over TLS. */
-function kafkaSecurityRule(config: KafkaSecurityFields, ctx: z.RefinementCtx): void {
+function kafkaSecurityRule(config: z.output<typeof indexerConfigShape>, ctx: z.RefinementCtx): void {
   const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
   const security = ['KAFKA_TLS_CA_FILE', 'KAFKA_SASL_MECHANISM', 'KAFKA_SASL_USERNAME', 'KAFKA_SASL_PASSWORD'] as const;
   for (const name of security) if (config[name] !== undefined && !config.KAFKA_BROKERS) issue(name, 'is only used with KAFKA_BROKERS, which is not set');
