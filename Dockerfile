@@ -25,7 +25,8 @@ COPY package.json package-lock.json .npmrc ./
 COPY deploy/package.json deploy/
 COPY libs libs
 COPY services services
-RUN find libs services -mindepth 2 -maxdepth 2 ! -name package.json -exec rm -rf {} +
+COPY apps apps
+RUN find libs services apps -mindepth 2 -maxdepth 2 ! -name package.json -exec rm -rf {} +
 
 # Every dependency, dev included (TypeScript, Nx), to compile the workspace.
 # --ignore-scripts: nothing needed to compile or run Quarry has an install script (the ones
@@ -42,9 +43,10 @@ FROM deps AS build
 COPY tsconfig.base.json nx.json ./
 COPY libs libs
 COPY services services
+COPY apps apps
 RUN npm run build
 # Gather the compiled output in the repository's layout, for one COPY into the runtime stage.
-RUN mkdir /out && for pkg in libs/* services/*; do mkdir -p "/out/$pkg" && cp -R "$pkg/dist" "/out/$pkg/dist"; done
+RUN mkdir /out && for pkg in libs/* services/* apps/*; do mkdir -p "/out/$pkg" && cp -R "$pkg/dist" "/out/$pkg/dist"; done
 
 # Production dependencies only. Workspace packages stay symlinked under node_modules/@quarry and
 # resolve through their package.json `exports` to dist/index.js, so the runtime stage adds every
@@ -113,7 +115,7 @@ CMD ["node", "services/indexer/dist/main.js"]
 # The migrations job: `quarry migrate` by default; any other quarry command as arguments.
 FROM runtime AS cli
 LABEL org.opencontainers.image.title="quarry-cli" org.opencontainers.image.description="Quarry CLI: database migrations (quarry migrate) and operator commands"
-ENTRYPOINT ["node", "services/cli/dist/bin.js"]
+ENTRYPOINT ["node", "apps/cli/dist/bin.js"]
 CMD ["migrate"]
 
 # Last, so a plain `docker build .` produces the gateway.

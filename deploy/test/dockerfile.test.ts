@@ -127,6 +127,6 @@ CMD ["node", "services/api/dist/main.js"]
     expect(check(good.replace('USER node\n', ''))).toEqual(['target api: does not run as user node']);
     expect(check(good.replace('ENV NODE_ENV=production\n', ''))).toEqual(['target api: NODE_ENV=production is not set']);
     expect(check(good.replace('dist/main.js', 'dist/server.js'))).toEqual(['target api: services/api/dist/server.js has no source services/api/src/server.ts']);
-    expect(check(good.replace('"node", ', ''))).toEqual(['target api: command ["services/api/dist/main.js"] is not node services/api/dist/….js']);
+    expect(check(good.replace('"node", ', ''))).toEqual(['target api: command ["services/api/dist/main.js"] is not node services/api/dist/….js (or apps/)']);
   });
 });

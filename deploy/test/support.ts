@@ -416,7 +416,7 @@ export interface DockerfileCheck {
   dockerignore: string;
   /** The build context: COPY sources and entrypoint sources are looked up here. */
   root: string;
-  /** The targets that must exist; each must run `node services/<target>/dist/<x>.js`. */
+  /** The targets that must exist; each must run `node services/<target>/dist/<x>.js` (or `apps/<target>/…`). */
   targets: readonly string[];
   /** Extra arguments a target's command must end with (e.g. cli: ['migrate']). */
   defaultArgs?: Readonly<Record<string, readonly string[]>>;
@@ -427,7 +427,7 @@ export interface DockerfileCheck {
  * COPY/ADD sources that do not exist in the context or are excluded by .dockerignore,
  * `--from` stages that do not exist, missing targets, and per target: a base other than
  * Node 22 slim, a user other than `node`, no NODE_ENV=production, a WORKDIR other than /app,
- * a command that is not `node services/<target>/dist/….js` with an existing `src/….ts`.
+ * a command that is not `node services/<target>/dist/….js` (or `apps/<target>/…`) with an existing `src/….ts`.
  */
 export function dockerfileProblems({ dockerfile, dockerignore, root, targets, defaultArgs = {} }: DockerfileCheck): string[] {
   const { stages, instructions } = parseDockerfile(dockerfile);
@@ -479,8 +479,8 @@ export function dockerfileProblems({ dockerfile, dockerignore, root, targets, de
     const cmd = inEffect(target, 'CMD')[0];
     const words = [...(entrypoint ? commandWords(entrypoint.args) : []), ...(cmd ? commandWords(cmd.args) : [])];
     const script = words[1] ?? '';
-    if (words[0] !== 'node' || !new RegExp(`^services/${target}/dist/[\\w/-]+\\.js$`).test(script)) {
-      problems.push(`target ${target}: command ${JSON.stringify(words)} is not node services/${target}/dist/….js`);
+    if (words[0] !== 'node' || !new RegExp(`^(services|apps)/${target}/dist/[\\w/-]+\\.js$`).test(script)) {
+      problems.push(`target ${target}: command ${JSON.stringify(words)} is not node services/${target}/dist/….js (or apps/)`);
       continue;
     }
     const source = script.replace('/dist/', '/src/').replace(/\.js$/, '.ts');

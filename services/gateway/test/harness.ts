@@ -15,7 +15,7 @@ import {
 } from '@quarry/gateway';
 import { loadConfig } from '@quarry/config';
 import { extractionModelsConfigSchema } from '@quarry/extraction';
-import { searchBackendsConfigSchema } from '@quarry/search';
+import { searchBackendsConfigSchema } from '@quarry/search-index';
 import { backendSchemas, provisionIndexerRole, startServices } from '@quarry/system';
 import { grantPlanMetrics } from '@quarry/plan-engine';
 import type { Kysely } from 'kysely';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { env, loadConfig, z } from '@quarry/config';
 import type { KafkaSecurity } from '@quarry/events';
-import { searchBackendsConfigRule, searchBackendsConfigShape } from '@quarry/search';
+import { searchBackendsConfigRule, searchBackendsConfigShape } from '@quarry/search-index';
 
 const indexerConfigShape = z.object({
   DATABASE_URL: env.url().describe('PostgreSQL for the indexer role: member of quarry_event_consumer, RLS applies'),

@@ -1,17 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AnyDb } from '@quarry/db';
 import type { ContentCreatedV1, DeliveredEvent } from '@quarry/events';
-import {
-  EmbedderMismatchError,
-  planUpsertMany,
-  prepareSource,
-  type ChunkOptions,
-  type ChunkVectors,
-  type IndexedChunk,
-  type IndexedSource,
-  type SearchBackends,
-  type SourceMeta,
-} from '@quarry/search';
+import { EmbedderMismatchError, planUpsertMany, prepareSource, type ChunkOptions, type ChunkVectors, type IndexedChunk, type IndexedSource, type SearchBackends, type SourceMeta } from '@quarry/search-index';
 import type { Logger } from '@quarry/telemetry';
 import { latestPerSource, sourceKeyOf, verdict, versionOf } from './core/versions.js';
 import { readRecorded, recordIndexed, type IndexedSourceRow } from './store.js';

@@ -1,6 +1,6 @@
 import { createDb, type AnyDb } from '@quarry/db';
 import { consumerLag, createEmbeddedEventLog, type DeliveredEvent, type EventLog } from '@quarry/events';
-import { EmbeddingHttpError, type ChunkOptions, type SearchBackends } from '@quarry/search';
+import { EmbeddingHttpError, type ChunkOptions, type SearchBackends } from '@quarry/search-index';
 import type { Logger, Metrics } from '@quarry/telemetry';
 import { assertEmbedderMatches, createIndexHandler, type IndexReport } from './handler.js';
 

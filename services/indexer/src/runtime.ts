@@ -8,7 +8,7 @@ import {
   type KafkaClient,
   type Subscription,
 } from '@quarry/events';
-import { openSearchBackends } from '@quarry/search';
+import { openSearchBackends } from '@quarry/search-index';
 import { createMetrics, startMetricsServer, type Logger } from '@quarry/telemetry';
 import { kafkaSecurity, type IndexerConfig } from './config.js';
 import { INDEXER_CONSUMER, startIndexer, type LagProbe } from './indexer.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import type { ContentCreatedV1 } from '@quarry/events';
-import { EmbeddingHttpError } from '@quarry/search';
+import { EmbeddingHttpError } from '@quarry/search-index';
 import { compareEvents, isTransientIndexError, kafkaLagProbe, kafkaPending, latestPerSource, verdict, versionOf, type KafkaAdminLike } from '../src/index.js';
 import { shuffled } from './helpers.js';
 

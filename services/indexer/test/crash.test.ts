@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql, withTenant } from '@quarry/db';
 import { appendContentEvent, eventsSchemas, grantEventConsumer, toDeliveredEvent, type ContentCreatedV1, type OutboxRecord } from '@quarry/events';
-import { prepareSource } from '@quarry/search';
+import { prepareSource } from '@quarry/search-index';
 import { createTestDatabase, type TestDatabase } from '@quarry/testing';
 import { indexerSchemas, latestPerSource } from '../src/index.js';
 import { dumpTable, prose, tempDir, waitUntil } from './helpers.js';

@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { assertTenantSafety, rlsReport, sql, withTenant } from '@quarry/db';
 import { eventsSchemas, grantEventConsumer, type DeliveredEvent } from '@quarry/events';
-import { createLocalEmbedder, prepareSource, sourceKeyString, type SourceMeta } from '@quarry/search';
+import { createLocalEmbedder, prepareSource, sourceKeyString, type SourceMeta } from '@quarry/search-index';
 import { createLogger } from '@quarry/telemetry';
 import { createTestDatabase, type TestDatabase } from '@quarry/testing';
 import { createIndexHandler, indexerSchemas, type IndexReport } from '../src/index.js';

@@ -6,7 +6,7 @@ import * as lancedb from '@lancedb/lancedb';
 import { sql, withTenant, type AnyDb } from '@quarry/db';
 import { seededRandom } from '@quarry/testing';
 import { appendContentEvent, toDeliveredEvent, type ContentEventInput, type DeliveredEvent, type OutboxRecord } from '@quarry/events';
-import { createLocalEmbedder, openLanceBm25Index, openLanceVectorIndex, type Embedder, type SearchBackends } from '@quarry/search';
+import { createLocalEmbedder, openLanceBm25Index, openLanceVectorIndex, type Embedder, type SearchBackends } from '@quarry/search-index';
 
 export const tempDir = (prefix: string): string => mkdtempSync(join(tmpdir(), `quarry-indexer-${prefix}-`));
 

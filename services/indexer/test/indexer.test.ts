@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql, withTenant } from '@quarry/db';
 import { appendContentEvent, createEmbeddedEventLog, eventsSchemas, grantEventConsumer } from '@quarry/events';
-import { createLocalEmbedder, EmbeddingHttpError, openLanceVectorIndex } from '@quarry/search';
+import { createLocalEmbedder, EmbeddingHttpError, openLanceVectorIndex } from '@quarry/search-index';
 import { createLogger, createMetrics, startMetricsServer } from '@quarry/telemetry';
 import { createTestDatabase, type TestDatabase } from '@quarry/testing';
 import { indexerSchemas, startEmbeddedIndexer, startIndexer, type Indexer } from '../src/index.js';

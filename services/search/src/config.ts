@@ -1,5 +1,5 @@
 import { env, loadConfig, z } from '@quarry/config';
-import { searchBackendsConfigRule, searchBackendsConfigShape } from './backends.js';
+import { searchBackendsConfigRule, searchBackendsConfigShape } from '@quarry/search-index';
 
 /** Every variable the search service reads; validated once at startup, frozen afterwards. */
 export const searchConfigSchema = z

@@ -1,5 +1,5 @@
 import { defineErrors, status } from '@quarry/grpc';
-import type { EmbedderIdentity } from './types.js';
+import type { EmbedderIdentity } from '@quarry/search-index';
 
 /** The part of a search that failed, as SEARCH_UNAVAILABLE names it (and nothing more about it). */
 export type SearchLeg = 'keyword index' | 'vector index' | 'embedder';

@@ -1,7 +1,6 @@
 import { classifyQuery, fuse, FUSION_WEIGHTS, LEXICAL_FUSION_WEIGHTS, rankSources, type FusedResult, type QueryType } from './core/fusion.js';
 import { snippet } from './core/snippet.js';
-import type { Bm25Index, ChunkFilters, Embedder, VectorIndex } from './types.js';
-import { EmbedderMismatchError } from './types.js';
+import { EmbedderMismatchError, type Bm25Index, type ChunkFilters, type Embedder, type VectorIndex } from '@quarry/search-index';
 
 export interface HybridSearchRequest {
   orgId: string;

@@ -1,6 +1,6 @@
 import { createLogger, startTelemetry } from '@quarry/telemetry';
 import closeWithGrace from 'close-with-grace';
-import { openSearchBackends } from './backends.js';
+import { openSearchBackends } from '@quarry/search-index';
 import { loadSearchConfig } from './config.js';
 
 // The search service alone (its container): config, telemetry before grpc loads, open the

@@ -1,6 +1,6 @@
 import { createIdentityVerifier, listenService } from '@quarry/grpc';
 import type { Logger } from 'pino';
-import type { SearchBackends } from './backends.js';
+import type { SearchBackends } from '@quarry/search-index';
 import { buildServer } from './server.js';
 
 export interface SearchRuntimeOptions {

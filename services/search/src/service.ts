@@ -1,11 +1,10 @@
 import type { searchV1 } from '@quarry/contracts';
 import { type CallContext, unary } from '@quarry/grpc';
 import type { Logger } from 'pino';
-import type { SearchBackends } from './backends.js';
 import { artifactTypeFilter, queryTypeToProto, sourceTableFilter, sourceTableToProto } from './enums.js';
 import { searchErrors, type SearchLeg } from './errors.js';
 import { buildHybridSearch, type HybridSearchRequest, type HybridSearchResponse } from './hybrid.js';
-import { EmbedderMismatchError, type ChunkFilters, type Embedder, type SearchScope } from './types.js';
+import { EmbedderMismatchError, type ChunkFilters, type Embedder, type SearchBackends, type SearchScope } from '@quarry/search-index';
 
 export interface SearchServiceDeps {
   /** Opened and closed by the caller (one set may be shared with an in-process indexer). */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { classifyQuery, createLocalEmbedder, embedLexical, fuse, FUSION_WEIGHTS, planUpsert, planUpsertMany, prepareSource, snippet, sourceKeyString, type ChunkHit } from '../src/index.js';
+import { createLocalEmbedder, embedLexical, planUpsert, planUpsertMany, prepareSource, sourceKeyString, type ChunkHit } from '@quarry/search-index';
+import { classifyQuery, fuse, FUSION_WEIGHTS, snippet } from '../src/index.js';
 
 const meta = { orgId: 'org-a', sourceTable: 'research_artifact', sourceId: 's1', title: 'T', tags: ['b', 'a', 'b'] };
 

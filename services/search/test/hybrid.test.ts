@@ -2,18 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import {
-  buildHybridSearch,
-  createLocalEmbedder,
-  EmbedderMismatchError,
-  openLanceBm25Index,
-  openLanceVectorIndex,
-  prepareSource,
-  type Bm25Index,
-  type HybridSearchRequest,
-  type HybridSearchResponse,
-  type VectorIndex,
-} from '../src/index.js';
+import { createLocalEmbedder, EmbedderMismatchError, openLanceBm25Index, openLanceVectorIndex, prepareSource, type Bm25Index, type VectorIndex } from '@quarry/search-index';
+import { buildHybridSearch, type HybridSearchRequest, type HybridSearchResponse } from '../src/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'quarry-search-hybrid-'));
 const embedder = createLocalEmbedder({ dimension: 256 });

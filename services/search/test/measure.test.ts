@@ -3,20 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from '@jest/globals';
-import {
-  buildHybridSearch,
-  chunkText,
-  classifyQuery,
-  createLocalEmbedder,
-  fuse,
-  LEXICAL_FUSION_WEIGHTS,
-  openLanceBm25Index,
-  openLanceVectorIndex,
-  prepareSource,
-  rankSources,
-  type ChunkHit,
-  type QueryType,
-} from '../src/index.js';
+import { chunkText, createLocalEmbedder, openLanceBm25Index, openLanceVectorIndex, prepareSource, type ChunkHit } from '@quarry/search-index';
+import { buildHybridSearch, classifyQuery, fuse, LEXICAL_FUSION_WEIGHTS, rankSources, type QueryType } from '../src/index.js';
 
 /**
  * Measurements quoted in docs/adr/0009-search-engines.md. Opt-in (`npm run measure`), because

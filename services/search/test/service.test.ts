@@ -6,18 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { artifactV1, searchV1 } from '@quarry/contracts';
 import { createGrpcClient, createIdentitySigner, createIdentityVerifier, createRawClient, status, type GrpcServer, type Identity } from '@quarry/grpc';
 import { createLogger } from '@quarry/telemetry';
-import {
-  buildServer,
-  createLocalEmbedder,
-  openLanceBm25Index,
-  openLanceVectorIndex,
-  prepareSource,
-  startSearch,
-  type Bm25Index,
-  type SearchRuntime,
-  type SourceMeta,
-  type VectorIndex,
-} from '../src/index.js';
+import { createLocalEmbedder, openLanceBm25Index, openLanceVectorIndex, prepareSource, type Bm25Index, type SourceMeta, type VectorIndex } from '@quarry/search-index';
+import { buildServer, startSearch, type SearchRuntime } from '../src/index.js';
 
 // The SearchService over gRPC, as the gateway calls it: a real server on port 0, real LanceDB
 // indexes in a temp directory, the local embedder, a real client signing the caller's identity.

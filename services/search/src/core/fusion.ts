@@ -1,5 +1,4 @@
-import type { ChunkHit } from '../types.js';
-import { words } from './text.js';
+import { words, type ChunkHit } from '@quarry/search-index';
 
 export type QueryType = 'keyword' | 'balanced' | 'semantic';
 

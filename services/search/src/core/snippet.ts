@@ -1,4 +1,4 @@
-import { STOP_WORDS, words } from './text.js';
+import { STOP_WORDS, words } from '@quarry/search-index';
 
 /**
  * Plain-text snippet (no highlighting markup) of at most ≈ `maxChars` characters around the

@@ -8,7 +8,7 @@ import { artifactV1, planV1, searchV1, toolCatalogue } from '@quarry/contracts';
 import { appUrlFrom, sql } from '@quarry/db';
 import { createGrpcClient, createIdentitySigner, type Identity } from '@quarry/grpc';
 import { extractionModelsConfigSchema } from '@quarry/extraction';
-import { searchBackendsConfigSchema } from '@quarry/search';
+import { searchBackendsConfigSchema } from '@quarry/search-index';
 import { backendSchemas, provisionIndexerRole, startServices, type Services } from '@quarry/system';
 import { createLogger } from '@quarry/telemetry';
 import { createTestDatabase, type TestDatabase } from '@quarry/testing';

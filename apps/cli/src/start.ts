@@ -2,7 +2,7 @@ import { loadConfig } from '@quarry/config';
 import { createDb, startEmbeddedPostgres, appUrlFrom } from '@quarry/db';
 import { buildServer, createGatewayRuntime, createIdentityAdmin, type IdentityDatabase, loadGatewayConfig } from '@quarry/gateway';
 import { extractionModelsConfigSchema } from '@quarry/extraction';
-import { searchBackendsConfigSchema } from '@quarry/search';
+import { searchBackendsConfigSchema } from '@quarry/search-index';
 import { startServices } from '@quarry/system';
 import { createLogger } from '@quarry/telemetry';
 import { dataDirectory } from './data-dir.js';

@@ -2,7 +2,8 @@ import { startArtifactStore, type ArtifactStore } from '@quarry/artifact-store';
 import { extractionModelsFrom, startExtraction, type ExtractionModelsConfig } from '@quarry/extraction';
 import { startEmbeddedIndexer } from '@quarry/indexer';
 import { startPlanEngine, type PlanEngine } from '@quarry/plan-engine';
-import { openSearchBackends, startSearch, type SearchBackendsConfig } from '@quarry/search';
+import { openSearchBackends, type SearchBackendsConfig } from '@quarry/search-index';
+import { startSearch } from '@quarry/search';
 import { createMetrics } from '@quarry/telemetry';
 import type { Logger } from 'pino';
 

@@ -1,15 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  prepareSource,
-  STOP_WORDS,
-  words,
-  type Bm25Index,
-  type ChunkVectors,
-  type Embedder,
-  type IndexedSource,
-  type SearchBackends,
-  type VectorIndex,
-} from '@quarry/search';
+import { prepareSource, STOP_WORDS, words, type Bm25Index, type ChunkVectors, type Embedder, type IndexedSource, type SearchBackends, type VectorIndex } from '@quarry/search-index';
 import type { Cranfield } from './cranfield.js';
 
 /**

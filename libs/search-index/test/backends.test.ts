@@ -4,13 +4,11 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { ConfigError } from '@quarry/config';
 import {
   createLocalEmbedder,
   dropSearchIndexes,
   EmbedderMismatchError,
   embeddedSearchDir,
-  loadSearchConfig,
   LOCAL_EMBEDDER_VERSION,
   openSearchBackends,
   prepareSource,
@@ -22,7 +20,6 @@ import {
 // Which engines the environment selects, what the search service's configuration accepts, and
 // how the embedded LanceDB indexes behave across reopening, reindexing and processes.
 
-const KEY = 'k'.repeat(40);
 const ORG = 'org-a';
 let dataDir: string;
 
@@ -48,29 +45,7 @@ const found = async (backends: Pick<SearchBackends, 'bm25' | 'vectors' | 'embedd
   return { keyword: (await backends.bm25.search(query, scope)).map((h) => h.sourceId), semantic: (await backends.vectors.search(vector!, scope)).map((h) => h.sourceId) };
 };
 
-describe('the search service configuration', () => {
-  it('has defaults for everything but the identity key', () => {
-    const config = loadSearchConfig({ QUARRY_IDENTITY_KEY: KEY });
-    expect(config).toMatchObject({ HOST: '127.0.0.1', PORT: 50053, LOG_LEVEL: 'info', SEARCH_READ_CONSISTENCY: 1000, OPENSEARCH_INDEX: 'quarry-chunks', QDRANT_COLLECTION: 'quarry_chunks' });
-    expect(config.OPENSEARCH_URL).toBeUndefined();
-    expect(config.EMBEDDINGS_URL).toBeUndefined();
-    expect(loadSearchConfig({ QUARRY_IDENTITY_KEY: KEY, SEARCH_READ_CONSISTENCY: '250ms' }).SEARCH_READ_CONSISTENCY).toBe(250);
-  });
-
-  it.each([
-    ['EMBEDDINGS_URL without EMBEDDINGS_MODEL', { EMBEDDINGS_URL: 'http://127.0.0.1:11434' }, 'EMBEDDINGS_MODEL: is required when EMBEDDINGS_URL is set'],
-    ['an engine URL without its scheme', { OPENSEARCH_URL: 'opensearch:9200' }, 'OPENSEARCH_URL: must be an http:// or https:// URL'],
-    ['a URL that is not one', { QDRANT_URL: 'qdrant' }, 'QDRANT_URL'],
-    ['a bad embeddings URL', { EMBEDDINGS_URL: 'not a url', EMBEDDINGS_MODEL: 'm' }, 'EMBEDDINGS_URL'],
-    ['a dimension that is not a positive integer', { EMBEDDINGS_DIMENSION: '-3' }, 'EMBEDDINGS_DIMENSION'],
-    ['a read consistency that is not a duration', { SEARCH_READ_CONSISTENCY: 'soon' }, 'SEARCH_READ_CONSISTENCY'],
-    ['a short identity key', { QUARRY_IDENTITY_KEY: 'short' }, 'QUARRY_IDENTITY_KEY'],
-  ])('refuses %s, naming the variable', (_name, env, named) => {
-    const attempt = () => loadSearchConfig({ QUARRY_IDENTITY_KEY: KEY, ...env });
-    expect(attempt).toThrow(ConfigError);
-    expect(attempt).toThrow(named);
-  });
-
+describe('the shared backends configuration', () => {
   it('applies the same EMBEDDINGS_MODEL rule to the shared backends schema (indexer, reindex)', () => {
     const parsed = searchBackendsConfigSchema.safeParse({ EMBEDDINGS_URL: 'http://127.0.0.1:11434' });
     expect(parsed.success).toBe(false);

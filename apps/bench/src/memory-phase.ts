@@ -76,9 +76,9 @@ async function freePort(): Promise<number> {
 
 /** `quarry start` as users run it: the built CLI, or its sources through the repo's TS loader when not built (smoke tests). */
 function quarryStartCommand(): string[] {
-  const built = join(REPO_ROOT, 'services/cli/dist/bin.js');
+  const built = join(REPO_ROOT, 'apps/cli/dist/bin.js');
   if (existsSync(built)) return [built, 'start'];
-  return ['--conditions=quarry-source', '--import', pathToFileURL(join(REPO_ROOT, 'libs/testing/src/register-ts.mjs')).href, join(REPO_ROOT, 'services/cli/src/bin.ts'), 'start'];
+  return ['--conditions=quarry-source', '--import', pathToFileURL(join(REPO_ROOT, 'libs/testing/src/register-ts.mjs')).href, join(REPO_ROOT, 'apps/cli/src/bin.ts'), 'start'];
 }
 
 async function until(check: () => Promise<boolean>, timeoutMs: number, what: string, child: ChildProcess): Promise<void> {

@@ -1,19 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  buildHybridSearch,
-  classifyQuery,
-  fuse,
-  FUSION_WEIGHTS,
-  LEXICAL_FUSION_WEIGHTS,
-  openLanceBm25Index,
-  openLanceVectorIndex,
-  prepareSource,
-  rankSources,
-  type ChunkHit,
-  type ChunkVectors,
-} from '@quarry/search';
+import { openLanceBm25Index, openLanceVectorIndex, prepareSource, type ChunkHit, type ChunkVectors } from '@quarry/search-index';
+import { buildHybridSearch, classifyQuery, fuse, FUSION_WEIGHTS, LEXICAL_FUSION_WEIGHTS, rankSources } from '@quarry/search';
 import { type Cranfield, loadCranfield, ndcgAt10, recallAt100 } from './cranfield.js';
 import { artifactText, digestTexts, letterMarker, mixedQueries, optimizeIndexes, searchCorpus, syntheticCorpus, textDocs, upsertBatch, VectorMemo } from './corpus.js';
 import { createMcpCaller, type McpCaller } from './mcp.js';

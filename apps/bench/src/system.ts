@@ -3,7 +3,7 @@ import { startServices, type Services } from '@quarry/system';
 import { APP_ROLE, INDEXER_ROLE, migrateAll } from '@quarry/cli';
 import { loadConfig } from '@quarry/config';
 import { extractionModelsConfigSchema } from '@quarry/extraction';
-import { searchBackendsConfigSchema } from '@quarry/search';
+import { searchBackendsConfigSchema } from '@quarry/search-index';
 import { planV1 } from '@quarry/contracts';
 import { appUrlFrom, createDb, sql, startEmbeddedPostgres } from '@quarry/db';
 import {

@@ -8,7 +8,7 @@ import { loadConfig } from '@quarry/config';
 import { appUrlFrom } from '@quarry/db';
 import { buildServer, createGatewayRuntime, loadGatewayConfig } from '@quarry/gateway';
 import { extractionModelsConfigSchema } from '@quarry/extraction';
-import { searchBackendsConfigSchema } from '@quarry/search';
+import { searchBackendsConfigSchema } from '@quarry/search-index';
 import { startServices } from '@quarry/system';
 import { createLogger } from '@quarry/telemetry';
 import { createTestDatabase, type TestDatabase } from '@quarry/testing';

@@ -2,7 +2,7 @@ import { loadConfig } from '@quarry/config';
 import { createDb, sql } from '@quarry/db';
 import { consumerLag, isConsumerActive, rewindConsumer } from '@quarry/events';
 import { INDEXER_CONSUMER, startEmbeddedIndexer } from '@quarry/indexer';
-import { dropSearchIndexes, openSearchBackends, searchBackendsConfigSchema } from '@quarry/search';
+import { dropSearchIndexes, openSearchBackends, searchBackendsConfigSchema } from '@quarry/search-index';
 import { createLogger } from '@quarry/telemetry';
 
 export interface ReindexOptions {

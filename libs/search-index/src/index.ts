@@ -1,0 +1,41 @@
+// @quarry/search-index: how content becomes searchable and is read back — the chunker, the
+// embedders and the index adapters (LanceDB embedded; OpenSearch and Qdrant in production). The
+// indexer writes through it, the search service reads through it, `quarry reindex` drops it.
+export * from './types.js';
+export { chunkText, DEFAULT_CHUNK_OPTIONS, type ChunkOptions } from './core/chunker.js';
+export { prepareSource, planUpsert, planUpsertMany, chunkHash, chunkId, sourceKeyString, carriedVectors, type UpsertPlan, type BatchPlan } from './core/source.js';
+export { createLocalEmbedder, embedLexical, LOCAL_EMBEDDER_VERSION, type LocalEmbedderOptions } from './core/local-embedder.js';
+export { words, STOP_WORDS } from './core/text.js';
+export { createHttpEmbedder, embeddingsEndpoint, EmbeddingHttpError, type HttpEmbedderOptions } from './embedders/http.js';
+export {
+  openLanceBm25Index,
+  openLanceVectorIndex,
+  lanceWhere,
+  lanceSourcesWhere,
+  lanceChunksWhere,
+  EMBEDDER_METADATA_KEY,
+  dropLanceTables,
+  type LanceOptions,
+  type LanceBm25Index,
+  type LanceVectorIndex,
+} from './adapters/lancedb.js';
+export {
+  openOpenSearchBm25Index,
+  buildOpenSearchClient,
+  openSearchIndexTemplate,
+  openSearchFilters,
+  type OpenSearchBm25Options,
+} from './adapters/opensearch.js';
+export { openQdrantVectorIndex, buildQdrantClient, qdrantFilter, qdrantSourcesFilter, pointId, type QdrantVectorOptions } from './adapters/qdrant.js';
+export {
+  openSearchBackends,
+  dropSearchIndexes,
+  createEmbedder,
+  embeddedSearchDir,
+  searchBackendsConfigShape,
+  searchBackendsConfigSchema,
+  searchBackendsConfigRule,
+  type SearchBackends,
+  type SearchBackendsConfig,
+  type OpenSearchBackendsOptions,
+} from './backends.js';
