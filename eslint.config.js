@@ -10,7 +10,14 @@ export default tseslint.config(
     languageOptions: { globals: { ...globals.node }, ecmaVersion: 2023, sourceType: 'module' },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      'no-restricted-imports': ['error', { patterns: [{ group: ['@quarry/*/*'], message: 'Import a package through its public surface (src/index.ts).' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['@quarry/*/*'], message: 'Import a package through its public surface (src/index.ts).' },
+          ],
+        },
+      ],
     },
   },
 );

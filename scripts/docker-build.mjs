@@ -50,7 +50,10 @@ if (options.help) {
 // The service targets are the stages built on the shared `runtime` stage.
 const dockerfile = readFileSync(new URL('Dockerfile', root), 'utf8');
 const targets = [...dockerfile.matchAll(/^FROM runtime AS (\S+)$/gm)].map((m) => m[1]);
-const only = options.only?.split(',').map((s) => s.trim()).filter(Boolean);
+const only = options.only
+  ?.split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
 const unknown = only?.filter((t) => !targets.includes(t)) ?? [];
 if (unknown.length) fail(`unknown target(s) ${unknown.join(', ')}; the targets are ${targets.join(', ')}`);
 
@@ -63,21 +66,38 @@ const revision = git.status === 0 ? git.stdout.trim() : 'unknown';
 function docker(args) {
   console.log(`$ docker ${args.join(' ')}`);
   if (options['dry-run']) return;
-  const result = spawnSync('docker', args, { cwd: root, stdio: 'inherit', env: { ...process.env, DOCKER_BUILDKIT: '1' } });
+  const result = spawnSync('docker', args, {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, DOCKER_BUILDKIT: '1' },
+  });
   if (result.status !== 0) fail(`docker ${args[0]} failed (exit ${result.status ?? result.signal})`);
 }
 
 if (!options['dry-run']) {
   const info = spawnSync('docker', ['info', '--format', '{{.ServerVersion}}'], { encoding: 'utf8' });
-  if (info.error?.code === 'ENOENT') fail('the docker CLI is not installed (no `docker` on PATH). Install Docker to build the images.');
+  if (info.error?.code === 'ENOENT')
+    fail('the docker CLI is not installed (no `docker` on PATH). Install Docker to build the images.');
   if (info.status !== 0) {
     const reason = `${info.stderr ?? ''}`.trim().split('\n').pop();
-    fail(`cannot reach a Docker engine (\`docker info\` failed${reason ? `: ${reason}` : ''}).\nStart Docker (or point DOCKER_HOST at a running engine) and try again.`);
+    fail(
+      `cannot reach a Docker engine (\`docker info\` failed${reason ? `: ${reason}` : ''}).\nStart Docker (or point DOCKER_HOST at a running engine) and try again.`,
+    );
   }
 }
 
 for (const target of only ?? targets) {
   const names = tags.map((tag) => `${prefix}quarry/${target}:${tag}`);
-  docker(['build', '--target', target, '--build-arg', `VERSION=${version}`, '--build-arg', `REVISION=${revision}`, ...names.flatMap((n) => ['-t', n]), '.']);
+  docker([
+    'build',
+    '--target',
+    target,
+    '--build-arg',
+    `VERSION=${version}`,
+    '--build-arg',
+    `REVISION=${revision}`,
+    ...names.flatMap((n) => ['-t', n]),
+    '.',
+  ]);
   if (options.push) for (const name of names) docker(['push', name]);
 }

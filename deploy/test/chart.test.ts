@@ -29,7 +29,8 @@ import {
 // With helm on PATH, `helm lint` and `helm template | validate` run too.
 
 // ajv-formats is CommonJS with `exports.default`; under NodeNext its default import is the module.
-const addFormats = ((addFormatsPlugin as unknown as { default?: typeof addFormatsPlugin }).default ?? addFormatsPlugin) as unknown as (ajv: Ajv) => Ajv;
+const addFormats = ((addFormatsPlugin as unknown as { default?: typeof addFormatsPlugin }).default ??
+  addFormatsPlugin) as unknown as (ajv: Ajv) => Ajv;
 
 const readText = (path: string) => readFileSync(path, 'utf8');
 const values = parse(readText(join(chartDir, 'values.yaml'))) as Record<string, unknown>;
@@ -43,7 +44,12 @@ function compileSchema(): ValidateFunction {
 }
 const validateValues = compileSchema();
 const schemaErrors = (v: unknown): string[] =>
-  validateValues(v) ? [] : (validateValues.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}${e.params && 'additionalProperty' in e.params ? `: ${e.params.additionalProperty}` : ''}`);
+  validateValues(v)
+    ? []
+    : (validateValues.errors ?? []).map(
+        (e) =>
+          `${e.instancePath || '/'} ${e.message}${e.params && 'additionalProperty' in e.params ? `: ${e.params.additionalProperty}` : ''}`,
+      );
 
 describe('charts/quarry', () => {
   it('Chart.yaml is a v2 application chart named quarry at the repository version', () => {
@@ -82,30 +88,52 @@ describe('charts/quarry', () => {
     ...listFiles(join(chartDir, 'ci'), isHelmValues).filter((f) => !f.endsWith('test-values.yaml')),
     ...listFiles(deployDir, isHelmValues, ['node_modules', 'test']),
   ];
-  it.each(valuesFiles.map((f) => [fromRepo(f), f]))('%s merged over values.yaml validates against the schema', (_name, file) => {
-    const [override] = readYamlFile(file);
-    expect(schemaErrors(mergeValues(values, override))).toEqual([]);
-  });
+  it.each(valuesFiles.map((f) => [fromRepo(f), f]))(
+    '%s merged over values.yaml validates against the schema',
+    (_name, file) => {
+      const [override] = readYamlFile(file);
+      expect(schemaErrors(mergeValues(values, override))).toEqual([]);
+    },
+  );
 
   it('the schema rejects values of the wrong type or name (the check can fail)', () => {
-    expect(schemaErrors(mergeValues(values, { gateway: { replicas: 'two' } })).join()).toMatch(/\/gateway\/replicas must be integer/);
-    expect(schemaErrors(mergeValues(values, { gatewy: {} })).join()).toMatch(/must NOT have additional properties: gatewy/);
-    expect(schemaErrors(mergeValues(values, { opensearch: { url: 'opensearch:9200' } })).join()).toMatch(/\/opensearch\/url/);
+    expect(schemaErrors(mergeValues(values, { gateway: { replicas: 'two' } })).join()).toMatch(
+      /\/gateway\/replicas must be integer/,
+    );
+    expect(schemaErrors(mergeValues(values, { gatewy: {} })).join()).toMatch(
+      /must NOT have additional properties: gatewy/,
+    );
+    expect(schemaErrors(mergeValues(values, { opensearch: { url: 'opensearch:9200' } })).join()).toMatch(
+      /\/opensearch\/url/,
+    );
   });
 
   it('renders the alerts of deploy/prometheus/quarry-rules.yaml: the chart ships an identical copy', () => {
     const ours = readText(join(deployDir, 'prometheus', 'quarry-rules.yaml'));
     expect(readText(join(chartDir, 'files', 'quarry-rules.yaml'))).toBe(ours);
-    expect(readText(join(chartDir, 'templates', 'prometheusrule.yaml'))).toMatch(/\.Files\.Get "files\/quarry-rules\.yaml"/);
+    expect(readText(join(chartDir, 'templates', 'prometheusrule.yaml'))).toMatch(
+      /\.Files\.Get "files\/quarry-rules\.yaml"/,
+    );
     if (onPath('helm')) {
-      const rule = helmTemplate(['--set', 'metrics.prometheusRule.enabled=true']).find((o) => o.kind === 'PrometheusRule');
+      const rule = helmTemplate(['--set', 'metrics.prometheusRule.enabled=true']).find(
+        (o) => o.kind === 'PrometheusRule',
+      );
       expect(rule?.spec).toEqual((parse(ours) as K8sObject).spec);
     }
   });
 });
 
 function helmTemplate(extra: readonly string[] = []): K8sObject[] {
-  const out = run('helm', ['template', 'quarry', chartDir, '--namespace', 'quarry', '-f', join(chartDir, 'ci', 'test-values.yaml'), ...extra]);
+  const out = run('helm', [
+    'template',
+    'quarry',
+    chartDir,
+    '--namespace',
+    'quarry',
+    '-f',
+    join(chartDir, 'ci', 'test-values.yaml'),
+    ...extra,
+  ]);
   return parseYamlDocuments(out, 'helm template charts/quarry') as K8sObject[];
 }
 
@@ -123,24 +151,55 @@ if (onPath('helm')) {
     });
 
     it('gives the indexer Kafka TLS and SASL when asked: settings in its ConfigMap, the password from the Secret', () => {
-      const configOf = (objects: K8sObject[]) => (objects.find((o) => o.kind === 'ConfigMap' && /indexer/.test(o.metadata?.name ?? '')) as unknown as { data: Record<string, string> }).data;
+      const configOf = (objects: K8sObject[]) =>
+        (
+          objects.find((o) => o.kind === 'ConfigMap' && /indexer/.test(o.metadata?.name ?? '')) as unknown as {
+            data: Record<string, string>;
+          }
+        ).data;
       expect(configOf(helmTemplate())).toMatchObject({ KAFKA_TLS: 'false' });
       expect(configOf(helmTemplate())).not.toHaveProperty('KAFKA_SASL_MECHANISM');
-      const sasl = ['--set', 'kafka.tls=true', '--set', 'kafka.sasl.mechanism=scram-sha-512', '--set', 'kafka.sasl.username=quarry', '--set', 'kafka.sasl.password=kafka-pw'];
+      const sasl = [
+        '--set',
+        'kafka.tls=true',
+        '--set',
+        'kafka.sasl.mechanism=scram-sha-512',
+        '--set',
+        'kafka.sasl.username=quarry',
+        '--set',
+        'kafka.sasl.password=kafka-pw',
+      ];
       const objects = helmTemplate(sasl);
-      expect(configOf(objects)).toMatchObject({ KAFKA_TLS: 'true', KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SASL_USERNAME: 'quarry' });
+      expect(configOf(objects)).toMatchObject({
+        KAFKA_TLS: 'true',
+        KAFKA_SASL_MECHANISM: 'scram-sha-512',
+        KAFKA_SASL_USERNAME: 'quarry',
+      });
       expect(JSON.stringify(configOf(objects))).not.toContain('kafka-pw');
-      const secret = objects.find((o) => o.kind === 'Secret' && o.metadata?.name === 'quarry') as unknown as { data: Record<string, string> };
+      const secret = objects.find((o) => o.kind === 'Secret' && o.metadata?.name === 'quarry') as unknown as {
+        data: Record<string, string>;
+      };
       expect(Buffer.from(secret.data['kafka-sasl-password']!, 'base64').toString()).toBe('kafka-pw');
-      const indexer = objects.find((o) => o.kind === 'Deployment' && /indexer/.test(o.metadata?.name ?? '')) as unknown as {
-        spec: { template: { spec: { containers: { env?: { name: string; valueFrom?: { secretKeyRef?: { key: string } } }[] }[] } } };
+      const indexer = objects.find(
+        (o) => o.kind === 'Deployment' && /indexer/.test(o.metadata?.name ?? ''),
+      ) as unknown as {
+        spec: {
+          template: {
+            spec: { containers: { env?: { name: string; valueFrom?: { secretKeyRef?: { key: string } } }[] }[] };
+          };
+        };
       };
       const env = indexer.spec.template.spec.containers[0]!.env ?? [];
-      expect(env.find((e) => e.name === 'KAFKA_SASL_PASSWORD')?.valueFrom?.secretKeyRef?.key).toBe('kafka-sasl-password');
+      expect(env.find((e) => e.name === 'KAFKA_SASL_PASSWORD')?.valueFrom?.secretKeyRef?.key).toBe(
+        'kafka-sasl-password',
+      );
       expect(validateAll(objects, 'helm template')).toEqual([]);
-      expect(() => helmTemplate(['--set', 'kafka.sasl.mechanism=plain', '--set', 'kafka.sasl.username=q'])).toThrow(/plain sends the password as is: set kafka.tls=true/);
+      expect(() => helmTemplate(['--set', 'kafka.sasl.mechanism=plain', '--set', 'kafka.sasl.username=q'])).toThrow(
+        /plain sends the password as is: set kafka.tls=true/,
+      );
     });
   });
 } else {
-  it.skip('helm is not on PATH: helm lint and helm template | validate did not run (install helm to run them)', () => undefined);
+  it.skip('helm is not on PATH: helm lint and helm template | validate did not run (install helm to run them)', () =>
+    undefined);
 }

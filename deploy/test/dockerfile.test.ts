@@ -32,7 +32,12 @@ describe('the repository Dockerfile', () => {
 
   it('.dockerignore keeps node_modules, dist and .git out of the context', () => {
     const { ignored } = dockerignoreMatcher(readFileSync(join(repoRoot, '.dockerignore'), 'utf8'));
-    for (const path of ['node_modules/yaml/package.json', 'services/gateway/node_modules/x/index.js', 'libs/db/dist/index.js', '.git/HEAD']) {
+    for (const path of [
+      'node_modules/yaml/package.json',
+      'services/gateway/node_modules/x/index.js',
+      'libs/db/dist/index.js',
+      '.git/HEAD',
+    ]) {
       expect({ path, ignored: ignored(path) }).toEqual({ path, ignored: true });
     }
     expect(ignored('services/gateway/src/main.ts')).toBe(false);
@@ -78,7 +83,9 @@ describe('deploy/tilt/Dockerfile and the Tiltfile', () => {
 
   it('names Dockerfiles, targets and manifests that exist', () => {
     const text = readFileSync(tiltfile, 'utf8');
-    const stages = new Set(parseDockerfile(readFileSync(join(repoRoot, 'Dockerfile'), 'utf8')).stages.map((s) => s.name));
+    const stages = new Set(
+      parseDockerfile(readFileSync(join(repoRoot, 'Dockerfile'), 'utf8')).stages.map((s) => s.name),
+    );
     const targets = [...text.matchAll(/\btarget\s*=\s*'([^']+)'/g)].map((m) => m[1]!);
     expect(targets.length).toBeGreaterThan(0);
     expect(targets.filter((t) => !stages.has(t))).toEqual([]);
@@ -91,7 +98,13 @@ describe('deploy/tilt/Dockerfile and the Tiltfile', () => {
 describe('dockerfileProblems on a scratch context', () => {
   const root = mkdtempSync(join(tmpdir(), 'quarry-dockerfile-'));
   afterAll(() => rmSync(root, { recursive: true, force: true }));
-  for (const file of ['package.json', 'libs/a/package.json', 'libs/b/package.json', 'services/api/src/main.ts', 'secret.env']) {
+  for (const file of [
+    'package.json',
+    'libs/a/package.json',
+    'libs/b/package.json',
+    'services/api/src/main.ts',
+    'secret.env',
+  ]) {
     mkdirSync(dirname(join(root, file)), { recursive: true });
     writeFileSync(join(root, file), '');
   }
@@ -104,7 +117,8 @@ USER node
 FROM base AS api
 CMD ["node", "services/api/dist/main.js"]
 `;
-  const check = (dockerfile: string, dockerignore = 'secret.env\n') => dockerfileProblems({ dockerfile, dockerignore, root, targets: ['api'] });
+  const check = (dockerfile: string, dockerignore = 'secret.env\n') =>
+    dockerfileProblems({ dockerfile, dockerignore, root, targets: ['api'] });
 
   it('finds nothing wrong with a correct Dockerfile', () => {
     expect(expandGlob(root, 'libs/*/package.json')).toEqual(['libs/a/package.json', 'libs/b/package.json']);
@@ -112,7 +126,10 @@ CMD ["node", "services/api/dist/main.js"]
   });
 
   it('reports a missing COPY source, an ignored one, an empty glob and an unknown --from stage', () => {
-    const broken = good.replace('COPY package.json ./', 'COPY package.json missing.json secret.env ./\nCOPY apps/*/package.json ./\nCOPY --from=builder /out ./');
+    const broken = good.replace(
+      'COPY package.json ./',
+      'COPY package.json missing.json secret.env ./\nCOPY apps/*/package.json ./\nCOPY --from=builder /out ./',
+    );
     expect(check(broken)).toEqual([
       'line 4: COPY missing.json: no such file in the build context',
       'line 4: COPY secret.env: excluded by .dockerignore',
@@ -123,10 +140,18 @@ CMD ["node", "services/api/dist/main.js"]
 
   it('reports a missing target, a wrong base, root, no NODE_ENV, and an entrypoint without a source', () => {
     expect(check(good.replace('AS api', 'AS web'))).toEqual(['target api: no stage named api']);
-    expect(check(good.replace('node:22-bookworm-slim', 'node:20'))).toEqual(['target api: base image node:20 is not node:22-*-slim']);
+    expect(check(good.replace('node:22-bookworm-slim', 'node:20'))).toEqual([
+      'target api: base image node:20 is not node:22-*-slim',
+    ]);
     expect(check(good.replace('USER node\n', ''))).toEqual(['target api: does not run as user node']);
-    expect(check(good.replace('ENV NODE_ENV=production\n', ''))).toEqual(['target api: NODE_ENV=production is not set']);
-    expect(check(good.replace('dist/main.js', 'dist/server.js'))).toEqual(['target api: services/api/dist/server.js has no source services/api/src/server.ts']);
-    expect(check(good.replace('"node", ', ''))).toEqual(['target api: command ["services/api/dist/main.js"] is not node services/api/dist/….js (or apps/)']);
+    expect(check(good.replace('ENV NODE_ENV=production\n', ''))).toEqual([
+      'target api: NODE_ENV=production is not set',
+    ]);
+    expect(check(good.replace('dist/main.js', 'dist/server.js'))).toEqual([
+      'target api: services/api/dist/server.js has no source services/api/src/server.ts',
+    ]);
+    expect(check(good.replace('"node", ', ''))).toEqual([
+      'target api: command ["services/api/dist/main.js"] is not node services/api/dist/….js (or apps/)',
+    ]);
   });
 });

@@ -12,7 +12,15 @@ import type { IHorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/
 import type { IPodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
 import type { IIngress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
 import type { INetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
-import { deployDir, type K8sObject, objectName, onPath, readYamlFile, renderKustomize, validateAll } from './support.js';
+import {
+  deployDir,
+  type K8sObject,
+  objectName,
+  onPath,
+  readYamlFile,
+  renderKustomize,
+  validateAll,
+} from './support.js';
 import {
   GATEWAY_ROUTES,
   GRPC_CALLERS,
@@ -36,10 +44,13 @@ type Overlay = keyof typeof OVERLAYS;
 
 const kubectl = onPath('kubectl');
 const rendered: Partial<Record<Overlay, K8sObject[]>> = {};
-if (kubectl) for (const overlay of Object.keys(OVERLAYS) as Overlay[]) rendered[overlay] = renderKustomize(join(deployDir, 'overlays', overlay));
+if (kubectl)
+  for (const overlay of Object.keys(OVERLAYS) as Overlay[])
+    rendered[overlay] = renderKustomize(join(deployDir, 'overlays', overlay));
 
 const all = (overlay: Overlay): K8sObject[] => rendered[overlay]!;
-const ofKind = <T>(overlay: Overlay, kind: string): T[] => all(overlay).filter((o) => o.kind === kind) as unknown as T[];
+const ofKind = <T>(overlay: Overlay, kind: string): T[] =>
+  all(overlay).filter((o) => o.kind === kind) as unknown as T[];
 function named<T>(overlay: Overlay, kind: string, name: string): T {
   const found = all(overlay).find((o) => o.kind === kind && o.metadata?.name === name);
   if (!found) throw new Error(`${overlay}: no ${kind}/${name}`);
@@ -48,13 +59,17 @@ function named<T>(overlay: Overlay, kind: string, name: string): T {
 const podSpec = (d: IDeployment | IJob): IPodSpec => d.spec!.template.spec!;
 const container = (d: IDeployment | IJob): IContainer => podSpec(d).containers[0]!;
 const envNames = (c: IContainer) => (c.env ?? []).map((e) => e.name);
-const quarryDeployments = (overlay: Overlay) => ofKind<IDeployment>(overlay, 'Deployment').filter((d) => d.metadata?.labels?.['app.kubernetes.io/part-of'] === 'quarry');
+const quarryDeployments = (overlay: Overlay) =>
+  ofKind<IDeployment>(overlay, 'Deployment').filter(
+    (d) => d.metadata?.labels?.['app.kubernetes.io/part-of'] === 'quarry',
+  );
 const componentOf = (labels: Record<string, string> | undefined) => labels?.['app.kubernetes.io/component'];
 const matches = (selector: Record<string, string> | undefined, labels: Record<string, string> | undefined) =>
   Object.entries(selector ?? {}).every(([k, v]) => labels?.[k] === v) && Object.keys(selector ?? {}).length > 0;
 
 /** The ConfigMap an `envFrom.configMapRef` / `configMapKeyRef` points at, by its rendered name. */
-const configMap = (overlay: Overlay, name: string) => ofKind<IConfigMap>(overlay, 'ConfigMap').find((c) => c.metadata?.name === name);
+const configMap = (overlay: Overlay, name: string) =>
+  ofKind<IConfigMap>(overlay, 'ConfigMap').find((c) => c.metadata?.name === name);
 
 /** Every variable a container gets: its `env` plus the keys of the ConfigMaps it takes whole. */
 function effectiveEnv(overlay: Overlay, c: IContainer): Set<string> {
@@ -67,7 +82,8 @@ function effectiveEnv(overlay: Overlay, c: IContainer): Set<string> {
 }
 
 if (!kubectl) {
-  it.skip('kubectl is not on PATH: the kustomize overlays were not rendered or checked (install kubectl to run these checks)', () => undefined);
+  it.skip('kubectl is not on PATH: the kustomize overlays were not rendered or checked (install kubectl to run these checks)', () =>
+    undefined);
 } else {
   describe('base', () => {
     it('renders on its own, without a namespace or any Secret, into valid objects', () => {
@@ -85,12 +101,18 @@ if (!kubectl) {
 
     it(`puts every namespaced object in namespace ${OVERLAYS[overlay]} and creates that namespace`, () => {
       expect(named<K8sObject>(overlay, 'Namespace', OVERLAYS[overlay])).toBeDefined();
-      const misplaced = all(overlay).filter((o) => o.kind !== 'Namespace' && o.metadata?.namespace !== OVERLAYS[overlay]).map(objectName);
+      const misplaced = all(overlay)
+        .filter((o) => o.kind !== 'Namespace' && o.metadata?.namespace !== OVERLAYS[overlay])
+        .map(objectName);
       expect(misplaced).toEqual([]);
     });
 
     it('has a Deployment and a Service per service, with the spec ports, probes and pod labels', () => {
-      expect(quarryDeployments(overlay).map((d) => d.metadata!.name).sort()).toEqual([...SERVICE_NAMES].sort());
+      expect(
+        quarryDeployments(overlay)
+          .map((d) => d.metadata!.name)
+          .sort(),
+      ).toEqual([...SERVICE_NAMES].sort());
       for (const name of SERVICE_NAMES) {
         const spec = SERVICES[name];
         const deployment = named<IDeployment>(overlay, 'Deployment', name);
@@ -108,7 +130,10 @@ if (!kubectl) {
         } else {
           const paths = spec.probes === 'http' ? ['/healthz', '/readyz'] : ['/metrics', '/metrics'];
           expect([c.livenessProbe?.httpGet?.path, c.readinessProbe?.httpGet?.path]).toEqual(paths);
-          expect([c.livenessProbe?.httpGet?.port, c.readinessProbe?.httpGet?.port]).toEqual([spec.port.name, spec.port.name]);
+          expect([c.livenessProbe?.httpGet?.port, c.readinessProbe?.httpGet?.port]).toEqual([
+            spec.port.name,
+            spec.port.name,
+          ]);
         }
 
         const service = named<IService>(overlay, 'Service', name);
@@ -126,7 +151,12 @@ if (!kubectl) {
         expect({ name, missing }).toEqual({ name, missing: [] });
         for (const [variable, key] of Object.entries(SERVICES[name].secrets)) {
           const ref = c.env?.find((e) => e.name === variable)?.valueFrom?.secretKeyRef;
-          expect({ name, variable, key: ref?.key, optional: ref?.optional ?? false }).toEqual({ name, variable, key, optional: OPTIONAL_SECRET_KEYS.includes(key) });
+          expect({ name, variable, key: ref?.key, optional: ref?.optional ?? false }).toEqual({
+            name,
+            variable,
+            key,
+            optional: OPTIONAL_SECRET_KEYS.includes(key),
+          });
         }
         const env = Object.fromEntries((c.env ?? []).map((e) => [e.name, e.value]));
         if (name !== 'indexer') expect(env.HOST).toBe('0.0.0.0');
@@ -136,13 +166,27 @@ if (!kubectl) {
     });
 
     it('routes the gateway to every gRPC service and the services to each other by Service name', () => {
-      const env = (svc: string) => Object.fromEntries((container(named<IDeployment>(overlay, 'Deployment', svc)).env ?? []).map((e) => [e.name, e.value]));
-      const routes = Object.fromEntries(env('gateway').QUARRY_SERVICES!.split(',').map((pair) => pair.split('=') as [string, string]));
-      expect(routes).toEqual(Object.fromEntries(Object.entries(GATEWAY_ROUTES).map(([proto, svc]) => [proto, `${svc}:${SERVICES[svc].port.number}`])));
+      const env = (svc: string) =>
+        Object.fromEntries(
+          (container(named<IDeployment>(overlay, 'Deployment', svc)).env ?? []).map((e) => [e.name, e.value]),
+        );
+      const routes = Object.fromEntries(
+        env('gateway')
+          .QUARRY_SERVICES!.split(',')
+          .map((pair) => pair.split('=') as [string, string]),
+      );
+      expect(routes).toEqual(
+        Object.fromEntries(
+          Object.entries(GATEWAY_ROUTES).map(([proto, svc]) => [proto, `${svc}:${SERVICES[svc].port.number}`]),
+        ),
+      );
       expect(env('plan-engine').ARTIFACT_STORE_ADDRESS).toBe('artifact-store:50052');
       expect(env('extraction').ARTIFACT_STORE_ADDRESS).toBe('artifact-store:50052');
       expect(env('artifact-store').PLAN_ENGINE_ADDRESS).toBe('plan-engine:50051');
-      const engines = configMap(overlay, container(named<IDeployment>(overlay, 'Deployment', 'search')).envFrom![0]!.configMapRef!.name!)!.data!;
+      const engines = configMap(
+        overlay,
+        container(named<IDeployment>(overlay, 'Deployment', 'search')).envFrom![0]!.configMapRef!.name!,
+      )!.data!;
       expect(engines.OPENSEARCH_URL).toMatch(/^https?:\/\//);
       expect(engines.QDRANT_URL).toMatch(/^https?:\/\//);
       expect(engines.KAFKA_BROKERS).toMatch(/^[^,\s]+:\d+(,[^,\s]+:\d+)*$/);
@@ -167,21 +211,27 @@ if (!kubectl) {
       for (const workload of pods) {
         for (const c of podSpec(workload).containers) {
           for (const source of c.envFrom ?? []) {
-            if (source.configMapRef && !configMap(overlay, source.configMapRef.name!)) problems.push(`${workload.metadata!.name}: no ConfigMap ${source.configMapRef.name}`);
-            if (source.secretRef) problems.push(`${workload.metadata!.name}: takes a whole Secret (envFrom), name the keys instead`);
+            if (source.configMapRef && !configMap(overlay, source.configMapRef.name!))
+              problems.push(`${workload.metadata!.name}: no ConfigMap ${source.configMapRef.name}`);
+            if (source.secretRef)
+              problems.push(`${workload.metadata!.name}: takes a whole Secret (envFrom), name the keys instead`);
           }
           for (const e of c.env ?? []) {
             const cmRef = e.valueFrom?.configMapKeyRef;
-            if (cmRef && configMap(overlay, cmRef.name!)?.data?.[cmRef.key] === undefined) problems.push(`${workload.metadata!.name}: ${e.name}: no ConfigMap key ${cmRef.name}/${cmRef.key}`);
+            if (cmRef && configMap(overlay, cmRef.name!)?.data?.[cmRef.key] === undefined)
+              problems.push(`${workload.metadata!.name}: ${e.name}: no ConfigMap key ${cmRef.name}/${cmRef.key}`);
             const ref = e.valueFrom?.secretKeyRef;
             if (!ref) continue;
-            if (!SECRET_KEYS.includes(ref.key)) problems.push(`${workload.metadata!.name}: ${e.name}: key ${ref.key} is not a spec Secret key`);
+            if (!SECRET_KEYS.includes(ref.key))
+              problems.push(`${workload.metadata!.name}: ${e.name}: key ${ref.key} is not a spec Secret key`);
             if (overlay === 'prod') {
-              if (ref.name !== 'quarry-secrets') problems.push(`${workload.metadata!.name}: ${e.name}: Secret ${ref.name} is not quarry-secrets`);
+              if (ref.name !== 'quarry-secrets')
+                problems.push(`${workload.metadata!.name}: ${e.name}: Secret ${ref.name} is not quarry-secrets`);
             } else {
               const secret = secrets.find((s) => s.metadata?.name === ref.name);
               if (!secret) problems.push(`${workload.metadata!.name}: ${e.name}: no Secret ${ref.name}`);
-              else if (!Object.hasOwn({ ...secret.data, ...secret.stringData }, ref.key)) problems.push(`${workload.metadata!.name}: ${e.name}: Secret ${ref.name} has no key ${ref.key}`);
+              else if (!Object.hasOwn({ ...secret.data, ...secret.stringData }, ref.key))
+                problems.push(`${workload.metadata!.name}: ${e.name}: Secret ${ref.name} has no key ${ref.key}`);
             }
           }
         }
@@ -201,7 +251,10 @@ if (!kubectl) {
       expect(gateway).toEqual([{ ports: [{ port: 8080, protocol: 'TCP' }] }]);
 
       const scraperRule = (port: number) => ({
-        from: [{ podSelector: { matchLabels: { 'quarry.dev/metrics-scraper': 'true' } } }, { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }],
+        from: [
+          { podSelector: { matchLabels: { 'quarry.dev/metrics-scraper': 'true' } } },
+          { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } },
+        ],
         ports: [{ port, protocol: 'TCP' }],
       });
       for (const svc of GRPC_SERVICES) {
@@ -209,7 +262,9 @@ if (!kubectl) {
         expect(callers!.ports).toEqual([{ port: SERVICES[svc].port.number, protocol: 'TCP' }]);
         const [quarryPeers, internal] = callers!.from!;
         expect(quarryPeers!.namespaceSelector).toBeUndefined();
-        expect(quarryPeers!.podSelector!.matchExpressions).toEqual([{ key: 'app.kubernetes.io/component', operator: 'In', values: GRPC_CALLERS }]);
+        expect(quarryPeers!.podSelector!.matchExpressions).toEqual([
+          { key: 'app.kubernetes.io/component', operator: 'In', values: GRPC_CALLERS },
+        ]);
         expect(internal).toEqual({ podSelector: { matchLabels: { 'quarry.dev/internal-client': 'true' } } });
         expect(rest).toEqual(SERVICES[svc].metricsPort ? [scraperRule(SERVICES[svc].metricsPort!)] : []);
       }
@@ -220,21 +275,35 @@ if (!kubectl) {
       const pdbs = ofKind<IPodDisruptionBudget>(overlay, 'PodDisruptionBudget');
       for (const d of quarryDeployments(overlay)) {
         const labels = d.spec!.template.metadata!.labels;
-        expect({ d: d.metadata!.name, pdbs: pdbs.filter((p) => matches(p.spec!.selector!.matchLabels, labels)).length }).toEqual({ d: d.metadata!.name, pdbs: 1 });
+        expect({
+          d: d.metadata!.name,
+          pdbs: pdbs.filter((p) => matches(p.spec!.selector!.matchLabels, labels)).length,
+        }).toEqual({ d: d.metadata!.name, pdbs: 1 });
         const metricsPort = SERVICES[d.metadata!.name as keyof typeof SERVICES].metricsPort;
         const annotations = d.spec!.template.metadata!.annotations ?? {};
         expect(annotations['prometheus.io/scrape']).toBe(metricsPort ? 'true' : undefined);
-        if (metricsPort) expect([annotations['prometheus.io/port'], annotations['prometheus.io/path']]).toEqual([String(metricsPort), '/metrics']);
+        if (metricsPort)
+          expect([annotations['prometheus.io/port'], annotations['prometheus.io/path']]).toEqual([
+            String(metricsPort),
+            '/metrics',
+          ]);
       }
     });
 
     it('runs every Quarry container non-root, read-only, without capabilities, with requests and a memory limit', () => {
       for (const w of [...quarryDeployments(overlay), named<IJob>(overlay, 'Job', 'migrate')]) {
         const pod = podSpec(w);
-        expect({ w: w.metadata!.name, pod: pod.securityContext }).toMatchObject({ w: w.metadata!.name, pod: { runAsNonRoot: true, runAsUser: 1000, seccompProfile: { type: 'RuntimeDefault' } } });
+        expect({ w: w.metadata!.name, pod: pod.securityContext }).toMatchObject({
+          w: w.metadata!.name,
+          pod: { runAsNonRoot: true, runAsUser: 1000, seccompProfile: { type: 'RuntimeDefault' } },
+        });
         expect(pod.automountServiceAccountToken).toBe(false);
         for (const c of pod.containers) {
-          expect(c.securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+          expect(c.securityContext).toEqual({
+            allowPrivilegeEscalation: false,
+            readOnlyRootFilesystem: true,
+            capabilities: { drop: ['ALL'] },
+          });
           expect(c.resources?.requests).toEqual({ cpu: expect.any(String), memory: expect.any(String) });
           expect(c.resources?.limits?.memory).toEqual(expect.any(String));
         }
@@ -244,14 +313,23 @@ if (!kubectl) {
 
   describe('overlays/dev', () => {
     it('runs one replica of each, without autoscaling, on local quarry/<svc>:dev images', () => {
-      for (const d of quarryDeployments('dev')) expect({ d: d.metadata!.name, replicas: d.spec!.replicas }).toEqual({ d: d.metadata!.name, replicas: 1 });
+      for (const d of quarryDeployments('dev'))
+        expect({ d: d.metadata!.name, replicas: d.spec!.replicas }).toEqual({ d: d.metadata!.name, replicas: 1 });
       expect(ofKind('dev', 'HorizontalPodAutoscaler')).toEqual([]);
-      const images = [...quarryDeployments('dev'), named<IJob>('dev', 'Job', 'migrate')].map((w) => container(w).image).sort();
-      expect(images).toEqual(Object.values(IMAGE_TARGETS).map((i) => `${i}:dev`).sort());
+      const images = [...quarryDeployments('dev'), named<IJob>('dev', 'Job', 'migrate')]
+        .map((w) => container(w).image)
+        .sort();
+      expect(images).toEqual(
+        Object.values(IMAGE_TARGETS)
+          .map((i) => `${i}:dev`)
+          .sort(),
+      );
     });
 
     it('logs at debug level and generates the Secret with every spec key (placeholders)', () => {
-      const config = ofKind<IConfigMap>('dev', 'ConfigMap').find((c) => c.metadata!.name!.startsWith('quarry-config-'))!;
+      const config = ofKind<IConfigMap>('dev', 'ConfigMap').find((c) =>
+        c.metadata!.name!.startsWith('quarry-config-'),
+      )!;
       expect(config.data!.LOG_LEVEL).toBe('debug');
       const [secret, ...others] = ofKind<ISecret>('dev', 'Secret');
       expect(others).toEqual([]);
@@ -272,10 +350,17 @@ if (!kubectl) {
     const version = JSON.parse(readFileSync(join(deployDir, '..', 'package.json'), 'utf8')).version as string;
 
     it(`pins every image to a registry and version ${version}`, () => {
-      const images = [...quarryDeployments('prod'), named<IJob>('prod', 'Job', 'migrate')].map((w) => container(w).image!);
-      for (const image of images) expect(image).toMatch(/^[a-z0-9.-]+\.[a-z]{2,}(:\d+)?\/quarry\/[a-z-]+(:[\w.-]+|@sha256:[0-9a-f]{64})$/);
+      const images = [...quarryDeployments('prod'), named<IJob>('prod', 'Job', 'migrate')].map(
+        (w) => container(w).image!,
+      );
+      for (const image of images)
+        expect(image).toMatch(/^[a-z0-9.-]+\.[a-z]{2,}(:\d+)?\/quarry\/[a-z-]+(:[\w.-]+|@sha256:[0-9a-f]{64})$/);
       expect(images.filter((i) => i.endsWith(':latest'))).toEqual([]);
-      expect(images.map((i) => i.replace(/^[^/]+\//, '')).sort()).toEqual(Object.values(IMAGE_TARGETS).map((i) => `${i}:${version}`).sort());
+      expect(images.map((i) => i.replace(/^[^/]+\//, '')).sort()).toEqual(
+        Object.values(IMAGE_TARGETS)
+          .map((i) => `${i}:${version}`)
+          .sort(),
+      );
     });
 
     it('runs at least two of everything that serves requests: HPAs for gateway and indexer, replicas for the gRPC services', () => {
@@ -283,14 +368,19 @@ if (!kubectl) {
       expect(hpa('gateway')).toMatchObject({ minReplicas: 2, scaleTargetRef: { kind: 'Deployment', name: 'gateway' } });
       expect(hpa('indexer')).toMatchObject({ minReplicas: 2, scaleTargetRef: { kind: 'Deployment', name: 'indexer' } });
       expect(hpa('indexer').maxReplicas).toBeLessThanOrEqual(6); // the dev/prod topic's partitions
-      for (const svc of ['gateway', 'indexer']) expect(named<IDeployment>('prod', 'Deployment', svc).spec!.replicas).toBeUndefined();
-      for (const svc of GRPC_SERVICES) expect(named<IDeployment>('prod', 'Deployment', svc).spec!.replicas).toBeGreaterThanOrEqual(2);
+      for (const svc of ['gateway', 'indexer'])
+        expect(named<IDeployment>('prod', 'Deployment', svc).spec!.replicas).toBeUndefined();
+      for (const svc of GRPC_SERVICES)
+        expect(named<IDeployment>('prod', 'Deployment', svc).spec!.replicas).toBeGreaterThanOrEqual(2);
     });
 
     it('spreads every Deployment across zones and nodes', () => {
       for (const d of quarryDeployments('prod')) {
         const constraints = podSpec(d).topologySpreadConstraints ?? [];
-        expect({ d: d.metadata!.name, keys: constraints.map((c) => c.topologyKey) }).toEqual({ d: d.metadata!.name, keys: ['topology.kubernetes.io/zone', 'kubernetes.io/hostname'] });
+        expect({ d: d.metadata!.name, keys: constraints.map((c) => c.topologyKey) }).toEqual({
+          d: d.metadata!.name,
+          keys: ['topology.kubernetes.io/zone', 'kubernetes.io/hostname'],
+        });
         for (const c of constraints) {
           expect(matches(c.labelSelector!.matchLabels, d.spec!.template.metadata!.labels)).toBe(true);
           expect(c.matchLabelKeys).toContain('app.kubernetes.io/component');
@@ -306,22 +396,39 @@ if (!kubectl) {
       const [ingress, ...others] = ofKind<IIngress>('prod', 'Ingress');
       expect(others).toEqual([]);
       const rules = ingress!.spec!.rules!;
-      expect(rules.flatMap((r) => r.http!.paths.map((p) => [p.path, p.backend.service?.name, p.backend.service?.port?.name]))).toEqual([['/mcp', 'gateway', 'http']]);
+      expect(
+        rules.flatMap((r) =>
+          r.http!.paths.map((p) => [p.path, p.backend.service?.name, p.backend.service?.port?.name]),
+        ),
+      ).toEqual([['/mcp', 'gateway', 'http']]);
       expect(ingress!.spec!.tls?.[0]?.hosts).toEqual(rules.map((r) => r.host));
-      const config = ofKind<IConfigMap>('prod', 'ConfigMap').find((c) => c.metadata!.name!.startsWith('quarry-config-'))!.data!;
+      const config = ofKind<IConfigMap>('prod', 'ConfigMap').find((c) =>
+        c.metadata!.name!.startsWith('quarry-config-'),
+      )!.data!;
       expect(config.QUARRY_TRUST_PROXY).toBe('true');
       const inCluster = ['gateway', 'gateway.quarry', 'gateway.quarry.svc', 'gateway.quarry.svc.cluster.local'];
-      expect(config.QUARRY_ALLOWED_HOSTS!.split(',').sort()).toEqual([...rules.map((r) => r.host), ...inCluster].sort());
+      expect(config.QUARRY_ALLOWED_HOSTS!.split(',').sort()).toEqual(
+        [...rules.map((r) => r.host), ...inCluster].sort(),
+      );
     });
 
     it('includes the monitoring component: ServiceMonitor, the alert rules of deploy/prometheus and the dashboard ConfigMap', () => {
       const [rule] = readYamlFile(join(deployDir, 'prometheus', 'quarry-rules.yaml')) as K8sObject[];
       expect(named<K8sObject>('prod', 'PrometheusRule', 'quarry').spec).toEqual(rule!.spec);
-      const monitor = named<K8sObject & { spec: { endpoints: { port: string; path: string }[] } }>('prod', 'ServiceMonitor', 'quarry');
-      expect(monitor.spec.endpoints.map((e) => [e.port, e.path])).toEqual([['http', '/metrics'], ['metrics', '/metrics']]);
+      const monitor = named<K8sObject & { spec: { endpoints: { port: string; path: string }[] } }>(
+        'prod',
+        'ServiceMonitor',
+        'quarry',
+      );
+      expect(monitor.spec.endpoints.map((e) => [e.port, e.path])).toEqual([
+        ['http', '/metrics'],
+        ['metrics', '/metrics'],
+      ]);
       const dashboards = named<IConfigMap>('prod', 'ConfigMap', 'quarry-grafana-dashboards');
       expect(dashboards.metadata!.labels!.grafana_dashboard).toBe('1');
-      expect(dashboards.data!['quarry-overview.json']).toBe(readFileSync(join(deployDir, 'grafana', 'quarry-overview.json'), 'utf8'));
+      expect(dashboards.data!['quarry-overview.json']).toBe(
+        readFileSync(join(deployDir, 'grafana', 'quarry-overview.json'), 'utf8'),
+      );
     });
   });
 }

@@ -8,7 +8,8 @@ import { deployDir, fromRepo, isHelmValues, isK8sObject, listFiles, readYamlFile
 // Kubernetes JSON schemas. A file that is none of these fails.
 
 const yamlFiles = listFiles(deployDir, (name) => /\.ya?ml$/.test(name), ['node_modules', 'test']);
-const isKustomization = (path: string) => ['kustomization.yaml', 'kustomization.yml', 'Kustomization'].includes(basename(path));
+const isKustomization = (path: string) =>
+  ['kustomization.yaml', 'kustomization.yml', 'Kustomization'].includes(basename(path));
 
 interface Kustomization {
   kind?: string;
@@ -30,7 +31,12 @@ function patchFiles(): Set<string> {
 describe('deploy/ YAML files', () => {
   it('finds the manifests (base, overlays, monitoring, examples)', () => {
     const names = yamlFiles.map(fromRepo);
-    for (const expected of ['deploy/base/gateway.yaml', 'deploy/overlays/dev/dependencies.yaml', 'deploy/prometheus/quarry-rules.yaml', 'deploy/examples/external-secret.example.yaml']) {
+    for (const expected of [
+      'deploy/base/gateway.yaml',
+      'deploy/overlays/dev/dependencies.yaml',
+      'deploy/prometheus/quarry-rules.yaml',
+      'deploy/examples/external-secret.example.yaml',
+    ]) {
       expect(names).toContain(expected);
     }
   });
@@ -38,7 +44,10 @@ describe('deploy/ YAML files', () => {
   it('has only Kustomization and Component kustomizations, whose patch files exist', () => {
     for (const file of yamlFiles.filter(isKustomization)) {
       const [k] = readYamlFile(file) as Kustomization[];
-      expect({ file: fromRepo(file), kind: k?.kind }).toEqual({ file: fromRepo(file), kind: expect.stringMatching(/^(Kustomization|Component)$/) });
+      expect({ file: fromRepo(file), kind: k?.kind }).toEqual({
+        file: fromRepo(file),
+        kind: expect.stringMatching(/^(Kustomization|Component)$/),
+      });
     }
     const missing = [...patchFiles()].filter((p) => !yamlFiles.includes(p)).map(fromRepo);
     expect(missing).toEqual([]);
@@ -47,23 +56,32 @@ describe('deploy/ YAML files', () => {
   const patches = patchFiles();
   const manifests = yamlFiles.filter((f) => !isKustomization(f) && !patches.has(f) && !isHelmValues(f));
 
-  it.each(manifests.map((f) => [fromRepo(f), f]))('%s: every document is a Kubernetes object that validates', (_name, file) => {
-    const docs = readYamlFile(file);
-    expect(docs.length).toBeGreaterThan(0);
-    const notObjects = docs.filter((d) => !isK8sObject(d)).map((d) => JSON.stringify(d).slice(0, 120));
-    expect(notObjects).toEqual([]);
-    expect(validateAll(docs, fromRepo(file))).toEqual([]);
-  });
+  it.each(manifests.map((f) => [fromRepo(f), f]))(
+    '%s: every document is a Kubernetes object that validates',
+    (_name, file) => {
+      const docs = readYamlFile(file);
+      expect(docs.length).toBeGreaterThan(0);
+      const notObjects = docs.filter((d) => !isK8sObject(d)).map((d) => JSON.stringify(d).slice(0, 120));
+      expect(notObjects).toEqual([]);
+      expect(validateAll(docs, fromRepo(file))).toEqual([]);
+    },
+  );
 
-  it.each(yamlFiles.filter(isHelmValues).map((f) => [fromRepo(f), f]))('%s: Helm values, not Kubernetes objects', (_name, file) => {
-    const docs = readYamlFile(file);
-    expect(docs).toHaveLength(1);
-    expect(isK8sObject(docs[0])).toBe(false);
-  });
+  it.each(yamlFiles.filter(isHelmValues).map((f) => [fromRepo(f), f]))(
+    '%s: Helm values, not Kubernetes objects',
+    (_name, file) => {
+      const docs = readYamlFile(file);
+      expect(docs).toHaveLength(1);
+      expect(isK8sObject(docs[0])).toBe(false);
+    },
+  );
 
   it('the example Secret carries exactly the spec keys', async () => {
     const { SECRET_KEYS } = await import('./spec.js');
-    const [secret] = readYamlFile(join(deployDir, 'examples', 'external-secret.example.yaml')) as { metadata: { name: string }; stringData: Record<string, string> }[];
+    const [secret] = readYamlFile(join(deployDir, 'examples', 'external-secret.example.yaml')) as {
+      metadata: { name: string };
+      stringData: Record<string, string>;
+    }[];
     expect(secret!.metadata.name).toBe('quarry-secrets');
     expect(Object.keys(secret!.stringData).sort()).toEqual([...SECRET_KEYS].sort());
     expect(secret!.stringData['identity-key']!.length).toBeGreaterThanOrEqual(32);

@@ -15,21 +15,51 @@ export interface ServiceSpec {
   secrets: Readonly<Record<string, string>>;
 }
 
-const ENGINES = ['OPENSEARCH_URL', 'OPENSEARCH_INDEX', 'QDRANT_URL', 'QDRANT_API_KEY', 'QDRANT_COLLECTION', 'EMBEDDINGS_URL', 'EMBEDDINGS_MODEL', 'EMBEDDINGS_API_KEY', 'EMBEDDINGS_DIMENSION'];
+const ENGINES = [
+  'OPENSEARCH_URL',
+  'OPENSEARCH_INDEX',
+  'QDRANT_URL',
+  'QDRANT_API_KEY',
+  'QDRANT_COLLECTION',
+  'EMBEDDINGS_URL',
+  'EMBEDDINGS_MODEL',
+  'EMBEDDINGS_API_KEY',
+  'EMBEDDINGS_DIMENSION',
+];
 
 export const SERVICES: Readonly<Record<ServiceName, ServiceSpec>> = {
   gateway: {
     port: { name: 'http', number: 8080 },
     probes: 'http',
     metricsPort: 8080,
-    env: ['HOST', 'PORT', 'LOG_LEVEL', 'DATABASE_URL', 'QUARRY_IDENTITY_KEY', 'QUARRY_SERVICES', 'QUARRY_TRUST_PROXY', 'QUARRY_ALLOWED_HOSTS', 'QUARRY_RATE_LIMIT_PER_MINUTE', 'QUARRY_MODEL_TOOL_DEADLINE'],
+    env: [
+      'HOST',
+      'PORT',
+      'LOG_LEVEL',
+      'DATABASE_URL',
+      'QUARRY_IDENTITY_KEY',
+      'QUARRY_SERVICES',
+      'QUARRY_TRUST_PROXY',
+      'QUARRY_ALLOWED_HOSTS',
+      'QUARRY_RATE_LIMIT_PER_MINUTE',
+      'QUARRY_MODEL_TOOL_DEADLINE',
+    ],
     secrets: { DATABASE_URL: 'database-url', QUARRY_IDENTITY_KEY: 'identity-key' },
   },
   'plan-engine': {
     port: { name: 'grpc', number: 50051 },
     probes: 'grpc',
     metricsPort: 9464,
-    env: ['HOST', 'PORT', 'LOG_LEVEL', 'DATABASE_URL', 'QUARRY_IDENTITY_KEY', 'ARTIFACT_STORE_ADDRESS', 'QUARRY_STALL_THRESHOLD', 'METRICS_PORT'],
+    env: [
+      'HOST',
+      'PORT',
+      'LOG_LEVEL',
+      'DATABASE_URL',
+      'QUARRY_IDENTITY_KEY',
+      'ARTIFACT_STORE_ADDRESS',
+      'QUARRY_STALL_THRESHOLD',
+      'METRICS_PORT',
+    ],
     secrets: { DATABASE_URL: 'database-url', QUARRY_IDENTITY_KEY: 'identity-key' },
   },
   'artifact-store': {
@@ -42,23 +72,55 @@ export const SERVICES: Readonly<Record<ServiceName, ServiceSpec>> = {
     port: { name: 'grpc', number: 50053 },
     probes: 'grpc',
     env: ['HOST', 'PORT', 'LOG_LEVEL', 'QUARRY_IDENTITY_KEY', ...ENGINES],
-    secrets: { QUARRY_IDENTITY_KEY: 'identity-key', QDRANT_API_KEY: 'qdrant-api-key', EMBEDDINGS_API_KEY: 'embeddings-api-key' },
+    secrets: {
+      QUARRY_IDENTITY_KEY: 'identity-key',
+      QDRANT_API_KEY: 'qdrant-api-key',
+      EMBEDDINGS_API_KEY: 'embeddings-api-key',
+    },
   },
   extraction: {
     port: { name: 'grpc', number: 50054 },
     probes: 'grpc',
     env: [
-      'HOST', 'PORT', 'LOG_LEVEL', 'QUARRY_IDENTITY_KEY', 'ARTIFACT_STORE_ADDRESS', 'EXTRACTION_PROVIDER', 'ANTHROPIC_API_KEY', 'ANTHROPIC_MODEL',
-      'OPENAI_BASE_URL', 'OPENAI_API_KEY', 'OPENAI_MODEL', 'EXTRACTION_TIMEOUT', 'EXTRACTION_MAX_TOKENS', 'EXTRACTION_SAMPLING',
+      'HOST',
+      'PORT',
+      'LOG_LEVEL',
+      'QUARRY_IDENTITY_KEY',
+      'ARTIFACT_STORE_ADDRESS',
+      'EXTRACTION_PROVIDER',
+      'ANTHROPIC_API_KEY',
+      'ANTHROPIC_MODEL',
+      'OPENAI_BASE_URL',
+      'OPENAI_API_KEY',
+      'OPENAI_MODEL',
+      'EXTRACTION_TIMEOUT',
+      'EXTRACTION_MAX_TOKENS',
+      'EXTRACTION_SAMPLING',
     ],
-    secrets: { QUARRY_IDENTITY_KEY: 'identity-key', ANTHROPIC_API_KEY: 'anthropic-api-key', OPENAI_API_KEY: 'openai-api-key' },
+    secrets: {
+      QUARRY_IDENTITY_KEY: 'identity-key',
+      ANTHROPIC_API_KEY: 'anthropic-api-key',
+      OPENAI_API_KEY: 'openai-api-key',
+    },
   },
   indexer: {
     port: { name: 'metrics', number: 9464 },
     probes: 'metrics',
     metricsPort: 9464,
-    env: ['LOG_LEVEL', 'DATABASE_URL', 'KAFKA_BROKERS', 'QUARRY_OUTBOX_RELAY', 'INDEXER_BATCH_SIZE', 'METRICS_PORT', ...ENGINES],
-    secrets: { DATABASE_URL: 'indexer-database-url', QDRANT_API_KEY: 'qdrant-api-key', EMBEDDINGS_API_KEY: 'embeddings-api-key' },
+    env: [
+      'LOG_LEVEL',
+      'DATABASE_URL',
+      'KAFKA_BROKERS',
+      'QUARRY_OUTBOX_RELAY',
+      'INDEXER_BATCH_SIZE',
+      'METRICS_PORT',
+      ...ENGINES,
+    ],
+    secrets: {
+      DATABASE_URL: 'indexer-database-url',
+      QDRANT_API_KEY: 'qdrant-api-key',
+      EMBEDDINGS_API_KEY: 'embeddings-api-key',
+    },
   },
 };
 
@@ -76,7 +138,13 @@ export const GATEWAY_ROUTES: Readonly<Record<string, ServiceName>> = {
 /** Components whose pods may call the gRPC services (besides pods labelled internal-client). */
 export const GRPC_CALLERS = ['gateway', 'indexer', 'plan-engine', 'artifact-store', 'extraction'];
 
-export const MIGRATION_ENV = ['DATABASE_ADMIN_URL', 'QUARRY_APP_ROLE', 'QUARRY_APP_ROLE_PASSWORD', 'QUARRY_INDEXER_ROLE', 'QUARRY_INDEXER_ROLE_PASSWORD'];
+export const MIGRATION_ENV = [
+  'DATABASE_ADMIN_URL',
+  'QUARRY_APP_ROLE',
+  'QUARRY_APP_ROLE_PASSWORD',
+  'QUARRY_INDEXER_ROLE',
+  'QUARRY_INDEXER_ROLE_PASSWORD',
+];
 export const MIGRATION_SECRETS: Readonly<Record<string, string>> = {
   DATABASE_ADMIN_URL: 'database-admin-url',
   QUARRY_APP_ROLE_PASSWORD: 'app-role-password',
@@ -110,7 +178,12 @@ export const IMAGE_TARGETS: Readonly<Record<string, string>> = {
   cli: 'quarry/cli',
 };
 
-export const POD_LABELS = ['app.kubernetes.io/name', 'app.kubernetes.io/instance', 'app.kubernetes.io/component', 'app.kubernetes.io/part-of'];
+export const POD_LABELS = [
+  'app.kubernetes.io/name',
+  'app.kubernetes.io/instance',
+  'app.kubernetes.io/component',
+  'app.kubernetes.io/part-of',
+];
 
 // Metrics ------------------------------------------------------------------------------------
 
@@ -125,7 +198,12 @@ export const QUARRY_METRICS = {
     'quarry_indexer_dead_letters_total',
     'quarry_plan_metrics_failures_total',
   ],
-  gauge: ['quarry_gateway_tool_call_log_pending', 'quarry_indexer_lag_seconds', 'quarry_indexer_pending_events', 'quarry_plan_stalled_plans'],
+  gauge: [
+    'quarry_gateway_tool_call_log_pending',
+    'quarry_indexer_lag_seconds',
+    'quarry_indexer_pending_events',
+    'quarry_plan_stalled_plans',
+  ],
   histogram: ['quarry_gateway_tool_call_duration_seconds', 'quarry_indexer_batch_duration_seconds'],
 } as const;
 

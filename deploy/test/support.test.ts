@@ -21,7 +21,10 @@ const deployment = () => ({
   metadata: { name: 'gateway' },
   spec: {
     selector: { matchLabels: { app: 'x' } },
-    template: { metadata: { labels: { app: 'x' } }, spec: { containers: [{ name: 'gateway', image: 'quarry/gateway:1', ports: [{ containerPort: 8080 }] }] } },
+    template: {
+      metadata: { labels: { app: 'x' } },
+      spec: { containers: [{ name: 'gateway', image: 'quarry/gateway:1', ports: [{ containerPort: 8080 }] }] },
+    },
   },
 });
 
@@ -48,9 +51,15 @@ describe('validateObject', () => {
   });
 
   it('fails an object of a kind it has no schema for, and a non-object', () => {
-    expect(validateObject({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } }).join()).toMatch(/unknown kind example.com\/v1\/Widget/);
-    expect(validateObject({ apiVersion: 'apps/v1beta1', kind: 'Deployment', metadata: { name: 'old' } }).join()).toMatch(/unknown kind/);
-    expect(validateObject({ kind: 'ConfigMap' })).toEqual(['not a Kubernetes object (apiVersion and kind must be strings)']);
+    expect(validateObject({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } }).join()).toMatch(
+      /unknown kind example.com\/v1\/Widget/,
+    );
+    expect(
+      validateObject({ apiVersion: 'apps/v1beta1', kind: 'Deployment', metadata: { name: 'old' } }).join(),
+    ).toMatch(/unknown kind/);
+    expect(validateObject({ kind: 'ConfigMap' })).toEqual([
+      'not a Kubernetes object (apiVersion and kind must be strings)',
+    ]);
   });
 
   it('validates the Prometheus Operator kinds against their CRD schemas', () => {
@@ -70,14 +79,23 @@ describe('validateObject', () => {
   });
 
   it('reads Secret data as the API server does (wrapped base64 is fine, non-base64 is not)', () => {
-    const secret = (value: string) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, data: { key: value } });
-    expect(validateObject(secret('cG9zdGdyZXM6Ly9wb3N0Z3JlczpkZXYtYWRtaW4tcGFzc3dvcmRAcG9zdGdyZXM6NTQzMi\n9xdWFycnk=\n'))).toEqual([]);
+    const secret = (value: string) => ({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 's' },
+      data: { key: value },
+    });
+    expect(
+      validateObject(secret('cG9zdGdyZXM6Ly9wb3N0Z3JlczpkZXYtYWRtaW4tcGFzc3dvcmRAcG9zdGdyZXM6NTQzMi\n9xdWFycnk=\n')),
+    ).toEqual([]);
     expect(validateObject(secret('postgres://not-base64')).join()).toMatch(/must match format "byte"/);
   });
 
   it('names each failing object in a batch', () => {
     const broken = { ...deployment(), metadata: { name: 'broken' }, spec: 'nope' };
-    expect(validateAll([deployment(), broken], 'file.yaml')).toEqual([expect.stringMatching(/^file\.yaml: Deployment\/broken: .*spec must be object/)]);
+    expect(validateAll([deployment(), broken], 'file.yaml')).toEqual([
+      expect.stringMatching(/^file\.yaml: Deployment\/broken: .*spec must be object/),
+    ]);
   });
 });
 
@@ -105,7 +123,9 @@ describe('promqlMetricNames', () => {
   });
 
   it('reports a misspelt metric so the check can fail', () => {
-    expect(promqlMetricNames('sum(rate(quarry_gateway_tool_call_total[5m]))')).toEqual(['quarry_gateway_tool_call_total']);
+    expect(promqlMetricNames('sum(rate(quarry_gateway_tool_call_total[5m]))')).toEqual([
+      'quarry_gateway_tool_call_total',
+    ]);
   });
 });
 
@@ -115,7 +135,13 @@ describe('valuesPaths and hasPath', () => {
 image: {{ .Values.image.registry }}/{{ $.Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
 {{ include "x" (dict "v" $.Values.gateway.resources) }}{{ .Values.gateway.enabled }}
 {{ .Values }} {{ $someValues.foo }}`;
-    expect(valuesPaths(template)).toEqual([['gateway', 'enabled'], ['gateway', 'resources'], ['image', 'registry'], ['image', 'repository'], ['image', 'tag']]);
+    expect(valuesPaths(template)).toEqual([
+      ['gateway', 'enabled'],
+      ['gateway', 'resources'],
+      ['image', 'registry'],
+      ['image', 'repository'],
+      ['image', 'tag'],
+    ]);
   });
 
   it('tells a present path (any leaf, null included) from a missing one', () => {
@@ -128,7 +154,11 @@ image: {{ .Values.image.registry }}/{{ $.Values.image.repository }}:{{ .Values.i
   });
 
   it('merges values like Helm: maps deep, lists and scalars replaced', () => {
-    expect(mergeValues({ a: { b: 1, c: [1, 2] }, d: 1 }, { a: { c: [3] }, e: 2 })).toEqual({ a: { b: 1, c: [3] }, d: 1, e: 2 });
+    expect(mergeValues({ a: { b: 1, c: [1, 2] }, d: 1 }, { a: { c: [3] }, e: 2 })).toEqual({
+      a: { b: 1, c: [3] },
+      d: 1,
+      e: 2,
+    });
   });
 });
 
@@ -149,7 +179,11 @@ ENTRYPOINT node services/cli/dist/bin.js
 
   it('splits stages and instructions, joins continuations and separates flags', () => {
     const { stages, instructions } = parseDockerfile(text);
-    expect(stages.map((s) => [s.name, s.from])).toEqual([['deps', 'node:${NODE}'], ['gateway', 'deps'], ['cli', 'deps']]);
+    expect(stages.map((s) => [s.name, s.from])).toEqual([
+      ['deps', 'node:${NODE}'],
+      ['gateway', 'deps'],
+      ['cli', 'deps'],
+    ]);
     const copies = instructions.filter((i) => i.instruction === 'COPY');
     expect(copies.map((c) => [c.stage, c.flags, copySources(c.args)])).toEqual([
       ['deps', {}, ['package.json', 'package-lock.json']],

@@ -34,7 +34,12 @@ export const chartDir = join(repoRoot, 'charts', 'quarry');
 export interface K8sObject {
   apiVersion: string;
   kind: string;
-  metadata?: { name?: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  metadata?: {
+    name?: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   [field: string]: unknown;
 }
 
@@ -57,7 +62,12 @@ export function onPath(command: string, path = process.env.PATH ?? ''): boolean 
 /** Run a command and return its stdout; a failure throws with the command's stderr in the message. */
 export function run(command: string, args: readonly string[], cwd = repoRoot): string {
   try {
-    return execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
+    return execFileSync(command, args, {
+      cwd,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      maxBuffer: 64 * 1024 * 1024,
+    });
   } catch (error) {
     const stderr = (error as { stderr?: string }).stderr ?? '';
     throw new Error(`${command} ${args.join(' ')} failed:\n${stderr || (error as Error).message}`);
@@ -65,7 +75,11 @@ export function run(command: string, args: readonly string[], cwd = repoRoot): s
 }
 
 /** Every file under `dir` (recursively) whose name matches, as absolute paths, sorted. */
-export function listFiles(dir: string, matches: (name: string) => boolean, skipDirs: readonly string[] = ['node_modules']): string[] {
+export function listFiles(
+  dir: string,
+  matches: (name: string) => boolean,
+  skipDirs: readonly string[] = ['node_modules'],
+): string[] {
   const found: string[] = [];
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
@@ -92,7 +106,8 @@ export function parseYamlDocuments(text: string, source: string): unknown[] {
   const list = Array.isArray(docs) ? docs : [docs];
   const values: unknown[] = [];
   for (const doc of list) {
-    if (doc.errors.length > 0) throw new Error(`${source}: invalid YAML: ${doc.errors.map((e) => e.message).join('; ')}`);
+    if (doc.errors.length > 0)
+      throw new Error(`${source}: invalid YAML: ${doc.errors.map((e) => e.message).join('; ')}`);
     const value: unknown = doc.toJS();
     if (value !== null && value !== undefined) values.push(value);
   }
@@ -104,14 +119,23 @@ export const readYamlFile = (path: string): unknown[] => parseYamlDocuments(read
 /** `kubectl kustomize <dir>`, parsed: the objects an overlay would apply. */
 export function renderKustomize(dir: string): K8sObject[] {
   return parseYamlDocuments(run('kubectl', ['kustomize', dir]), `kubectl kustomize ${fromRepo(dir)}`).map((doc) => {
-    if (!isK8sObject(doc)) throw new Error(`kubectl kustomize ${fromRepo(dir)} produced a document that is not an object: ${JSON.stringify(doc).slice(0, 200)}`);
+    if (!isK8sObject(doc))
+      throw new Error(
+        `kubectl kustomize ${fromRepo(dir)} produced a document that is not an object: ${JSON.stringify(doc).slice(0, 200)}`,
+      );
     return doc;
   });
 }
 
 export function isK8sObject(value: unknown): value is K8sObject {
   const v = value as Partial<K8sObject> | null;
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && typeof v.apiVersion === 'string' && typeof v.kind === 'string';
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    !Array.isArray(v) &&
+    typeof v.apiVersion === 'string' &&
+    typeof v.kind === 'string'
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -157,7 +181,8 @@ export const KINDS: Readonly<Record<string, ModelClass>> = Object.fromEntries(
 export function validateObject(value: unknown): string[] {
   if (!isK8sObject(value)) return ['not a Kubernetes object (apiVersion and kind must be strings)'];
   const model = KINDS[`${value.apiVersion}/${value.kind}`];
-  if (!model) return [`unknown kind ${value.apiVersion}/${value.kind}: no schema registered in deploy/test/support.ts KINDS`];
+  if (!model)
+    return [`unknown kind ${value.apiVersion}/${value.kind}: no schema registered in deploy/test/support.ts KINDS`];
   const problems: string[] = [];
   if (typeof value.metadata?.name !== 'string' || value.metadata.name === '') problems.push('metadata.name is missing');
   try {
@@ -178,19 +203,38 @@ export const objectName = (o: K8sObject): string => `${o.kind}/${o.metadata?.nam
  */
 function asApiServerReads(o: K8sObject): K8sObject {
   if (o.apiVersion !== 'v1' || o.kind !== 'Secret' || typeof o.data !== 'object' || o.data === null) return o;
-  const data = Object.fromEntries(Object.entries(o.data).map(([k, v]) => [k, typeof v === 'string' ? v.replace(/[\r\n]/g, '') : v]));
+  const data = Object.fromEntries(
+    Object.entries(o.data).map(([k, v]) => [k, typeof v === 'string' ? v.replace(/[\r\n]/g, '') : v]),
+  );
   return { ...o, data };
 }
 
 /** Validate every object and return `Kind/name: problem` lines (empty = all valid). */
 export function validateAll(objects: readonly unknown[], source: string): string[] {
-  return objects.flatMap((o) => validateObject(o).map((p) => `${source}: ${isK8sObject(o) ? objectName(o) : '?'}: ${p}`));
+  return objects.flatMap((o) =>
+    validateObject(o).map((p) => `${source}: ${isK8sObject(o) ? objectName(o) : '?'}: ${p}`),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
 // PromQL
 
-const PROMQL_KEYWORDS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'and', 'or', 'unless', 'offset', 'bool', 'inf', 'nan', 'atan2']);
+const PROMQL_KEYWORDS = new Set([
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'and',
+  'or',
+  'unless',
+  'offset',
+  'bool',
+  'inf',
+  'nan',
+  'atan2',
+]);
 
 /**
  * The metric names a PromQL expression reads (selectors), without a PromQL parser: drop
@@ -293,7 +337,12 @@ export function globRegex(pattern: string): string {
  */
 export function expandGlob(root: string, pattern: string): string[] {
   const segments = pattern.split('/');
-  const fixed = segments.slice(0, segments.findIndex((s) => /[*?[]/.test(s))).join('/');
+  const fixed = segments
+    .slice(
+      0,
+      segments.findIndex((s) => /[*?[]/.test(s)),
+    )
+    .join('/');
   const regex = new RegExp(`^${globRegex(pattern)}$`);
   const found: string[] = [];
   const walk = (dir: string) => {
@@ -320,7 +369,10 @@ export function expandGlob(root: string, pattern: string): string[] {
  * whether an exception (`!dir/...`) brings back part of an excluded directory, which Docker
  * then still copies.
  */
-export function dockerignoreMatcher(text: string): { ignored(path: string): boolean; reincludesUnder(dir: string): boolean } {
+export function dockerignoreMatcher(text: string): {
+  ignored(path: string): boolean;
+  reincludesUnder(dir: string): boolean;
+} {
   const rules = text
     .split('\n')
     .map((l) => l.trim())
@@ -400,7 +452,8 @@ export function commandWords(args: string): string[] {
   const trimmed = args.trim();
   if (trimmed.startsWith('[')) {
     const parsed: unknown = JSON.parse(trimmed);
-    if (!Array.isArray(parsed) || !parsed.every((w) => typeof w === 'string')) throw new Error(`not a JSON string array: ${args}`);
+    if (!Array.isArray(parsed) || !parsed.every((w) => typeof w === 'string'))
+      throw new Error(`not a JSON string array: ${args}`);
     return parsed;
   }
   return trimmed.split(/\s+/).filter(Boolean);
@@ -429,7 +482,13 @@ export interface DockerfileCheck {
  * Node 22 slim, a user other than `node`, no NODE_ENV=production, a WORKDIR other than /app,
  * a command that is not `node services/<target>/dist/….js` (or `apps/<target>/…`) with an existing `src/….ts`.
  */
-export function dockerfileProblems({ dockerfile, dockerignore, root, targets, defaultArgs = {} }: DockerfileCheck): string[] {
+export function dockerfileProblems({
+  dockerfile,
+  dockerignore,
+  root,
+  targets,
+  defaultArgs = {},
+}: DockerfileCheck): string[] {
   const { stages, instructions } = parseDockerfile(dockerfile);
   const stageNames = new Set(stages.map((s) => s.name));
   const { ignored, reincludesUnder } = dockerignoreMatcher(dockerignore);
@@ -437,14 +496,21 @@ export function dockerfileProblems({ dockerfile, dockerignore, root, targets, de
 
   for (const copy of instructions.filter((i) => i.instruction === 'COPY' || i.instruction === 'ADD')) {
     if (copy.flags.from) {
-      if (!stageNames.has(copy.flags.from)) problems.push(`line ${copy.line}: ${copy.instruction} --from=${copy.flags.from}: no such stage`);
+      if (!stageNames.has(copy.flags.from))
+        problems.push(`line ${copy.line}: ${copy.instruction} --from=${copy.flags.from}: no such stage`);
       continue;
     }
     for (const source of copySources(copy.args)) {
       const pattern = source.replace(/^\.\//, '').replace(/\/$/, '') || '.';
-      const matched = /[*?[]/.test(pattern) ? expandGlob(root, pattern) : existsSync(join(root, pattern)) ? [pattern] : [];
-      if (matched.length === 0) problems.push(`line ${copy.line}: ${copy.instruction} ${source}: no such file in the build context`);
-      else if (matched.every((path) => path !== '.' && ignored(path) && !reincludesUnder(path))) problems.push(`line ${copy.line}: ${copy.instruction} ${source}: excluded by .dockerignore`);
+      const matched = /[*?[]/.test(pattern)
+        ? expandGlob(root, pattern)
+        : existsSync(join(root, pattern))
+          ? [pattern]
+          : [];
+      if (matched.length === 0)
+        problems.push(`line ${copy.line}: ${copy.instruction} ${source}: no such file in the build context`);
+      else if (matched.every((path) => path !== '.' && ignored(path) && !reincludesUnder(path)))
+        problems.push(`line ${copy.line}: ${copy.instruction} ${source}: excluded by .dockerignore`);
     }
   }
 
@@ -470,9 +536,11 @@ export function dockerfileProblems({ dockerfile, dockerignore, root, targets, de
       continue;
     }
     const { image } = chain(target);
-    if (!/^node:22[\w.-]*-slim$/.test(image)) problems.push(`target ${target}: base image ${image} is not node:22-*-slim`);
+    if (!/^node:22[\w.-]*-slim$/.test(image))
+      problems.push(`target ${target}: base image ${image} is not node:22-*-slim`);
     if (inEffect(target, 'USER')[0]?.args !== 'node') problems.push(`target ${target}: does not run as user node`);
-    if (!inEffect(target, 'ENV').some((e) => /(^|\s)NODE_ENV=production(\s|$)/.test(e.args))) problems.push(`target ${target}: NODE_ENV=production is not set`);
+    if (!inEffect(target, 'ENV').some((e) => /(^|\s)NODE_ENV=production(\s|$)/.test(e.args)))
+      problems.push(`target ${target}: NODE_ENV=production is not set`);
     if (inEffect(target, 'WORKDIR')[0]?.args !== '/app') problems.push(`target ${target}: WORKDIR is not /app`);
 
     const entrypoint = inEffect(target, 'ENTRYPOINT')[0];
@@ -480,13 +548,16 @@ export function dockerfileProblems({ dockerfile, dockerignore, root, targets, de
     const words = [...(entrypoint ? commandWords(entrypoint.args) : []), ...(cmd ? commandWords(cmd.args) : [])];
     const script = words[1] ?? '';
     if (words[0] !== 'node' || !new RegExp(`^(services|apps)/${target}/dist/[\\w/-]+\\.js$`).test(script)) {
-      problems.push(`target ${target}: command ${JSON.stringify(words)} is not node services/${target}/dist/….js (or apps/)`);
+      problems.push(
+        `target ${target}: command ${JSON.stringify(words)} is not node services/${target}/dist/….js (or apps/)`,
+      );
       continue;
     }
     const source = script.replace('/dist/', '/src/').replace(/\.js$/, '.ts');
     if (!existsSync(join(root, source))) problems.push(`target ${target}: ${script} has no source ${source}`);
     const args = defaultArgs[target] ?? [];
-    if (JSON.stringify(words.slice(2)) !== JSON.stringify(args)) problems.push(`target ${target}: arguments ${JSON.stringify(words.slice(2))}, expected ${JSON.stringify(args)}`);
+    if (JSON.stringify(words.slice(2)) !== JSON.stringify(args))
+      problems.push(`target ${target}: arguments ${JSON.stringify(words.slice(2))}, expected ${JSON.stringify(args)}`);
   }
   return problems;
 }

@@ -27,7 +27,11 @@ export async function startNaiveMcpServer(): Promise<Baseline> {
       const server = new McpServer({ name: 'naive-echo', version: '1.0.0' });
       server.registerTool(
         'echo',
-        { description: 'Echo the text back.', inputSchema: z.object({ text: z.string() }), outputSchema: z.object({ text: z.string() }) },
+        {
+          description: 'Echo the text back.',
+          inputSchema: z.object({ text: z.string() }),
+          outputSchema: z.object({ text: z.string() }),
+        },
         async ({ text }) => ({ content: [{ type: 'text', text }], structuredContent: { text } }),
       );
       return server;
@@ -46,7 +50,11 @@ export async function startHandRolledEcho(): Promise<Baseline> {
   app.post('/mcp', async (request) => {
     const message = request.body as { id?: unknown; params?: { arguments?: { text?: unknown } } };
     const text = String(message.params?.arguments?.text ?? '');
-    return { jsonrpc: '2.0', id: message.id ?? null, result: { resultType: 'complete', content: [{ type: 'text', text }], structuredContent: { text } } };
+    return {
+      jsonrpc: '2.0',
+      id: message.id ?? null,
+      result: { resultType: 'complete', content: [{ type: 'text', text }], structuredContent: { text } },
+    };
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as AddressInfo;

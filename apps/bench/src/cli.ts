@@ -35,7 +35,12 @@ export async function benchCli(argv: readonly string[], io: BenchIo, sizes?: Par
   try {
     ({ values } = parseArgs({
       args: [...argv],
-      options: { quick: { type: 'boolean' }, json: { type: 'string' }, clients: { type: 'string' }, help: { type: 'boolean' } },
+      options: {
+        quick: { type: 'boolean' },
+        json: { type: 'string' },
+        clients: { type: 'string' },
+        help: { type: 'boolean' },
+      },
     }));
   } catch (error) {
     io.err(`${(error as Error).message}\n${USAGE}`);
@@ -50,11 +55,20 @@ export async function benchCli(argv: readonly string[], io: BenchIo, sizes?: Par
     io.err(`--clients takes whole numbers from 1 to 256, e.g. 16,32\n${USAGE}`);
     return 2;
   }
-  const chosen: BenchSizes = { ...(values.quick ? SIZES.quick : SIZES.full), ...(clients ? { clients } : {}), ...sizes };
+  const chosen: BenchSizes = {
+    ...(values.quick ? SIZES.quick : SIZES.full),
+    ...(clients ? { clients } : {}),
+    ...sizes,
+  };
 
   const started = Date.now();
-  const results = await runBench({ sizes: chosen, progress: (line) => io.err(`[bench ${((Date.now() - started) / 1000).toFixed(0)}s] ${line}`) });
-  io.out(`Quarry benchmark, ${new Date().toISOString()}: ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}, ${sizes ? 'custom' : values.quick ? 'quick' : 'full'} run; ratio = Quarry ÷ baseline`);
+  const results = await runBench({
+    sizes: chosen,
+    progress: (line) => io.err(`[bench ${((Date.now() - started) / 1000).toFixed(0)}s] ${line}`),
+  });
+  io.out(
+    `Quarry benchmark, ${new Date().toISOString()}: ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}, ${sizes ? 'custom' : values.quick ? 'quick' : 'full'} run; ratio = Quarry ÷ baseline`,
+  );
   io.out(BASELINES);
   io.out(formatTable(results));
   if (values.json) {

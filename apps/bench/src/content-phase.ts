@@ -1,10 +1,34 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { openLanceBm25Index, openLanceVectorIndex, prepareSource, type ChunkHit, type ChunkVectors } from '@quarry/search-index';
-import { buildHybridSearch, classifyQuery, fuse, FUSION_WEIGHTS, LEXICAL_FUSION_WEIGHTS, rankSources } from '@quarry/search';
+import {
+  openLanceBm25Index,
+  openLanceVectorIndex,
+  prepareSource,
+  type ChunkHit,
+  type ChunkVectors,
+} from '@quarry/search-index';
+import {
+  buildHybridSearch,
+  classifyQuery,
+  fuse,
+  FUSION_WEIGHTS,
+  LEXICAL_FUSION_WEIGHTS,
+  rankSources,
+} from '@quarry/search';
 import { type Cranfield, loadCranfield, ndcgAt10, recallAt100 } from './cranfield.js';
-import { artifactText, digestTexts, letterMarker, mixedQueries, optimizeIndexes, searchCorpus, syntheticCorpus, textDocs, upsertBatch, VectorMemo } from './corpus.js';
+import {
+  artifactText,
+  digestTexts,
+  letterMarker,
+  mixedQueries,
+  optimizeIndexes,
+  searchCorpus,
+  syntheticCorpus,
+  textDocs,
+  upsertBatch,
+  VectorMemo,
+} from './corpus.js';
 import { createMcpCaller, type McpCaller } from './mcp.js';
 import { interleavedLatency, percentile } from './measure.js';
 import type { Phase, PhaseContext } from './phase.js';
@@ -29,13 +53,23 @@ export function sizeLabel(n: number): string {
 const elapsed = (since: number) => performance.now() - since;
 
 /** store_research calls from `WRITERS` concurrent callers; returns the artifact ids in input order. */
-async function storeAll(caller: McpCaller, artifacts: readonly { title: string; text: string; content: object }[]): Promise<string[]> {
+async function storeAll(
+  caller: McpCaller,
+  artifacts: readonly { title: string; text: string; content: object }[],
+): Promise<string[]> {
   const ids: string[] = new Array(artifacts.length);
   let next = 0;
   const writer = async () => {
     for (let i = next++; i < artifacts.length; i = next++) {
       const a = artifacts[i]!;
-      ids[i] = (await caller.call('store_research', { artifactType: 'finding', title: a.title, content: a.content, contentText: a.text })).id as string;
+      ids[i] = (
+        await caller.call('store_research', {
+          artifactType: 'finding',
+          title: a.title,
+          content: a.content,
+          contentText: a.text,
+        })
+      ).id as string;
     }
   };
   await Promise.all(Array.from({ length: WRITERS }, writer));
@@ -48,7 +82,8 @@ async function untilFound(caller: McpCaller, query: string, id: string): Promise
   for (;;) {
     const found = await caller.call('search_sources', { query, limit: 10 });
     if ((found.results as { id: string }[]).some((r) => r.id === id)) return;
-    if (elapsed(started) > VISIBLE_WITHIN_MS) throw new Error(`artifact ${id} not searchable (query "${query}") after ${VISIBLE_WITHIN_MS / 1000} s`);
+    if (elapsed(started) > VISIBLE_WITHIN_MS)
+      throw new Error(`artifact ${id} not searchable (query "${query}") after ${VISIBLE_WITHIN_MS / 1000} s`);
     await sleep(5);
   }
 }
@@ -59,7 +94,8 @@ async function untilIndexed(system: BenchSystem): Promise<void> {
   for (;;) {
     const lag = await system.services.indexer.lag();
     if (lag.pending === 0) return;
-    if (elapsed(started) > INDEXED_WITHIN_MS) throw new Error(`indexer still has ${lag.pending} events pending after ${INDEXED_WITHIN_MS / 60_000} min`);
+    if (elapsed(started) > INDEXED_WITHIN_MS)
+      throw new Error(`indexer still has ${lag.pending} events pending after ${INDEXED_WITHIN_MS / 60_000} min`);
     await sleep(20);
   }
 }
@@ -121,7 +157,9 @@ async function ingest({ system, progress }: PhaseContext, docs: Cranfield['docs'
     await untilIndexed(system);
     await untilFound(caller, artifacts.at(-1)!.marker, ids.at(-1)!);
     const quarryMs = elapsed(started);
-    progress(`ingest: ${count} stored in ${(storedMs / 1000).toFixed(1)} s, indexed and searchable after ${(quarryMs / 1000).toFixed(1)} s`);
+    progress(
+      `ingest: ${count} stored in ${(storedMs / 1000).toFixed(1)} s, indexed and searchable after ${(quarryMs / 1000).toFixed(1)} s`,
+    );
 
     progress(`ingest baseline: the same ${count} texts through chunk + embed + upsert, in process`);
     const dir = join(system.scratchDir, `ingest-baseline-${label}`);
@@ -133,11 +171,28 @@ async function ingest({ system, progress }: PhaseContext, docs: Cranfield['docs'
       const began = performance.now();
       for (let i = 0; i < artifacts.length; i += INDEXER_BATCH) {
         const batch = artifacts.slice(i, i + INDEXER_BATCH);
-        const sources = batch.map((a) => prepareSource({ orgId: member.orgId, sourceTable: 'research_artifact', sourceId: randomUUID(), title: a.title, artifactType: 'finding' }, a.text));
+        const sources = batch.map((a) =>
+          prepareSource(
+            {
+              orgId: member.orgId,
+              sourceTable: 'research_artifact',
+              sourceId: randomUUID(),
+              title: a.title,
+              artifactType: 'finding',
+            },
+            a.text,
+          ),
+        );
         await upsertBatch({ bm25, vectors }, sources, embed);
       }
       const baselineMs = elapsed(began);
-      return { [`p5_ingest_${label}_artifacts_per_s`]: compared(count / (quarryMs / 1000), count / (baselineMs / 1000), 'artifacts/s') };
+      return {
+        [`p5_ingest_${label}_artifacts_per_s`]: compared(
+          count / (quarryMs / 1000),
+          count / (baselineMs / 1000),
+          'artifacts/s',
+        ),
+      };
     } finally {
       await bm25.close();
       await vectors.close();
@@ -153,12 +208,21 @@ async function ingest({ system, progress }: PhaseContext, docs: Cranfield['docs'
  * interleaved with the same query in process (buildHybridSearch on the same backends): the
  * ratio is what the gRPC service and the gateway add.
  */
-async function searchLatency({ system, sizes, progress }: PhaseContext, docs: Cranfield['docs'], queryTexts: Cranfield['queries']): Promise<Results> {
+async function searchLatency(
+  { system, sizes, progress }: PhaseContext,
+  docs: Cranfield['docs'],
+  queryTexts: Cranfield['queries'],
+): Promise<Results> {
   const results: Results = {};
   const { backends } = system.services;
   const member = await system.createMember('bench-search');
   const caller = createMcpCaller(system.quarryUrl, member.token);
-  const corpus = searchCorpus(backends, member.orgId, digestTexts(docs, DIGEST_WORDS), new VectorMemo(backends.embedder));
+  const corpus = searchCorpus(
+    backends,
+    member.orgId,
+    digestTexts(docs, DIGEST_WORDS),
+    new VectorMemo(backends.embedder),
+  );
   const inProcess = buildHybridSearch(backends);
   const queries = mixedQueries(queryTexts, sizes.searchQueries);
   try {
@@ -170,13 +234,20 @@ async function searchLatency({ system, sizes, progress }: PhaseContext, docs: Cr
       await corpus.grow(target, progress);
       await optimizeIndexes(backends);
       loadMs += elapsed(started);
-      progress(`search: ${corpus.chunks} chunks in ${corpus.sources} sources after ${(loadMs / 1000).toFixed(1)} s; ${queries.length} queries`);
+      progress(
+        `search: ${corpus.chunks} chunks in ${corpus.sources} sources after ${(loadMs / 1000).toFixed(1)} s; ${queries.length} queries`,
+      );
       results[`p4_load_${label}_chunks_s`] = { value: loadMs / 1000, unit: 's' };
 
       // Both must see the corpus (a wrong org would be fast and empty).
-      const probe = { mcp: await caller.call('search_sources', { query: queries[0]!, limit: 10 }), local: await inProcess({ orgId: member.orgId, query: queries[0]!, limit: 10 }) };
+      const probe = {
+        mcp: await caller.call('search_sources', { query: queries[0]!, limit: 10 }),
+        local: await inProcess({ orgId: member.orgId, query: queries[0]!, limit: 10 }),
+      };
       if (probe.local.resultCount === 0 || probe.mcp.resultCount !== probe.local.resultCount) {
-        throw new Error(`search corpus not visible: "${queries[0]}" found ${probe.mcp.resultCount} sources through MCP, ${probe.local.resultCount} in process`);
+        throw new Error(
+          `search corpus not visible: "${queries[0]}" found ${probe.mcp.resultCount} sources through MCP, ${probe.local.resultCount} in process`,
+        );
       }
       let [q, p] = [0, 0];
       const mcp = () => caller.call('search_sources', { query: queries[q++ % queries.length]!, limit: 10 });
@@ -184,7 +255,11 @@ async function searchLatency({ system, sizes, progress }: PhaseContext, docs: Cr
       // Warm caches after the load (a few queries: at 100k chunks one takes ≈ 0.2 s).
       for (let i = 0; i < Math.min(sizes.warmupCalls, 10); i++) await Promise.all([mcp(), local()]);
       [q, p] = [0, 0];
-      const samples = await interleavedLatency({ mcp, local }, { count: queries.length, maxMs: sizes.latencyMaxSeconds * 1000 }, progress);
+      const samples = await interleavedLatency(
+        { mcp, local },
+        { count: queries.length, maxMs: sizes.latencyMaxSeconds * 1000 },
+        progress,
+      );
       results[`p4_search_${label}_p50_ms`] = compared(percentile(samples.mcp, 50), percentile(samples.local, 50), 'ms');
       results[`p4_search_${label}_p95_ms`] = compared(percentile(samples.mcp, 95), percentile(samples.local, 95), 'ms');
     }
@@ -222,7 +297,9 @@ async function quality({ system, progress }: PhaseContext, data: Cranfield): Pro
       docs.map((d) => ({ title: d.title.trim() || `Cranfield ${d.id}`, text: d.text, content: { cranfieldId: d.id } })),
     );
     await untilIndexed(system);
-    progress(`quality: stored and indexed in ${(elapsed(started) / 1000).toFixed(1)} s; ${data.queries.length} queries`);
+    progress(
+      `quality: stored and indexed in ${(elapsed(started) / 1000).toFixed(1)} s; ${data.queries.length} queries`,
+    );
     const docOf = new Map(ids.map((id, i) => [id, docs[i]!.id]));
     const asDocs = (sourceIds: readonly string[]) => sourceIds.map((id) => docOf.get(id) ?? `unknown:${id}`);
 
@@ -241,13 +318,18 @@ async function quality({ system, progress }: PhaseContext, data: Cranfield): Pro
       const rankings = {
         bm25: sourceIds(keywordHits),
         vectors: sourceIds(semanticHits),
-        hybrid: fuse(keywordHits, semanticHits, { queryType, limit: 100, weights: weights[queryType] }).map((r) => r.sourceId),
+        hybrid: fuse(keywordHits, semanticHits, { queryType, limit: 100, weights: weights[queryType] }).map(
+          (r) => r.sourceId,
+        ),
       };
       for (const [mode, ranked] of Object.entries(rankings) as [keyof typeof sums, string[]][]) {
         sums[mode].ndcg += ndcgAt10(asDocs(ranked), relevant);
         sums[mode].recall += recallAt100(asDocs(ranked), relevant);
       }
-      const [viaMcp, local] = await Promise.all([caller.call('search_sources', { query: query.text, limit: 10 }), inProcess({ orgId: member.orgId, query: query.text, limit: 10 })]);
+      const [viaMcp, local] = await Promise.all([
+        caller.call('search_sources', { query: query.text, limit: 10 }),
+        inProcess({ orgId: member.orgId, query: query.text, limit: 10 }),
+      ]);
       const top = (results: readonly { id: string }[]) => results.map((r) => r.id).join(',');
       if (top(viaMcp.results as { id: string }[]) === top(local.results)) agreeing++;
     }
@@ -279,14 +361,18 @@ export const contentPipelinePhase: Phase = {
   async run(context) {
     const { system, sizes, progress } = context;
     const cranfield = loadCranfield();
-    if ('missing' in cranfield) progress(`Cranfield: ${cranfield.missing}; loads use synthetic texts and the quality rows are skipped`);
+    if ('missing' in cranfield)
+      progress(`Cranfield: ${cranfield.missing}; loads use synthetic texts and the quality rows are skipped`);
     const data = 'data' in cranfield ? cranfield.data : syntheticCorpus();
     const docs = textDocs(data.docs);
 
     const results: Results = {};
     Object.assign(results, await freshness(context, docs));
     for (const count of sizes.ingestCounts) Object.assign(results, await ingest(context, docs, count));
-    if (!sizes.cranfield) progress('quality: skipped in this profile (storing and indexing 1400 abstracts takes minutes); the full run measures it');
+    if (!sizes.cranfield)
+      progress(
+        'quality: skipped in this profile (storing and indexing 1400 abstracts takes minutes); the full run measures it',
+      );
     else if ('data' in cranfield) Object.assign(results, await quality(context, cranfield.data));
     Object.assign(results, await searchLatency(context, docs, data.queries));
 

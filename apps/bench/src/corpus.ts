@@ -1,5 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { prepareSource, STOP_WORDS, words, type Bm25Index, type ChunkVectors, type Embedder, type IndexedSource, type SearchBackends, type VectorIndex } from '@quarry/search-index';
+import {
+  prepareSource,
+  STOP_WORDS,
+  words,
+  type Bm25Index,
+  type ChunkVectors,
+  type Embedder,
+  type IndexedSource,
+  type SearchBackends,
+  type VectorIndex,
+} from '@quarry/search-index';
 import type { Cranfield } from './cranfield.js';
 
 /**
@@ -76,7 +86,11 @@ export class VectorMemo {
 type Indexes = { bm25: Pick<Bm25Index, 'upsertMany'>; vectors: Pick<VectorIndex, 'upsertMany'> };
 
 /** What the indexer does with a batch of sources: one upsertMany per index, in parallel. */
-export async function upsertBatch(indexes: Indexes, sources: readonly IndexedSource[], vectors: ChunkVectors): Promise<void> {
+export async function upsertBatch(
+  indexes: Indexes,
+  sources: readonly IndexedSource[],
+  vectors: ChunkVectors,
+): Promise<void> {
   await Promise.all([indexes.bm25.upsertMany(sources), indexes.vectors.upsertMany(sources, vectors)]);
 }
 
@@ -107,7 +121,10 @@ export function searchCorpus(indexes: Indexes, orgId: string, texts: readonly st
           const n = sources + batch.length;
           const slot = n % texts.length;
           const title = `Cranfield digest ${slot + 1}, copy ${Math.floor(n / texts.length) + 1}`;
-          const source = prepareSource({ orgId, sourceTable: 'research_artifact', sourceId: randomUUID(), title, artifactType: 'summary' }, texts[slot]!);
+          const source = prepareSource(
+            { orgId, sourceTable: 'research_artifact', sourceId: randomUUID(), title, artifactType: 'summary' },
+            texts[slot]!,
+          );
           batch.push(source);
           batchChunks += source.chunks.length;
         }
@@ -142,7 +159,11 @@ export function mixedQueries(queries: readonly { text: string }[], count: number
     const content = words(query).filter((w) => !STOP_WORDS.has(w));
     const take = (n: number) => content.slice(0, Math.max(1, Math.min(n, content.length))).join(' ');
     const [shape, round] = [i % 4, Math.floor(i / 4)];
-    out.push(shape === 0 || content.length === 0 ? query : take(shape === 1 ? 1 + (round % 2) : shape === 2 ? 3 + (round % 3) : 6 + (round % 3)));
+    out.push(
+      shape === 0 || content.length === 0
+        ? query
+        : take(shape === 1 ? 1 + (round % 2) : shape === 2 ? 3 + (round % 3) : 6 + (round % 3)),
+    );
   }
   return out;
 }
@@ -161,7 +182,24 @@ export function syntheticCorpus(): Pick<Cranfield, 'docs' | 'queries'> {
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-  const syllables = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'ti', 'vo', 'pre', 'dar', 'gen', 'flu', 'tor', 'sta', 'wel', 'bri'];
+  const syllables = [
+    'ka',
+    'lo',
+    'mi',
+    'ne',
+    'ru',
+    'sa',
+    'ti',
+    'vo',
+    'pre',
+    'dar',
+    'gen',
+    'flu',
+    'tor',
+    'sta',
+    'wel',
+    'bri',
+  ];
   const vocabulary = Array.from({ length: 3000 }, (_, i) => {
     let word = '';
     for (let n = i + 1; n > 0; n = Math.floor(n / syllables.length)) word += syllables[n % syllables.length];
@@ -174,6 +212,9 @@ export function syntheticCorpus(): Pick<Cranfield, 'docs' | 'queries'> {
     const text = Array.from({ length: 8 + Math.floor(random() * 20) }, () => `${sentence(10)} .`).join(' ');
     return { id: String(i + 1), title, text: `${title} . ${text}` };
   });
-  const queries = Array.from({ length: 225 }, (_, i) => ({ id: String(i + 1), text: docs[(i * 7) % docs.length]!.text.split(' ').slice(3, 13).join(' ') }));
+  const queries = Array.from({ length: 225 }, (_, i) => ({
+    id: String(i + 1),
+    text: docs[(i * 7) % docs.length]!.text.split(' ').slice(3, 13).join(' '),
+  }));
   return { docs, queries };
 }

@@ -16,7 +16,9 @@ export interface Cranfield {
 
 /** `QUARRY_CRANFIELD_DIR`, else `../shared/data/cranfield` beside the repository (this file sits in libs/bench/src or dist). */
 export function cranfieldDir(env: NodeJS.ProcessEnv = process.env): string {
-  return env.QUARRY_CRANFIELD_DIR ? resolve(env.QUARRY_CRANFIELD_DIR) : fileURLToPath(new URL('../../../../shared/data/cranfield', import.meta.url));
+  return env.QUARRY_CRANFIELD_DIR
+    ? resolve(env.QUARRY_CRANFIELD_DIR)
+    : fileURLToPath(new URL('../../../../shared/data/cranfield', import.meta.url));
 }
 
 const FILES = ['corpus.jsonl', 'queries.jsonl', 'qrels.tsv'];
@@ -30,7 +32,11 @@ export function loadCranfield(dir = cranfieldDir()): { data: Cranfield } | { mis
       .split('\n')
       .filter((line) => line.trim() !== '')
       .map((line) => JSON.parse(line) as T);
-  const docs = jsonl<{ _id: string; title: string; text: string }>('corpus.jsonl').map((d) => ({ id: d._id, title: d.title, text: d.text }));
+  const docs = jsonl<{ _id: string; title: string; text: string }>('corpus.jsonl').map((d) => ({
+    id: d._id,
+    title: d.title,
+    text: d.text,
+  }));
   const queries = jsonl<{ _id: string; text: string }>('queries.jsonl').map((q) => ({ id: q._id, text: q.text }));
   const qrels = new Map<string, Map<string, number>>();
   for (const line of readFileSync(join(dir, 'qrels.tsv'), 'utf8').trim().split('\n').slice(1)) {
@@ -38,7 +44,8 @@ export function loadCranfield(dir = cranfieldDir()): { data: Cranfield } | { mis
     if (!qrels.has(query!)) qrels.set(query!, new Map());
     qrels.get(query!)!.set(doc!, Number(gain));
   }
-  if (docs.length === 0 || queries.length === 0 || qrels.size === 0) return { missing: `${dir} holds an empty Cranfield collection` };
+  if (docs.length === 0 || queries.length === 0 || qrels.size === 0)
+    return { missing: `${dir} holds an empty Cranfield collection` };
   return { data: { docs, queries, qrels } };
 }
 

@@ -1,4 +1,10 @@
-import { createHeuristicProvider, evaluateHeuristic, guardSchema, heuristicCorpus, scoreFields } from '@quarry/extraction';
+import {
+  createHeuristicProvider,
+  evaluateHeuristic,
+  guardSchema,
+  heuristicCorpus,
+  scoreFields,
+} from '@quarry/extraction';
 import { createMcpCaller } from './mcp.js';
 import { interleavedLatency, percentile } from './measure.js';
 import type { Phase, PhaseContext } from './phase.js';
@@ -47,7 +53,13 @@ async function latency({ system, sizes, progress }: PhaseContext): Promise<Resul
           const document = documents[i]!;
           const answer = await provider.extract({ schema: document.schema, sourceText: document.text });
           const validation = guarded[i]!.validate(answer.data);
-          scoreFields(answer.data, document.schema, document.text, answer.fieldConfidences, validation.valid ? [] : validation.paths);
+          scoreFields(
+            answer.data,
+            document.schema,
+            document.text,
+            answer.fieldConfidences,
+            validation.valid ? [] : validation.paths,
+          );
         },
       },
       { count: sizes.extractionCalls, maxMs: sizes.latencyMaxSeconds * 1000 },

@@ -14,6 +14,23 @@ export { cranfieldDir, loadCranfield, ndcgAt10, recallAt100, type Cranfield } fr
 export { letterMarker, mixedQueries, syntheticCorpus } from './corpus.js';
 export { startBenchSystem, type BenchMember, type BenchSystem } from './system.js';
 export { inProcessPlanBackend } from './monolith.js';
-export { createMcpCaller, mcpHeaders, toolCallBody, toolCallRequest, toolOutput, MCP_PROTOCOL_VERSION, type McpCaller, type ToolOutput } from './mcp.js';
-export { interleavedLatency, percentile, startLoad, type Bounds, type LoadOptions, type LoadResult, type Progress } from './measure.js';
+export {
+  createMcpCaller,
+  mcpHeaders,
+  toolCallBody,
+  toolCallRequest,
+  toolOutput,
+  MCP_PROTOCOL_VERSION,
+  type McpCaller,
+  type ToolOutput,
+} from './mcp.js';
+export {
+  interleavedLatency,
+  percentile,
+  startLoad,
+  type Bounds,
+  type LoadOptions,
+  type LoadResult,
+  type Progress,
+} from './measure.js';
 export { compared, formatTable, type Metric, type Results } from './report.js';

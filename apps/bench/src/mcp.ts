@@ -26,7 +26,12 @@ export function mcpHeaders(token: string, tool: string): Record<string, string> 
 }
 
 export function toolCallBody(name: string, args: Record<string, unknown>, id = 1): string {
-  return JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args, _meta: ENVELOPE } });
+  return JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name, arguments: args, _meta: ENVELOPE },
+  });
 }
 
 /** A whole tools/call request (headers and body), e.g. for a load generator. */
@@ -39,9 +44,13 @@ export type ToolOutput = Record<string, any>;
 
 /** The structured result of a tools/call response body; throws on a JSON-RPC or tool error. */
 export function toolOutput(body: string): ToolOutput {
-  const message = JSON.parse(body) as { result?: { isError?: boolean; structuredContent?: ToolOutput }; error?: { message: string } };
+  const message = JSON.parse(body) as {
+    result?: { isError?: boolean; structuredContent?: ToolOutput };
+    error?: { message: string };
+  };
   if (message.error) throw new Error(`MCP error: ${message.error.message}`);
-  if (!message.result || message.result.isError) throw new Error(`Tool error: ${JSON.stringify(message.result?.structuredContent)}`);
+  if (!message.result || message.result.isError)
+    throw new Error(`Tool error: ${JSON.stringify(message.result?.structuredContent)}`);
   return message.result.structuredContent ?? {};
 }
 
@@ -59,12 +68,18 @@ export function createMcpCaller(url: string, token: string, sockets = 1): McpCal
   let id = 0;
   function post({ headers, body }: { headers: Record<string, string>; body: string }): Promise<string> {
     return new Promise((resolve, reject) => {
-      const req = request(url, { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) }, timeout: 30_000 }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => (res.statusCode === 200 ? resolve(text) : reject(new Error(`HTTP ${res.statusCode}: ${text}`))));
-      });
+      const req = request(
+        url,
+        { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) }, timeout: 30_000 },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (text += chunk));
+          res.on('end', () =>
+            res.statusCode === 200 ? resolve(text) : reject(new Error(`HTTP ${res.statusCode}: ${text}`)),
+          );
+        },
+      );
       req.on('timeout', () => req.destroy(new Error('MCP call timed out')));
       req.on('error', reject);
       req.end(body);

@@ -102,7 +102,10 @@ export function startLoad(options: LoadOptions): { stop(): void; done: Promise<L
         const failures = result.errors + result.non2xx + result.mismatches; // errors include timeouts
         // autocannon ends a run by closing its sockets; the calls then in flight still finish on
         // the server. Let them, so they neither bleed into the next run nor outlive a shutdown.
-        setTimeout(() => resolve({ requests, seconds: result.duration, perSecond: requests / result.duration, failures }), SETTLE_MS);
+        setTimeout(
+          () => resolve({ requests, seconds: result.duration, perSecond: requests / result.duration, failures }),
+          SETTLE_MS,
+        );
       },
     );
   });

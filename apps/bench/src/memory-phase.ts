@@ -78,10 +78,21 @@ async function freePort(): Promise<number> {
 function quarryStartCommand(): string[] {
   const built = join(REPO_ROOT, 'apps/cli/dist/bin.js');
   if (existsSync(built)) return [built, 'start'];
-  return ['--conditions=quarry-source', '--import', pathToFileURL(join(REPO_ROOT, 'libs/testing/src/register-ts.mjs')).href, join(REPO_ROOT, 'apps/cli/src/bin.ts'), 'start'];
+  return [
+    '--conditions=quarry-source',
+    '--import',
+    pathToFileURL(join(REPO_ROOT, 'libs/testing/src/register-ts.mjs')).href,
+    join(REPO_ROOT, 'apps/cli/src/bin.ts'),
+    'start',
+  ];
 }
 
-async function until(check: () => Promise<boolean>, timeoutMs: number, what: string, child: ChildProcess): Promise<void> {
+async function until(
+  check: () => Promise<boolean>,
+  timeoutMs: number,
+  what: string,
+  child: ChildProcess,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`quarry start exited with ${child.exitCode} before ${what}`);
@@ -118,7 +129,14 @@ export const memoryPhase: Phase = {
     progress('starting `quarry start` on a fresh data directory');
     const child = spawn(process.execPath, quarryStartCommand(), {
       cwd: REPO_ROOT,
-      env: { ...process.env, QUARRY_DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', QUARRY_RATE_LIMIT_PER_MINUTE: '1000000000' },
+      env: {
+        ...process.env,
+        QUARRY_DATA_DIR: dataDir,
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        LOG_LEVEL: 'warn',
+        QUARRY_RATE_LIMIT_PER_MINUTE: '1000000000',
+      },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     try {
@@ -128,7 +146,13 @@ export const memoryPhase: Phase = {
       const caller = createMcpCaller(`${base}/mcp`, token);
       let planId: string;
       try {
-        planId = (await caller.call('create_research_plan', { name: 'Memory', researchQuestion: 'How much memory?', steps: [{ stepType: 'search', instructions: 'Look' }] })).planId as string;
+        planId = (
+          await caller.call('create_research_plan', {
+            name: 'Memory',
+            researchQuestion: 'How much memory?',
+            steps: [{ stepType: 'search', instructions: 'Look' }],
+          })
+        ).planId as string;
         for (let i = 0; i < 20; i++) await caller.call('get_plan_status', { planId });
       } finally {
         caller.close();
@@ -152,15 +176,33 @@ export const memoryPhase: Phase = {
         peak.postgres = Math.max(peak.postgres, now.postgres);
       }, 250);
       try {
-        const load = await startLoad({ url: `${base}/mcp`, ...toolCallRequest(token, 'get_plan_status', { planId }), connections: 32, seconds, maxRequests: seconds * 100_000 }).done;
+        const load = await startLoad({
+          url: `${base}/mcp`,
+          ...toolCallRequest(token, 'get_plan_status', { planId }),
+          connections: 32,
+          seconds,
+          maxRequests: seconds * 100_000,
+        }).done;
         if (load.failures) throw new Error(`memory: ${load.failures} failed calls under load`);
       } finally {
         clearInterval(sampler);
       }
       const results: Results = {
-        p6_rss_idle_mb: { value: percentile(idle.map((m) => m.quarry), 50), unit: 'MB' },
+        p6_rss_idle_mb: {
+          value: percentile(
+            idle.map((m) => m.quarry),
+            50,
+          ),
+          unit: 'MB',
+        },
         p6_rss_load_mb: { value: peak.quarry, unit: 'MB' },
-        p6_postgres_rss_idle_mb: { value: percentile(idle.map((m) => m.postgres), 50), unit: 'MB' },
+        p6_postgres_rss_idle_mb: {
+          value: percentile(
+            idle.map((m) => m.postgres),
+            50,
+          ),
+          unit: 'MB',
+        },
         p6_postgres_rss_load_mb: { value: peak.postgres, unit: 'MB' },
       };
       return results;

@@ -31,20 +31,65 @@ export interface BenchSizes {
 }
 
 const CONTENT = {
-  full: { freshnessSamples: 200, ingestCounts: [1_000, 10_000], searchChunkCounts: [10_000, 100_000], searchQueries: 400, cranfield: true, extractionCalls: 400 },
+  full: {
+    freshnessSamples: 200,
+    ingestCounts: [1_000, 10_000],
+    searchChunkCounts: [10_000, 100_000],
+    searchQueries: 400,
+    cranfield: true,
+    extractionCalls: 400,
+  },
   // Quick: ≤ 2 minutes for iterating; Cranfield quality (1.5 minutes alone) only in the full run.
-  quick: { freshnessSamples: 20, ingestCounts: [300], searchChunkCounts: [5_000], searchQueries: 100, cranfield: false, extractionCalls: 100 },
+  quick: {
+    freshnessSamples: 20,
+    ingestCounts: [300],
+    searchChunkCounts: [5_000],
+    searchQueries: 100,
+    cranfield: false,
+    extractionCalls: 100,
+  },
   // Smoke: every content row but quality, on toy sizes (a few seconds inside `npm test`).
-  smoke: { freshnessSamples: 5, ingestCounts: [40], searchChunkCounts: [500], searchQueries: 20, cranfield: false, extractionCalls: 10 },
+  smoke: {
+    freshnessSamples: 5,
+    ingestCounts: [40],
+    searchChunkCounts: [500],
+    searchQueries: 20,
+    cranfield: false,
+    extractionCalls: 10,
+  },
 } as const;
 
 /** The full run, `--quick`, and a seconds-long smoke run. */
 export const SIZES = {
-  full: { latencyRounds: 2_000, latencyMaxSeconds: 60, clients: [16, 32], loadSeconds: 10, stepsPerPlan: 20, warmupCalls: 200, ...CONTENT.full },
-  quick: { latencyRounds: 200, latencyMaxSeconds: 10, clients: [16, 32], loadSeconds: 2, stepsPerPlan: 20, warmupCalls: 30, ...CONTENT.quick },
+  full: {
+    latencyRounds: 2_000,
+    latencyMaxSeconds: 60,
+    clients: [16, 32],
+    loadSeconds: 10,
+    stepsPerPlan: 20,
+    warmupCalls: 200,
+    ...CONTENT.full,
+  },
+  quick: {
+    latencyRounds: 200,
+    latencyMaxSeconds: 10,
+    clients: [16, 32],
+    loadSeconds: 2,
+    stepsPerPlan: 20,
+    warmupCalls: 30,
+    ...CONTENT.quick,
+  },
   // Smoke: long enough windows that even a loaded CI machine completes some pairs (a 1 s window
   // with 32 clients once finished none, giving a non-finite ratio).
-  smoke: { latencyRounds: 20, latencyMaxSeconds: 5, clients: [16, 32], loadSeconds: 3, stepsPerPlan: 10, warmupCalls: 5, ...CONTENT.smoke },
+  smoke: {
+    latencyRounds: 20,
+    latencyMaxSeconds: 5,
+    clients: [16, 32],
+    loadSeconds: 3,
+    stepsPerPlan: 10,
+    warmupCalls: 5,
+    ...CONTENT.smoke,
+  },
 } as const satisfies Record<string, BenchSizes>;
 
 export interface PhaseContext {

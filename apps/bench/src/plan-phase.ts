@@ -12,7 +12,10 @@ function newPlan(steps: number) {
   return {
     name: 'Benchmark plan',
     researchQuestion: 'How fast does Quarry hand out research steps?',
-    steps: Array.from({ length: steps }, (_, i) => ({ stepType: i % 2 ? 'analyze' : 'search', instructions: `Step ${i + 1}: do the work and report sources.` })),
+    steps: Array.from({ length: steps }, (_, i) => ({
+      stepType: i % 2 ? 'analyze' : 'search',
+      instructions: `Step ${i + 1}: do the work and report sources.`,
+    })),
   };
 }
 
@@ -21,7 +24,8 @@ async function createPlans(caller: McpCaller, count: number, steps: number): Pro
   const ids: string[] = new Array(count);
   let next = 0;
   const worker = async () => {
-    for (let i = next++; i < count; i = next++) ids[i] = (await caller.call('create_research_plan', newPlan(steps))).planId as string;
+    for (let i = next++; i < count; i = next++)
+      ids[i] = (await caller.call('create_research_plan', newPlan(steps))).planId as string;
   };
   await Promise.all(Array.from({ length: 8 }, worker));
   return ids;
@@ -46,7 +50,13 @@ const succeeded = (body: string) => body.includes('"result"') && !body.includes(
  * then submit_step_result for the step it was given, until its plan is done, then the next plan.
  * Calls `exhausted` when the pool runs dry (the run is stopped then, so the rate stays honest).
  */
-function pairClients(token: string, pool: string[], stepsPerPlan: number, counters: { pairs: number }, exhausted: () => void) {
+function pairClients(
+  token: string,
+  pool: string[],
+  stepsPerPlan: number,
+  counters: { pairs: number },
+  exhausted: () => void,
+) {
   return (client: autocannon.Client) => {
     let planId = pool.pop();
     let left = stepsPerPlan;
@@ -70,7 +80,17 @@ function pairClients(token: string, pool: string[], stepsPerPlan: number, counte
       {
         // No step to submit: back to get_next_step (autocannon restarts the chain on a falsy request).
         setupRequest: (request) =>
-          stepId ? { ...request, ...toolCallRequest(token, 'submit_step_result', { planId, stepId, result: STEP_RESULT, confidence: 0.9 }) } : (undefined as never),
+          stepId
+            ? {
+                ...request,
+                ...toolCallRequest(token, 'submit_step_result', {
+                  planId,
+                  stepId,
+                  result: STEP_RESULT,
+                  confidence: 0.9,
+                }),
+              }
+            : (undefined as never),
         onResponse: (status, body) => {
           if (status === 200 && succeeded(body)) counters.pairs++;
           if (--left === 0) nextPlan();
@@ -93,7 +113,10 @@ export const planToolsPhase: Phase = {
   async run({ system, sizes, progress }) {
     const { stepsPerPlan } = sizes;
     const targets = { quarry: system.quarryUrl, monolith: system.monolithUrl };
-    const callers = { quarry: createMcpCaller(targets.quarry, system.token), monolith: createMcpCaller(targets.monolith, system.token) };
+    const callers = {
+      quarry: createMcpCaller(targets.quarry, system.token),
+      monolith: createMcpCaller(targets.monolith, system.token),
+    };
     const loader = createMcpCaller(system.quarryUrl, system.token, 8);
     const results: Results = {};
     try {
@@ -103,7 +126,10 @@ export const planToolsPhase: Phase = {
       const advance = sequentialPairs(loader, [statusPlan!], stepsPerPlan);
       for (let i = 0; i < stepsPerPlan / 2; i++) await advance();
       const pairPlans = Math.ceil(sizes.latencyRounds / stepsPerPlan);
-      const latencyPlans = { quarry: await createPlans(loader, pairPlans, stepsPerPlan), monolith: await createPlans(loader, pairPlans, stepsPerPlan) };
+      const latencyPlans = {
+        quarry: await createPlans(loader, pairPlans, stepsPerPlan),
+        monolith: await createPlans(loader, pairPlans, stepsPerPlan),
+      };
       await system.settle();
 
       const status = { planId: statusPlan! };
@@ -142,7 +168,10 @@ export const planToolsPhase: Phase = {
       results.p1_step_pair_p99_ms = compared(percentile(pairs.quarry, 99), percentile(pairs.monolith, 99), 'ms');
       // What the gateway adds to the gRPC call it makes: the same read, through MCP and direct.
       results.p1_grpc_get_plan_status_p50_ms = { value: percentile(reads.grpc, 50), unit: 'ms' };
-      results.p1_gateway_added_p50_ms = { value: percentile(reads.quarry, 50) - percentile(reads.grpc, 50), unit: 'ms' };
+      results.p1_gateway_added_p50_ms = {
+        value: percentile(reads.quarry, 50) - percentile(reads.grpc, 50),
+        unit: 'ms',
+      };
 
       // p2: concurrent clients, time- and count-bounded; per level the systems take turns going
       // first (ABBA), reads before writes. Plans for the pairs are loaded first, sized from the
@@ -151,23 +180,44 @@ export const planToolsPhase: Phase = {
         const order = level % 2 ? (['monolith', 'quarry'] as const) : (['quarry', 'monolith'] as const);
         return order.map((name) => ({ clients, name }));
       });
-      const pairsPerRun = Math.ceil((3 * 1000 * sizes.loadSeconds) / Math.min(results.p1_step_pair_p50_ms.value, results.p1_step_pair_p50_ms.baseline!));
+      const pairsPerRun = Math.ceil(
+        (3 * 1000 * sizes.loadSeconds) /
+          Math.min(results.p1_step_pair_p50_ms.value, results.p1_step_pair_p50_ms.baseline!),
+      );
       progress(`loading plans for ${runs.length} pair runs (~${pairsPerRun} steps each)`);
       const pools: string[][] = [];
-      for (const run of runs) pools.push(await createPlans(loader, Math.ceil(pairsPerRun / stepsPerPlan) + run.clients, stepsPerPlan));
+      for (const run of runs)
+        pools.push(await createPlans(loader, Math.ceil(pairsPerRun / stepsPerPlan) + run.clients, stepsPerPlan));
       await system.settle();
 
       const maxRequests = Math.ceil(sizes.loadSeconds * 100_000);
       const readRate: Record<string, number> = {};
       /** One time-bounded run of the same call from `clients` connections; any failed call fails the phase. */
-      const callsPerSecond = async (url: string, request: { headers: Record<string, string>; body: string }, clients: number, what: string) => {
-        const run = await startLoad({ url, ...request, connections: clients, seconds: sizes.loadSeconds, maxRequests, verifyBody: succeeded }).done;
+      const callsPerSecond = async (
+        url: string,
+        request: { headers: Record<string, string>; body: string },
+        clients: number,
+        what: string,
+      ) => {
+        const run = await startLoad({
+          url,
+          ...request,
+          connections: clients,
+          seconds: sizes.loadSeconds,
+          maxRequests,
+          verifyBody: succeeded,
+        }).done;
         if (run.failures) throw new Error(`${run.failures} failed ${what} calls (${clients} clients)`);
         return run.perSecond;
       };
       for (const { clients, name } of runs) {
         progress(`p2 get_plan_status, ${clients} clients, ${name} (${sizes.loadSeconds} s)`);
-        readRate[`${name}_c${clients}`] = await callsPerSecond(targets[name], toolCallRequest(system.token, 'get_plan_status', status), clients, `get_plan_status (${name})`);
+        readRate[`${name}_c${clients}`] = await callsPerSecond(
+          targets[name],
+          toolCallRequest(system.token, 'get_plan_status', status),
+          clients,
+          `get_plan_status (${name})`,
+        );
       }
       // The same load on the two echo baselines (no Quarry behind the tool): what the transport costs.
       const baselines = { naive: await startNaiveMcpServer(), handrolled: await startHandRolledEcho() };
@@ -175,7 +225,12 @@ export const planToolsPhase: Phase = {
         for (const clients of sizes.clients) {
           for (const name of ['naive', 'handrolled'] as const) {
             progress(`p2 echo, ${clients} clients, ${name} baseline (${sizes.loadSeconds} s)`);
-            readRate[`${name}_c${clients}`] = await callsPerSecond(baselines[name].url, toolCallRequest(system.token, 'echo', ECHO_ARGS), clients, `echo (${name})`);
+            readRate[`${name}_c${clients}`] = await callsPerSecond(
+              baselines[name].url,
+              toolCallRequest(system.token, 'echo', ECHO_ARGS),
+              clients,
+              `echo (${name})`,
+            );
           }
         }
       } finally {
@@ -206,11 +261,20 @@ export const planToolsPhase: Phase = {
         pairRate[`${name}_c${clients}`] = counters.pairs / Math.max(pairRun.seconds, 0.001);
       }
       for (const clients of sizes.clients) {
-        results[`p2_read_tool_calls_per_s_c${clients}`] = compared(readRate[`quarry_c${clients}`]!, readRate[`monolith_c${clients}`]!, 'calls/s');
-        results[`p2_step_pairs_per_s_c${clients}`] = compared(pairRate[`quarry_c${clients}`]!, pairRate[`monolith_c${clients}`]!, 'pairs/s');
+        results[`p2_read_tool_calls_per_s_c${clients}`] = compared(
+          readRate[`quarry_c${clients}`]!,
+          readRate[`monolith_c${clients}`]!,
+          'calls/s',
+        );
+        results[`p2_step_pairs_per_s_c${clients}`] = compared(
+          pairRate[`quarry_c${clients}`]!,
+          pairRate[`monolith_c${clients}`]!,
+          'pairs/s',
+        );
       }
       // The headline figures: the best rate over the concurrency levels, for each system.
-      const best = (rates: Record<string, number>, name: string) => Math.max(...sizes.clients.map((c) => rates[`${name}_c${c}`]!));
+      const best = (rates: Record<string, number>, name: string) =>
+        Math.max(...sizes.clients.map((c) => rates[`${name}_c${c}`]!));
       results.p2_read_tool_calls_per_s = compared(best(readRate, 'quarry'), best(readRate, 'monolith'), 'calls/s');
       results.p2_naive_echo_calls_per_s = { value: best(readRate, 'naive'), unit: 'calls/s' };
       results.p2_handrolled_echo_calls_per_s = { value: best(readRate, 'handrolled'), unit: 'calls/s' };

@@ -25,9 +25,21 @@ function formatNumber(value: number | undefined, unit = ''): string {
 export function formatTable(results: Results): string {
   const rows = [
     ['metric', 'value', 'unit', 'baseline', 'ratio'],
-    ...Object.entries(results).map(([key, m]) => [key, formatNumber(m.value, m.unit), m.unit, formatNumber(m.baseline, m.unit), m.ratio === undefined ? '' : m.ratio.toFixed(2)]),
+    ...Object.entries(results).map(([key, m]) => [
+      key,
+      formatNumber(m.value, m.unit),
+      m.unit,
+      formatNumber(m.baseline, m.unit),
+      m.ratio === undefined ? '' : m.ratio.toFixed(2),
+    ]),
   ];
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  const line = (row: string[]) => row.map((cell, column) => (column === 0 || column === 2 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ').trimEnd();
+  const line = (row: string[]) =>
+    row
+      .map((cell, column) =>
+        column === 0 || column === 2 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!),
+      )
+      .join('  ')
+      .trimEnd();
   return [line(rows[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(line)].join('\n');
 }

@@ -33,7 +33,10 @@ export async function runBench({ sizes, progress = () => {}, phases = PHASES }: 
     try {
       const results: Results = {};
       for (const phase of phases) {
-        Object.assign(results, await phase.run({ system, sizes, progress: (line) => progress(`${phase.name}: ${line}`) }));
+        Object.assign(
+          results,
+          await phase.run({ system, sizes, progress: (line) => progress(`${phase.name}: ${line}`) }),
+        );
       }
       return results;
     } finally {

@@ -59,7 +59,11 @@ export interface BenchMember {
  * PostgreSQL with its default settings, migrations, app role, plan engine on loopback gRPC,
  * gateway), plus the monolith baseline on the same database, and a member of its own.
  */
-export async function startBenchSystem(options: { dataDir: string; searchDir: string; logger?: Logger }): Promise<BenchSystem> {
+export async function startBenchSystem(options: {
+  dataDir: string;
+  searchDir: string;
+  logger?: Logger;
+}): Promise<BenchSystem> {
   const logger = options.logger ?? createLogger({ service: 'bench', level: 'warn' });
   const postgres = await startEmbeddedPostgres({ dataDir: options.dataDir, persistent: true });
   const closers: Array<() => Promise<void> | void> = [() => postgres.stop()];
@@ -69,10 +73,17 @@ export async function startBenchSystem(options: { dataDir: string; searchDir: st
   try {
     const appPassword = randomBytes(24).toString('base64url');
     const indexerPassword = randomBytes(24).toString('base64url');
-    await migrateAll(postgres.adminUrl, { app: { role: APP_ROLE, password: appPassword }, indexer: { role: INDEXER_ROLE, password: indexerPassword } });
+    await migrateAll(postgres.adminUrl, {
+      app: { role: APP_ROLE, password: appPassword },
+      indexer: { role: INDEXER_ROLE, password: indexerPassword },
+    });
     const databaseUrl = appUrlFrom(postgres.adminUrl, APP_ROLE, appPassword);
     const member = await createMember(postgres.adminUrl, 'bench');
-    const admin = createDb<unknown>({ connectionString: postgres.adminUrl, applicationName: 'quarry-bench-admin', max: 1 });
+    const admin = createDb<unknown>({
+      connectionString: postgres.adminUrl,
+      applicationName: 'quarry-bench-admin',
+      max: 1,
+    });
     closers.push(() => admin.destroy());
     const config = loadGatewayConfig({
       DATABASE_URL: databaseUrl,
@@ -97,13 +108,20 @@ export async function startBenchSystem(options: { dataDir: string; searchDir: st
     closers.push(quarry.close);
 
     // The monolith owns its pool and change listener, exactly as the plan engine's runtime does.
-    const db = createDb<PlanDatabase>({ connectionString: databaseUrl, applicationName: 'quarry-bench-monolith', max: 10 });
+    const db = createDb<PlanDatabase>({
+      connectionString: databaseUrl,
+      applicationName: 'quarry-bench-monolith',
+      max: 10,
+    });
     closers.push(() => db.destroy());
     const changes = createPlanChangeListener({ connectionString: databaseUrl, logger });
     await changes.start();
     closers.push(() => changes.close());
     const backend = inProcessPlanBackend({ db, changes, logger, stallThresholdMs: 30 * 60_000 });
-    const monolith = await startGateway(config, logger, { serviceAddresses: services.addresses, backends: { [PLAN_SERVICE]: backend } });
+    const monolith = await startGateway(config, logger, {
+      serviceAddresses: services.addresses,
+      backends: { [PLAN_SERVICE]: backend },
+    });
     closers.push(monolith.close);
 
     const signer = createIdentitySigner({ key: config.QUARRY_IDENTITY_KEY, issuer: 'quarry-bench' });
@@ -112,7 +130,13 @@ export async function startBenchSystem(options: { dataDir: string; searchDir: st
     const getPlanStatus = planV1.PlanServiceService.getPlanStatus;
 
     let request = 0;
-    const identity = (): Identity => ({ kind: 'user', orgId: member.orgId, userId: member.userId, tokenId: member.tokenId, requestId: `bench-${++request}` });
+    const identity = (): Identity => ({
+      kind: 'user',
+      orgId: member.orgId,
+      userId: member.userId,
+      tokenId: member.tokenId,
+      requestId: `bench-${++request}`,
+    });
     return {
       quarryUrl: quarry.url,
       monolithUrl: monolith.url,
@@ -121,7 +145,11 @@ export async function startBenchSystem(options: { dataDir: string; searchDir: st
       createMember: (slug) => createMember(postgres.adminUrl, slug),
       scratchDir: options.searchDir,
       getPlanStatusDirect: async (request) =>
-        getPlanStatus.responseDeserialize(Buffer.from(await planRaw.unary(getPlanStatus.path, getPlanStatus.requestSerialize(request), { identity: identity() }))),
+        getPlanStatus.responseDeserialize(
+          Buffer.from(
+            await planRaw.unary(getPlanStatus.path, getPlanStatus.requestSerialize(request), { identity: identity() }),
+          ),
+        ),
       async settle() {
         await sql`VACUUM ANALYZE`.execute(admin);
         await sql`CHECKPOINT`.execute(admin);

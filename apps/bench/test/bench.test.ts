@@ -89,7 +89,14 @@ describe('npm run bench (smoke sizes: seconds, not a measurement)', () => {
 
     const results = JSON.parse(readFileSync(file, 'utf8')) as Results;
     expect(Object.keys(results).sort()).toEqual(
-      [...COMPARED, ...SINGLE, ...Object.keys(CONTENT_COMPARED), ...Object.keys(CONTENT_SINGLE), ...EXTRACTION_SCORES, ...EXTRACTION_COMPARED].sort(),
+      [
+        ...COMPARED,
+        ...SINGLE,
+        ...Object.keys(CONTENT_COMPARED),
+        ...Object.keys(CONTENT_SINGLE),
+        ...EXTRACTION_SCORES,
+        ...EXTRACTION_COMPARED,
+      ].sort(),
     );
     // The heuristic's measured floor (services/extraction asserts the same on its corpus). The
     // mean confidences are reported, not asserted: grounding cannot tell a value found in the
@@ -102,21 +109,41 @@ describe('npm run bench (smoke sizes: seconds, not a measurement)', () => {
     }
     for (const key of EXTRACTION_COMPARED) {
       const { value, baseline, ratio, unit } = results[key]!;
-      expect({ key, unit, finite: [value, baseline, ratio].every(Number.isFinite), positive: value > 0 && baseline! > 0 }).toEqual({ key, unit: 'ms', finite: true, positive: true });
+      expect({
+        key,
+        unit,
+        finite: [value, baseline, ratio].every(Number.isFinite),
+        positive: value > 0 && baseline! > 0,
+      }).toEqual({ key, unit: 'ms', finite: true, positive: true });
     }
     for (const key of COMPARED) {
       const { value, baseline, ratio, unit } = results[key]!;
-      expect({ key, finite: [value, baseline, ratio].every(Number.isFinite), positive: value > 0 && baseline! > 0 }).toEqual({ key, finite: true, positive: true });
+      expect({
+        key,
+        finite: [value, baseline, ratio].every(Number.isFinite),
+        positive: value > 0 && baseline! > 0,
+      }).toEqual({ key, finite: true, positive: true });
       expect(ratio).toBeCloseTo(value / baseline!, 9);
       expect(unit).toMatch(/^(ms|calls\/s|pairs\/s)$/);
     }
-    for (const key of SINGLE) expect({ key, finite: Number.isFinite(results[key]!.value) }).toEqual({ key, finite: true });
+    for (const key of SINGLE)
+      expect({ key, finite: Number.isFinite(results[key]!.value) }).toEqual({ key, finite: true });
     for (const [key, unit] of Object.entries(CONTENT_COMPARED)) {
       const { value, baseline, ratio } = results[key]!;
-      expect({ key, unit: results[key]!.unit, finite: [value, baseline, ratio].every(Number.isFinite), positive: value > 0 && baseline! > 0 }).toEqual({ key, unit, finite: true, positive: true });
+      expect({
+        key,
+        unit: results[key]!.unit,
+        finite: [value, baseline, ratio].every(Number.isFinite),
+        positive: value > 0 && baseline! > 0,
+      }).toEqual({ key, unit, finite: true, positive: true });
       expect(ratio).toBeCloseTo(value / baseline!, 9);
     }
-    for (const [key, unit] of Object.entries(CONTENT_SINGLE)) expect({ key, unit: results[key]!.unit, finite: Number.isFinite(results[key]!.value) }).toEqual({ key, unit, finite: true });
+    for (const [key, unit] of Object.entries(CONTENT_SINGLE))
+      expect({ key, unit: results[key]!.unit, finite: Number.isFinite(results[key]!.value) }).toEqual({
+        key,
+        unit,
+        finite: true,
+      });
     // Visible in search means stored first; p95 is never below p50; the load took time; the indexer caught up.
     expect(results.p3_freshness_p50_ms!.value).toBeGreaterThan(results.p3_freshness_p50_ms!.baseline!);
     expect(results.p3_freshness_p95_ms!.value).toBeGreaterThanOrEqual(results.p3_freshness_p50_ms!.value);
@@ -125,16 +152,29 @@ describe('npm run bench (smoke sizes: seconds, not a measurement)', () => {
     expect(results.p5_indexer_pending_end!.value).toBe(0);
     expect(err.some((line) => /quality: skipped in this profile/.test(line))).toBe(true);
     expect(results.p1_ratio_p50!.value).toBe(results.p1_get_plan_status_p50_ms!.ratio);
-    expect(results.p1_gateway_added_p50_ms!.value).toBeCloseTo(results.p1_get_plan_status_p50_ms!.value - results.p1_grpc_get_plan_status_p50_ms!.value, 9);
+    expect(results.p1_gateway_added_p50_ms!.value).toBeCloseTo(
+      results.p1_get_plan_status_p50_ms!.value - results.p1_grpc_get_plan_status_p50_ms!.value,
+      9,
+    );
     // The echo baselines ran and the ratios are Quarry's best read rate over theirs.
-    expect(results.p2_ratio!.value).toBeCloseTo(results.p2_read_tool_calls_per_s!.value / results.p2_naive_echo_calls_per_s!.value, 9);
-    expect(results.p2_ratio_handrolled!.value).toBeCloseTo(results.p2_read_tool_calls_per_s!.value / results.p2_handrolled_echo_calls_per_s!.value, 9);
+    expect(results.p2_ratio!.value).toBeCloseTo(
+      results.p2_read_tool_calls_per_s!.value / results.p2_naive_echo_calls_per_s!.value,
+      9,
+    );
+    expect(results.p2_ratio_handrolled!.value).toBeCloseTo(
+      results.p2_read_tool_calls_per_s!.value / results.p2_handrolled_echo_calls_per_s!.value,
+      9,
+    );
     // The headline rows are the largest size's.
     expect(results.p4_search_p50_ms).toEqual(results.p4_search_500_p50_ms);
     expect(results.p5_ingest_artifacts_per_s).toEqual(results.p5_ingest_40_artifacts_per_s);
     // `quarry start` and its PostgreSQL were measured (plausible sizes, in MB).
     for (const key of ['p6_rss_idle_mb', 'p6_rss_load_mb', 'p6_postgres_rss_idle_mb', 'p6_postgres_rss_load_mb']) {
-      expect({ key, unit: results[key]!.unit, plausible: results[key]!.value > 5 && results[key]!.value < 8_000 }).toEqual({ key, unit: 'MB', plausible: true });
+      expect({
+        key,
+        unit: results[key]!.unit,
+        plausible: results[key]!.value > 5 && results[key]!.value < 8_000,
+      }).toEqual({ key, unit: 'MB', plausible: true });
     }
 
     // One table with every metric, machine facts above it, progress lines on the side.
@@ -182,14 +222,32 @@ describe('the numbers and the table', () => {
   it('names sizes, markers and query shapes the same way every run', () => {
     expect([500, 1_000, 10_000, 100_000, 1_500].map(sizeLabel)).toEqual(['500', '1k', '10k', '100k', '1500']);
     expect([0, 25, 26, 27].map((n) => letterMarker('q', n))).toEqual(['qa', 'qz', 'qba', 'qbb']);
-    const queries = mixedQueries([{ text: 'what similarity laws must be obeyed when constructing aeroelastic models of heated high speed aircraft .' }], 8);
-    expect(queries.map((q) => classifyQuery(q))).toEqual(['semantic', 'keyword', 'balanced', 'semantic', 'semantic', 'keyword', 'balanced', 'semantic']);
+    const queries = mixedQueries(
+      [
+        {
+          text: 'what similarity laws must be obeyed when constructing aeroelastic models of heated high speed aircraft .',
+        },
+      ],
+      8,
+    );
+    expect(queries.map((q) => classifyQuery(q))).toEqual([
+      'semantic',
+      'keyword',
+      'balanced',
+      'semantic',
+      'semantic',
+      'keyword',
+      'balanced',
+      'semantic',
+    ]);
     expect(queries[1]).toBe('similarity');
     expect(queries[5]).toBe('similarity laws');
   });
 
   it('says why the quality rows cannot run when the Cranfield files are missing, and loads stand-in texts instead', () => {
-    expect(loadCranfield(join(dir, 'no-such-dir'))).toEqual({ missing: expect.stringMatching(/corpus\.jsonl, queries\.jsonl, qrels\.tsv not found in .*QUARRY_CRANFIELD_DIR/) });
+    expect(loadCranfield(join(dir, 'no-such-dir'))).toEqual({
+      missing: expect.stringMatching(/corpus\.jsonl, queries\.jsonl, qrels\.tsv not found in .*QUARRY_CRANFIELD_DIR/),
+    });
     const synthetic = syntheticCorpus();
     expect([synthetic.docs.length, synthetic.queries.length]).toEqual([1400, 225]);
     expect(synthetic.docs.every((d) => d.text.split(' ').length >= 80)).toBe(true);

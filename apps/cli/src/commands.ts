@@ -34,7 +34,11 @@ function table(rows: Array<Record<string, unknown>>): string {
   const columns = Object.keys(rows[0]!);
   const cell = (v: unknown) => (v instanceof Date ? v.toISOString() : v === null || v === undefined ? '-' : String(v));
   const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
-  const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => v.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [line(columns), ...rows.map((r) => line(columns.map((c) => cell(r[c]))))].join('\n');
 }
 
@@ -46,10 +50,16 @@ export function buildCli(io: Io): Command {
     .exitOverride()
     .showHelpAfterError();
 
-  async function withIdentityAdmin<T>(fn: (admin: ReturnType<typeof createIdentityAdmin>, db: Kysely<IdentityDatabase>) => Promise<T>): Promise<T> {
+  async function withIdentityAdmin<T>(
+    fn: (admin: ReturnType<typeof createIdentityAdmin>, db: Kysely<IdentityDatabase>) => Promise<T>,
+  ): Promise<T> {
     const dir = dataDirectory(io.env);
     const database = await openAdminDatabase(dir, io.env);
-    const db = createDb<IdentityDatabase>({ connectionString: database.adminUrl, applicationName: 'quarry-cli', max: 2 });
+    const db = createDb<IdentityDatabase>({
+      connectionString: database.adminUrl,
+      applicationName: 'quarry-cli',
+      max: 2,
+    });
     try {
       return await fn(createIdentityAdmin(db), db);
     } finally {
@@ -60,7 +70,9 @@ export function buildCli(io: Io): Command {
 
   program
     .command('start')
-    .description('Run the whole system: embedded PostgreSQL (unless DATABASE_URL is set), every service, and the MCP gateway.')
+    .description(
+      'Run the whole system: embedded PostgreSQL (unless DATABASE_URL is set), every service, and the MCP gateway.',
+    )
     .action(async () => {
       // A fatal error can come while startAll still runs (no system to close yet) or later.
       const running: { system?: Awaited<ReturnType<typeof startAll>> } = {};
@@ -90,7 +102,11 @@ export function buildCli(io: Io): Command {
       const database = await openAdminDatabase(dir, io.env);
       try {
         const applied = await migrateAll(database.adminUrl, serviceRoles(io.env, dir, { generate: database.embedded }));
-        io.out(applied.length ? `Applied ${applied.length} migration(s):\n${applied.map((m) => `  ${m}`).join('\n')}` : 'Database is up to date.');
+        io.out(
+          applied.length
+            ? `Applied ${applied.length} migration(s):\n${applied.map((m) => `  ${m}`).join('\n')}`
+            : 'Database is up to date.',
+        );
       } finally {
         await database.stop();
       }
@@ -130,12 +146,17 @@ export function buildCli(io: Io): Command {
     .option('--name <name>', 'display name')
     .option('--role <role>', 'owner, admin or member', 'member')
     .action(async (email: string, options: { org: string; name?: string; role: 'owner' | 'admin' | 'member' }) => {
-      if (!['owner', 'admin', 'member'].includes(options.role)) throw new IdentityAdminError('INVALID_ARGUMENT', `Invalid role "${options.role}": use owner, admin or member.`);
-      const added = await withIdentityAdmin((admin) => admin.addUser({ email, orgSlug: options.org, name: options.name, role: options.role }));
+      if (!['owner', 'admin', 'member'].includes(options.role))
+        throw new IdentityAdminError('INVALID_ARGUMENT', `Invalid role "${options.role}": use owner, admin or member.`);
+      const added = await withIdentityAdmin((admin) =>
+        admin.addUser({ email, orgSlug: options.org, name: options.name, role: options.role }),
+      );
       io.out(`Added ${added.email} (${added.name}) to ${added.org}.`);
     });
 
-  const prefs = program.command('prefs').description("An organization's default output preferences (what get_next_step returns when a plan completes).");
+  const prefs = program
+    .command('prefs')
+    .description("An organization's default output preferences (what get_next_step returns when a plan completes).");
   prefs
     .command('set')
     .description('Set the default output media type and formatting instructions of an organization.')
@@ -147,7 +168,10 @@ export function buildCli(io: Io): Command {
         throw new IdentityAdminError('INVALID_ARGUMENT', 'Nothing to set: give --media-type and/or --instructions.');
       }
       if (options.mediaType !== undefined && !(MEDIA_TYPES as readonly string[]).includes(options.mediaType)) {
-        throw new IdentityAdminError('INVALID_ARGUMENT', `Invalid media type "${options.mediaType}": use one of ${MEDIA_TYPES.join(', ')}.`);
+        throw new IdentityAdminError(
+          'INVALID_ARGUMENT',
+          `Invalid media type "${options.mediaType}": use one of ${MEDIA_TYPES.join(', ')}.`,
+        );
       }
       const saved = await withIdentityAdmin(async (admin, db) => {
         const org = await admin.findOrg(options.org);
@@ -164,7 +188,9 @@ export function buildCli(io: Io): Command {
           returning output_media_type, output_formatting_instructions`.execute(db);
         return rows[0]!;
       });
-      io.out(`Output preferences of ${options.org}: ${saved.output_media_type}${saved.output_formatting_instructions ? ` — ${saved.output_formatting_instructions}` : ''}.`);
+      io.out(
+        `Output preferences of ${options.org}: ${saved.output_media_type}${saved.output_formatting_instructions ? ` — ${saved.output_formatting_instructions}` : ''}.`,
+      );
     });
   prefs
     .command('show')
@@ -175,10 +201,14 @@ export function buildCli(io: Io): Command {
         const org = await admin.findOrg(options.org);
         if (!org) throw new IdentityAdminError('NOT_FOUND', `No organization with slug "${options.org}".`);
         const { rows } = await sql<{ output_media_type: string; output_formatting_instructions: string | null }>`
-          select output_media_type, output_formatting_instructions from plan.output_preferences where org_id = ${org.id}`.execute(db);
+          select output_media_type, output_formatting_instructions from plan.output_preferences where org_id = ${org.id}`.execute(
+          db,
+        );
         return rows[0] ?? { output_media_type: 'conversation', output_formatting_instructions: null };
       });
-      io.out(`${shown.output_media_type}${shown.output_formatting_instructions ? ` — ${shown.output_formatting_instructions}` : ''}`);
+      io.out(
+        `${shown.output_media_type}${shown.output_formatting_instructions ? ` — ${shown.output_formatting_instructions}` : ''}`,
+      );
     });
 
   const token = program.command('token').description('Personal access tokens.');
@@ -191,10 +221,17 @@ export function buildCli(io: Io): Command {
     .option('--expires-in <duration>', 'lifetime, e.g. 12h, 30d', durationOption)
     .action(async (options: { org: string; user: string; name: string; expiresIn?: number }) => {
       const created = await withIdentityAdmin((admin) =>
-        admin.createToken({ orgSlug: options.org, email: options.user, name: options.name, expiresInMs: options.expiresIn }),
+        admin.createToken({
+          orgSlug: options.org,
+          email: options.user,
+          name: options.name,
+          expiresInMs: options.expiresIn,
+        }),
       );
       io.out(created.token);
-      io.err(`Token ${created.id} for ${created.email} in ${created.org}${created.expiresAt ? `, expires ${created.expiresAt.toISOString()}` : ', no expiry'}. It is shown only once.`);
+      io.err(
+        `Token ${created.id} for ${created.email} in ${created.org}${created.expiresAt ? `, expires ${created.expiresAt.toISOString()}` : ', no expiry'}. It is shown only once.`,
+      );
     });
   token
     .command('list')
@@ -202,7 +239,21 @@ export function buildCli(io: Io): Command {
     .option('--org <slug>', 'only this organization')
     .action(async (options: { org?: string }) => {
       const tokens = await withIdentityAdmin((admin) => admin.listTokens({ orgSlug: options.org }));
-      io.out(table(tokens.map((t) => ({ id: t.id, org: t.org, user: t.email, name: t.name, token: t.hint, created: t.createdAt, lastUsed: t.lastUsedAt, expires: t.expiresAt, revoked: t.revokedAt }))));
+      io.out(
+        table(
+          tokens.map((t) => ({
+            id: t.id,
+            org: t.org,
+            user: t.email,
+            name: t.name,
+            token: t.hint,
+            created: t.createdAt,
+            lastUsed: t.lastUsedAt,
+            expires: t.expiresAt,
+            revoked: t.revokedAt,
+          })),
+        ),
+      );
     });
   token
     .command('revoke <id>')

@@ -12,7 +12,10 @@ export interface AdminDatabase {
  * `DATABASE_URL`, the embedded instance a running `npm start` advertises, or the embedded
  * cluster in `.quarry/` started just for this command.
  */
-export async function openAdminDatabase(dir: DataDirectory, env: Readonly<Record<string, string | undefined>> = process.env): Promise<AdminDatabase> {
+export async function openAdminDatabase(
+  dir: DataDirectory,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<AdminDatabase> {
   const configured = env.DATABASE_ADMIN_URL || env.DATABASE_URL;
   if (configured) return { adminUrl: configured, embedded: false, stop: async () => undefined };
   const running = await findRunningEmbeddedPostgres(dir.postgres);

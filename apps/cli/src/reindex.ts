@@ -21,13 +21,21 @@ export interface ReindexOptions {
  * the indexer's offset to the start, and replay every event through the same indexer code with
  * the embedder configured now. Works the same for the embedded indexes and for OpenSearch/Qdrant.
  */
-export async function reindex({ adminUrl, env, dataDir, out, progressEveryMs = 2_000 }: ReindexOptions): Promise<{ events: number; ms: number }> {
+export async function reindex({
+  adminUrl,
+  env,
+  dataDir,
+  out,
+  progressEveryMs = 2_000,
+}: ReindexOptions): Promise<{ events: number; ms: number }> {
   const began = performance.now();
   const config = loadConfig(searchBackendsConfigSchema, { ...env, QUARRY_DATA_DIR: dataDir });
   const admin = createDb<unknown>({ connectionString: adminUrl, applicationName: 'quarry-reindex', max: 2 });
   try {
     if (await isConsumerActive(admin, INDEXER_CONSUMER)) {
-      throw new Error('The indexer is running (`quarry start` or an indexer deployment): stop it, then run `quarry reindex` again.');
+      throw new Error(
+        'The indexer is running (`quarry start` or an indexer deployment): stop it, then run `quarry reindex` again.',
+      );
     }
     await dropSearchIndexes(config);
     await sql`truncate indexer.indexed_sources`.execute(admin);
@@ -37,7 +45,11 @@ export async function reindex({ adminUrl, env, dataDir, out, progressEveryMs = 2
 
     const backends = await openSearchBackends(config);
     // The admin connection reads the outbox directly (the indexer role's read path is for services).
-    const indexer = await startEmbeddedIndexer({ databaseUrl: adminUrl, backends, logger: createLogger({ service: 'reindex', level: 'warn' }) });
+    const indexer = await startEmbeddedIndexer({
+      databaseUrl: adminUrl,
+      backends,
+      logger: createLogger({ service: 'reindex', level: 'warn' }),
+    });
     try {
       let last = performance.now();
       for (;;) {
@@ -54,7 +66,9 @@ export async function reindex({ adminUrl, env, dataDir, out, progressEveryMs = 2
       await backends.close();
     }
     const ms = Math.round(performance.now() - began);
-    out(`Reindexed ${total} event(s) in ${(ms / 1000).toFixed(1)} s with embedder ${backends.describe.embedder} (BM25: ${backends.describe.bm25}, vectors: ${backends.describe.vectors}).`);
+    out(
+      `Reindexed ${total} event(s) in ${(ms / 1000).toFixed(1)} s with embedder ${backends.describe.embedder} (BM25: ${backends.describe.bm25}, vectors: ${backends.describe.vectors}).`,
+    );
     return { events: total, ms };
   } finally {
     await admin.destroy();

@@ -1,6 +1,12 @@
 import { loadConfig } from '@quarry/config';
 import { createDb, startEmbeddedPostgres, appUrlFrom } from '@quarry/db';
-import { buildServer, createGatewayRuntime, createIdentityAdmin, type IdentityDatabase, loadGatewayConfig } from '@quarry/gateway';
+import {
+  buildServer,
+  createGatewayRuntime,
+  createIdentityAdmin,
+  type IdentityDatabase,
+  loadGatewayConfig,
+} from '@quarry/gateway';
 import { extractionModelsConfigSchema } from '@quarry/extraction';
 import { searchBackendsConfigSchema } from '@quarry/search-index';
 import { startServices } from '@quarry/system';
@@ -28,7 +34,10 @@ const DEFAULT_USER = 'admin@localhost';
  */
 export async function startAll({ env, out, logLevel, onFatal }: StartOptions) {
   const dir = dataDirectory(env);
-  const logger = createLogger({ service: 'quarry', level: logLevel ?? (env.LOG_LEVEL as 'info' | undefined) ?? 'info' });
+  const logger = createLogger({
+    service: 'quarry',
+    level: logLevel ?? (env.LOG_LEVEL as 'info' | undefined) ?? 'info',
+  });
 
   // What has started, to stop newest first: on Ctrl-C, and when a later step fails (a port in
   // use, a bad URL), so a failed start exits instead of leaving PostgreSQL and the services up.
@@ -109,7 +118,9 @@ export async function startAll({ env, out, logLevel, onFatal }: StartOptions) {
   out('');
   out(`Quarry is running.  MCP endpoint: ${url}`);
   if (firstToken) {
-    out(`First start: created org "${DEFAULT_ORG}", user ${DEFAULT_USER} and a token (saved to ${dir.devTokenFile}, shown only now):`);
+    out(
+      `First start: created org "${DEFAULT_ORG}", user ${DEFAULT_USER} and a token (saved to ${dir.devTokenFile}, shown only now):`,
+    );
     out(`  ${firstToken}`);
     out('Connect Claude Code:');
     out(`  claude mcp add --transport http quarry ${url} --header "Authorization: Bearer ${firstToken}"`);
@@ -133,7 +144,11 @@ export async function startAll({ env, out, logLevel, onFatal }: StartOptions) {
 }
 
 /** First start only: org `default`, user `admin@localhost`, and a token saved 0600. */
-async function bootstrap(adminUrl: string, tokenFile: string, writePrivate: (name: string, content: string) => void): Promise<string | undefined> {
+async function bootstrap(
+  adminUrl: string,
+  tokenFile: string,
+  writePrivate: (name: string, content: string) => void,
+): Promise<string | undefined> {
   const db = createDb<IdentityDatabase>({ connectionString: adminUrl, applicationName: 'quarry-bootstrap', max: 1 });
   try {
     const admin = createIdentityAdmin(db);

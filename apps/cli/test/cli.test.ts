@@ -58,7 +58,10 @@ async function startGateway() {
 }
 
 async function callTool(url: string, token: string, name: string, args: Record<string, unknown> = {}) {
-  const client = new Client({ name: 'cli-test', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  const client = new Client(
+    { name: 'cli-test', version: '1' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { authProvider: { token: async () => token } }));
   try {
     return await client.callTool({ name, arguments: args });
@@ -89,7 +92,10 @@ afterAll(async () => {
 describe('quarry CLI', () => {
   it('migrates once, then reports the database up to date', async () => {
     const first = await quarry('migrate');
-    expect(first).toMatchObject({ code: 0, out: expect.stringMatching(/Applied 9 migration\(s\)[\s\S]*identity\/2026_11_21_2200_create_identity/) });
+    expect(first).toMatchObject({
+      code: 0,
+      out: expect.stringMatching(/Applied 9 migration\(s\)[\s\S]*identity\/2026_11_21_2200_create_identity/),
+    });
     expect(first.out).toMatch(/artifact\/2026_11_22_0200_create_extraction_results/);
     expect(first.out).toMatch(/plan\/2026_11_22_0400_count_stalled_plans/);
     expect(await quarry('migrate')).toMatchObject({ code: 0, out: 'Database is up to date.' });
@@ -98,16 +104,39 @@ describe('quarry CLI', () => {
   it('refuses to migrate a configured database without the role passwords', async () => {
     const saved = env;
     env = { DATABASE_URL: database.adminUrl, QUARRY_DATA_DIR: dataDir };
-    expect(await quarry('migrate')).toMatchObject({ code: 1, err: expect.stringMatching(/QUARRY_APP_ROLE_PASSWORD must be set/) });
+    expect(await quarry('migrate')).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(/QUARRY_APP_ROLE_PASSWORD must be set/),
+    });
     env = { ...saved, QUARRY_INDEXER_ROLE_PASSWORD: '' };
-    expect(await quarry('migrate')).toMatchObject({ code: 1, err: expect.stringMatching(/QUARRY_INDEXER_ROLE_PASSWORD must be set/) });
+    expect(await quarry('migrate')).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(/QUARRY_INDEXER_ROLE_PASSWORD must be set/),
+    });
     env = saved;
   });
 
   it('round-trips: org, user, token; the token works; revoked, the very next call is 401', async () => {
-    expect(await quarry('org', 'create', 'acme', '--name', 'Acme Research')).toMatchObject({ code: 0, out: expect.stringMatching(/^Created organization acme \(/) });
-    expect(await quarry('user', 'add', 'Ada@Acme.test', '--org', 'acme', '--name', 'Ada Lovelace')).toMatchObject({ code: 0, out: 'Added ada@acme.test (Ada Lovelace) to acme.' });
-    const created = await quarry('token', 'create', '--org', 'acme', '--user', 'ada@acme.test', '--name', 'laptop', '--expires-in', '30d');
+    expect(await quarry('org', 'create', 'acme', '--name', 'Acme Research')).toMatchObject({
+      code: 0,
+      out: expect.stringMatching(/^Created organization acme \(/),
+    });
+    expect(await quarry('user', 'add', 'Ada@Acme.test', '--org', 'acme', '--name', 'Ada Lovelace')).toMatchObject({
+      code: 0,
+      out: 'Added ada@acme.test (Ada Lovelace) to acme.',
+    });
+    const created = await quarry(
+      'token',
+      'create',
+      '--org',
+      'acme',
+      '--user',
+      'ada@acme.test',
+      '--name',
+      'laptop',
+      '--expires-in',
+      '30d',
+    );
     expect(created.code).toBe(0);
     const token = created.out.trim();
     expect(token).toMatch(/^qry_[0-9A-Za-z]{43}$/);
@@ -122,18 +151,34 @@ describe('quarry CLI', () => {
     const gateway = await startGateway();
     try {
       const answer = await ping(gateway.url, token);
-      expect(answer.structuredContent).toMatchObject({ message: 'Connected to Quarry as Ada Lovelace (ada@acme.test).', orgSlug: 'acme' });
+      expect(answer.structuredContent).toMatchObject({
+        message: 'Connected to Quarry as Ada Lovelace (ada@acme.test).',
+        orgSlug: 'acme',
+      });
 
       // Output preferences set through the CLI reach the client when a plan completes.
-      expect(await quarry('prefs', 'set', '--org', 'acme', '--media-type', 'markdown', '--instructions', 'Use H2 headings.')).toMatchObject({
+      expect(
+        await quarry('prefs', 'set', '--org', 'acme', '--media-type', 'markdown', '--instructions', 'Use H2 headings.'),
+      ).toMatchObject({
         code: 0,
         out: 'Output preferences of acme: markdown — Use H2 headings..',
       });
       expect((await quarry('prefs', 'show', '--org', 'acme')).out).toBe('markdown — Use H2 headings.');
-      const plan = (await callTool(gateway.url, token, 'create_research_plan', { name: 'p', researchQuestion: 'q', steps: [{ stepType: 'custom', instructions: 'x' }] }))
-        .structuredContent as { planId: string; firstStep: { stepId: string } };
-      await callTool(gateway.url, token, 'submit_step_result', { planId: plan.planId, stepId: plan.firstStep.stepId, result: { ok: true } });
-      expect((await callTool(gateway.url, token, 'get_next_step', { planId: plan.planId })).structuredContent).toMatchObject({
+      const plan = (
+        await callTool(gateway.url, token, 'create_research_plan', {
+          name: 'p',
+          researchQuestion: 'q',
+          steps: [{ stepType: 'custom', instructions: 'x' }],
+        })
+      ).structuredContent as { planId: string; firstStep: { stepId: string } };
+      await callTool(gateway.url, token, 'submit_step_result', {
+        planId: plan.planId,
+        stepId: plan.firstStep.stepId,
+        result: { ok: true },
+      });
+      expect(
+        (await callTool(gateway.url, token, 'get_next_step', { planId: plan.planId })).structuredContent,
+      ).toMatchObject({
         status: 'plan_complete',
         outputMediaType: 'markdown',
         outputFormattingInstructions: 'Use H2 headings.',
@@ -142,7 +187,11 @@ describe('quarry CLI', () => {
       expect(await quarry('token', 'revoke', tokenId)).toMatchObject({ code: 0, out: `Revoked token ${tokenId}.` });
       const response = await fetch(gateway.url, {
         method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
       });
       expect(response.status).toBe(401);
@@ -150,30 +199,68 @@ describe('quarry CLI', () => {
     } finally {
       await gateway.close();
     }
-    expect((await quarry('token', 'list')).out).toMatch(new RegExp(`${tokenId}.*20\\d\\d-\\d\\d-\\d\\dT[^ ]+Z\\s*$`, 'm'));
+    expect((await quarry('token', 'list')).out).toMatch(
+      new RegExp(`${tokenId}.*20\\d\\d-\\d\\d-\\d\\dT[^ ]+Z\\s*$`, 'm'),
+    );
   });
 
   it('explains operator mistakes and exits non-zero', async () => {
-    expect(await quarry('org', 'create', 'acme')).toMatchObject({ code: 1, err: 'error: Organization "acme" already exists.' });
-    expect(await quarry('org', 'create', 'Not A Slug')).toMatchObject({ code: 1, err: expect.stringMatching(/Invalid slug/) });
-    expect(await quarry('user', 'add', 'x@y.test', '--org', 'nope')).toMatchObject({ code: 1, err: 'error: No organization with slug "nope".' });
-    expect(await quarry('user', 'add', 'not-an-email', '--org', 'acme')).toMatchObject({ code: 1, err: expect.stringMatching(/Invalid email/) });
-    expect(await quarry('token', 'create', '--org', 'acme', '--user', 'stranger@acme.test')).toMatchObject({ code: 1, err: expect.stringMatching(/not a member of "acme"/) });
-    expect(await quarry('token', 'create', '--org', 'acme', '--user', 'ada@acme.test', '--expires-in', 'soon')).toMatchObject({ code: 1, err: expect.stringMatching(/"soon" is not a duration/) });
-    expect(await quarry('token', 'revoke', 'abc')).toMatchObject({ code: 1, err: expect.stringMatching(/not a token id/) });
-    expect(await quarry('token', 'revoke', '00000000-0000-4000-8000-000000000000')).toMatchObject({ code: 1, err: expect.stringMatching(/No token with id/) });
+    expect(await quarry('org', 'create', 'acme')).toMatchObject({
+      code: 1,
+      err: 'error: Organization "acme" already exists.',
+    });
+    expect(await quarry('org', 'create', 'Not A Slug')).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(/Invalid slug/),
+    });
+    expect(await quarry('user', 'add', 'x@y.test', '--org', 'nope')).toMatchObject({
+      code: 1,
+      err: 'error: No organization with slug "nope".',
+    });
+    expect(await quarry('user', 'add', 'not-an-email', '--org', 'acme')).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(/Invalid email/),
+    });
+    expect(await quarry('token', 'create', '--org', 'acme', '--user', 'stranger@acme.test')).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(/not a member of "acme"/),
+    });
+    expect(
+      await quarry('token', 'create', '--org', 'acme', '--user', 'ada@acme.test', '--expires-in', 'soon'),
+    ).toMatchObject({ code: 1, err: expect.stringMatching(/"soon" is not a duration/) });
+    expect(await quarry('token', 'revoke', 'abc')).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(/not a token id/),
+    });
+    expect(await quarry('token', 'revoke', '00000000-0000-4000-8000-000000000000')).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(/No token with id/),
+    });
     expect((await quarry('token', 'create', '--org', 'acme')).code).toBe(1);
     expect((await quarry('frobnicate')).code).toBe(1);
-    expect(await quarry('prefs', 'set', '--org', 'acme', '--media-type', 'pdf')).toMatchObject({ code: 1, err: expect.stringMatching(/Invalid media type "pdf"/) });
-    expect(await quarry('prefs', 'set', '--org', 'acme')).toMatchObject({ code: 1, err: expect.stringMatching(/Nothing to set/) });
-    expect(await quarry('prefs', 'show', '--org', 'nope')).toMatchObject({ code: 1, err: 'error: No organization with slug "nope".' });
+    expect(await quarry('prefs', 'set', '--org', 'acme', '--media-type', 'pdf')).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(/Invalid media type "pdf"/),
+    });
+    expect(await quarry('prefs', 'set', '--org', 'acme')).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(/Nothing to set/),
+    });
+    expect(await quarry('prefs', 'show', '--org', 'nope')).toMatchObject({
+      code: 1,
+      err: 'error: No organization with slug "nope".',
+    });
   });
 
   it('reindex: refuses under a running indexer, then rebuilds the indexes from every stored event', async () => {
     await quarry('user', 'add', 'bob@acme.test', '--org', 'acme', '--name', 'Bob');
     const token = (await quarry('token', 'create', '--org', 'acme', '--user', 'bob@acme.test')).out.trim();
     const search = async (url: string, query: string) =>
-      ((await callTool(url, token, 'search_sources', { query })).structuredContent as { results: { sourceId: string }[] }).results.map((r) => r.sourceId); // best first
+      (
+        (await callTool(url, token, 'search_sources', { query })).structuredContent as {
+          results: { sourceId: string }[];
+        }
+      ).results.map((r) => r.sourceId); // best first
     const until = async (check: () => Promise<boolean>) => {
       for (let i = 0; i < 100 && !(await check()); i++) await new Promise((r) => setTimeout(r, 100));
     };
@@ -182,19 +269,37 @@ describe('quarry CLI', () => {
     let stored: string[];
     try {
       stored = await Promise.all(
-        ['Ice cores record past climate.', 'Ice sheets lose mass at the margins.'].map(async (contentText, i) =>
-          ((await callTool(gateway.url, token, 'store_research', { artifactType: 'finding', title: `Ice ${i}`, content: {}, contentText })).structuredContent as { id: string }).id,
+        ['Ice cores record past climate.', 'Ice sheets lose mass at the margins.'].map(
+          async (contentText, i) =>
+            (
+              (
+                await callTool(gateway.url, token, 'store_research', {
+                  artifactType: 'finding',
+                  title: `Ice ${i}`,
+                  content: {},
+                  contentText,
+                })
+              ).structuredContent as { id: string }
+            ).id,
         ),
       );
       await until(async () => (await search(gateway.url, 'ice')).length === 2);
       expect((await search(gateway.url, 'ice')).sort()).toEqual([...stored].sort());
-      expect(await quarry('reindex')).toMatchObject({ code: 1, err: expect.stringMatching(/indexer is running.*stop it/) });
+      expect(await quarry('reindex')).toMatchObject({
+        code: 1,
+        err: expect.stringMatching(/indexer is running.*stop it/),
+      });
     } finally {
       await gateway.close();
     }
 
     const rebuilt = await quarry('reindex');
-    expect(rebuilt).toMatchObject({ code: 0, out: expect.stringMatching(/Reindexing 2 content event\(s\)[\s\S]*Reindexed 2 event\(s\) in [\d.]+ s with embedder local-/) });
+    expect(rebuilt).toMatchObject({
+      code: 0,
+      out: expect.stringMatching(
+        /Reindexing 2 content event\(s\)[\s\S]*Reindexed 2 event\(s\) in [\d.]+ s with embedder local-/,
+      ),
+    });
 
     gateway = await startGateway();
     try {

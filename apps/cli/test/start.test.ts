@@ -13,7 +13,10 @@ const env = { QUARRY_DATA_DIR: dataDir, PORT: '0' };
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 async function ping(url: string, token: string, era: 'legacy' | 'modern') {
-  const client = new Client({ name: 'start-test', version: '1' }, { versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: '2026-07-28' } } });
+  const client = new Client(
+    { name: 'start-test', version: '1' },
+    { versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: '2026-07-28' } } },
+  );
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { authProvider: { token: async () => token } }));
   try {
     return (await client.callTool({ name: 'ping', arguments: {} })).structuredContent;
@@ -32,10 +35,15 @@ describe('quarry start (npm start) on embedded defaults', () => {
       expect(token).toMatch(/^qry_[0-9A-Za-z]{43}$/);
       expect(statSync(join(dataDir, 'dev-token')).mode & 0o777).toBe(0o600);
       expect(printed).toContain(`MCP endpoint: ${system.url}`);
-      expect(printed).toContain(`claude mcp add --transport http quarry ${system.url} --header "Authorization: Bearer ${token}"`);
+      expect(printed).toContain(
+        `claude mcp add --transport http quarry ${system.url} --header "Authorization: Bearer ${token}"`,
+      );
       expect(system.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
       for (const era of ['legacy', 'modern'] as const) {
-        expect(await ping(system.url, token, era)).toMatchObject({ message: 'Connected to Quarry as Admin (admin@localhost).', orgSlug: 'default' });
+        expect(await ping(system.url, token, era)).toMatchObject({
+          message: 'Connected to Quarry as Admin (admin@localhost).',
+          orgSlug: 'default',
+        });
       }
     } finally {
       await system.close();
@@ -84,7 +92,9 @@ describe('quarry start (npm start) on embedded defaults', () => {
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const busyPort = (blocker.address() as AddressInfo).port;
     try {
-      await expect(startAll({ env: { ...env, PORT: String(busyPort) }, out: () => {}, logLevel: 'silent' })).rejects.toThrow(
+      await expect(
+        startAll({ env: { ...env, PORT: String(busyPort) }, out: () => {}, logLevel: 'silent' }),
+      ).rejects.toThrow(
         `127.0.0.1:${busyPort} is already in use (EADDRINUSE): is Quarry already running? Stop it, or start on another port: PORT=${busyPort + 1} npm start`,
       );
     } finally {

@@ -2,4 +2,10 @@
 // backend service started and wired — for `quarry start`, the gateway harness, CLI tests and
 // the benchmark.
 export { startServices, type StartServicesOptions, type Services } from './services.js';
-export { backendSchemas, migrateSchemas, provisionServiceRoles, provisionIndexerRole, type ServiceRoles } from './schemas.js';
+export {
+  backendSchemas,
+  migrateSchemas,
+  provisionServiceRoles,
+  provisionIndexerRole,
+  type ServiceRoles,
+} from './schemas.js';

@@ -53,7 +53,13 @@ export async function startServices(options: StartServicesOptions) {
     port: 0,
   });
   const backends = await openSearchBackends(options.search);
-  const search = await startSearch({ backends, identityKey, logger: logger.child({ service: 'search' }), host, port: 0 });
+  const search = await startSearch({
+    backends,
+    identityKey,
+    logger: logger.child({ service: 'search' }),
+    host,
+    port: 0,
+  });
   const indexerMetrics = createMetrics({ service: 'indexer', processMetrics: false });
   const indexer = await startEmbeddedIndexer({
     databaseUrl: options.indexerDatabaseUrl,
@@ -71,7 +77,10 @@ export async function startServices(options: StartServicesOptions) {
     port: 0,
   });
   logger.info(backends.describe, 'search backends');
-  logger.info({ provider: models.provider, serverProviders: Object.keys(models.providers), sampling: models.samplingEnabled }, 'extraction models');
+  logger.info(
+    { provider: models.provider, serverProviders: Object.keys(models.providers), sampling: models.samplingEnabled },
+    'extraction models',
+  );
   return {
     planEngine,
     artifactStore,

@@ -49,33 +49,66 @@ describe('startServices', () => {
       'quarry.plan.v1.PlanService',
       'quarry.search.v1.SearchService',
     ]);
-    const toolServices = new Set(toolCatalogue.map((tool) => tool.rpc.service).filter((service) => service !== 'quarry.identity.v1.IdentityService'));
+    const toolServices = new Set(
+      toolCatalogue
+        .map((tool) => tool.rpc.service)
+        .filter((service) => service !== 'quarry.identity.v1.IdentityService'),
+    );
     expect([...toolServices].sort()).toEqual(Object.keys(services.addresses).sort());
     for (const address of Object.values(services.addresses)) expect(address).toMatch(/^127\.0\.0\.1:\d+$/);
   });
 
   it('wires the services to each other over gRPC, both ways', async () => {
-    const plans = createGrpcClient(planV1.PlanServiceClient, services.addresses['quarry.plan.v1.PlanService']!, { signer });
-    const artifacts = createGrpcClient(artifactV1.ArtifactServiceClient, services.addresses['quarry.artifact.v1.ArtifactService']!, { signer });
+    const plans = createGrpcClient(planV1.PlanServiceClient, services.addresses['quarry.plan.v1.PlanService']!, {
+      signer,
+    });
+    const artifacts = createGrpcClient(
+      artifactV1.ArtifactServiceClient,
+      services.addresses['quarry.artifact.v1.ArtifactService']!,
+      { signer },
+    );
     try {
       const plan = await plans.call(
         'createResearchPlan',
-        planV1.CreateResearchPlanRequest.fromPartial({ name: 'p', researchQuestion: 'q', steps: [{ stepType: planV1.StepType.STEP_TYPE_SEARCH, instructions: 'look' }] }),
+        planV1.CreateResearchPlanRequest.fromPartial({
+          name: 'p',
+          researchQuestion: 'q',
+          steps: [{ stepType: planV1.StepType.STEP_TYPE_SEARCH, instructions: 'look' }],
+        }),
         { identity: identity() },
       );
       // artifact-store → plan-engine: the plan reference is checked before storing.
       const stored = await artifacts.call(
         'storeResearch',
-        artifactV1.StoreResearchRequest.fromPartial({ artifactType: artifactV1.ArtifactType.ARTIFACT_TYPE_FINDING, title: 'found', content: { a: 1 }, contentText: 'text', planId: plan.planId }),
+        artifactV1.StoreResearchRequest.fromPartial({
+          artifactType: artifactV1.ArtifactType.ARTIFACT_TYPE_FINDING,
+          title: 'found',
+          content: { a: 1 },
+          contentText: 'text',
+          planId: plan.planId,
+        }),
         { identity: identity() },
       );
       await expect(
-        artifacts.call('storeResearch', artifactV1.StoreResearchRequest.fromPartial({ artifactType: artifactV1.ArtifactType.ARTIFACT_TYPE_FINDING, title: 'x', content: {}, planId: randomUUID() }), {
-          identity: identity(),
-        }),
+        artifacts.call(
+          'storeResearch',
+          artifactV1.StoreResearchRequest.fromPartial({
+            artifactType: artifactV1.ArtifactType.ARTIFACT_TYPE_FINDING,
+            title: 'x',
+            content: {},
+            planId: randomUUID(),
+          }),
+          {
+            identity: identity(),
+          },
+        ),
       ).rejects.toMatchObject({ code: 'PLAN_NOT_FOUND' });
       // plan-engine → artifact-store: the plan's artifacts appear in its step context.
-      const context = await plans.call('getStepContext', planV1.GetStepContextRequest.fromPartial({ planId: plan.planId, stepId: plan.firstStep!.stepId }), { identity: identity() });
+      const context = await plans.call(
+        'getStepContext',
+        planV1.GetStepContextRequest.fromPartial({ planId: plan.planId, stepId: plan.firstStep!.stepId }),
+        { identity: identity() },
+      );
       expect(context.artifacts.map((a) => a.id)).toEqual([stored.id]);
     } finally {
       plans.close();
@@ -84,25 +117,48 @@ describe('startServices', () => {
   });
 
   it('indexes what the artifact store writes, and the search service finds it (embedded LanceDB under the data dir)', async () => {
-    const artifacts = createGrpcClient(artifactV1.ArtifactServiceClient, services.addresses['quarry.artifact.v1.ArtifactService']!, { signer });
-    const search = createGrpcClient(searchV1.SearchServiceClient, services.addresses['quarry.search.v1.SearchService']!, { signer });
+    const artifacts = createGrpcClient(
+      artifactV1.ArtifactServiceClient,
+      services.addresses['quarry.artifact.v1.ArtifactService']!,
+      { signer },
+    );
+    const search = createGrpcClient(
+      searchV1.SearchServiceClient,
+      services.addresses['quarry.search.v1.SearchService']!,
+      { signer },
+    );
     try {
       const stored = await artifacts.call(
         'storeResearch',
-        artifactV1.StoreResearchRequest.fromPartial({ artifactType: artifactV1.ArtifactType.ARTIFACT_TYPE_FINDING, title: 'Perovskite stability', content: {}, contentText: 'Perovskite cells degrade under humidity.' }),
+        artifactV1.StoreResearchRequest.fromPartial({
+          artifactType: artifactV1.ArtifactType.ARTIFACT_TYPE_FINDING,
+          title: 'Perovskite stability',
+          content: {},
+          contentText: 'Perovskite cells degrade under humidity.',
+        }),
         { identity: identity() },
       );
       let found: searchV1.SearchSourcesResponse | undefined;
       for (let i = 0; i < 100 && !found?.keywordResults; i++) {
-        found = await search.call('searchSources', searchV1.SearchSourcesRequest.fromPartial({ query: 'perovskite humidity' }), { identity: identity() });
+        found = await search.call(
+          'searchSources',
+          searchV1.SearchSourcesRequest.fromPartial({ query: 'perovskite humidity' }),
+          { identity: identity() },
+        );
         if (!found.keywordResults) await new Promise((r) => setTimeout(r, 100));
       }
       expect(found?.keywordResults).toBe(1);
       expect(found?.results[0]).toMatchObject({ sourceId: stored.id, inKeyword: true, keywordRank: 1 });
-      expect(services.backends.describe).toEqual({ bm25: 'lancedb', vectors: 'lancedb', embedder: expect.stringMatching(/^local-/) });
+      expect(services.backends.describe).toEqual({
+        bm25: 'lancedb',
+        vectors: 'lancedb',
+        embedder: expect.stringMatching(/^local-/),
+      });
       // The indexer reads events as its own role, never as the app role.
       const { rows } = await sql<{ usename: string }>`
-        select usename from pg_stat_activity where datname = current_database() and application_name like 'quarry-events:%'`.execute(database.admin);
+        select usename from pg_stat_activity where datname = current_database() and application_name like 'quarry-events:%'`.execute(
+        database.admin,
+      );
       expect(rows.map((r) => r.usename)).toEqual([INDEXER.role]);
     } finally {
       artifacts.close();

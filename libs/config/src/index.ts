@@ -40,9 +40,7 @@ export function loadConfig<S extends z.ZodObject>(
   }
   const parsed = schema.safeParse(input);
   if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`),
-    );
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`));
   }
   return deepFreeze(parsed.data) as DeepReadonly<z.infer<S>>;
 }
@@ -57,14 +55,18 @@ export const env = {
       .enum(['1', '0', 'true', 'false', 'yes', 'no'])
       .default(fallback ? 'true' : 'false')
       .transform((v) => v === '1' || v === 'true' || v === 'yes'),
-  duration: (fallback: string) => z.string().default(fallback).transform((v, ctx) => {
-    const ms = parseDuration(v);
-    if (ms === undefined) {
-      ctx.addIssue({ code: 'custom', message: `"${v}" is not a duration like 500ms, 30s, 15m, 2h or 30d` });
-      return z.NEVER;
-    }
-    return ms;
-  }),
+  duration: (fallback: string) =>
+    z
+      .string()
+      .default(fallback)
+      .transform((v, ctx) => {
+        const ms = parseDuration(v);
+        if (ms === undefined) {
+          ctx.addIssue({ code: 'custom', message: `"${v}" is not a duration like 500ms, 30s, 15m, 2h or 30d` });
+          return z.NEVER;
+        }
+        return ms;
+      }),
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 };
 

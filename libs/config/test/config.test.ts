@@ -16,7 +16,15 @@ describe('loadConfig', () => {
   });
 
   it('returns a deeply frozen object', () => {
-    const config = loadConfig(z.object({ LIST: z.string().default('a').transform((s) => ({ items: [s] })) }), {});
+    const config = loadConfig(
+      z.object({
+        LIST: z
+          .string()
+          .default('a')
+          .transform((s) => ({ items: [s] })),
+      }),
+      {},
+    );
     expect(Object.isFrozen(config)).toBe(true);
     expect(Object.isFrozen(config.LIST)).toBe(true);
     expect(Object.isFrozen(config.LIST.items)).toBe(true);
@@ -50,7 +58,13 @@ describe('loadConfig', () => {
 
 describe('parseDuration', () => {
   it.each([
-    ['250', 250], ['250ms', 250], ['30s', 30_000], ['15m', 900_000], ['2h', 7_200_000], ['30d', 2_592_000_000], ['1.5s', 1500],
+    ['250', 250],
+    ['250ms', 250],
+    ['30s', 30_000],
+    ['15m', 900_000],
+    ['2h', 7_200_000],
+    ['30d', 2_592_000_000],
+    ['1.5s', 1500],
   ])('%s → %d ms', (text, ms) => expect(parseDuration(text)).toBe(ms));
 
   it.each(['', 'soon', '-1s', '5 w', '1e3'])('rejects %p', (text) => expect(parseDuration(text)).toBeUndefined());

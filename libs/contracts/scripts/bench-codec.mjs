@@ -22,7 +22,9 @@ function report(label, codec, args, responseBytes) {
   const requestBytes = codec.encodeRequest(args);
   const encode = perCall(() => codec.encodeRequest(args), 100_000);
   const decode = perCall(() => codec.decodeResponse(responseBytes), 100_000);
-  console.log(`${label}: encodeRequest ${encode.toFixed(2)} µs, decodeResponse ${decode.toFixed(2)} µs (request ${requestBytes.length} B, response ${responseBytes.length} B)`);
+  console.log(
+    `${label}: encodeRequest ${encode.toFixed(2)} µs, decodeResponse ${decode.toFixed(2)} µs (request ${requestBytes.length} B, response ${responseBytes.length} B)`,
+  );
 }
 
 // ping, from the embedded catalogue.
@@ -42,7 +44,10 @@ console.log(`embedded descriptor set: ${descriptorSet.length} B`);
 // put_thing, from the test fixture: a 42-field message with every kind of field.
 const dir = mkdtempSync(join(tmpdir(), 'quarry-bench-'));
 cpSync(new URL('../test/fixtures/proto', import.meta.url), dir, { recursive: true });
-cpSync(new URL('../../../proto/quarry/mcp/v1/options.proto', import.meta.url), join(dir, 'quarry/mcp/v1/options.proto'));
+cpSync(
+  new URL('../../../proto/quarry/mcp/v1/options.proto', import.meta.url),
+  join(dir, 'quarry/mcp/v1/options.proto'),
+);
 started = performance.now();
 const fixtureSet = buildDescriptorSet(dir);
 const tools = deriveCatalogue(fixtureSet);
@@ -50,15 +55,45 @@ console.log(`fixture: buf build + derive ${tools.length} tools in ${(performance
 rmSync(dir, { recursive: true, force: true });
 const putThing = tools.find((tool) => tool.name === 'put_thing');
 const thing = {
-  text: 'hello world', id: '3f1c2a9e-8b7d-4c6e-9f0a-1b2c3d4e5f60', email: 'ada@example.org', url: 'https://example.org/a',
-  when: '2024-05-01T12:00:00Z', flag: true, i32: 7, s32: -5, sf32: -6, u32: 42, f32: 4000000000, i64: -9007199254740991,
-  s64: -3, sf64: 9007199254740991, u64: 9007199254740991, f64: 1, ratio: 0.5, score: -1.25, blob: 'aGVsbG8=',
-  kind: 'deep_dive', note: 'a note', maybeKind: 'search', tags: ['ab', 'cd'], kinds: ['search', 'deep_dive'],
-  counts: { a: 1, b: -2 }, kindById: { 42: 'search', '-7': 'deep_dive' },
+  text: 'hello world',
+  id: '3f1c2a9e-8b7d-4c6e-9f0a-1b2c3d4e5f60',
+  email: 'ada@example.org',
+  url: 'https://example.org/a',
+  when: '2024-05-01T12:00:00Z',
+  flag: true,
+  i32: 7,
+  s32: -5,
+  sf32: -6,
+  u32: 42,
+  f32: 4000000000,
+  i64: -9007199254740991,
+  s64: -3,
+  sf64: 9007199254740991,
+  u64: 9007199254740991,
+  f64: 1,
+  ratio: 0.5,
+  score: -1.25,
+  blob: 'aGVsbG8=',
+  kind: 'deep_dive',
+  note: 'a note',
+  maybeKind: 'search',
+  tags: ['ab', 'cd'],
+  kinds: ['search', 'deep_dive'],
+  counts: { a: 1, b: -2 },
+  kindById: { 42: 'search', '-7': 'deep_dive' },
   tree: { name: 'root', kind: 'search', children: [{ name: 'leaf', kind: 'deep_dive', children: [] }] },
-  inner: { value: 'v' }, planId: 'p1', byIndex: 3, attributes: { nested: { list: [1, 'two', null, true] }, n: 1.5 },
-  payload: ['any', { json: 1 }], items: [1, 'x'], at: '2024-05-01T12:00:00.123Z', timeout: '90s', label: 'label',
-  big: 123456789012, legacy: 'old', customJSON: 'c',
+  inner: { value: 'v' },
+  planId: 'p1',
+  byIndex: 3,
+  attributes: { nested: { list: [1, 'two', null, true] }, n: 1.5 },
+  payload: ['any', { json: 1 }],
+  items: [1, 'x'],
+  at: '2024-05-01T12:00:00.123Z',
+  timeout: '90s',
+  label: 'label',
+  big: 123456789012,
+  legacy: 'old',
+  customJSON: 'c',
 };
 started = performance.now();
 const putCodec = createToolCodec(putThing, fixtureSet);
@@ -71,13 +106,28 @@ const registry = createFileRegistry(fromBinary(FileDescriptorSetSchema, descript
 const statusDecoders = buildResultDecoders(registry.getMessage('quarry.plan.v1.GetPlanStatusResponse'), registry);
 const at = (second) => new Date(Date.parse('2026-11-22T10:00:00.123Z') + second * 1000);
 const step = (i, done) => ({
-  stepId: randomUUID(), stepOrder: i + 1, stepType: 1 + (i % 2), status: done ? 3 : 1, instructions: `Step ${i + 1}: do the work and report sources.`,
-  confidence: done ? 0.9 : undefined, startedAt: done ? at(i) : undefined, completedAt: done ? at(i + 1) : undefined,
+  stepId: randomUUID(),
+  stepOrder: i + 1,
+  stepType: 1 + (i % 2),
+  status: done ? 3 : 1,
+  instructions: `Step ${i + 1}: do the work and report sources.`,
+  confidence: done ? 0.9 : undefined,
+  startedAt: done ? at(i) : undefined,
+  completedAt: done ? at(i + 1) : undefined,
 });
 const statusReply = planV1.GetPlanStatusResponse.encode({
-  planId: randomUUID(), name: 'Benchmark plan', status: 2, derivedStatus: 2, stalled: false, progress: 50, totalSteps: 20,
-  completedSteps: Array.from({ length: 10 }, (_, i) => step(i, true)), pendingSteps: Array.from({ length: 10 }, (_, i) => step(i + 10, false)),
+  planId: randomUUID(),
+  name: 'Benchmark plan',
+  status: 2,
+  derivedStatus: 2,
+  stalled: false,
+  progress: 50,
+  totalSteps: 20,
+  completedSteps: Array.from({ length: 10 }, (_, i) => step(i, true)),
+  pendingSteps: Array.from({ length: 10 }, (_, i) => step(i + 10, false)),
 }).finish();
 const direct = perCall(() => statusDecoders.direct(statusReply), 50_000);
 const reflective = perCall(() => statusDecoders.reflective(statusReply), 50_000);
-console.log(`get_plan_status result (${statusReply.length} B): direct ${direct.toFixed(1)} µs, reflective ${reflective.toFixed(1)} µs (${(direct / reflective).toFixed(2)}×)`);
+console.log(
+  `get_plan_status result (${statusReply.length} B): direct ${direct.toFixed(1)} µs, reflective ${reflective.toFixed(1)} µs (${(direct / reflective).toFixed(2)}×)`,
+);

@@ -76,7 +76,11 @@ const codecCache = new WeakMap<FileRegistry, WeakMap<ToolDefinition, ToolCodec>>
 
 function registryFor(descriptorSet: Uint8Array): FileRegistry {
   let registry = registryCache.get(descriptorSet);
-  if (!registry) registryCache.set(descriptorSet, (registry = createFileRegistry(fromBinary(FileDescriptorSetSchema, descriptorSet))));
+  if (!registry)
+    registryCache.set(
+      descriptorSet,
+      (registry = createFileRegistry(fromBinary(FileDescriptorSetSchema, descriptorSet))),
+    );
   return registry;
 }
 
@@ -92,7 +96,10 @@ function buildCodec(tool: ToolDefinition, registry: FileRegistry): ToolCodec {
       const nested = tooDeeplyNested(args);
       if (nested) {
         throw new ContractError('arguments', [
-          { path: nested, problem: `nests objects and arrays more than ${MAX_ARGUMENT_NESTING} levels deep, which cannot be sent; flatten it` },
+          {
+            path: nested,
+            problem: `nests objects and arrays more than ${MAX_ARGUMENT_NESTING} levels deep, which cannot be sent; flatten it`,
+          },
         ]);
       }
       let json = (toProtoJson ? toProtoJson(args, '') : args) as JsonValue;
@@ -103,9 +110,12 @@ function buildCodec(tool: ToolDefinition, registry: FileRegistry): ToolCodec {
         // What JSON Schema cannot say (e.g. an int64 map key out of range) protobuf-es still
         // checks; its FieldError names the field (not its parents).
         const cause = (error as Error).cause;
-        if (!isFieldError(cause)) throw new ContractError('arguments', [{ path: '', problem: (error as Error).message }]);
+        if (!isFieldError(cause))
+          throw new ContractError('arguments', [{ path: '', problem: (error as Error).message }]);
         const field = cause.field();
-        throw new ContractError('arguments', [{ path: field.kind === 'field' ? field.jsonName : field.name, problem: cause.message }]);
+        throw new ContractError('arguments', [
+          { path: field.kind === 'field' ? field.jsonName : field.name, problem: cause.message },
+        ]);
       }
     },
     decodeResponse(bytes) {
@@ -124,7 +134,8 @@ function buildCodec(tool: ToolDefinition, registry: FileRegistry): ToolCodec {
 
 function rpcOf(tool: ToolDefinition, registry: FileRegistry) {
   const method = registry.getService(tool.rpc.service)?.methods.find((m) => m.name === tool.rpc.method);
-  if (!method) throw new Error(`Tool ${tool.name}: rpc ${tool.rpc.service}.${tool.rpc.method} is not in the descriptor set`);
+  if (!method)
+    throw new Error(`Tool ${tool.name}: rpc ${tool.rpc.service}.${tool.rpc.method} is not in the descriptor set`);
   return method;
 }
 
@@ -134,12 +145,18 @@ function rpcOf(tool: ToolDefinition, registry: FileRegistry) {
  * twice as fast; undefined for results it does not cover). The codec takes the direct one and falls
  * back to the reflective one; tests hold them side by side.
  */
-export function buildResultDecoders(output: DescMessage, registry: FileRegistry): { direct?: ResultDecoder; reflective: ResultDecoder } {
+export function buildResultDecoders(
+  output: DescMessage,
+  registry: FileRegistry,
+): { direct?: ResultDecoder; reflective: ResultDecoder } {
   const fromProtoJson = messageConverter(output, 'output', new Map());
   const reflective = (bytes: Uint8Array) => {
     let json: Record<string, unknown>;
     try {
-      json = toJson(output, fromBinary(output, bytes), { alwaysEmitImplicit: true, registry }) as Record<string, unknown>;
+      json = toJson(output, fromBinary(output, bytes), { alwaysEmitImplicit: true, registry }) as Record<
+        string,
+        unknown
+      >;
     } catch (error) {
       throw new ContractError('response', [{ path: '', problem: (error as Error).message }]);
     }
@@ -272,7 +289,11 @@ type MessageConverter = (value: unknown, path: string) => unknown;
 /** Returned by a converter to leave a singular field out (an unspecified enum in a result). */
 const OMIT = Symbol('omit');
 
-function messageConverter(message: DescMessage, direction: Direction, cache: Map<DescMessage, MessageConverter>): MessageConverter | undefined {
+function messageConverter(
+  message: DescMessage,
+  direction: Direction,
+  cache: Map<DescMessage, MessageConverter>,
+): MessageConverter | undefined {
   const special = wellKnownConverter(message, direction);
   if (special !== undefined) return special ?? undefined;
   if (!needsConversion(message, direction)) return undefined;
@@ -282,7 +303,8 @@ function messageConverter(message: DescMessage, direction: Direction, cache: Map
   const fields: ((target: Record<string, unknown>, path: string) => void)[] = [];
   const converter: MessageConverter = (value, path) => {
     if (value === null || typeof value !== 'object') return value;
-    const target = direction === 'input' ? { ...(value as Record<string, unknown>) } : (value as Record<string, unknown>);
+    const target =
+      direction === 'input' ? { ...(value as Record<string, unknown>) } : (value as Record<string, unknown>);
     for (const convertField of fields) convertField(target, path);
     return target;
   };
@@ -296,13 +318,18 @@ function messageConverter(message: DescMessage, direction: Direction, cache: Map
       fields.push((target, path) => {
         const list = target[key];
         if (!Array.isArray(list)) return;
-        target[key] = list.map((item, i) => noOmit(convert(item, `${joinPath(path, key)}[${i}]`), `${joinPath(path, key)}[${i}]`));
+        target[key] = list.map((item, i) =>
+          noOmit(convert(item, `${joinPath(path, key)}[${i}]`), `${joinPath(path, key)}[${i}]`),
+        );
       });
     } else if (field.fieldKind === 'map') {
       fields.push((target, path) => {
         const map = target[key];
         if (map === null || typeof map !== 'object') return;
-        const entries = Object.entries(map).map(([k, v]) => [k, noOmit(convert(v, joinPath(joinPath(path, key), k)), joinPath(joinPath(path, key), k))]);
+        const entries = Object.entries(map).map(([k, v]) => [
+          k,
+          noOmit(convert(v, joinPath(joinPath(path, key), k)), joinPath(joinPath(path, key), k)),
+        ]);
         target[key] = Object.fromEntries(entries);
       });
     } else {
@@ -323,7 +350,11 @@ function noOmit(value: unknown, path: string): unknown {
   return value;
 }
 
-function valueConverter(field: DescField, direction: Direction, cache: Map<DescMessage, MessageConverter>): ValueConverter | undefined {
+function valueConverter(
+  field: DescField,
+  direction: Direction,
+  cache: Map<DescMessage, MessageConverter>,
+): ValueConverter | undefined {
   if (field.message) return messageConverter(field.message, direction, cache);
   if (field.enum) return enumConverter(field.enum, direction);
   return direction === 'output' ? scalarConverter(field.scalar!) : undefined;
@@ -338,7 +369,9 @@ function enumConverter(descEnum: DescEnum, direction: Direction): ValueConverter
   }
   // toJson writes a known value as its proto name and an unknown one as its number.
   const shortByProtoName = new Map(names.map((v) => [descEnum.value[v.number]!.name, v.short]));
-  const unspecified = new Set(descEnum.values.filter((v) => !names.some((n) => n.number === v.number)).map((v) => v.name));
+  const unspecified = new Set(
+    descEnum.values.filter((v) => !names.some((n) => n.number === v.number)).map((v) => v.name),
+  );
   return (value, path) => {
     const short = shortByProtoName.get(value as string);
     if (short !== undefined) return short;
@@ -350,7 +383,9 @@ function enumConverter(descEnum: DescEnum, direction: Direction): ValueConverter
 const toSafeInteger: ValueConverter = (value, path) => {
   const number = typeof value === 'string' ? Number(value) : value;
   if (typeof number === 'number' && Number.isSafeInteger(number)) return number;
-  throw new ContractError('response', [{ path, problem: `is ${String(value)}, beyond the integers JSON numbers carry exactly (±2^53)` }]);
+  throw new ContractError('response', [
+    { path, problem: `is ${String(value)}, beyond the integers JSON numbers carry exactly (±2^53)` },
+  ]);
 };
 
 const finiteNumber: ValueConverter = (value, path) => {

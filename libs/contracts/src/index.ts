@@ -12,7 +12,14 @@ import { deepFreeze } from './freeze.js';
 import { toolDefinitions } from './gen/catalogue.js';
 import { descriptorSetBase64 } from './gen/descriptor-set.js';
 
-export type { GatewayFields, JsonSchema, ObjectSchema, ToolAnnotations, ToolDefinition, ToolRpc } from './catalogue/types.js';
+export type {
+  GatewayFields,
+  JsonSchema,
+  ObjectSchema,
+  ToolAnnotations,
+  ToolDefinition,
+  ToolRpc,
+} from './catalogue/types.js';
 export { ContractError, MAX_ARGUMENT_NESTING, type ContractIssue, type ToolCodec } from './codec.js';
 
 /** Every MCP tool, sorted by name, deeply frozen: the gateway lists and dispatches these. */

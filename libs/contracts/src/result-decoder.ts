@@ -41,7 +41,9 @@ class ResultReader extends BinaryReader {
   /** As protobuf-es reads a string, with ASCII of any length sliced natively (ids, instructions). */
   override string(strict?: boolean): string {
     const bytes = this.bytes();
-    return isAscii(bytes) ? this.text.toString('latin1', this.pos - bytes.byteLength, this.pos) : decodeUtf8(bytes, strict);
+    return isAscii(bytes)
+      ? this.text.toString('latin1', this.pos - bytes.byteLength, this.pos)
+      : decodeUtf8(bytes, strict);
   }
 }
 
@@ -63,7 +65,11 @@ export interface ResultShape {
   wellKnown(message: DescMessage, bytes: Uint8Array): unknown;
 }
 
-export function compileResultDecoder(message: DescMessage, registry: Registry, shape: ResultShape): ResultDecoder | undefined {
+export function compileResultDecoder(
+  message: DescMessage,
+  registry: Registry,
+  shape: ResultShape,
+): ResultDecoder | undefined {
   if (!supported(message, registry)) return undefined;
   const plans = new Map<DescMessage, MessagePlan>();
   const enums = new Map<DescEnum, EnumJson>();
@@ -127,7 +133,8 @@ function supported(root: DescMessage, registry: Registry): boolean {
     seen.add(desc);
     if (desc.typeName === 'google.protobuf.Any' || extended.has(desc.typeName)) return false;
     for (const field of desc.fields) {
-      if (field.presence === PRESENCE_LEGACY_REQUIRED || ('delimitedEncoding' in field && field.delimitedEncoding)) return false;
+      if (field.presence === PRESENCE_LEGACY_REQUIRED || ('delimitedEncoding' in field && field.delimitedEncoding))
+        return false;
       if (field.enum && !field.enum.open) return false;
       if (field.message) stack.push(field.message);
     }
@@ -257,7 +264,10 @@ function messagePlan(
           readValue = (reader, previous, depth) => readMessage(child, reader, previous, depth);
           valueJson = (state) => child.finish(state ?? child.start());
         } else {
-          const read = field.mapKind === 'enum' ? (reader: ResultReader) => reader.int32() : scalarReader(field.scalar, field.utf8Validation);
+          const read =
+            field.mapKind === 'enum'
+              ? (reader: ResultReader) => reader.int32()
+              : scalarReader(field.scalar, field.utf8Validation);
           const json = field.mapKind === 'enum' ? listEnumJson(enumOf(field.enum)) : scalarJson(field.scalar);
           const valueZero = field.mapKind === 'enum' ? field.enum.values[0]!.number : scalarZero(field.scalar);
           readValue = (reader) => read(reader);
@@ -317,7 +327,8 @@ function timestampPlan(): MessagePlan {
     finish(state) {
       const { seconds, nanos } = state as { seconds: number | bigint | string; nanos: number };
       const ms = Number(seconds) * 1000;
-      if (!(ms >= TIMESTAMP_MS_MIN && ms <= TIMESTAMP_MS_MAX) || nanos < 0 || nanos > 999_999_999) throw new NotDecodedHere('timestamp out of range');
+      if (!(ms >= TIMESTAMP_MS_MIN && ms <= TIMESTAMP_MS_MAX) || nanos < 0 || nanos > 999_999_999)
+        throw new NotDecodedHere('timestamp out of range');
       let z = 'Z';
       if (nanos > 0) {
         const digits = (nanos + 1_000_000_000).toString().substring(1);
@@ -396,7 +407,12 @@ const VALUE: MessagePlan = {
         case 6: {
           // A message member of the oneof merges into itself, and starts afresh after another member.
           const kind = number === 5 ? 'struct' : 'list';
-          value.value = readMessage(number === 5 ? STRUCT : LIST_VALUE, reader, value.kind === kind ? value.value : undefined, depth);
+          value.value = readMessage(
+            number === 5 ? STRUCT : LIST_VALUE,
+            reader,
+            value.kind === kind ? value.value : undefined,
+            depth,
+          );
           value.kind = kind;
           break;
         }
@@ -428,7 +444,9 @@ const VALUE: MessagePlan = {
 const LIST_VALUE: MessagePlan = {
   start: () => [] as unknown[],
   read(state, reader, end, depth) {
-    eachEntry(reader, end, depth, () => (state as unknown[]).push(VALUE.finish(readMessage(VALUE, reader, undefined, depth))));
+    eachEntry(reader, end, depth, () =>
+      (state as unknown[]).push(VALUE.finish(readMessage(VALUE, reader, undefined, depth))),
+    );
   },
   finish: (state) => state,
 };
@@ -588,6 +606,7 @@ function setter(key: string): (json: Record<string, unknown>, value: unknown) =>
 }
 
 function setOwn(json: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(json, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(json, key, { value, enumerable: true, writable: true, configurable: true });
   else json[key] = value;
 }

@@ -23,22 +23,44 @@ describe('the artifact tools', () => {
       ['planId', 'mediaType', 'title', 'content'],
       ['outputId', 'mediaType', 'title', 'stored'],
     ],
-    ['submit_subagent_report', ['planId', 'stepId', 'description', 'report', 'sessionId'], ['planId', 'stepId', 'description', 'report'], ['reportId', 'stored']],
+    [
+      'submit_subagent_report',
+      ['planId', 'stepId', 'description', 'report', 'sessionId'],
+      ['planId', 'stepId', 'description', 'report'],
+      ['reportId', 'stored'],
+    ],
   ];
 
-  it.each(contract)('%s takes and returns exactly the fields issue 4 names', (name, inputs, requiredInputs, outputs) => {
-    const t = tool(name);
-    expect(t.rpc.service).toBe('quarry.artifact.v1.ArtifactService');
-    expect(Object.keys(properties(t.inputSchema))).toEqual(inputs);
-    expect(required(t.inputSchema)).toEqual(requiredInputs);
-    expect(Object.keys(properties(t.outputSchema))).toEqual(outputs);
-    expect(t.description.length).toBeGreaterThan(80);
-    expect(t.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
-  });
+  it.each(contract)(
+    '%s takes and returns exactly the fields issue 4 names',
+    (name, inputs, requiredInputs, outputs) => {
+      const t = tool(name);
+      expect(t.rpc.service).toBe('quarry.artifact.v1.ArtifactService');
+      expect(Object.keys(properties(t.inputSchema))).toEqual(inputs);
+      expect(required(t.inputSchema)).toEqual(requiredInputs);
+      expect(Object.keys(properties(t.outputSchema))).toEqual(outputs);
+      expect(t.description.length).toBeGreaterThan(80);
+      expect(t.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
+    },
+  );
 
   it('offers the artifact and media types as short lowercase names, and ids as UUIDs', () => {
-    expect(properties(tool('store_research').inputSchema).artifactType!.enum).toEqual(['analysis', 'synthesis', 'comparison', 'summary', 'source_list', 'finding']);
-    expect(properties(tool('store_research_output').inputSchema).mediaType!.enum).toEqual(['conversation', 'markdown', 'html', 'word', 'excel', 'powerpoint']);
+    expect(properties(tool('store_research').inputSchema).artifactType!.enum).toEqual([
+      'analysis',
+      'synthesis',
+      'comparison',
+      'summary',
+      'source_list',
+      'finding',
+    ]);
+    expect(properties(tool('store_research_output').inputSchema).mediaType!.enum).toEqual([
+      'conversation',
+      'markdown',
+      'html',
+      'word',
+      'excel',
+      'powerpoint',
+    ]);
     for (const [name, field] of [
       ['store_research', 'planId'],
       ['store_research', 'stepId'],
@@ -46,7 +68,11 @@ describe('the artifact tools', () => {
       ['submit_subagent_report', 'planId'],
       ['submit_subagent_report', 'stepId'],
     ] as const) {
-      expect({ name, field, format: properties(tool(name).inputSchema)[field]!.format }).toEqual({ name, field, format: 'uuid' });
+      expect({ name, field, format: properties(tool(name).inputSchema)[field]!.format }).toEqual({
+        name,
+        field,
+        format: 'uuid',
+      });
     }
   });
 
@@ -67,9 +93,23 @@ describe('the artifact tools', () => {
   };
 
   it('accepts well-formed arguments', () => {
-    expect(problem('store_research', { artifactType: 'finding', title: 't', content: { a: 1 }, confidence: 1, planId: PLAN_ID, stepId: STEP_ID, tags: ['x'] })).toBeUndefined();
-    expect(problem('store_research_output', { planId: PLAN_ID, mediaType: 'word', title: 't', content: 'UEsDBA==' })).toBeUndefined();
-    expect(problem('submit_subagent_report', { planId: PLAN_ID, stepId: STEP_ID, description: 'd', report: {} })).toBeUndefined();
+    expect(
+      problem('store_research', {
+        artifactType: 'finding',
+        title: 't',
+        content: { a: 1 },
+        confidence: 1,
+        planId: PLAN_ID,
+        stepId: STEP_ID,
+        tags: ['x'],
+      }),
+    ).toBeUndefined();
+    expect(
+      problem('store_research_output', { planId: PLAN_ID, mediaType: 'word', title: 't', content: 'UEsDBA==' }),
+    ).toBeUndefined();
+    expect(
+      problem('submit_subagent_report', { planId: PLAN_ID, stepId: STEP_ID, description: 'd', report: {} }),
+    ).toBeUndefined();
   });
 
   it.each([

@@ -59,7 +59,14 @@ describe('the tool catalogue', () => {
   it('marks exactly the tools that change nothing as read-only, and only modify_plan as destructive', () => {
     const flagged = (hint: 'readOnlyHint' | 'destructiveHint' | 'idempotentHint') =>
       toolCatalogue.filter((tool) => tool.annotations[hint]).map((tool) => tool.name);
-    expect(flagged('readOnlyHint')).toEqual(['get_plan_status', 'get_research_context', 'get_step_context', 'list_active_plans', 'ping', 'search_sources']);
+    expect(flagged('readOnlyHint')).toEqual([
+      'get_plan_status',
+      'get_research_context',
+      'get_step_context',
+      'list_active_plans',
+      'ping',
+      'search_sources',
+    ]);
     expect(flagged('destructiveHint')).toEqual(['modify_plan']);
     // Read tools, plus submit_step_result: a retry with the same arguments changes nothing.
     expect(flagged('idempotentHint')).toEqual([...flagged('readOnlyHint'), 'submit_step_result'].sort());
@@ -97,7 +104,11 @@ describe('the tool catalogue', () => {
     for (const tool of toolCatalogue) {
       const result = createToolCodec(tool).decodeResponse(new Uint8Array());
       const validate = ajv.compile(tool.outputSchema);
-      expect({ tool: tool.name, valid: validate(result), errors: validate.errors }).toEqual({ tool: tool.name, valid: true, errors: null });
+      expect({ tool: tool.name, valid: validate(result), errors: validate.errors }).toEqual({
+        tool: tool.name,
+        valid: true,
+        errors: null,
+      });
     }
   });
 
@@ -127,7 +138,10 @@ describe('the generated gRPC code', () => {
     for (const pkg of packages) {
       const [, name, version] = /^quarry\.(\w+)\.(v\d+)$/.exec(pkg) ?? [];
       const namespace = (contracts as Record<string, unknown>)[`${name}${version?.toUpperCase()}`];
-      expect({ pkg, protobufPackage: (namespace as { protobufPackage?: string } | undefined)?.protobufPackage }).toEqual({ pkg, protobufPackage: pkg });
+      expect({
+        pkg,
+        protobufPackage: (namespace as { protobufPackage?: string } | undefined)?.protobufPackage,
+      }).toEqual({ pkg, protobufPackage: pkg });
     }
   });
 

@@ -135,7 +135,11 @@ describe('createToolCodec', () => {
       ['an unknown enum value', { ...THING, kind: 'shallow' }, 'kind: must be one of "search", "deep_dive"'],
       ['a wrong type', { ...THING, i32: 'ten' }, 'i32: must be integer'],
       ['an unknown field', { ...THING, bogus: 1 }, 'bogus: is not a known field'],
-      ['a proto field name instead of the JSON name', { ...without('maybeKind'), maybe_kind: 'search' }, 'maybe_kind: is not a known field'],
+      [
+        'a proto field name instead of the JSON name',
+        { ...without('maybeKind'), maybe_kind: 'search' },
+        'maybe_kind: is not a known field',
+      ],
       [
         'a bad value deep inside',
         { ...THING, tree: { name: 'r', kind: 'search', children: [{ name: 'c', kind: 'SEARCH', children: [] }] } },
@@ -145,7 +149,11 @@ describe('createToolCodec', () => {
       ['a missing field of a required message', { ...THING, inner: {} }, 'inner.value: is required'],
       ['a bad format', { ...THING, id: 'not-a-uuid' }, 'id: must match format "uuid"'],
       ['two members of a oneof', { ...THING, stepId: 's1' }, 'stepId: cannot be set together with planId'],
-      ['no member of a required oneof', without('byIndex'), 'arguments: needs exactly one of byName, byIndex, byDefault'],
+      [
+        'no member of a required oneof',
+        without('byIndex'),
+        'arguments: needs exactly one of byName, byIndex, byDefault',
+      ],
       ['too few items', { ...THING, tags: [] }, 'tags: must NOT have fewer than 1 items'],
       ['a 64-bit number JSON cannot carry exactly', { ...THING, i64: 2 ** 60 }, 'i64: must be <= 9007199254740991'],
       ['an unspecified enum value', { ...THING, kind: 'unspecified' }, 'kind: must be one of "search", "deep_dive"'],
@@ -177,16 +185,23 @@ describe('createToolCodec', () => {
     });
 
     it('reports what only protobuf checks: a map key beyond int64', () => {
-      expect(() => codec.encodeRequest({ ...THING, kindById: { '99999999999999999999': 'search' } })).toThrow(/^Invalid arguments: kindById: .*invalid map key/);
+      expect(() => codec.encodeRequest({ ...THING, kindById: { '99999999999999999999': 'search' } })).toThrow(
+        /^Invalid arguments: kindById: .*invalid map key/,
+      );
     });
   });
 
   describe('rejects a result that JSON cannot carry, naming the field', () => {
-    const decode = (init: Record<string, unknown>) => () => codec.decodeResponse(toBinary(thingDesc, create(thingDesc, init)));
+    const decode = (init: Record<string, unknown>) => () =>
+      codec.decodeResponse(toBinary(thingDesc, create(thingDesc, init)));
 
     it.each([
       ['an enum value the contract does not know', { kind: 7 }, 'Invalid response: kind: has unknown enum value 7'],
-      ['an unspecified enum value in a list', { kinds: [1, 0] }, 'Invalid response: kinds[1]: is an unspecified enum value'],
+      [
+        'an unspecified enum value in a list',
+        { kinds: [1, 0] },
+        'Invalid response: kinds[1]: is an unspecified enum value',
+      ],
       ['a 64-bit value beyond 2^53', { i64: 2n ** 60n }, 'Invalid response: i64: is 1152921504606846976, beyond'],
       ['a non-finite number', { score: Number.NaN }, 'Invalid response: score: is NaN, which is not a JSON number'],
     ])('%s', (_, init, message) => {

@@ -56,7 +56,11 @@ const THING_INPUT = {
     note: { type: 'string', description: 'Set or not.' },
     maybeKind: KIND,
     tags: { type: 'array', items: { type: 'string', minLength: 2 }, minItems: 1, maxItems: 5, uniqueItems: true },
-    kinds: { type: 'array', items: { type: 'string', enum: ['search', 'deep_dive'] }, description: 'What a thing is for.' },
+    kinds: {
+      type: 'array',
+      items: { type: 'string', enum: ['search', 'deep_dive'] },
+      description: 'What a thing is for.',
+    },
     counts: { type: 'object', additionalProperties: INT32, minProperties: 1, maxProperties: 3 },
     kindById: {
       type: 'object',
@@ -81,7 +85,31 @@ const THING_INPUT = {
     legacy: { type: 'string', deprecated: true },
     customJSON: { type: 'string' },
   },
-  required: ['text', 'id', 'email', 'url', 'when', 'flag', 'i32', 's32', 'sf32', 'u32', 'f32', 'i64', 's64', 'sf64', 'u64', 'f64', 'ratio', 'score', 'blob', 'kind', 'inner', 'legacy', 'customJSON'],
+  required: [
+    'text',
+    'id',
+    'email',
+    'url',
+    'when',
+    'flag',
+    'i32',
+    's32',
+    'sf32',
+    'u32',
+    'f32',
+    'i64',
+    's64',
+    'sf64',
+    'u64',
+    'f64',
+    'ratio',
+    'score',
+    'blob',
+    'kind',
+    'inner',
+    'legacy',
+    'customJSON',
+  ],
   additionalProperties: false,
   dependentSchemas: {
     planId: { properties: { stepId: false } },
@@ -122,7 +150,11 @@ const THING_OUTPUT = {
     note: { type: 'string', description: 'Set or not.' },
     maybeKind: KIND,
     tags: { type: 'array', items: { type: 'string' } },
-    kinds: { type: 'array', items: { type: 'string', enum: ['search', 'deep_dive'] }, description: 'What a thing is for.' },
+    kinds: {
+      type: 'array',
+      items: { type: 'string', enum: ['search', 'deep_dive'] },
+      description: 'What a thing is for.',
+    },
     counts: { type: 'object', additionalProperties: INT32 },
     kindById: {
       type: 'object',
@@ -149,7 +181,33 @@ const THING_OUTPUT = {
   },
   // Everything the codec always emits: implicit scalars, repeated and map fields. Not: enums
   // (left out when unspecified), optional fields, messages, oneof members.
-  required: ['text', 'id', 'email', 'url', 'when', 'flag', 'i32', 's32', 'sf32', 'u32', 'f32', 'i64', 's64', 'sf64', 'u64', 'f64', 'ratio', 'score', 'blob', 'tags', 'kinds', 'counts', 'kindById', 'legacy', 'customJSON'],
+  required: [
+    'text',
+    'id',
+    'email',
+    'url',
+    'when',
+    'flag',
+    'i32',
+    's32',
+    'sf32',
+    'u32',
+    'f32',
+    'i64',
+    's64',
+    'sf64',
+    'u64',
+    'f64',
+    'ratio',
+    'score',
+    'blob',
+    'tags',
+    'kinds',
+    'counts',
+    'kindById',
+    'legacy',
+    'customJSON',
+  ],
   additionalProperties: false,
   $defs: { 'quarry.fixture.v1.Node': { ...NODE, required: ['name', 'children'] } },
 };
@@ -174,10 +232,24 @@ describe('deriveCatalogue on the fixture', () => {
       description:
         'Store a thing and return it as stored.\n\nRequest and response are the same message, so the test sees the input and output rules side by side and can round-trip a value through the codec.',
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-      rpc: { service: 'quarry.fixture.v1.FixtureService', method: 'PutThing', path: '/quarry.fixture.v1.FixtureService/PutThing' },
+      rpc: {
+        service: 'quarry.fixture.v1.FixtureService',
+        method: 'PutThing',
+        path: '/quarry.fixture.v1.FixtureService/PutThing',
+      },
     });
-    expect(tool('get_thing').annotations).toEqual({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
-    expect(tool('delete_thing').annotations).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true });
+    expect(tool('get_thing').annotations).toEqual({
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
+    expect(tool('delete_thing').annotations).toEqual({
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: false,
+      openWorldHint: true,
+    });
   });
 
   it('describes a request with the input rules: required scalars, constraints, oneofs, $defs for recursion', () => {
@@ -263,7 +335,9 @@ ${messages}`,
     ['an empty name', ''],
   ])('a tool name with %s', (_, name) => {
     const message = rejection(() => derive(rpc('DoIt', `name: "${name}" title: "Do it" ${READ_ONLY}`)));
-    expect(message).toContain(`rpc quarry.bad.v1.BadService.DoIt: tool name ${JSON.stringify(name)} must be snake_case`);
+    expect(message).toContain(
+      `rpc quarry.bad.v1.BadService.DoIt: tool name ${JSON.stringify(name)} must be snake_case`,
+    );
   });
 
   it('accepts a 64-character name', () => {
@@ -280,7 +354,9 @@ ${messages}`,
         ].join('\n'),
       ),
     );
-    expect(message).toContain('tool name "do_it" is used by more than one rpc: quarry.bad.v1.BadService.DoIt, quarry.bad.v1.BadService.Other');
+    expect(message).toContain(
+      'tool name "do_it" is used by more than one rpc: quarry.bad.v1.BadService.DoIt, quarry.bad.v1.BadService.Other',
+    );
   });
 
   it.each([
@@ -294,32 +370,69 @@ ${messages}`,
 
   it('a tool without a title or without a comment', () => {
     const message = rejection(() =>
-      derive(`  rpc DoIt(DoItRequest) returns (DoItResponse) {\n    option (quarry.mcp.v1.tool) = { name: "do_it" ${READ_ONLY} };\n  }`),
+      derive(
+        `  rpc DoIt(DoItRequest) returns (DoItResponse) {\n    option (quarry.mcp.v1.tool) = { name: "do_it" ${READ_ONLY} };\n  }`,
+      ),
     );
     expect(message).toContain('rpc quarry.bad.v1.BadService.DoIt: the tool needs a title');
-    expect(message).toContain("rpc quarry.bad.v1.BadService.DoIt: the rpc needs a leading comment: it is the tool's description");
+    expect(message).toContain(
+      "rpc quarry.bad.v1.BadService.DoIt: the rpc needs a leading comment: it is the tool's description",
+    );
   });
 
   it('a writing tool that does not say whether it is destructive, and a destructive read-only one', () => {
     expect(rejection(() => derive(rpc('DoIt', 'name: "do_it" title: "Do it"')))).toContain(
       'rpc quarry.bad.v1.BadService.DoIt: a tool that is not read-only must set annotations.destructive (true or false)',
     );
-    expect(rejection(() => derive(rpc('DoIt', 'name: "do_it" title: "Do it" annotations: { read_only: true destructive: true }')))).toContain(
-      'rpc quarry.bad.v1.BadService.DoIt: a read-only tool cannot be destructive',
-    );
+    expect(
+      rejection(() =>
+        derive(rpc('DoIt', 'name: "do_it" title: "Do it" annotations: { read_only: true destructive: true }')),
+      ),
+    ).toContain('rpc quarry.bad.v1.BadService.DoIt: a read-only tool cannot be destructive');
   });
 
   it.each([
-    ['a string constraint on a number', 'int32 x = 1 [(quarry.mcp.v1.field).min_length = 1];', 'minLength only apply to string fields'],
-    ['an unknown format', 'string x = 1 [(quarry.mcp.v1.field).format = "ipv4"];', 'format "ipv4" is not one of uuid, email, uri, date-time'],
-    ['an invalid pattern', 'string x = 1 [(quarry.mcp.v1.field).pattern = "(unclosed"];', 'pattern "(unclosed" is not a valid regular expression'],
-    ['a number constraint on a string', 'string x = 1 [(quarry.mcp.v1.field).maximum = 3];', 'maximum only apply to numeric fields'],
-    ['an item count on a singular field', 'string x = 1 [(quarry.mcp.v1.field).max_items = 3];', 'maxItems only apply to repeated fields'],
-    ['a property count on a list', 'repeated string x = 1 [(quarry.mcp.v1.field).min_properties = 1];', 'minProperties only apply to map and google.protobuf.Struct fields'],
-    ['required on a scalar', 'string x = 1 [(quarry.mcp.v1.field).required = true];', 'required only applies to message, repeated and map fields'],
+    [
+      'a string constraint on a number',
+      'int32 x = 1 [(quarry.mcp.v1.field).min_length = 1];',
+      'minLength only apply to string fields',
+    ],
+    [
+      'an unknown format',
+      'string x = 1 [(quarry.mcp.v1.field).format = "ipv4"];',
+      'format "ipv4" is not one of uuid, email, uri, date-time',
+    ],
+    [
+      'an invalid pattern',
+      'string x = 1 [(quarry.mcp.v1.field).pattern = "(unclosed"];',
+      'pattern "(unclosed" is not a valid regular expression',
+    ],
+    [
+      'a number constraint on a string',
+      'string x = 1 [(quarry.mcp.v1.field).maximum = 3];',
+      'maximum only apply to numeric fields',
+    ],
+    [
+      'an item count on a singular field',
+      'string x = 1 [(quarry.mcp.v1.field).max_items = 3];',
+      'maxItems only apply to repeated fields',
+    ],
+    [
+      'a property count on a list',
+      'repeated string x = 1 [(quarry.mcp.v1.field).min_properties = 1];',
+      'minProperties only apply to map and google.protobuf.Struct fields',
+    ],
+    [
+      'required on a scalar',
+      'string x = 1 [(quarry.mcp.v1.field).required = true];',
+      'required only applies to message, repeated and map fields',
+    ],
   ])('%s', (_, field, problem) => {
     const message = rejection(() =>
-      derive(rpc('Check', `name: "check" title: "Check" ${READ_ONLY}`, '(CheckRequest) returns (CheckResponse)'), `message CheckRequest {\n  ${field}\n}\nmessage CheckResponse {}`),
+      derive(
+        rpc('Check', `name: "check" title: "Check" ${READ_ONLY}`, '(CheckRequest) returns (CheckResponse)'),
+        `message CheckRequest {\n  ${field}\n}\nmessage CheckResponse {}`,
+      ),
     );
     expect(message).toContain(`rpc quarry.bad.v1.BadService.Check: field quarry.bad.v1.CheckRequest.x: ${problem}`);
   });

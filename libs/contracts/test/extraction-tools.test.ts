@@ -7,7 +7,6 @@ import { properties, required, tool } from './support/tools.js';
 // extract_data (issue 5) as MCP clients see it, and the gateway's side channel (MCP sampling and
 // model usage) that proto declares by type and the catalogue keeps out of both schemas.
 
-
 const SCHEMA = { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] };
 
 describe('extract_data', () => {
@@ -17,11 +16,25 @@ describe('extract_data', () => {
   it('takes the arguments issue 5 names and returns the extraction with its grounding, served by the extraction service', () => {
     expect(t.rpc.service).toBe('quarry.extraction.v1.ExtractionService');
     expect(Object.keys(properties(t.inputSchema))).toEqual([
-      'sourceText', 'sourceArtifactId', 'extractionSchema', 'schemaVersion', 'planId', 'stepId', 'sourceUrl', 'sourceLocation',
+      'sourceText',
+      'sourceArtifactId',
+      'extractionSchema',
+      'schemaVersion',
+      'planId',
+      'stepId',
+      'sourceUrl',
+      'sourceLocation',
     ]);
     expect(required(t.inputSchema)).toEqual(['extractionSchema']);
     expect(Object.keys(properties(t.outputSchema))).toEqual([
-      'extractionId', 'data', 'fieldConfidences', 'overallConfidence', 'status', 'fields', 'provider', 'model',
+      'extractionId',
+      'data',
+      'fieldConfidences',
+      'overallConfidence',
+      'status',
+      'fields',
+      'provider',
+      'model',
     ]);
     expect(properties(t.outputSchema).status!.enum).toEqual(['completed']);
     const field = (properties(t.outputSchema).fields as { items: JsonSchema }).items;
@@ -30,7 +43,11 @@ describe('extract_data', () => {
   });
 
   it('keeps the gateway fields out of both schemas and names them for the gateway', () => {
-    expect(t.gatewayFields).toEqual({ clientSampling: 'clientSampling', samplingRequest: 'samplingRequest', modelUsage: 'modelUsage' });
+    expect(t.gatewayFields).toEqual({
+      clientSampling: 'clientSampling',
+      samplingRequest: 'samplingRequest',
+      modelUsage: 'modelUsage',
+    });
     expect(JSON.stringify(t.inputSchema)).not.toMatch(/clientSampling|continuation/);
     expect(JSON.stringify(t.outputSchema)).not.toMatch(/samplingRequest|modelUsage|inputTokens/);
     expect(toolCatalogue.filter((other) => other.gatewayFields).map((other) => other.name)).toEqual(['extract_data']);
@@ -48,23 +65,35 @@ describe('extract_data', () => {
 
   it('needs exactly one source and an extraction schema', () => {
     expect(problem({ extractionSchema: SCHEMA })).toMatch(/needs exactly one of sourceText, sourceArtifactId/);
-    expect(problem({ sourceText: 'x', sourceArtifactId: '0b9e4a53-8a8f-4c57-9d3c-1d1f0a0c2b11', extractionSchema: SCHEMA })).toMatch(/cannot be set together/);
+    expect(
+      problem({ sourceText: 'x', sourceArtifactId: '0b9e4a53-8a8f-4c57-9d3c-1d1f0a0c2b11', extractionSchema: SCHEMA }),
+    ).toMatch(/cannot be set together/);
     expect(problem({ sourceText: 'x' })).toMatch(/extractionSchema: is required/);
     expect(problem({ sourceText: '', extractionSchema: SCHEMA })).toMatch(/sourceText/);
     expect(problem({ sourceText: 'x', extractionSchema: SCHEMA, schemaVersion: 0 })).toMatch(/schemaVersion/);
-    expect(problem({ sourceText: 'x', extractionSchema: SCHEMA, sourceLocation: { page: 0 } })).toMatch(/sourceLocation.page/);
+    expect(problem({ sourceText: 'x', extractionSchema: SCHEMA, sourceLocation: { page: 0 } })).toMatch(
+      /sourceLocation.page/,
+    );
     expect(problem({ sourceText: 'x', extractionSchema: SCHEMA, sourceUrl: 'not a url' })).toMatch(/sourceUrl/);
     expect(problem({ sourceText: 'x', extractionSchema: SCHEMA })).toBeUndefined();
   });
 
   it('refuses a caller that sends a gateway field itself', () => {
-    expect(problem({ sourceText: 'x', extractionSchema: SCHEMA, clientSampling: { available: true } })).toMatch(/clientSampling: is not a known field/);
+    expect(problem({ sourceText: 'x', extractionSchema: SCHEMA, clientSampling: { available: true } })).toMatch(
+      /clientSampling: is not a known field/,
+    );
   });
 
   it('encodes the gateway fields the gateway adds after validation', () => {
     const bytes = codec.encodeRequest(
       { sourceText: 'Title: Hello', extractionSchema: SCHEMA },
-      { clientSampling: { available: true, answer: { text: '{"title":"Hello"}', model: 'client-model' }, continuation: Buffer.from('state').toString('base64') } },
+      {
+        clientSampling: {
+          available: true,
+          answer: { text: '{"title":"Hello"}', model: 'client-model' },
+          continuation: Buffer.from('state').toString('base64'),
+        },
+      },
     );
     const request = extractionV1.ExtractDataRequest.decode(bytes);
     expect(request.source).toEqual({ $case: 'sourceText', sourceText: 'Title: Hello' });
@@ -140,7 +169,10 @@ ${response}
   };
 
   it('finds them by type at the root and leaves them out of the schemas', () => {
-    const [side] = derive('  quarry.mcp.v1.ClientSampling sampling = 2;', '  quarry.mcp.v1.SamplingRequest ask = 2;\n  quarry.mcp.v1.ModelUsage usage = 3;');
+    const [side] = derive(
+      '  quarry.mcp.v1.ClientSampling sampling = 2;',
+      '  quarry.mcp.v1.SamplingRequest ask = 2;\n  quarry.mcp.v1.ModelUsage usage = 3;',
+    );
     expect(side!.gatewayFields).toEqual({ clientSampling: 'sampling', samplingRequest: 'ask', modelUsage: 'usage' });
     expect(Object.keys(properties(side!.inputSchema))).toEqual(['text']);
     expect(Object.keys(properties(side!.outputSchema))).toEqual(['answer']);
@@ -155,10 +187,18 @@ ${response}
     expect(rejection(() => derive('  quarry.mcp.v1.ModelUsage usage = 2;', ''))).toMatch(
       /rpc quarry.side.v1.SideService.DoIt: quarry.mcp.v1.ModelUsage \(field usage\) belongs in the response, not the request/,
     );
-    expect(rejection(() => derive('', '  quarry.mcp.v1.ClientSampling sampling = 2;'))).toMatch(/ClientSampling \(field sampling\) belongs in the request/);
-    expect(rejection(() => derive('  repeated quarry.mcp.v1.ClientSampling sampling = 2;', ''))).toMatch(/must be a singular field/);
-    expect(rejection(() => derive('  quarry.mcp.v1.ClientSampling a = 2;\n  quarry.mcp.v1.ClientSampling b = 3;', ''))).toMatch(/more than one quarry.mcp.v1.ClientSampling/);
-    expect(rejection(() => derive('', '  quarry.mcp.v1.SamplingRequest ask = 2;'))).toMatch(/needs a quarry.mcp.v1.ClientSampling request field/);
+    expect(rejection(() => derive('', '  quarry.mcp.v1.ClientSampling sampling = 2;'))).toMatch(
+      /ClientSampling \(field sampling\) belongs in the request/,
+    );
+    expect(rejection(() => derive('  repeated quarry.mcp.v1.ClientSampling sampling = 2;', ''))).toMatch(
+      /must be a singular field/,
+    );
+    expect(
+      rejection(() => derive('  quarry.mcp.v1.ClientSampling a = 2;\n  quarry.mcp.v1.ClientSampling b = 3;', '')),
+    ).toMatch(/more than one quarry.mcp.v1.ClientSampling/);
+    expect(rejection(() => derive('', '  quarry.mcp.v1.SamplingRequest ask = 2;'))).toMatch(
+      /needs a quarry.mcp.v1.ClientSampling request field/,
+    );
   });
 });
 
@@ -170,13 +210,19 @@ describe('free-form JSON nesting', () => {
     return value;
   };
   // JSON depth of nested(k) as a whole: each schema level is two objects (the level and its properties).
-  const depthOf = (value: unknown): number => (value && typeof value === 'object' ? 1 + Math.max(0, ...Object.values(value).map(depthOf)) : 0);
+  const depthOf = (value: unknown): number =>
+    value && typeof value === 'object' ? 1 + Math.max(0, ...Object.values(value).map(depthOf)) : 0;
 
   it('sends a schema of 16 nested object levels (31 JSON levels) and refuses 17 (33)', () => {
     expect(depthOf(nested(16))).toBe(31);
-    expect(extractionV1.ExtractDataRequest.decode(codec.encodeRequest({ sourceText: 'x', extractionSchema: nested(16) })).extractionSchema).toEqual(nested(16));
+    expect(
+      extractionV1.ExtractDataRequest.decode(codec.encodeRequest({ sourceText: 'x', extractionSchema: nested(16) }))
+        .extractionSchema,
+    ).toEqual(nested(16));
     expect(depthOf(nested(17))).toBe(33);
-    expect(() => codec.encodeRequest({ sourceText: 'x', extractionSchema: nested(17) })).toThrow(/nests objects and arrays more than 32/);
+    expect(() => codec.encodeRequest({ sourceText: 'x', extractionSchema: nested(17) })).toThrow(
+      /nests objects and arrays more than 32/,
+    );
   });
 
   it('refuses deeper JSON at the gateway naming the argument, instead of failing inside the service', () => {
@@ -190,9 +236,15 @@ describe('free-form JSON nesting', () => {
     for (let i = 1; i < 31; i++) objects = { k: objects };
     let arrays: unknown[] = [];
     for (let i = 1; i < 31; i++) arrays = [arrays];
-    for (const schema of [{ type: 'object', x: objects }, { type: 'object', x: arrays }]) {
+    for (const schema of [
+      { type: 'object', x: objects },
+      { type: 'object', x: arrays },
+    ]) {
       expect(depthOf(schema)).toBe(32);
-      expect(extractionV1.ExtractDataRequest.decode(codec.encodeRequest({ sourceText: 'x', extractionSchema: schema })).extractionSchema).toEqual(schema);
+      expect(
+        extractionV1.ExtractDataRequest.decode(codec.encodeRequest({ sourceText: 'x', extractionSchema: schema }))
+          .extractionSchema,
+      ).toEqual(schema);
     }
   });
 });

@@ -1,5 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  cpSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeChanges, GEN_DIR, generateContracts } from '../src/catalogue/generate.js';
@@ -69,7 +78,11 @@ describe('generateContracts', () => {
 
     const { changes } = generateContracts({ repoRoot: root, mode: 'check' });
     expect(changes).toEqual([
-      { path: 'catalogue.ts', kind: 'changed', detail: expect.stringMatching(/^line \d+: has ".*Pong.*", protos give ".*Ping.*"$/) },
+      {
+        path: 'catalogue.ts',
+        kind: 'changed',
+        detail: expect.stringMatching(/^line \d+: has ".*Pong.*", protos give ".*Ping.*"$/),
+      },
       { path: 'quarry/identity/v1/identity.ts', kind: 'added' },
       { path: 'stray.ts', kind: 'removed' },
     ]);
@@ -86,7 +99,9 @@ describe('generateContracts', () => {
     const original = readFileSync(proto, 'utf8');
     writeFileSync(proto, original.replace('message PingRequest {}', 'message PingRequest {}\nmessage bad_name {}'));
     try {
-      expect(() => generateContracts({ repoRoot: root, mode: 'check' })).toThrow(/quarry\/identity\/v1\/identity\.proto.*bad_name.*PascalCase/s);
+      expect(() => generateContracts({ repoRoot: root, mode: 'check' })).toThrow(
+        /quarry\/identity\/v1\/identity\.proto.*bad_name.*PascalCase/s,
+      );
     } finally {
       writeFileSync(proto, original);
     }

@@ -23,7 +23,15 @@ describe('the plan tools', () => {
   const contract: [string, string[], string[], string[]][] = [
     [
       'create_research_plan',
-      ['name', 'researchQuestion', 'steps', 'branchingConditions', 'sessionId', 'planDesignRationale', 'outputFormattingNotes'],
+      [
+        'name',
+        'researchQuestion',
+        'steps',
+        'branchingConditions',
+        'sessionId',
+        'planDesignRationale',
+        'outputFormattingNotes',
+      ],
       ['name', 'researchQuestion', 'steps'],
       ['planId', 'name', 'researchQuestion', 'stepCount', 'firstStep'],
     ],
@@ -31,11 +39,32 @@ describe('the plan tools', () => {
       'get_plan_status',
       ['planId', 'waitSeconds'],
       ['planId'],
-      ['planId', 'name', 'status', 'derivedStatus', 'stalled', 'progress', 'totalSteps', 'currentStep', 'completedSteps', 'pendingSteps'],
+      [
+        'planId',
+        'name',
+        'status',
+        'derivedStatus',
+        'stalled',
+        'progress',
+        'totalSteps',
+        'currentStep',
+        'completedSteps',
+        'pendingSteps',
+      ],
     ],
     [
       'modify_plan',
-      ['planId', 'action', 'steps', 'stepId', 'stepOrder', 'updatedInstructions', 'reason', 'modificationRationale', 'sessionId'],
+      [
+        'planId',
+        'action',
+        'steps',
+        'stepId',
+        'stepOrder',
+        'updatedInstructions',
+        'reason',
+        'modificationRationale',
+        'sessionId',
+      ],
       ['planId', 'action'],
       ['planId', 'action', 'planStatus', 'steps'],
     ],
@@ -44,16 +73,42 @@ describe('the plan tools', () => {
       'get_next_step',
       ['planId', 'sessionId'],
       ['planId'],
-      ['status', 'step', 'outputMediaType', 'outputFormattingInstructions', 'planFormattingNotes', 'stepFormattingNotes'],
+      [
+        'status',
+        'step',
+        'outputMediaType',
+        'outputFormattingInstructions',
+        'planFormattingNotes',
+        'stepFormattingNotes',
+      ],
     ],
     [
       'submit_step_result',
-      ['planId', 'stepId', 'result', 'confidence', 'stepExecutionReport', 'outputFormattingNotes', 'sessionId', 'idempotencyKey'],
+      [
+        'planId',
+        'stepId',
+        'result',
+        'confidence',
+        'stepExecutionReport',
+        'outputFormattingNotes',
+        'sessionId',
+        'idempotencyKey',
+      ],
       ['planId', 'stepId', 'result'],
       ['submitted', 'planStatus'],
     ],
-    ['get_step_context', ['planId', 'stepId', 'priorStepIds'], ['planId', 'stepId'], ['currentStep', 'priorSteps', 'artifacts']],
-    ['request_user_review', ['planId', 'stepId', 'summary', 'questions', 'sessionId'], ['planId', 'stepId', 'summary'], ['reviewId', 'stepStatus', 'planStatus']],
+    [
+      'get_step_context',
+      ['planId', 'stepId', 'priorStepIds'],
+      ['planId', 'stepId'],
+      ['currentStep', 'priorSteps', 'artifacts'],
+    ],
+    [
+      'request_user_review',
+      ['planId', 'stepId', 'summary', 'questions', 'sessionId'],
+      ['planId', 'stepId', 'summary'],
+      ['reviewId', 'stepStatus', 'planStatus'],
+    ],
     [
       'submit_user_decision',
       ['planId', 'stepId', 'decision', 'feedback', 'sessionId'],
@@ -89,13 +144,16 @@ describe('the plan tools', () => {
     ],
   ];
 
-  it.each(contract)('%s takes and returns exactly the fields issue 3 names', (name, inputs, requiredInputs, outputs) => {
-    const t = tool(name);
-    expect(t.rpc.service).toBe('quarry.plan.v1.PlanService');
-    expect(keys(t.inputSchema)).toEqual(inputs);
-    expect(required(t.inputSchema)).toEqual(requiredInputs);
-    expect(keys(t.outputSchema)).toEqual(outputs);
-  });
+  it.each(contract)(
+    '%s takes and returns exactly the fields issue 3 names',
+    (name, inputs, requiredInputs, outputs) => {
+      const t = tool(name);
+      expect(t.rpc.service).toBe('quarry.plan.v1.PlanService');
+      expect(keys(t.inputSchema)).toEqual(inputs);
+      expect(required(t.inputSchema)).toEqual(requiredInputs);
+      expect(keys(t.outputSchema)).toEqual(outputs);
+    },
+  );
 
   it('describes every plan tool and every property of its input and output, at every depth', () => {
     const undescribed: string[] = [];
@@ -136,7 +194,8 @@ describe('the plan tools', () => {
       ['log_skill_execution', 'planId'],
       ['submit_research_feedback', 'planId'],
     ];
-    for (const [name, path] of ids) expect({ name, path, format: property(name, path).format }).toEqual({ name, path, format: 'uuid' });
+    for (const [name, path] of ids)
+      expect({ name, path, format: property(name, path).format }).toEqual({ name, path, format: 'uuid' });
   });
 
   it('offers the states, types, actions and decisions of issue 3 as short lowercase names', () => {
@@ -149,18 +208,36 @@ describe('the plan tools', () => {
       'checkpoint',
       'custom',
     ]);
-    expect(property('create_research_plan', 'branchingConditions.[].ifTrueAction').enum).toEqual(['skip_to', 'fail', 'continue']);
-    expect(property('modify_plan', 'action').enum).toEqual(['add_steps', 'remove_step', 'reorder_steps', 'update_step_instructions', 'fail_step']);
+    expect(property('create_research_plan', 'branchingConditions.[].ifTrueAction').enum).toEqual([
+      'skip_to',
+      'fail',
+      'continue',
+    ]);
+    expect(property('modify_plan', 'action').enum).toEqual([
+      'add_steps',
+      'remove_step',
+      'reorder_steps',
+      'update_step_instructions',
+      'fail_step',
+    ]);
     expect(property('submit_user_decision', 'decision').enum).toEqual(['approve', 'reject', 'modify', 'skip']);
     expect(property('log_skill_execution', 'status').enum).toEqual(['started', 'executing', 'completed', 'failed']);
     expect(property('submit_research_feedback', 'feedbackType').enum).toEqual(['initial', 'closing']);
     const status = tool('get_plan_status').outputSchema;
-    expect(properties(status).status).toMatchObject({ enum: ['planning', 'executing', 'awaiting_review', 'stalled', 'completed', 'failed'] });
-    const stepStatus = properties((properties(status).currentStep as JsonSchema)).status;
-    expect(stepStatus).toMatchObject({ enum: ['pending', 'in_progress', 'awaiting_input', 'completed', 'skipped', 'failed'] });
+    expect(properties(status).status).toMatchObject({
+      enum: ['planning', 'executing', 'awaiting_review', 'stalled', 'completed', 'failed'],
+    });
+    const stepStatus = properties(properties(status).currentStep as JsonSchema).status;
+    expect(stepStatus).toMatchObject({
+      enum: ['pending', 'in_progress', 'awaiting_input', 'completed', 'skipped', 'failed'],
+    });
     const next = properties(tool('get_next_step').outputSchema);
-    expect(next.status).toMatchObject({ enum: ['next_step', 'plan_complete', 'plan_failed', 'awaiting_review', 'no_pending_steps'] });
-    expect(next.outputMediaType).toMatchObject({ enum: ['conversation', 'markdown', 'html', 'word', 'excel', 'powerpoint'] });
+    expect(next.status).toMatchObject({
+      enum: ['next_step', 'plan_complete', 'plan_failed', 'awaiting_review', 'no_pending_steps'],
+    });
+    expect(next.outputMediaType).toMatchObject({
+      enum: ['conversation', 'markdown', 'html', 'word', 'excel', 'powerpoint'],
+    });
     const events = properties(tool('get_research_context').outputSchema).recentAuditEvents as { items: JsonSchema };
     expect(properties(events.items).eventType).toMatchObject({
       enum: [
@@ -197,10 +274,23 @@ describe('the plan tools', () => {
       ['list_active_plans', { limit: 100 }],
       ['log_skill_execution', { skillName: 'research', status: 'started' }],
       ['log_skill_execution', { skillName: 'research-scan', status: 'executing', metadata: { a: [1] } }],
-      ['log_skill_execution', { executionId: STEP_ID, skillName: 'research-deep', status: 'failed', errorMessage: 'x' }],
-      ['submit_research_feedback', { planId: PLAN_ID, feedbackType: 'closing', userSatisfaction: 5, followUpRequested: false }],
+      [
+        'log_skill_execution',
+        { executionId: STEP_ID, skillName: 'research-deep', status: 'failed', errorMessage: 'x' },
+      ],
+      [
+        'submit_research_feedback',
+        { planId: PLAN_ID, feedbackType: 'closing', userSatisfaction: 5, followUpRequested: false },
+      ],
       ['modify_plan', { planId: PLAN_ID, action: 'reorder_steps', stepOrder: [STEP_ID, PLAN_ID] }],
-      ['modify_plan', { planId: PLAN_ID, action: 'add_steps', steps: [{ stepType: 'critique', instructions: 'x', insertAfterOrder: 0 }] }],
+      [
+        'modify_plan',
+        {
+          planId: PLAN_ID,
+          action: 'add_steps',
+          steps: [{ stepType: 'critique', instructions: 'x', insertAfterOrder: 0 }],
+        },
+      ],
     ])('accepts %s %j', (name, args) => {
       expect(problem(name, args)).toBeUndefined();
     });
@@ -209,32 +299,70 @@ describe('the plan tools', () => {
       ['get_plan_status', { planId: PLAN_ID, waitSeconds: 61 }, 'waitSeconds: must be <= 60'],
       ['get_plan_status', { planId: PLAN_ID, waitSeconds: -1 }, 'waitSeconds: must be >= 0'],
       ['get_plan_status', { planId: 'plan-1' }, 'planId: must match format "uuid"'],
-      ['submit_step_result', { planId: PLAN_ID, stepId: STEP_ID, result: {}, confidence: 1.5 }, 'confidence: must be <= 1'],
+      [
+        'submit_step_result',
+        { planId: PLAN_ID, stepId: STEP_ID, result: {}, confidence: 1.5 },
+        'confidence: must be <= 1',
+      ],
       ['submit_step_result', { planId: PLAN_ID, stepId: STEP_ID }, 'result: is required'],
       ['submit_step_result', { planId: PLAN_ID, stepId: STEP_ID, result: 'done' }, 'result: must be object'],
       ['list_active_plans', { limit: 0 }, 'limit: must be >= 1'],
       ['list_active_plans', { limit: 101 }, 'limit: must be <= 100'],
       ['log_skill_execution', { skillName: 'research_scan', status: 'started' }, 'skillName: must match pattern'],
-      ['log_skill_execution', { skillName: 'research', status: 'done' }, 'status: must be one of "started", "executing", "completed", "failed"'],
-      ['submit_research_feedback', { planId: PLAN_ID, feedbackType: 'initial', userSatisfaction: 6 }, 'userSatisfaction: must be <= 5'],
-      ['create_research_plan', { name: 'n', researchQuestion: 'q', steps: [] }, 'steps: must NOT have fewer than 1 items'],
+      [
+        'log_skill_execution',
+        { skillName: 'research', status: 'done' },
+        'status: must be one of "started", "executing", "completed", "failed"',
+      ],
+      [
+        'submit_research_feedback',
+        { planId: PLAN_ID, feedbackType: 'initial', userSatisfaction: 6 },
+        'userSatisfaction: must be <= 5',
+      ],
+      [
+        'create_research_plan',
+        { name: 'n', researchQuestion: 'q', steps: [] },
+        'steps: must NOT have fewer than 1 items',
+      ],
       ['create_research_plan', { name: 'n', researchQuestion: 'q' }, 'steps: is required'],
-      ['create_research_plan', { name: 'n', researchQuestion: 'q', steps: [{ stepType: 'browse', instructions: 'x' }] }, 'steps[0].stepType: must be one of'],
-      ['create_research_plan', { name: '', researchQuestion: 'q', steps: [{ stepType: 'search', instructions: 'x' }] }, 'name: must NOT have fewer than 1 characters'],
+      [
+        'create_research_plan',
+        { name: 'n', researchQuestion: 'q', steps: [{ stepType: 'browse', instructions: 'x' }] },
+        'steps[0].stepType: must be one of',
+      ],
+      [
+        'create_research_plan',
+        { name: '', researchQuestion: 'q', steps: [{ stepType: 'search', instructions: 'x' }] },
+        'name: must NOT have fewer than 1 characters',
+      ],
       [
         'create_research_plan',
         {
           name: 'n',
           researchQuestion: 'q',
           steps: [{ stepType: 'search', instructions: 'x' }],
-          branchingConditions: [{ afterStepOrder: 1, conditionExpression: 'confidence < 0.7', ifTrueAction: 'skip_to', actionParams: {} }],
+          branchingConditions: [
+            { afterStepOrder: 1, conditionExpression: 'confidence < 0.7', ifTrueAction: 'skip_to', actionParams: {} },
+          ],
         },
         'branchingConditions[0].actionParams.targetStepOrder: is required',
       ],
-      ['modify_plan', { planId: PLAN_ID, action: 'reorder_steps', stepOrder: [STEP_ID, STEP_ID] }, 'stepOrder: must NOT have duplicate items'],
+      [
+        'modify_plan',
+        { planId: PLAN_ID, action: 'reorder_steps', stepOrder: [STEP_ID, STEP_ID] },
+        'stepOrder: must NOT have duplicate items',
+      ],
       ['modify_plan', { planId: PLAN_ID, action: 'rename' }, 'action: must be one of'],
-      ['submit_user_decision', { planId: PLAN_ID, stepId: STEP_ID, decision: 'maybe' }, 'decision: must be one of "approve", "reject", "modify", "skip"'],
-      ['get_step_context', { planId: PLAN_ID, stepId: STEP_ID, priorStepIds: ['step-1'] }, 'priorStepIds[0]: must match format "uuid"'],
+      [
+        'submit_user_decision',
+        { planId: PLAN_ID, stepId: STEP_ID, decision: 'maybe' },
+        'decision: must be one of "approve", "reject", "modify", "skip"',
+      ],
+      [
+        'get_step_context',
+        { planId: PLAN_ID, stepId: STEP_ID, priorStepIds: ['step-1'] },
+        'priorStepIds[0]: must match format "uuid"',
+      ],
     ])('rejects %s %j', (name, args, message) => {
       expect(problem(name, args)).toContain(message);
     });
@@ -268,10 +396,20 @@ describe('the plan tools', () => {
             { stepType: 'search', instructions: 'find' },
             { stepType: 'synthesize', instructions: 'write' },
           ],
-          branchingConditions: [{ afterStepOrder: 1, conditionExpression: 'confidence > 0.9', ifTrueAction: 'skip_to', actionParams: { targetStepOrder: 2 } }],
+          branchingConditions: [
+            {
+              afterStepOrder: 1,
+              conditionExpression: 'confidence > 0.9',
+              ifTrueAction: 'skip_to',
+              actionParams: { targetStepOrder: 2 },
+            },
+          ],
         }),
       );
-      expect(request.steps.map((s) => s.stepType)).toEqual([planV1.StepType.STEP_TYPE_SEARCH, planV1.StepType.STEP_TYPE_SYNTHESIZE]);
+      expect(request.steps.map((s) => s.stepType)).toEqual([
+        planV1.StepType.STEP_TYPE_SEARCH,
+        planV1.StepType.STEP_TYPE_SYNTHESIZE,
+      ]);
       expect(request.branchingConditions[0]).toEqual({
         afterStepOrder: 1,
         conditionExpression: 'confidence > 0.9',
@@ -335,7 +473,13 @@ describe('the plan tools', () => {
         }).finish(),
       );
       expect(result.recentAuditEvents).toEqual([
-        { eventId: 42, eventType: 'step_started', stepId: STEP_ID, details: { from: 'pending', to: 'in_progress' }, occurredAt: '2026-01-02T03:04:06Z' },
+        {
+          eventId: 42,
+          eventType: 'step_started',
+          stepId: STEP_ID,
+          details: { from: 'pending', to: 'in_progress' },
+          occurredAt: '2026-01-02T03:04:06Z',
+        },
       ]);
       expect(result.plan).toMatchObject({ status: 'executing', progress: 50, createdAt: '2026-01-02T03:04:05Z' });
       expect(result.outputPreferences).toEqual({ outputMediaType: 'word' });

@@ -1,7 +1,24 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { create, createFileRegistry, fromBinary, fromJson, ScalarType, toBinary, type DescMessage, type FileRegistry } from '@bufbuild/protobuf';
+import {
+  create,
+  createFileRegistry,
+  fromBinary,
+  fromJson,
+  ScalarType,
+  toBinary,
+  type DescMessage,
+  type FileRegistry,
+} from '@bufbuild/protobuf';
 import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
-import { DurationSchema, FileDescriptorSetSchema, isWrapperDesc, ListValueSchema, StructSchema, TimestampSchema, ValueSchema } from '@bufbuild/protobuf/wkt';
+import {
+  DurationSchema,
+  FileDescriptorSetSchema,
+  isWrapperDesc,
+  ListValueSchema,
+  StructSchema,
+  TimestampSchema,
+  ValueSchema,
+} from '@bufbuild/protobuf/wkt';
 import { createToolCodec, descriptorSet, toolCatalogue, type ToolDefinition } from '@quarry/contracts';
 import { seededRandom } from '@quarry/testing';
 import { buildResultDecoders } from '../src/codec.js';
@@ -23,7 +40,17 @@ function prng(seed: number) {
 }
 type Random = ReturnType<typeof prng>;
 
-const STRINGS = ['', 'a', 'plan', 'Step 1: do the work and report sources.', '3f1c2a9e-8b7d-4c6e-9f0a-1b2c3d4e5f60', 'Zürich – 東京 ✓', '\u{1F600} emoji', '__proto__', 'x'.repeat(300)];
+const STRINGS = [
+  '',
+  'a',
+  'plan',
+  'Step 1: do the work and report sources.',
+  '3f1c2a9e-8b7d-4c6e-9f0a-1b2c3d4e5f60',
+  'Zürich – 東京 ✓',
+  '\u{1F600} emoji',
+  '__proto__',
+  'x'.repeat(300),
+];
 
 /**
  * A random message of `desc`. `wild` also draws values a result cannot carry (an enum number the
@@ -32,18 +59,34 @@ const STRINGS = ['', 'a', 'plan', 'Step 1: do the work and report sources.', '3f
 function randomMessage(desc: DescMessage, random: Random, wild: boolean, depth = 0): unknown {
   switch (desc.typeName) {
     case 'google.protobuf.Timestamp': {
-      const seconds = wild && random.chance(0.1) ? random.pick([-62135596801n, 253402300800n]) : BigInt(random.int(4_000_000_000)) - 1_000_000_000n;
-      const nanos = random.pick([0, 1, 5_000_000, 123_000_000, 123_456_000, 123_456_789, 999_999_999, ...(wild ? [-1, 1_000_000_000] : [])]);
+      const seconds =
+        wild && random.chance(0.1)
+          ? random.pick([-62135596801n, 253402300800n])
+          : BigInt(random.int(4_000_000_000)) - 1_000_000_000n;
+      const nanos = random.pick([
+        0,
+        1,
+        5_000_000,
+        123_000_000,
+        123_456_000,
+        123_456_789,
+        999_999_999,
+        ...(wild ? [-1, 1_000_000_000] : []),
+      ]);
       return create(TimestampSchema, { seconds, nanos });
     }
     case 'google.protobuf.Duration':
-      return create(DurationSchema, random.pick([{ seconds: 90n }, { seconds: -3n, nanos: -500_000_000 }, { nanos: 1_000 }]));
+      return create(
+        DurationSchema,
+        random.pick([{ seconds: 90n }, { seconds: -3n, nanos: -500_000_000 }, { nanos: 1_000 }]),
+      );
     case 'google.protobuf.Struct':
       return fromJson(StructSchema, randomObject(random, depth));
     case 'google.protobuf.ListValue':
       return fromJson(ListValueSchema, [randomJson(random, depth + 1), randomJson(random, depth + 1)]);
     case 'google.protobuf.Value':
-      if (wild && random.chance(0.1)) return create(ValueSchema, random.chance(0.5) ? {} : { kind: { case: 'numberValue', value: Number.NaN } });
+      if (wild && random.chance(0.1))
+        return create(ValueSchema, random.chance(0.5) ? {} : { kind: { case: 'numberValue', value: Number.NaN } });
       return fromJson(ValueSchema, randomJson(random, depth));
   }
   const init: Record<string, unknown> = {};
@@ -59,7 +102,10 @@ function randomMessage(desc: DescMessage, random: Random, wild: boolean, depth =
       init[field.localName] = Array.from({ length: random.int(4) }, () => randomItem(field, random, wild, depth));
     } else if (field.fieldKind === 'map') {
       if (field.mapKind === 'message' && depth > 3) continue;
-      const entries = Array.from({ length: random.int(4) }, () => [mapKey(field.mapKey, random), randomItem(field, random, wild, depth)] as const);
+      const entries = Array.from(
+        { length: random.int(4) },
+        () => [mapKey(field.mapKey, random), randomItem(field, random, wild, depth)] as const,
+      );
       init[field.localName] = Object.fromEntries(entries);
     } else if (field.fieldKind === 'message' && depth > 3) {
       continue;
@@ -78,7 +124,12 @@ function randomField(field: AnyField, random: Random, wild: boolean, depth: numb
     if (isWrapperDesc(field.message)) return randomScalar(field.message.fields[0]!.scalar!, random, wild);
     return randomMessage(field.message, random, wild, depth + 1);
   }
-  if (field.fieldKind === 'enum') return randomEnum(field.enum.values.map((v) => v.number), random, wild);
+  if (field.fieldKind === 'enum')
+    return randomEnum(
+      field.enum.values.map((v) => v.number),
+      random,
+      wild,
+    );
   if (field.fieldKind === 'scalar') return randomScalar(field.scalar, random, wild);
   throw new Error(`not a singular field: ${field.name}`);
 }
@@ -86,12 +137,22 @@ function randomField(field: AnyField, random: Random, wild: boolean, depth: numb
 function randomItem(field: AnyField, random: Random, wild: boolean, depth: number): unknown {
   if (field.fieldKind === 'list') {
     if (field.listKind === 'message') return randomMessage(field.message, random, wild, depth + 1);
-    if (field.listKind === 'enum') return randomEnum(field.enum.values.map((v) => v.number).filter((n) => wild || n !== 0), random, wild);
+    if (field.listKind === 'enum')
+      return randomEnum(
+        field.enum.values.map((v) => v.number).filter((n) => wild || n !== 0),
+        random,
+        wild,
+      );
     return randomScalar(field.scalar, random, wild);
   }
   if (field.fieldKind === 'map') {
     if (field.mapKind === 'message') return randomMessage(field.message, random, wild, depth + 1);
-    if (field.mapKind === 'enum') return randomEnum(field.enum.values.map((v) => v.number).filter((n) => wild || n !== 0), random, wild);
+    if (field.mapKind === 'enum')
+      return randomEnum(
+        field.enum.values.map((v) => v.number).filter((n) => wild || n !== 0),
+        random,
+        wild,
+      );
     return randomScalar(field.scalar, random, wild);
   }
   throw new Error(`not a list or map: ${field.name}`);
@@ -110,13 +171,17 @@ function randomScalar(scalar: ScalarType, random: Random, wild: boolean): unknow
     case ScalarType.BYTES:
       return new Uint8Array(Array.from({ length: random.int(5) }, () => random.int(256)));
     case ScalarType.DOUBLE:
-      return wild && random.chance(0.1) ? random.pick([Number.NaN, Infinity, -Infinity]) : random.pick([0, -0, 1.5, -2.25, 1e300, 5e-324, 0.1]);
+      return wild && random.chance(0.1)
+        ? random.pick([Number.NaN, Infinity, -Infinity])
+        : random.pick([0, -0, 1.5, -2.25, 1e300, 5e-324, 0.1]);
     case ScalarType.FLOAT:
       return wild && random.chance(0.1) ? Number.NaN : random.pick([0, 0.1, -3.5, 4000000000, 1e-40]);
     case ScalarType.INT64:
     case ScalarType.SINT64:
     case ScalarType.SFIXED64:
-      return wild && random.chance(0.1) ? random.pick([2n ** 53n, -(2n ** 60n)]) : random.pick([0n, 1n, -1n, 9007199254740991n, -9007199254740991n, 123456789012n]);
+      return wild && random.chance(0.1)
+        ? random.pick([2n ** 53n, -(2n ** 60n)])
+        : random.pick([0n, 1n, -1n, 9007199254740991n, -9007199254740991n, 123456789012n]);
     case ScalarType.UINT64:
     case ScalarType.FIXED64:
       return wild && random.chance(0.1) ? 2n ** 64n - 1n : random.pick([0n, 1n, 9007199254740991n, 42n]);
@@ -167,7 +232,12 @@ function randomObject(random: Random, depth: number): { [key: string]: Json } {
   const object: { [key: string]: Json } = {};
   for (let i = random.int(4); i > 0; i--) {
     const key = random.pick(['a', 'b', '1', '0', '__proto__', 'Zürich', '']);
-    Object.defineProperty(object, key, { value: randomJson(random, depth + 1), enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(object, key, {
+      value: randomJson(random, depth + 1),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return object;
 }
@@ -226,7 +296,11 @@ describe('the direct result decoder', () => {
       for (let seed = 1; seed <= 150; seed++) {
         const bytes = toBinary(subject.desc, randomMessage(subject.desc, prng(seed), false) as never);
         const expected = outcome(subject.reflective, bytes);
-        expect({ subject: subject.name, seed, json: outcome(subject.direct, bytes) }).toEqual({ subject: subject.name, seed, json: expected });
+        expect({ subject: subject.name, seed, json: outcome(subject.direct, bytes) }).toEqual({
+          subject: subject.name,
+          seed,
+          json: expected,
+        });
         expect(expected.startsWith('error')).toBe(false);
       }
     }
@@ -239,7 +313,11 @@ describe('the direct result decoder', () => {
         const bytes = toBinary(subject.desc, randomMessage(subject.desc, prng(seed), true) as never);
         const expected = outcome(subject.reflective, bytes);
         if (expected.startsWith('error')) refused++;
-        expect({ subject: subject.name, seed, json: outcome((b) => subject.codec.decodeResponse(b), bytes) }).toEqual({ subject: subject.name, seed, json: expected });
+        expect({ subject: subject.name, seed, json: outcome((b) => subject.codec.decodeResponse(b), bytes) }).toEqual({
+          subject: subject.name,
+          seed,
+          json: expected,
+        });
       }
     }
     expect(refused).toBeGreaterThan(100); // the wild values were drawn, and refused
@@ -254,8 +332,14 @@ describe('the direct result decoder', () => {
         const bytes = new Uint8Array([...first, ...second]);
         const expected = outcome(subject.reflective, bytes);
         // Two valid values can merge into one JSON cannot carry (a Duration's signs): the codec refuses it then.
-        const decode = expected.startsWith('error') ? (b: Uint8Array) => subject.codec.decodeResponse(b) : subject.direct;
-        expect({ subject: subject.name, seed, json: outcome(decode, bytes) }).toEqual({ subject: subject.name, seed, json: expected });
+        const decode = expected.startsWith('error')
+          ? (b: Uint8Array) => subject.codec.decodeResponse(b)
+          : subject.direct;
+        expect({ subject: subject.name, seed, json: outcome(decode, bytes) }).toEqual({
+          subject: subject.name,
+          seed,
+          json: expected,
+        });
       }
     }
   });
@@ -270,12 +354,18 @@ describe('the direct result decoder', () => {
 
     it('skips unknown fields of every wire type', () => {
       const bytes = writer()
-        .tag(1, WireType.LengthDelimited).string('known')
-        .tag(900, WireType.Varint).int32(5)
-        .tag(901, WireType.Bit64).fixed64(1n)
-        .tag(902, WireType.LengthDelimited).string('unknown')
-        .tag(903, WireType.Bit32).fixed32(7)
-        .tag(6, WireType.Varint).bool(true)
+        .tag(1, WireType.LengthDelimited)
+        .string('known')
+        .tag(900, WireType.Varint)
+        .int32(5)
+        .tag(901, WireType.Bit64)
+        .fixed64(1n)
+        .tag(902, WireType.LengthDelimited)
+        .string('unknown')
+        .tag(903, WireType.Bit32)
+        .fixed32(7)
+        .tag(6, WireType.Varint)
+        .bool(true)
         .finish();
       expect(outcome(thing.direct, bytes)).toBe(same(bytes));
       expect(JSON.parse(same(bytes))).toMatchObject({ text: 'known', flag: true });
@@ -290,16 +380,35 @@ describe('the direct result decoder', () => {
 
     it('fills a map entry without key or value with their defaults, and keeps the last of a repeated key', () => {
       const bytes = writer()
-        .tag(25, WireType.LengthDelimited).fork().tag(2, WireType.Varint).int32(3).join()
-        .tag(25, WireType.LengthDelimited).fork().tag(1, WireType.LengthDelimited).string('k').join()
-        .tag(25, WireType.LengthDelimited).fork().tag(1, WireType.LengthDelimited).string('k').tag(2, WireType.Varint).int32(9).join()
+        .tag(25, WireType.LengthDelimited)
+        .fork()
+        .tag(2, WireType.Varint)
+        .int32(3)
+        .join()
+        .tag(25, WireType.LengthDelimited)
+        .fork()
+        .tag(1, WireType.LengthDelimited)
+        .string('k')
+        .join()
+        .tag(25, WireType.LengthDelimited)
+        .fork()
+        .tag(1, WireType.LengthDelimited)
+        .string('k')
+        .tag(2, WireType.Varint)
+        .int32(9)
+        .join()
         .finish();
       expect(outcome(thing.direct, bytes)).toBe(same(bytes));
       expect(JSON.parse(same(bytes)).counts).toEqual({ '': 3, k: 9 });
     });
 
     it('switches a oneof to the member that comes last', () => {
-      const bytes = writer().tag(29, WireType.LengthDelimited).string('plan').tag(30, WireType.LengthDelimited).string('step').finish();
+      const bytes = writer()
+        .tag(29, WireType.LengthDelimited)
+        .string('plan')
+        .tag(30, WireType.LengthDelimited)
+        .string('step')
+        .finish();
       expect(outcome(thing.direct, bytes)).toBe(same(bytes));
       expect(JSON.parse(same(bytes))).toMatchObject({ stepId: 'step' });
       expect(JSON.parse(same(bytes))).not.toHaveProperty('planId');
@@ -309,7 +418,10 @@ describe('the direct result decoder', () => {
       const deep = JSON.parse('{"a":'.repeat(40) + '1' + '}'.repeat(40));
       const cases = [
         writer().tag(1, WireType.LengthDelimited).string('truncated').finish().subarray(0, 5),
-        writer().tag(1, WireType.LengthDelimited).bytes(new Uint8Array([0xc3, 0x28])).finish(),
+        writer()
+          .tag(1, WireType.LengthDelimited)
+          .bytes(new Uint8Array([0xc3, 0x28]))
+          .finish(),
         new Uint8Array([0x00, 0x01]),
         toBinary(thing.desc, create(thing.desc, { attributes: fromJson(StructSchema, deep) } as never)),
       ];
@@ -325,12 +437,22 @@ describe('the direct result decoder', () => {
         [951782400n, 120_000_000],
         [1795000000n, 123_456_000],
       ] as const) {
-        const bytes = toBinary(thing.desc, create(thing.desc, { at: create(TimestampSchema, { seconds, nanos }) } as never));
+        const bytes = toBinary(
+          thing.desc,
+          create(thing.desc, { at: create(TimestampSchema, { seconds, nanos }) } as never),
+        );
         expect(outcome(thing.direct, bytes)).toBe(same(bytes));
       }
-      expect(JSON.parse(same(toBinary(thing.desc, create(thing.desc, { at: create(TimestampSchema, { seconds: -1n, nanos: 500_000_000 }) } as never)))).at).toBe(
-        '1969-12-31T23:59:59.500Z',
-      );
+      expect(
+        JSON.parse(
+          same(
+            toBinary(
+              thing.desc,
+              create(thing.desc, { at: create(TimestampSchema, { seconds: -1n, nanos: 500_000_000 }) } as never),
+            ),
+          ),
+        ).at,
+      ).toBe('1969-12-31T23:59:59.500Z');
     });
   });
 
@@ -350,9 +472,15 @@ message Shuffled {
     const desc = registry.getMessage('quarry.order.v1.Shuffled')!;
     const { direct, reflective } = buildResultDecoders(desc, registry);
     const bytes = new BinaryWriter()
-      .tag(9, WireType.LengthDelimited).string('z')
-      .tag(2, WireType.LengthDelimited).fork().tag(1, WireType.LengthDelimited).string('no value').join()
-      .tag(1, WireType.Varint).int64(3n)
+      .tag(9, WireType.LengthDelimited)
+      .string('z')
+      .tag(2, WireType.LengthDelimited)
+      .fork()
+      .tag(1, WireType.LengthDelimited)
+      .string('no value')
+      .join()
+      .tag(1, WireType.Varint)
+      .int64(3n)
       .finish();
     expect(outcome(direct!, bytes)).toBe(outcome(reflective, bytes));
     expect(outcome(direct!, bytes)).toBe('{"first":3,"labels":{"no value":""},"middle":[],"last":"z"}');

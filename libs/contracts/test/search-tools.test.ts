@@ -5,18 +5,40 @@ import { properties, required, tool } from './support/tools.js';
 // search_sources (issue 4) as MCP clients see it: exactly the arguments and result fields the
 // issue names, the limit's bounds, the filter enums, and a read-only, idempotent annotation.
 
-
 describe('search_sources', () => {
   const t = tool('search_sources');
 
   it('takes and returns exactly the fields issue 4 names, served by the search service', () => {
     expect(t.rpc.service).toBe('quarry.search.v1.SearchService');
-    expect(Object.keys(properties(t.inputSchema))).toEqual(['query', 'limit', 'sourceTable', 'artifactType', 'planId', 'tags']);
+    expect(Object.keys(properties(t.inputSchema))).toEqual([
+      'query',
+      'limit',
+      'sourceTable',
+      'artifactType',
+      'planId',
+      'tags',
+    ]);
     expect(required(t.inputSchema)).toEqual(['query']);
-    expect(Object.keys(properties(t.outputSchema))).toEqual(['query', 'queryType', 'resultCount', 'keywordResults', 'semanticResults', 'results']);
+    expect(Object.keys(properties(t.outputSchema))).toEqual([
+      'query',
+      'queryType',
+      'resultCount',
+      'keywordResults',
+      'semanticResults',
+      'results',
+    ]);
     const item = (properties(t.outputSchema).results as { items: JsonSchema }).items;
     expect(Object.keys(properties(item))).toEqual([
-      'id', 'sourceTable', 'sourceId', 'title', 'rrfScore', 'inKeyword', 'inSemantic', 'keywordRank', 'semanticRank', 'textSnippet',
+      'id',
+      'sourceTable',
+      'sourceId',
+      'title',
+      'rrfScore',
+      'inKeyword',
+      'inSemantic',
+      'keywordRank',
+      'semanticRank',
+      'textSnippet',
     ]);
     expect(t.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true });
   });
@@ -24,7 +46,14 @@ describe('search_sources', () => {
   it('names the filter values as the stored data spells them', () => {
     const input = properties(t.inputSchema);
     expect(input.sourceTable!.enum).toEqual(['research_artifact', 'research_output', 'extraction_result']);
-    expect(input.artifactType!.enum).toEqual(['analysis', 'synthesis', 'comparison', 'summary', 'source_list', 'finding']);
+    expect(input.artifactType!.enum).toEqual([
+      'analysis',
+      'synthesis',
+      'comparison',
+      'summary',
+      'source_list',
+      'finding',
+    ]);
     expect(input.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 50 });
     expect(input.planId!.format).toBe('uuid');
     expect(properties(t.outputSchema).queryType!.enum).toEqual(['keyword', 'balanced', 'semantic']);
@@ -42,7 +71,16 @@ describe('search_sources', () => {
 
   it('accepts well-formed arguments', () => {
     expect(problem({ query: 'glacier retreat' })).toBeUndefined();
-    expect(problem({ query: 'q', limit: 50, sourceTable: 'research_output', artifactType: 'finding', planId: '0b6d1c9e-6f1a-4f5e-9a51-2f8e0a4b7c10', tags: ['a', 'b'] })).toBeUndefined();
+    expect(
+      problem({
+        query: 'q',
+        limit: 50,
+        sourceTable: 'research_output',
+        artifactType: 'finding',
+        planId: '0b6d1c9e-6f1a-4f5e-9a51-2f8e0a4b7c10',
+        tags: ['a', 'b'],
+      }),
+    ).toBeUndefined();
   });
 
   it.each([

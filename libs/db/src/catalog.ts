@@ -66,7 +66,16 @@ export async function assertTenantSafety(
   const { schemas, appRole } = options;
   const violations: string[] = [];
 
-  const policies = await sql<{ schema: string; table: string; name: string; permissive: boolean; command: string; using: string | null; check: string | null; comment: string | null }>`
+  const policies = await sql<{
+    schema: string;
+    table: string;
+    name: string;
+    permissive: boolean;
+    command: string;
+    using: string | null;
+    check: string | null;
+    comment: string | null;
+  }>`
     select n.nspname::text as schema, c.relname::text as table, p.polname::text as name, p.polpermissive as permissive,
            p.polcmd::text as command, pg_get_expr(p.polqual, p.polrelid) as using, pg_get_expr(p.polwithcheck, p.polrelid) as check,
            obj_description(p.oid, 'pg_policy') as comment
@@ -96,7 +105,9 @@ export async function assertTenantSafety(
     }
   }
 
-  const role = await sql<{ exists: boolean }>`select exists (select 1 from pg_roles where rolname = ${appRole}) as exists`.execute(adminDb);
+  const role = await sql<{
+    exists: boolean;
+  }>`select exists (select 1 from pg_roles where rolname = ${appRole}) as exists`.execute(adminDb);
   if (!role.rows[0]?.exists) {
     violations.push(`app role ${appRole} does not exist`);
     throw new TenantSafetyError(violations);
@@ -107,7 +118,11 @@ export async function assertTenantSafety(
     where (rolsuper or rolbypassrls) and pg_has_role(${appRole}, oid, 'MEMBER')`.execute(adminDb);
   for (const r of powerful.rows) {
     const what = [r.rolsuper && 'SUPERUSER', r.rolbypassrls && 'BYPASSRLS'].filter(Boolean).join(' and ');
-    violations.push(r.rolname === appRole ? `app role ${appRole} has ${what}` : `app role ${appRole} is a member of ${r.rolname}, which has ${what}`);
+    violations.push(
+      r.rolname === appRole
+        ? `app role ${appRole} has ${what}`
+        : `app role ${appRole} is a member of ${r.rolname}, which has ${what}`,
+    );
   }
 
   const owned = await sql<{ kind: string; name: string; owner: string }>`
@@ -124,17 +139,24 @@ export async function assertTenantSafety(
     order by 1, 2`.execute(adminDb);
   for (const o of owned.rows) {
     violations.push(
-      o.owner === appRole ? `app role ${appRole} owns ${o.kind} ${o.name}` : `app role ${appRole} is a member of ${o.owner}, which owns ${o.kind} ${o.name}`,
+      o.owner === appRole
+        ? `app role ${appRole} owns ${o.kind} ${o.name}`
+        : `app role ${appRole} is a member of ${o.owner}, which owns ${o.kind} ${o.name}`,
     );
   }
 
   const creates = await sql<{ schema: string }>`
     select s as schema from unnest(${[...schemas]}::text[]) s
-    where exists (select 1 from pg_namespace where nspname = s) and has_schema_privilege(${appRole}, s, 'CREATE')`.execute(adminDb);
+    where exists (select 1 from pg_namespace where nspname = s) and has_schema_privilege(${appRole}, s, 'CREATE')`.execute(
+    adminDb,
+  );
   for (const c of creates.rows) violations.push(`app role ${appRole} can CREATE in schema ${c.schema}`);
   const database = await sql<{ name: string; can: boolean }>`
-    select current_database()::text as name, has_database_privilege(${appRole}, current_database(), 'CREATE') as can`.execute(adminDb);
-  if (database.rows[0]?.can) violations.push(`app role ${appRole} can CREATE schemas in database ${database.rows[0].name}`);
+    select current_database()::text as name, has_database_privilege(${appRole}, current_database(), 'CREATE') as can`.execute(
+    adminDb,
+  );
+  if (database.rows[0]?.can)
+    violations.push(`app role ${appRole} can CREATE schemas in database ${database.rows[0].name}`);
 
   if (violations.length) throw new TenantSafetyError(violations);
 }

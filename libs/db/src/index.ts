@@ -3,7 +3,12 @@
 // app role cannot bypass (withTenant, enableTenantRls, provisionAppRole, assertTenantSafety),
 // and a real embedded PostgreSQL when no DATABASE_URL is given (startEmbeddedPostgres).
 export { startEmbeddedPostgres, findRunningEmbeddedPostgres } from './embedded.js';
-export type { EmbeddedPostgres, EmbeddedPostgresOptions, EmbeddedPostgresSupervisor, RunningEmbeddedPostgres } from './embedded.js';
+export type {
+  EmbeddedPostgres,
+  EmbeddedPostgresOptions,
+  EmbeddedPostgresSupervisor,
+  RunningEmbeddedPostgres,
+} from './embedded.js';
 export { createDb, closeDb, isConnectionFailure } from './connect.js';
 export type { CreateDbOptions, AnyDb } from './connect.js';
 export { migrate, MigrationError } from './migrate.js';

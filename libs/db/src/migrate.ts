@@ -45,14 +45,18 @@ const SCHEMA = /^[a-z_][a-z0-9_]{0,62}$/;
 export async function migrate({ db, schema, migrations }: MigrateOptions): Promise<string[]> {
   if (!SCHEMA.test(schema)) throw new TypeError(`migrate: "${schema}" is not a valid schema name (lowercase, a-z0-9_)`);
   const bad = Object.keys(migrations).filter((name) => !NAME.test(name));
-  if (bad.length) throw new TypeError(`migrate: migration names must look like 2026_11_21_1200_create_x, got ${bad.join(', ')}`);
+  if (bad.length)
+    throw new TypeError(`migrate: migration names must look like 2026_11_21_1200_create_x, got ${bad.join(', ')}`);
 
   const inSchema = (step: (db: AnyDb) => Promise<void>) => async (trx: AnyDb) => {
     await sql`select set_config('search_path', ${`${schema}, public`}, true)`.execute(trx);
     await step(trx);
   };
   const wrapped = Object.fromEntries(
-    Object.entries(migrations).map(([name, m]) => [name, { up: inSchema(m.up.bind(m)), down: m.down && inSchema(m.down.bind(m)) }]),
+    Object.entries(migrations).map(([name, m]) => [
+      name,
+      { up: inSchema(m.up.bind(m)), down: m.down && inSchema(m.down.bind(m)) },
+    ]),
   );
 
   const migrator = new Migrator({

@@ -23,5 +23,7 @@ export async function enableTenantRls(db: AnyDb, table: string, options: { colum
   await sql`alter table ${target} enable row level security`.execute(db);
   await sql`alter table ${target} force row level security`.execute(db);
   await sql`drop policy if exists tenant_isolation on ${target}`.execute(db);
-  await sql`create policy tenant_isolation on ${target} as permissive for all using (${predicate}) with check (${predicate})`.execute(db);
+  await sql`create policy tenant_isolation on ${target} as permissive for all using (${predicate}) with check (${predicate})`.execute(
+    db,
+  );
 }

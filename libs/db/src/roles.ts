@@ -26,9 +26,11 @@ const MIGRATION_TABLES = ['kysely_migration', 'kysely_migration_lock'];
 export async function provisionAppRole(adminDb: AnyDb, options: AppRoleOptions): Promise<void> {
   const role = options.role ?? 'quarry_app';
   for (const name of [role, ...options.schemas]) {
-    if (!IDENT.test(name)) throw new TypeError(`provisionAppRole: "${name}" is not a valid identifier (lowercase, a-z0-9_)`);
+    if (!IDENT.test(name))
+      throw new TypeError(`provisionAppRole: "${name}" is not a valid identifier (lowercase, a-z0-9_)`);
   }
-  if (!options.password || options.password.includes('\0')) throw new TypeError('provisionAppRole: a password is required');
+  if (!options.password || options.password.includes('\0'))
+    throw new TypeError('provisionAppRole: a password is required');
 
   const r = sql.id(role);
   // Utility statements take no bind parameters; sql.lit quotes the password as a literal.
@@ -47,11 +49,15 @@ export async function provisionAppRole(adminDb: AnyDb, options: AppRoleOptions):
       await sql`grant usage on schema ${s} to ${r}`.execute(trx);
       await sql`grant select, insert, update, delete on all tables in schema ${s} to ${r}`.execute(trx);
       await sql`grant usage on all sequences in schema ${s} to ${r}`.execute(trx);
-      await sql`alter default privileges in schema ${s} grant select, insert, update, delete on tables to ${r}`.execute(trx);
+      await sql`alter default privileges in schema ${s} grant select, insert, update, delete on tables to ${r}`.execute(
+        trx,
+      );
       await sql`alter default privileges in schema ${s} grant usage on sequences to ${r}`.execute(trx);
       // Migration bookkeeping is the migrating role's business only.
       const bookkeeping = await sql<{ tablename: string }>`
-        select tablename from pg_tables where schemaname = ${schema} and tablename in (${sql.join(MIGRATION_TABLES)})`.execute(trx);
+        select tablename from pg_tables where schemaname = ${schema} and tablename in (${sql.join(MIGRATION_TABLES)})`.execute(
+        trx,
+      );
       for (const { tablename } of bookkeeping.rows) {
         await sql`revoke all on table ${sql.id(schema, tablename)} from ${r}`.execute(trx);
       }

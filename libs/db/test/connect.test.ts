@@ -34,10 +34,17 @@ describe('createDb', () => {
   it('reports, and survives, the server dropping an idle pooled connection', async () => {
     let dropped: (error: Error) => void = () => undefined;
     const reported = new Promise<Error>((resolve) => (dropped = resolve));
-    const db = createDb({ connectionString: database.url, max: 1, applicationName: 'victim', onError: (e) => dropped(e) });
+    const db = createDb({
+      connectionString: database.url,
+      max: 1,
+      applicationName: 'victim',
+      onError: (e) => dropped(e),
+    });
     try {
       await sql`select 1`.execute(db);
-      await sql`select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'victim'`.execute(database.admin);
+      await sql`select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'victim'`.execute(
+        database.admin,
+      );
       expect((await reported).message).toMatch(/terminat/);
       expect((await sql<{ one: number }>`select 1 as one`.execute(db)).rows).toEqual([{ one: 1 }]);
     } finally {
@@ -50,7 +57,12 @@ describe('createDb', () => {
   // emits 'error' when its socket ends — unheard, that crashes the process.
   it('reports, and survives, the server dropping a connection that is checked out', async () => {
     const reports: Error[] = [];
-    const db = createDb({ connectionString: database.url, max: 1, applicationName: 'checked-out', onError: (e) => reports.push(e) });
+    const db = createDb({
+      connectionString: database.url,
+      max: 1,
+      applicationName: 'checked-out',
+      onError: (e) => reports.push(e),
+    });
     const uncaught: Error[] = [];
     const onUncaught = (error: Error) => uncaught.push(error);
     process.on('uncaughtException', onUncaught);
@@ -58,7 +70,9 @@ describe('createDb', () => {
       const failure = await sqlState(
         db.transaction().execute(async (trx) => {
           await sql`select 1`.execute(trx);
-          await sql`select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'checked-out'`.execute(database.admin);
+          await sql`select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'checked-out'`.execute(
+            database.admin,
+          );
           // The socket's end arrives while this transaction holds the connection without a statement running.
           await until(() => reports.length > 0);
           await sql`select 1`.execute(trx);

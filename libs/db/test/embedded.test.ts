@@ -17,8 +17,15 @@ async function newDataDir(): Promise<string> {
   return dir;
 }
 
-async function start(dataDir: string, options: { persistent?: boolean; database?: string } = {}): Promise<EmbeddedPostgres> {
-  const server = await startEmbeddedPostgres({ dataDir, persistent: options.persistent ?? true, database: options.database });
+async function start(
+  dataDir: string,
+  options: { persistent?: boolean; database?: string } = {},
+): Promise<EmbeddedPostgres> {
+  const server = await startEmbeddedPostgres({
+    dataDir,
+    persistent: options.persistent ?? true,
+    database: options.database,
+  });
   servers.push(server);
   return server;
 }
@@ -61,7 +68,12 @@ describe('startEmbeddedPostgres', () => {
       `select current_setting('listen_addresses') as listen, current_setting('unix_socket_directories') as sockets,
               current_setting('server_version') as version, current_setting('is_superuser') as superuser`,
     );
-    expect(settings).toEqual({ listen: '127.0.0.1', sockets: '', version: expect.stringMatching(/^18\./), superuser: 'on' });
+    expect(settings).toEqual({
+      listen: '127.0.0.1',
+      sockets: '',
+      version: expect.stringMatching(/^18\./),
+      superuser: 'on',
+    });
 
     await server.stop();
     expect(isAlive(server.pid)).toBe(false);
@@ -83,7 +95,9 @@ describe('startEmbeddedPostgres', () => {
     const dataDir = await newDataDir();
     await (await start(dataDir)).stop();
     await rm(join(dataDir, 'superuser-password'));
-    await expect(startEmbeddedPostgres({ dataDir, persistent: true })).rejects.toThrow(/superuser-password is missing.*delete/);
+    await expect(startEmbeddedPostgres({ dataDir, persistent: true })).rejects.toThrow(
+      /superuser-password is missing.*delete/,
+    );
   });
 
   it('reuses the cluster, its data and its port on the next start', async () => {
@@ -238,14 +252,20 @@ describe('startEmbeddedPostgres after a crash', () => {
     const dataDir = await newDataDir();
     let gaveUp: (error: Error) => void = () => undefined;
     const failure = new Promise<Error>((resolvePromise) => (gaveUp = resolvePromise));
-    const server = await startEmbeddedPostgres({ dataDir, persistent: true, supervise: { onExit: () => undefined, onRestarted: () => undefined, onGaveUp: (e) => gaveUp(e), maxAttempts: 2 } });
+    const server = await startEmbeddedPostgres({
+      dataDir,
+      persistent: true,
+      supervise: { onExit: () => undefined, onRestarted: () => undefined, onGaveUp: (e) => gaveUp(e), maxAttempts: 2 },
+    });
     servers.push(server);
     const first = server.pid;
     process.kill(first, 'SIGKILL');
     await until(() => !isAlive(first));
     // Someone else takes the port meanwhile.
     const squatter = createServer();
-    await new Promise<void>((resolvePromise, reject) => squatter.once('error', reject).listen(server.port, '127.0.0.1', resolvePromise));
+    await new Promise<void>((resolvePromise, reject) =>
+      squatter.once('error', reject).listen(server.port, '127.0.0.1', resolvePromise),
+    );
     try {
       expect((await failure).message).toMatch(/PostgreSQL did not start[\s\S]*(could not bind|Address already in use)/);
     } finally {

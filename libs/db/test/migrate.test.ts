@@ -12,7 +12,11 @@ afterAll(() => database.drop());
 
 const createNotes: Migration = {
   async up(db) {
-    await db.schema.createTable('notes').addColumn('id', 'serial', (c) => c.primaryKey()).addColumn('body', 'text').execute();
+    await db.schema
+      .createTable('notes')
+      .addColumn('id', 'serial', (c) => c.primaryKey())
+      .addColumn('body', 'text')
+      .execute();
   },
   async down(db) {
     await db.schema.dropTable('notes').execute();
@@ -25,7 +29,9 @@ const addTitle: Migration = {
 };
 
 async function tablesIn(schema: string): Promise<string[]> {
-  const { rows } = await sql<{ t: string }>`select tablename::text as t from pg_tables where schemaname = ${schema} order by 1`.execute(db);
+  const { rows } = await sql<{
+    t: string;
+  }>`select tablename::text as t from pg_tables where schemaname = ${schema} order by 1`.execute(db);
   return rows.map((r) => r.t);
 }
 
@@ -47,15 +53,21 @@ describe('migrate', () => {
   });
 
   it('applies only what is new', async () => {
-    const addIndex: Migration = { up: (db) => sql`create index notes_title on notes (title)`.execute(db).then(() => undefined) };
-    const migrations = { '2026_11_21_1200_create_notes': createNotes, '2026_11_21_1300_add_title': addTitle, '2026_11_22_0900_index_title': addIndex };
+    const addIndex: Migration = {
+      up: (db) => sql`create index notes_title on notes (title)`.execute(db).then(() => undefined),
+    };
+    const migrations = {
+      '2026_11_21_1200_create_notes': createNotes,
+      '2026_11_21_1300_add_title': addTitle,
+      '2026_11_22_0900_index_title': addIndex,
+    };
     expect(await migrate({ db, schema: 'notes_svc', migrations })).toEqual(['2026_11_22_0900_index_title']);
   });
 
   it('keeps each service schema’s history apart', async () => {
-    expect(await migrate({ db, schema: 'other_svc', migrations: { '2026_11_21_1200_create_notes': createNotes } })).toEqual([
-      '2026_11_21_1200_create_notes',
-    ]);
+    expect(
+      await migrate({ db, schema: 'other_svc', migrations: { '2026_11_21_1200_create_notes': createNotes } }),
+    ).toEqual(['2026_11_21_1200_create_notes']);
     const { rows } = await sql<{ name: string }>`select name from other_svc.kysely_migration`.execute(db);
     expect(rows).toEqual([{ name: '2026_11_21_1200_create_notes' }]);
   });
@@ -65,14 +77,20 @@ describe('migrate', () => {
     beforeAll(() => migrate({ db, schema: 'frozen_svc', migrations: applied }));
 
     it('fails loudly when an applied migration was removed', async () => {
-      const error = await migrate({ db, schema: 'frozen_svc', migrations: { '2026_11_21_1200_create_notes': createNotes } }).catch((e) => e);
+      const error = await migrate({
+        db,
+        schema: 'frozen_svc',
+        migrations: { '2026_11_21_1200_create_notes': createNotes },
+      }).catch((e) => e);
       expect(error).toBeInstanceOf(MigrationError);
       expect(error.message).toMatch(/frozen_svc.*previously executed migration 2026_11_21_1300_add_title is missing/);
     });
 
     it('fails loudly when an applied migration was renamed', async () => {
       const renamed = { '2026_11_21_1200_create_notes': createNotes, '2026_11_21_1300_add_note_title': addTitle };
-      await expect(migrate({ db, schema: 'frozen_svc', migrations: renamed })).rejects.toThrow(/2026_11_21_1300_add_title is missing/);
+      await expect(migrate({ db, schema: 'frozen_svc', migrations: renamed })).rejects.toThrow(
+        /2026_11_21_1300_add_title is missing/,
+      );
     });
 
     it('fails loudly when a new migration sorts before an applied one', async () => {
@@ -96,7 +114,9 @@ describe('migrate', () => {
   });
 
   it('rejects names that are not timestamped and schema names that are not plain identifiers', async () => {
-    await expect(migrate({ db, schema: 'x_svc', migrations: { create_notes: createNotes } })).rejects.toThrow(/2026_11_21_1200_create_x/);
+    await expect(migrate({ db, schema: 'x_svc', migrations: { create_notes: createNotes } })).rejects.toThrow(
+      /2026_11_21_1200_create_x/,
+    );
     await expect(migrate({ db, schema: 'Bad-Schema', migrations: {} })).rejects.toThrow(/not a valid schema name/);
   });
 });

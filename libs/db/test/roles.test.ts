@@ -1,6 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { appUrlFrom, closeDb, createDb, enableTenantRls, migrate, provisionAppRole, sql, withTenant, type AnyDb } from '@quarry/db';
+import {
+  appUrlFrom,
+  closeDb,
+  createDb,
+  enableTenantRls,
+  migrate,
+  provisionAppRole,
+  sql,
+  withTenant,
+  type AnyDb,
+} from '@quarry/db';
 import { dropRole, freshDatabase, sqlState, uniqueName, type FreshDatabase } from './support.js';
 
 const role = uniqueName('app');
@@ -16,7 +26,9 @@ beforeAll(async () => {
     migrations: {
       '2026_11_21_1200_create_items': {
         async up(db) {
-          await sql`create table items (id bigserial primary key, org_id uuid not null, name text not null)`.execute(db);
+          await sql`create table items (id bigserial primary key, org_id uuid not null, name text not null)`.execute(
+            db,
+          );
           await enableTenantRls(db, 'items');
         },
       },
@@ -41,7 +53,14 @@ describe('provisionAppRole', () => {
       select rolcanlogin, rolsuper, rolbypassrls, rolcreatedb, rolcreaterole, rolreplication
       from pg_roles where rolname = ${role}`.execute(database.admin);
     expect(rows).toEqual([
-      { rolcanlogin: true, rolsuper: false, rolbypassrls: false, rolcreatedb: false, rolcreaterole: false, rolreplication: false },
+      {
+        rolcanlogin: true,
+        rolsuper: false,
+        rolbypassrls: false,
+        rolcreatedb: false,
+        rolcreaterole: false,
+        rolreplication: false,
+      },
     ]);
   });
 
@@ -102,15 +121,19 @@ describe('provisionAppRole', () => {
   });
 
   it('rejects role and schema names that are not plain identifiers', async () => {
-    await expect(provisionAppRole(database.admin, { role: 'x"; drop', password: 'p', schemas: [] })).rejects.toThrow(TypeError);
-    await expect(provisionAppRole(database.admin, { role, password: 'p', schemas: ['Svc'] })).rejects.toThrow(TypeError);
+    await expect(provisionAppRole(database.admin, { role: 'x"; drop', password: 'p', schemas: [] })).rejects.toThrow(
+      TypeError,
+    );
+    await expect(provisionAppRole(database.admin, { role, password: 'p', schemas: ['Svc'] })).rejects.toThrow(
+      TypeError,
+    );
   });
 });
 
 describe('appUrlFrom', () => {
   it('swaps in the app credentials and keeps host, port, database and options', () => {
-    expect(appUrlFrom('postgres://postgres:s3cret@127.0.0.1:5433/quarry?sslmode=disable', 'quarry_app', 'p@ss/word')).toBe(
-      'postgres://quarry_app:p%40ss%2Fword@127.0.0.1:5433/quarry?sslmode=disable',
-    );
+    expect(
+      appUrlFrom('postgres://postgres:s3cret@127.0.0.1:5433/quarry?sslmode=disable', 'quarry_app', 'p@ss/word'),
+    ).toBe('postgres://quarry_app:p%40ss%2Fword@127.0.0.1:5433/quarry?sslmode=disable');
   });
 });

@@ -1,10 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { assertTenantSafety, enableTenantRls, migrate, provisionAppRole, rlsReport, sql, TenantSafetyError, type AnyDb } from '@quarry/db';
+import {
+  assertTenantSafety,
+  enableTenantRls,
+  migrate,
+  provisionAppRole,
+  rlsReport,
+  sql,
+  TenantSafetyError,
+  type AnyDb,
+} from '@quarry/db';
 import { dropRole, freshDatabase, uniqueName, type FreshDatabase } from './support.js';
 
 let database: FreshDatabase;
 let admin: AnyDb;
-const roles = { good: uniqueName('app'), superuser: uniqueName('app'), bypass: uniqueName('app'), owner: uniqueName('app') };
+const roles = {
+  good: uniqueName('app'),
+  superuser: uniqueName('app'),
+  bypass: uniqueName('app'),
+  owner: uniqueName('app'),
+};
 
 beforeAll(async () => {
   database = await freshDatabase();
@@ -50,10 +64,42 @@ async function schemaWith(ddl: string): Promise<string> {
 describe('rlsReport', () => {
   it('lists every table of the schemas with its RLS state, policies and owner', async () => {
     expect(await rlsReport(admin, ['good'])).toEqual([
-      { schema: 'good', table: 'kysely_migration', hasOrgId: false, rlsEnabled: false, rlsForced: false, policies: [], owner: 'postgres' },
-      { schema: 'good', table: 'kysely_migration_lock', hasOrgId: false, rlsEnabled: false, rlsForced: false, policies: [], owner: 'postgres' },
-      { schema: 'good', table: 'projects', hasOrgId: true, rlsEnabled: true, rlsForced: true, policies: ['tenant_isolation'], owner: 'postgres' },
-      { schema: 'good', table: 'step_types', hasOrgId: false, rlsEnabled: false, rlsForced: false, policies: [], owner: 'postgres' },
+      {
+        schema: 'good',
+        table: 'kysely_migration',
+        hasOrgId: false,
+        rlsEnabled: false,
+        rlsForced: false,
+        policies: [],
+        owner: 'postgres',
+      },
+      {
+        schema: 'good',
+        table: 'kysely_migration_lock',
+        hasOrgId: false,
+        rlsEnabled: false,
+        rlsForced: false,
+        policies: [],
+        owner: 'postgres',
+      },
+      {
+        schema: 'good',
+        table: 'projects',
+        hasOrgId: true,
+        rlsEnabled: true,
+        rlsForced: true,
+        policies: ['tenant_isolation'],
+        owner: 'postgres',
+      },
+      {
+        schema: 'good',
+        table: 'step_types',
+        hasOrgId: false,
+        rlsEnabled: false,
+        rlsForced: false,
+        policies: [],
+        owner: 'postgres',
+      },
     ]);
   });
 });
@@ -95,15 +141,21 @@ describe('assertTenantSafety', () => {
   it('accepts a documented, read-only tenant exemption and nothing weaker', async () => {
     const s = await schemaWith(`create table t (org_id uuid, secret_hash text)`);
     await enableTenantRls(admin, `${s}.t`);
-    await sql.raw(`create policy lookup on ${s}.t for select using (secret_hash = current_setting('app.secret', true))`).execute(admin);
-    await sql.raw(`comment on policy lookup on ${s}.t is 'quarry:tenant-exempt: read the row whose secret the caller holds'`).execute(admin);
+    await sql
+      .raw(`create policy lookup on ${s}.t for select using (secret_hash = current_setting('app.secret', true))`)
+      .execute(admin);
+    await sql
+      .raw(`comment on policy lookup on ${s}.t is 'quarry:tenant-exempt: read the row whose secret the caller holds'`)
+      .execute(admin);
     expect(await violations([s])).toEqual([]);
 
     await sql.raw(`comment on policy lookup on ${s}.t is 'quarry:tenant-exempt:'`).execute(admin);
     expect(await violations([s])).toEqual([`${s}.t: permissive policy lookup does not restrict rows to app.org_id`]);
 
     await sql.raw(`create policy writer on ${s}.t for update using (true)`).execute(admin);
-    await sql.raw(`comment on policy writer on ${s}.t is 'quarry:tenant-exempt: this must not be allowed'`).execute(admin);
+    await sql
+      .raw(`comment on policy writer on ${s}.t is 'quarry:tenant-exempt: this must not be allowed'`)
+      .execute(admin);
     expect(await violations([s])).toContain(`${s}.t: tenant-exempt policy writer must be FOR SELECT only`);
   });
 

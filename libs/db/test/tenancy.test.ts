@@ -36,7 +36,14 @@ beforeAll(async () => {
   await provisionAppRole(database.admin, { role, password: 'pw', schemas: ['tenancy'] });
   app = createDb({ connectionString: appUrlFrom(database.url, role, 'pw'), max: 1 });
   await withTenant(app, { orgId: orgA }, (trx) =>
-    trx.withSchema('tenancy').insertInto('notes').values([{ org_id: orgA, body: 'a1' }, { org_id: orgA, body: 'a2' }]).execute(),
+    trx
+      .withSchema('tenancy')
+      .insertInto('notes')
+      .values([
+        { org_id: orgA, body: 'a1' },
+        { org_id: orgA, body: 'a2' },
+      ])
+      .execute(),
   );
 });
 
@@ -47,21 +54,35 @@ afterAll(async () => {
 });
 
 const currentOrg = (db: AnyDb) =>
-  sql<{ org: string | null }>`select current_setting('app.org_id', true) as org`.execute(db).then((r) => r.rows[0]!.org);
-const backendPid = (db: AnyDb) => sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db).then((r) => r.rows[0]!.pid);
+  sql<{ org: string | null }>`select current_setting('app.org_id', true) as org`
+    .execute(db)
+    .then((r) => r.rows[0]!.org);
+const backendPid = (db: AnyDb) =>
+  sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db).then((r) => r.rows[0]!.pid);
 const bodies = (db: AnyDb) =>
-  db.withSchema('tenancy').selectFrom('notes').select('body').orderBy('body').execute().then((rows) => rows.map((r) => r.body));
+  db
+    .withSchema('tenancy')
+    .selectFrom('notes')
+    .select('body')
+    .orderBy('body')
+    .execute()
+    .then((rows) => rows.map((r) => r.body));
 
 describe('withTenant', () => {
   it('sets app.org_id for the transaction only', async () => {
-    const inside = await withTenant(app, { orgId: orgA }, async (trx) => [await backendPid(trx), await currentOrg(trx)]);
+    const inside = await withTenant(app, { orgId: orgA }, async (trx) => [
+      await backendPid(trx),
+      await currentOrg(trx),
+    ]);
     expect(inside).toEqual([expect.any(Number), orgA]);
     expect(await backendPid(app)).toBe(inside[0]); // the same pooled session...
     expect(await currentOrg(app)).toBeFalsy(); // ...no longer carries the tenant
   });
 
   it('clears the tenant even when the transaction fails', async () => {
-    await expect(withTenant(app, { orgId: orgA }, async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    await expect(withTenant(app, { orgId: orgA }, async () => Promise.reject(new Error('boom')))).rejects.toThrow(
+      'boom',
+    );
     expect(await currentOrg(app)).toBeFalsy();
   });
 
@@ -102,7 +123,9 @@ describe('withTenant', () => {
     const unreachable = createDb({ connectionString: 'postgres://nobody:x@127.0.0.1:1/none', max: 1 });
     try {
       for (const orgId of ['', 'not-a-uuid', `${orgA}'; drop table notes; --`, orgA.slice(0, 35)]) {
-        await expect(withTenant(unreachable, { orgId }, async () => 'ran')).rejects.toThrow(new TypeError(`withTenant: orgId must be a UUID, got ${JSON.stringify(orgId).slice(0, 60)}`));
+        await expect(withTenant(unreachable, { orgId }, async () => 'ran')).rejects.toThrow(
+          new TypeError(`withTenant: orgId must be a UUID, got ${JSON.stringify(orgId).slice(0, 60)}`),
+        );
       }
     } finally {
       await closeDb(unreachable);

@@ -75,7 +75,11 @@ async function deliverOne<E>(event: E, plan: DeliveryPlan<E>): Promise<void> {
 }
 
 /** Tell the subscriber's onDeadLetter hook, if any; a hook that throws is reported, never fatal. */
-export function notifyDeadLetter(hook: SubscribeOptions['onDeadLetter'], deadLetter: DeadLetter, onError: (error: unknown) => void): void {
+export function notifyDeadLetter(
+  hook: SubscribeOptions['onDeadLetter'],
+  deadLetter: DeadLetter,
+  onError: (error: unknown) => void,
+): void {
   if (!hook) return;
   try {
     hook(deadLetter);

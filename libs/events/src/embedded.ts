@@ -113,7 +113,10 @@ async function startSubscription(deps: EmbeddedEventLogDeps, options: SubscribeO
     signal(); // the loop reconnects now instead of after the idle wait
   };
   async function openSession(): Promise<pg.Client | undefined> {
-    const client = new pg.Client({ connectionString: deps.connectionString, application_name: `quarry-events:${consumer}` });
+    const client = new pg.Client({
+      connectionString: deps.connectionString,
+      application_name: `quarry-events:${consumer}`,
+    });
     client.on('notification', signal);
     client.on('error', (error) => {
       onError(error);
@@ -149,7 +152,11 @@ async function startSubscription(deps: EmbeddedEventLogDeps, options: SubscribeO
   const deadLetter = async (row: OutboxRecord, delivered: DeliveredEvent | null, attempts: number, error: string) => {
     await writeDeadLetter(db, consumer, row, attempts, error);
     const { topic, key } = row;
-    notifyDeadLetter(options.onDeadLetter, { consumer, offset: String(row.id), topic, key, event: delivered?.event ?? null, attempts, error }, onError);
+    notifyDeadLetter(
+      options.onDeadLetter,
+      { consumer, offset: String(row.id), topic, key, event: delivered?.event ?? null, attempts, error },
+      onError,
+    );
   };
   type Item = { row: OutboxRecord; delivered: DeliveredEvent };
   const plan: DeliveryPlan<Item> = {
@@ -224,7 +231,9 @@ async function startSubscription(deps: EmbeddedEventLogDeps, options: SubscribeO
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 async function readPosition(db: Kysely<any>, consumer: string): Promise<string> {
-  const { rows } = await sql<{ position: string }>`select position from events.consumer_offsets where consumer = ${consumer}`.execute(db);
+  const { rows } = await sql<{
+    position: string;
+  }>`select position from events.consumer_offsets where consumer = ${consumer}`.execute(db);
   return rows[0]?.position ?? '0';
 }
 
@@ -258,8 +267,11 @@ async function writeDeadLetter(
  * How far `consumer` is behind: events after its stored offset and the age of the oldest one
  * (null when caught up). Needs the quarry_event_consumer role, like reading.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export async function consumerLag(db: Kysely<any>, consumer: string): Promise<{ pending: number; oldestPendingAgeMs: number | null }> {
+export async function consumerLag(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  db: Kysely<any>,
+  consumer: string,
+): Promise<{ pending: number; oldestPendingAgeMs: number | null }> {
   const { rows } = await sql<{ pending: string; age_ms: number | null }>`
     select pending, (extract(epoch from (clock_timestamp() - oldest_pending_at)) * 1000)::float8 as age_ms
     from events.consumer_lag(${consumer})`.execute(db);
@@ -297,6 +309,7 @@ export async function isConsumerActive(db: Kysely<any>, consumer: string): Promi
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function rewindConsumer(db: Kysely<any>, consumer: string): Promise<void> {
-  if (await isConsumerActive(db, consumer)) throw new Error(`consumer "${consumer}" is running; stop it before rewinding`);
+  if (await isConsumerActive(db, consumer))
+    throw new Error(`consumer "${consumer}" is running; stop it before rewinding`);
   await sql`delete from events.consumer_offsets where consumer = ${consumer}`.execute(db);
 }

@@ -10,7 +10,15 @@ export {
 } from './content-event.js';
 export type { ContentCreatedV1, ContentEventInput, EventHeaders } from './content-event.js';
 export type { EventLog, SubscribeOptions, Subscription, DeliveredEvent, DeadLetter } from './port.js';
-export { createEmbeddedEventLog, grantEventConsumer, consumerLag, isConsumerActive, rewindConsumer, toDeliveredEvent, OUTBOX_CHANNEL } from './embedded.js';
+export {
+  createEmbeddedEventLog,
+  grantEventConsumer,
+  consumerLag,
+  isConsumerActive,
+  rewindConsumer,
+  toDeliveredEvent,
+  OUTBOX_CHANNEL,
+} from './embedded.js';
 export type { EmbeddedEventLogDeps, OutboxRecord } from './embedded.js';
 export { createKafkaEventLog, startOutboxRelay, connectKafka, kafkaClientConfig, type KafkaSecurity } from './kafka.js';
 export type {

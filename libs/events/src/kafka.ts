@@ -28,7 +28,11 @@ export interface KafkaBatchPayload {
 export interface KafkaConsumerLike {
   connect(): Promise<void>;
   subscribe(options: { topics: string[]; fromBeginning?: boolean }): Promise<void>;
-  run(options: { autoCommit: boolean; eachBatchAutoResolve: boolean; eachBatch(payload: KafkaBatchPayload): Promise<void> }): Promise<void>;
+  run(options: {
+    autoCommit: boolean;
+    eachBatchAutoResolve: boolean;
+    eachBatch(payload: KafkaBatchPayload): Promise<void>;
+  }): Promise<void>;
   commitOffsets(offsets: Array<{ topic: string; partition: number; offset: string }>): Promise<void>;
   disconnect(): Promise<void>;
 }
@@ -52,7 +56,10 @@ export function kafkaClientConfig(brokers: string, clientId: string, security: K
   const { tls, sasl } = security;
   return {
     clientId,
-    brokers: brokers.split(',').map((b) => b.trim()).filter(Boolean),
+    brokers: brokers
+      .split(',')
+      .map((b) => b.trim())
+      .filter(Boolean),
     ...(tls ? { ssl: tls === true ? true : { ca: [tls.ca] } } : {}),
     ...(sasl ? { sasl: { mechanism: sasl.mechanism, username: sasl.username, password: sasl.password } } : {}),
   };
@@ -62,9 +69,15 @@ export function kafkaClientConfig(brokers: string, clientId: string, security: K
  * A kafkajs client (see kafkaClientConfig). kafkajs is loaded only here, when Kafka is
  * configured, so the embedded default needs nothing else installed.
  */
-export async function connectKafka(brokers: string, clientId = 'quarry', security: KafkaSecurity = {}): Promise<KafkaClient> {
+export async function connectKafka(
+  brokers: string,
+  clientId = 'quarry',
+  security: KafkaSecurity = {},
+): Promise<KafkaClient> {
   const moduleName = 'kafkajs';
-  const kafkajs = (await import(moduleName)) as { Kafka: new (config: ReturnType<typeof kafkaClientConfig>) => KafkaClient };
+  const kafkajs = (await import(moduleName)) as {
+    Kafka: new (config: ReturnType<typeof kafkaClientConfig>) => KafkaClient;
+  };
   return new kafkajs.Kafka(kafkaClientConfig(brokers, clientId, security));
 }
 
@@ -102,21 +115,42 @@ export function createKafkaEventLog(deps: KafkaEventLogDeps): EventLog {
     await consumer.connect();
     await consumer.subscribe({ topics: [topic], fromBeginning: true });
 
-    async function eachBatch({ batch, resolveOffset, heartbeat, isRunning, isStale }: KafkaBatchPayload): Promise<void> {
+    async function eachBatch({
+      batch,
+      resolveOffset,
+      heartbeat,
+      isRunning,
+      isStale,
+    }: KafkaBatchPayload): Promise<void> {
       const { partition } = batch;
       const commit = async (message: KafkaMessageIn) => {
         await consumer.commitOffsets([{ topic: batch.topic, partition, offset: nextOffset(message.offset) }]);
         resolveOffset(message.offset);
       };
-      const deadLetter = async (message: KafkaMessageIn, delivered: DeliveredEvent | null, attempts: number, error: string) => {
+      const deadLetter = async (
+        message: KafkaMessageIn,
+        delivered: DeliveredEvent | null,
+        attempts: number,
+        error: string,
+      ) => {
         await producer.send({
           topic: deadLetterTopic,
           acks: PRODUCER_ACKS,
-          messages: [toDeadLetterMessage(batch.topic, partition, message, { consumer: options.consumer, attempts, error })],
+          messages: [
+            toDeadLetterMessage(batch.topic, partition, message, { consumer: options.consumer, attempts, error }),
+          ],
         });
         notifyDeadLetter(
           options.onDeadLetter,
-          { consumer: options.consumer, offset: `${partition}:${message.offset}`, topic: batch.topic, key: message.key?.toString() ?? '', event: delivered?.event ?? null, attempts, error },
+          {
+            consumer: options.consumer,
+            offset: `${partition}:${message.offset}`,
+            topic: batch.topic,
+            key: message.key?.toString() ?? '',
+            event: delivered?.event ?? null,
+            attempts,
+            error,
+          },
           onError,
         );
       };

@@ -21,7 +21,15 @@ const input = (orgId: string, n = 1) => ({
 });
 
 async function outboxRows() {
-  const { rows } = await sql<{ id: string; event_id: string; org_id: string; topic: string; key: string; payload: unknown; headers: unknown }>`
+  const { rows } = await sql<{
+    id: string;
+    event_id: string;
+    org_id: string;
+    topic: string;
+    key: string;
+    payload: unknown;
+    headers: unknown;
+  }>`
     select id, event_id, org_id, topic, key, payload, headers from events.outbox order by id`.execute(database.admin);
   return rows;
 }
@@ -33,7 +41,11 @@ describe('appendContentEvent', () => {
     );
     const row = (await outboxRows()).find((r) => r.event_id === eventId);
     expect(row).toMatchObject({ org_id: orgA, topic: 'content.created', key: orgA });
-    expect(row?.headers).toEqual({ 'event-type': 'content.created', 'schema-version': '1', traceparent: '00-abc-def-01' });
+    expect(row?.headers).toEqual({
+      'event-type': 'content.created',
+      'schema-version': '1',
+      traceparent: '00-abc-def-01',
+    });
     const event = ContentCreatedV1Schema.parse(row?.payload);
     expect(event).toMatchObject({ schemaVersion: 1, eventId, type: 'content.created', orgId: orgA, tags: ['x'] });
   });
@@ -54,9 +66,9 @@ describe('appendContentEvent', () => {
   });
 
   it('refuses an event for another org than the transaction tenant', async () => {
-    await expect(withTenant(database.app, { orgId: orgA }, (trx) => appendContentEvent(trx, input(orgB)))).rejects.toThrow(
-      /row-level security/,
-    );
+    await expect(
+      withTenant(database.app, { orgId: orgA }, (trx) => appendContentEvent(trx, input(orgB))),
+    ).rejects.toThrow(/row-level security/);
   });
 
   it('refuses an invalid event before any SQL runs', async () => {
@@ -70,7 +82,9 @@ describe('appendContentEvent', () => {
 
 describe('tenant safety of the events schema', () => {
   it('passes assertTenantSafety', async () => {
-    await expect(assertTenantSafety(database.admin, { schemas: ['events'], appRole: database.appRole })).resolves.toBeUndefined();
+    await expect(
+      assertTenantSafety(database.admin, { schemas: ['events'], appRole: database.appRole }),
+    ).resolves.toBeUndefined();
   });
 
   it('the app role sees only its own org outbox rows and none outside withTenant', async () => {
@@ -85,7 +99,9 @@ describe('tenant safety of the events schema', () => {
   });
 
   it('the app role cannot call the consumer read path unless granted quarry_event_consumer', async () => {
-    await sql`do $$ begin create role quarry_events_test_stranger nologin; exception when duplicate_object then null; end $$`.execute(database.admin);
+    await sql`do $$ begin create role quarry_events_test_stranger nologin; exception when duplicate_object then null; end $$`.execute(
+      database.admin,
+    );
     await sql`grant usage on schema events to quarry_events_test_stranger`.execute(database.admin);
     await expect(
       database.admin.transaction().execute(async (trx) => {

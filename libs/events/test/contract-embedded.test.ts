@@ -17,7 +17,9 @@ eventLogContract('embedded (outbox + LISTEN/NOTIFY)', () => ({
   publish: (orgId, titles) => appendEvents(database.app, orgId, titles),
   deadLettered: async (consumer, orgId) => {
     const { rows } = await withTenant(database.app, { orgId }, (trx) =>
-      sql<{ event_id: string }>`select event_id from events.dead_letters where consumer = ${consumer} order by outbox_id`.execute(trx),
+      sql<{
+        event_id: string;
+      }>`select event_id from events.dead_letters where consumer = ${consumer} order by outbox_id`.execute(trx),
     );
     return rows.map((r) => r.event_id);
   },

@@ -22,7 +22,8 @@ const brokers = process.env.KAFKA_BROKERS;
 
 if (!brokers) {
   describe('EventLog contract: kafka', () => {
-    it.skip('skipped: KAFKA_BROKERS is not set (no Kafka reachable); set it to run this suite against a real broker', () => undefined);
+    it.skip('skipped: KAFKA_BROKERS is not set (no Kafka reachable); set it to run this suite against a real broker', () =>
+      undefined);
   });
 } else {
   jest.setTimeout(120_000); // group joins and rebalances take seconds on a real broker
@@ -38,13 +39,34 @@ if (!brokers) {
     database = await createTestDatabase({ schemas: [...eventsSchemas] });
     await grantEventConsumer(database.admin, database.appRole);
     // A managed cluster: the same TLS/SASL variables the indexer reads.
-    const { KAFKA_TLS, KAFKA_SASL_MECHANISM: mechanism, KAFKA_SASL_USERNAME: username, KAFKA_SASL_PASSWORD: password } = process.env;
-    const sasl = mechanism && username && password ? { mechanism: mechanism as 'plain' | 'scram-sha-256' | 'scram-sha-512', username, password } : undefined;
-    kafka = await connectKafka(brokers, 'quarry-contract-test', { tls: KAFKA_TLS === 'true', ...(sasl ? { sasl } : {}) });
+    const {
+      KAFKA_TLS,
+      KAFKA_SASL_MECHANISM: mechanism,
+      KAFKA_SASL_USERNAME: username,
+      KAFKA_SASL_PASSWORD: password,
+    } = process.env;
+    const sasl =
+      mechanism && username && password
+        ? { mechanism: mechanism as 'plain' | 'scram-sha-256' | 'scram-sha-512', username, password }
+        : undefined;
+    kafka = await connectKafka(brokers, 'quarry-contract-test', {
+      tls: KAFKA_TLS === 'true',
+      ...(sasl ? { sasl } : {}),
+    });
     // Topics: created if missing (the producer does not auto-create them).
-    const admin = (kafka as unknown as { admin(): { connect(): Promise<void>; createTopics(o: unknown): Promise<boolean>; disconnect(): Promise<void> } }).admin();
+    const admin = (
+      kafka as unknown as {
+        admin(): { connect(): Promise<void>; createTopics(o: unknown): Promise<boolean>; disconnect(): Promise<void> };
+      }
+    ).admin();
     await admin.connect();
-    await admin.createTopics({ waitForLeaders: true, topics: [{ topic: 'content.created', numPartitions: 3 }, { topic: 'content.created.dlt', numPartitions: 1 }] });
+    await admin.createTopics({
+      waitForLeaders: true,
+      topics: [
+        { topic: 'content.created', numPartitions: 3 },
+        { topic: 'content.created.dlt', numPartitions: 1 },
+      ],
+    });
     await admin.disconnect();
     outbox = createEmbeddedEventLog({ db: database.app, connectionString: database.appUrl, pollIntervalMs: 1_000 });
     // Each run uses a new database, so the relay starts at outbox id 0; consumers filter by org.
@@ -58,7 +80,11 @@ if (!brokers) {
       eachBatch: async ({ batch }) => {
         for (const m of batch.messages) {
           const header = (name: string) => m.headers?.[name]?.toString() ?? '';
-          deadLetters.push({ consumer: header('dlt-consumer'), key: m.key?.toString() ?? '', eventId: header('event-id') });
+          deadLetters.push({
+            consumer: header('dlt-consumer'),
+            key: m.key?.toString() ?? '',
+            eventId: header('event-id'),
+          });
         }
       },
     });

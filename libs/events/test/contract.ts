@@ -29,7 +29,10 @@ export function eventLogContract(name: string, env: () => ContractEnv): void {
       const [orgA, orgB] = [randomUUID(), randomUUID()];
       const a = await e.publish(orgA, ['a1', 'a2', 'a3']);
       const b = await e.publish(orgB, ['b1', 'b2']);
-      const seen = new Map<string, string[]>([[orgA, []], [orgB, []]]);
+      const seen = new Map<string, string[]>([
+        [orgA, []],
+        [orgB, []],
+      ]);
       const log = e.newLog();
       await log.subscribe({
         consumer: unique('contract-order'),
@@ -49,7 +52,8 @@ export function eventLogContract(name: string, env: () => ContractEnv): void {
       const org = randomUUID();
       const consumer = unique('contract-restart');
       const ids = await e.publish(org, ['r1', 'r2', 'r3', 'r4']);
-      const mine = (batch: readonly DeliveredEvent[]) => batch.filter((d) => d.event.orgId === org).map((d) => d.event.eventId);
+      const mine = (batch: readonly DeliveredEvent[]) =>
+        batch.filter((d) => d.event.orgId === org).map((d) => d.event.eventId);
 
       const done: string[] = [];
       let closing: Promise<void> | undefined;

@@ -2,7 +2,19 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { sql, withTenant } from '@quarry/db';
 import { createTestDatabase, type TestDatabase } from '@quarry/testing';
-import { appendContentEvent, consumerLag, createEmbeddedEventLog, eventsSchemas, grantEventConsumer, isConsumerActive, rewindConsumer, type DeadLetter, type DeliveredEvent, type EventLog, type Subscription } from '../src/index.js';
+import {
+  appendContentEvent,
+  consumerLag,
+  createEmbeddedEventLog,
+  eventsSchemas,
+  grantEventConsumer,
+  isConsumerActive,
+  rewindConsumer,
+  type DeadLetter,
+  type DeliveredEvent,
+  type EventLog,
+  type Subscription,
+} from '../src/index.js';
 import { appendEvents, waitFor } from './helpers.js';
 
 let database: TestDatabase;
@@ -23,7 +35,9 @@ function newLog(pollIntervalMs = 60_000, onError?: (error: unknown) => void): Ev
 }
 
 async function offsetOf(consumer: string): Promise<string | undefined> {
-  const { rows } = await sql<{ position: string }>`select position from events.consumer_offsets where consumer = ${consumer}`.execute(database.admin);
+  const { rows } = await sql<{
+    position: string;
+  }>`select position from events.consumer_offsets where consumer = ${consumer}`.execute(database.admin);
   return rows[0]?.position;
 }
 
@@ -52,7 +66,9 @@ describe('embedded event log (the outbox)', () => {
   it('redelivers an unfinished batch after a crash and resumes from the stored offset', async () => {
     const org = randomUUID();
     // Start this consumer at the current end of the log, so its batches are exactly r1-r3, r4-r6, r7.
-    await sql`insert into events.consumer_offsets (consumer, position) select 'restart', coalesce(max(id), 0) from events.outbox`.execute(database.admin);
+    await sql`insert into events.consumer_offsets (consumer, position) select 'restart', coalesce(max(id), 0) from events.outbox`.execute(
+      database.admin,
+    );
     const ids = await appendEvents(database.app, org, ['r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'r7']);
     const mine = (batch: readonly DeliveredEvent[]) => batch.filter((e) => e.event.orgId === org);
 
@@ -80,7 +96,9 @@ describe('embedded event log (the outbox)', () => {
     expect(firstRun).toEqual(ids.slice(0, 6));
 
     // The stored offset covers exactly the first batch.
-    const { rows } = await sql<{ id: string }>`select id from events.outbox where event_id = ${ids[2]}`.execute(database.admin);
+    const { rows } = await sql<{ id: string }>`select id from events.outbox where event_id = ${ids[2]}`.execute(
+      database.admin,
+    );
     expect(await offsetOf('restart')).toBe(rows[0]?.id);
 
     // Second run (a new process): starts after the offset, so r4.. are delivered again and in order.
@@ -125,12 +143,24 @@ describe('embedded event log (the outbox)', () => {
       sql<{ event_id: string; attempts: number; error: string; consumer: string }>`
         select event_id, attempts, error, consumer from events.dead_letters`.execute(trx),
     );
-    expect(letters.rows).toEqual([{ event_id: poison, attempts: 3, error: 'Error: cannot index this', consumer: 'poison' }]);
+    expect(letters.rows).toEqual([
+      { event_id: poison, attempts: 3, error: 'Error: cannot index this', consumer: 'poison' },
+    ]);
     // The hook heard of it once, after the row was stored, with the event and the stored failure.
     expect(reported).toEqual([
-      { consumer: 'poison', offset: expect.stringMatching(/^\d+$/), topic: 'content.created', key: org, event: expect.objectContaining({ eventId: poison, title: 'poison' }), attempts: 3, error: 'Error: cannot index this' },
+      {
+        consumer: 'poison',
+        offset: expect.stringMatching(/^\d+$/),
+        topic: 'content.created',
+        key: org,
+        event: expect.objectContaining({ eventId: poison, title: 'poison' }),
+        attempts: 3,
+        error: 'Error: cannot index this',
+      },
     ]);
-    const otherTenant = await withTenant(database.app, { orgId: randomUUID() }, (trx) => sql`select 1 from events.dead_letters`.execute(trx));
+    const otherTenant = await withTenant(database.app, { orgId: randomUUID() }, (trx) =>
+      sql`select 1 from events.dead_letters`.execute(trx),
+    );
     expect(otherTenant.rows).toEqual([]);
   });
 
@@ -165,7 +195,9 @@ describe('embedded event log (the outbox)', () => {
   it('dead-letters an undecodable outbox row at once and delivers the next', async () => {
     const org = randomUUID();
     await sql`insert into events.outbox (event_id, org_id, topic, key, payload)
-              values (${randomUUID()}, ${org}, 'content.created', ${org}, '{"schemaVersion": 99}')`.execute(database.admin);
+              values (${randomUUID()}, ${org}, 'content.created', ${org}, '{"schemaVersion": 99}')`.execute(
+      database.admin,
+    );
     const [after] = await appendEvents(database.app, org, ['after']);
     const handled: string[] = [];
     const reported: DeadLetter[] = [];
@@ -177,10 +209,22 @@ describe('embedded event log (the outbox)', () => {
       },
     });
     await waitFor(() => handled.includes(after!), 10_000, 'the event after the undecodable one');
-    const letters = await sql<{ attempts: number }>`select attempts from events.dead_letters where org_id = ${org} and consumer = 'undecodable'`.execute(database.admin);
+    const letters = await sql<{
+      attempts: number;
+    }>`select attempts from events.dead_letters where org_id = ${org} and consumer = 'undecodable'`.execute(
+      database.admin,
+    );
     expect(letters.rows).toEqual([{ attempts: 1 }]);
     expect(reported.filter((l) => l.key === org)).toEqual([
-      { consumer: 'undecodable', offset: expect.any(String), topic: 'content.created', key: org, event: null, attempts: 1, error: 'invalid payload: not a content.created v1 event for its org' },
+      {
+        consumer: 'undecodable',
+        offset: expect.any(String),
+        topic: 'content.created',
+        key: org,
+        event: null,
+        attempts: 1,
+        error: 'invalid payload: not a content.created v1 event for its org',
+      },
     ]);
   });
 
@@ -204,7 +248,10 @@ describe('embedded event log (the outbox)', () => {
     });
     await waitFor(() => handled.includes(after!), 10_000, 'the event after the dead-lettered one');
     expect(errors).toEqual([new Error('metrics are broken')]);
-    const letters = await sql`select 1 from events.dead_letters where consumer = 'throwing-hook' and org_id = ${org}`.execute(database.admin);
+    const letters =
+      await sql`select 1 from events.dead_letters where consumer = 'throwing-hook' and org_id = ${org}`.execute(
+        database.admin,
+      );
     expect(letters.rows).toHaveLength(1);
   });
 
@@ -234,7 +281,13 @@ describe('embedded event log (the outbox)', () => {
     const org = randomUUID();
     await expect(
       withTenant(database.app, { orgId: org }, async (trx) => {
-        await appendContentEvent(trx, { orgId: org, sourceTable: 'research_output', sourceId: 'x', title: 'rolled back', text: 't' });
+        await appendContentEvent(trx, {
+          orgId: org,
+          sourceTable: 'research_output',
+          sourceId: 'x',
+          title: 'rolled back',
+          text: 't',
+        });
         throw new Error('rollback');
       }),
     ).rejects.toThrow('rollback');
@@ -255,11 +308,17 @@ describe('embedded event log (the outbox)', () => {
 describe('one active instance per consumer, and lag', () => {
   it('keeps a second instance of the same consumer on standby until the first goes away', async () => {
     const org = randomUUID();
-    await sql`insert into events.consumer_offsets (consumer, position) select 'standby', coalesce(max(id), 0) from events.outbox`.execute(database.admin);
+    await sql`insert into events.consumer_offsets (consumer, position) select 'standby', coalesce(max(id), 0) from events.outbox`.execute(
+      database.admin,
+    );
     const byFirst: string[] = [];
     const bySecond: string[] = [];
-    const mine = (batch: readonly DeliveredEvent[]) => batch.filter((e) => e.event.orgId === org).map((e) => e.event.title);
-    const first = await newLog(200).subscribe({ consumer: 'standby', handler: async (b) => void byFirst.push(...mine(b)) });
+    const mine = (batch: readonly DeliveredEvent[]) =>
+      batch.filter((e) => e.event.orgId === org).map((e) => e.event.title);
+    const first = await newLog(200).subscribe({
+      consumer: 'standby',
+      handler: async (b) => void byFirst.push(...mine(b)),
+    });
     await newLog(200).subscribe({ consumer: 'standby', handler: async (b) => void bySecond.push(...mine(b)) });
     await appendEvents(database.app, org, ['s1', 's2']);
     await waitFor(() => byFirst.length >= 2, 10_000, 'the active instance');
@@ -276,7 +335,12 @@ describe('one active instance per consumer, and lag', () => {
   it('reconnects its LISTEN session when the connection is killed, and keeps delivering promptly', async () => {
     const org = randomUUID();
     const errors: unknown[] = [];
-    const log = createEmbeddedEventLog({ db: database.app, connectionString: database.appUrl, pollIntervalMs: 60_000, onError: (e) => errors.push(e) });
+    const log = createEmbeddedEventLog({
+      db: database.app,
+      connectionString: database.appUrl,
+      pollIntervalMs: 60_000,
+      onError: (e) => errors.push(e),
+    });
     logs.push(log);
     const titles: string[] = [];
     let ready = false;
@@ -299,7 +363,9 @@ describe('one active instance per consumer, and lag', () => {
   });
 
   it('reports how many events a consumer has not finished and how old the oldest is', async () => {
-    await sql`insert into events.consumer_offsets (consumer, position) select 'lagging', coalesce(max(id), 0) from events.outbox`.execute(database.admin);
+    await sql`insert into events.consumer_offsets (consumer, position) select 'lagging', coalesce(max(id), 0) from events.outbox`.execute(
+      database.admin,
+    );
     expect(await consumerLag(database.app, 'lagging')).toEqual({ pending: 0, oldestPendingAgeMs: null });
     await appendEvents(database.app, randomUUID(), ['l1', 'l2']);
     await new Promise((r) => setTimeout(r, 50));
@@ -313,17 +379,25 @@ describe('one active instance per consumer, and lag', () => {
     await appendEvents(database.app, org, ['r1', 'r2']);
     const seen: string[] = [];
     const log = newLog(200);
-    const sub = await log.subscribe({ consumer: 'rewind', handler: async (b) => void seen.push(...b.filter((e) => e.event.orgId === org).map((e) => e.event.title)) });
+    const sub = await log.subscribe({
+      consumer: 'rewind',
+      handler: async (b) => void seen.push(...b.filter((e) => e.event.orgId === org).map((e) => e.event.title)),
+    });
     await waitFor(() => seen.length >= 2, 10_000, 'the first pass');
     expect(await isConsumerActive(database.app, 'rewind')).toBe(true);
-    await expect(rewindConsumer(database.app, 'rewind')).rejects.toThrow('consumer "rewind" is running; stop it before rewinding');
+    await expect(rewindConsumer(database.app, 'rewind')).rejects.toThrow(
+      'consumer "rewind" is running; stop it before rewinding',
+    );
     expect(await offsetOf('rewind')).toBeDefined();
 
     await sub.close();
     expect(await isConsumerActive(database.app, 'rewind')).toBe(false);
     await rewindConsumer(database.app, 'rewind');
     expect(await offsetOf('rewind')).toBeUndefined();
-    await log.subscribe({ consumer: 'rewind', handler: async (b) => void seen.push(...b.filter((e) => e.event.orgId === org).map((e) => e.event.title)) });
+    await log.subscribe({
+      consumer: 'rewind',
+      handler: async (b) => void seen.push(...b.filter((e) => e.event.orgId === org).map((e) => e.event.title)),
+    });
     await waitFor(() => seen.length >= 4, 10_000, 'the replay');
     expect(seen).toEqual(['r1', 'r2', 'r1', 'r2']);
   });

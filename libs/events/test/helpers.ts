@@ -15,7 +15,13 @@ export async function appendEvents(app: AnyDb, orgId: string, titles: readonly s
   const ids: string[] = [];
   for (const title of titles) {
     const { eventId } = await withTenant(app, { orgId }, (trx) =>
-      appendContentEvent(trx, { orgId, sourceTable: 'research_artifact', sourceId: randomUUID(), title, text: `text of ${title}` }),
+      appendContentEvent(trx, {
+        orgId,
+        sourceTable: 'research_artifact',
+        sourceId: randomUUID(),
+        title,
+        text: `text of ${title}`,
+      }),
     );
     ids.push(eventId);
   }

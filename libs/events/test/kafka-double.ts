@@ -1,4 +1,11 @@
-import type { KafkaBatchPayload, KafkaClient, KafkaConsumerLike, KafkaMessageIn, KafkaMessageOut, KafkaProducerLike } from '../src/index.js';
+import type {
+  KafkaBatchPayload,
+  KafkaClient,
+  KafkaConsumerLike,
+  KafkaMessageIn,
+  KafkaMessageOut,
+  KafkaProducerLike,
+} from '../src/index.js';
 
 /**
  * A test double at the kafkajs object boundary only: it records what the adapter hands to

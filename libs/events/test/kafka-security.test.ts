@@ -9,18 +9,34 @@ import { kafkaClientConfig } from '../src/index.js';
 
 describe('kafkaClientConfig', () => {
   it('is plaintext without authentication by default', () => {
-    expect(kafkaClientConfig(' k1:9092, k2:9092 ,', 'quarry-indexer')).toEqual({ clientId: 'quarry-indexer', brokers: ['k1:9092', 'k2:9092'] });
+    expect(kafkaClientConfig(' k1:9092, k2:9092 ,', 'quarry-indexer')).toEqual({
+      clientId: 'quarry-indexer',
+      brokers: ['k1:9092', 'k2:9092'],
+    });
   });
 
   it('turns on TLS with the system CAs, or with the given CA bundle only', () => {
-    expect(kafkaClientConfig('k1:9093', 'q', { tls: true })).toEqual({ clientId: 'q', brokers: ['k1:9093'], ssl: true });
+    expect(kafkaClientConfig('k1:9093', 'q', { tls: true })).toEqual({
+      clientId: 'q',
+      brokers: ['k1:9093'],
+      ssl: true,
+    });
     const ca = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
-    expect(kafkaClientConfig('k1:9093', 'q', { tls: { ca } })).toEqual({ clientId: 'q', brokers: ['k1:9093'], ssl: { ca: [ca] } });
+    expect(kafkaClientConfig('k1:9093', 'q', { tls: { ca } })).toEqual({
+      clientId: 'q',
+      brokers: ['k1:9093'],
+      ssl: { ca: [ca] },
+    });
   });
 
   it('passes SASL credentials as kafkajs expects them', () => {
     const sasl = { mechanism: 'scram-sha-512', username: 'quarry', password: 's3cret' } as const;
-    expect(kafkaClientConfig('k1:9093', 'q', { tls: true, sasl })).toEqual({ clientId: 'q', brokers: ['k1:9093'], ssl: true, sasl });
+    expect(kafkaClientConfig('k1:9093', 'q', { tls: true, sasl })).toEqual({
+      clientId: 'q',
+      brokers: ['k1:9093'],
+      ssl: true,
+      sasl,
+    });
     expect(kafkaClientConfig('k1:9093', 'q', { tls: true, sasl }).sasl).not.toBe(sasl); // a copy: nothing else is passed along
   });
 });
@@ -43,7 +59,13 @@ describe('a real kafkajs client built from it', () => {
     const { port } = server!.address() as { port: number };
     const moduleName = 'kafkajs';
     const { Kafka, logLevel } = (await import(moduleName)) as typeof import('kafkajs');
-    const kafka = new Kafka({ ...config, brokers: [`127.0.0.1:${port}`], retry: { retries: 0 }, connectionTimeout: 1000, logLevel: logLevel.NOTHING } as KafkaConfig);
+    const kafka = new Kafka({
+      ...config,
+      brokers: [`127.0.0.1:${port}`],
+      retry: { retries: 0 },
+      connectionTimeout: 1000,
+      logLevel: logLevel.NOTHING,
+    } as KafkaConfig);
     const producer = kafka.producer();
     const connecting = producer.connect().catch(() => undefined);
     const bytes = await received;

@@ -35,7 +35,11 @@ function event(n: number, extra: Partial<ContentCreatedV1> = {}): ContentCreated
     ...extra,
   };
 }
-const delivered = (n: number, headers: Record<string, string> = {}, extra: Partial<ContentCreatedV1> = {}): DeliveredEvent => ({
+const delivered = (
+  n: number,
+  headers: Record<string, string> = {},
+  extra: Partial<ContentCreatedV1> = {},
+): DeliveredEvent => ({
   offset: String(n),
   topic: 'content.created',
   key: orgId,
@@ -46,7 +50,9 @@ const delivered = (n: number, headers: Record<string, string> = {}, extra: Parti
 describe('Kafka message mapping (offline)', () => {
   it('keys each message by org and carries event type, schema version, event id and traceparent headers', () => {
     const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
-    expect(toKafkaMessage(delivered(1, { traceparent, 'event-type': 'content.created', 'schema-version': '1' }))).toEqual({
+    expect(
+      toKafkaMessage(delivered(1, { traceparent, 'event-type': 'content.created', 'schema-version': '1' })),
+    ).toEqual({
       key: orgId,
       value: JSON.stringify(event(1)),
       headers: {
@@ -72,17 +78,29 @@ describe('Kafka message mapping (offline)', () => {
       offset: '3:41',
       topic: 'content.created',
       key: orgId,
-      headers: { 'event-id': event(1).eventId, 'event-type': 'content.created', 'schema-version': '1', traceparent: 't' },
+      headers: {
+        'event-id': event(1).eventId,
+        'event-type': 'content.created',
+        'schema-version': '1',
+        traceparent: 't',
+      },
       event: event(1),
     });
     expect(fromKafkaMessage('content.created', 0, { ...message, value: Buffer.from('{not json') })).toBeNull();
     expect(fromKafkaMessage('content.created', 0, { ...message, key: Buffer.from(randomUUID()) })).toBeNull();
-    expect(fromKafkaMessage('content.created', 0, { ...message, value: Buffer.from(JSON.stringify({ ...event(1), schemaVersion: 2 })) })).toBeNull();
+    expect(
+      fromKafkaMessage('content.created', 0, {
+        ...message,
+        value: Buffer.from(JSON.stringify({ ...event(1), schemaVersion: 2 })),
+      }),
+    ).toBeNull();
   });
 
   it('builds dead letters with the original key, value and headers plus the failure', () => {
     const message = kafkaMessage(7, toKafkaMessage(delivered(1)));
-    expect(toDeadLetterMessage('content.created', 2, message, { consumer: 'indexer', attempts: 5, error: 'Error: boom' })).toEqual({
+    expect(
+      toDeadLetterMessage('content.created', 2, message, { consumer: 'indexer', attempts: 5, error: 'Error: boom' }),
+    ).toEqual({
       key: orgId,
       value: JSON.stringify(event(1)),
       headers: {
@@ -113,11 +131,17 @@ describe('Kafka event log adapter (kafkajs test double)', () => {
         handled.push(batch.map((e) => e.offset));
       },
     });
-    expect(kafka.producerConfigs).toEqual([{ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false }]);
+    expect(kafka.producerConfigs).toEqual([
+      { idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false },
+    ]);
     expect(kafka.consumerConfigs).toEqual([{ groupId: 'indexer' }]);
     expect(kafka.runOptions).toEqual([{ autoCommit: false, eachBatchAutoResolve: false }]);
 
-    const resolved = await kafka.feed('content.created', 0, [10, 11, 12].map((o, i) => kafkaMessage(o, toKafkaMessage(delivered(i + 1)))));
+    const resolved = await kafka.feed(
+      'content.created',
+      0,
+      [10, 11, 12].map((o, i) => kafkaMessage(o, toKafkaMessage(delivered(i + 1)))),
+    );
     expect(handled).toEqual([['0:10', '0:11', '0:12']]);
     expect(kafka.committed).toEqual([{ topic: 'content.created', partition: 0, offset: '13' }]);
     expect(resolved).toEqual(['12']);
@@ -146,18 +170,38 @@ describe('Kafka event log adapter (kafkajs test double)', () => {
         handled.push(...batch.map((e) => e.offset));
       },
     });
-    await kafka.feed('content.created', 1, [1, 2, 3].map((n) => kafkaMessage(n, toKafkaMessage(delivered(n)))));
+    await kafka.feed(
+      'content.created',
+      1,
+      [1, 2, 3].map((n) => kafkaMessage(n, toKafkaMessage(delivered(n)))),
+    );
     expect(handled).toEqual(['1:1', '1:3']);
     expect(poisonAlone).toBe(3);
     expect(kafka.sent).toEqual([
       {
         topic: 'content.created.dlt',
         acks: -1,
-        messages: [toDeadLetterMessage('content.created', 1, kafkaMessage(2, toKafkaMessage(delivered(2))), { consumer: 'indexer', attempts: 3, error: 'Error: boom' })],
+        messages: [
+          toDeadLetterMessage('content.created', 1, kafkaMessage(2, toKafkaMessage(delivered(2))), {
+            consumer: 'indexer',
+            attempts: 3,
+            error: 'Error: boom',
+          }),
+        ],
       },
     ]);
     expect(kafka.committed.map((c) => c.offset)).toEqual(['2', '3', '4']);
-    expect(reported).toEqual([{ consumer: 'indexer', offset: '1:2', topic: 'content.created', key: orgId, event: event(2), attempts: 3, error: 'Error: boom' }]);
+    expect(reported).toEqual([
+      {
+        consumer: 'indexer',
+        offset: '1:2',
+        topic: 'content.created',
+        key: orgId,
+        event: event(2),
+        attempts: 3,
+        error: 'Error: boom',
+      },
+    ]);
   });
 
   it('dead-letters an undecodable message at once', async () => {
@@ -174,10 +218,20 @@ describe('Kafka event log adapter (kafkajs test double)', () => {
       kafkaMessage(1, toKafkaMessage(delivered(1))),
     ]);
     expect(handled).toEqual(['0:1']);
-    expect(kafka.sent.map((s) => [s.topic, s.messages[0]?.headers['dlt-attempts']])).toEqual([['content.created.dlt', '1']]);
+    expect(kafka.sent.map((s) => [s.topic, s.messages[0]?.headers['dlt-attempts']])).toEqual([
+      ['content.created.dlt', '1'],
+    ]);
     expect(kafka.committed.map((c) => c.offset)).toEqual(['1', '2']);
     expect(reported).toEqual([
-      { consumer: 'c', offset: '0:0', topic: 'content.created', key: orgId, event: null, attempts: 1, error: 'invalid message: not a content.created v1 event keyed by its org' },
+      {
+        consumer: 'c',
+        offset: '0:0',
+        topic: 'content.created',
+        key: orgId,
+        event: null,
+        attempts: 1,
+        error: 'invalid message: not a content.created v1 event keyed by its org',
+      },
     ]);
   });
 
@@ -196,7 +250,11 @@ describe('Kafka event log adapter (kafkajs test double)', () => {
         handled.push(...b.map((e) => e.offset));
       },
     });
-    await kafka.feed('content.created', 0, [1, 2].map((n) => kafkaMessage(n, toKafkaMessage(delivered(n)))));
+    await kafka.feed(
+      'content.created',
+      0,
+      [1, 2].map((n) => kafkaMessage(n, toKafkaMessage(delivered(n)))),
+    );
     expect(handled).toEqual(['0:2']);
     expect(errors).toEqual([new Error('metrics are broken')]);
     expect(kafka.committed.map((c) => c.offset)).toEqual(['2', '3']);
@@ -229,7 +287,9 @@ describe('outbox relay to Kafka (real PostgreSQL, kafkajs test double)', () => {
     expect(published()).toEqual([...ids, ...more]);
     expect(kafka.sent.every((s) => s.topic === 'content.created' && s.acks === -1)).toBe(true);
     expect(kafka.sent.flatMap((s) => s.messages.map((m) => m.key))).toEqual([org, org, org, org]);
-    expect(kafka.producerConfigs).toEqual([{ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false }]);
+    expect(kafka.producerConfigs).toEqual([
+      { idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false },
+    ]);
     await relay.close();
   });
 });

@@ -65,11 +65,19 @@ async function unaryCall<Req, Res>(
   if (signal?.aborted) throw grpcErrors.CANCELLED();
   return new Promise<Res>((resolve, reject) => {
     const onAbort = () => call.cancel();
-    const call = client.makeUnaryRequest(path, serialize, deserialize, request, metadata, { deadline }, (error, response) => {
-      signal?.removeEventListener('abort', onAbort);
-      if (error) reject(fromGrpcError(error));
-      else resolve(response as Res);
-    });
+    const call = client.makeUnaryRequest(
+      path,
+      serialize,
+      deserialize,
+      request,
+      metadata,
+      { deadline },
+      (error, response) => {
+        signal?.removeEventListener('abort', onAbort);
+        if (error) reject(fromGrpcError(error));
+        else resolve(response as Res);
+      },
+    );
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
@@ -94,7 +102,11 @@ export type ResponseOf<M> = M extends { responseDeserialize: (bytes: Buffer) => 
 
 export interface GrpcClient<D> {
   /** Call `method` with the caller's identity; rejects with a QuarryError. */
-  call<K extends UnaryMethodName<D>>(method: K, request: RequestOf<D[K]>, options: CallOptions): Promise<ResponseOf<D[K]>>;
+  call<K extends UnaryMethodName<D>>(
+    method: K,
+    request: RequestOf<D[K]>,
+    options: CallOptions,
+  ): Promise<ResponseOf<D[K]>>;
   close(): void;
 }
 

@@ -128,9 +128,7 @@ export function createIdentitySigner(options: IdentitySignerOptions): IdentitySi
     sign(identity) {
       const principal = principalFrom({ ...identity });
       if (!principal) {
-        return Promise.reject(
-          new Error('Identity needs kind, orgId, and userId (user) or serviceName (service)'),
-        );
+        return Promise.reject(new Error('Identity needs kind, orgId, and userId (user) or serviceName (service)'));
       }
       const cacheKey = JSON.stringify([
         principal.kind,

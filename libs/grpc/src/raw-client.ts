@@ -69,7 +69,8 @@ function failure(code: status, details: string, metadata = new Metadata()): Quar
 /** The one message of a unary response body: 5-byte prefix (uncompressed flag, length) + payload. */
 function onlyMessage(body: Buffer): Uint8Array | QuarryError {
   if (body.length < 5) return failure(status.INTERNAL, 'The response carried no message');
-  if (body[0] !== 0) return failure(status.INTERNAL, 'The response message is compressed, but no compression was negotiated');
+  if (body[0] !== 0)
+    return failure(status.INTERNAL, 'The response message is compressed, but no compression was negotiated');
   const length = body.readUInt32BE(1);
   if (body.length !== 5 + length) return failure(status.INTERNAL, 'A unary response must carry exactly one message');
   return body.subarray(5);
@@ -95,7 +96,8 @@ export function createRawClient(address: string, options: RawClientOptions): Raw
   const defaultDeadlineMs = options.defaultDeadlineMs ?? DEFAULT_DEADLINE_MS;
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const keepaliveMs = options.keepaliveMs ?? (DEFAULT_CHANNEL_OPTIONS['grpc.keepalive_time_ms'] as number);
-  const keepaliveTimeoutMs = options.keepaliveTimeoutMs ?? (DEFAULT_CHANNEL_OPTIONS['grpc.keepalive_timeout_ms'] as number);
+  const keepaliveTimeoutMs =
+    options.keepaliveTimeoutMs ?? (DEFAULT_CHANNEL_OPTIONS['grpc.keepalive_timeout_ms'] as number);
   let session: http2.ClientHttp2Session | undefined;
   let active = 0;
   let closed = false;
@@ -208,7 +210,8 @@ export function createRawClient(address: string, options: RawClientOptions): Raw
       });
       stream.on('data', (chunk: Buffer) => {
         received += chunk.length;
-        if (received > maxResponseBytes + 5) abandon(failure(status.RESOURCE_EXHAUSTED, `The response is larger than ${maxResponseBytes} bytes`));
+        if (received > maxResponseBytes + 5)
+          abandon(failure(status.RESOURCE_EXHAUSTED, `The response is larger than ${maxResponseBytes} bytes`));
         else chunks.push(chunk);
       });
       stream.on('error', (error) => {
@@ -221,14 +224,27 @@ export function createRawClient(address: string, options: RawClientOptions): Raw
         if (grpcStatus === undefined) {
           const httpStatus = Number(responseHeaders?.[':status'] ?? 200);
           if (httpStatus !== 200) {
-            return settle(failure(statusOfHttp(Number(httpStatus)), `The server answered HTTP ${httpStatus} without a gRPC status`));
+            return settle(
+              failure(statusOfHttp(Number(httpStatus)), `The server answered HTTP ${httpStatus} without a gRPC status`),
+            );
           }
           const reason = streamError?.message ?? 'the stream closed without a status';
-          return settle(failure(responseHeaders ? status.INTERNAL : status.UNAVAILABLE, `The call to ${authority} failed: ${reason}`));
+          return settle(
+            failure(
+              responseHeaders ? status.INTERNAL : status.UNAVAILABLE,
+              `The call to ${authority} failed: ${reason}`,
+            ),
+          );
         }
         const code = Number(grpcStatus);
         if (code !== status.OK) {
-          return settle(failure(code, decodeMessage(statusHeaders?.['grpc-message'] as string | undefined), Metadata.fromHttp2Headers(statusHeaders!)));
+          return settle(
+            failure(
+              code,
+              decodeMessage(statusHeaders?.['grpc-message'] as string | undefined),
+              Metadata.fromHttp2Headers(statusHeaders!),
+            ),
+          );
         }
         settle(onlyMessage(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
       });

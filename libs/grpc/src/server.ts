@@ -264,7 +264,12 @@ export interface ListeningService {
  * Listen and hand back the one shape every service runtime returns, so each runtime only says
  * what it owns (`release`: its pools and clients, closed after the server has drained).
  */
-export async function listenService(server: GrpcServer, host: string, port: number, release: () => Promise<void> | void = () => undefined): Promise<ListeningService> {
+export async function listenService(
+  server: GrpcServer,
+  host: string,
+  port: number,
+  release: () => Promise<void> | void = () => undefined,
+): Promise<ListeningService> {
   const bound = await server.listen(host, port);
   return {
     port: bound,

@@ -49,7 +49,9 @@ describe('defineErrors', () => {
   });
 
   it('rejects codes that are not UPPER_SNAKE_CASE and the OK status', () => {
-    expect(() => defineErrors({ planNotFound: { status: status.NOT_FOUND, message: 'x' } })).toThrow(/UPPER_SNAKE_CASE/);
+    expect(() => defineErrors({ planNotFound: { status: status.NOT_FOUND, message: 'x' } })).toThrow(
+      /UPPER_SNAKE_CASE/,
+    );
     expect(() => defineErrors({ FINE: { status: status.OK, message: 'x' } })).toThrow(/other than OK/);
   });
 });
@@ -69,20 +71,29 @@ describe('the built-in catalogue', () => {
 });
 
 describe('the wire mapping', () => {
-  it.each(failureStatuses.map((s) => [status[s], s] as const))('round-trips a coded %s error with its details', (_name, s) => {
-    const thrown = new QuarryError(`TEST_${status[s]}`, s, `failed with ${status[s]}`, { n: 1, nested: { ok: true } });
-    const sent = toGrpcStatus(thrown);
-    expect(sent.metadata.get(ERROR_CODE_METADATA_KEY)).toEqual([`TEST_${status[s]}`]);
-    expect(sent.metadata.get(ERROR_DETAILS_METADATA_KEY)[0]).toBeInstanceOf(Buffer);
-    const caught = fromGrpcError(received(sent));
-    expect(caught).toMatchObject({ code: thrown.code, status: s, message: thrown.message, details: thrown.details });
-  });
+  it.each(failureStatuses.map((s) => [status[s], s] as const))(
+    'round-trips a coded %s error with its details',
+    (_name, s) => {
+      const thrown = new QuarryError(`TEST_${status[s]}`, s, `failed with ${status[s]}`, {
+        n: 1,
+        nested: { ok: true },
+      });
+      const sent = toGrpcStatus(thrown);
+      expect(sent.metadata.get(ERROR_CODE_METADATA_KEY)).toEqual([`TEST_${status[s]}`]);
+      expect(sent.metadata.get(ERROR_DETAILS_METADATA_KEY)[0]).toBeInstanceOf(Buffer);
+      const caught = fromGrpcError(received(sent));
+      expect(caught).toMatchObject({ code: thrown.code, status: s, message: thrown.message, details: thrown.details });
+    },
+  );
 
-  it.each(failureStatuses.map((s) => [status[s], s] as const))('gives an uncoded %s status its default code', (_name, s) => {
-    const caught = fromGrpcError(received({ code: s, details: 'from elsewhere', metadata: new Metadata() }));
-    expect(caught).toMatchObject({ code: defaultErrorCode(s), status: s, message: 'from elsewhere' });
-    expect(caught.details).toBeUndefined();
-  });
+  it.each(failureStatuses.map((s) => [status[s], s] as const))(
+    'gives an uncoded %s status its default code',
+    (_name, s) => {
+      const caught = fromGrpcError(received({ code: s, details: 'from elsewhere', metadata: new Metadata() }));
+      expect(caught).toMatchObject({ code: defaultErrorCode(s), status: s, message: 'from elsewhere' });
+      expect(caught.details).toBeUndefined();
+    },
+  );
 
   it('names the defaults after the status, with UNAVAILABLE as SERVICE_UNAVAILABLE', () => {
     expect(defaultErrorCode(status.UNAVAILABLE)).toBe('SERVICE_UNAVAILABLE');

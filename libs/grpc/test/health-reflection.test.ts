@@ -37,8 +37,9 @@ interface ReflectionResponse {
 /** One request on the ServerReflectionInfo stream, its first answer, and the stream closed. */
 function reflect(client: grpc.Client, request: object): Promise<ReflectionResponse> {
   return new Promise((resolve, reject) => {
-    const stream = (client as unknown as { ServerReflectionInfo(): grpc.ClientDuplexStream<object, ReflectionResponse> })
-      .ServerReflectionInfo();
+    const stream = (
+      client as unknown as { ServerReflectionInfo(): grpc.ClientDuplexStream<object, ReflectionResponse> }
+    ).ServerReflectionInfo();
     stream.once('data', (response: ReflectionResponse) => {
       stream.end();
       resolve(response);

@@ -57,7 +57,7 @@ describe('identity tokens', () => {
   it('cannot be signed for an incomplete principal', async () => {
     const signer = createIdentitySigner({ key: KEY, issuer: 'gateway' });
     await expect(signer.sign({ kind: 'user', orgId: 'org-1' })).rejects.toThrow(/userId/);
-    await expect(signer.sign({ kind: 'service', orgId: '' , serviceName: 'x' })).rejects.toThrow(/orgId/);
+    await expect(signer.sign({ kind: 'service', orgId: '', serviceName: 'x' })).rejects.toThrow(/orgId/);
   });
 
   it('signed with another key are IDENTITY_INVALID', async () => {

@@ -4,8 +4,26 @@ import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { context, propagation, trace, TraceFlags } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { createGrpcServer, createIdentityVerifier, createRawClient, defineErrors, QuarryError, status, unary, type RawClient } from '../src/index.js';
-import { alice, EchoServiceService, gatewaySigner, KEY, startEcho, type EchoFixture, type EchoRequest, type FailRequest } from './fixtures/echo.js';
+import {
+  createGrpcServer,
+  createIdentityVerifier,
+  createRawClient,
+  defineErrors,
+  QuarryError,
+  status,
+  unary,
+  type RawClient,
+} from '../src/index.js';
+import {
+  alice,
+  EchoServiceService,
+  gatewaySigner,
+  KEY,
+  startEcho,
+  type EchoFixture,
+  type EchoRequest,
+  type FailRequest,
+} from './fixtures/echo.js';
 
 // The gateway encodes and decodes messages itself from descriptors; here proto-loader's
 // (protobufjs) serializers stand in for that. The servers are the lib's grpc-js servers.
@@ -17,8 +35,14 @@ const planErrors = defineErrors({
 
 function fail(request: FailRequest): never {
   if (request.status === 0) throw new Error('password=hunter2');
-  if (request.status === status.NOT_FOUND) throw planErrors.PLAN_NOT_FOUND({ planId: 'p-1' }, { details: { planId: 'p-1' } });
-  throw new QuarryError(`TEST_${status[request.status]}`, request.status, `failed with ${status[request.status]} — 100% «raw»`, { status: request.status });
+  if (request.status === status.NOT_FOUND)
+    throw planErrors.PLAN_NOT_FOUND({ planId: 'p-1' }, { details: { planId: 'p-1' } });
+  throw new QuarryError(
+    `TEST_${status[request.status]}`,
+    request.status,
+    `failed with ${status[request.status]} — 100% «raw»`,
+    { status: request.status },
+  );
 }
 
 let echo: EchoFixture;
@@ -56,7 +80,9 @@ function untilAborted(signal: AbortSignal): Promise<unknown> {
 }
 
 const echoOf = async (client: RawClient, text: string) =>
-  echoMethod.responseDeserialize(Buffer.from(await client.unary(echoMethod.path, echoMethod.requestSerialize({ text }), { identity: alice })));
+  echoMethod.responseDeserialize(
+    Buffer.from(await client.unary(echoMethod.path, echoMethod.requestSerialize({ text }), { identity: alice })),
+  );
 
 describe('the raw client', () => {
   it('sends encoded bytes with a signed identity and returns the encoded response', async () => {
@@ -80,7 +106,9 @@ describe('the raw client', () => {
     const backing = new Uint8Array(encoded.length + 8);
     backing.set(encoded, 4);
     const view = backing.subarray(4, 4 + encoded.length);
-    const response = echoMethod.responseDeserialize(Buffer.from(await raw.unary(echoMethod.path, view, { identity: alice })));
+    const response = echoMethod.responseDeserialize(
+      Buffer.from(await raw.unary(echoMethod.path, view, { identity: alice })),
+    );
     expect(response.text).toBe('in a view');
   });
 
@@ -112,13 +140,20 @@ describe('deadlines and cancellation', () => {
 
   it('takes the earlier of deadlineMs and an absolute deadline', async () => {
     const inherited = new Date(Date.now() + 1_500);
-    await raw.unary(echoMethod.path, echoMethod.requestSerialize({ text: 'hi' }), { identity: alice, deadlineMs: 60_000, deadline: inherited });
+    await raw.unary(echoMethod.path, echoMethod.requestSerialize({ text: 'hi' }), {
+      identity: alice,
+      deadlineMs: 60_000,
+      deadline: inherited,
+    });
     expect(Math.abs(echo.calls[0]!.deadline!.getTime() - inherited.getTime())).toBeLessThan(100);
   });
 
   it('gives DEADLINE_EXCEEDED when the deadline passes, and the handler’s signal aborts', async () => {
     const started = Date.now();
-    const slow = raw.unary(slowMethod.path, slowMethod.requestSerialize({ delayMs: 10_000 }), { identity: alice, deadlineMs: 100 });
+    const slow = raw.unary(slowMethod.path, slowMethod.requestSerialize({ delayMs: 10_000 }), {
+      identity: alice,
+      deadlineMs: 100,
+    });
     expect(await rejection(slow)).toMatchObject({ code: 'DEADLINE_EXCEEDED', status: status.DEADLINE_EXCEEDED });
     expect(Date.now() - started).toBeLessThan(2_000);
     const reason = await untilAborted(echo.calls[0]!.signal);
@@ -126,14 +161,19 @@ describe('deadlines and cancellation', () => {
   });
 
   it('fails at once, sending nothing, when an absolute deadline has already passed', async () => {
-    const error = await rejection(raw.unary(echoMethod.path, new Uint8Array(), { identity: alice, deadline: new Date(Date.now() - 10) }));
+    const error = await rejection(
+      raw.unary(echoMethod.path, new Uint8Array(), { identity: alice, deadline: new Date(Date.now() - 10) }),
+    );
     expect(error.code).toBe('DEADLINE_EXCEEDED');
     expect(echo.calls).toHaveLength(0);
   });
 
   it('is cancelled on both sides when the caller aborts', async () => {
     const controller = new AbortController();
-    const pending = raw.unary(slowMethod.path, slowMethod.requestSerialize({ delayMs: 10_000 }), { identity: alice, signal: controller.signal });
+    const pending = raw.unary(slowMethod.path, slowMethod.requestSerialize({ delayMs: 10_000 }), {
+      identity: alice,
+      signal: controller.signal,
+    });
     while (echo.calls.length === 0) await new Promise((r) => setTimeout(r, 5));
     controller.abort();
     expect(await rejection(pending)).toMatchObject({ code: 'CANCELLED', status: status.CANCELLED });
@@ -141,7 +181,9 @@ describe('deadlines and cancellation', () => {
   });
 
   it('sends nothing when the signal is already aborted', async () => {
-    const error = await rejection(raw.unary(echoMethod.path, new Uint8Array(), { identity: alice, signal: AbortSignal.abort() }));
+    const error = await rejection(
+      raw.unary(echoMethod.path, new Uint8Array(), { identity: alice, signal: AbortSignal.abort() }),
+    );
     expect(error.code).toBe('CANCELLED');
     expect(echo.calls).toHaveLength(0);
   });
@@ -150,24 +192,43 @@ describe('deadlines and cancellation', () => {
 describe('errors on the wire', () => {
   const statuses = Object.values(status).filter((s): s is status => typeof s === 'number' && s !== status.OK);
 
-  it.each(statuses.map((s) => [status[s], s] as const))('a thrown %s QuarryError reaches the caller unchanged', async (_name, s) => {
-    const error = await rejection(raw.unary(failMethod.path, failMethod.requestSerialize({ status: s }), { identity: alice }));
-    if (s === status.NOT_FOUND) {
-      expect(planErrors.PLAN_NOT_FOUND.is(error)).toBe(true);
-      expect(error).toMatchObject({ status: s, message: 'Plan p-1 not found', details: { planId: 'p-1' } });
-    } else {
-      expect(error).toMatchObject({ code: `TEST_${status[s]}`, status: s, message: `failed with ${status[s]} — 100% «raw»`, details: { status: s } });
-    }
-  });
+  it.each(statuses.map((s) => [status[s], s] as const))(
+    'a thrown %s QuarryError reaches the caller unchanged',
+    async (_name, s) => {
+      const error = await rejection(
+        raw.unary(failMethod.path, failMethod.requestSerialize({ status: s }), { identity: alice }),
+      );
+      if (s === status.NOT_FOUND) {
+        expect(planErrors.PLAN_NOT_FOUND.is(error)).toBe(true);
+        expect(error).toMatchObject({ status: s, message: 'Plan p-1 not found', details: { planId: 'p-1' } });
+      } else {
+        expect(error).toMatchObject({
+          code: `TEST_${status[s]}`,
+          status: s,
+          message: `failed with ${status[s]} — 100% «raw»`,
+          details: { status: s },
+        });
+      }
+    },
+  );
 
   it('an unexpected server error is INTERNAL with the server’s generic message', async () => {
-    const error = await rejection(raw.unary(failMethod.path, failMethod.requestSerialize({ status: 0 }), { identity: alice }));
-    expect(error).toMatchObject({ code: 'INTERNAL', status: status.INTERNAL, message: 'Internal error', details: { requestId: 'req-1' } });
+    const error = await rejection(
+      raw.unary(failMethod.path, failMethod.requestSerialize({ status: 0 }), { identity: alice }),
+    );
+    expect(error).toMatchObject({
+      code: 'INTERNAL',
+      status: status.INTERNAL,
+      message: 'Internal error',
+      details: { requestId: 'req-1' },
+    });
   });
 
   it('an unreachable server is SERVICE_UNAVAILABLE, naming the cause', async () => {
     const nowhere = createRawClient('127.0.0.1:1', { signer: gatewaySigner() });
-    const error = await rejection(nowhere.unary(echoMethod.path, new Uint8Array(), { identity: alice, deadlineMs: 2_000 }));
+    const error = await rejection(
+      nowhere.unary(echoMethod.path, new Uint8Array(), { identity: alice, deadlineMs: 2_000 }),
+    );
     expect(error).toMatchObject({ status: status.UNAVAILABLE, code: 'SERVICE_UNAVAILABLE' });
     expect(error.message).toMatch(/ECONNREFUSED/);
     nowhere.close();
@@ -175,14 +236,20 @@ describe('errors on the wire', () => {
 
   it('a response larger than the limit is RESOURCE_EXHAUSTED', async () => {
     const small = createRawClient(echo.address, { signer: gatewaySigner(), maxResponseBytes: 64 });
-    const error = await rejection(small.unary(echoMethod.path, echoMethod.requestSerialize({ text: 'y'.repeat(200) }), { identity: alice }));
+    const error = await rejection(
+      small.unary(echoMethod.path, echoMethod.requestSerialize({ text: 'y'.repeat(200) }), { identity: alice }),
+    );
     expect(error).toMatchObject({ status: status.RESOURCE_EXHAUSTED });
     expect((await echoOf(small, 'fits')).text).toBe('fits');
     small.close();
   });
 
   it('a header the peer refuses (a NUL in the request id) fails that call, not the connection', async () => {
-    expect(await rejection(raw.unary(echoMethod.path, new Uint8Array(), { identity: { ...alice, requestId: 'nul\u0000here' } }))).toMatchObject({
+    expect(
+      await rejection(
+        raw.unary(echoMethod.path, new Uint8Array(), { identity: { ...alice, requestId: 'nul\u0000here' } }),
+      ),
+    ).toMatchObject({
       message: expect.stringMatching(/failed/),
     });
     expect((await echoOf(raw, 'still fine')).text).toBe('still fine');
@@ -241,13 +308,27 @@ describe('a server that is not gRPC', () => {
       stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
       stream.end(body);
     };
-    expect(await callWith(answer(message(1)))).toMatchObject({ status: status.INTERNAL, message: expect.stringMatching(/compressed/) });
-    expect(await callWith(answer(Buffer.concat([message(0), message(0)])))).toMatchObject({ status: status.INTERNAL, message: expect.stringMatching(/exactly one/) });
+    expect(await callWith(answer(message(1)))).toMatchObject({
+      status: status.INTERNAL,
+      message: expect.stringMatching(/compressed/),
+    });
+    expect(await callWith(answer(Buffer.concat([message(0), message(0)])))).toMatchObject({
+      status: status.INTERNAL,
+      message: expect.stringMatching(/exactly one/),
+    });
   });
 });
 
 describe('connections', () => {
-  const echoAgain = unary(async (request: EchoRequest) => ({ text: `${request.text}!`, kind: '', orgId: '', userId: '', tokenId: '', serviceName: '', requestId: '' }));
+  const echoAgain = unary(async (request: EchoRequest) => ({
+    text: `${request.text}!`,
+    kind: '',
+    orgId: '',
+    userId: '',
+    tokenId: '',
+    serviceName: '',
+    requestId: '',
+  }));
 
   it('reconnects after the server went away (GOAWAY on shutdown, then a new server on the same port)', async () => {
     const first = await startEcho({ fail });
@@ -257,7 +338,9 @@ describe('connections', () => {
     expect(await rejection(echoOf(client, 'while down'))).toMatchObject({ status: status.UNAVAILABLE });
     // The restarted pod: a new server on the same address.
     const restarted = createGrpcServer({
-      services: [{ definition: EchoServiceService, implementation: { echo: echoAgain, fail: echoAgain, slow: echoAgain } }],
+      services: [
+        { definition: EchoServiceService, implementation: { echo: echoAgain, fail: echoAgain, slow: echoAgain } },
+      ],
       verifier: createIdentityVerifier({ key: KEY }),
     });
     await restarted.listen('127.0.0.1', Number(first.address.split(':')[1]));
@@ -300,7 +383,10 @@ describe('a peer that stops answering', () => {
       expect((await echoOf(client, 'before')).text).toBe('before');
       relay.freeze();
       await new Promise((r) => setTimeout(r, 300));
-      const after = await client.unary(echoMethod.path, echoMethod.requestSerialize({ text: 'after' }), { identity: alice, deadlineMs: 1_000 });
+      const after = await client.unary(echoMethod.path, echoMethod.requestSerialize({ text: 'after' }), {
+        identity: alice,
+        deadlineMs: 1_000,
+      });
       expect(echoMethod.responseDeserialize(Buffer.from(after)).text).toBe('after');
     } finally {
       client.close();
@@ -323,7 +409,11 @@ describe('trace context', () => {
   });
 
   it('propagates the active span’s trace as traceparent', async () => {
-    const parent = trace.wrapSpanContext({ traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: TraceFlags.SAMPLED });
+    const parent = trace.wrapSpanContext({
+      traceId: '0af7651916cd43dd8448eb211c80319c',
+      spanId: 'b7ad6b7169203331',
+      traceFlags: TraceFlags.SAMPLED,
+    });
     await context.with(trace.setSpan(context.active(), parent), () => echoOf(raw, 'traced'));
     const sent = echo.calls[0]!.metadata.get('traceparent')[0];
     expect(sent).toMatch(/^00-0af7651916cd43dd8448eb211c80319c-[0-9a-f]{16}-01$/);

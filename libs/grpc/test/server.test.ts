@@ -140,7 +140,11 @@ describe('caller identity', () => {
     expect(error).toMatchObject({ status: status.UNAUTHENTICATED, code: 'IDENTITY_INVALID' });
     expect(echo.calls).toHaveLength(0);
     expect(echo.logged).toEqual([
-      { level: 'warn', obj: { method: '/quarry.test.v1.EchoService/Echo', code: 'IDENTITY_INVALID' }, msg: expect.any(String) },
+      {
+        level: 'warn',
+        obj: { method: '/quarry.test.v1.EchoService/Echo', code: 'IDENTITY_INVALID' },
+        msg: expect.any(String),
+      },
     ]);
     forger.close();
   });
@@ -179,7 +183,10 @@ describe('caller identity', () => {
       .setExpirationTime('1m')
       .encode();
     algNone.set(IDENTITY_METADATA_KEY, unsecured);
-    expect(await rejection(echoWith(algNone))).toMatchObject({ status: status.UNAUTHENTICATED, code: 'IDENTITY_INVALID' });
+    expect(await rejection(echoWith(algNone))).toMatchObject({
+      status: status.UNAUTHENTICATED,
+      code: 'IDENTITY_INVALID',
+    });
     expect(echo.calls).toHaveLength(0);
   });
 
@@ -210,9 +217,9 @@ describe('registering handlers', () => {
       fail: unary(async () => ({})),
       slow: unary(async () => ({})),
     };
-    expect(() => createGrpcServer({ services: [{ definition: EchoServiceService, implementation }], verifier })).toThrow(
-      '/quarry.test.v1.EchoService/Echo: implement it with unary()',
-    );
+    expect(() =>
+      createGrpcServer({ services: [{ definition: EchoServiceService, implementation }], verifier }),
+    ).toThrow('/quarry.test.v1.EchoService/Echo: implement it with unary()');
   });
 
   it('makes a unary() handler registered behind the lib’s back fail closed with INTERNAL', async () => {
@@ -273,7 +280,9 @@ describe('deadlines', () => {
   });
 
   it('with a signal already aborted, nothing is sent', async () => {
-    const error = await rejection(client.call('echo', { text: 'hi' }, { identity: alice, signal: AbortSignal.abort() }));
+    const error = await rejection(
+      client.call('echo', { text: 'hi' }, { identity: alice, signal: AbortSignal.abort() }),
+    );
     expect(error.code).toBe('CANCELLED');
     expect(echo.calls).toHaveLength(0);
   });
@@ -282,16 +291,24 @@ describe('deadlines', () => {
 describe('errors on the wire', () => {
   const statuses = Object.values(status).filter((s): s is status => typeof s === 'number' && s !== status.OK);
 
-  it.each(statuses.map((s) => [status[s], s] as const))('a thrown %s QuarryError reaches the client unchanged', async (_name, s) => {
-    const error = await rejection(client.call('fail', { status: s }, { identity: alice }));
-    if (s === status.NOT_FOUND) {
-      expect(planErrors.PLAN_NOT_FOUND.is(error)).toBe(true);
-      expect(error).toMatchObject({ status: s, message: 'Plan p-1 not found', details: { planId: 'p-1' } });
-    } else {
-      expect(error).toMatchObject({ code: `TEST_${status[s]}`, status: s, message: `failed with ${status[s]}`, details: { status: s } });
-    }
-    expect(echo.logged).toEqual([]);
-  });
+  it.each(statuses.map((s) => [status[s], s] as const))(
+    'a thrown %s QuarryError reaches the client unchanged',
+    async (_name, s) => {
+      const error = await rejection(client.call('fail', { status: s }, { identity: alice }));
+      if (s === status.NOT_FOUND) {
+        expect(planErrors.PLAN_NOT_FOUND.is(error)).toBe(true);
+        expect(error).toMatchObject({ status: s, message: 'Plan p-1 not found', details: { planId: 'p-1' } });
+      } else {
+        expect(error).toMatchObject({
+          code: `TEST_${status[s]}`,
+          status: s,
+          message: `failed with ${status[s]}`,
+          details: { status: s },
+        });
+      }
+      expect(echo.logged).toEqual([]);
+    },
+  );
 
   it('an unexpected error becomes INTERNAL with a generic message, and is logged, not leaked', async () => {
     const error = await rejection(client.call('fail', { status: 0 }, { identity: alice }));
@@ -299,7 +316,10 @@ describe('errors on the wire', () => {
     expect(error.details).toEqual({ requestId: 'req-1' });
     expect(JSON.stringify({ message: error.message, details: error.details })).not.toMatch(/hunter2|identity\.tokens/);
     expect(echo.logged).toHaveLength(1);
-    expect(echo.logged[0]).toMatchObject({ level: 'error', obj: { requestId: 'req-1', method: '/quarry.test.v1.EchoService/Fail' } });
+    expect(echo.logged[0]).toMatchObject({
+      level: 'error',
+      obj: { requestId: 'req-1', method: '/quarry.test.v1.EchoService/Fail' },
+    });
     expect((echo.logged[0]!.obj as { err: Error }).err.message).toBe(SECRET);
   });
 
@@ -321,9 +341,17 @@ describe('errors on the wire', () => {
         details: { requestId: 'req-1' },
       });
       expect(error.message).not.toMatch(/10\.0\.0\.7/);
-      expect(outage.logged).toEqual([{ level: 'warn', obj: expect.objectContaining({ err: refused, requestId: 'req-1' }), msg: 'gRPC handler could not reach a dependency' }]);
+      expect(outage.logged).toEqual([
+        {
+          level: 'warn',
+          obj: expect.objectContaining({ err: refused, requestId: 'req-1' }),
+          msg: 'gRPC handler could not reach a dependency',
+        },
+      ]);
       // Anything else is still a bug: INTERNAL, logged as an error.
-      expect(await rejection(outageClient.call('fail', { status: 0 }, { identity: alice }))).toMatchObject({ code: 'INTERNAL' });
+      expect(await rejection(outageClient.call('fail', { status: 0 }, { identity: alice }))).toMatchObject({
+        code: 'INTERNAL',
+      });
       expect(outage.logged[1]).toMatchObject({ level: 'error' });
     } finally {
       outageClient.close();
@@ -342,7 +370,15 @@ describe('errors on the wire', () => {
 describe('listenService', () => {
   it('listens on a free port, names its address, and releases what the service owns only after draining', async () => {
     const order: string[] = [];
-    const reply = unary(async () => ({ text: '', kind: '', orgId: '', userId: '', tokenId: '', serviceName: '', requestId: '' }));
+    const reply = unary(async () => ({
+      text: '',
+      kind: '',
+      orgId: '',
+      userId: '',
+      tokenId: '',
+      serviceName: '',
+      requestId: '',
+    }));
     const server = createGrpcServer({
       services: [{ definition: EchoServiceService, implementation: { echo: reply, fail: reply, slow: reply } }],
       verifier: createIdentityVerifier({ key: KEY }),

@@ -3,7 +3,9 @@ import { type CallContext, unary, unaryHandlerOf } from '../src/index.js';
 
 describe('unaryHandlerOf', () => {
   it('returns the async function a unary() method wraps, callable in-process', async () => {
-    const inner = async (request: { text: string }, ctx: CallContext) => ({ text: `${request.text} for ${ctx.identity.orgId}` });
+    const inner = async (request: { text: string }, ctx: CallContext) => ({
+      text: `${request.text} for ${ctx.identity.orgId}`,
+    });
     const handler = unaryHandlerOf(unary(inner));
     expect(handler).toBe(inner);
     const ctx = { identity: { kind: 'user', orgId: 'org-1', requestId: 'r-1' } } as CallContext;

@@ -15,13 +15,27 @@ const httpUrl = () => z.url({ protocol: /^https?$/, error: 'must be an http:// o
  * and `quarry reindex` so all three always open the same indexes. Unset URL = embedded default.
  */
 export const searchBackendsConfigShape = {
-  QUARRY_DATA_DIR: z.string().min(1).optional().describe('Embedded data directory (default ./.quarry); the LanceDB indexes live in <dir>/search'),
-  OPENSEARCH_URL: httpUrl().optional().describe('OpenSearch for the BM25 index (default: embedded LanceDB full-text index)'),
-  OPENSEARCH_INDEX: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'lowercase letters, digits, - and _').default('quarry-chunks'),
+  QUARRY_DATA_DIR: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Embedded data directory (default ./.quarry); the LanceDB indexes live in <dir>/search'),
+  OPENSEARCH_URL: httpUrl()
+    .optional()
+    .describe('OpenSearch for the BM25 index (default: embedded LanceDB full-text index)'),
+  OPENSEARCH_INDEX: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_-]*$/, 'lowercase letters, digits, - and _')
+    .default('quarry-chunks'),
   QDRANT_URL: httpUrl().optional().describe('Qdrant for the vector index (default: embedded LanceDB vector table)'),
   QDRANT_API_KEY: z.string().min(1).optional(),
-  QDRANT_COLLECTION: z.string().regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, - and _').default('quarry_chunks'),
-  EMBEDDINGS_URL: httpUrl().optional().describe('OpenAI-compatible /v1/embeddings endpoint (default: the local lexical embedder)'),
+  QDRANT_COLLECTION: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, - and _')
+    .default('quarry_chunks'),
+  EMBEDDINGS_URL: httpUrl()
+    .optional()
+    .describe('OpenAI-compatible /v1/embeddings endpoint (default: the local lexical embedder)'),
   EMBEDDINGS_MODEL: z.string().min(1).optional(),
   EMBEDDINGS_API_KEY: z.string().min(1).optional(),
   EMBEDDINGS_DIMENSION: z.coerce.number().int().positive().max(65_536).optional(),
@@ -37,7 +51,11 @@ export function searchBackendsConfigRule(
   ctx: z.RefinementCtx,
 ): void {
   if (config.EMBEDDINGS_URL && !config.EMBEDDINGS_MODEL) {
-    ctx.addIssue({ code: 'custom', path: ['EMBEDDINGS_MODEL'], message: 'is required when EMBEDDINGS_URL is set (the model name the endpoint expects)' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['EMBEDDINGS_MODEL'],
+      message: 'is required when EMBEDDINGS_URL is set (the model name the endpoint expects)',
+    });
   }
 }
 
@@ -87,25 +105,49 @@ export interface OpenSearchBackendsOptions {
  * index is opened for the embedder's identity: an index built by another embedder or dimension
  * is refused (EmbedderMismatchError) until `quarry reindex` rebuilds it.
  */
-export async function openSearchBackends(config: SearchBackendsConfig, options: OpenSearchBackendsOptions = {}): Promise<SearchBackends> {
+export async function openSearchBackends(
+  config: SearchBackendsConfig,
+  options: OpenSearchBackendsOptions = {},
+): Promise<SearchBackends> {
   const embedder = createEmbedder(config);
   const identity = await embedder.identity();
   const dir = embeddedSearchDir(config);
   const opened: { close(): Promise<void> }[] = [];
   try {
     const bm25 = config.OPENSEARCH_URL
-      ? await openOpenSearchBm25Index({ client: buildOpenSearchClient(config.OPENSEARCH_URL), index: config.OPENSEARCH_INDEX, refresh: options.refresh })
-      : await openLanceBm25Index({ dir, optimizeEvery: options.optimizeEvery, readConsistencyIntervalSeconds: options.readConsistencyIntervalSeconds });
+      ? await openOpenSearchBm25Index({
+          client: buildOpenSearchClient(config.OPENSEARCH_URL),
+          index: config.OPENSEARCH_INDEX,
+          refresh: options.refresh,
+        })
+      : await openLanceBm25Index({
+          dir,
+          optimizeEvery: options.optimizeEvery,
+          readConsistencyIntervalSeconds: options.readConsistencyIntervalSeconds,
+        });
     opened.push(bm25);
     const vectors = config.QDRANT_URL
-      ? await openQdrantVectorIndex({ client: buildQdrantClient(config.QDRANT_URL, config.QDRANT_API_KEY), embedder: identity, collection: config.QDRANT_COLLECTION })
-      : await openLanceVectorIndex({ dir, embedder: identity, optimizeEvery: options.optimizeEvery, readConsistencyIntervalSeconds: options.readConsistencyIntervalSeconds });
+      ? await openQdrantVectorIndex({
+          client: buildQdrantClient(config.QDRANT_URL, config.QDRANT_API_KEY),
+          embedder: identity,
+          collection: config.QDRANT_COLLECTION,
+        })
+      : await openLanceVectorIndex({
+          dir,
+          embedder: identity,
+          optimizeEvery: options.optimizeEvery,
+          readConsistencyIntervalSeconds: options.readConsistencyIntervalSeconds,
+        });
     opened.push(vectors);
     return {
       bm25,
       vectors,
       embedder,
-      describe: { bm25: config.OPENSEARCH_URL ? 'opensearch' : 'lancedb', vectors: config.QDRANT_URL ? 'qdrant' : 'lancedb', embedder: identity.id },
+      describe: {
+        bm25: config.OPENSEARCH_URL ? 'opensearch' : 'lancedb',
+        vectors: config.QDRANT_URL ? 'qdrant' : 'lancedb',
+        embedder: identity.id,
+      },
       async close() {
         await Promise.allSettled(opened.map((o) => o.close()));
       },
@@ -122,14 +164,19 @@ export async function openSearchBackends(config: SearchBackendsConfig, options: 
  */
 export async function dropSearchIndexes(config: SearchBackendsConfig): Promise<void> {
   if (config.OPENSEARCH_URL) {
-    await buildOpenSearchClient(config.OPENSEARCH_URL).indices.delete({ index: config.OPENSEARCH_INDEX, ignore_unavailable: true });
+    await buildOpenSearchClient(config.OPENSEARCH_URL).indices.delete({
+      index: config.OPENSEARCH_INDEX,
+      ignore_unavailable: true,
+    });
   }
   if (config.QDRANT_URL) {
     const client = buildQdrantClient(config.QDRANT_URL, config.QDRANT_API_KEY);
-    if ((await client.collectionExists(config.QDRANT_COLLECTION)).exists) await client.deleteCollection(config.QDRANT_COLLECTION);
+    if ((await client.collectionExists(config.QDRANT_COLLECTION)).exists)
+      await client.deleteCollection(config.QDRANT_COLLECTION);
   }
-  if (!config.OPENSEARCH_URL || !config.QDRANT_URL) await dropLanceTables(embeddedSearchDir(config), [
-    ...(config.OPENSEARCH_URL ? [] : ['chunks_bm25']),
-    ...(config.QDRANT_URL ? [] : ['chunks_vec']),
-  ]);
+  if (!config.OPENSEARCH_URL || !config.QDRANT_URL)
+    await dropLanceTables(embeddedSearchDir(config), [
+      ...(config.OPENSEARCH_URL ? [] : ['chunks_bm25']),
+      ...(config.QDRANT_URL ? [] : ['chunks_vec']),
+    ]);
 }

@@ -3,10 +3,30 @@
 // indexer writes through it, the search service reads through it, `quarry reindex` drops it.
 export * from './types.js';
 export { chunkText, DEFAULT_CHUNK_OPTIONS, type ChunkOptions } from './core/chunker.js';
-export { prepareSource, planUpsert, planUpsertMany, chunkHash, chunkId, sourceKeyString, carriedVectors, type UpsertPlan, type BatchPlan } from './core/source.js';
-export { createLocalEmbedder, embedLexical, LOCAL_EMBEDDER_VERSION, type LocalEmbedderOptions } from './core/local-embedder.js';
+export {
+  prepareSource,
+  planUpsert,
+  planUpsertMany,
+  chunkHash,
+  chunkId,
+  sourceKeyString,
+  carriedVectors,
+  type UpsertPlan,
+  type BatchPlan,
+} from './core/source.js';
+export {
+  createLocalEmbedder,
+  embedLexical,
+  LOCAL_EMBEDDER_VERSION,
+  type LocalEmbedderOptions,
+} from './core/local-embedder.js';
 export { words, STOP_WORDS } from './core/text.js';
-export { createHttpEmbedder, embeddingsEndpoint, EmbeddingHttpError, type HttpEmbedderOptions } from './embedders/http.js';
+export {
+  createHttpEmbedder,
+  embeddingsEndpoint,
+  EmbeddingHttpError,
+  type HttpEmbedderOptions,
+} from './embedders/http.js';
 export {
   openLanceBm25Index,
   openLanceVectorIndex,
@@ -26,7 +46,14 @@ export {
   openSearchFilters,
   type OpenSearchBm25Options,
 } from './adapters/opensearch.js';
-export { openQdrantVectorIndex, buildQdrantClient, qdrantFilter, qdrantSourcesFilter, pointId, type QdrantVectorOptions } from './adapters/qdrant.js';
+export {
+  openQdrantVectorIndex,
+  buildQdrantClient,
+  qdrantFilter,
+  qdrantSourcesFilter,
+  pointId,
+  type QdrantVectorOptions,
+} from './adapters/qdrant.js';
 export {
   openSearchBackends,
   dropSearchIndexes,

@@ -30,9 +30,14 @@ afterEach(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-const backendsConfig = (env: Record<string, string> = {}): SearchBackendsConfig => searchBackendsConfigSchema.parse({ QUARRY_DATA_DIR: dataDir, ...env });
+const backendsConfig = (env: Record<string, string> = {}): SearchBackendsConfig =>
+  searchBackendsConfigSchema.parse({ QUARRY_DATA_DIR: dataDir, ...env });
 
-async function store(backends: Pick<SearchBackends, 'bm25' | 'vectors' | 'embedder'>, sourceId: string, text: string): Promise<void> {
+async function store(
+  backends: Pick<SearchBackends, 'bm25' | 'vectors' | 'embedder'>,
+  sourceId: string,
+  text: string,
+): Promise<void> {
   const source = prepareSource({ orgId: ORG, sourceTable: 'research_artifact', sourceId, title: sourceId }, text);
   await backends.bm25.upsert(source);
   const v = await backends.embedder.embed(source.chunks.map((c) => c.text));
@@ -42,7 +47,10 @@ async function store(backends: Pick<SearchBackends, 'bm25' | 'vectors' | 'embedd
 const found = async (backends: Pick<SearchBackends, 'bm25' | 'vectors' | 'embedder'>, query: string) => {
   const scope = { orgId: ORG, limit: 10 };
   const [vector] = await backends.embedder.embed([query]);
-  return { keyword: (await backends.bm25.search(query, scope)).map((h) => h.sourceId), semantic: (await backends.vectors.search(vector!, scope)).map((h) => h.sourceId) };
+  return {
+    keyword: (await backends.bm25.search(query, scope)).map((h) => h.sourceId),
+    semantic: (await backends.vectors.search(vector!, scope)).map((h) => h.sourceId),
+  };
 };
 
 describe('the shared backends configuration', () => {
@@ -50,7 +58,12 @@ describe('the shared backends configuration', () => {
     const parsed = searchBackendsConfigSchema.safeParse({ EMBEDDINGS_URL: 'http://127.0.0.1:11434' });
     expect(parsed.success).toBe(false);
     expect(parsed.error?.issues.map((i) => i.path.join('.'))).toEqual(['EMBEDDINGS_MODEL']);
-    expect(searchBackendsConfigSchema.safeParse({ EMBEDDINGS_URL: 'http://127.0.0.1:11434', EMBEDDINGS_MODEL: 'nomic-embed-text' }).success).toBe(true);
+    expect(
+      searchBackendsConfigSchema.safeParse({
+        EMBEDDINGS_URL: 'http://127.0.0.1:11434',
+        EMBEDDINGS_MODEL: 'nomic-embed-text',
+      }).success,
+    ).toBe(true);
   });
 });
 
@@ -98,8 +111,14 @@ describe('an index built by one embedder', () => {
         if (req.url !== '/v1/embeddings' || req.method !== 'POST') return res.writeHead(404).end();
         requests++;
         const { input } = JSON.parse(raw) as { input: string[] };
-        const data = input.map((text, index) => ({ object: 'embedding', index, embedding: Array.from({ length: 8 }, (_, i) => (text.charCodeAt(i % text.length) % 7) + 1) }));
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data, model: 'tiny' }));
+        const data = input.map((text, index) => ({
+          object: 'embedding',
+          index,
+          embedding: Array.from({ length: 8 }, (_, i) => (text.charCodeAt(i % text.length) % 7) + 1),
+        }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ object: 'list', data, model: 'tiny' }));
       });
     });
     await new Promise<void>((r) => embeddings.listen(0, '127.0.0.1', r));
@@ -107,7 +126,11 @@ describe('an index built by one embedder', () => {
   });
   afterAll(() => new Promise<void>((r) => embeddings.close(() => r())));
 
-  const httpEnv = (): Record<string, string> => ({ EMBEDDINGS_URL: embeddingsUrl, EMBEDDINGS_MODEL: 'tiny', EMBEDDINGS_DIMENSION: '8' });
+  const httpEnv = (): Record<string, string> => ({
+    EMBEDDINGS_URL: embeddingsUrl,
+    EMBEDDINGS_MODEL: 'tiny',
+    EMBEDDINGS_DIMENSION: '8',
+  });
 
   it('refuses to open with another embedder or dimension until it is dropped (quarry reindex)', async () => {
     const local = await openSearchBackends(backendsConfig());
@@ -116,7 +139,10 @@ describe('an index built by one embedder', () => {
 
     const refused = openSearchBackends(backendsConfig(httpEnv()));
     await expect(refused).rejects.toThrow(EmbedderMismatchError);
-    await expect(refused).rejects.toMatchObject({ stored: { id: LOCAL_EMBEDDER_VERSION, dimension: 768 }, requested: { id: 'http:tiny', dimension: 8 } });
+    await expect(refused).rejects.toMatchObject({
+      stored: { id: LOCAL_EMBEDDER_VERSION, dimension: 768 },
+      requested: { id: 'http:tiny', dimension: 8 },
+    });
     await expect(refused).rejects.toThrow('quarry reindex');
 
     await dropSearchIndexes(backendsConfig(httpEnv()));
@@ -145,7 +171,9 @@ describe('an index built by one embedder', () => {
     const empty = await openSearchBackends(backendsConfig());
     try {
       expect(await found(empty, 'forget')).toEqual({ keyword: [], semantic: [] });
-      expect(await empty.bm25.hashes({ orgId: ORG, sourceTable: 'research_artifact', sourceId: 'doc-1' })).toEqual(new Map());
+      expect(await empty.bm25.hashes({ orgId: ORG, sourceTable: 'research_artifact', sourceId: 'doc-1' })).toEqual(
+        new Map(),
+      );
     } finally {
       await empty.close();
     }
@@ -167,14 +195,17 @@ describe('production engines by URL', () => {
       req.on('end', () => {
         const line = `${req.method} ${req.url}`;
         sent.push(line);
-        const json = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+        const json = (status: number, body: unknown) =>
+          res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
         const qdrant = (result: unknown) => json(200, { result, status: 'ok', time: 0.0001 });
         if (req.url!.startsWith('/collections/quarry_chunks/exists')) return qdrant({ exists: qdrantHasCollection });
-        if (req.method === 'PUT' && req.url!.startsWith('/collections/quarry_chunks/index')) return qdrant({ operation_id: 1, status: 'completed' });
+        if (req.method === 'PUT' && req.url!.startsWith('/collections/quarry_chunks/index'))
+          return qdrant({ operation_id: 1, status: 'completed' });
         if (req.url!.startsWith('/collections/quarry_chunks')) return qdrant(true);
         if (req.url!.startsWith('/_index_template/')) return json(200, { acknowledged: true });
         if (req.method === 'HEAD' && req.url === '/quarry-chunks') return res.writeHead(404).end();
-        if (req.method === 'PUT' && req.url === '/quarry-chunks') return json(200, { acknowledged: true, shards_acknowledged: true, index: 'quarry-chunks' });
+        if (req.method === 'PUT' && req.url === '/quarry-chunks')
+          return json(200, { acknowledged: true, shards_acknowledged: true, index: 'quarry-chunks' });
         if (req.method === 'DELETE' && req.url!.startsWith('/quarry-chunks')) return json(200, { acknowledged: true });
         return json(404, { error: `unexpected ${line}` });
       });
@@ -192,7 +223,11 @@ describe('production engines by URL', () => {
     const backends = await openSearchBackends(backendsConfig({ OPENSEARCH_URL: url }));
     try {
       expect(backends.describe).toEqual({ bm25: 'opensearch', vectors: 'lancedb', embedder: LOCAL_EMBEDDER_VERSION });
-      expect(sent).toEqual(['POST /_index_template/quarry-chunks-template', 'HEAD /quarry-chunks', 'PUT /quarry-chunks']);
+      expect(sent).toEqual([
+        'POST /_index_template/quarry-chunks-template',
+        'HEAD /quarry-chunks',
+        'PUT /quarry-chunks',
+      ]);
     } finally {
       await backends.close();
     }
@@ -203,7 +238,11 @@ describe('production engines by URL', () => {
     const backends = await openSearchBackends(backendsConfig({ QDRANT_URL: url, QDRANT_COLLECTION: 'quarry_chunks' }));
     try {
       expect(backends.describe).toEqual({ bm25: 'lancedb', vectors: 'qdrant', embedder: LOCAL_EMBEDDER_VERSION });
-      expect(sent.slice(0, 3)).toEqual(['GET /collections/quarry_chunks/exists', 'PUT /collections/quarry_chunks', 'PUT /collections/quarry_chunks/index?wait=true']);
+      expect(sent.slice(0, 3)).toEqual([
+        'GET /collections/quarry_chunks/exists',
+        'PUT /collections/quarry_chunks',
+        'PUT /collections/quarry_chunks/index?wait=true',
+      ]);
     } finally {
       await backends.close();
     }
@@ -219,7 +258,11 @@ describe('production engines by URL', () => {
     sent = [];
     qdrantHasCollection = true;
     await dropSearchIndexes(backendsConfig({ OPENSEARCH_URL: url, QDRANT_URL: url }));
-    expect(sent).toEqual(['DELETE /quarry-chunks?ignore_unavailable=true', 'GET /collections/quarry_chunks/exists', 'DELETE /collections/quarry_chunks']);
+    expect(sent).toEqual([
+      'DELETE /quarry-chunks?ignore_unavailable=true',
+      'GET /collections/quarry_chunks/exists',
+      'DELETE /collections/quarry_chunks',
+    ]);
   });
 });
 

@@ -58,10 +58,40 @@ export function indexContract(name: string, engine: ContractEngine): void {
       vectors = await engine.vectors(await embedder.identity());
       // Org B gets MANY strong matches for "glacier"; org A has one weak one.
       for (let i = 0; i < 12; i++) {
-        await put({ orgId: ORG_B, sourceTable: 'research_artifact', sourceId: `b-${i}`, title: 'Glacier glacier', tags: ['secret'] }, `Glacier glacier glacier melt ${i}. Glacier retreat.`);
+        await put(
+          {
+            orgId: ORG_B,
+            sourceTable: 'research_artifact',
+            sourceId: `b-${i}`,
+            title: 'Glacier glacier',
+            tags: ['secret'],
+          },
+          `Glacier glacier glacier melt ${i}. Glacier retreat.`,
+        );
       }
-      await put({ orgId: ORG_A, sourceTable: 'research_artifact', sourceId: 'a-glacier', title: 'Notes', artifactType: 'finding', planId: 'plan-1', tags: ['ice', 'climate'] }, 'One remark on a glacier among many other things like rivers and lakes.');
-      await put({ orgId: ORG_A, sourceTable: 'research_output', sourceId: 'a-output', title: 'Report', planId: 'plan-2', tags: ['climate'] }, 'The final report covers river deltas and glacier lakes.');
+      await put(
+        {
+          orgId: ORG_A,
+          sourceTable: 'research_artifact',
+          sourceId: 'a-glacier',
+          title: 'Notes',
+          artifactType: 'finding',
+          planId: 'plan-1',
+          tags: ['ice', 'climate'],
+        },
+        'One remark on a glacier among many other things like rivers and lakes.',
+      );
+      await put(
+        {
+          orgId: ORG_A,
+          sourceTable: 'research_output',
+          sourceId: 'a-output',
+          title: 'Report',
+          planId: 'plan-2',
+          tags: ['climate'],
+        },
+        'The final report covers river deltas and glacier lakes.',
+      );
     }, 120_000);
 
     afterAll(async () => {
@@ -72,7 +102,13 @@ export function indexContract(name: string, engine: ContractEngine): void {
 
     it('finds a tenant’s content through both legs with offsets into the source text', async () => {
       const [k] = await bm25.search('remark glacier', { orgId: ORG_A, limit: 5 });
-      expect(k).toMatchObject({ sourceTable: 'research_artifact', sourceId: 'a-glacier', chunkNo: 0, title: 'Notes', start: 0 });
+      expect(k).toMatchObject({
+        sourceTable: 'research_artifact',
+        sourceId: 'a-glacier',
+        chunkNo: 0,
+        title: 'Notes',
+        start: 0,
+      });
       expect(k!.text).toContain('remark on a glacier');
       expect(k!.end).toBe(k!.text.length);
       const [v] = await vsearch('one remark on a glacier', ORG_A);
@@ -83,7 +119,10 @@ export function indexContract(name: string, engine: ContractEngine): void {
     it('ranks hits best first in both legs', async () => {
       const meta = { orgId: ORG_A, sourceTable: 'research_artifact', sourceId: 'a-ranked', title: 'Ranked' };
       await put(meta, `${para('weather', 60)} The kame terrace and kame delta formed here. ${para('weather', 60)}`);
-      for (const hits of [await bm25.search('kame terrace delta', { orgId: ORG_A, limit: 50 }), await vsearch('kame terrace delta', ORG_A, {}, 50)]) {
+      for (const hits of [
+        await bm25.search('kame terrace delta', { orgId: ORG_A, limit: 50 }),
+        await vsearch('kame terrace delta', ORG_A, {}, 50),
+      ]) {
         expect(hits.length).toBeGreaterThan(1);
         expect(hits.map((h) => h.score)).toEqual([...hits.map((h) => h.score)].sort((a, b) => b - a));
         expect(hits[0]!.text).toContain('kame terrace');
@@ -132,13 +171,25 @@ export function indexContract(name: string, engine: ContractEngine): void {
       const before = await bm25.hashes(meta);
       const hitsBefore = await bm25.search('moraine', { orgId: ORG_A, limit: 20 });
       for (let i = 0; i < 2; i++) {
-        expect(await bm25.upsert(source)).toEqual({ inserted: 0, updated: 0, deleted: 0, unchanged: source.chunks.length });
-        expect(await vectors.upsert(await embedded(source))).toEqual({ inserted: 0, updated: 0, deleted: 0, unchanged: source.chunks.length });
+        expect(await bm25.upsert(source)).toEqual({
+          inserted: 0,
+          updated: 0,
+          deleted: 0,
+          unchanged: source.chunks.length,
+        });
+        expect(await vectors.upsert(await embedded(source))).toEqual({
+          inserted: 0,
+          updated: 0,
+          deleted: 0,
+          unchanged: source.chunks.length,
+        });
       }
       expect(await bm25.hashes(meta)).toEqual(before);
       expect((await vectors.hashes(meta)).size).toBe(source.chunks.length);
       const hitsAfter = await bm25.search('moraine', { orgId: ORG_A, limit: 20 });
-      expect(hitsAfter.map((h) => [h.sourceId, h.chunkNo]).sort()).toEqual(hitsBefore.map((h) => [h.sourceId, h.chunkNo]).sort());
+      expect(hitsAfter.map((h) => [h.sourceId, h.chunkNo]).sort()).toEqual(
+        hitsBefore.map((h) => [h.sourceId, h.chunkNo]).sort(),
+      );
       expect(hitsAfter).toHaveLength(source.chunks.length);
     });
 
@@ -166,21 +217,35 @@ export function indexContract(name: string, engine: ContractEngine): void {
       expect(await bm25.deleteSource(a)).toBe(1);
       expect(await vectors.deleteSource(a)).toBe(1);
       expect(await bm25.search('cirque', { orgId: ORG_A, limit: 10 })).toEqual([]);
-      expect(await vsearch('cirque lakes', ORG_A)).not.toContainEqual(expect.objectContaining({ sourceId: 'shared-id' }));
+      expect(await vsearch('cirque lakes', ORG_A)).not.toContainEqual(
+        expect.objectContaining({ sourceId: 'shared-id' }),
+      );
       expect((await bm25.search('cirque', { orgId: ORG_B, limit: 10 })).map((h) => h.sourceId)).toEqual(['shared-id']);
       expect((await vsearch('cirque lakes', ORG_B)).map((h) => h.sourceId)).toContain('shared-id');
     });
 
     it('refuses vectors of another embedder or dimension', async () => {
-      const source = prepareSource({ orgId: ORG_A, sourceTable: 'research_artifact', sourceId: 'a-dim', title: 'D' }, 'short');
-      await expect(vectors.upsert({ ...source, chunks: source.chunks.map((c) => ({ ...c, vector: [1, 0, 0] })) })).rejects.toThrow(EmbedderMismatchError);
+      const source = prepareSource(
+        { orgId: ORG_A, sourceTable: 'research_artifact', sourceId: 'a-dim', title: 'D' },
+        'short',
+      );
+      await expect(
+        vectors.upsert({ ...source, chunks: source.chunks.map((c) => ({ ...c, vector: [1, 0, 0] })) }),
+      ).rejects.toThrow(EmbedderMismatchError);
       await expect(vectors.search([1, 0, 0], { orgId: ORG_A, limit: 1 })).rejects.toThrow(EmbedderMismatchError);
       await expect(engine.vectors({ id: 'http:other-model', dimension: 128 })).rejects.toThrow(EmbedderMismatchError);
-      await expect(engine.vectors({ id: (await embedder.identity()).id, dimension: 64 })).rejects.toThrow(EmbedderMismatchError);
+      await expect(engine.vectors({ id: (await embedder.identity()).id, dimension: 64 })).rejects.toThrow(
+        EmbedderMismatchError,
+      );
     });
 
     describe('batches', () => {
-      const meta = (orgId: string, sourceId: string, title: string): SourceMeta => ({ orgId, sourceTable: 'research_artifact', sourceId, title });
+      const meta = (orgId: string, sourceId: string, title: string): SourceMeta => ({
+        orgId,
+        sourceTable: 'research_artifact',
+        sourceId,
+        title,
+      });
       const expectedHashes = (source: IndexedSource) => new Map(source.chunks.map((c) => [c.chunkNo, c.contentHash]));
       /** A ChunkVectors that embeds for real and remembers every call. */
       const recording = () => {
@@ -201,7 +266,7 @@ export function indexContract(name: string, engine: ContractEngine): void {
       it('reads the hashes of many sources of two orgs at once, an empty map for unknown ones', async () => {
         // The same source id in both orgs (different texts), and an id that needs quoting.
         const a = prepareSource(meta(ORG_A, 'h-shared', 'Shared'), para('ablation zones', 80));
-        const quoted = prepareSource(meta(ORG_A, "h-o'quote \"x\"", 'Quoted'), 'Firn and névé.');
+        const quoted = prepareSource(meta(ORG_A, 'h-o\'quote "x"', 'Quoted'), 'Firn and névé.');
         const b = prepareSource(meta(ORG_B, 'h-shared', 'Shared'), 'Org B says one thing about ablation.');
         for (const s of [a, quoted, b]) {
           await bm25.upsert(s);
@@ -241,7 +306,12 @@ export function indexContract(name: string, engine: ContractEngine): void {
           prepareSource(meta(ORG_B, 'm-grow', 'Grow'), 'Org B keeps its own sandur note.'),
         ];
         const first = recording();
-        const inserted = v1.map((s): UpsertReport => ({ inserted: s.chunks.length, updated: 0, deleted: 0, unchanged: 0 }));
+        const inserted = v1.map((s): UpsertReport => ({
+          inserted: s.chunks.length,
+          updated: 0,
+          deleted: 0,
+          unchanged: 0,
+        }));
         expect(await bm25.upsertMany(v1)).toEqual(inserted);
         expect(await vectors.upsertMany(v1, first.vectorsFor)).toEqual(inserted);
         expect(first.calls.map((c) => c.length)).toEqual([v1.flatMap((s) => s.chunks).length]);
@@ -281,8 +351,12 @@ export function indexContract(name: string, engine: ContractEngine): void {
         }
         expect(await bm25.search('roche moutonnee', { orgId: ORG_A, limit: 10 })).toEqual([]);
         expect(await bm25.search('tarn basins', { orgId: ORG_A, limit: 10 })).toEqual([]);
-        expect((await bm25.search('braided channels', { orgId: ORG_A, limit: 10 })).map((h) => h.sourceId)).toEqual(['m-grow']);
-        expect((await bm25.search('sandur', { orgId: ORG_B, limit: 10 })).map((h) => [h.sourceId, h.text])).toEqual([['m-grow', 'Org B keeps its own sandur note.']]);
+        expect((await bm25.search('braided channels', { orgId: ORG_A, limit: 10 })).map((h) => h.sourceId)).toEqual([
+          'm-grow',
+        ]);
+        expect((await bm25.search('sandur', { orgId: ORG_B, limit: 10 })).map((h) => [h.sourceId, h.text])).toEqual([
+          ['m-grow', 'Org B keeps its own sandur note.'],
+        ]);
         // The vector stored is the one supplied for that chunk.
         const [top] = await vsearch('A brand new source about proglacial lakes.', ORG_A, {}, 1);
         expect(top).toMatchObject({ sourceId: 'm-new', chunkNo: 0 });
@@ -290,7 +364,12 @@ export function indexContract(name: string, engine: ContractEngine): void {
 
         // The same batch again: all unchanged, nothing asked for.
         const third = recording();
-        const unchanged = v2.map((s): UpsertReport => ({ inserted: 0, updated: 0, deleted: 0, unchanged: s.chunks.length }));
+        const unchanged = v2.map((s): UpsertReport => ({
+          inserted: 0,
+          updated: 0,
+          deleted: 0,
+          unchanged: s.chunks.length,
+        }));
         expect(await bm25.upsertMany(v2)).toEqual(unchanged);
         expect(await vectors.upsertMany(v2, third.vectorsFor)).toEqual(unchanged);
         expect(third.calls).toEqual([]);
@@ -305,7 +384,9 @@ export function indexContract(name: string, engine: ContractEngine): void {
         await expect(bm25.upsertMany([s, same])).rejects.toThrow(/more than once/);
         await expect(vectors.upsertMany([s, same], recording().vectorsFor)).rejects.toThrow(/more than once/);
         await expect(vectors.upsertMany([s], async () => [])).rejects.toThrow('expected 1 vectors, got 0');
-        await expect(vectors.upsertMany([s], async (chunks) => chunks.map(() => [1, 0, 0]))).rejects.toThrow(EmbedderMismatchError);
+        await expect(vectors.upsertMany([s], async (chunks) => chunks.map(() => [1, 0, 0]))).rejects.toThrow(
+          EmbedderMismatchError,
+        );
         expect(await bm25.hashes(s)).toEqual(new Map());
         expect(await vectors.hashes(s)).toEqual(new Map());
       });

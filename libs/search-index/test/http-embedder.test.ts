@@ -20,10 +20,17 @@ beforeAll(async () => {
       const body = JSON.parse(raw) as { model: string; input: string[] };
       requests.push({ auth: req.headers.authorization, model: body.model, input: body.input });
       const status = failures.shift();
-      if (status !== undefined) return res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `scripted ${status}` } }));
+      if (status !== undefined)
+        return res
+          .writeHead(status, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: `scripted ${status}` } }));
       // Real servers may return the items out of order; `index` says where each belongs.
-      const data = body.input.map((text, index) => ({ object: 'embedding', index, embedding: vectorOf(text) })).reverse();
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data, model: body.model, usage: { prompt_tokens: 1, total_tokens: 1 } }));
+      const data = body.input
+        .map((text, index) => ({ object: 'embedding', index, embedding: vectorOf(text) }))
+        .reverse();
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ object: 'list', data, model: body.model, usage: { prompt_tokens: 1, total_tokens: 1 } }));
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -46,7 +53,14 @@ describe('http embedder (OpenAI-compatible)', () => {
   });
 
   it('sends batches of batchSize with model and bearer key, and keeps input order', async () => {
-    const e = createHttpEmbedder({ url: baseUrl, model: 'nomic-embed-text', apiKey: 'sk-test', dimension: 3, batchSize: 2, ...fast });
+    const e = createHttpEmbedder({
+      url: baseUrl,
+      model: 'nomic-embed-text',
+      apiKey: 'sk-test',
+      dimension: 3,
+      batchSize: 2,
+      ...fast,
+    });
     const texts = ['a', 'bb', 'ccc', 'dddd', 'eeeee'];
     const vectors = await e.embed(texts);
     expect(vectors).toEqual(texts.map(vectorOf));

@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import * as lancedb from '@lancedb/lancedb';
-import { lanceChunksWhere, lanceSourcesWhere, lanceWhere, openLanceBm25Index, openLanceVectorIndex, prepareSource } from '../src/index.js';
+import {
+  lanceChunksWhere,
+  lanceSourcesWhere,
+  lanceWhere,
+  openLanceBm25Index,
+  openLanceVectorIndex,
+  prepareSource,
+} from '../src/index.js';
 import { indexContract } from './contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'quarry-search-lance-'));
@@ -70,16 +77,21 @@ describe('LanceDB compaction', () => {
   it.each([
     [0, 6],
     [5, 0],
-  ])('with optimizeEveryRows %i, a batch of 6 new rows leaves %i rows outside the FTS index', async (optimizeEveryRows, expected) => {
-    const where = mkdtempSync(join(tmpdir(), 'quarry-search-compact-'));
-    try {
-      const index = await openLanceBm25Index({ dir: where, optimizeEvery: 0, optimizeEveryRows });
-      const sources = Array.from({ length: 6 }, (_, i) => prepareSource({ orgId: 'o', sourceTable: 't', sourceId: `s${i}`, title: 'T' }, `Short text ${i}.`));
-      await index.upsertMany(sources);
-      await index.close();
-      expect(await unindexed(where)).toBe(expected);
-    } finally {
-      rmSync(where, { recursive: true, force: true });
-    }
-  });
+  ])(
+    'with optimizeEveryRows %i, a batch of 6 new rows leaves %i rows outside the FTS index',
+    async (optimizeEveryRows, expected) => {
+      const where = mkdtempSync(join(tmpdir(), 'quarry-search-compact-'));
+      try {
+        const index = await openLanceBm25Index({ dir: where, optimizeEvery: 0, optimizeEveryRows });
+        const sources = Array.from({ length: 6 }, (_, i) =>
+          prepareSource({ orgId: 'o', sourceTable: 't', sourceId: `s${i}`, title: 'T' }, `Short text ${i}.`),
+        );
+        await index.upsertMany(sources);
+        await index.close();
+        expect(await unindexed(where)).toBe(expected);
+      } finally {
+        rmSync(where, { recursive: true, force: true });
+      }
+    },
+  );
 });

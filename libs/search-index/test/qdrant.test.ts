@@ -40,7 +40,8 @@ beforeAll(async () => {
       const entry: Sent = { method: req.method!, path: req.url!, body: raw ? JSON.parse(raw) : undefined };
       sent.push(entry);
       const { status, result } = respond(entry);
-      const body = status < 300 ? { result, status: 'ok', time: 0.000412 } : { status: { error: String(result) }, time: 0.0001 };
+      const body =
+        status < 300 ? { result, status: 'ok', time: 0.000412 } : { status: { error: String(result) }, time: 0.0001 };
       res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     });
   });
@@ -58,16 +59,31 @@ const collectionInfo = (size: number, metadata?: object) => ({
   points_count: 0,
   segments_count: 2,
   config: {
-    params: { vectors: { size, distance: 'Cosine' }, shard_number: 1, replication_factor: 1, write_consistency_factor: 1, on_disk_payload: true },
+    params: {
+      vectors: { size, distance: 'Cosine' },
+      shard_number: 1,
+      replication_factor: 1,
+      write_consistency_factor: 1,
+      on_disk_payload: true,
+    },
     hnsw_config: { m: 16, ef_construct: 100, full_scan_threshold: 10000, max_indexing_threads: 0, on_disk: false },
-    optimizer_config: { deleted_threshold: 0.2, vacuum_min_vector_number: 1000, default_segment_number: 0, flush_interval_sec: 5 },
+    optimizer_config: {
+      deleted_threshold: 0.2,
+      vacuum_min_vector_number: 1000,
+      default_segment_number: 0,
+      flush_interval_sec: 5,
+    },
     wal_config: { wal_capacity_mb: 32, wal_segments_ahead: 0 },
     ...(metadata ? { metadata } : {}),
   },
   payload_schema: { org_id: { data_type: 'keyword', params: { type: 'keyword', is_tenant: true }, points: 0 } },
 });
 
-const keyPayload = (key: { orgId: string; sourceTable: string; sourceId: string }) => ({ org_id: key.orgId, source_table: key.sourceTable, source_id: key.sourceId });
+const keyPayload = (key: { orgId: string; sourceTable: string; sourceId: string }) => ({
+  org_id: key.orgId,
+  source_table: key.sourceTable,
+  source_id: key.sourceId,
+});
 
 describe('Qdrant vector adapter: exact requests (offline)', () => {
   let index: VectorIndex;
@@ -82,13 +98,17 @@ describe('Qdrant vector adapter: exact requests (offline)', () => {
     respond = (req) => {
       if (req.path === '/collections/quarry_chunks/exists') return { status: 200, result: { exists: false } };
       if (req.method === 'PUT' && req.path === '/collections/quarry_chunks') return { status: 200, result: true };
-      if (req.path.startsWith('/collections/quarry_chunks/index')) return { status: 200, result: { operation_id: 1, status: 'completed' } };
+      if (req.path.startsWith('/collections/quarry_chunks/index'))
+        return { status: 200, result: { operation_id: 1, status: 'completed' } };
       if (req.path === '/collections/quarry_chunks/points/scroll') {
         const offset = (req.body as { offset?: number }).offset ?? 0;
         const points = offset === 0 ? storedPoints : laterPages[offset - 1]!;
         return { status: 200, result: { points, next_page_offset: offset < laterPages.length ? offset + 1 : null } };
       }
-      if (req.path.startsWith('/collections/quarry_chunks/points?') || req.path.startsWith('/collections/quarry_chunks/points/delete')) {
+      if (
+        req.path.startsWith('/collections/quarry_chunks/points?') ||
+        req.path.startsWith('/collections/quarry_chunks/points/delete')
+      ) {
         return { status: 200, result: { operation_id: 7, status: 'completed' } };
       }
       if (req.path === '/collections/quarry_chunks/points/query') {
@@ -100,7 +120,20 @@ describe('Qdrant vector adapter: exact requests (offline)', () => {
                 id: '1f0c7a4e-2b8d-5c3e-9a1f-0d2e3c4b5a69',
                 version: 3,
                 score: 0.8731,
-                payload: { org_id: 'org-a', source_table: 'research_artifact', source_id: 's1', chunk_no: 1, content_hash: 'h', plan_id: null, artifact_type: 'finding', tags: ['ice'], title: 'Glaciers', text: 'Glacier retreat.', start_offset: 300, end_offset: 316 },
+                payload: {
+                  org_id: 'org-a',
+                  source_table: 'research_artifact',
+                  source_id: 's1',
+                  chunk_no: 1,
+                  content_hash: 'h',
+                  plan_id: null,
+                  artifact_type: 'finding',
+                  tags: ['ice'],
+                  title: 'Glaciers',
+                  text: 'Glacier retreat.',
+                  start_offset: 300,
+                  end_offset: 316,
+                },
               },
             ],
           },
@@ -116,16 +149,33 @@ describe('Qdrant vector adapter: exact requests (offline)', () => {
     expect(sent[1]).toEqual({
       method: 'PUT',
       path: '/collections/quarry_chunks',
-      body: { vectors: { size: 4, distance: 'Cosine' }, metadata: { quarry_embedder: 'local-ngram-v1', quarry_dimension: 4 } },
+      body: {
+        vectors: { size: 4, distance: 'Cosine' },
+        metadata: { quarry_embedder: 'local-ngram-v1', quarry_dimension: 4 },
+      },
     });
-    expect(sent[2]).toEqual({ method: 'PUT', path: '/collections/quarry_chunks/index?wait=true', body: { field_name: 'org_id', field_schema: { type: 'keyword', is_tenant: true } } });
-    expect(sent.slice(3).map((r) => (r.body as { field_name: string; field_schema: string }).field_name)).toEqual(['source_table', 'source_id', 'plan_id', 'artifact_type', 'tags']);
+    expect(sent[2]).toEqual({
+      method: 'PUT',
+      path: '/collections/quarry_chunks/index?wait=true',
+      body: { field_name: 'org_id', field_schema: { type: 'keyword', is_tenant: true } },
+    });
+    expect(sent.slice(3).map((r) => (r.body as { field_name: string; field_schema: string }).field_name)).toEqual([
+      'source_table',
+      'source_id',
+      'plan_id',
+      'artifact_type',
+      'tags',
+    ]);
     expect(sent.slice(3).every((r) => (r.body as { field_schema: string }).field_schema === 'keyword')).toBe(true);
   });
 
   it('searches with the org and every filter in the payload filter', async () => {
     sent = [];
-    const hits = await index.search([0.5, 0.5, 0.5, 0.5], { orgId: 'org-a', limit: 5, filters: { sourceTable: 'research_artifact', artifactType: 'finding', planId: 'p1', tags: ['ice', 'climate'] } });
+    const hits = await index.search([0.5, 0.5, 0.5, 0.5], {
+      orgId: 'org-a',
+      limit: 5,
+      filters: { sourceTable: 'research_artifact', artifactType: 'finding', planId: 'p1', tags: ['ice', 'climate'] },
+    });
     expect(sent).toEqual([
       {
         method: 'POST',
@@ -147,13 +197,27 @@ describe('Qdrant vector adapter: exact requests (offline)', () => {
         },
       },
     ]);
-    expect(hits).toEqual([{ sourceTable: 'research_artifact', sourceId: 's1', chunkNo: 1, title: 'Glaciers', text: 'Glacier retreat.', start: 300, end: 316, score: 0.8731 }]);
+    expect(hits).toEqual([
+      {
+        sourceTable: 'research_artifact',
+        sourceId: 's1',
+        chunkNo: 1,
+        title: 'Glaciers',
+        text: 'Glacier retreat.',
+        start: 300,
+        end: 316,
+        score: 0.8731,
+      },
+    ]);
   });
 
   it('upserts changed points with their payload and deletes vanished ones, scoped by org', async () => {
     const meta = { orgId: 'org-a', sourceTable: 'research_artifact', sourceId: 's1', title: 'T', tags: ['x'] };
     const prepared = prepareSource(meta, 'Fresh text.');
-    const source: EmbeddedSource = { ...prepared, chunks: prepared.chunks.map((c) => ({ ...c, vector: [1, 0, 0, 0] })) };
+    const source: EmbeddedSource = {
+      ...prepared,
+      chunks: prepared.chunks.map((c) => ({ ...c, vector: [1, 0, 0, 0] })),
+    };
     storedPoints = [
       { id: pointId(meta, 0), payload: { ...keyPayload(meta), chunk_no: 0, content_hash: 'old' } },
       { id: pointId(meta, 1), payload: { ...keyPayload(meta), chunk_no: 1, content_hash: 'gone' } },
@@ -206,7 +270,11 @@ describe('Qdrant vector adapter: exact requests (offline)', () => {
         ],
       },
     });
-    expect(sent[2]).toEqual({ method: 'POST', path: '/collections/quarry_chunks/points/delete?wait=true', body: { points: [pointId(meta, 1)] } });
+    expect(sent[2]).toEqual({
+      method: 'POST',
+      path: '/collections/quarry_chunks/points/delete?wait=true',
+      body: { points: [pointId(meta, 1)] },
+    });
   });
 
   it('reads the hashes of many sources with one scroll filter: a should branch per org and table, each with its org', async () => {
@@ -222,7 +290,13 @@ describe('Qdrant vector adapter: exact requests (offline)', () => {
     sent = [];
     expect(await index.hashesMany([a1, a2, b1, out, a1])).toEqual(
       new Map([
-        [sourceKeyString(a1), new Map([[0, 'a1-0'], [1, 'a1-1']])],
+        [
+          sourceKeyString(a1),
+          new Map([
+            [0, 'a1-0'],
+            [1, 'a1-1'],
+          ]),
+        ],
         [sourceKeyString(a2), new Map()],
         [sourceKeyString(b1), new Map([[0, 'b1-0']])],
         [sourceKeyString(out), new Map()],
@@ -230,12 +304,35 @@ describe('Qdrant vector adapter: exact requests (offline)', () => {
     );
     const filter = {
       should: [
-        { must: [{ key: 'org_id', match: { value: 'org-a' } }, { key: 'source_table', match: { value: 'research_artifact' } }, { key: 'source_id', match: { any: ['s1', 's2'] } }] },
-        { must: [{ key: 'org_id', match: { value: 'org-b' } }, { key: 'source_table', match: { value: 'research_artifact' } }, { key: 'source_id', match: { any: ['s1'] } }] },
-        { must: [{ key: 'org_id', match: { value: 'org-a' } }, { key: 'source_table', match: { value: 'research_output' } }, { key: 'source_id', match: { any: ['o1'] } }] },
+        {
+          must: [
+            { key: 'org_id', match: { value: 'org-a' } },
+            { key: 'source_table', match: { value: 'research_artifact' } },
+            { key: 'source_id', match: { any: ['s1', 's2'] } },
+          ],
+        },
+        {
+          must: [
+            { key: 'org_id', match: { value: 'org-b' } },
+            { key: 'source_table', match: { value: 'research_artifact' } },
+            { key: 'source_id', match: { any: ['s1'] } },
+          ],
+        },
+        {
+          must: [
+            { key: 'org_id', match: { value: 'org-a' } },
+            { key: 'source_table', match: { value: 'research_output' } },
+            { key: 'source_id', match: { any: ['o1'] } },
+          ],
+        },
       ],
     };
-    const page = { filter, limit: 1024, with_payload: ['org_id', 'source_table', 'source_id', 'chunk_no', 'content_hash'], with_vector: false };
+    const page = {
+      filter,
+      limit: 1024,
+      with_payload: ['org_id', 'source_table', 'source_id', 'chunk_no', 'content_hash'],
+      with_vector: false,
+    };
     expect(sent).toEqual([
       { method: 'POST', path: '/collections/quarry_chunks/points/scroll', body: page },
       { method: 'POST', path: '/collections/quarry_chunks/points/scroll', body: { ...page, offset: 1 } },
@@ -247,7 +344,12 @@ describe('Qdrant vector adapter: exact requests (offline)', () => {
 
   it('upserts many sources of two orgs with one scroll, upserts of at most 256 points and one delete', async () => {
     const vector = [0, 1, 0, 0];
-    const sources = Array.from({ length: 260 }, (_, i) => prepareSource({ orgId: i % 2 ? 'org-b' : 'org-a', sourceTable: 'research_artifact', sourceId: `s${i}`, title: `T${i}` }, `Text ${i}.`));
+    const sources = Array.from({ length: 260 }, (_, i) =>
+      prepareSource(
+        { orgId: i % 2 ? 'org-b' : 'org-a', sourceTable: 'research_artifact', sourceId: `s${i}`, title: `T${i}` },
+        `Text ${i}.`,
+      ),
+    );
     const [s0, s1] = [sources[0]!, sources[1]!];
     storedPoints = [
       { id: pointId(s0, 0), payload: { ...keyPayload(s0), chunk_no: 0, content_hash: s0.chunks[0]!.contentHash } },
@@ -256,7 +358,10 @@ describe('Qdrant vector adapter: exact requests (offline)', () => {
     ];
     const asked: number[] = [];
     sent = [];
-    const reports = await index.upsertMany(sources, async (chunks) => (asked.push(chunks.length), chunks.map(() => vector)));
+    const reports = await index.upsertMany(
+      sources,
+      async (chunks) => (asked.push(chunks.length), chunks.map(() => vector)),
+    );
     expect(reports[0]).toEqual({ inserted: 0, updated: 0, deleted: 1, unchanged: 1 });
     expect(reports[1]).toEqual({ inserted: 1, updated: 0, deleted: 1, unchanged: 0 });
     expect(reports.slice(2).every((r) => r.inserted === 1 && r.updated + r.deleted + r.unchanged === 0)).toBe(true);
@@ -267,15 +372,28 @@ describe('Qdrant vector adapter: exact requests (offline)', () => {
       'PUT /collections/quarry_chunks/points?wait=true',
       'POST /collections/quarry_chunks/points/delete?wait=true',
     ]);
-    const upserted = [...(sent[1]!.body as { points: object[] }).points, ...(sent[2]!.body as { points: object[] }).points];
+    const upserted = [
+      ...(sent[1]!.body as { points: object[] }).points,
+      ...(sent[2]!.body as { points: object[] }).points,
+    ];
     expect((sent[1]!.body as { points: object[] }).points).toHaveLength(256);
     expect(upserted).toEqual(
       sources.slice(1).map((s) => ({
         id: pointId(s, 0),
         vector,
         payload: {
-          org_id: s.orgId, source_table: 'research_artifact', source_id: s.sourceId, chunk_no: 0, content_hash: s.chunks[0]!.contentHash,
-          plan_id: null, artifact_type: null, tags: [], title: s.title, text: s.chunks[0]!.text, start_offset: 0, end_offset: s.chunks[0]!.end,
+          org_id: s.orgId,
+          source_table: 'research_artifact',
+          source_id: s.sourceId,
+          chunk_no: 0,
+          content_hash: s.chunks[0]!.contentHash,
+          plan_id: null,
+          artifact_type: null,
+          tags: [],
+          title: s.title,
+          text: s.chunks[0]!.text,
+          start_offset: 0,
+          end_offset: s.chunks[0]!.end,
         },
       })),
     );
@@ -290,11 +408,27 @@ describe('Qdrant vector adapter: exact requests (offline)', () => {
   });
 
   it('refuses an existing collection built by another embedder or dimension', async () => {
-    respond = (req) => (req.path.endsWith('/exists') ? { status: 200, result: { exists: true } } : { status: 200, result: collectionInfo(4, { quarry_embedder: 'http:text-embedding-3-small', quarry_dimension: 4 }) });
-    await expect(openQdrantVectorIndex({ client: buildQdrantClient(url), embedder: IDENTITY })).rejects.toThrow(EmbedderMismatchError);
-    respond = (req) => (req.path.endsWith('/exists') ? { status: 200, result: { exists: true } } : { status: 200, result: collectionInfo(8) });
-    await expect(openQdrantVectorIndex({ client: buildQdrantClient(url), embedder: IDENTITY })).rejects.toThrow(EmbedderMismatchError);
-    respond = (req) => (req.path.endsWith('/exists') ? { status: 200, result: { exists: true } } : { status: 200, result: collectionInfo(4, { quarry_embedder: 'local-ngram-v1', quarry_dimension: 4 }) });
+    respond = (req) =>
+      req.path.endsWith('/exists')
+        ? { status: 200, result: { exists: true } }
+        : {
+            status: 200,
+            result: collectionInfo(4, { quarry_embedder: 'http:text-embedding-3-small', quarry_dimension: 4 }),
+          };
+    await expect(openQdrantVectorIndex({ client: buildQdrantClient(url), embedder: IDENTITY })).rejects.toThrow(
+      EmbedderMismatchError,
+    );
+    respond = (req) =>
+      req.path.endsWith('/exists')
+        ? { status: 200, result: { exists: true } }
+        : { status: 200, result: collectionInfo(8) };
+    await expect(openQdrantVectorIndex({ client: buildQdrantClient(url), embedder: IDENTITY })).rejects.toThrow(
+      EmbedderMismatchError,
+    );
+    respond = (req) =>
+      req.path.endsWith('/exists')
+        ? { status: 200, result: { exists: true } }
+        : { status: 200, result: collectionInfo(4, { quarry_embedder: 'local-ngram-v1', quarry_dimension: 4 }) };
     await expect(openQdrantVectorIndex({ client: buildQdrantClient(url), embedder: IDENTITY })).resolves.toBeDefined();
   });
 });
@@ -306,7 +440,12 @@ if (QDRANT_URL) {
   // Qdrant is the vector leg; the BM25 leg of the pair is the embedded one.
   indexContract(`Qdrant at ${QDRANT_URL} (+ LanceDB BM25)`, {
     bm25: () => openLanceBm25Index({ dir }),
-    vectors: (embedder) => openQdrantVectorIndex({ client: buildQdrantClient(QDRANT_URL, process.env.QDRANT_API_KEY), embedder, collection }),
+    vectors: (embedder) =>
+      openQdrantVectorIndex({
+        client: buildQdrantClient(QDRANT_URL, process.env.QDRANT_API_KEY),
+        embedder,
+        collection,
+      }),
     cleanup: async () => {
       rmSync(dir, { recursive: true, force: true });
       await buildQdrantClient(QDRANT_URL, process.env.QDRANT_API_KEY).deleteCollection(collection);

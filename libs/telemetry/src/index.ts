@@ -14,7 +14,14 @@
 // run before its first line); startTelemetry() throws if they were loaded too early.
 export { createLogger, type Logger, type LoggerOptions } from './logger.js';
 export { REDACTED, scrubSecrets } from './scrub.js';
-export { fastifyOtel, InMemorySpanExporter, startTelemetry, telemetryRunning, type Telemetry, type TelemetryOptions } from './tracing.js';
+export {
+  fastifyOtel,
+  InMemorySpanExporter,
+  startTelemetry,
+  telemetryRunning,
+  type Telemetry,
+  type TelemetryOptions,
+} from './tracing.js';
 export {
   createMetrics,
   metricsText,

@@ -8,9 +8,19 @@ export interface Metrics {
   /** The service's own registry (never prom-client's global one, so tests and services don't collide). */
   registry: Registry;
   /** `collect` runs at each scrape before the value is read (e.g. to refresh it from a query). */
-  counter<L extends string = string>(name: string, help: string, labelNames?: readonly L[], collect?: Collect): Counter<L>;
+  counter<L extends string = string>(
+    name: string,
+    help: string,
+    labelNames?: readonly L[],
+    collect?: Collect,
+  ): Counter<L>;
   /** `buckets` in the metric's unit; prom-client's defaults suit durations in seconds. */
-  histogram<L extends string = string>(name: string, help: string, labelNames?: readonly L[], buckets?: number[]): Histogram<L>;
+  histogram<L extends string = string>(
+    name: string,
+    help: string,
+    labelNames?: readonly L[],
+    buckets?: number[],
+  ): Histogram<L>;
   /** `collect` runs at each scrape before the value is read (e.g. to refresh it from a query). */
   gauge<L extends string = string>(name: string, help: string, labelNames?: readonly L[], collect?: Collect): Gauge<L>;
 }
@@ -24,22 +34,33 @@ export type Collect = () => void | Promise<void>;
  * `processMetrics: false` for a service hosted inside another one's process (`quarry start`):
  * the host already reports the process, and its /metrics appends this registry's text.
  */
-export function createMetrics({ service, processMetrics = true }: { service: string; processMetrics?: boolean }): Metrics {
+export function createMetrics({
+  service,
+  processMetrics = true,
+}: {
+  service: string;
+  processMetrics?: boolean;
+}): Metrics {
   const registry = new Registry();
   registry.setDefaultLabels({ service });
   if (processMetrics) collectDefaultMetrics({ register: registry });
   const registers = [registry];
   return {
     registry,
-    counter: (name, help, labelNames = [], collect) => new Counter({ name, help, labelNames, registers, ...(collect ? { collect } : {}) }),
+    counter: (name, help, labelNames = [], collect) =>
+      new Counter({ name, help, labelNames, registers, ...(collect ? { collect } : {}) }),
     histogram: (name, help, labelNames = [], buckets) =>
       new Histogram({ name, help, labelNames, registers, ...(buckets ? { buckets } : {}) }),
-    gauge: (name, help, labelNames = [], collect) => new Gauge({ name, help, labelNames, registers, ...(collect ? { collect } : {}) }),
+    gauge: (name, help, labelNames = [], collect) =>
+      new Gauge({ name, help, labelNames, registers, ...(collect ? { collect } : {}) }),
   };
 }
 
 /** The text exposition for a `/metrics` route: `reply.type(contentType).send(body)`. */
-export async function metricsText(registry: Registry, ...alsoExpose: Registry[]): Promise<{ contentType: string; body: string }> {
+export async function metricsText(
+  registry: Registry,
+  ...alsoExpose: Registry[]
+): Promise<{ contentType: string; body: string }> {
   const bodies = await Promise.all([registry, ...alsoExpose].map((r) => r.metrics()));
   return { contentType: registry.contentType, body: bodies.join('\n') };
 }
@@ -54,7 +75,11 @@ export interface MetricsServer {
  * A bare HTTP server answering `GET /metrics`, for services that speak only gRPC and so have no
  * HTTP app to mount a route on. Everything else is 404.
  */
-export async function startMetricsServer(options: { registry: Registry; host: string; port: number }): Promise<MetricsServer> {
+export async function startMetricsServer(options: {
+  registry: Registry;
+  host: string;
+  port: number;
+}): Promise<MetricsServer> {
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?', 1)[0];
     if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
@@ -62,7 +87,8 @@ export async function startMetricsServer(options: { registry: Registry; host: st
       return;
     }
     metricsText(options.registry).then(
-      ({ contentType, body }) => res.writeHead(200, { 'content-type': contentType }).end(req.method === 'HEAD' ? undefined : body),
+      ({ contentType, body }) =>
+        res.writeHead(200, { 'content-type': contentType }).end(req.method === 'HEAD' ? undefined : body),
       () => res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('Metrics collection failed\n'),
     );
   });

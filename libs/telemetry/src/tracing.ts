@@ -76,7 +76,10 @@ function registerLoaderHook(modules: string[]): void {
 function spanProcessor(options: TelemetryOptions): tracing.SpanProcessor {
   if (options.spanExporter) return new tracing.SimpleSpanProcessor(options.spanExporter);
   if (options.otlpEndpoint) {
-    const url = new URL('v1/traces', options.otlpEndpoint.endsWith('/') ? options.otlpEndpoint : `${options.otlpEndpoint}/`);
+    const url = new URL(
+      'v1/traces',
+      options.otlpEndpoint.endsWith('/') ? options.otlpEndpoint : `${options.otlpEndpoint}/`,
+    );
     return new tracing.BatchSpanProcessor(new OTLPTraceExporter({ url: url.href }));
   }
   // Nothing to export to: spans are never recorded (see sampler), yet every span still gets
@@ -102,7 +105,9 @@ export function startTelemetry(options: TelemetryOptions): Telemetry {
   if (running) throw new Error('Telemetry is already started in this process');
   // Created disabled so that nothing is hooked until the checks pass; `sdk.start()` enables them.
   const instrumentations =
-    options.instrument === false ? [] : [new GrpcInstrumentation({ enabled: false }), new PgInstrumentation({ enabled: false })];
+    options.instrument === false
+      ? []
+      : [new GrpcInstrumentation({ enabled: false }), new PgInstrumentation({ enabled: false })];
   const modules = instrumentations.flatMap((i) => i.getModuleDefinitions().map((d) => d.name));
   assertNotLoaded(modules);
   running = true;

@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { trace } from '@opentelemetry/api';
 import fc from 'fast-check';
-import { createLogger, InMemorySpanExporter, REDACTED, scrubSecrets, startTelemetry, type Telemetry } from '@quarry/telemetry';
+import {
+  createLogger,
+  InMemorySpanExporter,
+  REDACTED,
+  scrubSecrets,
+  startTelemetry,
+  type Telemetry,
+} from '@quarry/telemetry';
 
 // Shaped like real tokens: `qry_` + base62 of 32 random bytes.
 const TOKEN = 'qry_4kV9bT2mXq7LrZ1pW8sY3nD6hJ0cF5gA9eK2uR7tQ1w';
@@ -15,7 +22,12 @@ function capture(level: 'info' | 'debug' = 'info') {
   return {
     log,
     output: () => chunks.join(''),
-    lines: () => chunks.join('').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>),
+    lines: () =>
+      chunks
+        .join('')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>),
   };
 }
 
@@ -47,7 +59,11 @@ describe('createLogger: a token never reaches a log line', () => {
     log.error(new Error('wrapped', { cause: new Error(`inner ${TOKEN}`) }));
     expect(error.stack).toContain(TOKEN); // the stack really did carry it
     expect(output()).not.toContain(TOKEN);
-    const [direct, underErr, underError] = lines() as Array<{ msg: string; err?: { message: string; stack: string }; error?: { message: string; stack: string } }>;
+    const [direct, underErr, underError] = lines() as Array<{
+      msg: string;
+      err?: { message: string; stack: string };
+      error?: { message: string; stack: string };
+    }>;
     expect(direct?.msg).toBe(`token qry_${REDACTED} is revoked`);
     expect(direct?.err?.stack).toContain(`token qry_${REDACTED} is revoked`);
     expect(underErr?.err?.message).toBe(`token qry_${REDACTED} is revoked`);
@@ -56,7 +72,12 @@ describe('createLogger: a token never reaches a log line', () => {
 
   it('redacts authorization headers and identity metadata by name, whatever their value', () => {
     const { log, output, lines } = capture();
-    log.info({ req: { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'x-quarry-identity': 'signed-blob', host: 'x' } } });
+    log.info({
+      req: {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'x-quarry-identity': 'signed-blob', host: 'x' },
+      },
+    });
     log.info({ headers: { authorization: 'Basic dXNlcjpwYXNz' } });
     log.info({ authorization: 'opaque', metadata: { 'x-quarry-identity': 'opaque' } });
     expect(output()).not.toContain(TOKEN);
@@ -72,9 +93,17 @@ describe('createLogger: a token never reaches a log line', () => {
 
   it('redacts token and password fields by name', () => {
     const { log, output, lines } = capture();
-    log.info({ token: 'plain-secret-1', password: 'hunter2', user: { password: 'hunter3', token: 'plain-secret-2', name: 'ada' } });
+    log.info({
+      token: 'plain-secret-1',
+      password: 'hunter2',
+      user: { password: 'hunter3', token: 'plain-secret-2', name: 'ada' },
+    });
     expect(output()).not.toMatch(/plain-secret|hunter/);
-    expect(lines()[0]).toMatchObject({ token: REDACTED, password: REDACTED, user: { password: REDACTED, token: REDACTED, name: 'ada' } });
+    expect(lines()[0]).toMatchObject({
+      token: REDACTED,
+      password: REDACTED,
+      user: { password: REDACTED, token: REDACTED, name: 'ada' },
+    });
   });
 
   it('scrubs Bearer credentials and JWTs in free text', () => {
@@ -100,7 +129,10 @@ describe('createLogger: a token never reaches a log line', () => {
 
   it('scrubs the password of a postgres URL and keeps the rest of it', () => {
     const { log, output, lines } = capture();
-    log.info({ databaseUrl: 'postgres://quarry:s3cr3t-pw@db.internal:5432/quarry?sslmode=require' }, 'connecting to postgresql://app:0ther-pw@127.0.0.1/app');
+    log.info(
+      { databaseUrl: 'postgres://quarry:s3cr3t-pw@db.internal:5432/quarry?sslmode=require' },
+      'connecting to postgresql://app:0ther-pw@127.0.0.1/app',
+    );
     expect(output()).not.toMatch(/s3cr3t-pw|0ther-pw/);
     expect(lines()[0]).toMatchObject({
       databaseUrl: `postgres://quarry:${REDACTED}@db.internal:5432/quarry?sslmode=require`,
@@ -124,7 +156,14 @@ describe('createLogger: a token never reaches a log line', () => {
 
   it('passes ordinary fields through untouched, with service, level label and ISO time', () => {
     const { log, lines } = capture();
-    const fields = { tool: 'plan_create', duration_ms: 1.25, ok: true, count: 0, tags: ['a', 'b'], nested: { org: 'default', n: null } };
+    const fields = {
+      tool: 'plan_create',
+      duration_ms: 1.25,
+      ok: true,
+      count: 0,
+      tags: ['a', 'b'],
+      nested: { org: 'default', n: null },
+    };
     log.info(fields, 'tool call done');
     const line = lines()[0] ?? {};
     expect(line).toMatchObject({ ...fields, msg: 'tool call done', service: 'test-svc', level: 'info' });
@@ -142,12 +181,15 @@ describe('createLogger: a token never reaches a log line', () => {
 
 describe('scrubSecrets', () => {
   it('leaves text without secrets unchanged', () => {
-    const text = 'qry_short is not a token; postgres://host/db has no password; user@example.com; http://opensearch:9200/_search?q=a@b';
+    const text =
+      'qry_short is not a token; postgres://host/db has no password; user@example.com; http://opensearch:9200/_search?q=a@b';
     expect(scrubSecrets(text)).toBe(text);
   });
 
   it('scrubs the userinfo password of any engine URL (OpenSearch, Qdrant, an embeddings endpoint, Kafka)', () => {
-    expect(scrubSecrets('connect ECONNREFUSED https://admin:hunter2@search.internal:9200/_bulk')).toBe(`connect ECONNREFUSED https://admin:${REDACTED}@search.internal:9200/_bulk`);
+    expect(scrubSecrets('connect ECONNREFUSED https://admin:hunter2@search.internal:9200/_bulk')).toBe(
+      `connect ECONNREFUSED https://admin:${REDACTED}@search.internal:9200/_bulk`,
+    );
     expect(scrubSecrets('kafka://svc:p%40ss@broker:9092')).toBe(`kafka://svc:${REDACTED}@broker:9092`);
   });
 });

@@ -74,7 +74,11 @@ describe('startMetricsServer', () => {
   });
 
   it('stops listening on close, even with a keep-alive connection open', async () => {
-    server = await startMetricsServer({ registry: createMetrics({ service: 'x' }).registry, host: '127.0.0.1', port: 0 });
+    server = await startMetricsServer({
+      registry: createMetrics({ service: 'x' }).registry,
+      host: '127.0.0.1',
+      port: 0,
+    });
     const base = `http://127.0.0.1:${server.port}`;
     await (await fetch(`${base}/metrics`)).text(); // fetch keeps the socket alive
     await server.close();

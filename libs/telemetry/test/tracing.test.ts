@@ -61,7 +61,11 @@ describe('startTelemetry in a service process (child node process)', () => {
     expect(client.parentSpanId).toBe(root.spanId);
     expect(server.parentSpanId).toBe(client.spanId);
     expect(traceparent).toBe(`00-${client.traceId}-${client.spanId}-01`);
-    expect(server.attributes).toMatchObject({ 'rpc.system': 'grpc', 'rpc.service': 'quarry.test.v1.EchoService', 'rpc.method': 'Echo' });
+    expect(server.attributes).toMatchObject({
+      'rpc.system': 'grpc',
+      'rpc.service': 'quarry.test.v1.EchoService',
+      'rpc.method': 'Echo',
+    });
 
     // A log line written in the handler belongs to the server span.
     expect(serverLog).toMatchObject({ msg: 'echo handled', trace_id: server.traceId, span_id: server.spanId });
@@ -152,7 +156,9 @@ describe('fastifyOtel', () => {
       const callerSpan = '00f067aa0ba902b7';
       // Over a real socket: `app.inject` needs light-my-request, which require()s ESM-only `cookie`.
       const base = await app.listen({ host: '127.0.0.1', port: 0 });
-      const reply = await fetch(`${base}/tools/ping?x=1`, { headers: { traceparent: `00-${callerTrace}-${callerSpan}-01` } });
+      const reply = await fetch(`${base}/tools/ping?x=1`, {
+        headers: { traceparent: `00-${callerTrace}-${callerSpan}-01` },
+      });
       expect(await reply.json()).toEqual({ activeTrace: callerTrace });
       expect((await fetch(`${base}/healthz`)).status).toBe(200);
       expect((await fetch(`${base}/metrics?format=text`)).status).toBe(200);

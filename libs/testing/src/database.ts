@@ -58,7 +58,11 @@ export async function createTestDatabase(options: { schemas?: readonly TestSchem
   try {
     const schemas = options.schemas ?? [];
     for (const { schema, migrations } of schemas) await migrate({ db: admin, schema, migrations });
-    await provisionAppRole(admin, { role: TEST_APP_ROLE, password: TEST_APP_PASSWORD, schemas: schemas.map((s) => s.schema) });
+    await provisionAppRole(admin, {
+      role: TEST_APP_ROLE,
+      password: TEST_APP_PASSWORD,
+      schemas: schemas.map((s) => s.schema),
+    });
     app = createDb({ connectionString: appUrl, max: 4, applicationName: 'quarry-test-app' });
   } catch (error) {
     await closeDb(admin);
@@ -91,7 +95,9 @@ function withDatabase(url: string, database: string): string {
 }
 
 async function dropDatabase(clusterUrl: string, name: string): Promise<void> {
-  await onMaintenanceDb(clusterUrl, (client) => client.query(`drop database if exists ${client.escapeIdentifier(name)} with (force)`));
+  await onMaintenanceDb(clusterUrl, (client) =>
+    client.query(`drop database if exists ${client.escapeIdentifier(name)} with (force)`),
+  );
 }
 
 async function onMaintenanceDb(clusterUrl: string, fn: (client: pg.Client) => Promise<unknown>): Promise<void> {
@@ -109,9 +115,17 @@ async function onMaintenanceDb(clusterUrl: string, fn: (client: pg.Client) => Pr
  * but the superuser fail (53300, the database's connection limit is 0) and the open ones of
  * `roles` are terminated (57P01). `false` lets connections in again.
  */
-export async function refuseConnections(database: TestDatabase, refuse: boolean, roles: readonly string[] = [database.appRole]): Promise<void> {
-  await sql`alter database ${sql.id(database.name)} connection limit ${sql.lit(refuse ? 0 : -1)}`.execute(database.admin);
+export async function refuseConnections(
+  database: TestDatabase,
+  refuse: boolean,
+  roles: readonly string[] = [database.appRole],
+): Promise<void> {
+  await sql`alter database ${sql.id(database.name)} connection limit ${sql.lit(refuse ? 0 : -1)}`.execute(
+    database.admin,
+  );
   if (refuse) {
-    await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${database.name} and usename in (${sql.join(roles)})`.execute(database.admin);
+    await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${database.name} and usename in (${sql.join(roles)})`.execute(
+      database.admin,
+    );
   }
 }

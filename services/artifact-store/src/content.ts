@@ -15,7 +15,8 @@ export function isBinary(mediaType: MediaType): boolean {
 
 function limitText(field: string, text: string): void {
   const size = Buffer.byteLength(text, 'utf8');
-  if (size > MAX_TEXT_BYTES) throw artifactErrors.CONTENT_TOO_LARGE({ field, size, limit: '1 MiB (1048576 bytes) of UTF-8' });
+  if (size > MAX_TEXT_BYTES)
+    throw artifactErrors.CONTENT_TOO_LARGE({ field, size, limit: '1 MiB (1048576 bytes) of UTF-8' });
 }
 
 /** A JSON object's serialization, refused when it is over the text limit. */
@@ -35,7 +36,10 @@ export function textBody(field: string, text: string): string {
  * A research output's body: its text for text forms, its decoded bytes for binary documents
  * (refusing anything that is not strict base64), each within its size limit.
  */
-export function outputBody(mediaType: MediaType, content: string): { text: string; size: number } | { bytes: Buffer; size: number } {
+export function outputBody(
+  mediaType: MediaType,
+  content: string,
+): { text: string; size: number } | { bytes: Buffer; size: number } {
   if (!isBinary(mediaType)) {
     limitText('content', content);
     return { text: content, size: Buffer.byteLength(content, 'utf8') };
@@ -43,7 +47,12 @@ export function outputBody(mediaType: MediaType, content: string): { text: strin
   const compact = content.replace(/\r?\n/g, '');
   if (compact.length === 0 || !BASE64.test(compact)) throw artifactErrors.INVALID_BASE64({ mediaType });
   const bytes = Buffer.from(compact, 'base64');
-  if (bytes.length > MAX_BINARY_BYTES) throw artifactErrors.CONTENT_TOO_LARGE({ field: 'content', size: bytes.length, limit: '2 MiB (2097152 bytes) decoded' });
+  if (bytes.length > MAX_BINARY_BYTES)
+    throw artifactErrors.CONTENT_TOO_LARGE({
+      field: 'content',
+      size: bytes.length,
+      limit: '2 MiB (2097152 bytes) decoded',
+    });
   return { bytes, size: bytes.length };
 }
 
@@ -109,7 +118,10 @@ export function extractionText(data: unknown): string {
  * or the start of the schema hash when nothing was extracted; at most 200 characters.
  */
 export function extractionTitle(schema: unknown, data: unknown, schemaHash: string): string {
-  const schemaTitle = schema && typeof schema === 'object' && 'title' in schema && typeof schema.title === 'string' ? schema.title.replace(/\s+/g, ' ').trim() : '';
+  const schemaTitle =
+    schema && typeof schema === 'object' && 'title' in schema && typeof schema.title === 'string'
+      ? schema.title.replace(/\s+/g, ' ').trim()
+      : '';
   const label = schemaTitle ? `Extraction (${schemaTitle})` : 'Extraction';
   const values: string[] = [];
   for (const leaf of leaves(data)) {

@@ -6,7 +6,12 @@ export type MediaType = 'conversation' | 'markdown' | 'html' | 'word' | 'excel' 
 export type Grounding = 'exact' | 'normalised' | 'numeric' | 'date' | 'fuzzy' | 'none';
 
 /** Proto enums (ARTIFACT_TYPE_SOURCE_LIST) ↔ stored names (source_list): the prefix dropped, lowercased. */
-function codec<P extends number, C extends string>(prefix: string, toJson: (v: P) => string, fromJson: (v: string) => P, field: string) {
+function codec<P extends number, C extends string>(
+  prefix: string,
+  toJson: (v: P) => string,
+  fromJson: (v: string) => P,
+  field: string,
+) {
   return {
     /** `at` names the field in the error when it is not the default (e.g. `fields[2].grounding`). */
     toCore(value: P, at = field): C {
@@ -23,7 +28,20 @@ function codec<P extends number, C extends string>(prefix: string, toJson: (v: P
 }
 
 export const artifactTypes = codec<artifactV1.ArtifactType, ArtifactType>(
-  'ARTIFACT_TYPE_', artifactV1.artifactTypeToJSON, artifactV1.artifactTypeFromJSON, 'artifactType');
-export const mediaTypes = codec<artifactV1.MediaType, MediaType>('MEDIA_TYPE_', artifactV1.mediaTypeToJSON, artifactV1.mediaTypeFromJSON, 'mediaType');
+  'ARTIFACT_TYPE_',
+  artifactV1.artifactTypeToJSON,
+  artifactV1.artifactTypeFromJSON,
+  'artifactType',
+);
+export const mediaTypes = codec<artifactV1.MediaType, MediaType>(
+  'MEDIA_TYPE_',
+  artifactV1.mediaTypeToJSON,
+  artifactV1.mediaTypeFromJSON,
+  'mediaType',
+);
 export const groundings = codec<artifactV1.GroundingKind, Grounding>(
-  'GROUNDING_KIND_', artifactV1.groundingKindToJSON, artifactV1.groundingKindFromJSON, 'grounding');
+  'GROUNDING_KIND_',
+  artifactV1.groundingKindToJSON,
+  artifactV1.groundingKindFromJSON,
+  'grounding',
+);

@@ -7,10 +7,14 @@ import { defineErrors, status } from '@quarry/grpc';
  * a missing, a malformed and another organization's artifact id, so ids reveal nothing.
  */
 export const artifactErrors = defineErrors({
-  INVALID_ARGUMENT: { status: status.INVALID_ARGUMENT, message: (p: { field: string; rule: string }) => `\`${p.field}\` ${p.rule}.` },
+  INVALID_ARGUMENT: {
+    status: status.INVALID_ARGUMENT,
+    message: (p: { field: string; rule: string }) => `\`${p.field}\` ${p.rule}.`,
+  },
   CONTENT_TOO_LARGE: {
     status: status.INVALID_ARGUMENT,
-    message: (p: { field: string; limit: string; size: number }) => `\`${p.field}\` is ${p.size} bytes; the limit is ${p.limit}.`,
+    message: (p: { field: string; limit: string; size: number }) =>
+      `\`${p.field}\` is ${p.size} bytes; the limit is ${p.limit}.`,
   },
   ARTIFACT_NOT_FOUND: {
     status: status.NOT_FOUND,
@@ -18,6 +22,7 @@ export const artifactErrors = defineErrors({
   },
   INVALID_BASE64: {
     status: status.INVALID_ARGUMENT,
-    message: (p: { mediaType: string }) => `\`content\` must be the ${p.mediaType} document's bytes, base64-encoded (A–Z, a–z, 0–9, +, /, with = padding).`,
+    message: (p: { mediaType: string }) =>
+      `\`content\` must be the ${p.mediaType} document's bytes, base64-encoded (A–Z, a–z, 0–9, +, /, with = padding).`,
   },
 });

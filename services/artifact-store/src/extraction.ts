@@ -32,7 +32,8 @@ const isConfidence = (x: unknown): x is number => typeof x === 'number' && Numbe
 const isPointer = (path: string) => path === '' || path.startsWith('/');
 
 function wholeIn(field: string, value: number, min: number, max: number): number {
-  if (!Number.isInteger(value) || value < min || value > max) throw invalid(field, `must be a whole number from ${min} to ${max}`);
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw invalid(field, `must be a whole number from ${min} to ${max}`);
   return value;
 }
 
@@ -42,7 +43,8 @@ function charsIn(field: string, value: string, max: number): string {
 }
 
 /** An optional field: null when absent, else checked. */
-const optional = <T, R>(value: T | undefined, check: (v: T) => R): R | null => (value === undefined ? null : check(value));
+const optional = <T, R>(value: T | undefined, check: (v: T) => R): R | null =>
+  value === undefined ? null : check(value);
 
 function storedField(field: artifactV1.ExtractedField, i: number): StoredField {
   const at = `fields[${i}]`;
@@ -50,8 +52,10 @@ function storedField(field: artifactV1.ExtractedField, i: number): StoredField {
   if (!isConfidence(field.confidence)) throw invalid(`${at}.confidence`, 'must be a number from 0 to 1');
   const grounding = groundings.toCore(field.grounding, `${at}.grounding`);
   const { spanStart, spanEnd } = field;
-  if ((spanStart === undefined) !== (spanEnd === undefined)) throw invalid(`${at}.spanEnd`, 'must be given together with spanStart');
-  if (spanStart === undefined || spanEnd === undefined) return { path: field.path, grounding, confidence: field.confidence };
+  if ((spanStart === undefined) !== (spanEnd === undefined))
+    throw invalid(`${at}.spanEnd`, 'must be given together with spanStart');
+  if (spanStart === undefined || spanEnd === undefined)
+    return { path: field.path, grounding, confidence: field.confidence };
   if (!Number.isInteger(spanStart) || !Number.isInteger(spanEnd) || spanStart < 0 || spanEnd < spanStart) {
     throw invalid(`${at}.spanEnd`, 'must be a character offset at or after spanStart');
   }
@@ -66,19 +70,27 @@ function storedField(field: artifactV1.ExtractedField, i: number): StoredField {
 export function extractionRow(req: artifactV1.StoreExtractionResultRequest): ExtractionRow {
   if (!req.data) throw invalid('data', 'is required (a JSON object)');
   if (!req.extractionSchema) throw invalid('extractionSchema', 'is required (a JSON object)');
-  if (!(EXTRACTION_PROVIDERS as readonly string[]).includes(req.provider)) throw invalid('provider', `must be one of ${EXTRACTION_PROVIDERS.join(', ')}`);
+  if (!(EXTRACTION_PROVIDERS as readonly string[]).includes(req.provider))
+    throw invalid('provider', `must be one of ${EXTRACTION_PROVIDERS.join(', ')}`);
   const model = charsIn('model', req.model, MAX_MODEL_CHARS);
-  if (!SCHEMA_HASH.test(req.schemaHash)) throw invalid('schemaHash', "must be the schema's SHA-256 as 64 lowercase hex digits");
+  if (!SCHEMA_HASH.test(req.schemaHash))
+    throw invalid('schemaHash', "must be the schema's SHA-256 as 64 lowercase hex digits");
   const schemaVersion = wholeIn('schemaVersion', req.schemaVersion, 1, MAX_INT32);
   if (!isConfidence(req.overallConfidence)) throw invalid('overallConfidence', 'must be a number from 0 to 1');
   for (const [path, confidence] of Object.entries(req.fieldConfidences)) {
-    if (!isPointer(path)) throw invalid('fieldConfidences', `keys must be JSON Pointers ("" or starting with "/"), not ${JSON.stringify(path)}`);
-    if (!isConfidence(confidence)) throw invalid(`fieldConfidences[${JSON.stringify(path)}]`, 'must be a number from 0 to 1');
+    if (!isPointer(path))
+      throw invalid(
+        'fieldConfidences',
+        `keys must be JSON Pointers ("" or starting with "/"), not ${JSON.stringify(path)}`,
+      );
+    if (!isConfidence(confidence))
+      throw invalid(`fieldConfidences[${JSON.stringify(path)}]`, 'must be a number from 0 to 1');
   }
   const fields = req.fields.map(storedField);
   if (!req.source) throw invalid('source', 'is required: sourceArtifactId or sourceText');
   if (req.source.$case === 'sourceText' && !req.source.sourceText) throw invalid('sourceText', 'must not be empty');
-  if (req.stepId !== undefined && req.planId === undefined) throw invalid('stepId', 'needs planId (the plan the step belongs to)');
+  if (req.stepId !== undefined && req.planId === undefined)
+    throw invalid('stepId', 'needs planId (the plan the step belongs to)');
   return {
     plan_id: req.planId ?? null,
     step_id: req.stepId ?? null,

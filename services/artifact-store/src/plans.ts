@@ -22,7 +22,12 @@ export function createPlanReferencesClient(options: { address: string; identityK
         'resolvePlanReference',
         { planId, stepId },
         {
-          identity: { kind: 'service', serviceName: 'artifact-store', orgId: ctx.identity.orgId, requestId: ctx.identity.requestId },
+          identity: {
+            kind: 'service',
+            serviceName: 'artifact-store',
+            orgId: ctx.identity.orgId,
+            requestId: ctx.identity.requestId,
+          },
           deadline: ctx.deadline,
           signal: ctx.signal,
         },

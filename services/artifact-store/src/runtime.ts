@@ -21,9 +21,18 @@ export interface ArtifactStoreRuntimeOptions {
  * `main.ts` (a container) and by `quarry start` (all services in one process, real gRPC).
  */
 export async function startArtifactStore(options: ArtifactStoreRuntimeOptions) {
-  const db = createDb<ArtifactDatabase>({ connectionString: options.databaseUrl, applicationName: 'quarry-artifact-store', max: 10 });
+  const db = createDb<ArtifactDatabase>({
+    connectionString: options.databaseUrl,
+    applicationName: 'quarry-artifact-store',
+    max: 10,
+  });
   const plans = createPlanReferencesClient({ address: options.planEngineAddress, identityKey: options.identityKey });
-  const server = buildServer({ db, plans, logger: options.logger, verifier: createIdentityVerifier({ key: options.identityKey }) });
+  const server = buildServer({
+    db,
+    plans,
+    logger: options.logger,
+    verifier: createIdentityVerifier({ key: options.identityKey }),
+  });
   return listenService(server, options.host, options.port, async () => {
     plans.close();
     await db.destroy();

@@ -1,6 +1,16 @@
 import { describe, expect, it } from '@jest/globals';
 import { QuarryError } from '@quarry/grpc';
-import { extractionText, extractionTitle, jsonBody, MAX_BINARY_BYTES, MAX_TEXT_BYTES, outputBody, textBody, textOf, titleFrom } from '../src/content.js';
+import {
+  extractionText,
+  extractionTitle,
+  jsonBody,
+  MAX_BINARY_BYTES,
+  MAX_TEXT_BYTES,
+  outputBody,
+  textBody,
+  textOf,
+  titleFrom,
+} from '../src/content.js';
 
 // The pure rules behind the artifact tools: what a research output's content must be for its
 // media type, the size limits, and what text gets indexed.
@@ -26,7 +36,9 @@ describe('outputBody', () => {
   it('decodes strict base64 for binary documents, line breaks allowed', () => {
     const bytes = Buffer.from([0x50, 0x4b, 3, 4, 0, 255]);
     expect(outputBody('word', bytes.toString('base64'))).toEqual({ bytes, size: 6 });
-    const wrapped = Buffer.alloc(100, 1).toString('base64').replace(/(.{76})/g, '$1\r\n');
+    const wrapped = Buffer.alloc(100, 1)
+      .toString('base64')
+      .replace(/(.{76})/g, '$1\r\n');
     expect(outputBody('excel', wrapped)).toMatchObject({ size: 100 });
   });
 
@@ -42,8 +54,12 @@ describe('outputBody', () => {
   });
 
   it('allows 2 MiB of decoded bytes and refuses one more', () => {
-    expect(outputBody('word', Buffer.alloc(MAX_BINARY_BYTES).toString('base64'))).toMatchObject({ size: MAX_BINARY_BYTES });
-    expect(codeOf(() => outputBody('word', Buffer.alloc(MAX_BINARY_BYTES + 1).toString('base64')))).toBe('CONTENT_TOO_LARGE');
+    expect(outputBody('word', Buffer.alloc(MAX_BINARY_BYTES).toString('base64'))).toMatchObject({
+      size: MAX_BINARY_BYTES,
+    });
+    expect(codeOf(() => outputBody('word', Buffer.alloc(MAX_BINARY_BYTES + 1).toString('base64')))).toBe(
+      'CONTENT_TOO_LARGE',
+    );
   });
 });
 
@@ -58,7 +74,9 @@ describe('jsonBody and textBody', () => {
 
 describe('textOf', () => {
   it('collects the non-blank string values of a JSON value, depth first, one per line', () => {
-    expect(textOf({ title: ' A ', n: 3, nested: { list: ['b', '', { c: 'c' }], flag: true }, none: null })).toBe('A\nb\nc');
+    expect(textOf({ title: ' A ', n: 3, nested: { list: ['b', '', { c: 'c' }], flag: true }, none: null })).toBe(
+      'A\nb\nc',
+    );
     expect(textOf({})).toBe('');
   });
 });
@@ -96,9 +114,17 @@ describe('extractionText', () => {
   });
 
   it('keeps each value on its line and leaves out what says nothing', () => {
-    expect(extractionText({ abstract: '  Two\nlines\t here ', venue: null, notes: '  ', tags: [], extra: {}, zero: 0, no: false })).toBe(
-      'abstract: Two lines here\nzero: 0\nno: false',
-    );
+    expect(
+      extractionText({
+        abstract: '  Two\nlines\t here ',
+        venue: null,
+        notes: '  ',
+        tags: [],
+        extra: {},
+        zero: 0,
+        no: false,
+      }),
+    ).toBe('abstract: Two lines here\nzero: 0\nno: false');
     expect(extractionText({})).toBe('');
   });
 
@@ -119,13 +145,17 @@ describe('extractionTitle', () => {
 
   it("names the schema's title and the first three values", () => {
     const data = { title: 'Attention Is All You Need', year: 2017, authors: ['Ashish Vaswani', 'Noam Shazeer'] };
-    expect(extractionTitle({ title: 'Paper', type: 'object' }, data, hash)).toBe('Extraction (Paper): Attention Is All You Need · 2017 · Ashish Vaswani');
+    expect(extractionTitle({ title: 'Paper', type: 'object' }, data, hash)).toBe(
+      'Extraction (Paper): Attention Is All You Need · 2017 · Ashish Vaswani',
+    );
     expect(extractionTitle({ type: 'object' }, { price: '$12' }, hash)).toBe('Extraction: $12');
   });
 
   it('falls back to the start of the schema hash when nothing was extracted', () => {
     expect(extractionTitle({ type: 'object', title: 7 }, {}, hash)).toBe('Extraction 0123456789ab');
-    expect(extractionTitle({ title: ' Paper\nmetadata ' }, { none: null }, hash)).toBe('Extraction (Paper metadata) 0123456789ab');
+    expect(extractionTitle({ title: ' Paper\nmetadata ' }, { none: null }, hash)).toBe(
+      'Extraction (Paper metadata) 0123456789ab',
+    );
   });
 
   it('stays on one line and within 200 characters', () => {

@@ -30,7 +30,9 @@ afterAll(async () => {
 });
 
 /** How a call failed, as the caller sees it. */
-async function failure(call: Promise<unknown>): Promise<{ code: string; status: number; message: string; details?: unknown }> {
+async function failure(
+  call: Promise<unknown>,
+): Promise<{ code: string; status: number; message: string; details?: unknown }> {
   const error = await call.then(
     () => undefined,
     (e: unknown) => e,
@@ -40,12 +42,23 @@ async function failure(call: Promise<unknown>): Promise<{ code: string; status: 
   return { code, status: grpcStatus, message, details };
 }
 
-const notFound = (id: string) => ({ code: 'ARTIFACT_NOT_FOUND', status: status.NOT_FOUND, message: `No research artifact ${id} in your organization.`, details: undefined });
+const notFound = (id: string) => ({
+  code: 'ARTIFACT_NOT_FOUND',
+  status: status.NOT_FOUND,
+  message: `No research artifact ${id} in your organization.`,
+  details: undefined,
+});
 
 const finding = (orgId: string, over: Partial<artifactV1.StoreResearchRequest> = {}) =>
   store.client.call(
     'storeResearch',
-    { artifactType: artifactV1.ArtifactType.ARTIFACT_TYPE_FINDING, title: 'Lithium prices', content: { text: 'Lithium fell 20%.' }, tags: [], ...over },
+    {
+      artifactType: artifactV1.ArtifactType.ARTIFACT_TYPE_FINDING,
+      title: 'Lithium prices',
+      content: { text: 'Lithium fell 20%.' },
+      tags: [],
+      ...over,
+    },
     as(orgId),
   );
 
@@ -53,18 +66,34 @@ const SOURCE = 'Attention Is All You Need (2017), by Ashish Vaswani and Noam Sha
 const SCHEMA = {
   title: 'Paper',
   type: 'object',
-  properties: { title: { type: 'string' }, year: { type: 'integer' }, authors: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } } } },
+  properties: {
+    title: { type: 'string' },
+    year: { type: 'integer' },
+    authors: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } } },
+  },
   required: ['title'],
 };
 const HASH = createHash('sha256').update(JSON.stringify(SCHEMA)).digest('hex');
 
-const extraction = (over: Partial<artifactV1.StoreExtractionResultRequest> = {}): artifactV1.StoreExtractionResultRequest => ({
-  data: { title: 'Attention Is All You Need', year: 2017, authors: [{ name: 'Ashish Vaswani' }, { name: 'Noam Shazeer' }] },
+const extraction = (
+  over: Partial<artifactV1.StoreExtractionResultRequest> = {},
+): artifactV1.StoreExtractionResultRequest => ({
+  data: {
+    title: 'Attention Is All You Need',
+    year: 2017,
+    authors: [{ name: 'Ashish Vaswani' }, { name: 'Noam Shazeer' }],
+  },
   fieldConfidences: { '/title': 0.95, '/year': 0.9, '/authors/0/name': 0.9, '/authors/1/name': 0.2 },
   fields: [
     { path: '/title', grounding: GroundingKind.GROUNDING_KIND_EXACT, spanStart: 0, spanEnd: 25, confidence: 0.95 },
     { path: '/year', grounding: GroundingKind.GROUNDING_KIND_NUMERIC, spanStart: 27, spanEnd: 31, confidence: 0.9 },
-    { path: '/authors/0/name', grounding: GroundingKind.GROUNDING_KIND_NORMALISED, spanStart: 37, spanEnd: 51, confidence: 0.9 },
+    {
+      path: '/authors/0/name',
+      grounding: GroundingKind.GROUNDING_KIND_NORMALISED,
+      spanStart: 37,
+      spanEnd: 51,
+      confidence: 0.9,
+    },
     { path: '/authors/1/name', grounding: GroundingKind.GROUNDING_KIND_NONE, confidence: 0.2 },
   ],
   overallConfidence: 0.95,
@@ -88,7 +117,11 @@ async function written(): Promise<{ rows: number; events: number }> {
 
 describe('GetArtifactText', () => {
   it("returns an artifact's contentText, with its title and plan", async () => {
-    const { id } = await finding(orgA, { planId: planA.planId, content: { text: 'ignored' }, contentText: 'Lithium carbonate fell 20% in 2024.' });
+    const { id } = await finding(orgA, {
+      planId: planA.planId,
+      content: { text: 'ignored' },
+      contentText: 'Lithium carbonate fell 20% in 2024.',
+    });
     expect(await store.client.call('getArtifactText', { artifactId: id }, as(orgA))).toEqual({
       artifactId: id,
       title: 'Lithium prices',
@@ -98,7 +131,9 @@ describe('GetArtifactText', () => {
   });
 
   it('returns the text values of its content, one per line, when it has no contentText', async () => {
-    const { id } = await finding(orgA, { content: { note: 'Prices fell.', sources: ['IEA report', { name: 'CATL whitepaper' }], count: 2 } });
+    const { id } = await finding(orgA, {
+      content: { note: 'Prices fell.', sources: ['IEA report', { name: 'CATL whitepaper' }], count: 2 },
+    });
     expect(await store.client.call('getArtifactText', { artifactId: id }, as(orgA))).toEqual({
       artifactId: id,
       title: 'Lithium prices',
@@ -134,14 +169,20 @@ describe('StoreExtractionResult', () => {
     );
     expect(await written()).toEqual({ rows: before.rows + 1, events: before.events + 1 });
 
-    const { rows } = await sql<Record<string, unknown>>`select * from artifact.extraction_results where id = ${extractionId}`.execute(store.database.admin);
+    const { rows } = await sql<
+      Record<string, unknown>
+    >`select * from artifact.extraction_results where id = ${extractionId}`.execute(store.database.admin);
     expect(rows).toEqual([
       {
         id: extractionId,
         org_id: orgA,
         plan_id: planA.planId,
         step_id: planA.stepId,
-        data: { title: 'Attention Is All You Need', year: 2017, authors: [{ name: 'Ashish Vaswani' }, { name: 'Noam Shazeer' }] },
+        data: {
+          title: 'Attention Is All You Need',
+          year: 2017,
+          authors: [{ name: 'Ashish Vaswani' }, { name: 'Noam Shazeer' }],
+        },
         field_confidences: { '/title': 0.95, '/year': 0.9, '/authors/0/name': 0.9, '/authors/1/name': 0.2 },
         fields: [
           { path: '/title', grounding: 'exact', spanStart: 0, spanEnd: 25, confidence: 0.95 },
@@ -188,7 +229,12 @@ describe('StoreExtractionResult', () => {
     const { id: artifactId } = await finding(orgA, { contentText: SOURCE });
     const { extractionId } = await store.client.call(
       'storeExtractionResult',
-      extraction({ source: { $case: 'sourceArtifactId', sourceArtifactId: artifactId }, provider: 'sampling', model: 'claude-sonnet-4-5', schemaVersion: 1 }),
+      extraction({
+        source: { $case: 'sourceArtifactId', sourceArtifactId: artifactId },
+        provider: 'sampling',
+        model: 'claude-sonnet-4-5',
+        schemaVersion: 1,
+      }),
       as(orgA),
     );
     const { rows } = await sql<Record<string, unknown>>`
@@ -214,7 +260,11 @@ describe('StoreExtractionResult', () => {
 
   it('stores an extraction that found nothing, with no event (there is no text to index)', async () => {
     const before = await written();
-    const { extractionId } = await store.client.call('storeExtractionResult', extraction({ data: {}, fieldConfidences: {}, fields: [], overallConfidence: 0 }), as(orgA));
+    const { extractionId } = await store.client.call(
+      'storeExtractionResult',
+      extraction({ data: {}, fieldConfidences: {}, fields: [], overallConfidence: 0 }),
+      as(orgA),
+    );
     expect(extractionId).toMatch(/^[0-9a-f-]{36}$/);
     expect(await written()).toEqual({ rows: before.rows + 1, events: before.events });
   });
@@ -223,7 +273,11 @@ describe('StoreExtractionResult', () => {
     const { id: theirs } = await finding(orgB, { contentText: SOURCE });
     const before = await written();
     for (const id of [theirs, randomUUID(), 'not-a-uuid']) {
-      const call = store.client.call('storeExtractionResult', extraction({ source: { $case: 'sourceArtifactId', sourceArtifactId: id } }), as(orgA));
+      const call = store.client.call(
+        'storeExtractionResult',
+        extraction({ source: { $case: 'sourceArtifactId', sourceArtifactId: id } }),
+        as(orgA),
+      );
       expect(await failure(call)).toEqual(notFound(id));
     }
     expect(await written()).toEqual(before);
@@ -238,16 +292,24 @@ describe('StoreExtractionResult', () => {
       ['', undefined, 'PLAN_NOT_FOUND'],
       [planA.planId, planB.stepId, 'STEP_NOT_FOUND'],
     ] as const) {
-      const { code: got, status: grpcStatus } = await failure(store.client.call('storeExtractionResult', extraction({ planId, stepId }), as(orgA)));
+      const { code: got, status: grpcStatus } = await failure(
+        store.client.call('storeExtractionResult', extraction({ planId, stepId }), as(orgA)),
+      );
       expect([got, grpcStatus]).toEqual([code, status.NOT_FOUND]);
     }
-    expect((await failure(store.client.call('storeExtractionResult', extraction({ planId: unknownPlan }), as(orgA)))).message).toBe(
-      `No research plan with id ${unknownPlan}.`,
-    );
+    expect(
+      (await failure(store.client.call('storeExtractionResult', extraction({ planId: unknownPlan }), as(orgA))))
+        .message,
+    ).toBe(`No research plan with id ${unknownPlan}.`);
     expect(await written()).toEqual(before);
   });
 
-  const field = (over: Partial<artifactV1.ExtractedField>): artifactV1.ExtractedField => ({ path: '/title', grounding: GroundingKind.GROUNDING_KIND_EXACT, confidence: 0.9, ...over });
+  const field = (over: Partial<artifactV1.ExtractedField>): artifactV1.ExtractedField => ({
+    path: '/title',
+    grounding: GroundingKind.GROUNDING_KIND_EXACT,
+    confidence: 0.9,
+    ...over,
+  });
   it.each<[string, Partial<artifactV1.StoreExtractionResultRequest>, string]>([
     ['no data', { data: undefined }, 'data'],
     ['data over 1 MiB of JSON', { data: { text: 'x'.repeat(MAX_TEXT_BYTES) } }, 'data'],
@@ -268,12 +330,20 @@ describe('StoreExtractionResult', () => {
     ['a field confidence keyed by a non-pointer', { fieldConfidences: { title: 0.5 } }, 'fieldConfidences'],
     ['a field path that is not a JSON Pointer', { fields: [field({}), field({ path: 'title' })] }, 'fields[1].path'],
     ['a field confidence out of range', { fields: [field({ confidence: 1.5 })] }, 'fields[0].confidence'],
-    ['a field without grounding', { fields: [field({ grounding: GroundingKind.GROUNDING_KIND_UNSPECIFIED })] }, 'fields[0].grounding'],
+    [
+      'a field without grounding',
+      { fields: [field({ grounding: GroundingKind.GROUNDING_KIND_UNSPECIFIED })] },
+      'fields[0].grounding',
+    ],
     ['a span start without an end', { fields: [field({ spanStart: 3 })] }, 'fields[0].spanEnd'],
     ['a span that ends before it starts', { fields: [field({ spanStart: 9, spanEnd: 3 })] }, 'fields[0].spanEnd'],
     ['no source', { source: undefined }, 'source'],
     ['an empty source text', { source: { $case: 'sourceText', sourceText: '' } }, 'sourceText'],
-    ['a source text over 1 MiB', { source: { $case: 'sourceText', sourceText: 'x'.repeat(MAX_TEXT_BYTES + 1) } }, 'sourceText'],
+    [
+      'a source text over 1 MiB',
+      { source: { $case: 'sourceText', sourceText: 'x'.repeat(MAX_TEXT_BYTES + 1) } },
+      'sourceText',
+    ],
     ['a source URL over 2048 characters', { sourceUrl: `https://example.org/${'a'.repeat(2030)}` }, 'sourceUrl'],
     ['source page 0', { sourcePage: 0 }, 'sourcePage'],
     ['a blank source section', { sourceSection: ' ' }, 'sourceSection'],
@@ -289,8 +359,13 @@ describe('StoreExtractionResult', () => {
   });
 
   it('refuses token counts that only an in-process caller can pass (gRPC cannot encode them)', () => {
-    for (const [over, name] of [[{ inputTokens: -1 }, 'inputTokens'], [{ outputTokens: 1.5 }, 'outputTokens']] as const) {
-      expect(() => extractionRow(extraction(over))).toThrow(`\`${name}\` must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}.`);
+    for (const [over, name] of [
+      [{ inputTokens: -1 }, 'inputTokens'],
+      [{ outputTokens: 1.5 }, 'outputTokens'],
+    ] as const) {
+      expect(() => extractionRow(extraction(over))).toThrow(
+        `\`${name}\` must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}.`,
+      );
     }
   });
 
@@ -309,7 +384,9 @@ describe('StoreExtractionResult', () => {
 describe('CheckExtractionTarget', () => {
   it('accepts the plans and steps StoreExtractionResult accepts, and refuses the others with the same code', async () => {
     await expect(store.client.call('checkExtractionTarget', { planId: planA.planId }, as(orgA))).resolves.toEqual({});
-    await expect(store.client.call('checkExtractionTarget', { planId: planA.planId, stepId: planA.stepId }, as(orgA))).resolves.toEqual({});
+    await expect(
+      store.client.call('checkExtractionTarget', { planId: planA.planId, stepId: planA.stepId }, as(orgA)),
+    ).resolves.toEqual({});
     for (const [planId, stepId, code] of [
       [randomUUID(), undefined, 'PLAN_NOT_FOUND'],
       [planB.planId, undefined, 'PLAN_NOT_FOUND'], // another org's plan is unknown too
@@ -318,7 +395,9 @@ describe('CheckExtractionTarget', () => {
       [planA.planId, randomUUID(), 'STEP_NOT_FOUND'],
     ] as const) {
       const checked = await failure(store.client.call('checkExtractionTarget', { planId, stepId }, as(orgA)));
-      const stored = await failure(store.client.call('storeExtractionResult', extraction({ planId, stepId }), as(orgA)));
+      const stored = await failure(
+        store.client.call('storeExtractionResult', extraction({ planId, stepId }), as(orgA)),
+      );
       expect([checked.code, checked.status]).toEqual([code, status.NOT_FOUND]);
       expect(checked).toEqual(stored);
     }
@@ -327,16 +406,48 @@ describe('CheckExtractionTarget', () => {
 
 describe('extraction results are tenant-isolated', () => {
   it("shows an org only its own rows, and lets no org write another's", async () => {
-    const { extractionId } = await store.client.call('storeExtractionResult', extraction({ model: 'isolation-check' }), as(orgA));
+    const { extractionId } = await store.client.call(
+      'storeExtractionResult',
+      extraction({ model: 'isolation-check' }),
+      as(orgA),
+    );
     const visibleTo = (orgId: string) =>
-      withTenant(store.db, { orgId }, (trx) => trx.selectFrom('artifact.extraction_results').select('id').where('model', '=', 'isolation-check').execute());
+      withTenant(store.db, { orgId }, (trx) =>
+        trx.selectFrom('artifact.extraction_results').select('id').where('model', '=', 'isolation-check').execute(),
+      );
     expect(await visibleTo(orgA)).toEqual([{ id: extractionId }]);
     expect(await visibleTo(orgB)).toEqual([]);
     // Without a tenant, the app role sees nothing at all.
-    const { rows } = await sql<{ n: number }>`select count(*)::int as n from artifact.extraction_results`.execute(store.db);
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from artifact.extraction_results`.execute(
+      store.db,
+    );
     expect(rows[0]!.n).toBe(0);
     // Row-level security's WITH CHECK refuses a row for another org.
-    const row = { org_id: orgA, data: '{}', field_confidences: '{}', fields: '[]', overall_confidence: 0, provider: 'heuristic' as const, model: 'm', extraction_schema: '{}', schema_hash: HASH, schema_version: 1, source_text: 'x', source_artifact_id: null, source_url: null, source_page: null, source_section: null, input_tokens: null, output_tokens: null, plan_id: null, step_id: null };
-    await expect(withTenant(store.db, { orgId: orgB }, (trx) => trx.insertInto('artifact.extraction_results').values(row).execute())).rejects.toThrow(/row-level security/);
+    const row = {
+      org_id: orgA,
+      data: '{}',
+      field_confidences: '{}',
+      fields: '[]',
+      overall_confidence: 0,
+      provider: 'heuristic' as const,
+      model: 'm',
+      extraction_schema: '{}',
+      schema_hash: HASH,
+      schema_version: 1,
+      source_text: 'x',
+      source_artifact_id: null,
+      source_url: null,
+      source_page: null,
+      source_section: null,
+      input_tokens: null,
+      output_tokens: null,
+      plan_id: null,
+      step_id: null,
+    };
+    await expect(
+      withTenant(store.db, { orgId: orgB }, (trx) =>
+        trx.insertInto('artifact.extraction_results').values(row).execute(),
+      ),
+    ).rejects.toThrow(/row-level security/);
   });
 });

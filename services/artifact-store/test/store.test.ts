@@ -31,9 +31,21 @@ const finding = (text: string): artifactV1.StoreResearchRequest => ({
 
 describe('the artifact schema is tenant-safe', () => {
   it('has RLS enabled and forced with the tenant policy on every table, and the app role owns nothing', async () => {
-    await expect(assertTenantSafety(store.database.admin, { schemas: ['artifact'], appRole: TEST_APP_ROLE })).resolves.toBeUndefined();
-    const tables = (await rlsReport(store.database.admin, ['artifact'])).filter((t) => !t.table.startsWith('kysely_migration'));
-    expect(tables.map((t) => ({ table: t.table, hasOrgId: t.hasOrgId, enabled: t.rlsEnabled, forced: t.rlsForced, policies: t.policies }))).toEqual([
+    await expect(
+      assertTenantSafety(store.database.admin, { schemas: ['artifact'], appRole: TEST_APP_ROLE }),
+    ).resolves.toBeUndefined();
+    const tables = (await rlsReport(store.database.admin, ['artifact'])).filter(
+      (t) => !t.table.startsWith('kysely_migration'),
+    );
+    expect(
+      tables.map((t) => ({
+        table: t.table,
+        hasOrgId: t.hasOrgId,
+        enabled: t.rlsEnabled,
+        forced: t.rlsForced,
+        policies: t.policies,
+      })),
+    ).toEqual([
       { table: 'extraction_results', hasOrgId: true, enabled: true, forced: true, policies: ['tenant_isolation'] },
       { table: 'research_artifacts', hasOrgId: true, enabled: true, forced: true, policies: ['tenant_isolation'] },
       { table: 'research_outputs', hasOrgId: true, enabled: true, forced: true, policies: ['tenant_isolation'] },
@@ -52,20 +64,37 @@ describe('the artifact schema is tenant-safe', () => {
 
 describe('a row and its event commit together', () => {
   it('stores neither the artifact nor the output when the event cannot be written', async () => {
-    const before = { artifacts: await store.count('artifact.research_artifacts'), outputs: await store.count('artifact.research_outputs'), events: await store.count('events.outbox') };
+    const before = {
+      artifacts: await store.count('artifact.research_artifacts'),
+      outputs: await store.count('artifact.research_outputs'),
+      events: await store.count('events.outbox'),
+    };
     await sql`revoke insert on events.outbox from ${sql.id(TEST_APP_ROLE)}`.execute(store.database.admin);
     try {
       await expect(store.client.call('storeResearch', finding('lost'), as(orgA))).rejects.toThrow();
-      const output = { planId: randomUUID(), mediaType: artifactV1.MediaType.MEDIA_TYPE_MARKDOWN, title: 'lost', content: 'lost' };
+      const output = {
+        planId: randomUUID(),
+        mediaType: artifactV1.MediaType.MEDIA_TYPE_MARKDOWN,
+        title: 'lost',
+        content: 'lost',
+      };
       await expect(store.client.call('storeResearchOutput', output, as(orgA))).rejects.toThrow();
     } finally {
       await sql`grant insert on events.outbox to ${sql.id(TEST_APP_ROLE)}`.execute(store.database.admin);
     }
-    expect({ artifacts: await store.count('artifact.research_artifacts'), outputs: await store.count('artifact.research_outputs'), events: await store.count('events.outbox') }).toEqual(before);
+    expect({
+      artifacts: await store.count('artifact.research_artifacts'),
+      outputs: await store.count('artifact.research_outputs'),
+      events: await store.count('events.outbox'),
+    }).toEqual(before);
 
     const stored = await store.client.call('storeResearch', finding('kept'), as(orgA));
     expect(await store.count('artifact.research_artifacts')).toBe(before.artifacts + 1);
-    const { rows } = await sql<{ n: number }>`select count(*)::int as n from events.outbox where payload->>'sourceId' = ${stored.id}`.execute(store.database.admin);
+    const { rows } = await sql<{
+      n: number;
+    }>`select count(*)::int as n from events.outbox where payload->>'sourceId' = ${stored.id}`.execute(
+      store.database.admin,
+    );
     expect(rows[0]!.n).toBe(1);
   });
 });

@@ -6,7 +6,13 @@ import { createGrpcClient, createIdentitySigner, createIdentityVerifier, type Id
 import { planSchemas, startPlanEngine } from '@quarry/plan-engine';
 import { createLogger } from '@quarry/telemetry';
 import { createTestDatabase } from '@quarry/testing';
-import { artifactSchemas, buildServer, createPlanReferencesClient, type ArtifactDatabase, type PlanReferences } from '../src/index.js';
+import {
+  artifactSchemas,
+  buildServer,
+  createPlanReferencesClient,
+  type ArtifactDatabase,
+  type PlanReferences,
+} from '../src/index.js';
 
 // A real artifact store over real PostgreSQL for the test files: each gets a fresh migrated
 // database, the server on a free loopback port and a signed client.
@@ -15,7 +21,9 @@ const IDENTITY_KEY = 'k'.repeat(48);
 const HOST = '127.0.0.1';
 
 /** Call options acting as a new user of `orgId`. */
-export const as = (orgId: string): { identity: Identity } => ({ identity: { kind: 'user', orgId, userId: randomUUID(), requestId: randomUUID() } });
+export const as = (orgId: string): { identity: Identity } => ({
+  identity: { kind: 'user', orgId, userId: randomUUID(), requestId: randomUUID() },
+});
 
 /** Every plan reference resolves: for tests about something else than plan references. */
 const everyPlanResolves: PlanReferences = { resolve: async () => {}, close: () => {} };
@@ -26,16 +34,27 @@ const everyPlanResolves: PlanReferences = { resolve: async () => {}, close: () =
  * in production), and `plans` creates plans in it; otherwise every plan reference resolves.
  */
 export async function startTestStore(options: { planEngine?: boolean } = {}) {
-  const database = await createTestDatabase({ schemas: [...(options.planEngine ? planSchemas : []), ...eventsSchemas, ...artifactSchemas] });
+  const database = await createTestDatabase({
+    schemas: [...(options.planEngine ? planSchemas : []), ...eventsSchemas, ...artifactSchemas],
+  });
   const logger = createLogger({ service: 'artifact-store-test', level: 'silent' });
   const signer = createIdentitySigner({ key: IDENTITY_KEY, issuer: 'test' });
   const planEngine = options.planEngine
     ? await startPlanEngine({ databaseUrl: database.appUrl, identityKey: IDENTITY_KEY, logger, host: HOST, port: 0 })
     : undefined;
-  const planReferences = planEngine ? createPlanReferencesClient({ address: planEngine.address, identityKey: IDENTITY_KEY }) : everyPlanResolves;
-  const planClient = planEngine ? createGrpcClient(planV1.PlanServiceClient, planEngine.address, { signer }) : undefined;
+  const planReferences = planEngine
+    ? createPlanReferencesClient({ address: planEngine.address, identityKey: IDENTITY_KEY })
+    : everyPlanResolves;
+  const planClient = planEngine
+    ? createGrpcClient(planV1.PlanServiceClient, planEngine.address, { signer })
+    : undefined;
   const db = createDb<ArtifactDatabase>({ connectionString: database.appUrl, max: 2 });
-  const server = buildServer({ db, plans: planReferences, logger, verifier: createIdentityVerifier({ key: IDENTITY_KEY }) });
+  const server = buildServer({
+    db,
+    plans: planReferences,
+    logger,
+    verifier: createIdentityVerifier({ key: IDENTITY_KEY }),
+  });
   const port = await server.listen(HOST, 0);
   const client = createGrpcClient(artifactV1.ArtifactServiceClient, `${HOST}:${port}`, { signer });
 
@@ -45,7 +64,8 @@ export async function startTestStore(options: { planEngine?: boolean } = {}) {
     client,
     /** Rows in `table` (schema.table), counted as the admin, past row-level security. */
     async count(table: string): Promise<number> {
-      return (await sql<{ n: number }>`select count(*)::int as n from ${sql.table(table)}`.execute(database.admin)).rows[0]!.n;
+      return (await sql<{ n: number }>`select count(*)::int as n from ${sql.table(table)}`.execute(database.admin))
+        .rows[0]!.n;
     },
     plans: {
       /** A new plan of `orgId` in the real plan engine, with one extract step. */

@@ -25,7 +25,12 @@ export function createArtifactsClient(options: { address: string; identityKey: s
     signer: createIdentitySigner({ key: options.identityKey, issuer: SERVICE_NAME }),
   });
   const callOptions = (ctx: CallContext) => ({
-    identity: { kind: 'service', serviceName: SERVICE_NAME, orgId: ctx.identity.orgId, requestId: ctx.identity.requestId } satisfies Identity,
+    identity: {
+      kind: 'service',
+      serviceName: SERVICE_NAME,
+      orgId: ctx.identity.orgId,
+      requestId: ctx.identity.requestId,
+    } satisfies Identity,
     deadline: ctx.deadline,
     signal: ctx.signal,
   });

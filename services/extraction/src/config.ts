@@ -21,31 +21,50 @@ export const extractionModelsConfigShape = {
   EXTRACTION_PROVIDER: z
     .enum(EXTRACTION_PROVIDERS)
     .default('auto')
-    .describe("auto: the client's model (sampling) when offered, else Anthropic, else OpenAI-compatible, else the offline heuristic"),
+    .describe(
+      "auto: the client's model (sampling) when offered, else Anthropic, else OpenAI-compatible, else the offline heuristic",
+    ),
   ANTHROPIC_API_KEY: z.string().min(1).optional(),
   ANTHROPIC_MODEL: z.string().min(1).default(ANTHROPIC_DEFAULT_MODEL),
   ANTHROPIC_BASE_URL: httpUrl().optional(),
-  OPENAI_BASE_URL: httpUrl().optional().describe('any OpenAI-compatible endpoint (Ollama, vLLM, llama.cpp); default https://api.openai.com/v1'),
+  OPENAI_BASE_URL: httpUrl()
+    .optional()
+    .describe('any OpenAI-compatible endpoint (Ollama, vLLM, llama.cpp); default https://api.openai.com/v1'),
   OPENAI_API_KEY: z.string().min(1).optional(),
   OPENAI_MODEL: z.string().min(1).optional(),
   EXTRACTION_TIMEOUT: env.duration('60s').describe('budget of one model call, retries included'),
   EXTRACTION_MAX_TOKENS: z.coerce.number().int().min(1).max(1_000_000).default(4096),
-  EXTRACTION_SAMPLING: env.bool(true).describe('offer extraction with their own model to clients that declare MCP sampling'),
+  EXTRACTION_SAMPLING: env
+    .bool(true)
+    .describe('offer extraction with their own model to clients that declare MCP sampling'),
 };
 
 type ModelsShape = z.output<z.ZodObject<typeof extractionModelsConfigShape>>;
 
 /** Cross-field rules of the model configuration: a provider named explicitly must be usable. */
 export function extractionModelsRule(c: ModelsShape, ctx: z.RefinementCtx): void {
-  if (c.EXTRACTION_TIMEOUT < 1) ctx.addIssue({ code: 'custom', path: ['EXTRACTION_TIMEOUT'], message: 'must be at least 1ms' });
+  if (c.EXTRACTION_TIMEOUT < 1)
+    ctx.addIssue({ code: 'custom', path: ['EXTRACTION_TIMEOUT'], message: 'must be at least 1ms' });
   if (c.EXTRACTION_PROVIDER === 'anthropic' && !c.ANTHROPIC_API_KEY) {
-    ctx.addIssue({ code: 'custom', path: ['ANTHROPIC_API_KEY'], message: 'is required when EXTRACTION_PROVIDER=anthropic' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['ANTHROPIC_API_KEY'],
+      message: 'is required when EXTRACTION_PROVIDER=anthropic',
+    });
   }
   if (c.EXTRACTION_PROVIDER === 'openai' && !c.OPENAI_MODEL) {
-    ctx.addIssue({ code: 'custom', path: ['OPENAI_MODEL'], message: 'is required when EXTRACTION_PROVIDER=openai (the served model id, e.g. gpt-5.1 or qwen3:8b)' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['OPENAI_MODEL'],
+      message: 'is required when EXTRACTION_PROVIDER=openai (the served model id, e.g. gpt-5.1 or qwen3:8b)',
+    });
   }
   if (c.EXTRACTION_PROVIDER === 'sampling' && !c.EXTRACTION_SAMPLING) {
-    ctx.addIssue({ code: 'custom', path: ['EXTRACTION_SAMPLING'], message: 'cannot be false when EXTRACTION_PROVIDER=sampling' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['EXTRACTION_SAMPLING'],
+      message: 'cannot be false when EXTRACTION_PROVIDER=sampling',
+    });
   }
 }
 
@@ -57,7 +76,10 @@ export const extractionConfigSchema = z
     HOST: env.host('127.0.0.1'),
     PORT: env.port(50054),
     QUARRY_IDENTITY_KEY: z.string().min(32, 'must be at least 32 characters (it verifies caller identity)'),
-    ARTIFACT_STORE_ADDRESS: z.string().min(1).describe('host:port of the artifact store (reads source artifacts, stores results)'),
+    ARTIFACT_STORE_ADDRESS: z
+      .string()
+      .min(1)
+      .describe('host:port of the artifact store (reads source artifacts, stores results)'),
     ...extractionModelsConfigShape,
     LOG_LEVEL: env.logLevel(),
     OTEL_EXPORTER_OTLP_ENDPOINT: env.url().optional(),
@@ -75,9 +97,17 @@ export function loadExtractionConfig(source: Readonly<Record<string, string | un
  * EXTRACTION_PROVIDER only that one (plus the heuristic) is built, so no other key is used.
  * `fetch` replaces the HTTP transport (tests).
  */
-export function providersFromConfig(config: ExtractionModelsConfig, options: { fetch?: typeof globalThis.fetch } = {}): ExtractionProviders {
-  const wanted = (name: 'anthropic' | 'openai') => config.EXTRACTION_PROVIDER === 'auto' || config.EXTRACTION_PROVIDER === name;
-  const common = { timeoutMs: config.EXTRACTION_TIMEOUT, maxTokens: config.EXTRACTION_MAX_TOKENS, ...(options.fetch ? { fetch: options.fetch } : {}) };
+export function providersFromConfig(
+  config: ExtractionModelsConfig,
+  options: { fetch?: typeof globalThis.fetch } = {},
+): ExtractionProviders {
+  const wanted = (name: 'anthropic' | 'openai') =>
+    config.EXTRACTION_PROVIDER === 'auto' || config.EXTRACTION_PROVIDER === name;
+  const common = {
+    timeoutMs: config.EXTRACTION_TIMEOUT,
+    maxTokens: config.EXTRACTION_MAX_TOKENS,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  };
   return {
     heuristic: createHeuristicProvider(),
     ...(wanted('anthropic') && config.ANTHROPIC_API_KEY
@@ -104,7 +134,10 @@ export function providersFromConfig(config: ExtractionModelsConfig, options: { f
 }
 
 /** What `startExtraction` needs from the model configuration. */
-export function extractionModelsFrom(config: ExtractionModelsConfig, options: { fetch?: typeof globalThis.fetch } = {}) {
+export function extractionModelsFrom(
+  config: ExtractionModelsConfig,
+  options: { fetch?: typeof globalThis.fetch } = {},
+) {
   return {
     providers: providersFromConfig(config, options),
     provider: config.EXTRACTION_PROVIDER,

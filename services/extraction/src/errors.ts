@@ -18,7 +18,10 @@ import { ExtractionInvalidError } from './repair.js';
  * may be an internal host. Only the model's own refusal or unusable-output explanation is.
  */
 export const extractionErrors = defineErrors({
-  INVALID_ARGUMENT: { status: status.INVALID_ARGUMENT, message: (p: { field: string; rule: string }) => `\`${p.field}\` ${p.rule}.` },
+  INVALID_ARGUMENT: {
+    status: status.INVALID_ARGUMENT,
+    message: (p: { field: string; rule: string }) => `\`${p.field}\` ${p.rule}.`,
+  },
   /** The schema guard's message, naming the rule (details.rule). */
   SCHEMA_REJECTED: { status: status.INVALID_ARGUMENT, message: (p: { message: string }) => p.message },
   /** Source text empty, not text, or larger than 200 KiB (details.rule). */
@@ -32,16 +35,19 @@ export const extractionErrors = defineErrors({
   },
   PROVIDER_RATE_LIMITED: {
     status: status.RESOURCE_EXHAUSTED,
-    message: (p: { provider: string }) => `The extraction model (${p.provider}) is rate-limiting requests, also after retrying. Try again later.`,
+    message: (p: { provider: string }) =>
+      `The extraction model (${p.provider}) is rate-limiting requests, also after retrying. Try again later.`,
   },
   PROVIDER_UNAVAILABLE: {
     status: status.UNAVAILABLE,
-    message: (p: { provider: string }) => `The extraction model (${p.provider}) is unavailable, also after retrying. Try again later.`,
+    message: (p: { provider: string }) =>
+      `The extraction model (${p.provider}) is unavailable, also after retrying. Try again later.`,
   },
   /** Auth or bad request: a server-side configuration problem; the provider's text (which may quote credentials) stays in the log. */
   PROVIDER_FAILED: {
     status: status.FAILED_PRECONDITION,
-    message: (p: { code: string }) => `The extraction model provider refused the request (${p.code}); the server's provider configuration needs attention.`,
+    message: (p: { code: string }) =>
+      `The extraction model provider refused the request (${p.code}); the server's provider configuration needs attention.`,
   },
   /** The model declined to extract (its reason, when it gave one, is in the message). */
   PROVIDER_REFUSED: { status: status.FAILED_PRECONDITION, message: (p: { message: string }) => p.message },
@@ -65,16 +71,25 @@ export type ModelUsage = mcpV1.ModelUsage;
  * anything else is returned as is (the gRPC server reports it as INTERNAL and logs it).
  * `usage` is attached as details.modelUsage when model calls were made.
  */
-export function toExtractionError(error: unknown, options: { usage?: ModelUsage; timeoutMs: number; callerSignal?: AbortSignal }): unknown {
-  const withUsage = (details: Record<string, unknown> = {}) => (options.usage ? { ...details, modelUsage: options.usage } : details);
+export function toExtractionError(
+  error: unknown,
+  options: { usage?: ModelUsage; timeoutMs: number; callerSignal?: AbortSignal },
+): unknown {
+  const withUsage = (details: Record<string, unknown> = {}) =>
+    options.usage ? { ...details, modelUsage: options.usage } : details;
   if (error instanceof QuarryError) {
     if (!options.usage) return error;
     return new QuarryError(error.code, error.status, error.message, withUsage(error.details), { cause: error });
   }
-  if (error instanceof SchemaRejectedError) return extractionErrors.SCHEMA_REJECTED({ message: error.message }, { details: { rule: error.rule } });
-  if (error instanceof SourceTextRejectedError) return extractionErrors.SOURCE_REJECTED({ message: error.message }, { details: { rule: error.rule } });
+  if (error instanceof SchemaRejectedError)
+    return extractionErrors.SCHEMA_REJECTED({ message: error.message }, { details: { rule: error.rule } });
+  if (error instanceof SourceTextRejectedError)
+    return extractionErrors.SOURCE_REJECTED({ message: error.message }, { details: { rule: error.rule } });
   if (error instanceof ExtractionInvalidError) {
-    return extractionErrors.EXTRACTION_INVALID({ message: error.message }, { details: withUsage({ errors: [...error.errors], attempts: error.attempts }) });
+    return extractionErrors.EXTRACTION_INVALID(
+      { message: error.message },
+      { details: withUsage({ errors: [...error.errors], attempts: error.attempts }) },
+    );
   }
   if (error instanceof ProviderError) return fromProviderError(error, options, withUsage);
   return error;
@@ -86,9 +101,14 @@ function fromProviderError(
   withUsage: (details?: Record<string, unknown>) => Record<string, unknown>,
 ): QuarryError {
   const provider = error.provider;
-  const details = withUsage({ provider, providerCode: error.code, ...(error.status === undefined ? {} : { httpStatus: error.status }) });
+  const details = withUsage({
+    provider,
+    providerCode: error.code,
+    ...(error.status === undefined ? {} : { httpStatus: error.status }),
+  });
   const opts = { details, cause: error };
-  const timeout = () => extractionErrors.PROVIDER_TIMEOUT({ provider, seconds: Math.round(options.timeoutMs / 100) / 10 }, opts);
+  const timeout = () =>
+    extractionErrors.PROVIDER_TIMEOUT({ provider, seconds: Math.round(options.timeoutMs / 100) / 10 }, opts);
   const code: ProviderErrorCode = error.code;
   switch (code) {
     case 'PROVIDER_TIMEOUT':
@@ -107,7 +127,8 @@ function fromProviderError(
     case 'PROVIDER_ABORTED': {
       // The caller gone (cancelled or its deadline passed) or our own per-call deadline fired.
       const signal = options.callerSignal;
-      if (signal?.aborted) return signal.reason instanceof QuarryError ? signal.reason : grpcErrors.CANCELLED({ cause: error });
+      if (signal?.aborted)
+        return signal.reason instanceof QuarryError ? signal.reason : grpcErrors.CANCELLED({ cause: error });
       return timeout();
     }
   }

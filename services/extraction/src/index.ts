@@ -19,7 +19,13 @@ export {
   type ExtractionModelsConfig,
 } from './config.js';
 export { extractionErrors, toExtractionError, type ModelUsage } from './errors.js';
-export { chooseProvider, type ConfiguredProvider, type ExtractionProviders, type ProviderChoice, type SelectionInput } from './selection.js';
+export {
+  chooseProvider,
+  type ConfiguredProvider,
+  type ExtractionProviders,
+  type ProviderChoice,
+  type SelectionInput,
+} from './selection.js';
 export {
   samplingRound,
   samplingRequestFor,
@@ -39,13 +45,30 @@ export {
 export { createArtifactsClient, type ArtifactPort } from './artifacts.js';
 
 // Model providers (Anthropic, OpenAI-compatible), their safety framing and the repair round.
-export { buildExtractionPrompt, buildRepairMessage, buildSystemPrompt, delimitSource, neutraliseMarkers, SOURCE_TAG } from './prompt.js';
+export {
+  buildExtractionPrompt,
+  buildRepairMessage,
+  buildSystemPrompt,
+  delimitSource,
+  neutraliseMarkers,
+  SOURCE_TAG,
+} from './prompt.js';
 export type { ExtractionPrompt, ExtractionPromptOptions, PromptMessage } from './prompt.js';
 export { ProviderError } from './providers/errors.js';
 export type { ProviderErrorCode, ProviderName } from './providers/errors.js';
-export { ANTHROPIC_DEFAULT_MODEL, anthropicRequestBody, createAnthropicProvider, EXTRACTION_TOOL_NAME } from './providers/anthropic.js';
+export {
+  ANTHROPIC_DEFAULT_MODEL,
+  anthropicRequestBody,
+  createAnthropicProvider,
+  EXTRACTION_TOOL_NAME,
+} from './providers/anthropic.js';
 export type { AnthropicProviderOptions } from './providers/anthropic.js';
-export { createOpenAiProvider, fitsOpenAiStrictMode, OPENAI_DEFAULT_BASE_URL, openAiRequestBody } from './providers/openai.js';
+export {
+  createOpenAiProvider,
+  fitsOpenAiStrictMode,
+  OPENAI_DEFAULT_BASE_URL,
+  openAiRequestBody,
+} from './providers/openai.js';
 export type { OpenAiProviderOptions } from './providers/openai.js';
 export { ExtractionInvalidError, extractWithRepair, sumUsage } from './repair.js';
 export type { RepairOutcome, ValidationResult } from './repair.js';
@@ -68,7 +91,14 @@ export type { GuardedSchema, GuardOptions, SchemaRule, SchemaValidation } from '
 export { stopCompileProbe } from './core/compile-probe.js';
 export type { SchemaDraft } from './core/compile-probe.js';
 export { canonicalJson, schemaHash } from './core/canonical.js';
-export { groundValue, labelPolarity, passageSimilarity, wordSimilarity, FUZZY_THRESHOLD, GROUNDING_WEIGHTS } from './core/grounding.js';
+export {
+  groundValue,
+  labelPolarity,
+  passageSimilarity,
+  wordSimilarity,
+  FUZZY_THRESHOLD,
+  GROUNDING_WEIGHTS,
+} from './core/grounding.js';
 export type { Grounding, GroundingHint } from './core/grounding.js';
 export { scoreFields, ABSENT_CONFIDENCE, ABSENT_BUT_MENTIONED_CONFIDENCE } from './core/confidence.js';
 export type { FieldScores } from './core/confidence.js';

@@ -17,7 +17,12 @@ const service = await startExtraction({
   port: config.PORT,
 });
 logger.info(
-  { address: service.address, provider: config.EXTRACTION_PROVIDER, serverProviders: Object.keys(models.providers), sampling: config.EXTRACTION_SAMPLING },
+  {
+    address: service.address,
+    provider: config.EXTRACTION_PROVIDER,
+    serverProviders: Object.keys(models.providers),
+    sampling: config.EXTRACTION_SAMPLING,
+  },
   'extraction service listening',
 );
 

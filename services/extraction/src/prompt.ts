@@ -50,11 +50,16 @@ export const REPAIR_MAX_ERROR_CHARS = 300;
 const DEFAULT_ANSWER = 'Answer with one JSON object that matches the schema, and nothing else.';
 
 /** Build the system prompt and messages for one extraction (and its repair round, if `request.repair` is set). */
-export function buildExtractionPrompt(request: ExtractionRequest, options: ExtractionPromptOptions = {}): ExtractionPrompt {
+export function buildExtractionPrompt(
+  request: ExtractionRequest,
+  options: ExtractionPromptOptions = {},
+): ExtractionPrompt {
   const nonce = options.nonce ?? randomBytes(12).toString('hex');
   if (!/^[A-Za-z0-9_-]{8,64}$/.test(nonce)) throw new Error('prompt nonce must be 8-64 letters, digits, "_" or "-"');
   const system = buildSystemPrompt(nonce, options.answerWith ?? DEFAULT_ANSWER);
-  const messages: PromptMessage[] = [{ role: 'user', content: buildUserMessage(request, nonce, options.includeSchema === true) }];
+  const messages: PromptMessage[] = [
+    { role: 'user', content: buildUserMessage(request, nonce, options.includeSchema === true) },
+  ];
   if (request.repair) {
     messages.push({ role: 'assistant', content: neutraliseMarkers(stringify(request.repair.previous)) });
     messages.push({ role: 'user', content: buildRepairMessage(request.repair.errors) });
@@ -86,7 +91,9 @@ export function buildUserMessage(request: ExtractionRequest, nonce: string, incl
 
 /** The repair request sent after the previous answer (an assistant turn) failed validation. */
 export function buildRepairMessage(errors: readonly string[]): string {
-  const shown = errors.slice(0, REPAIR_MAX_ERRORS).map((e) => `- ${neutraliseMarkers(clip(e, REPAIR_MAX_ERROR_CHARS))}`);
+  const shown = errors
+    .slice(0, REPAIR_MAX_ERRORS)
+    .map((e) => `- ${neutraliseMarkers(clip(e, REPAIR_MAX_ERROR_CHARS))}`);
   if (errors.length > REPAIR_MAX_ERRORS) shown.push(`- … and ${errors.length - REPAIR_MAX_ERRORS} more`);
   return [
     'Your previous answer (above) does not match the schema. Validation errors:',

@@ -55,7 +55,10 @@ export async function extractWithRepair(
   if (firstCheck.valid) return outcome(first, false, first.usage);
   if (provider.name === 'heuristic') throw new ExtractionInvalidError(firstCheck.errors, 1, first.usage);
 
-  const second = await provider.extract({ ...request, repair: { previous: first.data, errors: firstCheck.errors } }, options);
+  const second = await provider.extract(
+    { ...request, repair: { previous: first.data, errors: firstCheck.errors } },
+    options,
+  );
   const usage = sumUsage(first.usage, second.usage);
   const secondCheck = validate(second.data);
   if (secondCheck.valid) return outcome(second, true, usage);

@@ -90,16 +90,30 @@ export function samplingRound(input: SamplingRoundInput): SamplingStep {
     const check = input.validate(read.data);
     if (check.valid) return { kind: 'answered', data: read.data, model, attempts: continuation.attempt };
     if (continuation.attempt === 2) throw new ExtractionInvalidError(check.errors, 2);
-    return ask({ ...request, repair: { previous: read.data, errors: check.errors } }, { ...continuation, attempt: 2 }, input.maxTokens);
+    return ask(
+      { ...request, repair: { previous: read.data, errors: check.errors } },
+      { ...continuation, attempt: 2 },
+      input.maxTokens,
+    );
   }
   if (continuation.attempt === 2) {
-    throw extractionErrors.SAMPLING_FAILED({ message: `The client's model gave no usable answer, also after a repair request: ${read.error}.` });
+    throw extractionErrors.SAMPLING_FAILED({
+      message: `The client's model gave no usable answer, also after a repair request: ${read.error}.`,
+    });
   }
-  return ask({ ...request, repair: { previous: answer.text, errors: [read.error] } }, { ...continuation, attempt: 2 }, input.maxTokens);
+  return ask(
+    { ...request, repair: { previous: answer.text, errors: [read.error] } },
+    { ...continuation, attempt: 2 },
+    input.maxTokens,
+  );
 }
 
 /** The SamplingRequest for one attempt: the shared extraction prompt, with the schema stated in it (sampling has no structured-output parameter). */
-export function samplingRequestFor(request: ExtractionRequest, continuation: SamplingContinuation, maxTokens: number): mcpV1.SamplingRequest {
+export function samplingRequestFor(
+  request: ExtractionRequest,
+  continuation: SamplingContinuation,
+  maxTokens: number,
+): mcpV1.SamplingRequest {
   const prompt = buildExtractionPrompt(request, { includeSchema: true, nonce: continuation.nonce });
   return {
     systemPrompt: prompt.system,
@@ -122,9 +136,15 @@ export function encodeContinuation(continuation: SamplingContinuation): Buffer {
 }
 
 /** The continuation, if it is ours and minted for this schema and source; INVALID_ARGUMENT otherwise. */
-export function decodeContinuation(bytes: Uint8Array, expected: { schemaHash: string; sourceHash: string }): SamplingContinuation {
+export function decodeContinuation(
+  bytes: Uint8Array,
+  expected: { schemaHash: string; sourceHash: string },
+): SamplingContinuation {
   const refuse = () =>
-    extractionErrors.INVALID_ARGUMENT({ field: 'clientSampling.continuation', rule: 'is not valid: the sampling continuation does not belong to this call' });
+    extractionErrors.INVALID_ARGUMENT({
+      field: 'clientSampling.continuation',
+      rule: 'is not valid: the sampling continuation does not belong to this call',
+    });
   if (bytes.byteLength === 0 || bytes.byteLength > MAX_CONTINUATION_BYTES) throw refuse();
   let parsed: unknown;
   try {
@@ -146,13 +166,20 @@ export function decodeContinuation(bytes: Uint8Array, expected: { schemaHash: st
 }
 
 /** The JSON object in a model's answer, or why there is none (phrased for the repair message). */
-export function readAnswer(answer: mcpV1.SampledMessage): { ok: true; data: Record<string, unknown> } | { ok: false; error: string } {
+export function readAnswer(
+  answer: mcpV1.SampledMessage,
+): { ok: true; data: Record<string, unknown> } | { ok: false; error: string } {
   const text = answer.text;
   const cutOff = /max.?tokens/i.test(answer.stopReason) ? ' (it stopped at the token limit: answer more briefly)' : '';
   if (!text.trim()) return { ok: false, error: `the answer is empty${cutOff}` };
-  if (text.length > MAX_ANSWER_CHARS) return { ok: false, error: `the answer is longer than ${MAX_ANSWER_CHARS} characters` };
+  if (text.length > MAX_ANSWER_CHARS)
+    return { ok: false, error: `the answer is longer than ${MAX_ANSWER_CHARS} characters` };
   const data = firstJsonObject(text);
-  if (!data) return { ok: false, error: `the answer contains no complete JSON object${cutOff}; answer with one JSON object only` };
+  if (!data)
+    return {
+      ok: false,
+      error: `the answer contains no complete JSON object${cutOff}; answer with one JSON object only`,
+    };
   return { ok: true, data };
 }
 
@@ -163,7 +190,11 @@ export function readAnswer(answer: mcpV1.SampledMessage): { ok: true; data: Reco
  */
 export function firstJsonObject(text: string): Record<string, unknown> | undefined {
   let tries = 0;
-  for (let start = text.indexOf('{'); start >= 0 && tries < MAX_JSON_STARTS; start = text.indexOf('{', start + 1), tries++) {
+  for (
+    let start = text.indexOf('{');
+    start >= 0 && tries < MAX_JSON_STARTS;
+    start = text.indexOf('{', start + 1), tries++
+  ) {
     const end = balancedEnd(text, start);
     if (end < 0) continue;
     try {

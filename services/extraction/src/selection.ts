@@ -43,10 +43,12 @@ export function chooseProvider(input: SelectionInput): ProviderChoice {
       if (!canSample) throw extractionErrors.SAMPLING_UNAVAILABLE();
       return 'sampling';
     case 'anthropic':
-      if (!input.hasAnthropic) throw new Error('EXTRACTION_PROVIDER=anthropic, but no Anthropic provider was built (ANTHROPIC_API_KEY)');
+      if (!input.hasAnthropic)
+        throw new Error('EXTRACTION_PROVIDER=anthropic, but no Anthropic provider was built (ANTHROPIC_API_KEY)');
       return 'anthropic';
     case 'openai':
-      if (!input.hasOpenAi) throw new Error('EXTRACTION_PROVIDER=openai, but no OpenAI-compatible provider was built (OPENAI_MODEL)');
+      if (!input.hasOpenAi)
+        throw new Error('EXTRACTION_PROVIDER=openai, but no OpenAI-compatible provider was built (OPENAI_MODEL)');
       return 'openai';
     case 'heuristic':
       return 'heuristic';

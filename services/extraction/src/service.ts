@@ -61,11 +61,22 @@ export function createExtractionService(deps: ExtractionServiceDeps): extraction
         if (error instanceof ProviderError) {
           // The caller gets a generic message for transport and configuration failures; the operator gets the provider's (key already scrubbed).
           deps.logger.warn(
-            { requestId: ctx.identity.requestId, provider: error.provider, code: error.code, httpStatus: error.status, providerRequestId: error.requestId, reason: error.message },
+            {
+              requestId: ctx.identity.requestId,
+              provider: error.provider,
+              code: error.code,
+              httpStatus: error.status,
+              providerRequestId: error.requestId,
+              reason: error.message,
+            },
             'extraction model call failed',
           );
         }
-        throw toExtractionError(error, { ...(meter.total ? { usage: meter.total } : {}), timeoutMs: deps.timeoutMs, callerSignal: ctx.signal });
+        throw toExtractionError(error, {
+          ...(meter.total ? { usage: meter.total } : {}),
+          timeoutMs: deps.timeoutMs,
+          callerSignal: ctx.signal,
+        });
       }
     }),
   };
@@ -79,7 +90,9 @@ async function extractData(
 ): Promise<extractionV1.ExtractDataResponse> {
   const args = readArguments(req);
   const guarded = await guardSchema(args.schema, deps.guardOptions);
-  const sourceText = checkSourceText('text' in args.source ? args.source.text : (await deps.artifacts.loadText(ctx, args.source.artifactId)).text);
+  const sourceText = checkSourceText(
+    'text' in args.source ? args.source.text : (await deps.artifacts.loadText(ctx, args.source.artifactId)).text,
+  );
   const sampling = req.clientSampling ?? { available: false, continuation: Buffer.alloc(0) };
   const choice = chooseProvider({
     configured: deps.provider,
@@ -97,12 +110,21 @@ async function extractData(
   let extracted: Extracted;
   if (choice === 'sampling') {
     if (sampling.answer) meter.record('sampling', clientModelName(sampling.answer));
-    const step = samplingRound({ request, schemaHash: guarded.hash, validate: guarded.validate, clientSampling: sampling, maxTokens: deps.maxTokens });
+    const step = samplingRound({
+      request,
+      schemaHash: guarded.hash,
+      validate: guarded.validate,
+      clientSampling: sampling,
+      maxTokens: deps.maxTokens,
+    });
     if (step.kind === 'ask') return askClient(step.samplingRequest);
     extracted = { provider: 'sampling', data: step.data as Record<string, unknown>, model: step.model };
   } else {
     if (sampling.answer) {
-      throw extractionErrors.INVALID_ARGUMENT({ field: 'clientSampling.continuation', rule: 'is not valid: the sampling continuation does not belong to this call' });
+      throw extractionErrors.INVALID_ARGUMENT({
+        field: 'clientSampling.continuation',
+        rule: 'is not valid: the sampling continuation does not belong to this call',
+      });
     }
     extracted =
       choice === 'heuristic'
@@ -122,7 +144,10 @@ async function extractData(
     extractionSchema: guarded.schema,
     schemaHash: guarded.hash,
     schemaVersion: args.schemaVersion,
-    source: 'text' in args.source ? { $case: 'sourceText', sourceText } : { $case: 'sourceArtifactId', sourceArtifactId: args.source.artifactId },
+    source:
+      'text' in args.source
+        ? { $case: 'sourceText', sourceText }
+        : { $case: 'sourceArtifactId', sourceArtifactId: args.source.artifactId },
     sourceUrl: args.sourceUrl,
     sourcePage: args.page,
     sourceSection: args.section,
@@ -131,9 +156,22 @@ async function extractData(
     inputTokens: extracted.usage?.inputTokens,
     outputTokens: extracted.usage?.outputTokens,
   });
-  const modelUsage = meter.total ?? { provider: extracted.provider, model: extracted.model, inputTokens: 0, outputTokens: 0 };
+  const modelUsage = meter.total ?? {
+    provider: extracted.provider,
+    model: extracted.model,
+    inputTokens: 0,
+    outputTokens: 0,
+  };
   deps.logger.info(
-    { extractionId, requestId: ctx.identity.requestId, provider: extracted.provider, model: extracted.model, overallConfidence: scores.overallConfidence, inputTokens: modelUsage.inputTokens, outputTokens: modelUsage.outputTokens },
+    {
+      extractionId,
+      requestId: ctx.identity.requestId,
+      provider: extracted.provider,
+      model: extracted.model,
+      overallConfidence: scores.overallConfidence,
+      inputTokens: modelUsage.inputTokens,
+      outputTokens: modelUsage.outputTokens,
+    },
     'extraction stored',
   );
   return {
@@ -162,7 +200,9 @@ async function modelExtraction(
   const metered: ExtractionProvider = {
     name: provider.name,
     async extract(req) {
-      const answer = await provider.extract(req, { signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(deps.timeoutMs)]) });
+      const answer = await provider.extract(req, {
+        signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(deps.timeoutMs)]),
+      });
       meter.record(choice, answer.model, answer.usage);
       return answer;
     },
@@ -181,13 +221,20 @@ async function modelExtraction(
 const HEURISTIC_ERRORS_SHOWN = 5;
 
 /** The offline extractor: no repair round, and a missing required field is reported, not filled. */
-async function heuristicExtraction(provider: ExtractionProvider, request: ExtractionRequest, guarded: GuardedSchema, ctx: CallContext, meter: UsageMeter): Promise<Extracted> {
+async function heuristicExtraction(
+  provider: ExtractionProvider,
+  request: ExtractionRequest,
+  guarded: GuardedSchema,
+  ctx: CallContext,
+  meter: UsageMeter,
+): Promise<Extracted> {
   const answer = await provider.extract(request, { signal: ctx.signal });
   meter.record('heuristic', answer.model);
   const check = guarded.validate(answer.data);
   if (!check.valid) {
     const shown = check.errors.slice(0, HEURISTIC_ERRORS_SHOWN).join('; ');
-    const more = check.errors.length > HEURISTIC_ERRORS_SHOWN ? ` (and ${check.errors.length - HEURISTIC_ERRORS_SHOWN} more)` : '';
+    const more =
+      check.errors.length > HEURISTIC_ERRORS_SHOWN ? ` (and ${check.errors.length - HEURISTIC_ERRORS_SHOWN} more)` : '';
     throw extractionErrors.EXTRACTION_INVALID(
       {
         message:
@@ -198,7 +245,12 @@ async function heuristicExtraction(provider: ExtractionProvider, request: Extrac
       { details: { errors: check.errors, attempts: 1, provider: 'heuristic' } },
     );
   }
-  return { provider: 'heuristic', data: answer.data as Record<string, unknown>, model: answer.model, ...(answer.fieldConfidences ? { fieldConfidences: answer.fieldConfidences } : {}) };
+  return {
+    provider: 'heuristic',
+    data: answer.data as Record<string, unknown>,
+    model: answer.model,
+    ...(answer.fieldConfidences ? { fieldConfidences: answer.fieldConfidences } : {}),
+  };
 }
 
 /** The reply that asks the caller's model first: only the SamplingRequest (nothing is stored). */
@@ -268,7 +320,8 @@ function readArguments(req: extractionV1.ExtractDataRequest): ExtractionArgument
   const invalid = (field: string, rule: string) => extractionErrors.INVALID_ARGUMENT({ field, rule });
   const source = req.source;
   if (!source) throw invalid('sourceText', 'or `sourceArtifactId` is required (exactly one of them)');
-  if (source.$case === 'sourceArtifactId' && !UUID.test(source.sourceArtifactId)) throw invalid('sourceArtifactId', 'must be a UUID');
+  if (source.$case === 'sourceArtifactId' && !UUID.test(source.sourceArtifactId))
+    throw invalid('sourceArtifactId', 'must be a UUID');
   if (!req.extractionSchema) throw invalid('extractionSchema', 'is required (a JSON Schema object)');
   const schemaVersion = req.schemaVersion ?? 1;
   if (!Number.isInteger(schemaVersion) || schemaVersion < 1 || schemaVersion > MAX_SCHEMA_VERSION) {
@@ -276,7 +329,8 @@ function readArguments(req: extractionV1.ExtractDataRequest): ExtractionArgument
   }
   if (req.planId !== undefined && !UUID.test(req.planId)) throw invalid('planId', 'must be a UUID');
   if (req.stepId !== undefined && !UUID.test(req.stepId)) throw invalid('stepId', 'must be a UUID');
-  if (req.stepId !== undefined && req.planId === undefined) throw invalid('stepId', 'needs planId (the plan the step belongs to)');
+  if (req.stepId !== undefined && req.planId === undefined)
+    throw invalid('stepId', 'needs planId (the plan the step belongs to)');
   if (req.sourceUrl !== undefined && (req.sourceUrl.length > MAX_URL_CHARS || !URL.canParse(req.sourceUrl))) {
     throw invalid('sourceUrl', `must be an absolute URL of at most ${MAX_URL_CHARS} characters`);
   }

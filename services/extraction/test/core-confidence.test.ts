@@ -1,5 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
-import { groundValue, labelPolarity, passageSimilarity, scoreFields, wordSimilarity, type JsonSchemaObject } from '../src/index.js';
+import {
+  groundValue,
+  labelPolarity,
+  passageSimilarity,
+  scoreFields,
+  wordSimilarity,
+  type JsonSchemaObject,
+} from '../src/index.js';
 
 const text = [
   'INVOICE INV-0042',
@@ -76,7 +83,10 @@ describe('groundValue', () => {
     expect(slice(yes.span)).toBe('Remote: yes');
     expect(groundValue(false, text, { labels: ['remote'] }).kind).toBe('none');
     expect(groundValue(true, text, { labels: ['travel'] })).toMatchObject({ kind: 'fuzzy', weight: 0.5 });
-    expect(groundValue(false, 'Travel: not required.', { labels: ['travel'] })).toMatchObject({ kind: 'normalised', weight: 0.9 });
+    expect(groundValue(false, 'Travel: not required.', { labels: ['travel'] })).toMatchObject({
+      kind: 'normalised',
+      weight: 0.9,
+    });
     expect(groundValue(true, text, { labels: ['parking'] }).kind).toBe('none');
     expect(groundValue(true, text).kind).toBe('none');
   });
@@ -85,12 +95,17 @@ describe('groundValue', () => {
     const sentence = 'Entry is free and no registration is required.';
     expect(labelPolarity(sentence, ['free']).map((e) => e.polarity)).toEqual(['mention']);
     expect(labelPolarity(sentence, ['registration']).map((e) => e.polarity)).toEqual(['false']);
-    expect(labelPolarity('Pets allowed: No\nFurnished: Yes', ['petsAllowed', 'furnished']).map((e) => e.polarity)).toEqual(['false', 'true']);
+    expect(
+      labelPolarity('Pets allowed: No\nFurnished: Yes', ['petsAllowed', 'furnished']).map((e) => e.polarity),
+    ).toEqual(['false', 'true']);
     expect(groundValue(false, sentence, { labels: ['registrationRequired'] }).kind).toBe('none'); // the phrase "registration required" is not in the text
   });
 
   it('enum values are also looked for as words', () => {
-    expect(groundValue('full_time', 'Employment: Full-time', { enum: ['full_time', 'part_time'] })).toMatchObject({ kind: 'normalised', weight: 0.9 });
+    expect(groundValue('full_time', 'Employment: Full-time', { enum: ['full_time', 'part_time'] })).toMatchObject({
+      kind: 'normalised',
+      weight: 0.9,
+    });
   });
 });
 
@@ -118,7 +133,9 @@ const schema: JsonSchemaObject = {
     notes: { type: ['string', 'null'] },
   },
   required: ['invoiceNumber', 'issueDate', 'total', 'customer'],
-  $defs: { party: { type: 'object', properties: { name: { type: 'string' }, email: { type: 'string' } }, required: ['name'] } },
+  $defs: {
+    party: { type: 'object', properties: { name: { type: 'string' }, email: { type: 'string' } }, required: ['name'] },
+  },
 };
 
 const data = {
@@ -188,19 +205,32 @@ describe('scoreFields', () => {
   });
 
   it('averages the present fields when the schema requires none, and is 0 for nothing', () => {
-    const open: JsonSchemaObject = { type: 'object', properties: { a: { type: 'string' }, b: { type: 'number' }, c: { type: 'string' } } };
+    const open: JsonSchemaObject = {
+      type: 'object',
+      properties: { a: { type: 'string' }, b: { type: 'number' }, c: { type: 'string' } },
+    };
     expect(scoreFields({ a: 'INV-0042', b: 12 }, open, text).overallConfidence).toBe(0.55); // (1 + 0.1) / 2
     expect(scoreFields({}, open, text).overallConfidence).toBe(0);
     expect(scoreFields('not an object', open, text).overallConfidence).toBe(0);
   });
 
   it('treats "", [], {} like null: an absence claim, 0.5 or 0.2 when the text names the field', () => {
-    const s: JsonSchemaObject = { type: 'object', properties: { notes: { type: 'string' }, tags: { type: 'array' }, extra: { type: 'object' } } };
-    expect(scoreFields({ notes: '', tags: [], extra: {} }, s, text).fieldConfidences).toEqual({ '/notes': 0.2, '/tags': 0.5, '/extra': 0.5 });
+    const s: JsonSchemaObject = {
+      type: 'object',
+      properties: { notes: { type: 'string' }, tags: { type: 'array' }, extra: { type: 'object' } },
+    };
+    expect(scoreFields({ notes: '', tags: [], extra: {} }, s, text).fieldConfidences).toEqual({
+      '/notes': 0.2,
+      '/tags': 0.5,
+      '/extra': 0.5,
+    });
   });
 
   it('uses the matching anyOf branch and the title for hints', () => {
-    const s: JsonSchemaObject = { type: 'object', properties: { flag: { anyOf: [{ type: 'null' }, { type: 'boolean', title: 'Remote' }] } } };
+    const s: JsonSchemaObject = {
+      type: 'object',
+      properties: { flag: { anyOf: [{ type: 'null' }, { type: 'boolean', title: 'Remote' }] } },
+    };
     expect(scoreFields({ flag: true }, s, text).fieldConfidences['/flag']).toBe(0.9);
   });
 });

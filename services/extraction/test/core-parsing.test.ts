@@ -54,7 +54,14 @@ describe('findDates / parseDate', () => {
   });
 
   it('reads an ambiguous numeric date day first and keeps the month-first reading', () => {
-    expect(parseDate('05/03/2024')).toEqual({ iso: '2024-03-05', alternative: '2024-05-03', start: 0, end: 10, ambiguous: true, monthFirst: false });
+    expect(parseDate('05/03/2024')).toEqual({
+      iso: '2024-03-05',
+      alternative: '2024-05-03',
+      start: 0,
+      end: 10,
+      ambiguous: true,
+      monthFirst: false,
+    });
     expect(parseDate('03/25/2024')).toMatchObject({ iso: '2024-03-25', ambiguous: false, monthFirst: true });
   });
 

@@ -1,10 +1,22 @@
 import { describe, expect, it } from '@jest/globals';
-import { checkSourceText, GUARD_CACHE_SIZE, guardSchema, MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH, MAX_SOURCE_TEXT_BYTES, SchemaRejectedError, type SchemaRule } from '../src/index.js';
+import {
+  checkSourceText,
+  GUARD_CACHE_SIZE,
+  guardSchema,
+  MAX_SCHEMA_BYTES,
+  MAX_SCHEMA_DEPTH,
+  MAX_SOURCE_TEXT_BYTES,
+  SchemaRejectedError,
+  type SchemaRule,
+} from '../src/index.js';
 
 /** A guard answer (accept or reject) must come within this, whatever the schema: a guard against hangs, not a benchmark. */
 const BOUND_MS = 2000;
 
-async function rejection(schema: unknown, options?: Parameters<typeof guardSchema>[1]): Promise<{ error: SchemaRejectedError; ms: number }> {
+async function rejection(
+  schema: unknown,
+  options?: Parameters<typeof guardSchema>[1],
+): Promise<{ error: SchemaRejectedError; ms: number }> {
   const started = performance.now();
   try {
     await guardSchema(schema, options);
@@ -16,7 +28,11 @@ async function rejection(schema: unknown, options?: Parameters<typeof guardSchem
   throw new Error('the schema was accepted');
 }
 
-const obj = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ type: 'object', properties, ...extra });
+const obj = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+  type: 'object',
+  properties,
+  ...extra,
+});
 
 function nestedProperties(levels: number): Record<string, unknown> {
   let schema: Record<string, unknown> = { type: 'string' };
@@ -43,23 +59,83 @@ function inliningBomb(): Record<string, unknown> {
 }
 
 const hostile: [name: string, schema: unknown, rule: SchemaRule, says: RegExp][] = [
-  ['huge (3000 described fields)', manyProperties(3000, 'A field with a long description that adds up'), 'too_large', /65536 bytes/],
-  ['huge (100k enum values, stopped by the value budget)', obj({ a: { enum: Array.from({ length: 100_000 }, (_, i) => i) } }), 'too_large', /values/],
+  [
+    'huge (3000 described fields)',
+    manyProperties(3000, 'A field with a long description that adds up'),
+    'too_large',
+    /65536 bytes/,
+  ],
+  [
+    'huge (100k enum values, stopped by the value budget)',
+    obj({ a: { enum: Array.from({ length: 100_000 }, (_, i) => i) } }),
+    'too_large',
+    /values/,
+  ],
   ['deep (20 nested object properties)', nestedProperties(20), 'too_deep', /nested more than 32/],
-  ['deep (arrays nested 40 levels in a const)', obj({ a: { const: JSON.parse('['.repeat(40) + ']'.repeat(40)) } }), 'too_deep', /\$defs/],
+  [
+    'deep (arrays nested 40 levels in a const)',
+    obj({ a: { const: JSON.parse('['.repeat(40) + ']'.repeat(40)) } }),
+    'too_deep',
+    /\$defs/,
+  ],
   ['cyclic object', cyclic, 'too_deep', /nested/],
-  ['remote $ref (https)', obj({ a: { $ref: 'https://evil.example/schema.json' } }), 'remote_ref', /"\$ref": "https:\/\/evil.example\/schema.json" at #\/properties\/a/],
+  [
+    'remote $ref (https)',
+    obj({ a: { $ref: 'https://evil.example/schema.json' } }),
+    'remote_ref',
+    /"\$ref": "https:\/\/evil.example\/schema.json" at #\/properties\/a/,
+  ],
   ['relative file $ref', obj({ a: { $ref: 'definitions.json#/address' } }), 'remote_ref', /definitions.json/],
   ['http $id', { ...obj({ a: { type: 'string' } }), $id: 'http://evil.example/root' }, 'remote_ref', /"\$id"/],
-  ['remote $dynamicRef deep in items', obj({ list: { type: 'array', items: { $dynamicRef: 'https://x.example/s#meta' } } }), 'remote_ref', /#\/properties\/list\/items/],
+  [
+    'remote $dynamicRef deep in items',
+    obj({ list: { type: 'array', items: { $dynamicRef: 'https://x.example/s#meta' } } }),
+    'remote_ref',
+    /#\/properties\/list\/items/,
+  ],
   ['non-string $ref', obj({ a: { $ref: 42 } }), 'remote_ref', /42/],
-  ['catastrophic pattern ^(a+)+$', obj({ a: { type: 'string', pattern: '^(a+)+$' } }), 'unsafe_pattern', /"\^\(a\+\)\+\$" at #\/properties\/a\/pattern .*exponential/],
-  ['catastrophic patternProperties key (x+x+)+y', obj({ a: { type: 'object', patternProperties: { '(x+x+)+y': { type: 'string' } } } }), 'unsafe_pattern', /\(x\+x\+\)\+y/],
-  ['catastrophic propertyNames pattern (a|a)*b', obj({ a: { type: 'object', propertyNames: { pattern: '(a|a)*b' } } }), 'unsafe_pattern', /\(a\|a\)\*b/],
-  ['polynomial pattern ^(\\w+\\s?)*$', obj({ a: { type: 'string', pattern: '^(\\w+\\s?)*$' } }), 'unsafe_pattern', /catastrophic backtracking/],
-  ['polynomial email pattern ^\\S+@\\S+\\.\\S+$', obj({ a: { type: 'string', pattern: '^\\S+@\\S+\\.\\S+$' } }), 'unsafe_pattern', /polynomial/],
-  ['back-reference (cannot be proven safe)', obj({ a: { type: 'string', pattern: '^(\\w+)\\s+\\1$' } }), 'unsafe_pattern', /uses a back-reference/],
-  ['look-ahead (cannot be proven safe)', obj({ a: { type: 'string', pattern: '^(?=.*\\d).{8,}$' } }), 'unsafe_pattern', /look-ahead/],
+  [
+    'catastrophic pattern ^(a+)+$',
+    obj({ a: { type: 'string', pattern: '^(a+)+$' } }),
+    'unsafe_pattern',
+    /"\^\(a\+\)\+\$" at #\/properties\/a\/pattern .*exponential/,
+  ],
+  [
+    'catastrophic patternProperties key (x+x+)+y',
+    obj({ a: { type: 'object', patternProperties: { '(x+x+)+y': { type: 'string' } } } }),
+    'unsafe_pattern',
+    /\(x\+x\+\)\+y/,
+  ],
+  [
+    'catastrophic propertyNames pattern (a|a)*b',
+    obj({ a: { type: 'object', propertyNames: { pattern: '(a|a)*b' } } }),
+    'unsafe_pattern',
+    /\(a\|a\)\*b/,
+  ],
+  [
+    'polynomial pattern ^(\\w+\\s?)*$',
+    obj({ a: { type: 'string', pattern: '^(\\w+\\s?)*$' } }),
+    'unsafe_pattern',
+    /catastrophic backtracking/,
+  ],
+  [
+    'polynomial email pattern ^\\S+@\\S+\\.\\S+$',
+    obj({ a: { type: 'string', pattern: '^\\S+@\\S+\\.\\S+$' } }),
+    'unsafe_pattern',
+    /polynomial/,
+  ],
+  [
+    'back-reference (cannot be proven safe)',
+    obj({ a: { type: 'string', pattern: '^(\\w+)\\s+\\1$' } }),
+    'unsafe_pattern',
+    /uses a back-reference/,
+  ],
+  [
+    'look-ahead (cannot be proven safe)',
+    obj({ a: { type: 'string', pattern: '^(?=.*\\d).{8,}$' } }),
+    'unsafe_pattern',
+    /look-ahead/,
+  ],
   ['invalid regex', obj({ a: { type: 'string', pattern: '[a-' } }), 'not_compilable', /not a valid regular expression/],
   ['array root', { type: 'array', items: { type: 'string' } }, 'not_object_schema', /root "type" is "array"/],
   ['string root', { type: 'string' }, 'not_object_schema', /"type": "object"/],
@@ -67,11 +143,26 @@ const hostile: [name: string, schema: unknown, rule: SchemaRule, says: RegExp][]
   ['boolean schema true', true, 'not_object_schema', /boolean schema true/],
   ['boolean schema false', false, 'not_object_schema', /boolean schema false/],
   ['null', null, 'not_object_schema', /a null/],
-  ['unknown keyword (strict mode)', obj({ a: { type: 'string', maxLenght: 5 } }), 'not_compilable', /unknown keyword: "maxLenght"/],
+  [
+    'unknown keyword (strict mode)',
+    obj({ a: { type: 'string', maxLenght: 5 } }),
+    'not_compilable',
+    /unknown keyword: "maxLenght"/,
+  ],
   ['unknown format', obj({ a: { type: 'string', format: 'zipcode' } }), 'not_compilable', /unknown format "zipcode"/],
-  ['required names an undefined property', obj({ a: { type: 'string' } }, { required: ['b'] }), 'not_compilable', /required property "b" is not defined/],
+  [
+    'required names an undefined property',
+    obj({ a: { type: 'string' } }, { required: ['b'] }),
+    'not_compilable',
+    /required property "b" is not defined/,
+  ],
   ['wrong keyword type', obj({ a: { type: 'text' } }), 'not_compilable', /schema is invalid/],
-  ['unsupported $schema', { ...obj({ a: { type: 'string' } }), $schema: 'http://json-schema.org/draft-04/schema#' }, 'not_compilable', /draft-04/],
+  [
+    'unsupported $schema',
+    { ...obj({ a: { type: 'string' } }), $schema: 'http://json-schema.org/draft-04/schema#' },
+    'not_compilable',
+    /draft-04/,
+  ],
   ['not JSON (a function)', obj({ a: { type: 'string', default: () => 1 } }), 'not_compilable', /plain JSON/],
   ['not JSON (NaN)', obj({ a: { type: 'number', maximum: Number.NaN } }), 'not_compilable', /plain JSON/],
 ];
@@ -149,7 +240,11 @@ const invoiceSchema = {
   $defs: {
     party: {
       type: 'object',
-      properties: { name: { type: 'string' }, email: { type: 'string', format: 'email' }, website: { type: 'string', format: 'uri' } },
+      properties: {
+        name: { type: 'string' },
+        email: { type: 'string', format: 'email' },
+        website: { type: 'string', format: 'uri' },
+      },
       required: ['name'],
     },
   },
@@ -182,11 +277,39 @@ const legitimate: [name: string, schema: Record<string, unknown>][] = [
   ],
   [
     'recursive outline through a local $ref',
-    { ...obj({ title: { type: 'string' }, sections: { type: 'array', items: { $ref: '#/$defs/section' } } }), $defs: { section: obj({ heading: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/section' } } }) } },
+    {
+      ...obj({ title: { type: 'string' }, sections: { type: 'array', items: { $ref: '#/$defs/section' } } }),
+      $defs: {
+        section: obj({ heading: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/section' } } }),
+      },
+    },
   ],
-  ['draft-07 with definitions', { $schema: 'http://json-schema.org/draft-07/schema#', ...obj({ a: { $ref: '#/definitions/a' } }), definitions: { a: { type: 'string', format: 'email' } } }],
-  ['a property named like keywords', obj({ $ref: { type: 'string' }, pattern: { type: 'string', const: 'x' }, meta: { type: 'object', properties: {}, default: { $ref: 'https://not.a.ref' } } })],
-  ['a safe patternProperties map', obj({ scores: { type: 'object', patternProperties: { '^[a-z]{2,8}$': { type: 'number' } }, additionalProperties: false } })],
+  [
+    'draft-07 with definitions',
+    {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      ...obj({ a: { $ref: '#/definitions/a' } }),
+      definitions: { a: { type: 'string', format: 'email' } },
+    },
+  ],
+  [
+    'a property named like keywords',
+    obj({
+      $ref: { type: 'string' },
+      pattern: { type: 'string', const: 'x' },
+      meta: { type: 'object', properties: {}, default: { $ref: 'https://not.a.ref' } },
+    }),
+  ],
+  [
+    'a safe patternProperties map',
+    obj({
+      scores: {
+        type: 'object',
+        patternProperties: { '^[a-z]{2,8}$': { type: 'number' } },
+        additionalProperties: false,
+      },
+    }),
+  ],
 ];
 
 describe('guardSchema: legitimate schemas', () => {
@@ -205,9 +328,21 @@ describe('guardSchema: legitimate schemas', () => {
   });
 
   it('hashes the canonical JSON: key order does not matter, content does', async () => {
-    const a = await guardSchema({ type: 'object', required: ['x'], properties: { x: { type: 'string', minLength: 1 }, y: { type: 'number' } } });
-    const b = await guardSchema({ properties: { y: { type: 'number' }, x: { minLength: 1, type: 'string' } }, required: ['x'], type: 'object' });
-    const c = await guardSchema({ type: 'object', required: ['x'], properties: { x: { type: 'string', minLength: 2 }, y: { type: 'number' } } });
+    const a = await guardSchema({
+      type: 'object',
+      required: ['x'],
+      properties: { x: { type: 'string', minLength: 1 }, y: { type: 'number' } },
+    });
+    const b = await guardSchema({
+      properties: { y: { type: 'number' }, x: { minLength: 1, type: 'string' } },
+      required: ['x'],
+      type: 'object',
+    });
+    const c = await guardSchema({
+      type: 'object',
+      required: ['x'],
+      properties: { x: { type: 'string', minLength: 2 }, y: { type: 'number' } },
+    });
     expect(a.hash).toBe(b.hash);
     expect(a.hash).not.toBe(c.hash);
   });
@@ -216,7 +351,15 @@ describe('guardSchema: legitimate schemas', () => {
 describe('validate', () => {
   it('accepts valid data', async () => {
     const { validate } = await guardSchema(invoiceSchema);
-    expect(validate({ invoiceNumber: 'INV-0042', issueDate: '2024-03-05', total: 1200, vendor: { name: 'Acme', email: 'billing@acme.example' }, notes: null })).toEqual({ valid: true });
+    expect(
+      validate({
+        invoiceNumber: 'INV-0042',
+        issueDate: '2024-03-05',
+        total: 1200,
+        vendor: { name: 'Acme', email: 'billing@acme.example' },
+        notes: null,
+      }),
+    ).toEqual({ valid: true });
   });
 
   it('reports readable errors with the paths of the offending values', async () => {
@@ -243,13 +386,28 @@ describe('validate', () => {
         '/items/0/date must match format "date"',
       ]),
     );
-    expect(result.paths).toEqual(expect.arrayContaining(['/invoiceNumber', '/issueDate', '/total', '/currency', '/vendor/name', '/vendor/email', '/items/0/colour', '/items/0/date']));
+    expect(result.paths).toEqual(
+      expect.arrayContaining([
+        '/invoiceNumber',
+        '/issueDate',
+        '/total',
+        '/currency',
+        '/vendor/name',
+        '/vendor/email',
+        '/items/0/colour',
+        '/items/0/date',
+      ]),
+    );
   });
 
   it('names missing required fields at the root', async () => {
     const { validate } = await guardSchema(invoiceSchema);
     const result = validate({ invoiceNumber: 'INV-0042' });
-    expect(result).toEqual({ valid: false, errors: ["(root) must have required property 'issueDate'", "(root) must have required property 'total'"], paths: ['/issueDate', '/total'] });
+    expect(result).toEqual({
+      valid: false,
+      errors: ["(root) must have required property 'issueDate'", "(root) must have required property 'total'"],
+      paths: ['/issueDate', '/total'],
+    });
   });
 
   it('caps the number of error lines', async () => {
@@ -276,12 +434,18 @@ describe('checkSourceText', () => {
 });
 
 describe('guardSchema cache', () => {
-  const schema = (n: number) => ({ type: 'object', properties: { [`field${n}`]: { type: 'string', pattern: '^[a-z]+$' } } });
+  const schema = (n: number) => ({
+    type: 'object',
+    properties: { [`field${n}`]: { type: 'string', pattern: '^[a-z]+$' } },
+  });
 
   it('answers a repeated schema (same content, key order aside) from the cache', async () => {
     const first = await guardSchema(schema(1));
     const again = await guardSchema(JSON.parse(JSON.stringify(schema(1))));
-    const reordered = await guardSchema({ properties: { field1: { pattern: '^[a-z]+$', type: 'string' } }, type: 'object' });
+    const reordered = await guardSchema({
+      properties: { field1: { pattern: '^[a-z]+$', type: 'string' } },
+      type: 'object',
+    });
     expect(again).toBe(first);
     expect(reordered).toBe(first);
     expect(again.validate({ field1: 'ok' })).toEqual({ valid: true });

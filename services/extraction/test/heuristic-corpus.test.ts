@@ -1,5 +1,13 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { evaluateHeuristic, FIELD_TYPES, formatEvaluation, guardSchema, heuristicCorpus, type EvaluationReport, type FieldType } from '../src/index.js';
+import {
+  evaluateHeuristic,
+  FIELD_TYPES,
+  formatEvaluation,
+  guardSchema,
+  heuristicCorpus,
+  type EvaluationReport,
+  type FieldType,
+} from '../src/index.js';
 
 describe('the labelled corpus', () => {
   it('has at least 30 varied documents', () => {
@@ -12,7 +20,10 @@ describe('the labelled corpus', () => {
   it('has schemas the guard accepts and expected data that is valid against them', async () => {
     for (const document of heuristicCorpus) {
       const { validate } = await guardSchema(document.schema);
-      expect({ id: document.id, result: validate(document.expected) }).toEqual({ id: document.id, result: { valid: true } });
+      expect({ id: document.id, result: validate(document.expected) }).toEqual({
+        id: document.id,
+        result: { valid: true },
+      });
     }
   });
 });
@@ -50,7 +61,11 @@ describe('evaluateHeuristic', () => {
     expect(report.documents).toBe(heuristicCorpus.length);
     for (const type of [...FIELD_TYPES, 'overall'] as const) {
       const m = type === 'overall' ? report.overall : report.byType[type];
-      expect({ type, precision: m.precision >= FLOORS[type].precision, recall: m.recall >= FLOORS[type].recall }).toEqual({ type, precision: true, recall: true });
+      expect({
+        type,
+        precision: m.precision >= FLOORS[type].precision,
+        recall: m.recall >= FLOORS[type].recall,
+      }).toEqual({ type, precision: true, recall: true });
     }
   });
 
@@ -66,10 +81,18 @@ describe('evaluateHeuristic', () => {
 
   it('lists its mistakes with what was expected and what it said', () => {
     const missed = report.mistakes.find((m) => m.document === 'hotel-confirmation' && m.path === '/checkIn');
-    expect(missed).toEqual({ document: 'hotel-confirmation', path: '/checkIn', type: 'date', expected: '2025-02-14', predicted: undefined });
+    expect(missed).toEqual({
+      document: 'hotel-confirmation',
+      path: '/checkIn',
+      type: 'date',
+      expected: '2025-02-14',
+      predicted: undefined,
+    });
     const wrong = report.mistakes.find((m) => m.document === 'car-listing' && m.path === '/price');
     // "17.490 €": one dot and three digits reads as a decimal point (documented in numbers.ts).
-    expect(wrong).toEqual(expect.objectContaining({ expected: 17490, predicted: 17.49, confidence: expect.any(Number) }));
+    expect(wrong).toEqual(
+      expect.objectContaining({ expected: 17490, predicted: 17.49, confidence: expect.any(Number) }),
+    );
   });
 
   it('formats a table for the bench', () => {

@@ -23,7 +23,15 @@ function toolUseMessage(input: unknown, overrides: Record<string, unknown> = {})
     type: 'message',
     role: 'assistant',
     model: 'claude-sonnet-5-5-20261015',
-    content: [{ type: 'tool_use', id: 'toolu_01A09q90qw90lq917835lq9', name: 'record_extraction', input, caller: { type: 'direct' } }],
+    content: [
+      {
+        type: 'tool_use',
+        id: 'toolu_01A09q90qw90lq917835lq9',
+        name: 'record_extraction',
+        input,
+        caller: { type: 'direct' },
+      },
+    ],
     stop_reason: 'tool_use',
     stop_sequence: null,
     stop_details: null,
@@ -127,7 +135,11 @@ describe('Anthropic provider: the request it sends', () => {
     const proxy = mockHttp('http://llm-proxy.internal:8080');
     try {
       proxy.reply('/anthropic/v1/messages', { status: 200, body: toolUseMessage({ title: 'Moby-Dick' }) });
-      const p = createAnthropicProvider({ apiKey: API_KEY, baseURL: 'http://llm-proxy.internal:8080/anthropic', fetch: proxy.fetch });
+      const p = createAnthropicProvider({
+        apiKey: API_KEY,
+        baseURL: 'http://llm-proxy.internal:8080/anthropic',
+        fetch: proxy.fetch,
+      });
       await p.extract(request);
       expect(proxy.requests).toHaveLength(1);
     } finally {
@@ -167,7 +179,11 @@ describe('Anthropic provider: parsing the answer', () => {
       body: toolUseMessage(null, {
         content: [],
         stop_reason: 'refusal',
-        stop_details: { type: 'refusal', category: 'cyber', explanation: 'The request could enable malware development.' },
+        stop_details: {
+          type: 'refusal',
+          category: 'cyber',
+          explanation: 'The request could enable malware development.',
+        },
         usage: { input_tokens: 1270, output_tokens: 0 },
       }),
     });
@@ -179,7 +195,10 @@ describe('Anthropic provider: parsing the answer', () => {
   it('a text answer without the tool call is PROVIDER_BAD_OUTPUT', async () => {
     http.reply(PATH, {
       status: 200,
-      body: toolUseMessage(null, { content: [{ type: 'text', text: 'I cannot find a title.', citations: null }], stop_reason: 'end_turn' }),
+      body: toolUseMessage(null, {
+        content: [{ type: 'text', text: 'I cannot find a title.', citations: null }],
+        stop_reason: 'end_turn',
+      }),
     });
     const err = await failure(provider().extract(request));
     expect(err).toMatchObject({ code: 'PROVIDER_BAD_OUTPUT', retryable: false });
@@ -187,7 +206,10 @@ describe('Anthropic provider: parsing the answer', () => {
   });
 
   it('an answer that overflows the context window is PROVIDER_BAD_OUTPUT', async () => {
-    http.reply(PATH, { status: 200, body: toolUseMessage({ title: 'Moby' }, { stop_reason: 'model_context_window_exceeded' }) });
+    http.reply(PATH, {
+      status: 200,
+      body: toolUseMessage({ title: 'Moby' }, { stop_reason: 'model_context_window_exceeded' }),
+    });
     const err = await failure(provider().extract(request));
     expect(err.code).toBe('PROVIDER_BAD_OUTPUT');
     expect(err.message).toContain('context window');
@@ -205,7 +227,11 @@ describe('Anthropic provider: HTTP failures, retries and time budget', () => {
   it('retries a 429 after the retry-after delay, then succeeds', async () => {
     http.reply(
       PATH,
-      { status: 429, body: apiError('rate_limit_error', 'Number of request tokens has exceeded your per-minute rate limit'), headers: { 'retry-after': '1' } },
+      {
+        status: 429,
+        body: apiError('rate_limit_error', 'Number of request tokens has exceeded your per-minute rate limit'),
+        headers: { 'retry-after': '1' },
+      },
       { status: 200, body: toolUseMessage({ title: 'Moby-Dick' }) },
     );
     const started = Date.now();
@@ -220,14 +246,22 @@ describe('Anthropic provider: HTTP failures, retries and time budget', () => {
   });
 
   it('a 429 that persists through all retries is PROVIDER_RATE_LIMITED', async () => {
-    http.replyAlways(PATH, { status: 429, body: apiError('rate_limit_error', 'slow down'), headers: { 'retry-after': '0.02' } });
+    http.replyAlways(PATH, {
+      status: 429,
+      body: apiError('rate_limit_error', 'slow down'),
+      headers: { 'retry-after': '0.02' },
+    });
     const err = await failure(provider({ maxRetries: 2 }).extract(request));
     expect(err).toMatchObject({ code: 'PROVIDER_RATE_LIMITED', retryable: true, status: 429 });
     expect(http.requests).toHaveLength(3);
   });
 
   it('a 529 overloaded that persists is PROVIDER_UNAVAILABLE', async () => {
-    http.replyAlways(PATH, { status: 529, body: apiError('overloaded_error', 'Overloaded'), headers: { 'retry-after': '0.02' } });
+    http.replyAlways(PATH, {
+      status: 529,
+      body: apiError('overloaded_error', 'Overloaded'),
+      headers: { 'retry-after': '0.02' },
+    });
     const err = await failure(provider({ maxRetries: 1 }).extract(request));
     expect(err).toMatchObject({ code: 'PROVIDER_UNAVAILABLE', retryable: true, status: 529 });
     expect(http.requests).toHaveLength(2);
@@ -246,13 +280,20 @@ describe('Anthropic provider: HTTP failures, retries and time budget', () => {
   });
 
   it('keeps the request id of a failed response for support', async () => {
-    http.reply(PATH, { status: 400, body: apiError('invalid_request_error', 'bad'), headers: { 'request-id': 'req_011CSHoEeqs5C35K2UUqR7Fy' } });
+    http.reply(PATH, {
+      status: 400,
+      body: apiError('invalid_request_error', 'bad'),
+      headers: { 'request-id': 'req_011CSHoEeqs5C35K2UUqR7Fy' },
+    });
     const err = await failure(provider().extract(request));
     expect(err.requestId).toBe('req_011CSHoEeqs5C35K2UUqR7Fy');
   });
 
   it('a 400 is PROVIDER_BAD_REQUEST with what the API said', async () => {
-    http.reply(PATH, { status: 400, body: apiError('invalid_request_error', 'tools.0.input_schema: JSON schema is invalid') });
+    http.reply(PATH, {
+      status: 400,
+      body: apiError('invalid_request_error', 'tools.0.input_schema: JSON schema is invalid'),
+    });
     const err = await failure(provider().extract(request));
     expect(err).toMatchObject({ code: 'PROVIDER_BAD_REQUEST', retryable: false, status: 400 });
     expect(err.message).toContain('tools.0.input_schema: JSON schema is invalid');
@@ -270,7 +311,11 @@ describe('Anthropic provider: HTTP failures, retries and time budget', () => {
   });
 
   it('the budget covers retry-after waits too', async () => {
-    http.replyAlways(PATH, { status: 429, body: apiError('rate_limit_error', 'slow down'), headers: { 'retry-after': '30' } });
+    http.replyAlways(PATH, {
+      status: 429,
+      body: apiError('rate_limit_error', 'slow down'),
+      headers: { 'retry-after': '30' },
+    });
     const started = Date.now();
     const err = await failure(provider({ timeoutMs: 300 }).extract(request));
     expect(err.code).toBe('PROVIDER_TIMEOUT');
@@ -310,8 +355,14 @@ describe('Anthropic provider: HTTP failures, retries and time budget', () => {
 
   it('requires an API key and sane limits', () => {
     expect(() => createAnthropicProvider({ apiKey: '' })).toThrow(/apiKey is required/);
-    expect(() => createAnthropicProvider({ apiKey: API_KEY, timeoutMs: 0 })).toThrow(/timeoutMs must be an integer >= 1, got 0/);
-    expect(() => createAnthropicProvider({ apiKey: API_KEY, maxRetries: -1 })).toThrow(/maxRetries must be an integer >= 0/);
-    expect(() => createAnthropicProvider({ apiKey: API_KEY, maxTokens: 1.5 })).toThrow(/maxTokens must be an integer >= 1/);
+    expect(() => createAnthropicProvider({ apiKey: API_KEY, timeoutMs: 0 })).toThrow(
+      /timeoutMs must be an integer >= 1, got 0/,
+    );
+    expect(() => createAnthropicProvider({ apiKey: API_KEY, maxRetries: -1 })).toThrow(
+      /maxRetries must be an integer >= 0/,
+    );
+    expect(() => createAnthropicProvider({ apiKey: API_KEY, maxTokens: 1.5 })).toThrow(
+      /maxTokens must be an integer >= 1/,
+    );
   });
 });

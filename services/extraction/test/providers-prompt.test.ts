@@ -112,7 +112,10 @@ describe('the repair round', () => {
   });
 
   it('sends "null" for a missing previous answer', () => {
-    const { messages } = buildExtractionPrompt({ ...request, repair: { previous: undefined, errors: ['must be object'] } }, { nonce: NONCE });
+    const { messages } = buildExtractionPrompt(
+      { ...request, repair: { previous: undefined, errors: ['must be object'] } },
+      { nonce: NONCE },
+    );
     expect(messages[1]!.content).toBe('null');
   });
 

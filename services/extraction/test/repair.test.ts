@@ -18,7 +18,10 @@ const request: ExtractionRequest = { schema, sourceText: 'Moby-Dick; or, The Wha
 const check = new Ajv2020({ allErrors: true }).compile(schema);
 function validate(data: unknown): ValidationResult {
   if (check(data)) return { valid: true };
-  return { valid: false, errors: (check.errors ?? []).map((e) => `${e.instancePath || '/'}: ${e.message ?? 'invalid'}`) };
+  return {
+    valid: false,
+    errors: (check.errors ?? []).map((e) => `${e.instancePath || '/'}: ${e.message ?? 'invalid'}`),
+  };
 }
 
 function toolUse(input: unknown, usage = { input_tokens: 1000, output_tokens: 40 }) {
@@ -80,12 +83,18 @@ describe('extractWithRepair through the Anthropic provider', () => {
     const result = await extractWithRepair(provider, request, validate);
 
     expect(result).toEqual({
-      answer: { data: { title: 'Moby-Dick', year: 1851 }, model: 'claude-sonnet-5-5-20261015', usage: { inputTokens: 1200, outputTokens: 45 } },
+      answer: {
+        data: { title: 'Moby-Dick', year: 1851 },
+        model: 'claude-sonnet-5-5-20261015',
+        usage: { inputTokens: 1200, outputTokens: 45 },
+      },
       repaired: true,
       usage: { inputTokens: 2200, outputTokens: 85 },
     });
     expect(http.requests).toHaveLength(2);
-    const [first, second] = http.requests.map((r) => r.body as { messages: { role: string; content: string }[]; tool_choice: unknown });
+    const [first, second] = http.requests.map(
+      (r) => r.body as { messages: { role: string; content: string }[]; tool_choice: unknown },
+    );
     expect(first!.messages).toHaveLength(1);
     expect(second!.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
     expect(second!.messages[0]!.content).toContain('Moby-Dick; or, The Whale. Published 1851.');
@@ -119,7 +128,9 @@ describe('extractWithRepair through the OpenAI-compatible provider', () => {
     expect(invalid.errors).toEqual(['/title: must be string']);
     expect(invalid.attempts).toBe(2);
     expect(invalid.usage).toEqual({ inputTokens: 1850, outputTokens: 22 });
-    expect(invalid.message).toBe('The extracted data does not match the schema after one repair round: /title: must be string.');
+    expect(invalid.message).toBe(
+      'The extracted data does not match the schema after one repair round: /title: must be string.',
+    );
     expect(http.requests).toHaveLength(2);
     const second = http.requests[1]!.body as { messages: { role: string; content: string }[] };
     expect(second.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
@@ -129,7 +140,9 @@ describe('extractWithRepair through the OpenAI-compatible provider', () => {
 
 describe('extractWithRepair: the rules', () => {
   it('a valid first answer is returned as it is, with no second call', async () => {
-    const { provider, requests } = scripted('openai', [{ data: { title: 'Moby-Dick' }, model: 'm', usage: { inputTokens: 5, outputTokens: 2 } }]);
+    const { provider, requests } = scripted('openai', [
+      { data: { title: 'Moby-Dick' }, model: 'm', usage: { inputTokens: 5, outputTokens: 2 } },
+    ]);
     const result = await extractWithRepair(provider, request, validate);
     expect(result).toEqual({
       answer: { data: { title: 'Moby-Dick' }, model: 'm', usage: { inputTokens: 5, outputTokens: 2 } },
@@ -170,7 +183,9 @@ describe('extractWithRepair: the rules', () => {
         return { data: {}, model: 'm' };
       },
     };
-    await expect(extractWithRepair(failing, request, validate)).rejects.toMatchObject({ code: 'PROVIDER_RATE_LIMITED' });
+    await expect(extractWithRepair(failing, request, validate)).rejects.toMatchObject({
+      code: 'PROVIDER_RATE_LIMITED',
+    });
   });
 
   it("passes the caller's signal to both calls", async () => {
@@ -189,13 +204,18 @@ describe('extractWithRepair: the rules', () => {
 
   it('the error message lists the first three errors and counts the rest', () => {
     const err = new ExtractionInvalidError(['a', 'b', 'c', 'd', 'e'], 2);
-    expect(err.message).toBe('The extracted data does not match the schema after one repair round: a; b; c (and 2 more).');
+    expect(err.message).toBe(
+      'The extracted data does not match the schema after one repair round: a; b; c (and 2 more).',
+    );
     expect(err.errors).toHaveLength(5);
   });
 
   it('sumUsage adds what was reported and is undefined when nothing was', () => {
     expect(sumUsage(undefined, undefined)).toBeUndefined();
     expect(sumUsage({ inputTokens: 3, outputTokens: 1 }, undefined)).toEqual({ inputTokens: 3, outputTokens: 1 });
-    expect(sumUsage({ inputTokens: 3, outputTokens: 1 }, { inputTokens: 4, outputTokens: 2 })).toEqual({ inputTokens: 7, outputTokens: 3 });
+    expect(sumUsage({ inputTokens: 3, outputTokens: 1 }, { inputTokens: 4, outputTokens: 2 })).toEqual({
+      inputTokens: 7,
+      outputTokens: 3,
+    });
   });
 });

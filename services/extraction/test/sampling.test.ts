@@ -40,7 +40,12 @@ afterAll(async () => {
 });
 
 const noSampling = (): mcpV1.ClientSampling => ({ available: true, continuation: Buffer.alloc(0) });
-const answered = (text: string, continuation: Buffer, model = 'claude-client', stopReason = 'endTurn'): mcpV1.ClientSampling => ({
+const answered = (
+  text: string,
+  continuation: Buffer,
+  model = 'claude-client',
+  stopReason = 'endTurn',
+): mcpV1.ClientSampling => ({
   available: true,
   answer: { text, model, stopReason },
   continuation,
@@ -82,12 +87,34 @@ describe('round 1: the request for the client model', () => {
     expect(request.messages[0]!.text).toContain(`JSON Schema of the answer:\n${JSON.stringify(schema)}`);
     expect(request.messages[0]!.text).toContain(`<source_document id="${NONCE}">\n${sourceText}\n</source_document>`);
     expect([request.maxTokens, request.temperature]).toEqual([4096, 0]);
-    expect(continuation).toEqual({ v: 1, attempt: 1, nonce: NONCE, schemaHash: guarded.hash, sourceHash: sourceHash(sourceText) });
+    expect(continuation).toEqual({
+      v: 1,
+      attempt: 1,
+      nonce: NONCE,
+      schemaHash: guarded.hash,
+      sourceHash: sourceHash(sourceText),
+    });
   });
 
   it('uses a fresh random nonce for every new exchange', () => {
-    const a = asked(samplingRound({ request: { schema, sourceText }, schemaHash: guarded.hash, validate: guarded.validate, clientSampling: noSampling(), maxTokens: 10 }));
-    const b = asked(samplingRound({ request: { schema, sourceText }, schemaHash: guarded.hash, validate: guarded.validate, clientSampling: noSampling(), maxTokens: 10 }));
+    const a = asked(
+      samplingRound({
+        request: { schema, sourceText },
+        schemaHash: guarded.hash,
+        validate: guarded.validate,
+        clientSampling: noSampling(),
+        maxTokens: 10,
+      }),
+    );
+    const b = asked(
+      samplingRound({
+        request: { schema, sourceText },
+        schemaHash: guarded.hash,
+        validate: guarded.validate,
+        clientSampling: noSampling(),
+        maxTokens: 10,
+      }),
+    );
     expect(a.continuation.nonce).toMatch(/^[0-9a-f]{24}$/);
     expect(a.continuation.nonce).not.toBe(b.continuation.nonce);
   });
@@ -103,13 +130,25 @@ describe('round 2: the answer', () => {
       model: 'claude-client',
       attempts: 1,
     });
-    expect(round(answered('{"title": "Moby-Dick", "year": 1851}', first(), '  '))).toMatchObject({ model: CLIENT_MODEL_FALLBACK });
-    expect(round(answered('{"title": "Moby-Dick", "year": 1851}', first(), 'm'.repeat(300)))).toMatchObject({ model: 'm'.repeat(200) });
+    expect(round(answered('{"title": "Moby-Dick", "year": 1851}', first(), '  '))).toMatchObject({
+      model: CLIENT_MODEL_FALLBACK,
+    });
+    expect(round(answered('{"title": "Moby-Dick", "year": 1851}', first(), 'm'.repeat(300)))).toMatchObject({
+      model: 'm'.repeat(200),
+    });
   });
 
   it('an invalid answer gets the repair conversation, same nonce, attempt 2', () => {
-    const { request, continuation } = asked(round(answered('```json\n{"title": "Moby-Dick", "year": "1851"}\n```', first())));
-    expect(continuation).toEqual({ v: 1, attempt: 2, nonce: NONCE, schemaHash: guarded.hash, sourceHash: sourceHash(sourceText) });
+    const { request, continuation } = asked(
+      round(answered('```json\n{"title": "Moby-Dick", "year": "1851"}\n```', first())),
+    );
+    expect(continuation).toEqual({
+      v: 1,
+      attempt: 2,
+      nonce: NONCE,
+      schemaHash: guarded.hash,
+      sourceHash: sourceHash(sourceText),
+    });
     expect(request.messages.map((m) => m.role)).toEqual([
       mcpV1.SamplingRole.SAMPLING_ROLE_USER,
       mcpV1.SamplingRole.SAMPLING_ROLE_ASSISTANT,
@@ -131,11 +170,16 @@ describe('round 2: the answer', () => {
 
   it('the answer to the repair request: valid → data; invalid → EXTRACTION_INVALID; no JSON → SAMPLING_FAILED', () => {
     const second = asked(round(answered('{"title": "Moby-Dick"}', first()))).request.continuation;
-    expect(round(answered('Here you go: {"title": "Moby-Dick", "year": 1851} Hope it helps.', second))).toMatchObject({ kind: 'answered', attempts: 2 });
+    expect(round(answered('Here you go: {"title": "Moby-Dick", "year": 1851} Hope it helps.', second))).toMatchObject({
+      kind: 'answered',
+      attempts: 2,
+    });
 
     const invalid = thrown(() => round(answered('{"title": "Moby-Dick"}', second)));
     expect(invalid).toBeInstanceOf(ExtractionInvalidError);
-    expect((invalid as ExtractionInvalidError).message).toBe("The extracted data does not match the schema after one repair round: (root) must have required property 'year'.");
+    expect((invalid as ExtractionInvalidError).message).toBe(
+      "The extracted data does not match the schema after one repair round: (root) must have required property 'year'.",
+    );
 
     const empty = thrown(() => round(answered('   ', second)));
     expect(empty).toBeInstanceOf(QuarryError);
@@ -147,7 +191,13 @@ describe('round 2: the answer', () => {
 });
 
 describe('the continuation', () => {
-  const good = (): SamplingContinuation => ({ v: 1, attempt: 1, nonce: NONCE, schemaHash: guarded.hash, sourceHash: sourceHash(sourceText) });
+  const good = (): SamplingContinuation => ({
+    v: 1,
+    attempt: 1,
+    nonce: NONCE,
+    schemaHash: guarded.hash,
+    sourceHash: sourceHash(sourceText),
+  });
   const expected = () => ({ schemaHash: guarded.hash, sourceHash: sourceHash(sourceText) });
 
   it('round-trips', () => {
@@ -166,15 +216,22 @@ describe('the continuation', () => {
     ['another source', () => encodeContinuation({ ...good(), sourceHash: sourceHash('other text') })],
     ['too long', Buffer.alloc(5000, 32)],
   ])('%s → INVALID_ARGUMENT', (_what, bytes) => {
-    const error = thrown(() => decodeContinuation(typeof bytes === 'function' ? bytes() : bytes, expected())) as QuarryError;
+    const error = thrown(() =>
+      decodeContinuation(typeof bytes === 'function' ? bytes() : bytes, expected()),
+    ) as QuarryError;
     expect(error.code).toBe('INVALID_ARGUMENT');
     expect(error.message).toContain('the sampling continuation does not belong to this call');
   });
 
   it('an answer for another source is refused before it is read', () => {
-    const continuation = asked(round(noSampling(), { request: { schema, sourceText: 'Another text.' } })).request.continuation;
-    expect((thrown(() => round(answered('{"title": "Moby-Dick", "year": 1851}', continuation))) as QuarryError).code).toBe('INVALID_ARGUMENT');
-    expect((thrown(() => round(answered('{"title": "Moby-Dick", "year": 1851}', Buffer.alloc(0)))) as QuarryError).code).toBe('INVALID_ARGUMENT');
+    const continuation = asked(round(noSampling(), { request: { schema, sourceText: 'Another text.' } })).request
+      .continuation;
+    expect(
+      (thrown(() => round(answered('{"title": "Moby-Dick", "year": 1851}', continuation))) as QuarryError).code,
+    ).toBe('INVALID_ARGUMENT');
+    expect(
+      (thrown(() => round(answered('{"title": "Moby-Dick", "year": 1851}', Buffer.alloc(0)))) as QuarryError).code,
+    ).toBe('INVALID_ARGUMENT');
   });
 });
 
@@ -195,8 +252,14 @@ describe('finding the JSON in an answer', () => {
 
   it('reads an answer, or says why it cannot', () => {
     expect(readAnswer({ text: '{"a": 1}', model: '', stopReason: '' })).toEqual({ ok: true, data: { a: 1 } });
-    expect(readAnswer({ text: '', model: '', stopReason: 'maxTokens' })).toEqual({ ok: false, error: 'the answer is empty (it stopped at the token limit: answer more briefly)' });
-    expect(readAnswer({ text: `{"a": "${'x'.repeat(600_000)}"}`, model: '', stopReason: '' })).toMatchObject({ ok: false, error: expect.stringContaining('longer than') });
+    expect(readAnswer({ text: '', model: '', stopReason: 'maxTokens' })).toEqual({
+      ok: false,
+      error: 'the answer is empty (it stopped at the token limit: answer more briefly)',
+    });
+    expect(readAnswer({ text: `{"a": "${'x'.repeat(600_000)}"}`, model: '', stopReason: '' })).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('longer than'),
+    });
   });
 
   it('stays fast on hostile text (many unbalanced braces)', () => {

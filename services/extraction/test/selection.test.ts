@@ -23,9 +23,14 @@ describe('chooseProvider: auto', () => {
     [true, false, true, true, 'anthropic'],
     [true, false, false, true, 'openai'],
     [true, false, false, false, 'heuristic'],
-  ] as const)('sampling enabled %s, client samples %s, anthropic %s, openai %s → %s', (samplingEnabled, clientSamplingAvailable, hasAnthropic, hasOpenAi, expected) => {
-    expect(chooseProvider(input('auto', { samplingEnabled, clientSamplingAvailable, hasAnthropic, hasOpenAi }))).toBe(expected);
-  });
+  ] as const)(
+    'sampling enabled %s, client samples %s, anthropic %s, openai %s → %s',
+    (samplingEnabled, clientSamplingAvailable, hasAnthropic, hasOpenAi, expected) => {
+      expect(chooseProvider(input('auto', { samplingEnabled, clientSamplingAvailable, hasAnthropic, hasOpenAi }))).toBe(
+        expected,
+      );
+    },
+  );
 });
 
 describe('chooseProvider: explicit', () => {
@@ -46,7 +51,9 @@ describe('chooseProvider: explicit', () => {
     }
     expect(extractionErrors.SAMPLING_UNAVAILABLE.is(thrown)).toBe(true);
     expect((thrown as Error).message).toContain('did not declare sampling on protocol 2026-07-28');
-    expect(() => chooseProvider(input('sampling', { clientSamplingAvailable: true, samplingEnabled: false }))).toThrow(/did not declare sampling/);
+    expect(() => chooseProvider(input('sampling', { clientSamplingAvailable: true, samplingEnabled: false }))).toThrow(
+      /did not declare sampling/,
+    );
   });
 
   it('treats an explicit API provider that was not built as a wiring error', () => {

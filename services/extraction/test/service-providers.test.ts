@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { extractionV1, mcpV1 } from '@quarry/contracts';
 import { status } from '@quarry/grpc';
-import { createAnthropicProvider, createHeuristicProvider, createOpenAiProvider, sourceHash, type SamplingContinuation } from '../src/index.js';
+import {
+  createAnthropicProvider,
+  createHeuristicProvider,
+  createOpenAiProvider,
+  sourceHash,
+  type SamplingContinuation,
+} from '../src/index.js';
 import { mockHttp, type HttpMock } from './providers-http.js';
 import { as, failure, startTestSystem, storesNothing, type ExtractionClient, type TestSystem } from './support.js';
 
@@ -27,7 +33,13 @@ let openAiHttp: HttpMock;
 /** The providers' transport: whichever mock the current test set up. */
 const viaAnthropicMock = ((...args: Parameters<typeof fetch>) => anthropicHttp.fetch(...args)) as typeof fetch;
 const viaOpenAiMock = ((...args: Parameters<typeof fetch>) => openAiHttp.fetch(...args)) as typeof fetch;
-const anthropic = () => createAnthropicProvider({ apiKey: 'sk-ant-test-0123456789', model: 'claude-test', maxRetries: 1, fetch: viaAnthropicMock });
+const anthropic = () =>
+  createAnthropicProvider({
+    apiKey: 'sk-ant-test-0123456789',
+    model: 'claude-test',
+    maxRetries: 1,
+    fetch: viaAnthropicMock,
+  });
 const org = randomUUID();
 
 /** auto with Anthropic configured (and sampling offered to clients that can sample). */
@@ -44,7 +56,15 @@ beforeAll(async () => {
   impatient = await system.extraction({ providers: { heuristic, anthropic: anthropic() }, timeoutMs: 300 });
   openai = await system.extraction({
     provider: 'openai',
-    providers: { heuristic, openai: createOpenAiProvider({ apiKey: 'sk-openai-test-0123', model: 'gpt-test', maxRetries: 1, fetch: viaOpenAiMock }) },
+    providers: {
+      heuristic,
+      openai: createOpenAiProvider({
+        apiKey: 'sk-openai-test-0123',
+        model: 'gpt-test',
+        maxRetries: 1,
+        fetch: viaOpenAiMock,
+      }),
+    },
   });
 });
 afterAll(async () => {
@@ -107,11 +127,19 @@ describe('Anthropic', () => {
       modelUsage: { provider: 'anthropic', model: 'claude-test-20261015', inputTokens: 2100, outputTokens: 85 },
     });
     expect(res.fieldConfidences['/title']).toBe(1);
-    const [first, repair] = anthropicHttp.requests.map((r) => r.body as { messages: { role: string; content: string }[] });
+    const [first, repair] = anthropicHttp.requests.map(
+      (r) => r.body as { messages: { role: string; content: string }[] },
+    );
     expect(first!.messages).toHaveLength(1);
     expect(repair!.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
     expect(repair!.messages[2]!.content).toContain('- /year must be integer');
-    expect(await system.row(res.extractionId)).toMatchObject({ data: VALID, provider: 'anthropic', model: 'claude-test-20261015', input_tokens: '2100', output_tokens: '85' });
+    expect(await system.row(res.extractionId)).toMatchObject({
+      data: VALID,
+      provider: 'anthropic',
+      model: 'claude-test-20261015',
+      input_tokens: '2100',
+      output_tokens: '85',
+    });
     expect(await system.events(res.extractionId)).toHaveLength(1);
   });
 
@@ -119,12 +147,17 @@ describe('Anthropic', () => {
     anthropicHttp.reply(
       '/v1/messages',
       { status: 200, body: toolUse({ title: 'Moby-Dick' }, { input_tokens: 1000, output_tokens: 20 }) },
-      { status: 200, body: toolUse({ title: 'Moby-Dick', year: 'eighteen fifty-one' }, { input_tokens: 1100, output_tokens: 30 }) },
+      {
+        status: 200,
+        body: toolUse({ title: 'Moby-Dick', year: 'eighteen fifty-one' }, { input_tokens: 1100, output_tokens: 30 }),
+      },
     );
     await storesNothing(system, async () => {
       const error = await failure(auto.call('extractData', request(), as(org)));
       expect([error.code, error.status]).toEqual(['EXTRACTION_INVALID', status.FAILED_PRECONDITION]);
-      expect(error.message).toBe('The extracted data does not match the schema after one repair round: /year must be integer.');
+      expect(error.message).toBe(
+        'The extracted data does not match the schema after one repair round: /year must be integer.',
+      );
       expect(error.details).toEqual({
         errors: ['/year must be integer'],
         attempts: 2,
@@ -134,7 +167,11 @@ describe('Anthropic', () => {
   });
 
   it('rate-limited through the retries: PROVIDER_RATE_LIMITED, nothing stored', async () => {
-    anthropicHttp.replyAlways('/v1/messages', { status: 429, body: { type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } }, headers: { 'retry-after': '0.02' } });
+    anthropicHttp.replyAlways('/v1/messages', {
+      status: 429,
+      body: { type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } },
+      headers: { 'retry-after': '0.02' },
+    });
     await storesNothing(system, async () => {
       const error = await failure(auto.call('extractData', request(), as(org)));
       expect([error.code, error.status]).toEqual(['PROVIDER_RATE_LIMITED', status.RESOURCE_EXHAUSTED]);
@@ -144,8 +181,15 @@ describe('Anthropic', () => {
   });
 
   it('a failure in the repair round still reports the tokens of the first call', async () => {
-    anthropicHttp.reply('/v1/messages', { status: 200, body: toolUse({ title: 'Moby-Dick' }, { input_tokens: 1000, output_tokens: 20 }) });
-    anthropicHttp.replyAlways('/v1/messages', { status: 503, body: { type: 'error', error: { type: 'api_error', message: 'down' } }, headers: { 'retry-after': '0.02' } });
+    anthropicHttp.reply('/v1/messages', {
+      status: 200,
+      body: toolUse({ title: 'Moby-Dick' }, { input_tokens: 1000, output_tokens: 20 }),
+    });
+    anthropicHttp.replyAlways('/v1/messages', {
+      status: 503,
+      body: { type: 'error', error: { type: 'api_error', message: 'down' } },
+      headers: { 'retry-after': '0.02' },
+    });
     await storesNothing(system, async () => {
       const error = await failure(auto.call('extractData', request(), as(org)));
       expect([error.code, error.status]).toEqual(['PROVIDER_UNAVAILABLE', status.UNAVAILABLE]);
@@ -159,18 +203,30 @@ describe('Anthropic', () => {
   });
 
   it('no answer within EXTRACTION_TIMEOUT: PROVIDER_TIMEOUT, nothing stored', async () => {
-    anthropicHttp.reply('/v1/messages', { status: 200, body: toolUse(VALID, { input_tokens: 1, output_tokens: 1 }), delayMs: 5000 });
+    anthropicHttp.reply('/v1/messages', {
+      status: 200,
+      body: toolUse(VALID, { input_tokens: 1, output_tokens: 1 }),
+      delayMs: 5000,
+    });
     await storesNothing(system, async () => {
       const started = Date.now();
       const error = await failure(impatient.call('extractData', request(), as(org)));
       expect([error.code, error.status]).toEqual(['PROVIDER_TIMEOUT', status.DEADLINE_EXCEEDED]);
-      expect(error.message).toBe('The extraction model (anthropic) gave no answer within 0.3 s. Try again later, or with a shorter source text or a smaller schema.');
+      expect(error.message).toBe(
+        'The extraction model (anthropic) gave no answer within 0.3 s. Try again later, or with a shorter source text or a smaller schema.',
+      );
       expect(Date.now() - started).toBeLessThan(3000);
     });
   });
 
   it('a rejected API key is PROVIDER_FAILED without the provider’s text', async () => {
-    anthropicHttp.reply('/v1/messages', { status: 401, body: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key sk-ant-test-0123456789' } } });
+    anthropicHttp.reply('/v1/messages', {
+      status: 401,
+      body: {
+        type: 'error',
+        error: { type: 'authentication_error', message: 'invalid x-api-key sk-ant-test-0123456789' },
+      },
+    });
     await storesNothing(system, async () => {
       const error = await failure(auto.call('extractData', request(), as(org)));
       expect([error.code, error.status, error.message]).toEqual([
@@ -201,25 +257,57 @@ describe('a plan or step that storing would refuse', () => {
     // The plan and step of the caller's org pass the check and the model is asked as usual.
     anthropicHttp.reply('/v1/messages', { status: 200, body: toolUse(VALID, { input_tokens: 10, output_tokens: 5 }) });
     const res = await auto.call('extractData', request(mine), as(org));
-    expect(await system.row(res.extractionId)).toMatchObject({ plan_id: mine.planId, step_id: mine.stepId, provider: 'anthropic' });
+    expect(await system.row(res.extractionId)).toMatchObject({
+      plan_id: mine.planId,
+      step_id: mine.stepId,
+      provider: 'anthropic',
+    });
   });
 });
 
 describe('OpenAI-compatible', () => {
   it('extracts with the configured endpoint even when the client could sample, and stores the tokens', async () => {
-    openAiHttp.reply('/v1/chat/completions', { status: 200, body: chat(JSON.stringify(VALID), { prompt_tokens: 900, completion_tokens: 30 }) });
-    const res = await openai.call('extractData', request({ clientSampling: { available: true, continuation: Buffer.alloc(0) } }), as(org));
-    expect(res).toMatchObject({ data: VALID, provider: 'openai', model: 'gpt-test-2026-01-01', modelUsage: { provider: 'openai', inputTokens: 900, outputTokens: 30 } });
+    openAiHttp.reply('/v1/chat/completions', {
+      status: 200,
+      body: chat(JSON.stringify(VALID), { prompt_tokens: 900, completion_tokens: 30 }),
+    });
+    const res = await openai.call(
+      'extractData',
+      request({ clientSampling: { available: true, continuation: Buffer.alloc(0) } }),
+      as(org),
+    );
+    expect(res).toMatchObject({
+      data: VALID,
+      provider: 'openai',
+      model: 'gpt-test-2026-01-01',
+      modelUsage: { provider: 'openai', inputTokens: 900, outputTokens: 30 },
+    });
     expect(res.samplingRequest).toBeUndefined();
-    expect(openAiHttp.requests[0]!.body).toMatchObject({ model: 'gpt-test', response_format: { type: 'json_schema', json_schema: { schema: SCHEMA } } });
-    expect(await system.row(res.extractionId)).toMatchObject({ provider: 'openai', input_tokens: '900', output_tokens: '30' });
+    expect(openAiHttp.requests[0]!.body).toMatchObject({
+      model: 'gpt-test',
+      response_format: { type: 'json_schema', json_schema: { schema: SCHEMA } },
+    });
+    expect(await system.row(res.extractionId)).toMatchObject({
+      provider: 'openai',
+      input_tokens: '900',
+      output_tokens: '30',
+    });
   });
 });
 
 describe("sampling: the client's own model, through the gateway's round trips", () => {
-  const offered = (answer?: mcpV1.SampledMessage, continuation: Buffer = Buffer.alloc(0)): mcpV1.ClientSampling => ({ available: true, continuation, ...(answer ? { answer } : {}) });
-  const answer = (text: string): mcpV1.SampledMessage => ({ text, model: 'claude-client-model', stopReason: 'endTurn' });
-  const continuationOf = (res: extractionV1.ExtractDataResponse) => JSON.parse(res.samplingRequest!.continuation.toString('utf8')) as SamplingContinuation;
+  const offered = (answer?: mcpV1.SampledMessage, continuation: Buffer = Buffer.alloc(0)): mcpV1.ClientSampling => ({
+    available: true,
+    continuation,
+    ...(answer ? { answer } : {}),
+  });
+  const answer = (text: string): mcpV1.SampledMessage => ({
+    text,
+    model: 'claude-client-model',
+    stopReason: 'endTurn',
+  });
+  const continuationOf = (res: extractionV1.ExtractDataResponse) =>
+    JSON.parse(res.samplingRequest!.continuation.toString('utf8')) as SamplingContinuation;
 
   it('round 1 asks the client model and stores nothing; round 2 with a valid answer stores it', async () => {
     let round1!: extractionV1.ExtractDataResponse;
@@ -227,7 +315,14 @@ describe("sampling: the client's own model, through the gateway's round trips", 
       round1 = await auto.call('extractData', request({ clientSampling: offered() }), as(org));
     });
     expect(anthropicHttp.requests).toHaveLength(0); // sampling first: no server-side model call
-    expect(round1).toMatchObject({ extractionId: '', provider: 'sampling', model: '', fields: [], fieldConfidences: {}, status: extractionV1.ExtractionStatus.EXTRACTION_STATUS_UNSPECIFIED });
+    expect(round1).toMatchObject({
+      extractionId: '',
+      provider: 'sampling',
+      model: '',
+      fields: [],
+      fieldConfidences: {},
+      status: extractionV1.ExtractionStatus.EXTRACTION_STATUS_UNSPECIFIED,
+    });
     expect(round1.modelUsage).toBeUndefined();
     const asked = round1.samplingRequest!;
     expect(asked).toMatchObject({ maxTokens: 4096, temperature: 0 });
@@ -237,7 +332,11 @@ describe("sampling: the client's own model, through the gateway's round trips", 
     expect(asked.messages[0]!.text).toContain(SOURCE);
     expect(continuationOf(round1)).toMatchObject({ v: 1, attempt: 1, sourceHash: sourceHash(SOURCE) });
 
-    const done = await auto.call('extractData', request({ clientSampling: offered(answer(`\`\`\`json\n${JSON.stringify(VALID)}\n\`\`\``), asked.continuation) }), as(org));
+    const done = await auto.call(
+      'extractData',
+      request({ clientSampling: offered(answer(`\`\`\`json\n${JSON.stringify(VALID)}\n\`\`\``), asked.continuation) }),
+      as(org),
+    );
     expect(done).toMatchObject({
       data: VALID,
       provider: 'sampling',
@@ -246,32 +345,68 @@ describe("sampling: the client's own model, through the gateway's round trips", 
       modelUsage: { provider: 'sampling', model: 'claude-client-model', inputTokens: 0, outputTokens: 0 },
     });
     expect(done.samplingRequest).toBeUndefined();
-    expect(await system.row(done.extractionId)).toMatchObject({ provider: 'sampling', model: 'claude-client-model', input_tokens: null, output_tokens: null, source_text: SOURCE });
+    expect(await system.row(done.extractionId)).toMatchObject({
+      provider: 'sampling',
+      model: 'claude-client-model',
+      input_tokens: null,
+      output_tokens: null,
+      source_text: SOURCE,
+    });
     expect(await system.events(done.extractionId)).toHaveLength(1);
   });
 
   it('an invalid answer gets a repair request; invalid again is EXTRACTION_INVALID; nothing is stored on the way', async () => {
     await storesNothing(system, async () => {
       const round1 = await auto.call('extractData', request({ clientSampling: offered() }), as(org));
-      const round2 = await auto.call('extractData', request({ clientSampling: offered(answer('{"title": "Moby-Dick"}'), round1.samplingRequest!.continuation) }), as(org));
+      const round2 = await auto.call(
+        'extractData',
+        request({ clientSampling: offered(answer('{"title": "Moby-Dick"}'), round1.samplingRequest!.continuation) }),
+        as(org),
+      );
       const repair = round2.samplingRequest!;
       expect(round2.extractionId).toBe('');
       expect(continuationOf(round2)).toEqual({ ...continuationOf(round1), attempt: 2 });
-      expect(repair.messages.map((m) => m.role)).toEqual([mcpV1.SamplingRole.SAMPLING_ROLE_USER, mcpV1.SamplingRole.SAMPLING_ROLE_ASSISTANT, mcpV1.SamplingRole.SAMPLING_ROLE_USER]);
+      expect(repair.messages.map((m) => m.role)).toEqual([
+        mcpV1.SamplingRole.SAMPLING_ROLE_USER,
+        mcpV1.SamplingRole.SAMPLING_ROLE_ASSISTANT,
+        mcpV1.SamplingRole.SAMPLING_ROLE_USER,
+      ]);
       expect(repair.messages[2]!.text).toContain("- (root) must have required property 'year'");
 
-      const error = await failure(auto.call('extractData', request({ clientSampling: offered(answer('{"title": "Moby-Dick", "year": "1851"}'), repair.continuation) }), as(org)));
+      const error = await failure(
+        auto.call(
+          'extractData',
+          request({ clientSampling: offered(answer('{"title": "Moby-Dick", "year": "1851"}'), repair.continuation) }),
+          as(org),
+        ),
+      );
       expect([error.code, error.status]).toEqual(['EXTRACTION_INVALID', status.FAILED_PRECONDITION]);
-      expect(error.message).toBe('The extracted data does not match the schema after one repair round: /year must be integer.');
-      expect(error.details).toMatchObject({ modelUsage: { provider: 'sampling', model: 'claude-client-model', inputTokens: 0, outputTokens: 0 } });
+      expect(error.message).toBe(
+        'The extracted data does not match the schema after one repair round: /year must be integer.',
+      );
+      expect(error.details).toMatchObject({
+        modelUsage: { provider: 'sampling', model: 'claude-client-model', inputTokens: 0, outputTokens: 0 },
+      });
     });
   });
 
   it('an answer without JSON after the repair request is SAMPLING_FAILED', async () => {
     await storesNothing(system, async () => {
       const round1 = await auto.call('extractData', request({ clientSampling: offered() }), as(org));
-      const round2 = await auto.call('extractData', request({ clientSampling: offered(answer('Sorry, I cannot help with that.'), round1.samplingRequest!.continuation) }), as(org));
-      const error = await failure(auto.call('extractData', request({ clientSampling: offered(answer(''), round2.samplingRequest!.continuation) }), as(org)));
+      const round2 = await auto.call(
+        'extractData',
+        request({
+          clientSampling: offered(answer('Sorry, I cannot help with that.'), round1.samplingRequest!.continuation),
+        }),
+        as(org),
+      );
+      const error = await failure(
+        auto.call(
+          'extractData',
+          request({ clientSampling: offered(answer(''), round2.samplingRequest!.continuation) }),
+          as(org),
+        ),
+      );
       expect([error.code, error.status, error.message]).toEqual([
         'SAMPLING_FAILED',
         status.FAILED_PRECONDITION,
@@ -283,9 +418,15 @@ describe("sampling: the client's own model, through the gateway's round trips", 
   it('an answer for another source text is refused', async () => {
     await storesNothing(system, async () => {
       const round1 = await auto.call('extractData', request({ clientSampling: offered() }), as(org));
-      const other = request({ source: { $case: 'sourceText', sourceText: 'Another book, 1900.' }, clientSampling: offered(answer(JSON.stringify(VALID)), round1.samplingRequest!.continuation) });
+      const other = request({
+        source: { $case: 'sourceText', sourceText: 'Another book, 1900.' },
+        clientSampling: offered(answer(JSON.stringify(VALID)), round1.samplingRequest!.continuation),
+      });
       const error = await failure(auto.call('extractData', other, as(org)));
-      expect([error.code, error.message]).toEqual(['INVALID_ARGUMENT', '`clientSampling.continuation` is not valid: the sampling continuation does not belong to this call.']);
+      expect([error.code, error.message]).toEqual([
+        'INVALID_ARGUMENT',
+        '`clientSampling.continuation` is not valid: the sampling continuation does not belong to this call.',
+      ]);
     });
   });
 
@@ -293,8 +434,16 @@ describe("sampling: the client's own model, through the gateway's round trips", 
     const artifactId = await system.storeArtifact(org, SOURCE);
     const source = { $case: 'sourceArtifactId' as const, sourceArtifactId: artifactId };
     const round1 = await auto.call('extractData', request({ source, clientSampling: offered() }), as(org));
-    const done = await auto.call('extractData', request({ source, clientSampling: offered(answer(JSON.stringify(VALID)), round1.samplingRequest!.continuation) }), as(org));
-    expect(await system.row(done.extractionId)).toMatchObject({ provider: 'sampling', source_artifact_id: artifactId, source_text: null });
+    const done = await auto.call(
+      'extractData',
+      request({ source, clientSampling: offered(answer(JSON.stringify(VALID)), round1.samplingRequest!.continuation) }),
+      as(org),
+    );
+    expect(await system.row(done.extractionId)).toMatchObject({
+      provider: 'sampling',
+      source_artifact_id: artifactId,
+      source_text: null,
+    });
   });
 
   it('an unknown plan or step is refused before the client is asked to sample', async () => {
@@ -306,16 +455,26 @@ describe("sampling: the client's own model, through the gateway's round trips", 
       [{ planId: mine.planId, stepId: randomUUID() }, 'STEP_NOT_FOUND'],
     ] as const) {
       await storesNothing(system, async () => {
-        expect((await failure(auto.call('extractData', request({ clientSampling: offered(), ...target }), as(org)))).code).toBe(code);
+        expect(
+          (await failure(auto.call('extractData', request({ clientSampling: offered(), ...target }), as(org)))).code,
+        ).toBe(code);
       });
     }
-    const asked = await auto.call('extractData', request({ clientSampling: offered(), planId: mine.planId, stepId: mine.stepId }), as(org));
+    const asked = await auto.call(
+      'extractData',
+      request({ clientSampling: offered(), planId: mine.planId, stepId: mine.stepId }),
+      as(org),
+    );
     expect(asked.samplingRequest).toBeDefined();
   });
 
   it('a client that cannot sample gets the configured API provider instead', async () => {
     anthropicHttp.reply('/v1/messages', { status: 200, body: toolUse(VALID, { input_tokens: 10, output_tokens: 5 }) });
-    const res = await auto.call('extractData', request({ clientSampling: { available: false, continuation: Buffer.alloc(0) } }), as(org));
+    const res = await auto.call(
+      'extractData',
+      request({ clientSampling: { available: false, continuation: Buffer.alloc(0) } }),
+      as(org),
+    );
     expect(res.provider).toBe('anthropic');
   });
 });

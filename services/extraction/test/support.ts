@@ -19,10 +19,14 @@ const IDENTITY_KEY = 'k'.repeat(48);
 const HOST = '127.0.0.1';
 
 /** Call options acting as a new user of `orgId`. */
-export const as = (orgId: string): { identity: Identity } => ({ identity: { kind: 'user', orgId, userId: randomUUID(), requestId: randomUUID() } });
+export const as = (orgId: string): { identity: Identity } => ({
+  identity: { kind: 'user', orgId, userId: randomUUID(), requestId: randomUUID() },
+});
 
 export type ExtractionClient = ReturnType<typeof createGrpcClient<typeof extractionV1.ExtractionServiceService>>;
-export type ServiceOptions = Partial<Omit<ExtractionRuntimeOptions, 'identityKey' | 'artifactStoreAddress' | 'logger' | 'host' | 'port'>>;
+export type ServiceOptions = Partial<
+  Omit<ExtractionRuntimeOptions, 'identityKey' | 'artifactStoreAddress' | 'logger' | 'host' | 'port'>
+>;
 
 export async function startTestSystem() {
   const database = await createTestDatabase({ schemas: [...planSchemas, ...eventsSchemas, ...artifactSchemas] });
@@ -35,13 +39,21 @@ export async function startTestSystem() {
     port: 0,
     artifactStoreAddress: () => artifactStore.address, // started next; read at the first call
   });
-  const artifactStore: ArtifactStore = await startArtifactStore({ databaseUrl: database.appUrl, identityKey: IDENTITY_KEY, planEngineAddress: planEngine.address, logger, host: HOST, port: 0 });
+  const artifactStore: ArtifactStore = await startArtifactStore({
+    databaseUrl: database.appUrl,
+    identityKey: IDENTITY_KEY,
+    planEngineAddress: planEngine.address,
+    logger,
+    host: HOST,
+    port: 0,
+  });
   const signer = createIdentitySigner({ key: IDENTITY_KEY, issuer: 'gateway' });
   const artifactClient = createGrpcClient(artifactV1.ArtifactServiceClient, artifactStore.address, { signer });
   const planClient = createGrpcClient(planV1.PlanServiceClient, planEngine.address, { signer });
   const started: { close(): Promise<void> }[] = [];
 
-  const count = async (query: ReturnType<typeof sql<{ n: number }>>) => (await query.execute(database.admin)).rows[0]!.n;
+  const count = async (query: ReturnType<typeof sql<{ n: number }>>) =>
+    (await query.execute(database.admin)).rows[0]!.n;
 
   return {
     database,
@@ -60,7 +72,10 @@ export async function startTestSystem() {
         port: 0,
         ...options,
       });
-      const client = createGrpcClient(extractionV1.ExtractionServiceClient, service.address, { signer, defaultDeadlineMs: 20_000 });
+      const client = createGrpcClient(extractionV1.ExtractionServiceClient, service.address, {
+        signer,
+        defaultDeadlineMs: 20_000,
+      });
       started.push({ close: async () => (client.close(), await service.close(1000)) });
       return client;
     },
@@ -68,7 +83,13 @@ export async function startTestSystem() {
     async storeArtifact(orgId: string, text: string): Promise<string> {
       const stored = await artifactClient.call(
         'storeResearch',
-        { artifactType: artifactV1.ArtifactType.ARTIFACT_TYPE_FINDING, title: 'A source', content: { text }, contentText: text, tags: [] },
+        {
+          artifactType: artifactV1.ArtifactType.ARTIFACT_TYPE_FINDING,
+          title: 'A source',
+          content: { text },
+          contentText: text,
+          tags: [],
+        },
         as(orgId),
       );
       return stored.id;
@@ -91,19 +112,27 @@ export async function startTestSystem() {
     async stored(): Promise<{ results: number; events: number }> {
       return {
         results: await count(sql<{ n: number }>`select count(*)::int as n from artifact.extraction_results`),
-        events: await count(sql<{ n: number }>`select count(*)::int as n from events.outbox where payload->>'sourceTable' = 'extraction_result'`),
+        events: await count(
+          sql<{
+            n: number;
+          }>`select count(*)::int as n from events.outbox where payload->>'sourceTable' = 'extraction_result'`,
+        ),
       };
     },
     /** The stored row of an extraction, as the admin. */
     async row(id: string): Promise<Record<string, unknown>> {
-      const { rows } = await sql<Record<string, unknown>>`select * from artifact.extraction_results where id = ${id}::uuid`.execute(database.admin);
+      const { rows } = await sql<
+        Record<string, unknown>
+      >`select * from artifact.extraction_results where id = ${id}::uuid`.execute(database.admin);
       expect(rows).toHaveLength(1);
       return rows[0]!;
     },
     /** The content.created events of an extraction, as the admin. */
     async events(id: string): Promise<{ topic: string; org_id: string; payload: Record<string, unknown> }[]> {
       const { rows } = await sql<{ topic: string; org_id: string; payload: Record<string, unknown> }>`
-        select topic, org_id::text, payload from events.outbox where payload->>'sourceId' = ${id}`.execute(database.admin);
+        select topic, org_id::text, payload from events.outbox where payload->>'sourceId' = ${id}`.execute(
+        database.admin,
+      );
       return rows;
     },
     async close(): Promise<void> {

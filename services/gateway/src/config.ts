@@ -5,7 +5,12 @@ const list = (fallback: string) =>
   z
     .string()
     .default(fallback)
-    .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean));
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    );
 
 /** Every variable the gateway reads; validated once at startup, frozen afterwards. */
 export const gatewayConfigSchema = z.object({
@@ -13,17 +18,33 @@ export const gatewayConfigSchema = z.object({
   PORT: env.port(8080),
   DATABASE_URL: env.url().describe('PostgreSQL connection for the app role (RLS applies)'),
   QUARRY_IDENTITY_KEY: z.string().min(32, 'must be at least 32 characters (it signs identity for gRPC calls)'),
-  QUARRY_ALLOWED_HOSTS: list('').describe('Host header allow-list; defaults to loopback names when HOST is loopback, any otherwise'),
+  QUARRY_ALLOWED_HOSTS: list('').describe(
+    'Host header allow-list; defaults to loopback names when HOST is loopback, any otherwise',
+  ),
   QUARRY_ALLOWED_ORIGINS: list(LOOPBACK.join(',')),
-  QUARRY_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(4 * 1024 * 1024),
+  QUARRY_BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(4 * 1024 * 1024),
   QUARRY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
   QUARRY_TRUST_PROXY: env.bool(false),
   QUARRY_TOKEN_CACHE_TTL: env.duration('60s'),
-  QUARRY_STRICT_REVOCATION: env.bool(true).describe('a cache hit is confirmed by a revocation barrier (one round trip on the LISTEN connection; read-only tool calls overlap it with their rpc)'),
-  QUARRY_MCP_FAST_PATH: env.bool(true).describe('answer plain 2026-07-28 tools/calls without the SDK per-request server (ADR 0015); false sends every request through the SDK'),
+  QUARRY_STRICT_REVOCATION: env
+    .bool(true)
+    .describe(
+      'a cache hit is confirmed by a revocation barrier (one round trip on the LISTEN connection; read-only tool calls overlap it with their rpc)',
+    ),
+  QUARRY_MCP_FAST_PATH: env
+    .bool(true)
+    .describe(
+      'answer plain 2026-07-28 tools/calls without the SDK per-request server (ADR 0015); false sends every request through the SDK',
+    ),
   QUARRY_TOOL_LOG_QUEUE: z.coerce.number().int().min(1).default(10_000),
   QUARRY_GRPC_DEADLINE: env.duration('10s'),
-  QUARRY_MODEL_TOOL_DEADLINE: env.duration('150s').describe('deadline of tools that run a model (extract_data): up to two model calls'),
+  QUARRY_MODEL_TOOL_DEADLINE: env
+    .duration('150s')
+    .describe('deadline of tools that run a model (extract_data): up to two model calls'),
   LOG_LEVEL: env.logLevel(),
   OTEL_EXPORTER_OTLP_ENDPOINT: env.url().optional(),
   QUARRY_SERVICES: z
@@ -31,7 +52,10 @@ export const gatewayConfigSchema = z.object({
     .default('')
     .transform((value, ctx) => {
       const services: Record<string, string> = {};
-      for (const pair of value.split(',').map((s) => s.trim()).filter(Boolean)) {
+      for (const pair of value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)) {
         const match = /^([\w.]+)=([\w.-]+:\d+)$/.exec(pair);
         if (!match) {
           ctx.addIssue({ code: 'custom', message: `"${pair}" is not <proto service full name>=<host>:<port>` });
@@ -49,6 +73,7 @@ export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;
 export function loadGatewayConfig(source: Readonly<Record<string, string | undefined>> = process.env) {
   const config = loadConfig(gatewayConfigSchema, source);
   const loopback = ['127.0.0.1', 'localhost', '::1'].includes(config.HOST);
-  const allowedHosts = config.QUARRY_ALLOWED_HOSTS.length > 0 ? config.QUARRY_ALLOWED_HOSTS : loopback ? LOOPBACK : ['*'];
+  const allowedHosts =
+    config.QUARRY_ALLOWED_HOSTS.length > 0 ? config.QUARRY_ALLOWED_HOSTS : loopback ? LOOPBACK : ['*'];
   return Object.freeze({ ...config, allowedHosts: Object.freeze([...allowedHosts]) });
 }

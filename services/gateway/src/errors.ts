@@ -31,16 +31,36 @@ const toolErrorByStatus: Record<number, { code: string; retryable: boolean; fall
   [status.INVALID_ARGUMENT]: { code: 'INVALID_ARGUMENT', retryable: false, fallback: 'The arguments are invalid.' },
   [status.NOT_FOUND]: { code: 'NOT_FOUND', retryable: false, fallback: 'Not found.' },
   [status.ALREADY_EXISTS]: { code: 'ALREADY_EXISTS', retryable: false, fallback: 'It already exists.' },
-  [status.FAILED_PRECONDITION]: { code: 'FAILED_PRECONDITION', retryable: false, fallback: 'The operation is not allowed in the current state.' },
+  [status.FAILED_PRECONDITION]: {
+    code: 'FAILED_PRECONDITION',
+    retryable: false,
+    fallback: 'The operation is not allowed in the current state.',
+  },
   [status.ABORTED]: { code: 'CONFLICT', retryable: true, fallback: 'A concurrent change conflicted; retry.' },
   [status.OUT_OF_RANGE]: { code: 'OUT_OF_RANGE', retryable: false, fallback: 'A value is out of range.' },
   [status.PERMISSION_DENIED]: { code: 'PERMISSION_DENIED', retryable: false, fallback: 'Not allowed.' },
   [status.UNAUTHENTICATED]: { code: 'UNAUTHENTICATED', retryable: false, fallback: 'Not authenticated.' },
-  [status.RESOURCE_EXHAUSTED]: { code: 'RESOURCE_EXHAUSTED', retryable: true, fallback: 'A limit was reached; retry later.' },
-  [status.UNAVAILABLE]: { code: 'SERVICE_UNAVAILABLE', retryable: true, fallback: 'The service is temporarily unavailable; retry shortly.' },
-  [status.DEADLINE_EXCEEDED]: { code: 'DEADLINE_EXCEEDED', retryable: true, fallback: 'The service did not answer in time; retry.' },
+  [status.RESOURCE_EXHAUSTED]: {
+    code: 'RESOURCE_EXHAUSTED',
+    retryable: true,
+    fallback: 'A limit was reached; retry later.',
+  },
+  [status.UNAVAILABLE]: {
+    code: 'SERVICE_UNAVAILABLE',
+    retryable: true,
+    fallback: 'The service is temporarily unavailable; retry shortly.',
+  },
+  [status.DEADLINE_EXCEEDED]: {
+    code: 'DEADLINE_EXCEEDED',
+    retryable: true,
+    fallback: 'The service did not answer in time; retry.',
+  },
   [status.CANCELLED]: { code: 'CANCELLED', retryable: true, fallback: 'The call was cancelled.' },
-  [status.UNIMPLEMENTED]: { code: 'UNIMPLEMENTED', retryable: false, fallback: 'This tool is not available on this server.' },
+  [status.UNIMPLEMENTED]: {
+    code: 'UNIMPLEMENTED',
+    retryable: false,
+    fallback: 'This tool is not available on this server.',
+  },
 };
 
 export interface ToolErrorShape {
@@ -61,7 +81,11 @@ export function toolErrorFromStatus(
   const known = toolErrorByStatus[grpcStatus];
   if (!known) {
     // INTERNAL, UNKNOWN, DATA_LOSS: never pass internals through to a client.
-    return { code: 'INTERNAL', retryable: false, message: `Quarry failed to complete this call (request ${requestId}). It has been logged.` };
+    return {
+      code: 'INTERNAL',
+      retryable: false,
+      message: `Quarry failed to complete this call (request ${requestId}). It has been logged.`,
+    };
   }
   return {
     code: code ?? known.code,

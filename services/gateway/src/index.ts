@@ -3,7 +3,12 @@ export { createGatewayRuntime, type GatewayRuntimeOptions } from './runtime.js';
 export { loadGatewayConfig, gatewayConfigSchema, type GatewayConfig } from './config.js';
 export { gatewaySchemas } from './migrations/index.js';
 export { createIdentityAdmin, IdentityAdminError, type IdentityAdmin, type TokenSummary } from './identity/admin.js';
-export { createTokenAuthenticator, type TokenAuthenticator, type AuthResult, type AuthFailure } from './identity/authenticator.js';
+export {
+  createTokenAuthenticator,
+  type TokenAuthenticator,
+  type AuthResult,
+  type AuthFailure,
+} from './identity/authenticator.js';
 export type { IdentityDatabase, Principal } from './identity/schema.js';
 export { generateToken, hashToken, isWellFormedToken, TOKEN_PREFIX } from './identity/tokens.js';
 export { createToolDispatcher, type ToolBackend, type ToolDispatcher } from './mcp/dispatcher.js';

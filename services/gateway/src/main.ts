@@ -20,4 +20,3 @@ closeWithGrace({ delay: 10_000, logger }, async ({ err }) => {
   await runtime.close();
   await telemetry.shutdown();
 });
-

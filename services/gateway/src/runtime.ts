@@ -39,14 +39,44 @@ export interface GatewayRuntimeOptions {
  * Connects everything the gateway needs (database, token authenticator, tool-call log, gRPC
  * channels) and returns the deps for `buildServer`, plus `close` to release them in order.
  */
-export async function createGatewayRuntime({ config, logger, serviceAddresses = {}, backends: inProcess = {}, alsoExpose = [] }: GatewayRuntimeOptions) {
-  const db = createDb<IdentityDatabase>({ connectionString: config.DATABASE_URL, applicationName: 'quarry-gateway', max: 10 });
+export async function createGatewayRuntime({
+  config,
+  logger,
+  serviceAddresses = {},
+  backends: inProcess = {},
+  alsoExpose = [],
+}: GatewayRuntimeOptions) {
+  const db = createDb<IdentityDatabase>({
+    connectionString: config.DATABASE_URL,
+    applicationName: 'quarry-gateway',
+    max: 10,
+  });
   const metrics = createMetrics({ service: 'gateway' });
-  const toolCalls = metrics.counter('quarry_gateway_tool_calls_total', 'MCP tool calls by tool, outcome and error code', ['tool', 'outcome', 'code']);
-  const toolSeconds = metrics.histogram('quarry_gateway_tool_call_duration_seconds', 'MCP tool call latency through the gateway', ['tool', 'outcome'], [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
-  const logDrops = metrics.counter('quarry_gateway_tool_call_log_dropped_total', 'Tool-call log records dropped (queue full or write failed)', ['reason']);
-  const httpResponses = metrics.counter('quarry_gateway_http_responses_total', 'HTTP responses by route and status', ['route', 'status']);
-  const mcpRequests = metrics.counter('quarry_gateway_mcp_requests_total', 'MCP requests by who served them: the tools/call fast path or the SDK', ['path']);
+  const toolCalls = metrics.counter(
+    'quarry_gateway_tool_calls_total',
+    'MCP tool calls by tool, outcome and error code',
+    ['tool', 'outcome', 'code'],
+  );
+  const toolSeconds = metrics.histogram(
+    'quarry_gateway_tool_call_duration_seconds',
+    'MCP tool call latency through the gateway',
+    ['tool', 'outcome'],
+    [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  );
+  const logDrops = metrics.counter(
+    'quarry_gateway_tool_call_log_dropped_total',
+    'Tool-call log records dropped (queue full or write failed)',
+    ['reason'],
+  );
+  const httpResponses = metrics.counter('quarry_gateway_http_responses_total', 'HTTP responses by route and status', [
+    'route',
+    'status',
+  ]);
+  const mcpRequests = metrics.counter(
+    'quarry_gateway_mcp_requests_total',
+    'MCP requests by who served them: the tools/call fast path or the SDK',
+    ['path'],
+  );
 
   const authenticator = createTokenAuthenticator({
     db,
@@ -66,9 +96,14 @@ export async function createGatewayRuntime({ config, logger, serviceAddresses = 
   const pendingTimer = setInterval(() => pending.set(toolCallLog.pending()), 5_000).unref();
 
   const signer = createIdentitySigner({ key: config.QUARRY_IDENTITY_KEY, issuer: 'quarry-gateway' });
-  const remote = Object.entries(serviceAddresses).map(([service, address]) => [service, createGrpcBackend(address, signer, config.QUARRY_GRPC_DEADLINE)] as const);
+  const remote = Object.entries(serviceAddresses).map(
+    ([service, address]) => [service, createGrpcBackend(address, signer, config.QUARRY_GRPC_DEADLINE)] as const,
+  );
   const backends: Record<string, ToolBackend> = {
-    [`${identityV1.protobufPackage}.IdentityService`]: createLocalBackend(identityV1.IdentityServiceService, identityServiceImplementation),
+    [`${identityV1.protobufPackage}.IdentityService`]: createLocalBackend(
+      identityV1.IdentityServiceService,
+      identityServiceImplementation,
+    ),
     ...Object.fromEntries(remote),
     ...inProcess,
   };
@@ -99,7 +134,9 @@ export async function createGatewayRuntime({ config, logger, serviceAddresses = 
     logger,
     version: VERSION,
     // Its own key, derived from the identity key every replica already shares.
-    requestStateKey: createHmac('sha256', config.QUARRY_IDENTITY_KEY).update('quarry-gateway/mcp-request-state').digest(),
+    requestStateKey: createHmac('sha256', config.QUARRY_IDENTITY_KEY)
+      .update('quarry-gateway/mcp-request-state')
+      .digest(),
     metricsText: () => metricsText(metrics.registry, ...alsoExpose),
     readiness: {
       accepting: async () => !draining,

@@ -3,7 +3,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import rateLimit from '@fastify/rate-limit';
 import { hostHeaderValidation, originValidation, toNodeHandler } from '@modelcontextprotocol/node';
 import { isConnectionFailure } from '@quarry/db';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import type { Logger } from 'pino';
 import { type HttpErrorCode, httpErrors, jsonRpcErrorBody } from './errors.js';
 import type { AuthFailure, TokenAuthenticator, UnconfirmedAuth } from './identity/authenticator.js';
@@ -57,14 +64,18 @@ declare module 'fastify' {
 
 const AUTH_MESSAGES: Record<AuthFailure, string> = {
   missing: 'Authentication required: send `Authorization: Bearer qry_…` with a Quarry personal access token.',
-  malformed: 'The bearer token is not a Quarry personal access token (expected `qry_` followed by 43 letters and digits).',
+  malformed:
+    'The bearer token is not a Quarry personal access token (expected `qry_` followed by 43 letters and digits).',
   unknown: 'The bearer token is not valid.',
   expired: 'The bearer token has expired; create a new one with `quarry token create`.',
   revoked: 'The bearer token has been revoked.',
 };
 
 function sendError(reply: FastifyReply, code: HttpErrorCode, message: string, headers: Record<string, string> = {}) {
-  return reply.code(httpErrors[code].http).headers({ 'content-type': 'application/json', ...headers }).send(jsonRpcErrorBody(code, message));
+  return reply
+    .code(httpErrors[code].http)
+    .headers({ 'content-type': 'application/json', ...headers })
+    .send(jsonRpcErrorBody(code, message));
 }
 
 /** Bridges the SDK's node-style guards (which answer the request themselves) into fastify. */
@@ -80,7 +91,10 @@ const RETRY_AFTER_SECONDS = 2;
 function mapFastifyError(error: FastifyError): { code: HttpErrorCode; message: string } {
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return { code: 'PAYLOAD_TOO_LARGE', message: `The request body is larger than the limit of ${error.message.match(/\d+/)?.[0] ?? 'the server'} bytes.` };
+      return {
+        code: 'PAYLOAD_TOO_LARGE',
+        message: `The request body is larger than the limit of ${error.message.match(/\d+/)?.[0] ?? 'the server'} bytes.`,
+      };
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Send MCP messages as `Content-Type: application/json`.' };
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -96,9 +110,11 @@ function mapFastifyError(error: FastifyError): { code: HttpErrorCode; message: s
   if (error.statusCode === 413) return { code: 'PAYLOAD_TOO_LARGE', message: error.message };
   if (error.statusCode === 415) return { code: 'UNSUPPORTED_MEDIA_TYPE', message: error.message };
   if (error.statusCode === 429) return { code: 'RATE_LIMITED', message: error.message };
-  if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) return { code: 'INVALID_REQUEST', message: error.message };
+  if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500)
+    return { code: 'INVALID_REQUEST', message: error.message };
   // e.g. the token lookup while PostgreSQL restarts: an outage to wait out, not a bug.
-  if (isConnectionFailure(error)) return { code: 'UNAVAILABLE', message: 'Quarry cannot reach its database right now; retry in a few seconds.' };
+  if (isConnectionFailure(error))
+    return { code: 'UNAVAILABLE', message: 'Quarry cannot reach its database right now; retry in a few seconds.' };
   return { code: 'INTERNAL', message: 'Internal error.' };
 }
 
@@ -143,7 +159,11 @@ export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
     return sendError(reply, mapped.code, mapped.message);
   });
   app.setNotFoundHandler((request, reply) =>
-    sendError(reply, 'NOT_FOUND', `Not found: ${request.method} ${request.url.split('?')[0]}. The MCP endpoint is POST /mcp.`),
+    sendError(
+      reply,
+      'NOT_FOUND',
+      `Not found: ${request.method} ${request.url.split('?')[0]}. The MCP endpoint is POST /mcp.`,
+    ),
   );
 
   await app.register(rateLimit, { global: false });
@@ -170,7 +190,8 @@ export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
     onerror: (error) => logger.debug({ err: error }, 'MCP request rejected'),
   });
   const mcp = toNodeHandler(endpoint);
-  const fastPath = deps.mcpFastPath === false ? undefined : createToolCallFastPath(deps.dispatcher, quarryServerInfo(deps.version));
+  const fastPath =
+    deps.mcpFastPath === false ? undefined : createToolCallFastPath(deps.dispatcher, quarryServerInfo(deps.version));
   const allowAnyHost = http.allowedHosts.includes('*');
   const guards = [
     ...(allowAnyHost ? [] : [nodeGuard(hostHeaderValidation([...http.allowedHosts]))]),
@@ -183,7 +204,10 @@ export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
     return match?.[1] ?? (header ? 'invalid' : undefined);
   };
   const refuse = (reply: FastifyReply, reason: AuthFailure) => {
-    const challenge = reason === 'missing' ? 'Bearer realm="quarry"' : `Bearer realm="quarry", error="invalid_token", error_description="${AUTH_MESSAGES[reason]}"`;
+    const challenge =
+      reason === 'missing'
+        ? 'Bearer realm="quarry"'
+        : `Bearer realm="quarry", error="invalid_token", error_description="${AUTH_MESSAGES[reason]}"`;
     return sendError(reply, 'UNAUTHENTICATED', AUTH_MESSAGES[reason], { 'www-authenticate': challenge });
   };
 
@@ -221,7 +245,8 @@ export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
         max: http.rateLimitPerMinute,
         timeWindow: 60_000,
         hook: 'preParsing',
-        keyGenerator: (request: FastifyRequest) => (request.principal ?? request.unconfirmed?.principal)?.tokenId ?? request.ip,
+        keyGenerator: (request: FastifyRequest) =>
+          (request.principal ?? request.unconfirmed?.principal)?.tokenId ?? request.ip,
         errorResponseBuilder: (_request: FastifyRequest, context: { after: string }) => ({
           statusCode: 429,
           message: `Rate limit exceeded for this token; retry in ${context.after}.`,
@@ -248,10 +273,12 @@ export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
             if (!ok) speculation.abort();
             return ok;
           });
-          const answered = fastPath!.answer(call, { principal: pending.principal, requestId, signal: speculation.signal, confirmed }).then(
-            (body) => ({ body }),
-            (error: unknown) => ({ error }),
-          );
+          const answered = fastPath!
+            .answer(call, { principal: pending.principal, requestId, signal: speculation.signal, confirmed })
+            .then(
+              (body) => ({ body }),
+              (error: unknown) => ({ error }),
+            );
           if (await confirmed) {
             request.unconfirmed = undefined;
             request.principal = pending.principal;
@@ -280,7 +307,8 @@ export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
       };
       // The SDK writes the response itself: headers set on the reply so far (the rate limit's)
       // must be on the raw response before fastify lets go of it.
-      for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
+      for (const [name, value] of Object.entries(reply.getHeaders()))
+        if (value !== undefined) reply.raw.setHeader(name, value);
       reply.hijack();
       await mcp(request.raw, reply.raw, request.body);
     },

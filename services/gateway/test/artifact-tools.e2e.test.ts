@@ -29,7 +29,10 @@ interface OutboxEvent {
 }
 
 async function eventsFor(sourceId: string): Promise<OutboxEvent[]> {
-  const { rows } = await sql<OutboxEvent>`select org_id, topic, key, payload from events.outbox where payload->>'sourceId' = ${sourceId} order by id`.execute(admin);
+  const { rows } =
+    await sql<OutboxEvent>`select org_id, topic, key, payload from events.outbox where payload->>'sourceId' = ${sourceId} order by id`.execute(
+      admin,
+    );
   return rows;
 }
 
@@ -44,14 +47,16 @@ async function counts() {
 }
 
 async function createPlan(tools: { ok: CallTool }, name: string) {
-  const { planId } = (await tools.ok('create_research_plan', {
-    name,
-    researchQuestion: `What does ${name} find?`,
-    steps: [
-      { stepType: 'search', instructions: 'Find sources' },
-      { stepType: 'synthesize', instructions: 'Write it up' },
-    ],
-  })).data;
+  const { planId } = (
+    await tools.ok('create_research_plan', {
+      name,
+      researchQuestion: `What does ${name} find?`,
+      steps: [
+        { stepType: 'search', instructions: 'Find sources' },
+        { stepType: 'synthesize', instructions: 'Write it up' },
+      ],
+    })
+  ).data;
   const { steps } = (await tools.ok('get_research_context', { planId })).data;
   return { planId: planId as string, stepIds: steps.map((s: { stepId: string }) => s.stepId) as string[] };
 }
@@ -90,10 +95,17 @@ describe('store_research', () => {
       stepId: orgA.stepIds[0],
       tags: ['lithium', 'prices'],
     });
-    expect(answer.data).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), artifactType: 'finding', title: 'Lithium prices fell 20% in 2024', stored: true });
+    expect(answer.data).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      artifactType: 'finding',
+      title: 'Lithium prices fell 20% in 2024',
+      stored: true,
+    });
     const id = answer.data.id as string;
 
-    const { rows } = await sql<Record<string, unknown>>`select * from artifact.research_artifacts where id = ${id}`.execute(admin);
+    const { rows } = await sql<
+      Record<string, unknown>
+    >`select * from artifact.research_artifacts where id = ${id}`.execute(admin);
     expect(rows[0]).toMatchObject({
       org_id: orgA.id,
       plan_id: orgA.planId,
@@ -128,11 +140,25 @@ describe('store_research', () => {
   });
 
   it('stores an artifact without a plan, indexing the text values of its content when no contentText is given', async () => {
-    const { id } = (await a.ok('store_research', { artifactType: 'source_list', title: 'Sources on sodium batteries', content: { sources: ['CATL whitepaper', 'IEA report'], count: 2 } })).data;
-    const { rows } = await sql<Record<string, unknown>>`select plan_id, step_id, content_text, confidence, tags from artifact.research_artifacts where id = ${id}`.execute(admin);
+    const { id } = (
+      await a.ok('store_research', {
+        artifactType: 'source_list',
+        title: 'Sources on sodium batteries',
+        content: { sources: ['CATL whitepaper', 'IEA report'], count: 2 },
+      })
+    ).data;
+    const { rows } = await sql<
+      Record<string, unknown>
+    >`select plan_id, step_id, content_text, confidence, tags from artifact.research_artifacts where id = ${id}`.execute(
+      admin,
+    );
     expect(rows[0]).toEqual({ plan_id: null, step_id: null, content_text: null, confidence: null, tags: [] });
     const [event] = await eventsFor(id);
-    expect(event!.payload).toMatchObject({ sourceTable: 'research_artifact', artifactType: 'source_list', text: 'CATL whitepaper\nIEA report' });
+    expect(event!.payload).toMatchObject({
+      sourceTable: 'research_artifact',
+      artifactType: 'source_list',
+      text: 'CATL whitepaper\nIEA report',
+    });
     expect(event!.payload).not.toHaveProperty('planId');
   });
 });
@@ -148,8 +174,15 @@ describe('store_research_output', () => {
       formattingNotesUsed: 'Use headings.',
       sessionId: 'session-1',
     });
-    expect(answer.data).toEqual({ outputId: expect.stringMatching(/^[0-9a-f-]{36}$/), mediaType: 'markdown', title: 'Lithium market brief', stored: true });
-    const { rows } = await sql<Record<string, unknown>>`select * from artifact.research_outputs where id = ${answer.data.outputId}`.execute(admin);
+    expect(answer.data).toEqual({
+      outputId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      mediaType: 'markdown',
+      title: 'Lithium market brief',
+      stored: true,
+    });
+    const { rows } = await sql<
+      Record<string, unknown>
+    >`select * from artifact.research_outputs where id = ${answer.data.outputId}`.execute(admin);
     expect(rows[0]).toMatchObject({
       org_id: orgA.id,
       plan_id: orgA.planId,
@@ -163,7 +196,12 @@ describe('store_research_output', () => {
     });
     const events = await eventsFor(answer.data.outputId);
     expect(events.map((e) => e.payload)).toEqual([
-      expect.objectContaining({ sourceTable: 'research_output', planId: orgA.planId, title: 'Lithium market brief', text: 'A one-page brief on lithium prices.\n\n# Lithium\n\nPrices fell in 2024.' }),
+      expect.objectContaining({
+        sourceTable: 'research_output',
+        planId: orgA.planId,
+        title: 'Lithium market brief',
+        text: 'A one-page brief on lithium prices.\n\n# Lithium\n\nPrices fell in 2024.',
+      }),
     ]);
   });
 
@@ -178,7 +216,9 @@ describe('store_research_output', () => {
     });
     expect(answer.data).toMatchObject({ mediaType: 'word', stored: true });
     const { rows } = await sql<{ content_bytes: Buffer; content_text: string | null; content_size: number }>`
-      select content_bytes, content_text, content_size from artifact.research_outputs where id = ${answer.data.outputId}`.execute(admin);
+      select content_bytes, content_text, content_size from artifact.research_outputs where id = ${answer.data.outputId}`.execute(
+      admin,
+    );
     expect(rows[0]!.content_text).toBeNull();
     expect(rows[0]!.content_size).toBe(1004);
     expect(Buffer.compare(rows[0]!.content_bytes, bytes)).toBe(0);
@@ -187,7 +227,12 @@ describe('store_research_output', () => {
   });
 
   it('stores a binary document without a summary and emits no event (nothing to index)', async () => {
-    const answer = await a.ok('store_research_output', { planId: orgA.planId, mediaType: 'excel', title: 'Data', content: Buffer.from('spreadsheet bytes').toString('base64') });
+    const answer = await a.ok('store_research_output', {
+      planId: orgA.planId,
+      mediaType: 'excel',
+      title: 'Data',
+      content: Buffer.from('spreadsheet bytes').toString('base64'),
+    });
     expect(answer.data).toMatchObject({ mediaType: 'excel', stored: true });
     expect(await eventsFor(answer.data.outputId)).toEqual([]);
   });
@@ -203,7 +248,9 @@ describe('submit_subagent_report', () => {
       sessionId: 'sub-1',
     });
     expect(answer.data).toEqual({ reportId: expect.stringMatching(/^[0-9a-f-]{36}$/), stored: true });
-    const { rows } = await sql<Record<string, unknown>>`select * from artifact.research_artifacts where id = ${answer.data.reportId}`.execute(admin);
+    const { rows } = await sql<
+      Record<string, unknown>
+    >`select * from artifact.research_artifacts where id = ${answer.data.reportId}`.execute(admin);
     expect(rows[0]).toMatchObject({
       org_id: orgA.id,
       plan_id: orgA.planId,
@@ -231,14 +278,39 @@ describe('submit_subagent_report', () => {
 describe("the plan's artifacts in the plan engine's context tools", () => {
   it('get_step_context and get_research_context list exactly the artifacts of the plan, oldest first', async () => {
     const { planId, stepIds } = await createPlan(a, 'Context plan');
-    const first = (await a.ok('store_research', { artifactType: 'analysis', title: 'First', content: { x: 1 }, confidence: 0.6, planId, stepId: stepIds[0] })).data.id;
-    const second = (await a.ok('store_research', { artifactType: 'summary', title: 'Second', content: { y: 2 }, planId })).data.id;
-    const report = (await a.ok('submit_subagent_report', { planId, stepId: stepIds[1], description: 'Third', report: { z: 'three' } })).data.reportId;
+    const first = (
+      await a.ok('store_research', {
+        artifactType: 'analysis',
+        title: 'First',
+        content: { x: 1 },
+        confidence: 0.6,
+        planId,
+        stepId: stepIds[0],
+      })
+    ).data.id;
+    const second = (
+      await a.ok('store_research', { artifactType: 'summary', title: 'Second', content: { y: 2 }, planId })
+    ).data.id;
+    const report = (
+      await a.ok('submit_subagent_report', { planId, stepId: stepIds[1], description: 'Third', report: { z: 'three' } })
+    ).data.reportId;
     await a.ok('store_research', { artifactType: 'finding', title: 'Elsewhere', content: {}, planId: orgA.planId });
-    await a.ok('store_research_output', { planId, mediaType: 'conversation', title: 'Not an artifact', content: 'An answer.' });
+    await a.ok('store_research_output', {
+      planId,
+      mediaType: 'conversation',
+      title: 'Not an artifact',
+      content: 'An answer.',
+    });
 
     const expected = [
-      { id: first, artifactType: 'analysis', title: 'First', confidence: 0.6, stepId: stepIds[0], createdAt: expect.any(String) },
+      {
+        id: first,
+        artifactType: 'analysis',
+        title: 'First',
+        confidence: 0.6,
+        stepId: stepIds[0],
+        createdAt: expect.any(String),
+      },
       { id: second, artifactType: 'summary', title: 'Second', createdAt: expect.any(String) },
       { id: report, artifactType: 'analysis', title: 'Third', stepId: stepIds[1], createdAt: expect.any(String) },
     ];
@@ -248,7 +320,9 @@ describe("the plan's artifacts in the plan engine's context tools", () => {
 
   it("never shows another org's artifacts", async () => {
     expect((await b.ok('get_research_context', { planId: orgB.planId })).data.artifacts).toEqual([]);
-    expect((await b.ok('get_step_context', { planId: orgB.planId, stepId: orgB.stepIds[0] })).data.artifacts).toEqual([]);
+    expect((await b.ok('get_step_context', { planId: orgB.planId, stepId: orgB.stepIds[0] })).data.artifacts).toEqual(
+      [],
+    );
   });
 });
 
@@ -257,27 +331,173 @@ describe('bad input: a clear tool error, nothing stored, no event', () => {
   const missing = randomUUID();
   // [what, tool, arguments (functions: ids are known only after setup), code, message]
   const cases: [string, string, () => Record<string, unknown>, string, RegExp][] = [
-    ['unknown artifactType', 'store_research', () => ({ artifactType: 'opinion', title: 't', content: {} }), 'INVALID_ARGUMENT', /artifactType: must be one of "analysis", "synthesis", "comparison", "summary", "source_list", "finding"/],
-    ['unknown mediaType', 'store_research_output', () => ({ planId: orgA.planId, mediaType: 'pdf', title: 't', content: 'x' }), 'INVALID_ARGUMENT', /mediaType: must be one of "conversation", "markdown", "html", "word", "excel", "powerpoint"/],
-    ['content that is not an object', 'store_research', () => ({ artifactType: 'finding', title: 't', content: ['a'] }), 'INVALID_ARGUMENT', /content: must be object/],
-    ['oversize contentText', 'store_research', () => ({ artifactType: 'finding', title: 't', content: {}, contentText: 'x'.repeat(MiB + 1) }), 'INVALID_ARGUMENT', /contentText: must NOT have more than 1048576 characters/],
-    ['oversize content (JSON over 1 MiB)', 'store_research', () => ({ artifactType: 'finding', title: 't', content: { text: 'x'.repeat(MiB) } }), 'CONTENT_TOO_LARGE', /`content` is \d+ bytes; the limit is 1 MiB/],
-    ['oversize text output (over 1 MiB of UTF-8)', 'store_research_output', () => ({ planId: orgA.planId, mediaType: 'markdown', title: 't', content: 'é'.repeat(MiB / 2 + 1) }), 'CONTENT_TOO_LARGE', /`content` is 1048578 bytes; the limit is 1 MiB/],
-    ['oversize binary output (over 2 MiB decoded)', 'store_research_output', () => ({ planId: orgA.planId, mediaType: 'word', title: 't', content: Buffer.alloc(2 * MiB + 3).toString('base64'), contentSummary: 's' }), 'CONTENT_TOO_LARGE', /`content` is 2097155 bytes; the limit is 2 MiB/],
-    ['oversize report', 'submit_subagent_report', () => ({ planId: orgA.planId, stepId: orgA.stepIds[0], description: 'd', report: { text: 'x'.repeat(MiB) } }), 'CONTENT_TOO_LARGE', /`report` is \d+ bytes/],
-    ['invalid base64 (bad characters)', 'store_research_output', () => ({ planId: orgA.planId, mediaType: 'powerpoint', title: 't', content: 'not base64!', contentSummary: 's' }), 'INVALID_BASE64', /`content` must be the powerpoint document's bytes, base64-encoded/],
-    ['invalid base64 (truncated)', 'store_research_output', () => ({ planId: orgA.planId, mediaType: 'excel', title: 't', content: 'QUJDRA=', contentSummary: 's' }), 'INVALID_BASE64', /base64-encoded/],
-    ['stepId without planId', 'store_research', () => ({ artifactType: 'finding', title: 't', content: {}, stepId: orgA.stepIds[0] }), 'INVALID_ARGUMENT', /`stepId` needs planId/],
-    ['unknown planId (store_research)', 'store_research', () => ({ artifactType: 'finding', title: 't', content: {}, contentText: 'x', planId: missing }), 'PLAN_NOT_FOUND', new RegExp(`No research plan with id ${missing}`)],
-    ['unknown planId (store_research_output)', 'store_research_output', () => ({ planId: missing, mediaType: 'markdown', title: 't', content: 'x' }), 'PLAN_NOT_FOUND', new RegExp(missing)],
-    ['unknown planId (submit_subagent_report)', 'submit_subagent_report', () => ({ planId: missing, stepId: orgA.stepIds[0], description: 'd', report: { a: 'b' } }), 'PLAN_NOT_FOUND', new RegExp(missing)],
-    ['unknown stepId (store_research)', 'store_research', () => ({ artifactType: 'finding', title: 't', content: {}, contentText: 'x', planId: orgA.planId, stepId: missing }), 'STEP_NOT_FOUND', new RegExp(`Step ${missing} is not part of this plan`)],
-    ['unknown stepId (submit_subagent_report)', 'submit_subagent_report', () => ({ planId: orgA.planId, stepId: missing, description: 'd', report: { a: 'b' } }), 'STEP_NOT_FOUND', new RegExp(missing)],
-    ["another org's planId (store_research)", 'store_research', () => ({ artifactType: 'finding', title: 't', content: {}, contentText: 'x', planId: orgB.planId }), 'PLAN_NOT_FOUND', /No research plan with id/],
-    ["another org's planId (store_research_output)", 'store_research_output', () => ({ planId: orgB.planId, mediaType: 'html', title: 't', content: '<p>x</p>' }), 'PLAN_NOT_FOUND', /No research plan with id/],
-    ["another org's plan and step (submit_subagent_report)", 'submit_subagent_report', () => ({ planId: orgB.planId, stepId: orgB.stepIds[0], description: 'd', report: { a: 'b' } }), 'PLAN_NOT_FOUND', /No research plan with id/],
-    ["another org's step on an own plan", 'store_research', () => ({ artifactType: 'finding', title: 't', content: {}, contentText: 'x', planId: orgA.planId, stepId: orgB.stepIds[0] }), 'STEP_NOT_FOUND', /is not part of this plan/],
-    ['a step of another own plan', 'submit_subagent_report', () => ({ planId: orgA.planId, stepId: contextPlanStep, description: 'd', report: { a: 'b' } }), 'STEP_NOT_FOUND', /is not part of this plan/],
+    [
+      'unknown artifactType',
+      'store_research',
+      () => ({ artifactType: 'opinion', title: 't', content: {} }),
+      'INVALID_ARGUMENT',
+      /artifactType: must be one of "analysis", "synthesis", "comparison", "summary", "source_list", "finding"/,
+    ],
+    [
+      'unknown mediaType',
+      'store_research_output',
+      () => ({ planId: orgA.planId, mediaType: 'pdf', title: 't', content: 'x' }),
+      'INVALID_ARGUMENT',
+      /mediaType: must be one of "conversation", "markdown", "html", "word", "excel", "powerpoint"/,
+    ],
+    [
+      'content that is not an object',
+      'store_research',
+      () => ({ artifactType: 'finding', title: 't', content: ['a'] }),
+      'INVALID_ARGUMENT',
+      /content: must be object/,
+    ],
+    [
+      'oversize contentText',
+      'store_research',
+      () => ({ artifactType: 'finding', title: 't', content: {}, contentText: 'x'.repeat(MiB + 1) }),
+      'INVALID_ARGUMENT',
+      /contentText: must NOT have more than 1048576 characters/,
+    ],
+    [
+      'oversize content (JSON over 1 MiB)',
+      'store_research',
+      () => ({ artifactType: 'finding', title: 't', content: { text: 'x'.repeat(MiB) } }),
+      'CONTENT_TOO_LARGE',
+      /`content` is \d+ bytes; the limit is 1 MiB/,
+    ],
+    [
+      'oversize text output (over 1 MiB of UTF-8)',
+      'store_research_output',
+      () => ({ planId: orgA.planId, mediaType: 'markdown', title: 't', content: 'é'.repeat(MiB / 2 + 1) }),
+      'CONTENT_TOO_LARGE',
+      /`content` is 1048578 bytes; the limit is 1 MiB/,
+    ],
+    [
+      'oversize binary output (over 2 MiB decoded)',
+      'store_research_output',
+      () => ({
+        planId: orgA.planId,
+        mediaType: 'word',
+        title: 't',
+        content: Buffer.alloc(2 * MiB + 3).toString('base64'),
+        contentSummary: 's',
+      }),
+      'CONTENT_TOO_LARGE',
+      /`content` is 2097155 bytes; the limit is 2 MiB/,
+    ],
+    [
+      'oversize report',
+      'submit_subagent_report',
+      () => ({ planId: orgA.planId, stepId: orgA.stepIds[0], description: 'd', report: { text: 'x'.repeat(MiB) } }),
+      'CONTENT_TOO_LARGE',
+      /`report` is \d+ bytes/,
+    ],
+    [
+      'invalid base64 (bad characters)',
+      'store_research_output',
+      () => ({ planId: orgA.planId, mediaType: 'powerpoint', title: 't', content: 'not base64!', contentSummary: 's' }),
+      'INVALID_BASE64',
+      /`content` must be the powerpoint document's bytes, base64-encoded/,
+    ],
+    [
+      'invalid base64 (truncated)',
+      'store_research_output',
+      () => ({ planId: orgA.planId, mediaType: 'excel', title: 't', content: 'QUJDRA=', contentSummary: 's' }),
+      'INVALID_BASE64',
+      /base64-encoded/,
+    ],
+    [
+      'stepId without planId',
+      'store_research',
+      () => ({ artifactType: 'finding', title: 't', content: {}, stepId: orgA.stepIds[0] }),
+      'INVALID_ARGUMENT',
+      /`stepId` needs planId/,
+    ],
+    [
+      'unknown planId (store_research)',
+      'store_research',
+      () => ({ artifactType: 'finding', title: 't', content: {}, contentText: 'x', planId: missing }),
+      'PLAN_NOT_FOUND',
+      new RegExp(`No research plan with id ${missing}`),
+    ],
+    [
+      'unknown planId (store_research_output)',
+      'store_research_output',
+      () => ({ planId: missing, mediaType: 'markdown', title: 't', content: 'x' }),
+      'PLAN_NOT_FOUND',
+      new RegExp(missing),
+    ],
+    [
+      'unknown planId (submit_subagent_report)',
+      'submit_subagent_report',
+      () => ({ planId: missing, stepId: orgA.stepIds[0], description: 'd', report: { a: 'b' } }),
+      'PLAN_NOT_FOUND',
+      new RegExp(missing),
+    ],
+    [
+      'unknown stepId (store_research)',
+      'store_research',
+      () => ({
+        artifactType: 'finding',
+        title: 't',
+        content: {},
+        contentText: 'x',
+        planId: orgA.planId,
+        stepId: missing,
+      }),
+      'STEP_NOT_FOUND',
+      new RegExp(`Step ${missing} is not part of this plan`),
+    ],
+    [
+      'unknown stepId (submit_subagent_report)',
+      'submit_subagent_report',
+      () => ({ planId: orgA.planId, stepId: missing, description: 'd', report: { a: 'b' } }),
+      'STEP_NOT_FOUND',
+      new RegExp(missing),
+    ],
+    [
+      "another org's planId (store_research)",
+      'store_research',
+      () => ({ artifactType: 'finding', title: 't', content: {}, contentText: 'x', planId: orgB.planId }),
+      'PLAN_NOT_FOUND',
+      /No research plan with id/,
+    ],
+    [
+      "another org's planId (store_research_output)",
+      'store_research_output',
+      () => ({ planId: orgB.planId, mediaType: 'html', title: 't', content: '<p>x</p>' }),
+      'PLAN_NOT_FOUND',
+      /No research plan with id/,
+    ],
+    [
+      "another org's plan and step (submit_subagent_report)",
+      'submit_subagent_report',
+      () => ({ planId: orgB.planId, stepId: orgB.stepIds[0], description: 'd', report: { a: 'b' } }),
+      'PLAN_NOT_FOUND',
+      /No research plan with id/,
+    ],
+    [
+      "another org's step on an own plan",
+      'store_research',
+      () => ({
+        artifactType: 'finding',
+        title: 't',
+        content: {},
+        contentText: 'x',
+        planId: orgA.planId,
+        stepId: orgB.stepIds[0],
+      }),
+      'STEP_NOT_FOUND',
+      /is not part of this plan/,
+    ],
+    [
+      'a step of another own plan',
+      'submit_subagent_report',
+      () => ({ planId: orgA.planId, stepId: contextPlanStep, description: 'd', report: { a: 'b' } }),
+      'STEP_NOT_FOUND',
+      /is not part of this plan/,
+    ],
   ];
   let contextPlanStep = '';
 
@@ -293,9 +513,21 @@ describe('bad input: a clear tool error, nothing stored, no event', () => {
   });
 
   it("answers another org's ids exactly like missing ones (same code, same message shape)", async () => {
-    const foreign = await a.call('store_research', { artifactType: 'finding', title: 't', content: {}, planId: orgB.planId });
-    const absent = await a.call('store_research', { artifactType: 'finding', title: 't', content: {}, planId: missing });
+    const foreign = await a.call('store_research', {
+      artifactType: 'finding',
+      title: 't',
+      content: {},
+      planId: orgB.planId,
+    });
+    const absent = await a.call('store_research', {
+      artifactType: 'finding',
+      title: 't',
+      content: {},
+      planId: missing,
+    });
     expect(foreign.data.error.code).toBe(absent.data.error.code);
-    expect(foreign.data.error.message.replace(orgB.planId, '<id>')).toBe(absent.data.error.message.replace(missing, '<id>'));
+    expect(foreign.data.error.message.replace(orgB.planId, '<id>')).toBe(
+      absent.data.error.message.replace(missing, '<id>'),
+    );
   });
 });

@@ -2,7 +2,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import { createDb, type Kysely, sql } from '@quarry/db';
 import { Kysely as KyselyClient, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { createIdentityAdmin, createTokenAuthenticator, gatewaySchemas, type IdentityDatabase, type TokenAuthenticator } from '@quarry/gateway';
+import {
+  createIdentityAdmin,
+  createTokenAuthenticator,
+  gatewaySchemas,
+  type IdentityDatabase,
+  type TokenAuthenticator,
+} from '@quarry/gateway';
 import { createLogger } from '@quarry/telemetry';
 import { createTestDatabase, type TestDatabase } from '@quarry/testing';
 
@@ -12,7 +18,9 @@ let app: Kysely<IdentityDatabase>;
 let admin: ReturnType<typeof createIdentityAdmin>;
 const started: TokenAuthenticator[] = [];
 
-async function authenticator(options: { ttl?: number; db?: Kysely<IdentityDatabase>; now?: () => number; strict?: boolean } = {}) {
+async function authenticator(
+  options: { ttl?: number; db?: Kysely<IdentityDatabase>; now?: () => number; strict?: boolean } = {},
+) {
   const auth = createTokenAuthenticator({
     db: options.db ?? app,
     listenConnectionString: database.appUrl,
@@ -56,7 +64,15 @@ describe('the token authenticator', () => {
     const result = await (await authenticator()).authenticate(token);
     expect(result).toEqual({
       ok: true,
-      principal: { tokenId: id, orgId: expect.any(String), orgSlug: 'acme', userId: expect.any(String), email: 'ada@acme.test', name: 'Ada', expiresAt: null },
+      principal: {
+        tokenId: id,
+        orgId: expect.any(String),
+        orgSlug: 'acme',
+        userId: expect.any(String),
+        email: 'ada@acme.test',
+        name: 'Ada',
+        expiresAt: null,
+      },
     });
   });
 
@@ -113,7 +129,11 @@ describe('the token authenticator', () => {
     expect(miss).toEqual({ ok: true, principal: expect.objectContaining({ tokenId: id }) });
     expect('confirmed' in miss).toBe(false);
     const hit = await auth.authenticateUnconfirmed(token);
-    expect(hit).toEqual({ ok: true, principal: expect.objectContaining({ tokenId: id }), confirmed: expect.any(Promise) });
+    expect(hit).toEqual({
+      ok: true,
+      principal: expect.objectContaining({ tokenId: id }),
+      confirmed: expect.any(Promise),
+    });
     expect('confirmed' in hit && (await hit.confirmed)).toBe(true);
   });
 
@@ -151,7 +171,9 @@ describe('the token authenticator', () => {
     const { token, id } = await admin.createToken({ orgSlug: 'acme', email: 'ada@acme.test' });
     const auth = await authenticator();
     expect((await auth.authenticate(token)).ok).toBe(true);
-    await sql`select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'quarry-gateway-identity-listen' and datname = current_database()`.execute(database.admin);
+    await sql`select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'quarry-gateway-identity-listen' and datname = current_database()`.execute(
+      database.admin,
+    );
     await until(() => !auth.isListening());
     // Revoked while nobody listens: the cache must not answer for it.
     await admin.revokeToken(id);
@@ -175,7 +197,13 @@ describe('the token authenticator', () => {
     const auth = await authenticator();
     for (let i = 0; i < 5; i++) await auth.authenticate(token);
     const lastUsed = async () =>
-      (await database.admin.selectFrom('identity.personal_access_tokens').select('last_used_at').where('id', '=', id).executeTakeFirstOrThrow()).last_used_at;
+      (
+        await database.admin
+          .selectFrom('identity.personal_access_tokens')
+          .select('last_used_at')
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow()
+      ).last_used_at;
     expect(await lastUsed()).toBeNull();
     await auth.flushLastUsed();
     const first = await lastUsed();

@@ -73,8 +73,25 @@ describe('a database outage', () => {
       } while (Date.now() < deadline);
       return false;
     };
-    const { planId } = (await tools.ok('create_research_plan', { name: 'Outage', researchQuestion: 'Does it recover?', steps: [{ stepType: 'search', instructions: 'Find' }, { stepType: 'analyze', instructions: 'Weigh' }] })).data;
-    const before = (await tools.ok('store_research', { artifactType: 'finding', title: 'Before', content: { n: 1 }, contentText: 'Fjord sediment cores record Holocene glacier advances.', planId })).data.id as string;
+    const { planId } = (
+      await tools.ok('create_research_plan', {
+        name: 'Outage',
+        researchQuestion: 'Does it recover?',
+        steps: [
+          { stepType: 'search', instructions: 'Find' },
+          { stepType: 'analyze', instructions: 'Weigh' },
+        ],
+      })
+    ).data;
+    const before = (
+      await tools.ok('store_research', {
+        artifactType: 'finding',
+        title: 'Before',
+        content: { n: 1 },
+        contentText: 'Fjord sediment cores record Holocene glacier advances.',
+        planId,
+      })
+    ).data.id as string;
     expect(await found(tools, 'fjord sediment cores', before)).toBe(true);
     await client.close();
 
@@ -85,12 +102,23 @@ describe('a database outage', () => {
       await refuseConnections(false);
     }
 
-    const reconnected = await eventually(() => connectClient(gateway.url, gateway.token, 'modern').catch(() => undefined), (c) => c !== undefined);
+    const reconnected = await eventually(
+      () => connectClient(gateway.url, gateway.token, 'modern').catch(() => undefined),
+      (c) => c !== undefined,
+    );
     const again = toolsOf(reconnected!);
     const step = (await again.ok('get_next_step', { planId })).data.step;
     await again.ok('submit_step_result', { planId, stepId: step.stepId, result: { summary: 'Found the cores.' } });
     expect((await again.ok('get_plan_status', { planId })).data.progress).toBeGreaterThan(0);
-    const after = (await again.ok('store_research', { artifactType: 'finding', title: 'After', content: { n: 2 }, contentText: 'Varve counts date the moraine to 11,700 years.', planId })).data.id as string;
+    const after = (
+      await again.ok('store_research', {
+        artifactType: 'finding',
+        title: 'After',
+        content: { n: 2 },
+        contentText: 'Varve counts date the moraine to 11,700 years.',
+        planId,
+      })
+    ).data.id as string;
     expect(await found(again, 'varve counts moraine', after)).toBe(true);
     expect(await found(again, 'fjord sediment cores', before, 1_000)).toBe(true);
     await reconnected!.close();

@@ -6,12 +6,25 @@ describe('the gateway error catalogue', () => {
   it('gives every HTTP failure a JSON-RPC error body with a stable code', () => {
     for (const code of Object.keys(httpErrors) as Array<keyof typeof httpErrors>) {
       const body = jsonRpcErrorBody(code, 'why');
-      expect(body).toEqual({ jsonrpc: '2.0', id: null, error: { code: httpErrors[code].rpc, message: 'why', data: { code } } });
+      expect(body).toEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: httpErrors[code].rpc, message: 'why', data: { code } },
+      });
     }
   });
 
   it('never answers bad input with a 5xx', () => {
-    const clientErrors = ['UNAUTHENTICATED', 'FORBIDDEN_ORIGIN', 'RATE_LIMITED', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'PARSE_ERROR', 'INVALID_REQUEST', 'NOT_FOUND'] as const;
+    const clientErrors = [
+      'UNAUTHENTICATED',
+      'FORBIDDEN_ORIGIN',
+      'RATE_LIMITED',
+      'PAYLOAD_TOO_LARGE',
+      'UNSUPPORTED_MEDIA_TYPE',
+      'PARSE_ERROR',
+      'INVALID_REQUEST',
+      'NOT_FOUND',
+    ] as const;
     for (const code of clientErrors) expect(httpErrors[code].http).toBeLessThan(500);
   });
 
@@ -21,7 +34,10 @@ describe('the gateway error catalogue', () => {
       message: 'Plan 123 not found.',
       retryable: false,
     });
-    expect(toolErrorFromStatus(status.FAILED_PRECONDITION, undefined, '', 'req-1')).toMatchObject({ code: 'FAILED_PRECONDITION', message: expect.stringMatching(/current state/) });
+    expect(toolErrorFromStatus(status.FAILED_PRECONDITION, undefined, '', 'req-1')).toMatchObject({
+      code: 'FAILED_PRECONDITION',
+      message: expect.stringMatching(/current state/),
+    });
   });
 
   it('marks transient failures as retryable', () => {

@@ -36,7 +36,13 @@ const INVOICE_SCHEMA = {
   additionalProperties: false,
 };
 
-const GOOD_ANSWER = { invoiceNumber: 'INV-2024-0042', vendor: 'Northwind Traders', contactEmail: 'billing@northwind.example', issueDate: '2024-03-05', total: 1250 };
+const GOOD_ANSWER = {
+  invoiceNumber: 'INV-2024-0042',
+  vendor: 'Northwind Traders',
+  contactEmail: 'billing@northwind.example',
+  issueDate: '2024-03-05',
+  total: 1250,
+};
 
 interface SamplingCall {
   systemPrompt?: string;
@@ -47,11 +53,19 @@ interface SamplingCall {
 /** A 2026-07-28 client whose own "model" is `answer` (the SDK fulfils input-required rounds with it). */
 async function samplingClient(url: string, token: string, answer: (call: SamplingCall, round: number) => string) {
   const calls: SamplingCall[] = [];
-  const client = new Client({ name: 'sampling-tests', version: '1.0.0' }, { capabilities: { sampling: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  const client = new Client(
+    { name: 'sampling-tests', version: '1.0.0' },
+    { capabilities: { sampling: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
   client.setRequestHandler('sampling/createMessage', async (request) => {
     const call = request.params as unknown as SamplingCall;
     calls.push(call);
-    return { role: 'assistant', content: { type: 'text', text: answer(call, calls.length) }, model: 'client-model-7', stopReason: 'endTurn' };
+    return {
+      role: 'assistant',
+      content: { type: 'text', text: answer(call, calls.length) },
+      model: 'client-model-7',
+      stopReason: 'endTurn',
+    };
   });
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { authProvider: { token: async () => token } }));
   return { client, calls, ...toolsOf(client) };
@@ -60,10 +74,18 @@ async function samplingClient(url: string, token: string, answer: (call: Samplin
 /** A 2025-era client that declares sampling in initialize and would answer if ever asked. */
 async function legacySamplingClient(url: string, token: string) {
   const calls: unknown[] = [];
-  const client = new Client({ name: 'legacy-sampler', version: '1.0.0' }, { capabilities: { sampling: {} }, versionNegotiation: { mode: 'legacy' } });
+  const client = new Client(
+    { name: 'legacy-sampler', version: '1.0.0' },
+    { capabilities: { sampling: {} }, versionNegotiation: { mode: 'legacy' } },
+  );
   client.setRequestHandler('sampling/createMessage', async (request) => {
     calls.push(request.params);
-    return { role: 'assistant', content: { type: 'text', text: JSON.stringify(GOOD_ANSWER) }, model: 'legacy-model', stopReason: 'endTurn' };
+    return {
+      role: 'assistant',
+      content: { type: 'text', text: JSON.stringify(GOOD_ANSWER) },
+      model: 'legacy-model',
+      stopReason: 'endTurn',
+    };
   });
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { authProvider: { token: async () => token } }));
   return { client, calls, ...toolsOf(client) };
@@ -78,19 +100,33 @@ const clients: Client[] = [];
 
 async function counts(): Promise<{ rows: number; events: number }> {
   const rows = await sql<{ n: number }>`select count(*)::int as n from artifact.extraction_results`.execute(admin);
-  const events = await sql<{ n: number }>`select count(*)::int as n from events.outbox where payload->>'sourceTable' = 'extraction_result'`.execute(admin);
+  const events = await sql<{
+    n: number;
+  }>`select count(*)::int as n from events.outbox where payload->>'sourceTable' = 'extraction_result'`.execute(admin);
   return { rows: rows.rows[0]!.n, events: events.rows[0]!.n };
 }
 
 async function storedRow(id: string) {
-  const { rows } = await sql<Record<string, unknown>>`select * from artifact.extraction_results where id = ${id}`.execute(admin);
+  const { rows } = await sql<
+    Record<string, unknown>
+  >`select * from artifact.extraction_results where id = ${id}`.execute(admin);
   return rows[0];
 }
 
 /** The tool-call log's rows for `tool` since `since`, in call order. */
-async function toolLog(tool: string, since: Date): Promise<Array<{ outcome: string; error_code: string | null; input_tokens: number | null; output_tokens: number | null }>> {
+async function toolLog(
+  tool: string,
+  since: Date,
+): Promise<
+  Array<{ outcome: string; error_code: string | null; input_tokens: number | null; output_tokens: number | null }>
+> {
   await gateway.runtime.flushToolCallLog();
-  const { rows } = await sql<{ outcome: string; error_code: string | null; input_tokens: number | null; output_tokens: number | null }>`
+  const { rows } = await sql<{
+    outcome: string;
+    error_code: string | null;
+    input_tokens: number | null;
+    output_tokens: number | null;
+  }>`
     select outcome, error_code, input_tokens, output_tokens from gateway.mcp_tool_call_log
     where tool = ${tool} and occurred_at >= ${since} order by occurred_at`.execute(admin);
   return rows;
@@ -119,25 +155,43 @@ afterAll(async () => {
 describe('extract_data without a model on the server', () => {
   it('extracts with the offline heuristic for a client that cannot sample, stores the result and its event', async () => {
     const before = await counts();
-    const answer = await legacy.ok('extract_data', { sourceText: INVOICE, extractionSchema: INVOICE_SCHEMA, sourceUrl: 'https://northwind.example/inv/42', sourceLocation: { page: 1 } });
+    const answer = await legacy.ok('extract_data', {
+      sourceText: INVOICE,
+      extractionSchema: INVOICE_SCHEMA,
+      sourceUrl: 'https://northwind.example/inv/42',
+      sourceLocation: { page: 1 },
+    });
     expect(answer.data).toMatchObject({ status: 'completed', provider: 'heuristic', model: 'heuristic-v1' });
     expect(answer.data.data).toMatchObject({ invoiceNumber: 'INV-2024-0042', total: 1250 });
     expect(answer.data.fieldConfidences['/invoiceNumber']).toBeGreaterThan(0.8);
     expect(answer.data.overallConfidence).toBeGreaterThan(0.5);
-    const invoiceField = (answer.data.fields as Array<{ path: string; grounding: string; spanStart?: number; spanEnd?: number }>).find((f) => f.path === '/invoiceNumber')!;
+    const invoiceField = (
+      answer.data.fields as Array<{ path: string; grounding: string; spanStart?: number; spanEnd?: number }>
+    ).find((f) => f.path === '/invoiceNumber')!;
     expect(INVOICE.slice(invoiceField.spanStart, invoiceField.spanEnd)).toBe('INV-2024-0042');
 
     expect(await counts()).toEqual({ rows: before.rows + 1, events: before.events + 1 });
     const row = await storedRow(answer.data.extractionId as string);
-    expect(row).toMatchObject({ provider: 'heuristic', model: 'heuristic-v1', schema_version: 1, source_text: INVOICE, source_url: 'https://northwind.example/inv/42', source_page: 1 });
+    expect(row).toMatchObject({
+      provider: 'heuristic',
+      model: 'heuristic-v1',
+      schema_version: 1,
+      source_text: INVOICE,
+      source_url: 'https://northwind.example/inv/42',
+      source_page: 1,
+    });
     expect(row!.schema_hash).toMatch(/^[0-9a-f]{64}$/);
   });
 
   it('is searchable with sourceTable extraction_result shortly after', async () => {
-    const extracted = await legacy.ok('extract_data', { sourceText: 'Reference: QX-77\nProject codename: Bluefinch', extractionSchema: { type: 'object', properties: { codename: { type: 'string' } } } });
+    const extracted = await legacy.ok('extract_data', {
+      sourceText: 'Reference: QX-77\nProject codename: Bluefinch',
+      extractionSchema: { type: 'object', properties: { codename: { type: 'string' } } },
+    });
     const { extractionId } = extracted.data;
     let found: ToolAnswer | undefined;
-    const hits = (answer: ToolAnswer | undefined) => (answer?.data.results ?? []) as Array<{ sourceId: string; sourceTable: string }>;
+    const hits = (answer: ToolAnswer | undefined) =>
+      (answer?.data.results ?? []) as Array<{ sourceId: string; sourceTable: string }>;
     for (let i = 0; i < 100 && !hits(found).some((r) => r.sourceId === extractionId); i++) {
       if (i > 0) await sleep(100);
       found = await legacy.ok('search_sources', { query: 'Bluefinch', sourceTable: 'extraction_result' });
@@ -145,42 +199,77 @@ describe('extract_data without a model on the server', () => {
     expect(hits(found)[0]).toMatchObject({ sourceId: extractionId, sourceTable: 'extraction_result', inKeyword: true });
     expect(hits(found).every((r) => r.sourceTable === 'extraction_result')).toBe(true);
     // Another org searching for the same words finds nothing.
-    expect(hits(await rival.ok('search_sources', { query: 'Bluefinch' })).map((r) => r.sourceId)).not.toContain(extractionId);
+    expect(hits(await rival.ok('search_sources', { query: 'Bluefinch' })).map((r) => r.sourceId)).not.toContain(
+      extractionId,
+    );
   });
 
   it('reads a stored artifact of the caller’s org as the source; another org’s id is exactly a missing one', async () => {
-    const { id } = (await legacy.ok('store_research', { artifactType: 'finding', title: 'Invoice copy', content: { kind: 'invoice' }, contentText: INVOICE })).data;
+    const { id } = (
+      await legacy.ok('store_research', {
+        artifactType: 'finding',
+        title: 'Invoice copy',
+        content: { kind: 'invoice' },
+        contentText: INVOICE,
+      })
+    ).data;
     const answer = await legacy.ok('extract_data', { sourceArtifactId: id, extractionSchema: INVOICE_SCHEMA });
     expect(answer.data.data).toMatchObject({ invoiceNumber: 'INV-2024-0042' });
-    expect(await storedRow(answer.data.extractionId as string)).toMatchObject({ source_artifact_id: id, source_text: null });
+    expect(await storedRow(answer.data.extractionId as string)).toMatchObject({
+      source_artifact_id: id,
+      source_text: null,
+    });
 
     const before = await counts();
     const foreign = await rival.call('extract_data', { sourceArtifactId: id, extractionSchema: INVOICE_SCHEMA });
-    const missing = await rival.call('extract_data', { sourceArtifactId: '00000000-0000-4000-8000-000000000000', extractionSchema: INVOICE_SCHEMA });
+    const missing = await rival.call('extract_data', {
+      sourceArtifactId: '00000000-0000-4000-8000-000000000000',
+      extractionSchema: INVOICE_SCHEMA,
+    });
     expectToolError(foreign, 'ARTIFACT_NOT_FOUND');
     expectToolError(missing, 'ARTIFACT_NOT_FOUND');
-    expect(foreign.data.error.message.replace(id as string, '<id>')).toBe(missing.data.error.message.replace('00000000-0000-4000-8000-000000000000', '<id>'));
+    expect(foreign.data.error.message.replace(id as string, '<id>')).toBe(
+      missing.data.error.message.replace('00000000-0000-4000-8000-000000000000', '<id>'),
+    );
     expect(await counts()).toEqual(before);
   });
 
   it('refuses hostile schemas naming the rule, and stores nothing', async () => {
     const before = await counts();
-    const remote = await legacy.call('extract_data', { sourceText: INVOICE, extractionSchema: { type: 'object', properties: { a: { $ref: 'https://evil.example/schema.json' } } } });
+    const remote = await legacy.call('extract_data', {
+      sourceText: INVOICE,
+      extractionSchema: { type: 'object', properties: { a: { $ref: 'https://evil.example/schema.json' } } },
+    });
     expectToolError(remote, 'SCHEMA_REJECTED', /\$ref/);
-    const redos = await legacy.call('extract_data', { sourceText: INVOICE, extractionSchema: { type: 'object', properties: { a: { type: 'string', pattern: '^(a+)+$' } } } });
+    const redos = await legacy.call('extract_data', {
+      sourceText: INVOICE,
+      extractionSchema: { type: 'object', properties: { a: { type: 'string', pattern: '^(a+)+$' } } },
+    });
     expectToolError(redos, 'SCHEMA_REJECTED', /pattern/);
     const notObject = await legacy.call('extract_data', { sourceText: INVOICE, extractionSchema: { type: 'array' } });
     expectToolError(notObject, 'SCHEMA_REJECTED', /object/);
     // 32 levels of JSON is the most the gRPC hop carries: deeper is refused at the gateway already.
     let deep: Record<string, unknown> = { type: 'string' };
     for (let i = 0; i < 40; i++) deep = { type: 'object', properties: { n: deep } };
-    expectToolError(await legacy.call('extract_data', { sourceText: INVOICE, extractionSchema: deep }), 'INVALID_ARGUMENT', /extractionSchema: nests objects and arrays more than 32 levels deep/);
+    expectToolError(
+      await legacy.call('extract_data', { sourceText: INVOICE, extractionSchema: deep }),
+      'INVALID_ARGUMENT',
+      /extractionSchema: nests objects and arrays more than 32 levels deep/,
+    );
     expect(await counts()).toEqual(before);
   });
 
   it('gives a model-readable argument error for a missing source or a step without its plan', async () => {
-    expectToolError(await legacy.call('extract_data', { extractionSchema: INVOICE_SCHEMA }), 'INVALID_ARGUMENT', /exactly one of sourceText, sourceArtifactId/);
-    const planless = await legacy.call('extract_data', { sourceText: INVOICE, extractionSchema: INVOICE_SCHEMA, stepId: '00000000-0000-4000-8000-000000000001' });
+    expectToolError(
+      await legacy.call('extract_data', { extractionSchema: INVOICE_SCHEMA }),
+      'INVALID_ARGUMENT',
+      /exactly one of sourceText, sourceArtifactId/,
+    );
+    const planless = await legacy.call('extract_data', {
+      sourceText: INVOICE,
+      extractionSchema: INVOICE_SCHEMA,
+      stepId: '00000000-0000-4000-8000-000000000001',
+    });
     expectToolError(planless, 'INVALID_ARGUMENT', /planId/);
   });
 
@@ -202,12 +291,21 @@ describe('extract_data without a model on the server', () => {
 
 describe('extract_data with the client’s own model (MCP sampling, 2026-07-28)', () => {
   it('asks the client’s model once through the input-required round trip and stores its answer', async () => {
-    const sampler = await samplingClient(gateway.url, gateway.token, () => `Here is the data:\n\`\`\`json\n${JSON.stringify(GOOD_ANSWER)}\n\`\`\``);
+    const sampler = await samplingClient(
+      gateway.url,
+      gateway.token,
+      () => `Here is the data:\n\`\`\`json\n${JSON.stringify(GOOD_ANSWER)}\n\`\`\``,
+    );
     clients.push(sampler.client);
     const before = await counts();
     const since = new Date();
     const answer = await sampler.ok('extract_data', { sourceText: INVOICE, extractionSchema: INVOICE_SCHEMA });
-    expect(answer.data).toMatchObject({ status: 'completed', provider: 'sampling', model: 'client-model-7', data: GOOD_ANSWER });
+    expect(answer.data).toMatchObject({
+      status: 'completed',
+      provider: 'sampling',
+      model: 'client-model-7',
+      data: GOOD_ANSWER,
+    });
     // Grounded: the number and the date are found although written differently in the source.
     expect(answer.data.fieldConfidences['/total']).toBeGreaterThan(0.5);
     expect(answer.data.fieldConfidences['/issueDate']).toBeGreaterThan(0.5);
@@ -223,14 +321,19 @@ describe('extract_data with the client’s own model (MCP sampling, 2026-07-28)'
     expect(call!.maxTokens).toBeGreaterThan(0);
 
     expect(await counts()).toEqual({ rows: before.rows + 1, events: before.events + 1 });
-    expect(await storedRow(answer.data.extractionId as string)).toMatchObject({ provider: 'sampling', model: 'client-model-7' });
+    expect(await storedRow(answer.data.extractionId as string)).toMatchObject({
+      provider: 'sampling',
+      model: 'client-model-7',
+    });
     // Two tool calls in the log: the round that asked, and the retry that completed.
     expect((await toolLog('extract_data', since)).map((r) => r.outcome)).toEqual(['input_required', 'ok']);
   });
 
   it('gives the client’s model one repair round with the validation errors', async () => {
     const sampler = await samplingClient(gateway.url, gateway.token, (_call, round) =>
-      round === 1 ? JSON.stringify({ invoiceNumber: 'INV-2024-0042', total: 'one thousand' }) : JSON.stringify(GOOD_ANSWER),
+      round === 1
+        ? JSON.stringify({ invoiceNumber: 'INV-2024-0042', total: 'one thousand' })
+        : JSON.stringify(GOOD_ANSWER),
     );
     clients.push(sampler.client);
     const answer = await sampler.ok('extract_data', { sourceText: INVOICE, extractionSchema: INVOICE_SCHEMA });
@@ -242,7 +345,9 @@ describe('extract_data with the client’s own model (MCP sampling, 2026-07-28)'
   });
 
   it('fails with a tool error and stores nothing when the repaired answer is still invalid', async () => {
-    const sampler = await samplingClient(gateway.url, gateway.token, () => JSON.stringify({ vendor: 'Northwind Traders' }));
+    const sampler = await samplingClient(gateway.url, gateway.token, () =>
+      JSON.stringify({ vendor: 'Northwind Traders' }),
+    );
     clients.push(sampler.client);
     const before = await counts();
     const answer = await sampler.call('extract_data', { sourceText: INVOICE, extractionSchema: INVOICE_SCHEMA });
@@ -252,7 +357,9 @@ describe('extract_data with the client’s own model (MCP sampling, 2026-07-28)'
   });
 
   it('reports what the model wrote that the source does not say as unconfident', async () => {
-    const sampler = await samplingClient(gateway.url, gateway.token, () => JSON.stringify({ ...GOOD_ANSWER, vendor: 'Contoso Ltd' }));
+    const sampler = await samplingClient(gateway.url, gateway.token, () =>
+      JSON.stringify({ ...GOOD_ANSWER, vendor: 'Contoso Ltd' }),
+    );
     clients.push(sampler.client);
     const answer = await sampler.ok('extract_data', { sourceText: INVOICE, extractionSchema: INVOICE_SCHEMA });
     expect(answer.data.fieldConfidences['/vendor']).toBeLessThanOrEqual(0.1);
@@ -262,27 +369,49 @@ describe('extract_data with the client’s own model (MCP sampling, 2026-07-28)'
 
 describe('the sampling round trip’s state', () => {
   const args = { sourceText: INVOICE, extractionSchema: INVOICE_SCHEMA };
-  const modelAnswer = { role: 'assistant', content: { type: 'text', text: JSON.stringify(GOOD_ANSWER) }, model: 'manual-model', stopReason: 'endTurn' };
+  const modelAnswer = {
+    role: 'assistant',
+    content: { type: 'text', text: JSON.stringify(GOOD_ANSWER) },
+    model: 'manual-model',
+    stopReason: 'endTurn',
+  };
   let manual: Client;
-  let first: { resultType?: string; inputRequests?: Record<string, { method: string; params: Record<string, unknown> }>; requestState?: string };
+  let first: {
+    resultType?: string;
+    inputRequests?: Record<string, { method: string; params: Record<string, unknown> }>;
+    requestState?: string;
+  };
 
   beforeAll(async () => {
     manual = new Client(
       { name: 'manual-mrtr', version: '1.0.0' },
-      { capabilities: { sampling: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } }, inputRequired: { autoFulfill: false } },
+      {
+        capabilities: { sampling: {} },
+        versionNegotiation: { mode: { pin: '2026-07-28' } },
+        inputRequired: { autoFulfill: false },
+      },
     );
-    await manual.connect(new StreamableHTTPClientTransport(new URL(gateway.url), { authProvider: { token: async () => gateway.token } }));
+    await manual.connect(
+      new StreamableHTTPClientTransport(new URL(gateway.url), { authProvider: { token: async () => gateway.token } }),
+    );
     clients.push(manual);
-    first = (await manual.callTool({ name: 'extract_data', arguments: args }, { allowInputRequired: true })) as typeof first;
+    first = (await manual.callTool(
+      { name: 'extract_data', arguments: args },
+      { allowInputRequired: true },
+    )) as typeof first;
   });
 
-  const retry = (params: Record<string, unknown>) => manual.callTool({ name: 'extract_data', arguments: args, ...params } as never);
+  const retry = (params: Record<string, unknown>) =>
+    manual.callTool({ name: 'extract_data', arguments: args, ...params } as never);
 
   it('asks with one sampling/createMessage request and a signed, opaque requestState', () => {
     expect(first.resultType).toBe('input_required');
     expect(Object.keys(first.inputRequests ?? {})).toEqual(['model_answer']);
     expect(first.inputRequests!.model_answer!.method).toBe('sampling/createMessage');
-    expect(first.inputRequests!.model_answer!.params).toMatchObject({ includeContext: 'none', maxTokens: expect.any(Number) });
+    expect(first.inputRequests!.model_answer!.params).toMatchObject({
+      includeContext: 'none',
+      maxTokens: expect.any(Number),
+    });
     expect(first.requestState).toMatch(/^v1\./);
   });
 
@@ -302,7 +431,9 @@ describe('the sampling round trip’s state', () => {
   it('refuses a tampered requestState as a protocol error', async () => {
     const state = first.requestState!;
     const tampered = `${state.slice(0, -2)}${state.endsWith('AA') ? 'BB' : 'AA'}`;
-    await expect(retry({ inputResponses: { model_answer: modelAnswer }, requestState: tampered })).rejects.toThrow(/Invalid or expired requestState/);
+    await expect(retry({ inputResponses: { model_answer: modelAnswer }, requestState: tampered })).rejects.toThrow(
+      /Invalid or expired requestState/,
+    );
   });
 
   it('refuses a retry that carries the state but no answer', async () => {
@@ -312,16 +443,35 @@ describe('the sampling round trip’s state', () => {
 
   it('refuses the state under another token (bound to the token that started the call)', async () => {
     const other = await gateway.admin.createToken({ orgSlug: 'acme', email: 'ada@acme.test', name: 'second device' });
-    const stranger = new Client({ name: 'stranger', version: '1.0.0' }, { capabilities: { sampling: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } }, inputRequired: { autoFulfill: false } });
-    await stranger.connect(new StreamableHTTPClientTransport(new URL(gateway.url), { authProvider: { token: async () => other.token } }));
+    const stranger = new Client(
+      { name: 'stranger', version: '1.0.0' },
+      {
+        capabilities: { sampling: {} },
+        versionNegotiation: { mode: { pin: '2026-07-28' } },
+        inputRequired: { autoFulfill: false },
+      },
+    );
+    await stranger.connect(
+      new StreamableHTTPClientTransport(new URL(gateway.url), { authProvider: { token: async () => other.token } }),
+    );
     clients.push(stranger);
     await expect(
-      stranger.callTool({ name: 'extract_data', arguments: args, inputResponses: { model_answer: modelAnswer }, requestState: first.requestState } as never),
+      stranger.callTool({
+        name: 'extract_data',
+        arguments: args,
+        inputResponses: { model_answer: modelAnswer },
+        requestState: first.requestState,
+      } as never),
     ).rejects.toThrow(/Invalid or expired requestState/);
   });
 
   it('completes with the answer and the untouched state', async () => {
     const result = await retry({ inputResponses: { model_answer: modelAnswer }, requestState: first.requestState });
-    expect(result.structuredContent).toMatchObject({ status: 'completed', provider: 'sampling', model: 'manual-model', data: GOOD_ANSWER });
+    expect(result.structuredContent).toMatchObject({
+      status: 'completed',
+      provider: 'sampling',
+      model: 'manual-model',
+      data: GOOD_ANSWER,
+    });
   });
 });

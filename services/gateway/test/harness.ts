@@ -50,7 +50,12 @@ export async function startTestGateway(env: Record<string, string> = {}) {
     extraction: loadConfig(extractionModelsConfigSchema, env),
     logger,
   });
-  const runtime = await createGatewayRuntime({ config, logger, serviceAddresses: services.addresses, alsoExpose: services.registries });
+  const runtime = await createGatewayRuntime({
+    config,
+    logger,
+    serviceAddresses: services.addresses,
+    alsoExpose: services.registries,
+  });
   const app = await buildServer(runtime.deps);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
@@ -81,7 +86,10 @@ export async function connectClient(url: string, token: string | undefined, era:
     { name: 'quarry-tests', version: '1.0.0' },
     { versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: '2026-07-28' } } },
   );
-  const transport = new StreamableHTTPClientTransport(new URL(url), token ? { authProvider: { token: async () => token } } : {});
+  const transport = new StreamableHTTPClientTransport(
+    new URL(url),
+    token ? { authProvider: { token: async () => token } } : {},
+  );
   await client.connect(transport);
   return client;
 }
@@ -94,7 +102,11 @@ export const MODERN_ENVELOPE = {
 };
 
 /** A tools/call exactly as a 2026-07-28 client sends it: the MCP headers and the JSON-RPC body. */
-export function modernToolCall(name: string, args: Record<string, unknown>, id: string | number = 1): { headers: Record<string, string>; body: Record<string, unknown> } {
+export function modernToolCall(
+  name: string,
+  args: Record<string, unknown>,
+  id: string | number = 1,
+): { headers: Record<string, string>; body: Record<string, unknown> } {
   return {
     headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': name },
     body: { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args, _meta: MODERN_ENVELOPE } },
@@ -116,7 +128,12 @@ export async function rawPost(url: string, body: string, headers: Record<string,
     const data = /^data: (.*)$/m.exec(text);
     json = data ? JSON.parse(data[1]!) : undefined;
   }
-  return { status: response.status, headers: response.headers, text, json: json as { error?: { code: number; message: string; data?: { code?: string } }; result?: unknown } };
+  return {
+    status: response.status,
+    headers: response.headers,
+    text,
+    json: json as { error?: { code: number; message: string; data?: { code?: string } }; result?: unknown },
+  };
 }
 
 export const LEGACY_INIT = JSON.stringify({

@@ -18,17 +18,28 @@ type Call = ReturnType<typeof modernToolCall>;
 async function post(url: string, call: Call, token = gateway.token): Promise<{ status: number; body: unknown }> {
   const response = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}`, ...call.headers },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${token}`,
+      ...call.headers,
+    },
     body: JSON.stringify(call.body),
   });
   const text = await response.text();
   // JSON, or the SSE stream a 2025-era request is answered with.
-  return { status: response.status, body: response.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(text) : text };
+  return {
+    status: response.status,
+    body: response.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(text) : text,
+  };
 }
 
 async function servedBy(): Promise<{ fast: number; sdk: number }> {
   const text = await (await fetch(`${gateway.base}/metrics`)).text();
-  const count = (path: string) => Number(new RegExp(`^quarry_gateway_mcp_requests_total\\{[^}]*path="${path}"[^}]*\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
+  const count = (path: string) =>
+    Number(
+      new RegExp(`^quarry_gateway_mcp_requests_total\\{[^}]*path="${path}"[^}]*\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0,
+    );
   return { fast: count('fast'), sdk: count('sdk') };
 }
 
@@ -54,7 +65,13 @@ afterAll(async () => {
 });
 
 async function newPlan(): Promise<string> {
-  const { answer } = await bothWays(modernToolCall('create_research_plan', { name: 'Fast', researchQuestion: 'Is the fast path the same?', steps: [{ stepType: 'search', instructions: 'Look' }] }));
+  const { answer } = await bothWays(
+    modernToolCall('create_research_plan', {
+      name: 'Fast',
+      researchQuestion: 'Is the fast path the same?',
+      steps: [{ stepType: 'search', instructions: 'Look' }],
+    }),
+  );
   return (answer.body as { result: { structuredContent: { planId: string } } }).result.structuredContent.planId;
 }
 
@@ -67,7 +84,11 @@ describe('the tools/call fast path answers what the SDK answers', () => {
     expect(answer.body).toMatchObject({
       jsonrpc: '2.0',
       id: 1,
-      result: { resultType: 'complete', structuredContent: { orgSlug: 'acme' }, _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'quarry' } } },
+      result: {
+        resultType: 'complete',
+        structuredContent: { orgSlug: 'acme' },
+        _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'quarry' } },
+      },
     });
   });
 
@@ -94,8 +115,13 @@ describe('the tools/call fast path answers what the SDK answers', () => {
     await gateway.admin.addUser({ email: 'eve@other.test', orgSlug: 'other', name: 'Eve' });
     const { token } = await gateway.admin.createToken({ orgSlug: 'other', email: 'eve@other.test', name: 'eve' });
     const foreign = await post(gateway.url, modernToolCall('get_plan_status', { planId }), token);
-    const missing = await post(gateway.url, modernToolCall('get_plan_status', { planId: '00000000-0000-4000-8000-000000000000' }), token);
-    const code = (body: unknown) => (body as { result: { structuredContent: { error: { code: string } } } }).result.structuredContent.error.code;
+    const missing = await post(
+      gateway.url,
+      modernToolCall('get_plan_status', { planId: '00000000-0000-4000-8000-000000000000' }),
+      token,
+    );
+    const code = (body: unknown) =>
+      (body as { result: { structuredContent: { error: { code: string } } } }).result.structuredContent.error.code;
     expect(code(foreign.body)).toBe('PLAN_NOT_FOUND');
     expect(code(missing.body)).toBe(code(foreign.body));
   });
@@ -104,25 +130,57 @@ describe('the tools/call fast path answers what the SDK answers', () => {
 describe('what the fast path leaves to the SDK', () => {
   const cases: Array<[string, () => Call]> = [
     ['an unknown tool', () => modernToolCall('no_such_tool', {})],
-    ['an Mcp-Name header that names another tool', () => ({ ...modernToolCall('ping', {}), headers: { ...modernToolCall('ping', {}).headers, 'mcp-name': 'get_plan_status' } })],
-    ['a missing Mcp-Method header', () => ({ ...modernToolCall('ping', {}), headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-name': 'ping' } })],
-    ['an envelope without client info', () => {
-      const call = modernToolCall('ping', {});
-      (call.body.params as { _meta: Record<string, unknown> })._meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' };
-      return call;
-    }],
-    ['a retry carrying requestState', () => {
-      const call = modernToolCall('ping', {});
-      (call.body.params as Record<string, unknown>).requestState = 'forged';
-      return call;
-    }],
-    ['arguments that are not an object', () => {
-      const call = modernToolCall('ping', {});
-      (call.body.params as Record<string, unknown>).arguments = ['x'];
-      return call;
-    }],
-    ['a 2025-era request (no envelope, no version header)', () => ({ headers: {}, body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ping', arguments: {} } } })],
-    ['a notification', () => ({ headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'ping' }, body: { jsonrpc: '2.0', method: 'tools/call', params: { name: 'ping', _meta: MODERN_ENVELOPE } } })],
+    [
+      'an Mcp-Name header that names another tool',
+      () => ({
+        ...modernToolCall('ping', {}),
+        headers: { ...modernToolCall('ping', {}).headers, 'mcp-name': 'get_plan_status' },
+      }),
+    ],
+    [
+      'a missing Mcp-Method header',
+      () => ({ ...modernToolCall('ping', {}), headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-name': 'ping' } }),
+    ],
+    [
+      'an envelope without client info',
+      () => {
+        const call = modernToolCall('ping', {});
+        (call.body.params as { _meta: Record<string, unknown> })._meta = {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        };
+        return call;
+      },
+    ],
+    [
+      'a retry carrying requestState',
+      () => {
+        const call = modernToolCall('ping', {});
+        (call.body.params as Record<string, unknown>).requestState = 'forged';
+        return call;
+      },
+    ],
+    [
+      'arguments that are not an object',
+      () => {
+        const call = modernToolCall('ping', {});
+        (call.body.params as Record<string, unknown>).arguments = ['x'];
+        return call;
+      },
+    ],
+    [
+      'a 2025-era request (no envelope, no version header)',
+      () => ({
+        headers: {},
+        body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ping', arguments: {} } },
+      }),
+    ],
+    [
+      'a notification',
+      () => ({
+        headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'ping' },
+        body: { jsonrpc: '2.0', method: 'tools/call', params: { name: 'ping', _meta: MODERN_ENVELOPE } },
+      }),
+    ],
   ];
   it.each(cases)('%s', async (_name, make) => {
     const { answer, oracle, path } = await bothWays(make());
@@ -131,7 +189,12 @@ describe('what the fast path leaves to the SDK', () => {
   });
 
   it('a tool that can ask for the client model (extract_data)', async () => {
-    const { answer, oracle, path } = await bothWays(modernToolCall('extract_data', { text: 'Ada Lovelace, born 1815.', schema: { type: 'object', properties: { born: { type: 'integer' } } } }));
+    const { answer, oracle, path } = await bothWays(
+      modernToolCall('extract_data', {
+        text: 'Ada Lovelace, born 1815.',
+        schema: { type: 'object', properties: { born: { type: 'integer' } } },
+      }),
+    );
     expect(path).toBe('sdk');
     expect(answer.status).toBe(oracle.status);
   });
@@ -145,7 +208,12 @@ describe('a client that goes away', () => {
     await new Promise<void>((resolve) => {
       const req = request(gateway.url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${gateway.token}`, ...call.headers },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${gateway.token}`,
+          ...call.headers,
+        },
       });
       req.on('error', () => resolve());
       req.end(JSON.stringify(call.body));

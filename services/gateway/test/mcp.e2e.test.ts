@@ -50,13 +50,17 @@ describe.each<Era>(['legacy', 'modern'])('an MCP client of the %s era', (era) =>
     const client = await connectClient(gateway.url, gateway.token, era);
     const result = await client.callTool({ name: 'ping', arguments: { verbose: true } });
     expect(result.isError).toBe(true);
-    expect(result.structuredContent).toMatchObject({ error: { code: 'INVALID_ARGUMENT', message: expect.stringMatching(/verbose.*not a known field/) } });
+    expect(result.structuredContent).toMatchObject({
+      error: { code: 'INVALID_ARGUMENT', message: expect.stringMatching(/verbose.*not a known field/) },
+    });
     await client.close();
   });
 
   it('refuses an unknown tool with a JSON-RPC invalid-params error', async () => {
     const client = await connectClient(gateway.url, gateway.token, era);
-    await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toThrow(/Unknown tool: no_such_tool/);
+    await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toThrow(
+      /Unknown tool: no_such_tool/,
+    );
     await client.close();
   });
 });
@@ -91,7 +95,11 @@ describe('authentication', () => {
   });
 
   it('refuses a revoked token on the very next request, even though it was cached', async () => {
-    const { token, id } = await gateway.admin.createToken({ orgSlug: 'acme', email: 'ada@acme.test', name: 'to revoke' });
+    const { token, id } = await gateway.admin.createToken({
+      orgSlug: 'acme',
+      email: 'ada@acme.test',
+      name: 'to revoke',
+    });
     const client = await connectClient(gateway.url, token, 'modern');
     expect((await client.callTool({ name: 'ping', arguments: {} })).isError).toBeFalsy();
     await gateway.admin.revokeToken(id);
@@ -102,7 +110,12 @@ describe('authentication', () => {
   });
 
   it('refuses an expired token', async () => {
-    const { token, expiresAt } = await gateway.admin.createToken({ orgSlug: 'acme', email: 'ada@acme.test', name: 'short', expiresInMs: 1500 });
+    const { token, expiresAt } = await gateway.admin.createToken({
+      orgSlug: 'acme',
+      email: 'ada@acme.test',
+      name: 'short',
+      expiresInMs: 1500,
+    });
     expect((await rawPost(gateway.url, LEGACY_INIT, { authorization: `Bearer ${token}` })).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, expiresAt!.getTime() - Date.now() + 50));
     const { status, json } = await rawPost(gateway.url, LEGACY_INIT, { authorization: `Bearer ${token}` });
@@ -126,7 +139,12 @@ describe('HTTP-level failures are JSON-RPC errors, never HTML or 5xx', () => {
   });
 
   it('refuses an oversized body with 413', async () => {
-    const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ping', arguments: { pad: 'x'.repeat(5 * 1024 * 1024) } } });
+    const big = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'ping', arguments: { pad: 'x'.repeat(5 * 1024 * 1024) } },
+    });
     const { status, json } = await rawPost(gateway.url, big, auth());
     expect(status).toBe(413);
     expect(json.error?.data?.code).toBe('PAYLOAD_TOO_LARGE');
@@ -145,7 +163,11 @@ describe('HTTP-level failures are JSON-RPC errors, never HTML or 5xx', () => {
   });
 
   it('answers an unknown JSON-RPC method with -32601', async () => {
-    const { json } = await rawPost(gateway.url, JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'quarry/unknown', params: {} }), auth());
+    const { json } = await rawPost(
+      gateway.url,
+      JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'quarry/unknown', params: {} }),
+      auth(),
+    );
     expect(json.error?.code).toBe(-32601);
   });
 
@@ -161,7 +183,10 @@ describe('operations endpoints', () => {
     expect((await fetch(`${gateway.base}/healthz`)).status).toBe(200);
     const ready = await fetch(`${gateway.base}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: 'ready', checks: { accepting: true, database: true, revocations: true } });
+    expect(await ready.json()).toEqual({
+      status: 'ready',
+      checks: { accepting: true, database: true, revocations: true },
+    });
     const metrics = await (await fetch(`${gateway.base}/metrics`)).text();
     expect(metrics).toMatch(/quarry_gateway_tool_calls_total\{.*tool="ping"/);
     expect(metrics).toMatch(/quarry_gateway_tool_call_log_dropped_total/);

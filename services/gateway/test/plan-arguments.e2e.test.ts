@@ -33,16 +33,47 @@ const plan = { name: 'Arguments', researchQuestion: 'Are bad arguments refused?'
 const schemaCases: [string, string, RegExp, Record<string, unknown>][] = [
   ['create_research_plan', 'steps', /is required/, { name: 'n', researchQuestion: 'q' }],
   ['create_research_plan', 'steps', /must NOT have fewer than 1 items/, { ...plan, steps: [] }],
-  ['create_research_plan', 'steps[0].stepType', /must be one of "search", "extract"/, { ...plan, steps: [{ stepType: 'dance', instructions: 'x' }] }],
+  [
+    'create_research_plan',
+    'steps[0].stepType',
+    /must be one of "search", "extract"/,
+    { ...plan, steps: [{ stepType: 'dance', instructions: 'x' }] },
+  ],
   ['create_research_plan', 'name', /must NOT have more than 200 characters/, { ...plan, name: 'x'.repeat(201) }],
-  ['create_research_plan', 'branchingConditions[0].afterStepOrder', /must be >= 1/, { ...plan, branchingConditions: [{ afterStepOrder: 0, conditionExpression: 'confidence < 1', ifTrueAction: 'fail' }] }],
-  ['create_research_plan', 'branchingConditions[0].ifTrueAction', /must be one of "skip_to", "fail", "continue"/, { ...plan, branchingConditions: [{ afterStepOrder: 1, conditionExpression: 'confidence < 1', ifTrueAction: 'jump' }] }],
+  [
+    'create_research_plan',
+    'branchingConditions[0].afterStepOrder',
+    /must be >= 1/,
+    {
+      ...plan,
+      branchingConditions: [{ afterStepOrder: 0, conditionExpression: 'confidence < 1', ifTrueAction: 'fail' }],
+    },
+  ],
+  [
+    'create_research_plan',
+    'branchingConditions[0].ifTrueAction',
+    /must be one of "skip_to", "fail", "continue"/,
+    {
+      ...plan,
+      branchingConditions: [{ afterStepOrder: 1, conditionExpression: 'confidence < 1', ifTrueAction: 'jump' }],
+    },
+  ],
   ['get_plan_status', 'planId', /must match format "uuid"/, { planId: 'plan-1' }],
   ['get_plan_status', 'waitSeconds', /must be <= 60/, { planId: id, waitSeconds: 61 }],
   ['get_plan_status', 'waitSeconds', /must be integer/, { planId: id, waitSeconds: 1.5 }],
   ['modify_plan', 'action', /must be one of "add_steps", "remove_step"/, { planId: id, action: 'explode' }],
-  ['modify_plan', 'steps[0].insertAfterOrder', /must be >= 0/, { planId: id, action: 'add_steps', steps: [{ stepType: 'search', instructions: 'x', insertAfterOrder: -1 }] }],
-  ['modify_plan', 'stepOrder[0]', /must match format "uuid"/, { planId: id, action: 'reorder_steps', stepOrder: ['a'] }],
+  [
+    'modify_plan',
+    'steps[0].insertAfterOrder',
+    /must be >= 0/,
+    { planId: id, action: 'add_steps', steps: [{ stepType: 'search', instructions: 'x', insertAfterOrder: -1 }] },
+  ],
+  [
+    'modify_plan',
+    'stepOrder[0]',
+    /must match format "uuid"/,
+    { planId: id, action: 'reorder_steps', stepOrder: ['a'] },
+  ],
   ['list_active_plans', 'limit', /must be >= 1/, { limit: 0 }],
   ['list_active_plans', 'cursor', /must NOT have fewer than 1 characters/, { cursor: '' }],
   ['get_next_step', 'planId', /is required/, {}],
@@ -50,17 +81,57 @@ const schemaCases: [string, string, RegExp, Record<string, unknown>][] = [
   ['submit_step_result', 'result', /is required/, { planId: id, stepId: id }],
   ['submit_step_result', 'result', /must be object/, { planId: id, stepId: id, result: 'it worked' }],
   ['submit_step_result', 'confidence', /must be <= 1/, { planId: id, stepId: id, result: {}, confidence: 1.5 }],
-  ['submit_step_result', 'idempotencyKey', /must NOT have more than 200 characters/, { planId: id, stepId: id, result: {}, idempotencyKey: 'k'.repeat(201) }],
-  ['get_step_context', 'priorStepIds[0]', /must match format "uuid"/, { planId: id, stepId: id, priorStepIds: ['step-1'] }],
+  [
+    'submit_step_result',
+    'idempotencyKey',
+    /must NOT have more than 200 characters/,
+    { planId: id, stepId: id, result: {}, idempotencyKey: 'k'.repeat(201) },
+  ],
+  [
+    'get_step_context',
+    'priorStepIds[0]',
+    /must match format "uuid"/,
+    { planId: id, stepId: id, priorStepIds: ['step-1'] },
+  ],
   ['request_user_review', 'summary', /must NOT have fewer than 1 characters/, { planId: id, stepId: id, summary: '' }],
-  ['request_user_review', 'questions', /must NOT have more than 20 items/, { planId: id, stepId: id, summary: 's', questions: Array(21).fill('q?') }],
-  ['submit_user_decision', 'decision', /must be one of "approve", "reject", "modify", "skip"/, { planId: id, stepId: id, decision: 'maybe' }],
+  [
+    'request_user_review',
+    'questions',
+    /must NOT have more than 20 items/,
+    { planId: id, stepId: id, summary: 's', questions: Array(21).fill('q?') },
+  ],
+  [
+    'submit_user_decision',
+    'decision',
+    /must be one of "approve", "reject", "modify", "skip"/,
+    { planId: id, stepId: id, decision: 'maybe' },
+  ],
   ['get_research_context', 'sessionId', /must NOT have fewer than 1 characters/, { planId: id, sessionId: '' }],
   ['log_skill_execution', 'skillName', /must match pattern/, { skillName: 'research-wide', status: 'started' }],
-  ['log_skill_execution', 'status', /must be one of "started", "executing", "completed", "failed"/, { skillName: 'research', status: 'paused' }],
-  ['log_skill_execution', 'metadata', /must be object/, { skillName: 'research', status: 'started', metadata: ['not', 'an', 'object'] }],
-  ['submit_research_feedback', 'feedbackType', /must be one of "initial", "closing"/, { planId: id, feedbackType: 'midway' }],
-  ['submit_research_feedback', 'userSatisfaction', /must be >= 1/, { planId: id, feedbackType: 'closing', userSatisfaction: 0 }],
+  [
+    'log_skill_execution',
+    'status',
+    /must be one of "started", "executing", "completed", "failed"/,
+    { skillName: 'research', status: 'paused' },
+  ],
+  [
+    'log_skill_execution',
+    'metadata',
+    /must be object/,
+    { skillName: 'research', status: 'started', metadata: ['not', 'an', 'object'] },
+  ],
+  [
+    'submit_research_feedback',
+    'feedbackType',
+    /must be one of "initial", "closing"/,
+    { planId: id, feedbackType: 'midway' },
+  ],
+  [
+    'submit_research_feedback',
+    'userSatisfaction',
+    /must be >= 1/,
+    { planId: id, feedbackType: 'closing', userSatisfaction: 0 },
+  ],
 ];
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -88,16 +159,34 @@ describe('arguments the plan engine refuses', () => {
 
   it('rejects a plan whose branching conditions do not parse or point nowhere, creating nothing', async () => {
     const before = await plans();
-    const condition = (c: Record<string, unknown>) => call('create_research_plan', { ...plan, branchingConditions: [{ afterStepOrder: 1, ifTrueAction: 'fail', ...c }] });
+    const condition = (c: Record<string, unknown>) =>
+      call('create_research_plan', {
+        ...plan,
+        branchingConditions: [{ afterStepOrder: 1, ifTrueAction: 'fail', ...c }],
+      });
     expectToolError(
       await condition({ conditionExpression: 'confidence < ' }),
       'EXPRESSION_SYNTAX',
       /branchingConditions\[0\]\.conditionExpression: /,
       /at column 14/,
     );
-    expectToolError(await condition({ conditionExpression: 'confidence <> 1' }), 'EXPRESSION_SYNTAX', /conditionExpression/, /column/);
-    expectToolError(await condition({ conditionExpression: 'result.__proto__.polluted == true' }), 'EXPRESSION_FORBIDDEN_PATH', /conditionExpression/);
-    expectToolError(await condition({ conditionExpression: 'sources > 1' }), 'EXPRESSION_SYNTAX', /conditionExpression/, /column 1/);
+    expectToolError(
+      await condition({ conditionExpression: 'confidence <> 1' }),
+      'EXPRESSION_SYNTAX',
+      /conditionExpression/,
+      /column/,
+    );
+    expectToolError(
+      await condition({ conditionExpression: 'result.__proto__.polluted == true' }),
+      'EXPRESSION_FORBIDDEN_PATH',
+      /conditionExpression/,
+    );
+    expectToolError(
+      await condition({ conditionExpression: 'sources > 1' }),
+      'EXPRESSION_SYNTAX',
+      /conditionExpression/,
+      /column 1/,
+    );
     expectToolError(
       await condition({ afterStepOrder: 9, conditionExpression: 'confidence < 0.5' }),
       'INVALID_CONDITION',
@@ -109,7 +198,12 @@ describe('arguments the plan engine refuses', () => {
       /branchingConditions\[0\]\.actionParams\.targetStepOrder is required for skip_to/,
     );
     expectToolError(
-      await condition({ afterStepOrder: 2, ifTrueAction: 'skip_to', actionParams: { targetStepOrder: 1 }, conditionExpression: 'confidence < 0.5' }),
+      await condition({
+        afterStepOrder: 2,
+        ifTrueAction: 'skip_to',
+        actionParams: { targetStepOrder: 1 },
+        conditionExpression: 'confidence < 0.5',
+      }),
       'INVALID_CONDITION',
       /targetStepOrder is 1; a skip_to target must come after step 2/,
     );
@@ -125,13 +219,30 @@ describe('arguments the plan engine refuses', () => {
     const { planId } = (await ok('create_research_plan', plan)).data;
     const step = (await ok('get_next_step', { planId })).data.step.stepId;
     expectToolError(
-      await call('modify_plan', { planId, action: 'update_step_instructions', stepId: step, updatedInstructions: '  ' }),
+      await call('modify_plan', {
+        planId,
+        action: 'update_step_instructions',
+        stepId: step,
+        updatedInstructions: '  ',
+      }),
       'INVALID_ARGUMENT',
       /updatedInstructions must not be empty/,
     );
-    expectToolError(await call('request_user_review', { planId, stepId: step, summary: ' ' }), 'INVALID_ARGUMENT', /summary must not be empty/);
-    expectToolError(await call('submit_step_result', { planId, stepId: id, result: {} }), 'STEP_NOT_FOUND', new RegExp(id));
-    expect((await ok('get_plan_status', { planId })).data.currentStep).toMatchObject({ stepId: step, status: 'in_progress', instructions: 'Step 1: search' });
+    expectToolError(
+      await call('request_user_review', { planId, stepId: step, summary: ' ' }),
+      'INVALID_ARGUMENT',
+      /summary must not be empty/,
+    );
+    expectToolError(
+      await call('submit_step_result', { planId, stepId: id, result: {} }),
+      'STEP_NOT_FOUND',
+      new RegExp(id),
+    );
+    expect((await ok('get_plan_status', { planId })).data.currentStep).toMatchObject({
+      stepId: step,
+      status: 'in_progress',
+      instructions: 'Step 1: search',
+    });
   });
 
   it('answers a plan id that does not exist with not-found on every tool that takes one', async () => {
@@ -147,6 +258,7 @@ describe('arguments the plan engine refuses', () => {
       ['log_skill_execution', { skillName: 'research', status: 'started', planId: id }],
       ['submit_research_feedback', { planId: id, feedbackType: 'initial' }],
     ];
-    for (const [tool, args] of byTool) expectToolError(await call(tool, args), 'PLAN_NOT_FOUND', new RegExp(`No research plan with id ${id}`));
+    for (const [tool, args] of byTool)
+      expectToolError(await call(tool, args), 'PLAN_NOT_FOUND', new RegExp(`No research plan with id ${id}`));
   });
 });

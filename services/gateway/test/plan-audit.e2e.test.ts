@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/client';
 import { sql } from 'kysely';
 import { connectClient, startTestGateway } from './harness.js';
-import { type AuditRow, auditRows, callOk, callTool, lastAuditId, planSnapshot, type ToolAnswer } from './plan-tools.js';
+import {
+  type AuditRow,
+  auditRows,
+  callOk,
+  callTool,
+  lastAuditId,
+  planSnapshot,
+  type ToolAnswer,
+} from './plan-tools.js';
 
 // plan.plan_audit_log, as an auditor relies on it: every mutating tool appends exactly the
 // business events it caused (type, step, session, payload) in the same transaction as the
@@ -33,9 +41,19 @@ async function audited(name: string, args: Record<string, unknown>): Promise<{ a
 }
 
 /** The rows as an auditor reads them. */
-const events = (rows: readonly AuditRow[]) => rows.map((r) => ({ type: r.eventType, planId: r.planId, stepId: r.stepId, sessionId: r.sessionId, details: r.details }));
+const events = (rows: readonly AuditRow[]) =>
+  rows.map((r) => ({
+    type: r.eventType,
+    planId: r.planId,
+    stepId: r.stepId,
+    sessionId: r.sessionId,
+    details: r.details,
+  }));
 
-async function xminOf(table: 'research_plans' | 'research_feedback' | 'user_reviews' | 'plan_steps', id: string): Promise<{ xmin: string; at: Date | null }> {
+async function xminOf(
+  table: 'research_plans' | 'research_feedback' | 'user_reviews' | 'plan_steps',
+  id: string,
+): Promise<{ xmin: string; at: Date | null }> {
   const { rows } = await sql<{ xmin: string; at: Date | null }>`
     select xmin::text as xmin, ${sql.raw(table === 'research_feedback' ? 'created_at' : table === 'user_reviews' ? 'coalesce(decided_at, requested_at)' : 'updated_at')} as at
     from ${sql.table(`plan.${table}`)} where id = ${id}::uuid`.execute(db());
@@ -46,7 +64,11 @@ async function xminOf(table: 'research_plans' | 'research_feedback' | 'user_revi
  * The rows were written by one transaction, the one that wrote `row` (PostgreSQL stamps every
  * row version with its writer's transaction id, `xmin`), at the same instant as that change.
  */
-async function expectSameTransaction(rows: readonly AuditRow[], table: Parameters<typeof xminOf>[0], id: string): Promise<void> {
+async function expectSameTransaction(
+  rows: readonly AuditRow[],
+  table: Parameters<typeof xminOf>[0],
+  id: string,
+): Promise<void> {
   expect(rows.length).toBeGreaterThan(0);
   const changed = await xminOf(table, id);
   expect(rows.map((r) => r.xmin)).toEqual(rows.map(() => changed.xmin));
@@ -54,16 +76,23 @@ async function expectSameTransaction(rows: readonly AuditRow[], table: Parameter
 }
 
 async function stepIdsOf(planId: string): Promise<string[]> {
-  const { rows } = await sql<{ id: string }>`select id from plan.plan_steps where plan_id = ${planId}::uuid order by step_order`.execute(db());
+  const { rows } = await sql<{
+    id: string;
+  }>`select id from plan.plan_steps where plan_id = ${planId}::uuid order by step_order`.execute(db());
   return rows.map((r) => r.id);
 }
 
 async function conditionIdsOf(planId: string): Promise<string[]> {
-  const { rows } = await sql<{ id: string }>`select id from plan.branching_conditions where plan_id = ${planId}::uuid order by evaluation_order`.execute(db());
+  const { rows } = await sql<{
+    id: string;
+  }>`select id from plan.branching_conditions where plan_id = ${planId}::uuid order by evaluation_order`.execute(db());
   return rows.map((r) => r.id);
 }
 
-async function newPlan(stepCount: number, extra: Record<string, unknown> = {}): Promise<{ planId: string; steps: string[] }> {
+async function newPlan(
+  stepCount: number,
+  extra: Record<string, unknown> = {},
+): Promise<{ planId: string; steps: string[] }> {
   const { planId } = await ok('create_research_plan', {
     name: 'Audited plan',
     researchQuestion: 'Is every change on the record?',
@@ -91,13 +120,26 @@ describe('create_research_plan', () => {
         { stepType: 'analyze', instructions: 'Analyze' },
         { stepType: 'synthesize', instructions: 'Write' },
       ],
-      branchingConditions: [{ afterStepOrder: 1, conditionExpression: 'confidence < 0.5', ifTrueAction: 'skip_to', actionParams: { targetStepOrder: 3 } }],
+      branchingConditions: [
+        {
+          afterStepOrder: 1,
+          conditionExpression: 'confidence < 0.5',
+          ifTrueAction: 'skip_to',
+          actionParams: { targetStepOrder: 3 },
+        },
+      ],
       planDesignRationale: 'Search, then think',
       sessionId: 's-create',
     });
     const { planId } = answer.data;
     expect(events(rows)).toEqual([
-      { type: 'plan_modified', planId, stepId: null, sessionId: 's-create', details: { change: 'created', stepCount: 3, conditionCount: 1, rationale: 'Search, then think' } },
+      {
+        type: 'plan_modified',
+        planId,
+        stepId: null,
+        sessionId: 's-create',
+        details: { change: 'created', stepCount: 3, conditionCount: 1, rationale: 'Search, then think' },
+      },
     ]);
     await expectSameTransaction(rows, 'research_plans', planId);
   });
@@ -105,7 +147,12 @@ describe('create_research_plan', () => {
   it('writes nothing when the plan is refused', async () => {
     await expectRefusedWithoutTrace(
       'create_research_plan',
-      { name: 'Refused', researchQuestion: 'Recorded?', steps: [{ stepType: 'search', instructions: 'x' }], branchingConditions: [{ afterStepOrder: 1, conditionExpression: 'confidence <', ifTrueAction: 'fail' }] },
+      {
+        name: 'Refused',
+        researchQuestion: 'Recorded?',
+        steps: [{ stepType: 'search', instructions: 'x' }],
+        branchingConditions: [{ afterStepOrder: 1, conditionExpression: 'confidence <', ifTrueAction: 'fail' }],
+      },
       'EXPRESSION_SYNTAX',
     );
   });
@@ -116,14 +163,34 @@ describe('get_next_step', () => {
     const { planId, steps } = await newPlan(2);
     const first = await audited('get_next_step', { planId, sessionId: 's-claim' });
     expect(events(first.rows)).toEqual([
-      { type: 'step_started', planId, stepId: steps[0], sessionId: 's-claim', details: { stepOrder: 1, autoAdvanced: false } },
-      { type: 'plan_status_changed', planId, stepId: null, sessionId: 's-claim', details: { from: 'planning', to: 'executing', cause: 'claim_next_step' } },
+      {
+        type: 'step_started',
+        planId,
+        stepId: steps[0],
+        sessionId: 's-claim',
+        details: { stepOrder: 1, autoAdvanced: false },
+      },
+      {
+        type: 'plan_status_changed',
+        planId,
+        stepId: null,
+        sessionId: 's-claim',
+        details: { from: 'planning', to: 'executing', cause: 'claim_next_step' },
+      },
     ]);
     await expectSameTransaction(first.rows, 'research_plans', planId);
     await expectSameTransaction(first.rows, 'plan_steps', steps[0]!);
 
     const second = await audited('get_next_step', { planId });
-    expect(events(second.rows)).toEqual([{ type: 'step_started', planId, stepId: steps[1], sessionId: null, details: { stepOrder: 2, autoAdvanced: false } }]);
+    expect(events(second.rows)).toEqual([
+      {
+        type: 'step_started',
+        planId,
+        stepId: steps[1],
+        sessionId: null,
+        details: { stepOrder: 2, autoAdvanced: false },
+      },
+    ]);
     await expectSameTransaction(second.rows, 'research_plans', planId);
 
     const before = await planSnapshot(db());
@@ -146,11 +213,24 @@ describe('submit_step_result', () => {
   it('writes step_completed for an in_progress step, nothing for an idempotent retry or a refused result', async () => {
     const { planId, steps } = await newPlan(2);
     await ok('get_next_step', { planId });
-    const args = { planId, stepId: steps[0], result: { summary: 'done' }, confidence: 0.9, sessionId: 's-submit', idempotencyKey: 'k-1' };
+    const args = {
+      planId,
+      stepId: steps[0],
+      result: { summary: 'done' },
+      confidence: 0.9,
+      sessionId: 's-submit',
+      idempotencyKey: 'k-1',
+    };
     const { answer, rows } = await audited('submit_step_result', args);
     expect(answer.data).toEqual({ submitted: true, planStatus: 'executing' });
     expect(events(rows)).toEqual([
-      { type: 'step_completed', planId, stepId: steps[0], sessionId: 's-submit', details: { stepOrder: 1, confidence: 0.9, via: 'result', branch: null } },
+      {
+        type: 'step_completed',
+        planId,
+        stepId: steps[0],
+        sessionId: 's-submit',
+        details: { stepOrder: 1, confidence: 0.9, via: 'result', branch: null },
+      },
     ]);
     await expectSameTransaction(rows, 'plan_steps', steps[0]!);
 
@@ -158,30 +238,76 @@ describe('submit_step_result', () => {
     expect(await ok('submit_step_result', args)).toEqual({ submitted: true, planStatus: 'executing' });
     expect(await planSnapshot(db())).toEqual(before);
 
-    await expectRefusedWithoutTrace('submit_step_result', { planId, stepId: steps[0], result: { again: true } }, 'STEP_STATE_CONFLICT');
-    await expectRefusedWithoutTrace('submit_step_result', { planId, stepId: steps[1], result: { x: 1 }, confidence: 1.5 }, 'INVALID_ARGUMENT');
-    await expectRefusedWithoutTrace('submit_step_result', { planId, stepId: steps[1], result: { x: 1 }, idempotencyKey: 'k-1' }, 'INVALID_ARGUMENT');
+    await expectRefusedWithoutTrace(
+      'submit_step_result',
+      { planId, stepId: steps[0], result: { again: true } },
+      'STEP_STATE_CONFLICT',
+    );
+    await expectRefusedWithoutTrace(
+      'submit_step_result',
+      { planId, stepId: steps[1], result: { x: 1 }, confidence: 1.5 },
+      'INVALID_ARGUMENT',
+    );
+    await expectRefusedWithoutTrace(
+      'submit_step_result',
+      { planId, stepId: steps[1], result: { x: 1 }, idempotencyKey: 'k-1' },
+      'INVALID_ARGUMENT',
+    );
   });
 
   it('writes step_started (auto-advanced) before step_completed for a pending step, and the completion of the plan', async () => {
     const { planId, steps } = await newPlan(1);
-    const { answer, rows } = await audited('submit_step_result', { planId, stepId: steps[0], result: { summary: 'all at once' } });
+    const { answer, rows } = await audited('submit_step_result', {
+      planId,
+      stepId: steps[0],
+      result: { summary: 'all at once' },
+    });
     expect(answer.data).toEqual({ submitted: true, planStatus: 'completed' });
     expect(events(rows)).toEqual([
-      { type: 'step_started', planId, stepId: steps[0], sessionId: null, details: { stepOrder: 1, autoAdvanced: true } },
-      { type: 'step_completed', planId, stepId: steps[0], sessionId: null, details: { stepOrder: 1, confidence: null, via: 'result', branch: null } },
-      { type: 'plan_status_changed', planId, stepId: null, sessionId: null, details: { from: 'planning', to: 'completed', cause: 'submit_step_result' } },
+      {
+        type: 'step_started',
+        planId,
+        stepId: steps[0],
+        sessionId: null,
+        details: { stepOrder: 1, autoAdvanced: true },
+      },
+      {
+        type: 'step_completed',
+        planId,
+        stepId: steps[0],
+        sessionId: null,
+        details: { stepOrder: 1, confidence: null, via: 'result', branch: null },
+      },
+      {
+        type: 'plan_status_changed',
+        planId,
+        stepId: null,
+        sessionId: null,
+        details: { from: 'planning', to: 'completed', cause: 'submit_step_result' },
+      },
     ]);
     await expectSameTransaction(rows, 'research_plans', planId);
   });
 
   it('records the branch a result took: skip_to lists the skipped steps, fail names the condition', async () => {
     const skip = await newPlan(4, {
-      branchingConditions: [{ afterStepOrder: 1, conditionExpression: 'result.sources.count >= 5', ifTrueAction: 'skip_to', actionParams: { targetStepOrder: 4 } }],
+      branchingConditions: [
+        {
+          afterStepOrder: 1,
+          conditionExpression: 'result.sources.count >= 5',
+          ifTrueAction: 'skip_to',
+          actionParams: { targetStepOrder: 4 },
+        },
+      ],
     });
     const [skipCondition] = await conditionIdsOf(skip.planId);
     await ok('get_next_step', { planId: skip.planId });
-    const skipped = await audited('submit_step_result', { planId: skip.planId, stepId: skip.steps[0], result: { sources: { count: 7 } }, confidence: 0.8 });
+    const skipped = await audited('submit_step_result', {
+      planId: skip.planId,
+      stepId: skip.steps[0],
+      result: { sources: { count: 7 } },
+      confidence: 0.8,
+    });
     expect(events(skipped.rows)).toEqual([
       {
         type: 'step_completed',
@@ -192,16 +318,29 @@ describe('submit_step_result', () => {
           stepOrder: 1,
           confidence: 0.8,
           via: 'result',
-          branch: { conditionId: skipCondition, action: 'skip_to', targetStepId: skip.steps[3], skippedStepIds: [skip.steps[1], skip.steps[2]] },
+          branch: {
+            conditionId: skipCondition,
+            action: 'skip_to',
+            targetStepId: skip.steps[3],
+            skippedStepIds: [skip.steps[1], skip.steps[2]],
+          },
         },
       },
     ]);
     await expectSameTransaction(skipped.rows, 'plan_steps', skip.steps[2]!);
 
-    const fail = await newPlan(3, { branchingConditions: [{ afterStepOrder: 1, conditionExpression: 'confidence < 0.3', ifTrueAction: 'fail' }] });
+    const fail = await newPlan(3, {
+      branchingConditions: [{ afterStepOrder: 1, conditionExpression: 'confidence < 0.3', ifTrueAction: 'fail' }],
+    });
     const [failCondition] = await conditionIdsOf(fail.planId);
     await ok('get_next_step', { planId: fail.planId });
-    const failed = await audited('submit_step_result', { planId: fail.planId, stepId: fail.steps[0], result: { sources: [] }, confidence: 0.2, sessionId: 's-fail' });
+    const failed = await audited('submit_step_result', {
+      planId: fail.planId,
+      stepId: fail.steps[0],
+      result: { sources: [] },
+      confidence: 0.2,
+      sessionId: 's-fail',
+    });
     expect(failed.answer.data).toEqual({ submitted: true, planStatus: 'failed' });
     expect(events(failed.rows)).toEqual([
       {
@@ -209,7 +348,12 @@ describe('submit_step_result', () => {
         planId: fail.planId,
         stepId: fail.steps[0],
         sessionId: 's-fail',
-        details: { stepOrder: 1, confidence: 0.2, via: 'result', branch: { conditionId: failCondition, action: 'fail', targetStepId: null, skippedStepIds: [] } },
+        details: {
+          stepOrder: 1,
+          confidence: 0.2,
+          via: 'result',
+          branch: { conditionId: failCondition, action: 'fail', targetStepId: null, skippedStepIds: [] },
+        },
       },
       {
         type: 'plan_status_changed',
@@ -248,7 +392,11 @@ describe('modify_plan', () => {
         planId,
         stepId: null,
         sessionId: 's-modify',
-        details: { change: 'steps_added', steps: [{ stepId: added.stepId, stepOrder: 2, stepType: 'critique' }], rationale: 'needs a critique' },
+        details: {
+          change: 'steps_added',
+          steps: [{ stepId: added.stepId, stepOrder: 2, stepType: 'critique' }],
+          rationale: 'needs a critique',
+        },
       },
     ]);
     await expectSameTransaction(rows, 'research_plans', planId);
@@ -259,21 +407,38 @@ describe('modify_plan', () => {
     const order = [steps[0]!, steps[3]!, steps[1]!, steps[2]!];
     const { rows } = await audited('modify_plan', { planId, action: 'reorder_steps', stepOrder: order });
     expect(events(rows)).toEqual([
-      { type: 'plan_modified', planId, stepId: null, sessionId: null, details: { change: 'steps_reordered', previousStepIds: steps, stepIds: order, rationale: null } },
+      {
+        type: 'plan_modified',
+        planId,
+        stepId: null,
+        sessionId: null,
+        details: { change: 'steps_reordered', previousStepIds: steps, stepIds: order, rationale: null },
+      },
     ]);
     await expectSameTransaction(rows, 'research_plans', planId);
     steps = order;
   });
 
   it('update_step_instructions writes plan_modified (instructions_updated) with the old and new text', async () => {
-    const { rows } = await audited('modify_plan', { planId, action: 'update_step_instructions', stepId: steps[1], updatedInstructions: 'Step 3, sharper', modificationRationale: 'clarity' });
+    const { rows } = await audited('modify_plan', {
+      planId,
+      action: 'update_step_instructions',
+      stepId: steps[1],
+      updatedInstructions: 'Step 3, sharper',
+      modificationRationale: 'clarity',
+    });
     expect(events(rows)).toEqual([
       {
         type: 'plan_modified',
         planId,
         stepId: steps[1],
         sessionId: null,
-        details: { change: 'instructions_updated', previousInstructions: 'Step 3', instructions: 'Step 3, sharper', rationale: 'clarity' },
+        details: {
+          change: 'instructions_updated',
+          previousInstructions: 'Step 3',
+          instructions: 'Step 3, sharper',
+          rationale: 'clarity',
+        },
       },
     ]);
     await expectSameTransaction(rows, 'plan_steps', steps[1]!);
@@ -281,9 +446,20 @@ describe('modify_plan', () => {
 
   it('remove_step writes plan_modified (step_removed) about the removed step', async () => {
     const removed = steps[2]!;
-    const { rows } = await audited('modify_plan', { planId, action: 'remove_step', stepId: removed, modificationRationale: 'not needed' });
+    const { rows } = await audited('modify_plan', {
+      planId,
+      action: 'remove_step',
+      stepId: removed,
+      modificationRationale: 'not needed',
+    });
     expect(events(rows)).toEqual([
-      { type: 'plan_modified', planId, stepId: removed, sessionId: null, details: { change: 'step_removed', stepOrder: 3, droppedConditionIds: [], rationale: 'not needed' } },
+      {
+        type: 'plan_modified',
+        planId,
+        stepId: removed,
+        sessionId: null,
+        details: { change: 'step_removed', stepOrder: 3, droppedConditionIds: [], rationale: 'not needed' },
+      },
     ]);
     await expectSameTransaction(rows, 'research_plans', planId);
     steps = await stepIdsOf(planId);
@@ -293,12 +469,21 @@ describe('modify_plan', () => {
     const other = await newPlan(3, {
       branchingConditions: [
         { afterStepOrder: 2, conditionExpression: 'confidence > 0.9', ifTrueAction: 'continue' },
-        { afterStepOrder: 1, conditionExpression: 'confidence < 0.2', ifTrueAction: 'skip_to', actionParams: { targetStepOrder: 2 } },
+        {
+          afterStepOrder: 1,
+          conditionExpression: 'confidence < 0.2',
+          ifTrueAction: 'skip_to',
+          actionParams: { targetStepOrder: 2 },
+        },
         { afterStepOrder: 1, conditionExpression: 'confidence < 0.1', ifTrueAction: 'fail' },
       ],
     });
     const [attached, targeting, kept] = await conditionIdsOf(other.planId);
-    const { rows } = await audited('modify_plan', { planId: other.planId, action: 'remove_step', stepId: other.steps[1] });
+    const { rows } = await audited('modify_plan', {
+      planId: other.planId,
+      action: 'remove_step',
+      stepId: other.steps[1],
+    });
     expect(events(rows)).toEqual([
       {
         type: 'plan_modified',
@@ -316,12 +501,36 @@ describe('modify_plan', () => {
     // Left: step 1 in progress, steps 2 and 3 pending.
     await ok('submit_step_result', { planId, stepId: steps[0], result: { ok: true } });
     await ok('submit_step_result', { planId, stepId: steps[1], result: { ok: true } });
-    const { answer, rows } = await audited('modify_plan', { planId, action: 'fail_step', stepId: steps[2], reason: 'source gone', sessionId: 's-fail-step' });
+    const { answer, rows } = await audited('modify_plan', {
+      planId,
+      action: 'fail_step',
+      stepId: steps[2],
+      reason: 'source gone',
+      sessionId: 's-fail-step',
+    });
     expect(answer.data.planStatus).toBe('completed');
     expect(events(rows)).toEqual([
-      { type: 'plan_modified', planId, stepId: steps[2], sessionId: 's-fail-step', details: { change: 'step_failed', reason: 'source gone', rationale: null } },
-      { type: 'step_failed', planId, stepId: steps[2], sessionId: 's-fail-step', details: { stepOrder: 3, reason: 'source gone', via: 'modify_plan' } },
-      { type: 'plan_status_changed', planId, stepId: null, sessionId: 's-fail-step', details: { from: 'executing', to: 'completed', cause: 'fail_step' } },
+      {
+        type: 'plan_modified',
+        planId,
+        stepId: steps[2],
+        sessionId: 's-fail-step',
+        details: { change: 'step_failed', reason: 'source gone', rationale: null },
+      },
+      {
+        type: 'step_failed',
+        planId,
+        stepId: steps[2],
+        sessionId: 's-fail-step',
+        details: { stepOrder: 3, reason: 'source gone', via: 'modify_plan' },
+      },
+      {
+        type: 'plan_status_changed',
+        planId,
+        stepId: null,
+        sessionId: 's-fail-step',
+        details: { from: 'executing', to: 'completed', cause: 'fail_step' },
+      },
     ]);
     await expectSameTransaction(rows, 'research_plans', planId);
   });
@@ -329,9 +538,21 @@ describe('modify_plan', () => {
   it('writes nothing when an action is refused', async () => {
     const other = await newPlan(2);
     await ok('get_next_step', { planId: other.planId });
-    await expectRefusedWithoutTrace('modify_plan', { planId: other.planId, action: 'remove_step', stepId: other.steps[0] }, 'STEP_STATE_CONFLICT');
-    await expectRefusedWithoutTrace('modify_plan', { planId: other.planId, action: 'reorder_steps', stepOrder: [other.steps[0]] }, 'INVALID_REORDER');
-    await expectRefusedWithoutTrace('modify_plan', { planId, action: 'add_steps', steps: [{ stepType: 'search', instructions: 'too late' }] }, 'PLAN_STATE_CONFLICT');
+    await expectRefusedWithoutTrace(
+      'modify_plan',
+      { planId: other.planId, action: 'remove_step', stepId: other.steps[0] },
+      'STEP_STATE_CONFLICT',
+    );
+    await expectRefusedWithoutTrace(
+      'modify_plan',
+      { planId: other.planId, action: 'reorder_steps', stepOrder: [other.steps[0]] },
+      'INVALID_REORDER',
+    );
+    await expectRefusedWithoutTrace(
+      'modify_plan',
+      { planId, action: 'add_steps', steps: [{ stepType: 'search', instructions: 'too late' }] },
+      'PLAN_STATE_CONFLICT',
+    );
   });
 });
 
@@ -339,42 +560,103 @@ describe('request_user_review and submit_user_decision', () => {
   async function awaitingReview(sessionId?: string) {
     const plan = await newPlan(2);
     await ok('get_next_step', { planId: plan.planId });
-    const requested = await audited('request_user_review', { planId: plan.planId, stepId: plan.steps[0], summary: 'Look', questions: ['Good?'], ...(sessionId ? { sessionId } : {}) });
+    const requested = await audited('request_user_review', {
+      planId: plan.planId,
+      stepId: plan.steps[0],
+      summary: 'Look',
+      questions: ['Good?'],
+      ...(sessionId ? { sessionId } : {}),
+    });
     return { ...plan, requested };
   }
 
   it('request_user_review writes user_reviewed (requested) and the move to awaiting_review', async () => {
     const { planId, steps, requested } = await awaitingReview('s-review');
     expect(events(requested.rows)).toEqual([
-      { type: 'user_reviewed', planId, stepId: steps[0], sessionId: 's-review', details: { phase: 'requested', summary: 'Look', questions: ['Good?'] } },
-      { type: 'plan_status_changed', planId, stepId: null, sessionId: 's-review', details: { from: 'executing', to: 'awaiting_review', cause: 'request_review' } },
+      {
+        type: 'user_reviewed',
+        planId,
+        stepId: steps[0],
+        sessionId: 's-review',
+        details: { phase: 'requested', summary: 'Look', questions: ['Good?'] },
+      },
+      {
+        type: 'plan_status_changed',
+        planId,
+        stepId: null,
+        sessionId: 's-review',
+        details: { from: 'executing', to: 'awaiting_review', cause: 'request_review' },
+      },
     ]);
     await expectSameTransaction(requested.rows, 'research_plans', planId);
     await expectSameTransaction(requested.rows, 'user_reviews', requested.answer.data.reviewId);
   });
 
   it.each([
-    { decision: 'approve', feedback: undefined, stepEvent: { type: 'step_completed', details: { stepOrder: 1, confidence: null, via: 'review', branch: null } }, to: 'executing' },
-    { decision: 'reject', feedback: 'Wrong sources', stepEvent: { type: 'step_failed', details: { stepOrder: 1, reason: 'Wrong sources', via: 'review' } }, to: 'failed' },
+    {
+      decision: 'approve',
+      feedback: undefined,
+      stepEvent: { type: 'step_completed', details: { stepOrder: 1, confidence: null, via: 'review', branch: null } },
+      to: 'executing',
+    },
+    {
+      decision: 'reject',
+      feedback: 'Wrong sources',
+      stepEvent: { type: 'step_failed', details: { stepOrder: 1, reason: 'Wrong sources', via: 'review' } },
+      to: 'failed',
+    },
     { decision: 'modify', feedback: 'Use 2024 data', stepEvent: undefined, to: 'executing' },
     { decision: 'skip', feedback: undefined, stepEvent: undefined, to: 'executing' },
-  ])('submit_user_decision($decision) writes user_reviewed (decided), its step event and the status change', async ({ decision, feedback, stepEvent, to }) => {
-    const { planId, steps } = await awaitingReview();
-    const { answer, rows } = await audited('submit_user_decision', { planId, stepId: steps[0], decision, sessionId: 's-decide', ...(feedback ? { feedback } : {}) });
-    expect(events(rows)).toEqual([
-      { type: 'user_reviewed', planId, stepId: steps[0], sessionId: 's-decide', details: { phase: 'decided', decision, feedback: feedback ?? null } },
-      ...(stepEvent ? [{ ...stepEvent, planId, stepId: steps[0], sessionId: 's-decide' }] : []),
-      { type: 'plan_status_changed', planId, stepId: null, sessionId: 's-decide', details: { from: 'awaiting_review', to, cause: 'decide_review' } },
-    ]);
-    await expectSameTransaction(rows, 'research_plans', planId);
-    await expectSameTransaction(rows, 'user_reviews', answer.data.reviewId);
-  });
+  ])(
+    'submit_user_decision($decision) writes user_reviewed (decided), its step event and the status change',
+    async ({ decision, feedback, stepEvent, to }) => {
+      const { planId, steps } = await awaitingReview();
+      const { answer, rows } = await audited('submit_user_decision', {
+        planId,
+        stepId: steps[0],
+        decision,
+        sessionId: 's-decide',
+        ...(feedback ? { feedback } : {}),
+      });
+      expect(events(rows)).toEqual([
+        {
+          type: 'user_reviewed',
+          planId,
+          stepId: steps[0],
+          sessionId: 's-decide',
+          details: { phase: 'decided', decision, feedback: feedback ?? null },
+        },
+        ...(stepEvent ? [{ ...stepEvent, planId, stepId: steps[0], sessionId: 's-decide' }] : []),
+        {
+          type: 'plan_status_changed',
+          planId,
+          stepId: null,
+          sessionId: 's-decide',
+          details: { from: 'awaiting_review', to, cause: 'decide_review' },
+        },
+      ]);
+      await expectSameTransaction(rows, 'research_plans', planId);
+      await expectSameTransaction(rows, 'user_reviews', answer.data.reviewId);
+    },
+  );
 
   it('writes nothing when a review or a decision is refused', async () => {
     const { planId, steps } = await awaitingReview();
-    await expectRefusedWithoutTrace('request_user_review', { planId, stepId: steps[1], summary: 'pending step' }, 'STEP_STATE_CONFLICT');
-    await expectRefusedWithoutTrace('submit_user_decision', { planId, stepId: steps[1], decision: 'approve' }, 'STEP_STATE_CONFLICT');
-    await expectRefusedWithoutTrace('submit_user_decision', { planId, stepId: steps[0], decision: 'modify' }, 'INVALID_ARGUMENT');
+    await expectRefusedWithoutTrace(
+      'request_user_review',
+      { planId, stepId: steps[1], summary: 'pending step' },
+      'STEP_STATE_CONFLICT',
+    );
+    await expectRefusedWithoutTrace(
+      'submit_user_decision',
+      { planId, stepId: steps[1], decision: 'approve' },
+      'STEP_STATE_CONFLICT',
+    );
+    await expectRefusedWithoutTrace(
+      'submit_user_decision',
+      { planId, stepId: steps[0], decision: 'modify' },
+      'INVALID_ARGUMENT',
+    );
   });
 });
 
@@ -382,27 +664,59 @@ describe('get_research_context, submit_research_feedback, log_skill_execution', 
   it('get_research_context with a sessionId writes one session_resumed row', async () => {
     const { planId } = await newPlan(1);
     const { answer, rows } = await audited('get_research_context', { planId, sessionId: 's-resume' });
-    expect(events(rows)).toEqual([{ type: 'session_resumed', planId, stepId: null, sessionId: 's-resume', details: {} }]);
+    expect(events(rows)).toEqual([
+      { type: 'session_resumed', planId, stepId: null, sessionId: 's-resume', details: {} },
+    ]);
     // The answer already shows it.
-    expect(answer.data.recentAuditEvents).toContainEqual(expect.objectContaining({ eventId: Number(rows[0]!.id), eventType: 'session_resumed', sessionId: 's-resume' }));
+    expect(answer.data.recentAuditEvents).toContainEqual(
+      expect.objectContaining({ eventId: Number(rows[0]!.id), eventType: 'session_resumed', sessionId: 's-resume' }),
+    );
   });
 
   it('submit_research_feedback writes feedback_recorded with the stored feedback, or nothing when refused', async () => {
     const { planId } = await newPlan(1);
-    const { answer, rows } = await audited('submit_research_feedback', { planId, feedbackType: 'closing', userSatisfaction: 5, sessionId: 's-feedback' });
+    const { answer, rows } = await audited('submit_research_feedback', {
+      planId,
+      feedbackType: 'closing',
+      userSatisfaction: 5,
+      sessionId: 's-feedback',
+    });
     expect(events(rows)).toEqual([
-      { type: 'feedback_recorded', planId, stepId: null, sessionId: 's-feedback', details: { feedbackId: answer.data.feedbackId, feedbackType: 'closing' } },
+      {
+        type: 'feedback_recorded',
+        planId,
+        stepId: null,
+        sessionId: 's-feedback',
+        details: { feedbackId: answer.data.feedbackId, feedbackType: 'closing' },
+      },
     ]);
     await expectSameTransaction(rows, 'research_feedback', answer.data.feedbackId);
-    await expectRefusedWithoutTrace('submit_research_feedback', { planId, feedbackType: 'closing', userSatisfaction: 9 }, 'INVALID_ARGUMENT');
-    await expectRefusedWithoutTrace('submit_research_feedback', { planId: crypto.randomUUID(), feedbackType: 'initial' }, 'PLAN_NOT_FOUND');
+    await expectRefusedWithoutTrace(
+      'submit_research_feedback',
+      { planId, feedbackType: 'closing', userSatisfaction: 9 },
+      'INVALID_ARGUMENT',
+    );
+    await expectRefusedWithoutTrace(
+      'submit_research_feedback',
+      { planId: crypto.randomUUID(), feedbackType: 'initial' },
+      'PLAN_NOT_FOUND',
+    );
   });
 
   it('log_skill_execution is not a plan event: it writes no audit row, even when it names a plan', async () => {
     const { planId } = await newPlan(1);
-    const started = await audited('log_skill_execution', { skillName: 'research', status: 'started', planId, sessionId: 's-skill' });
+    const started = await audited('log_skill_execution', {
+      skillName: 'research',
+      status: 'started',
+      planId,
+      sessionId: 's-skill',
+    });
     expect(started.rows).toEqual([]);
-    const finished = await audited('log_skill_execution', { executionId: started.answer.data.executionId, skillName: 'research', status: 'completed' });
+    const finished = await audited('log_skill_execution', {
+      executionId: started.answer.data.executionId,
+      skillName: 'research',
+      status: 'completed',
+    });
     expect(finished.answer.isError).toBe(false);
     expect(finished.rows).toEqual([]);
   });
@@ -415,7 +729,9 @@ describe('reads', () => {
     await ok('submit_step_result', { planId, stepId: steps[0], result: { summary: 'first' } });
     await ok('get_next_step', { planId });
     // Step 2 has been in progress for an hour: the plan reads as stalled, and reading says so without writing it.
-    await sql`update plan.plan_steps set started_at = now() - interval '1 hour' where id = ${steps[1]}::uuid`.execute(db());
+    await sql`update plan.plan_steps set started_at = now() - interval '1 hour' where id = ${steps[1]}::uuid`.execute(
+      db(),
+    );
     const before = await planSnapshot(db());
     expect(await ok('get_plan_status', { planId })).toMatchObject({ status: 'stalled', stalled: true });
     const answers = await Promise.all([
@@ -452,7 +768,10 @@ describe('the log itself', () => {
   it('refuses them for the services’ app role inside its own tenant too', async () => {
     const { planId } = await newPlan(1);
     const orgId = (await gateway.admin.findOrg('acme'))!.id;
-    for (const statement of [sql`update plan.plan_audit_log set session_id = 'forged' where plan_id = ${planId}::uuid`, sql`delete from plan.plan_audit_log where plan_id = ${planId}::uuid`]) {
+    for (const statement of [
+      sql`update plan.plan_audit_log set session_id = 'forged' where plan_id = ${planId}::uuid`,
+      sql`delete from plan.plan_audit_log where plan_id = ${planId}::uuid`,
+    ]) {
       await expect(
         gateway.database.app.transaction().execute(async (trx) => {
           await sql`select set_config('app.org_id', ${orgId}, true)`.execute(trx);
@@ -477,14 +796,26 @@ describe('the log itself', () => {
     `.execute(db());
     try {
       const before = await planSnapshot(db());
-      const answer = await call('submit_step_result', { planId, stepId: steps[0], result: { summary: 'lost' }, idempotencyKey: 'k-rollback' });
+      const answer = await call('submit_step_result', {
+        planId,
+        stepId: steps[0],
+        result: { summary: 'lost' },
+        idempotencyKey: 'k-rollback',
+      });
       expect(answer).toMatchObject({ isError: true, data: { error: { code: 'INTERNAL' } } });
       // The step update, the plan's updated_at and the idempotency record were all rolled back.
       expect(await planSnapshot(db())).toEqual(before);
     } finally {
-      await sql`drop trigger test_refuse_audit on plan.plan_audit_log; drop function plan.test_refuse_audit();`.execute(db());
+      await sql`drop trigger test_refuse_audit on plan.plan_audit_log; drop function plan.test_refuse_audit();`.execute(
+        db(),
+      );
     }
-    const retried = await audited('submit_step_result', { planId, stepId: steps[0], result: { summary: 'kept' }, idempotencyKey: 'k-rollback' });
+    const retried = await audited('submit_step_result', {
+      planId,
+      stepId: steps[0],
+      result: { summary: 'kept' },
+      idempotencyKey: 'k-rollback',
+    });
     expect(retried.answer.data).toEqual({ submitted: true, planStatus: 'executing' });
     expect(events(retried.rows).map((e) => e.type)).toEqual(['step_completed']);
   });

@@ -23,10 +23,13 @@ beforeAll(async () => {
   for (let user = 0; user < 5; user += 1) {
     const email = `agent${user}@acme.test`;
     await gateway.admin.addUser({ email, orgSlug: 'acme', name: `Agent ${user}` });
-    for (let i = 0; i < AGENTS / 5; i += 1) tokens.push((await gateway.admin.createToken({ orgSlug: 'acme', email, name: `agent-${user}-${i}` })).token);
+    for (let i = 0; i < AGENTS / 5; i += 1)
+      tokens.push((await gateway.admin.createToken({ orgSlug: 'acme', email, name: `agent-${user}-${i}` })).token);
   }
   // Started concurrently, half of each protocol era.
-  agents = await Promise.all(tokens.map((token, i) => connectClient(gateway.url, token, (i % 2 === 0 ? 'modern' : 'legacy') satisfies Era)));
+  agents = await Promise.all(
+    tokens.map((token, i) => connectClient(gateway.url, token, (i % 2 === 0 ? 'modern' : 'legacy') satisfies Era)),
+  );
   owner = await connectClient(gateway.url, gateway.token, 'modern');
 }, 60_000);
 
@@ -43,18 +46,30 @@ async function createPlan(steps: number, name: string): Promise<{ planId: string
     researchQuestion: 'How do many agents share one plan?',
     steps: Array.from({ length: steps }, (_, i) => ({ stepType: 'search', instructions: `Step ${i + 1}` })),
   });
-  const { rows } = await sql<{ id: string }>`select id from plan.plan_steps where plan_id = ${created.planId}::uuid order by step_order`.execute(db());
+  const { rows } = await sql<{
+    id: string;
+  }>`select id from plan.plan_steps where plan_id = ${created.planId}::uuid order by step_order`.execute(db());
   return { planId: created.planId as string, stepIds: rows.map((r) => r.id) };
 }
 
 async function stepRows(planId: string) {
-  const { rows } = await sql<{ id: string; step_order: number; status: string; started_at: Date | null; result: Record<string, unknown> | null }>`
-    select id, step_order, status, started_at, result from plan.plan_steps where plan_id = ${planId}::uuid order by step_order`.execute(db());
+  const { rows } = await sql<{
+    id: string;
+    step_order: number;
+    status: string;
+    started_at: Date | null;
+    result: Record<string, unknown> | null;
+  }>`
+    select id, step_order, status, started_at, result from plan.plan_steps where plan_id = ${planId}::uuid order by step_order`.execute(
+    db(),
+  );
   return rows;
 }
 
 async function planStatus(planId: string): Promise<string> {
-  const { rows } = await sql<{ status: string }>`select status from plan.research_plans where id = ${planId}::uuid`.execute(db());
+  const { rows } = await sql<{
+    status: string;
+  }>`select status from plan.research_plans where id = ${planId}::uuid`.execute(db());
   return rows[0]!.status;
 }
 
@@ -90,11 +105,18 @@ describe(`${AGENTS} agents × get_next_step on one ${STEPS}-step plan`, () => {
     const given = handedOut.map((c) => c.answer.data.step.stepId as string);
     expect(new Set(given).size).toBe(STEPS);
     expect([...given].sort()).toEqual([...stepIds].sort());
-    expect(handedOut.map((c) => c.answer.data.step.stepOrder as number).sort((a, b) => a - b)).toEqual(Array.from({ length: STEPS }, (_, i) => i + 1));
+    expect(handedOut.map((c) => c.answer.data.step.stepOrder as number).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: STEPS }, (_, i) => i + 1),
+    );
     // Each answer describes the step it names.
     for (const { answer } of handedOut) {
       const order = stepIds.indexOf(answer.data.step.stepId) + 1;
-      expect(answer.data.step).toEqual({ stepId: stepIds[order - 1], stepOrder: order, stepType: 'search', instructions: `Step ${order}` });
+      expect(answer.data.step).toEqual({
+        stepId: stepIds[order - 1],
+        stepOrder: order,
+        stepType: 'search',
+        instructions: `Step ${order}`,
+      });
     }
   });
 
@@ -109,13 +131,23 @@ describe(`${AGENTS} agents × get_next_step on one ${STEPS}-step plan`, () => {
     const audit = await auditRows(db(), { planId });
     const started = audit.filter((r) => r.eventType === 'step_started');
     expect(countBy(started, (r) => r.stepId!)).toEqual(Object.fromEntries(stepIds.map((id) => [id, 1])));
-    const receivedBy = new Map(claims.filter((c) => c.answer.data.status === 'next_step').map((c) => [c.answer.data.step.stepId as string, c.session]));
+    const receivedBy = new Map(
+      claims
+        .filter((c) => c.answer.data.status === 'next_step')
+        .map((c) => [c.answer.data.step.stepId as string, c.session]),
+    );
     for (const row of started) {
       expect(row.sessionId).toBe(receivedBy.get(row.stepId!));
       expect(row.details).toEqual({ stepOrder: stepIds.indexOf(row.stepId!) + 1, autoAdvanced: false });
     }
-    expect(audit.filter((r) => r.eventType === 'plan_status_changed').map((r) => r.details)).toEqual([{ from: 'planning', to: 'executing', cause: 'claim_next_step' }]);
-    expect(countBy(audit, (r) => r.eventType)).toEqual({ plan_modified: 1, step_started: STEPS, plan_status_changed: 1 });
+    expect(audit.filter((r) => r.eventType === 'plan_status_changed').map((r) => r.details)).toEqual([
+      { from: 'planning', to: 'executing', cause: 'claim_next_step' },
+    ]);
+    expect(countBy(audit, (r) => r.eventType)).toEqual({
+      plan_modified: 1,
+      step_started: STEPS,
+      plan_status_changed: 1,
+    });
   });
 
   it('accepts concurrent results for all the steps and completes the plan exactly once', async () => {
@@ -133,7 +165,10 @@ describe(`${AGENTS} agents × get_next_step on one ${STEPS}-step plan`, () => {
     );
     expect(answers.filter((a) => a.isError)).toEqual([]);
     // Only the last commit sees every step done.
-    expect(countBy(answers, (a) => `${a.data.submitted}:${a.data.planStatus}`)).toEqual({ 'true:executing': STEPS - 1, 'true:completed': 1 });
+    expect(countBy(answers, (a) => `${a.data.submitted}:${a.data.planStatus}`)).toEqual({
+      'true:executing': STEPS - 1,
+      'true:completed': 1,
+    });
 
     const rows = await stepRows(planId);
     const sessionOf = new Map(holders.map((c) => [c.answer.data.step.stepId as string, c.session]));
@@ -147,7 +182,11 @@ describe(`${AGENTS} agents × get_next_step on one ${STEPS}-step plan`, () => {
     const audit = await auditRows(db(), { planId });
     const completed = audit.filter((r) => r.eventType === 'step_completed');
     expect(countBy(completed, (r) => r.stepId!)).toEqual(Object.fromEntries(stepIds.map((id) => [id, 1])));
-    expect(completed.every((r) => r.sessionId === sessionOf.get(r.stepId!) && r.details.via === 'result' && r.details.confidence === 0.8)).toBe(true);
+    expect(
+      completed.every(
+        (r) => r.sessionId === sessionOf.get(r.stepId!) && r.details.via === 'result' && r.details.confidence === 0.8,
+      ),
+    ).toBe(true);
     expect(audit.filter((r) => r.eventType === 'plan_status_changed').map((r) => r.details)).toEqual([
       { from: 'planning', to: 'executing', cause: 'claim_next_step' },
       { from: 'executing', to: 'completed', cause: 'submit_step_result' },
@@ -165,14 +204,21 @@ describe(`${AGENTS} agents × get_next_step on one ${STEPS}-step plan`, () => {
   // Times are read under the plan lock, so recorded times follow commit order even when
   // calls queue for the lock (audit occurred_at, step times and the plan's updated_at).
   it('keeps time in commit order: the audit log never goes back in time and the plan’s updated_at is its latest change', async () => {
-    const { rows } = await sql<{ backwards: string; plan_updated: Date; latest_step_change: Date; completed_before_started: string }>`
+    const { rows } = await sql<{
+      backwards: string;
+      plan_updated: Date;
+      latest_step_change: Date;
+      completed_before_started: string;
+    }>`
       select
         (select count(*) from (
            select occurred_at < lag(occurred_at) over (order by id) as back from plan.plan_audit_log where plan_id = ${planId}::uuid
          ) x where back)::text as backwards,
         (select updated_at from plan.research_plans where id = ${planId}::uuid) as plan_updated,
         (select max(updated_at) from plan.plan_steps where plan_id = ${planId}::uuid) as latest_step_change,
-        (select count(*) from plan.plan_steps where plan_id = ${planId}::uuid and completed_at < started_at)::text as completed_before_started`.execute(db());
+        (select count(*) from plan.plan_steps where plan_id = ${planId}::uuid and completed_at < started_at)::text as completed_before_started`.execute(
+      db(),
+    );
     const [times] = rows;
     expect(times!.completed_before_started).toBe('0');
     expect(times!.backwards).toBe('0');
@@ -187,8 +233,21 @@ describe('claims racing auto-advancing submits on one plan', () => {
     // 20 agents submit results straight onto pending steps (auto-advance), one step each,
     // while 20 others ask for the next step.
     const [submits, claimAnswers] = await Promise.all([
-      Promise.all(stepIds.map((stepId, i) => callTool(agents[i]!, 'submit_step_result', { planId, stepId, result: { stepId }, sessionId: `submitter-${i}` }))),
-      Promise.all(agents.slice(steps, steps * 2).map((client, i) => callTool(client, 'get_next_step', { planId, sessionId: `claimer-${i}` }))),
+      Promise.all(
+        stepIds.map((stepId, i) =>
+          callTool(agents[i]!, 'submit_step_result', {
+            planId,
+            stepId,
+            result: { stepId },
+            sessionId: `submitter-${i}`,
+          }),
+        ),
+      ),
+      Promise.all(
+        agents
+          .slice(steps, steps * 2)
+          .map((client, i) => callTool(client, 'get_next_step', { planId, sessionId: `claimer-${i}` })),
+      ),
     ]);
     // A step someone claimed is still open to a result (pending and in_progress both accept one).
     expect(submits.filter((a) => a.isError)).toEqual([]);
@@ -206,10 +265,17 @@ describe('claims racing auto-advancing submits on one plan', () => {
     const audit = await auditRows(db(), { planId });
     const started = audit.filter((r) => r.eventType === 'step_started');
     expect(countBy(started, (r) => r.stepId!)).toEqual(Object.fromEntries(stepIds.map((id) => [id, 1])));
-    expect(countBy(audit.filter((r) => r.eventType === 'step_completed'), (r) => r.stepId!)).toEqual(Object.fromEntries(stepIds.map((id) => [id, 1])));
+    expect(
+      countBy(
+        audit.filter((r) => r.eventType === 'step_completed'),
+        (r) => r.stepId!,
+      ),
+    ).toEqual(Object.fromEntries(stepIds.map((id) => [id, 1])));
     // A step was auto-advanced exactly when nobody had claimed it first.
     for (const row of started) expect(row.details.autoAdvanced).toBe(!claimed.includes(row.stepId!));
-    expect(audit.filter((r) => r.eventType === 'plan_status_changed').map((r) => `${r.details.from}→${r.details.to}`)).toEqual(['planning→executing', 'executing→completed']);
+    expect(
+      audit.filter((r) => r.eventType === 'plan_status_changed').map((r) => `${r.details.from}→${r.details.to}`),
+    ).toEqual(['planning→executing', 'executing→completed']);
   }, 60_000);
 });
 
@@ -218,13 +284,21 @@ describe('one step, many concurrent results', () => {
     const { planId, stepIds } = await createPlan(3, 'Double submit');
     const stepId = stepIds[0]!;
     await callOk(owner, 'get_next_step', { planId });
-    const answers = await Promise.all(agents.slice(0, 10).map((client, i) => callTool(client, 'submit_step_result', { planId, stepId, result: { writer: i } })));
+    const answers = await Promise.all(
+      agents
+        .slice(0, 10)
+        .map((client, i) => callTool(client, 'submit_step_result', { planId, stepId, result: { writer: i } })),
+    );
     const accepted = answers.filter((a) => !a.isError);
     expect(accepted).toHaveLength(1);
     expect(accepted[0]!.data).toEqual({ submitted: true, planStatus: 'executing' });
     const refused = answers.filter((a) => a.isError);
     expect(refused).toHaveLength(9);
-    for (const answer of refused) expect(answer.data.error).toMatchObject({ code: 'STEP_STATE_CONFLICT', message: 'Step 1 is completed; only pending or in_progress steps accept a result' });
+    for (const answer of refused)
+      expect(answer.data.error).toMatchObject({
+        code: 'STEP_STATE_CONFLICT',
+        message: 'Step 1 is completed; only pending or in_progress steps accept a result',
+      });
 
     const writer = answers.indexOf(accepted[0]!);
     const [row] = await stepRows(planId);
@@ -236,7 +310,11 @@ describe('one step, many concurrent results', () => {
     const { planId, stepIds } = await createPlan(3, 'Idempotent submit');
     const stepId = stepIds[0]!;
     const answers = await Promise.all(
-      agents.slice(0, 10).map((client, i) => callTool(client, 'submit_step_result', { planId, stepId, result: { writer: i }, idempotencyKey: 'retry-1' })),
+      agents
+        .slice(0, 10)
+        .map((client, i) =>
+          callTool(client, 'submit_step_result', { planId, stepId, result: { writer: i }, idempotencyKey: 'retry-1' }),
+        ),
     );
     expect(answers).toEqual(Array(10).fill({ isError: false, data: { submitted: true, planStatus: 'executing' } }));
 
@@ -245,7 +323,9 @@ describe('one step, many concurrent results', () => {
     const audit = await auditRows(db(), { planId });
     expect(audit.filter((r) => r.eventType === 'step_completed')).toHaveLength(1);
     expect(audit.filter((r) => r.eventType === 'step_started')).toHaveLength(1);
-    const { rows } = await sql<{ n: string }>`select count(*)::text as n from plan.step_result_submissions where plan_id = ${planId}::uuid`.execute(db());
+    const { rows } = await sql<{
+      n: string;
+    }>`select count(*)::text as n from plan.step_result_submissions where plan_id = ${planId}::uuid`.execute(db());
     expect(rows[0]!.n).toBe('1');
   }, 60_000);
 });

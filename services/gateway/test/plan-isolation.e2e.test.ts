@@ -19,7 +19,11 @@ const a = { planId: '', stepIds: [] as string[], executionId: '', orgId: '' };
 /** Org B's own rows: a plan executing (step 1 in progress), a plan awaiting a review, an execution. */
 const b = { planId: '', stepIds: [] as string[], reviewPlanId: '', reviewStepId: '', executionId: '', orgId: '' };
 
-const steps = (n: number) => Array.from({ length: n }, (_, i) => ({ stepType: i === n - 1 ? 'synthesize' : 'search', instructions: `Step ${i + 1}` }));
+const steps = (n: number) =>
+  Array.from({ length: n }, (_, i) => ({
+    stepType: i === n - 1 ? 'synthesize' : 'search',
+    instructions: `Step ${i + 1}`,
+  }));
 
 beforeAll(async () => {
   gateway = await startTestGateway();
@@ -33,33 +37,67 @@ beforeAll(async () => {
 
   // Org A: a skill execution, a plan linked to it with a branching condition, results (one with
   // an idempotency key), an approved review, an open review, and feedback.
-  a.executionId = (await callOk(orgA, 'log_skill_execution', { skillName: 'research', status: 'started', sessionId: 'a-session', metadata: { topic: 'secret' } })).executionId;
+  a.executionId = (
+    await callOk(orgA, 'log_skill_execution', {
+      skillName: 'research',
+      status: 'started',
+      sessionId: 'a-session',
+      metadata: { topic: 'secret' },
+    })
+  ).executionId;
   a.planId = (
     await callOk(orgA, 'create_research_plan', {
       name: 'Org A secret plan',
       researchQuestion: 'What does org A research?',
       steps: steps(4),
-      branchingConditions: [{ afterStepOrder: 1, conditionExpression: 'confidence < 0.1', ifTrueAction: 'skip_to', actionParams: { targetStepOrder: 4 } }],
+      branchingConditions: [
+        {
+          afterStepOrder: 1,
+          conditionExpression: 'confidence < 0.1',
+          ifTrueAction: 'skip_to',
+          actionParams: { targetStepOrder: 4 },
+        },
+      ],
       sessionId: 'a-session',
     })
   ).planId;
   const first = (await callOk(orgA, 'get_next_step', { planId: a.planId, sessionId: 'a-session' })).step;
-  await callOk(orgA, 'submit_step_result', { planId: a.planId, stepId: first.stepId, result: { summary: 'A found things' }, confidence: 0.9, idempotencyKey: 'a-key' });
+  await callOk(orgA, 'submit_step_result', {
+    planId: a.planId,
+    stepId: first.stepId,
+    result: { summary: 'A found things' },
+    confidence: 0.9,
+    idempotencyKey: 'a-key',
+  });
   const second = (await callOk(orgA, 'get_next_step', { planId: a.planId })).step;
   await callOk(orgA, 'request_user_review', { planId: a.planId, stepId: second.stepId, summary: 'Check this' });
   await callOk(orgA, 'submit_user_decision', { planId: a.planId, stepId: second.stepId, decision: 'approve' });
   const third = (await callOk(orgA, 'get_next_step', { planId: a.planId })).step;
   await callOk(orgA, 'request_user_review', { planId: a.planId, stepId: third.stepId, summary: 'And this' });
   await callOk(orgA, 'submit_research_feedback', { planId: a.planId, feedbackType: 'initial', userSatisfaction: 4 });
-  a.stepIds = (await callOk(orgA, 'get_research_context', { planId: a.planId })).steps.map((s: { stepId: string }) => s.stepId);
+  a.stepIds = (await callOk(orgA, 'get_research_context', { planId: a.planId })).steps.map(
+    (s: { stepId: string }) => s.stepId,
+  );
 
   // Org B.
-  b.executionId = (await callOk(orgB, 'log_skill_execution', { skillName: 'research-scan', status: 'started' })).executionId;
-  b.planId = (await callOk(orgB, 'create_research_plan', { name: 'Org B plan', researchQuestion: 'What does org B research?', steps: steps(3) })).planId;
+  b.executionId = (
+    await callOk(orgB, 'log_skill_execution', { skillName: 'research-scan', status: 'started' })
+  ).executionId;
+  b.planId = (
+    await callOk(orgB, 'create_research_plan', {
+      name: 'Org B plan',
+      researchQuestion: 'What does org B research?',
+      steps: steps(3),
+    })
+  ).planId;
   const bFirst = (await callOk(orgB, 'get_next_step', { planId: b.planId })).step;
-  b.stepIds = (await callOk(orgB, 'get_research_context', { planId: b.planId })).steps.map((s: { stepId: string }) => s.stepId);
+  b.stepIds = (await callOk(orgB, 'get_research_context', { planId: b.planId })).steps.map(
+    (s: { stepId: string }) => s.stepId,
+  );
   expect(bFirst.stepId).toBe(b.stepIds[0]);
-  b.reviewPlanId = (await callOk(orgB, 'create_research_plan', { name: 'Org B review', researchQuestion: 'Reviewed?', steps: steps(2) })).planId;
+  b.reviewPlanId = (
+    await callOk(orgB, 'create_research_plan', { name: 'Org B review', researchQuestion: 'Reviewed?', steps: steps(2) })
+  ).planId;
   b.reviewStepId = (await callOk(orgB, 'get_next_step', { planId: b.reviewPlanId })).step.stepId;
   await callOk(orgB, 'request_user_review', { planId: b.reviewPlanId, stepId: b.reviewStepId, summary: 'B review' });
 }, 60_000);
@@ -85,21 +123,45 @@ interface Case {
   code: string;
 }
 
-const foreignIds = (): Ids => ({ planId: a.planId, stepId: a.stepIds[2]!, otherStepId: a.stepIds[3]!, executionId: a.executionId });
-const missingIds = (): Ids => ({ planId: randomUUID(), stepId: randomUUID(), otherStepId: randomUUID(), executionId: randomUUID() });
+const foreignIds = (): Ids => ({
+  planId: a.planId,
+  stepId: a.stepIds[2]!,
+  otherStepId: a.stepIds[3]!,
+  executionId: a.executionId,
+});
+const missingIds = (): Ids => ({
+  planId: randomUUID(),
+  stepId: randomUUID(),
+  otherStepId: randomUUID(),
+  executionId: randomUUID(),
+});
 
 /** Every plan tool that takes an id, with org A's ids in every position that takes one. */
 const cases: Case[] = [
   // Org A's plan.
   { name: 'status of A’s plan', tool: 'get_plan_status', args: (i) => ({ planId: i.planId }), code: 'PLAN_NOT_FOUND' },
-  { name: 'long-poll on A’s plan', tool: 'get_plan_status', args: (i) => ({ planId: i.planId, waitSeconds: 5 }), code: 'PLAN_NOT_FOUND' },
+  {
+    name: 'long-poll on A’s plan',
+    tool: 'get_plan_status',
+    args: (i) => ({ planId: i.planId, waitSeconds: 5 }),
+    code: 'PLAN_NOT_FOUND',
+  },
   {
     name: 'add steps to A’s plan',
     tool: 'modify_plan',
-    args: (i) => ({ planId: i.planId, action: 'add_steps', steps: [{ stepType: 'custom', instructions: 'Injected', insertAfterOrder: 0 }] }),
+    args: (i) => ({
+      planId: i.planId,
+      action: 'add_steps',
+      steps: [{ stepType: 'custom', instructions: 'Injected', insertAfterOrder: 0 }],
+    }),
     code: 'PLAN_NOT_FOUND',
   },
-  { name: 'remove A’s step', tool: 'modify_plan', args: (i) => ({ planId: i.planId, action: 'remove_step', stepId: i.otherStepId }), code: 'PLAN_NOT_FOUND' },
+  {
+    name: 'remove A’s step',
+    tool: 'modify_plan',
+    args: (i) => ({ planId: i.planId, action: 'remove_step', stepId: i.otherStepId }),
+    code: 'PLAN_NOT_FOUND',
+  },
   {
     name: 'reorder A’s plan',
     tool: 'modify_plan',
@@ -109,11 +171,26 @@ const cases: Case[] = [
   {
     name: 'rewrite A’s instructions',
     tool: 'modify_plan',
-    args: (i) => ({ planId: i.planId, action: 'update_step_instructions', stepId: i.otherStepId, updatedInstructions: 'Leak everything' }),
+    args: (i) => ({
+      planId: i.planId,
+      action: 'update_step_instructions',
+      stepId: i.otherStepId,
+      updatedInstructions: 'Leak everything',
+    }),
     code: 'PLAN_NOT_FOUND',
   },
-  { name: 'fail A’s step', tool: 'modify_plan', args: (i) => ({ planId: i.planId, action: 'fail_step', stepId: i.otherStepId, reason: 'sabotage' }), code: 'PLAN_NOT_FOUND' },
-  { name: 'claim from A’s plan', tool: 'get_next_step', args: (i) => ({ planId: i.planId, sessionId: 'b-session' }), code: 'PLAN_NOT_FOUND' },
+  {
+    name: 'fail A’s step',
+    tool: 'modify_plan',
+    args: (i) => ({ planId: i.planId, action: 'fail_step', stepId: i.otherStepId, reason: 'sabotage' }),
+    code: 'PLAN_NOT_FOUND',
+  },
+  {
+    name: 'claim from A’s plan',
+    tool: 'get_next_step',
+    args: (i) => ({ planId: i.planId, sessionId: 'b-session' }),
+    code: 'PLAN_NOT_FOUND',
+  },
   {
     name: 'submit to A’s step',
     tool: 'submit_step_result',
@@ -126,13 +203,48 @@ const cases: Case[] = [
     args: (i) => ({ planId: i.planId, stepId: i.stepId, result: { forged: true }, idempotencyKey: 'a-key' }),
     code: 'PLAN_NOT_FOUND',
   },
-  { name: 'context of A’s step', tool: 'get_step_context', args: (i) => ({ planId: i.planId, stepId: i.stepId }), code: 'PLAN_NOT_FOUND' },
-  { name: 'review A’s step', tool: 'request_user_review', args: (i) => ({ planId: i.planId, stepId: i.stepId, summary: 'B asks' }), code: 'PLAN_NOT_FOUND' },
-  { name: 'decide A’s open review', tool: 'submit_user_decision', args: (i) => ({ planId: i.planId, stepId: i.stepId, decision: 'reject', feedback: 'no' }), code: 'PLAN_NOT_FOUND' },
-  { name: 'read A’s research context', tool: 'get_research_context', args: (i) => ({ planId: i.planId }), code: 'PLAN_NOT_FOUND' },
-  { name: 'resume A’s plan', tool: 'get_research_context', args: (i) => ({ planId: i.planId, sessionId: 'b-session' }), code: 'PLAN_NOT_FOUND' },
-  { name: 'feedback on A’s plan', tool: 'submit_research_feedback', args: (i) => ({ planId: i.planId, feedbackType: 'closing', userSatisfaction: 1 }), code: 'PLAN_NOT_FOUND' },
-  { name: 'new execution on A’s plan', tool: 'log_skill_execution', args: (i) => ({ skillName: 'research', status: 'started', planId: i.planId }), code: 'PLAN_NOT_FOUND' },
+  {
+    name: 'context of A’s step',
+    tool: 'get_step_context',
+    args: (i) => ({ planId: i.planId, stepId: i.stepId }),
+    code: 'PLAN_NOT_FOUND',
+  },
+  {
+    name: 'review A’s step',
+    tool: 'request_user_review',
+    args: (i) => ({ planId: i.planId, stepId: i.stepId, summary: 'B asks' }),
+    code: 'PLAN_NOT_FOUND',
+  },
+  {
+    name: 'decide A’s open review',
+    tool: 'submit_user_decision',
+    args: (i) => ({ planId: i.planId, stepId: i.stepId, decision: 'reject', feedback: 'no' }),
+    code: 'PLAN_NOT_FOUND',
+  },
+  {
+    name: 'read A’s research context',
+    tool: 'get_research_context',
+    args: (i) => ({ planId: i.planId }),
+    code: 'PLAN_NOT_FOUND',
+  },
+  {
+    name: 'resume A’s plan',
+    tool: 'get_research_context',
+    args: (i) => ({ planId: i.planId, sessionId: 'b-session' }),
+    code: 'PLAN_NOT_FOUND',
+  },
+  {
+    name: 'feedback on A’s plan',
+    tool: 'submit_research_feedback',
+    args: (i) => ({ planId: i.planId, feedbackType: 'closing', userSatisfaction: 1 }),
+    code: 'PLAN_NOT_FOUND',
+  },
+  {
+    name: 'new execution on A’s plan',
+    tool: 'log_skill_execution',
+    args: (i) => ({ skillName: 'research', status: 'started', planId: i.planId }),
+    code: 'PLAN_NOT_FOUND',
+  },
   // Org A's skill execution.
   {
     name: 'finish A’s execution',
@@ -147,7 +259,12 @@ const cases: Case[] = [
     code: 'PLAN_NOT_FOUND',
   },
   // Org A's steps inside org B's own plans.
-  { name: 'remove A’s step from B’s plan', tool: 'modify_plan', args: (i) => ({ planId: b.planId, action: 'remove_step', stepId: i.otherStepId }), code: 'STEP_NOT_FOUND' },
+  {
+    name: 'remove A’s step from B’s plan',
+    tool: 'modify_plan',
+    args: (i) => ({ planId: b.planId, action: 'remove_step', stepId: i.otherStepId }),
+    code: 'STEP_NOT_FOUND',
+  },
   {
     name: 'reorder A’s step into B’s plan',
     tool: 'modify_plan',
@@ -157,19 +274,44 @@ const cases: Case[] = [
   {
     name: 'rewrite A’s step through B’s plan',
     tool: 'modify_plan',
-    args: (i) => ({ planId: b.planId, action: 'update_step_instructions', stepId: i.otherStepId, updatedInstructions: 'x' }),
+    args: (i) => ({
+      planId: b.planId,
+      action: 'update_step_instructions',
+      stepId: i.otherStepId,
+      updatedInstructions: 'x',
+    }),
     code: 'STEP_NOT_FOUND',
   },
-  { name: 'fail A’s step through B’s plan', tool: 'modify_plan', args: (i) => ({ planId: b.planId, action: 'fail_step', stepId: i.otherStepId }), code: 'STEP_NOT_FOUND' },
-  { name: 'submit to A’s step through B’s plan', tool: 'submit_step_result', args: (i) => ({ planId: b.planId, stepId: i.stepId, result: { forged: true } }), code: 'STEP_NOT_FOUND' },
-  { name: 'context of A’s step through B’s plan', tool: 'get_step_context', args: (i) => ({ planId: b.planId, stepId: i.stepId }), code: 'STEP_NOT_FOUND' },
+  {
+    name: 'fail A’s step through B’s plan',
+    tool: 'modify_plan',
+    args: (i) => ({ planId: b.planId, action: 'fail_step', stepId: i.otherStepId }),
+    code: 'STEP_NOT_FOUND',
+  },
+  {
+    name: 'submit to A’s step through B’s plan',
+    tool: 'submit_step_result',
+    args: (i) => ({ planId: b.planId, stepId: i.stepId, result: { forged: true } }),
+    code: 'STEP_NOT_FOUND',
+  },
+  {
+    name: 'context of A’s step through B’s plan',
+    tool: 'get_step_context',
+    args: (i) => ({ planId: b.planId, stepId: i.stepId }),
+    code: 'STEP_NOT_FOUND',
+  },
   {
     name: 'A’s step as prior step of B’s step',
     tool: 'get_step_context',
     args: (i) => ({ planId: b.planId, stepId: b.stepIds[1], priorStepIds: [i.stepId] }),
     code: 'STEP_NOT_FOUND',
   },
-  { name: 'review A’s step through B’s plan', tool: 'request_user_review', args: (i) => ({ planId: b.planId, stepId: i.stepId, summary: 'B asks' }), code: 'STEP_NOT_FOUND' },
+  {
+    name: 'review A’s step through B’s plan',
+    tool: 'request_user_review',
+    args: (i) => ({ planId: b.planId, stepId: i.stepId, summary: 'B asks' }),
+    code: 'STEP_NOT_FOUND',
+  },
   {
     name: 'decide A’s review through B’s plan',
     tool: 'submit_user_decision',
@@ -192,8 +334,17 @@ describe('org B calling plan tools with org A’s ids', () => {
       callTool(orgA, 'get_step_context', { planId: a.planId, stepId: a.stepIds[2], priorStepIds: [a.stepIds[0]] }),
       callTool(orgA, 'get_research_context', { planId: a.planId }),
     ]);
-    expect(status).toMatchObject({ isError: false, data: { planId: a.planId, status: 'awaiting_review', totalSteps: 4 } });
-    expect(context).toMatchObject({ isError: false, data: { currentStep: { stepId: a.stepIds[2], status: 'awaiting_input' }, priorSteps: [{ resultSummary: 'A found things' }] } });
+    expect(status).toMatchObject({
+      isError: false,
+      data: { planId: a.planId, status: 'awaiting_review', totalSteps: 4 },
+    });
+    expect(context).toMatchObject({
+      isError: false,
+      data: {
+        currentStep: { stepId: a.stepIds[2], status: 'awaiting_input' },
+        priorSteps: [{ resultSummary: 'A found things' }],
+      },
+    });
     expect(research.data.skillExecution).toMatchObject({ executionId: a.executionId, planId: a.planId });
     expect(a.stepIds).toHaveLength(4);
     // Org A has rows in every org-scoped table a foreign call could reach.
@@ -212,19 +363,25 @@ describe('org B calling plan tools with org A’s ids', () => {
     });
   });
 
-  it.each(cases)('$name ($tool) → $code, exactly as for a missing id, and nothing changes', async ({ tool, args, code }) => {
-    const before = await planSnapshot(gateway.database.admin);
-    const foreign = foreignIds();
-    const missing = missingIds();
-    const [asForeign, asMissing] = [await callTool(orgB, tool, args(foreign)), await callTool(orgB, tool, args(missing))];
+  it.each(cases)(
+    '$name ($tool) → $code, exactly as for a missing id, and nothing changes',
+    async ({ tool, args, code }) => {
+      const before = await planSnapshot(gateway.database.admin);
+      const foreign = foreignIds();
+      const missing = missingIds();
+      const [asForeign, asMissing] = [
+        await callTool(orgB, tool, args(foreign)),
+        await callTool(orgB, tool, args(missing)),
+      ];
 
-    expect(asForeign.isError).toBe(true);
-    expect(asForeign.data.error.code).toBe(code);
-    expect(normalized(asForeign, foreign)).toBe(normalized(asMissing, missing));
-    // No id of org A in the answer, except the ones the caller sent.
-    expect(JSON.stringify(asForeign.data)).not.toContain(a.orgId);
-    expect(await planSnapshot(gateway.database.admin)).toEqual(before);
-  });
+      expect(asForeign.isError).toBe(true);
+      expect(asForeign.data.error.code).toBe(code);
+      expect(normalized(asForeign, foreign)).toBe(normalized(asMissing, missing));
+      // No id of org A in the answer, except the ones the caller sent.
+      expect(JSON.stringify(asForeign.data)).not.toContain(a.orgId);
+      expect(await planSnapshot(gateway.database.admin)).toEqual(before);
+    },
+  );
 
   it('answers a long-poll on a foreign plan at once, like a missing plan, without waiting', async () => {
     const began = performance.now();
@@ -252,17 +409,29 @@ describe('org B calling plan tools with org A’s ids', () => {
     const aRows = await planSnapshot(gateway.database.admin, a.orgId);
 
     // A's session id names an active execution of org A; a plan of org B must not pick it up.
-    const created = await callOk(orgB, 'create_research_plan', { name: 'Same session', researchQuestion: 'Linked?', steps: steps(2), sessionId: 'a-session' });
+    const created = await callOk(orgB, 'create_research_plan', {
+      name: 'Same session',
+      researchQuestion: 'Linked?',
+      steps: steps(2),
+      sessionId: 'a-session',
+    });
     const context = await callOk(orgB, 'get_research_context', { planId: created.planId });
     expect(context.skillExecution ?? null).toBeNull();
-    const { rows } = await sql<{ skill_execution_id: string | null }>`select skill_execution_id from plan.research_plans where id = ${created.planId}::uuid`.execute(
+    const { rows } = await sql<{
+      skill_execution_id: string | null;
+    }>`select skill_execution_id from plan.research_plans where id = ${created.planId}::uuid`.execute(
       gateway.database.admin,
     );
     expect(rows).toEqual([{ skill_execution_id: null }]);
 
     // A's idempotency key, on org B's own step, is just a new key: the result is stored.
     const [stepId] = context.steps.map((s: { stepId: string }) => s.stepId);
-    const submitted = await callOk(orgB, 'submit_step_result', { planId: created.planId, stepId, result: { mine: true }, idempotencyKey: 'a-key' });
+    const submitted = await callOk(orgB, 'submit_step_result', {
+      planId: created.planId,
+      stepId,
+      result: { mine: true },
+      idempotencyKey: 'a-key',
+    });
     expect(submitted).toEqual({ submitted: true, planStatus: 'executing' });
     const after = await callOk(orgB, 'get_research_context', { planId: created.planId });
     expect(after.steps[0]).toMatchObject({ status: 'completed', result: { mine: true } });

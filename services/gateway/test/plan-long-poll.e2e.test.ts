@@ -17,7 +17,10 @@ let b: { call: CallTool; ok: CallTool };
 beforeAll(async () => {
   gateway = await startTestGateway();
   admin = gateway.database.admin as Kysely<unknown>;
-  const [legacy, modern] = await Promise.all([connectClient(gateway.url, gateway.token, 'legacy'), connectClient(gateway.url, gateway.token, 'modern')]);
+  const [legacy, modern] = await Promise.all([
+    connectClient(gateway.url, gateway.token, 'legacy'),
+    connectClient(gateway.url, gateway.token, 'modern'),
+  ]);
   clients.push(legacy, modern);
   a = toolsOf(legacy);
   b = toolsOf(modern);
@@ -28,7 +31,13 @@ afterAll(async () => {
 });
 
 async function newPlan() {
-  const { planId } = (await b.ok('create_research_plan', { name: 'Watched', researchQuestion: 'Who finishes first?', steps: stepsOf('search', 'synthesize') })).data;
+  const { planId } = (
+    await b.ok('create_research_plan', {
+      name: 'Watched',
+      researchQuestion: 'Who finishes first?',
+      steps: stepsOf('search', 'synthesize'),
+    })
+  ).data;
   const step = (await b.ok('get_next_step', { planId })).data.step.stepId as string;
   return { planId, step };
 }
@@ -79,7 +88,12 @@ describe('get_plan_status with waitSeconds', () => {
     const { answer, at } = await waiting;
     expect(at - submitted).toBeLessThan(2000);
     expect(at - started).toBeLessThan(8000);
-    expect(answer.data).toMatchObject({ planId, status: 'executing', progress: 50, completedSteps: [{ stepId: step, status: 'completed' }] });
+    expect(answer.data).toMatchObject({
+      planId,
+      status: 'executing',
+      progress: 50,
+      completedSteps: [{ stepId: step, status: 'completed' }],
+    });
   });
 
   it('wakes every waiter of the plan, more waiters than the plan engine has connections, none holding one', async () => {
@@ -88,7 +102,12 @@ describe('get_plan_status with waitSeconds', () => {
 
     // Sampled while all of them wait: nobody is running a query or sitting in a transaction.
     await expectNoConnectionHeld();
-    await b.ok('modify_plan', { planId, action: 'update_step_instructions', stepId: step, updatedInstructions: 'Search wider.' });
+    await b.ok('modify_plan', {
+      planId,
+      action: 'update_step_instructions',
+      stepId: step,
+      updatedInstructions: 'Search wider.',
+    });
     const changed = performance.now();
 
     const answers = await Promise.all(waiters);
@@ -121,8 +140,14 @@ describe('get_plan_status with waitSeconds', () => {
   });
 
   it('answers at once for a finished plan, and at once without waitSeconds', async () => {
-    const { planId } = (await b.ok('create_research_plan', { name: 'Done', researchQuestion: 'Done?', steps: stepsOf('search') })).data;
-    await b.ok('submit_step_result', { planId, stepId: (await b.ok('get_next_step', { planId })).data.step.stepId, result: {} });
+    const { planId } = (
+      await b.ok('create_research_plan', { name: 'Done', researchQuestion: 'Done?', steps: stepsOf('search') })
+    ).data;
+    await b.ok('submit_step_result', {
+      planId,
+      stepId: (await b.ok('get_next_step', { planId })).data.step.stepId,
+      result: {},
+    });
     let started = performance.now();
     expect((await a.ok('get_plan_status', { planId, waitSeconds: 20 })).data.status).toBe('completed');
     expect(performance.now() - started).toBeLessThan(2000);

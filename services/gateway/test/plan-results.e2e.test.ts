@@ -25,8 +25,12 @@ afterAll(async () => {
 });
 
 async function newPlan(...types: string[]) {
-  const { planId } = (await ok('create_research_plan', { name: 'Results', researchQuestion: 'What came out?', steps: stepsOf(...types) })).data;
-  const steps = (await ok('get_plan_status', { planId })).data.pendingSteps.map((s: { stepId: string }) => s.stepId) as string[];
+  const { planId } = (
+    await ok('create_research_plan', { name: 'Results', researchQuestion: 'What came out?', steps: stepsOf(...types) })
+  ).data;
+  const steps = (await ok('get_plan_status', { planId })).data.pendingSteps.map(
+    (s: { stepId: string }) => s.stepId,
+  ) as string[];
   return { planId, steps };
 }
 
@@ -47,17 +51,28 @@ async function submissions(planId: string) {
 describe('submit_step_result', () => {
   it('accepts a pending step: it is started and completed at once, and the plan starts executing', async () => {
     const { planId, steps } = await newPlan('search', 'synthesize');
-    expect((await ok('submit_step_result', { planId, stepId: steps[0], result: { sources: 3 }, sessionId: 'auto' })).data).toEqual({
+    expect(
+      (await ok('submit_step_result', { planId, stepId: steps[0], result: { sources: 3 }, sessionId: 'auto' })).data,
+    ).toEqual({
       submitted: true,
       planStatus: 'executing',
     });
-    expect((await auditRows(admin, planId)).slice(1).map((r) => [r.event_type, r.details.autoAdvanced ?? r.details.to ?? null])).toEqual([
+    expect(
+      (await auditRows(admin, planId))
+        .slice(1)
+        .map((r) => [r.event_type, r.details.autoAdvanced ?? r.details.to ?? null]),
+    ).toEqual([
       ['step_started', true],
       ['step_completed', null],
       ['plan_status_changed', 'executing'],
     ]);
     const status = await ok('get_plan_status', { planId });
-    expect(status.data.completedSteps[0]).toMatchObject({ stepId: steps[0], status: 'completed', startedAt: expect.any(String), completedAt: expect.any(String) });
+    expect(status.data.completedSteps[0]).toMatchObject({
+      stepId: steps[0],
+      status: 'completed',
+      startedAt: expect.any(String),
+      completedAt: expect.any(String),
+    });
   });
 
   it('refuses a second result for a completed step when no idempotency key is given', async () => {
@@ -73,7 +88,13 @@ describe('submit_step_result', () => {
 
   it('answers a retry with the same idempotencyKey with the first answer and changes nothing', async () => {
     const { planId, steps } = await newPlan('search', 'analyze');
-    const args = { planId, stepId: steps[0], result: { sources: { count: 4 } }, confidence: 0.7, idempotencyKey: 'submit-1' };
+    const args = {
+      planId,
+      stepId: steps[0],
+      result: { sources: { count: 4 } },
+      confidence: 0.7,
+      idempotencyKey: 'submit-1',
+    };
     const first = await ok('submit_step_result', args);
     expect(first.data).toEqual({ submitted: true, planStatus: 'executing' });
     const auditAfterFirst = await auditRows(admin, planId);
@@ -82,13 +103,20 @@ describe('submit_step_result', () => {
     const retry = await ok('submit_step_result', { ...args, result: { sources: { count: 99 } }, confidence: 0.1 });
     expect(retry.data).toEqual(first.data);
     expect(await auditRows(admin, planId)).toEqual(auditAfterFirst);
-    expect(await storedStep(steps[0]!)).toMatchObject({ status: 'completed', result: { sources: { count: 4 } }, confidence: 0.7 });
+    expect(await storedStep(steps[0]!)).toMatchObject({
+      status: 'completed',
+      result: { sources: { count: 4 } },
+      confidence: 0.7,
+    });
     expect(await submissions(planId)).toEqual([{ idempotency_key: 'submit-1', step_id: steps[0] }]);
 
     // Even after the plan moved on (completed), the retry replays the answer it first got.
     await ok('submit_step_result', { planId, stepId: steps[1], result: { done: true }, idempotencyKey: 'submit-2' });
     expect((await ok('submit_step_result', args)).data).toEqual({ submitted: true, planStatus: 'executing' });
-    expect((await ok('submit_step_result', { planId, stepId: steps[1], result: { done: true }, idempotencyKey: 'submit-2' })).data).toEqual({
+    expect(
+      (await ok('submit_step_result', { planId, stepId: steps[1], result: { done: true }, idempotencyKey: 'submit-2' }))
+        .data,
+    ).toEqual({
       submitted: true,
       planStatus: 'completed',
     });
@@ -109,12 +137,26 @@ describe('submit_step_result', () => {
   it('refuses the same key for another step of the plan, and accepts it on another plan', async () => {
     const { planId, steps } = await newPlan('search', 'analyze');
     await ok('submit_step_result', { planId, stepId: steps[0], result: { n: 1 }, idempotencyKey: 'shared' });
-    const refused = await call('submit_step_result', { planId, stepId: steps[1], result: { n: 2 }, idempotencyKey: 'shared' });
+    const refused = await call('submit_step_result', {
+      planId,
+      stepId: steps[1],
+      result: { n: 2 },
+      idempotencyKey: 'shared',
+    });
     expectToolError(refused, 'INVALID_ARGUMENT', /`idempotencyKey` was already used for step/, new RegExp(steps[0]!));
     expect((await storedStep(steps[1]!)).status).toBe('pending');
 
     const other = await newPlan('search');
-    expect((await ok('submit_step_result', { planId: other.planId, stepId: other.steps[0], result: { n: 3 }, idempotencyKey: 'shared' })).data.planStatus).toBe('completed');
+    expect(
+      (
+        await ok('submit_step_result', {
+          planId: other.planId,
+          stepId: other.steps[0],
+          result: { n: 3 },
+          idempotencyKey: 'shared',
+        })
+      ).data.planStatus,
+    ).toBe('completed');
   });
 });
 
@@ -125,7 +167,12 @@ describe('get_step_context', () => {
   beforeAll(async () => {
     plan = await newPlan('search', 'extract', 'analyze', 'synthesize');
     const [one, two] = plan.steps;
-    await ok('submit_step_result', { planId: plan.planId, stepId: one, result: { summary: 'Twelve sources on LFP.', sources: { count: 12 } }, confidence: 0.9 });
+    await ok('submit_step_result', {
+      planId: plan.planId,
+      stepId: one,
+      result: { summary: 'Twelve sources on LFP.', sources: { count: 12 } },
+      confidence: 0.9,
+    });
     await ok('submit_step_result', { planId: plan.planId, stepId: two, result: longResult, confidence: 0.6 });
     await ok('get_next_step', { planId: plan.planId });
   });
@@ -133,10 +180,22 @@ describe('get_step_context', () => {
   it('gives the step and every completed earlier step with a bounded summary of its result', async () => {
     const [one, two, three, four] = plan.steps;
     const context = await ok('get_step_context', { planId: plan.planId, stepId: four });
-    expect(context.data.currentStep).toMatchObject({ stepId: four, stepOrder: 4, stepType: 'synthesize', status: 'pending', instructions: 'Step 4: synthesize' });
+    expect(context.data.currentStep).toMatchObject({
+      stepId: four,
+      stepOrder: 4,
+      stepType: 'synthesize',
+      status: 'pending',
+      instructions: 'Step 4: synthesize',
+    });
     // Step 3 is in progress, so it has nothing to contribute yet.
     expect(context.data.priorSteps.map((s: { stepId: string }) => s.stepId)).toEqual([one, two]);
-    expect(context.data.priorSteps[0]).toEqual({ stepId: one, stepOrder: 1, stepType: 'search', resultSummary: 'Twelve sources on LFP.', confidence: 0.9 });
+    expect(context.data.priorSteps[0]).toEqual({
+      stepId: one,
+      stepOrder: 1,
+      stepType: 'search',
+      resultSummary: 'Twelve sources on LFP.',
+      confidence: 0.9,
+    });
     const summary = context.data.priorSteps[1].resultSummary as string;
     expect(JSON.stringify(longResult).length).toBeGreaterThan(5000);
     expect(summary.length).toBeLessThanOrEqual(601);
@@ -161,8 +220,16 @@ describe('get_step_context', () => {
 
   it('answers an unknown step, or a step of another plan, with not-found', async () => {
     const missing = '00000000-0000-4000-8000-000000000000';
-    expectToolError(await call('get_step_context', { planId: plan.planId, stepId: missing }), 'STEP_NOT_FOUND', new RegExp(missing));
-    expectToolError(await call('get_step_context', { planId: plan.planId, stepId: plan.steps[3], priorStepIds: [missing] }), 'STEP_NOT_FOUND', new RegExp(missing));
+    expectToolError(
+      await call('get_step_context', { planId: plan.planId, stepId: missing }),
+      'STEP_NOT_FOUND',
+      new RegExp(missing),
+    );
+    expectToolError(
+      await call('get_step_context', { planId: plan.planId, stepId: plan.steps[3], priorStepIds: [missing] }),
+      'STEP_NOT_FOUND',
+      new RegExp(missing),
+    );
     const other = await newPlan('search');
     expectToolError(await call('get_step_context', { planId: plan.planId, stepId: other.steps[0] }), 'STEP_NOT_FOUND');
     expectToolError(await call('get_step_context', { planId: missing, stepId: plan.steps[0] }), 'PLAN_NOT_FOUND');

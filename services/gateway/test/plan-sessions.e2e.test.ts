@@ -43,20 +43,37 @@ describe('list_active_plans', () => {
   it('pages through the unfinished plans, most recently updated first', async () => {
     const org = await newOrg('lister');
     const create = async (name: string, steps: string[], extra: Record<string, unknown> = {}) => {
-      const { planId } = (await org.ok('create_research_plan', { name, researchQuestion: `${name}?`, steps: stepsOf(...steps), ...extra })).data;
+      const { planId } = (
+        await org.ok('create_research_plan', { name, researchQuestion: `${name}?`, steps: stepsOf(...steps), ...extra })
+      ).data;
       await sleep(5); // distinct updated_at, so the order below is the order of events
       return planId as string;
     };
     const p1 = await create('P1', ['search', 'analyze']);
     const p2 = await create('P2', ['search']);
-    const p3 = await create('P3', ['search', 'analyze'], { branchingConditions: [{ afterStepOrder: 1, conditionExpression: 'confidence < 0.5', ifTrueAction: 'fail' }] });
+    const p3 = await create('P3', ['search', 'analyze'], {
+      branchingConditions: [{ afterStepOrder: 1, conditionExpression: 'confidence < 0.5', ifTrueAction: 'fail' }],
+    });
     const p4 = await create('P4', ['search']);
     const p5 = await create('P5', ['search', 'analyze', 'synthesize', 'critique']);
 
-    await org.ok('submit_step_result', { planId: p2, stepId: (await org.ok('get_next_step', { planId: p2 })).data.step.stepId, result: {} }); // completed
-    await org.ok('submit_step_result', { planId: p3, stepId: (await org.ok('get_next_step', { planId: p3 })).data.step.stepId, result: {}, confidence: 0.1 }); // failed
+    await org.ok('submit_step_result', {
+      planId: p2,
+      stepId: (await org.ok('get_next_step', { planId: p2 })).data.step.stepId,
+      result: {},
+    }); // completed
+    await org.ok('submit_step_result', {
+      planId: p3,
+      stepId: (await org.ok('get_next_step', { planId: p3 })).data.step.stepId,
+      result: {},
+      confidence: 0.1,
+    }); // failed
     await sleep(5);
-    await org.ok('submit_step_result', { planId: p1, stepId: (await org.ok('get_next_step', { planId: p1 })).data.step.stepId, result: {} }); // p1 touched last
+    await org.ok('submit_step_result', {
+      planId: p1,
+      stepId: (await org.ok('get_next_step', { planId: p1 })).data.step.stepId,
+      result: {},
+    }); // p1 touched last
 
     const first = await org.ok('list_active_plans', { limit: 2 });
     expect(first.data.activePlans).toBe(3);
@@ -71,7 +88,13 @@ describe('list_active_plans', () => {
       completedSteps: 1,
       updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
-    expect(first.data.plans[1]).toMatchObject({ planId: p5, status: 'planning', progress: 0, totalSteps: 4, completedSteps: 0 });
+    expect(first.data.plans[1]).toMatchObject({
+      planId: p5,
+      status: 'planning',
+      progress: 0,
+      totalSteps: 4,
+      completedSteps: 0,
+    });
     expect(first.data.nextCursor).toEqual(expect.any(String));
 
     const second = await org.ok('list_active_plans', { limit: 2, cursor: first.data.nextCursor });
@@ -88,7 +111,11 @@ describe('list_active_plans', () => {
   });
 
   it('refuses a cursor it did not issue', async () => {
-    expectToolError(await call('list_active_plans', { cursor: 'not-a-cursor' }), 'INVALID_CURSOR', /`cursor` is not a cursor returned by list_active_plans/);
+    expectToolError(
+      await call('list_active_plans', { cursor: 'not-a-cursor' }),
+      'INVALID_CURSOR',
+      /`cursor` is not a cursor returned by list_active_plans/,
+    );
     const forged = Buffer.from(JSON.stringify({ u: 'yesterday', i: missing })).toString('base64url');
     expectToolError(await call('list_active_plans', { cursor: forged }), 'INVALID_CURSOR');
     expectToolError(await call('list_active_plans', { limit: 0 }), 'INVALID_ARGUMENT', /limit/, />= 1/);
@@ -98,22 +125,51 @@ describe('list_active_plans', () => {
 
 describe('log_skill_execution', () => {
   async function execution(id: string) {
-    const { rows } = await sql<{ status: string; plan_id: string | null; metadata: unknown; completed_at: Date | null; duration_ms: string | null; error_message: string | null }>`
+    const { rows } = await sql<{
+      status: string;
+      plan_id: string | null;
+      metadata: unknown;
+      completed_at: Date | null;
+      duration_ms: string | null;
+      error_message: string | null;
+    }>`
       select status, plan_id, metadata, completed_at, duration_ms, error_message from plan.skill_executions where id = ${id}
     `.execute(admin);
     return rows[0]!;
   }
 
   it('creates a run, merges metadata on update, links the plan of the same session and times the run when it ends', async () => {
-    const started = await ok('log_skill_execution', { skillName: 'research-deep', status: 'started', sessionId: 'deep-1', metadata: { depth: 3, sources: ['a'] } });
-    expect(started.data).toEqual({ executionId: expect.any(String), skillName: 'research-deep', status: 'started', stored: true });
+    const started = await ok('log_skill_execution', {
+      skillName: 'research-deep',
+      status: 'started',
+      sessionId: 'deep-1',
+      metadata: { depth: 3, sources: ['a'] },
+    });
+    expect(started.data).toEqual({
+      executionId: expect.any(String),
+      skillName: 'research-deep',
+      status: 'started',
+      stored: true,
+    });
     const { executionId } = started.data;
 
-    const progressed = await ok('log_skill_execution', { executionId, skillName: 'research-deep', status: 'executing', metadata: { sources: ['a', 'b'], phase: 'search' } });
+    const progressed = await ok('log_skill_execution', {
+      executionId,
+      skillName: 'research-deep',
+      status: 'executing',
+      metadata: { sources: ['a', 'b'], phase: 'search' },
+    });
     expect(progressed.data).toEqual({ executionId, skillName: 'research-deep', status: 'executing', stored: true });
     expect((await execution(executionId)).metadata).toEqual({ depth: 3, sources: ['a', 'b'], phase: 'search' });
 
-    const { planId } = (await ok('create_research_plan', { name: 'Deep', researchQuestion: 'How deep?', steps: stepsOf('search'), sessionId: 'deep-1' })).data;
+    const { planId } = (
+      await ok('create_research_plan', {
+        name: 'Deep',
+        researchQuestion: 'How deep?',
+        steps: stepsOf('search'),
+        sessionId: 'deep-1',
+      })
+    ).data;
     expect((await execution(executionId)).plan_id).toBe(planId);
 
     await sleep(40);
@@ -136,36 +192,92 @@ describe('log_skill_execution', () => {
     });
 
     // A finished run stays finished; repeating its final status is harmless.
-    expectToolError(await call('log_skill_execution', { executionId, skillName: 'research-deep', status: 'executing' }), 'SKILL_EXECUTION_FINISHED', /already completed/);
-    expect((await ok('log_skill_execution', { executionId, skillName: 'research-deep', status: 'completed', metadata: { note: 'again' } })).data.status).toBe('completed');
+    expectToolError(
+      await call('log_skill_execution', { executionId, skillName: 'research-deep', status: 'executing' }),
+      'SKILL_EXECUTION_FINISHED',
+      /already completed/,
+    );
+    expect(
+      (
+        await ok('log_skill_execution', {
+          executionId,
+          skillName: 'research-deep',
+          status: 'completed',
+          metadata: { note: 'again' },
+        })
+      ).data.status,
+    ).toBe('completed');
     expect((await execution(executionId)).completed_at).toEqual(done.completed_at);
 
     // Its session's next plan is not linked to a finished run.
-    const later = (await ok('create_research_plan', { name: 'Later', researchQuestion: 'Again?', steps: stepsOf('search'), sessionId: 'deep-1' })).data.planId;
+    const later = (
+      await ok('create_research_plan', {
+        name: 'Later',
+        researchQuestion: 'Again?',
+        steps: stepsOf('search'),
+        sessionId: 'deep-1',
+      })
+    ).data.planId;
     expect((await ok('get_research_context', { planId: later })).data.skillExecution).toBeUndefined();
   });
 
   it('records a failed run with its error message and duration', async () => {
     const { executionId } = (await ok('log_skill_execution', { skillName: 'research-scan', status: 'started' })).data;
-    await ok('log_skill_execution', { executionId, skillName: 'research-scan', status: 'failed', errorMessage: 'Search backend down' });
-    expect(await execution(executionId)).toMatchObject({ status: 'failed', error_message: 'Search backend down', completed_at: expect.any(Date), duration_ms: expect.anything() });
+    await ok('log_skill_execution', {
+      executionId,
+      skillName: 'research-scan',
+      status: 'failed',
+      errorMessage: 'Search backend down',
+    });
+    expect(await execution(executionId)).toMatchObject({
+      status: 'failed',
+      error_message: 'Search backend down',
+      completed_at: expect.any(Date),
+      duration_ms: expect.anything(),
+    });
   });
 
   it('refuses an unknown run, another skill name for a run, and an unknown plan', async () => {
-    expectToolError(await call('log_skill_execution', { executionId: missing, skillName: 'research', status: 'executing' }), 'SKILL_EXECUTION_NOT_FOUND');
+    expectToolError(
+      await call('log_skill_execution', { executionId: missing, skillName: 'research', status: 'executing' }),
+      'SKILL_EXECUTION_NOT_FOUND',
+    );
     const { executionId } = (await ok('log_skill_execution', { skillName: 'research', status: 'started' })).data;
-    expectToolError(await call('log_skill_execution', { executionId, skillName: 'research-deep', status: 'executing' }), 'INVALID_ARGUMENT', /`skillName` must stay "research"/);
-    expectToolError(await call('log_skill_execution', { skillName: 'research', status: 'started', planId: missing }), 'PLAN_NOT_FOUND');
+    expectToolError(
+      await call('log_skill_execution', { executionId, skillName: 'research-deep', status: 'executing' }),
+      'INVALID_ARGUMENT',
+      /`skillName` must stay "research"/,
+    );
+    expectToolError(
+      await call('log_skill_execution', { skillName: 'research', status: 'started', planId: missing }),
+      'PLAN_NOT_FOUND',
+    );
   });
 });
 
 describe('submit_research_feedback', () => {
   it('records initial and closing feedback, each with an audit row', async () => {
-    const { planId } = (await ok('create_research_plan', { name: 'Feedback', researchQuestion: 'Was it useful?', steps: stepsOf('search') })).data;
-    const initial = await ok('submit_research_feedback', { planId, feedbackType: 'initial', userSatisfaction: 4, userFeedbackSummary: 'Good plan.', sessionId: 'fb' });
+    const { planId } = (
+      await ok('create_research_plan', {
+        name: 'Feedback',
+        researchQuestion: 'Was it useful?',
+        steps: stepsOf('search'),
+      })
+    ).data;
+    const initial = await ok('submit_research_feedback', {
+      planId,
+      feedbackType: 'initial',
+      userSatisfaction: 4,
+      userFeedbackSummary: 'Good plan.',
+      sessionId: 'fb',
+    });
     expect(initial.data).toEqual({ feedbackId: expect.any(String), feedbackType: 'initial', stored: true });
 
-    await ok('submit_step_result', { planId, stepId: (await ok('get_next_step', { planId })).data.step.stepId, result: {} });
+    await ok('submit_step_result', {
+      planId,
+      stepId: (await ok('get_next_step', { planId })).data.step.stepId,
+      result: {},
+    });
     const closing = await ok('submit_research_feedback', {
       planId,
       feedbackType: 'closing',
@@ -181,8 +293,26 @@ describe('submit_research_feedback', () => {
       from plan.research_feedback where plan_id = ${planId} order by created_at
     `.execute(admin);
     expect(rows).toEqual([
-      { id: initial.data.feedbackId, feedback_type: 'initial', user_satisfaction: 4, user_feedback_summary: 'Good plan.', improvement_suggestions: null, follow_up_requested: null, follow_up_details: null, session_id: 'fb' },
-      { id: closing.data.feedbackId, feedback_type: 'closing', user_satisfaction: 5, user_feedback_summary: null, improvement_suggestions: 'More charts.', follow_up_requested: true, follow_up_details: 'Sodium-ion next.', session_id: null },
+      {
+        id: initial.data.feedbackId,
+        feedback_type: 'initial',
+        user_satisfaction: 4,
+        user_feedback_summary: 'Good plan.',
+        improvement_suggestions: null,
+        follow_up_requested: null,
+        follow_up_details: null,
+        session_id: 'fb',
+      },
+      {
+        id: closing.data.feedbackId,
+        feedback_type: 'closing',
+        user_satisfaction: 5,
+        user_feedback_summary: null,
+        improvement_suggestions: 'More charts.',
+        follow_up_requested: true,
+        follow_up_details: 'Sodium-ion next.',
+        session_id: null,
+      },
     ]);
     const recorded = (await auditRows(admin, planId)).filter((r) => r.event_type === 'feedback_recorded');
     expect(recorded.map((r) => [r.details.feedbackId, r.details.feedbackType, r.session_id])).toEqual([
@@ -192,9 +322,19 @@ describe('submit_research_feedback', () => {
   });
 
   it('refuses an unknown plan and an out-of-range satisfaction', async () => {
-    expectToolError(await call('submit_research_feedback', { planId: missing, feedbackType: 'initial' }), 'PLAN_NOT_FOUND');
-    const { planId } = (await ok('create_research_plan', { name: 'F', researchQuestion: 'F?', steps: stepsOf('search') })).data;
-    expectToolError(await call('submit_research_feedback', { planId, feedbackType: 'initial', userSatisfaction: 6 }), 'INVALID_ARGUMENT', /userSatisfaction/, /<= 5/);
+    expectToolError(
+      await call('submit_research_feedback', { planId: missing, feedbackType: 'initial' }),
+      'PLAN_NOT_FOUND',
+    );
+    const { planId } = (
+      await ok('create_research_plan', { name: 'F', researchQuestion: 'F?', steps: stepsOf('search') })
+    ).data;
+    expectToolError(
+      await call('submit_research_feedback', { planId, feedbackType: 'initial', userSatisfaction: 6 }),
+      'INVALID_ARGUMENT',
+      /userSatisfaction/,
+      /<= 5/,
+    );
   });
 });
 
@@ -205,7 +345,9 @@ describe('resuming a plan with get_research_context', () => {
       insert into plan.output_preferences (org_id, output_media_type, output_formatting_instructions)
       values (${org.orgId}, 'markdown', 'Use H2 headings.')
     `.execute(admin);
-    const { executionId } = (await org.ok('log_skill_execution', { skillName: 'research', status: 'executing', sessionId: 'first-session' })).data;
+    const { executionId } = (
+      await org.ok('log_skill_execution', { skillName: 'research', status: 'executing', sessionId: 'first-session' })
+    ).data;
     const created = await org.ok('create_research_plan', {
       name: 'Resumable',
       researchQuestion: 'Can another session pick this up?',
@@ -232,7 +374,9 @@ describe('resuming a plan with get_research_context', () => {
     const before = (await auditRows(admin, planId)).length;
     const quiet = await org.ok('get_research_context', { planId });
     expect(await auditRows(admin, planId)).toHaveLength(before);
-    expect(quiet.data.recentAuditEvents.map((e: { eventType: string }) => e.eventType)).not.toContain('session_resumed');
+    expect(quiet.data.recentAuditEvents.map((e: { eventType: string }) => e.eventType)).not.toContain(
+      'session_resumed',
+    );
 
     const context = await org.ok('get_research_context', { planId, sessionId: 'second-session' });
     expect(context.data.plan).toEqual({
@@ -268,20 +412,43 @@ describe('resuming a plan with get_research_context', () => {
     expect(context.data.steps[1]).toMatchObject({ stepId: second, failureReason: 'Paywalled' });
     expect(context.data.steps[2].result).toBeUndefined();
     expect(context.data.artifacts).toEqual([]);
-    expect(context.data.skillExecution).toMatchObject({ executionId, status: 'executing', planId, sessionId: 'first-session' });
-    expect(context.data.outputPreferences).toEqual({ outputMediaType: 'markdown', outputFormattingInstructions: 'Use H2 headings.' });
+    expect(context.data.skillExecution).toMatchObject({
+      executionId,
+      status: 'executing',
+      planId,
+      sessionId: 'first-session',
+    });
+    expect(context.data.outputPreferences).toEqual({
+      outputMediaType: 'markdown',
+      outputFormattingInstructions: 'Use H2 headings.',
+    });
 
     // The resume itself is on record, and is the newest event.
     const audit = await auditRows(admin, planId);
     expect(audit).toHaveLength(before + 1);
     expect(audit.at(-1)).toMatchObject({ event_type: 'session_resumed', session_id: 'second-session', step_id: null });
-    const events = context.data.recentAuditEvents as { eventId: number; eventType: string; sessionId?: string; occurredAt: string }[];
-    expect(events[0]).toMatchObject({ eventType: 'session_resumed', sessionId: 'second-session', occurredAt: expect.any(String) });
+    const events = context.data.recentAuditEvents as {
+      eventId: number;
+      eventType: string;
+      sessionId?: string;
+      occurredAt: string;
+    }[];
+    expect(events[0]).toMatchObject({
+      eventType: 'session_resumed',
+      sessionId: 'second-session',
+      occurredAt: expect.any(String),
+    });
     expect(events.map((e) => e.eventType)).toEqual(audit.map((r) => r.event_type).reverse());
   });
 
   it('returns the 20 most recent audit events, newest first', async () => {
-    const { planId } = (await ok('create_research_plan', { name: 'Long', researchQuestion: 'Many events?', steps: stepsOf(...Array(12).fill('search')) })).data;
+    const { planId } = (
+      await ok('create_research_plan', {
+        name: 'Long',
+        researchQuestion: 'Many events?',
+        steps: stepsOf(...Array(12).fill('search')),
+      })
+    ).data;
     const steps = (await ok('get_plan_status', { planId })).data.pendingSteps as { stepId: string }[];
     for (const step of steps) await ok('submit_step_result', { planId, stepId: step.stepId, result: {} });
     const audit = await auditRows(admin, planId);
@@ -291,11 +458,23 @@ describe('resuming a plan with get_research_context', () => {
     const ids = context.data.recentAuditEvents.map((e: { eventId: number }) => e.eventId) as number[];
     expect(ids).toHaveLength(20);
     expect([...ids].sort((a, b) => b - a)).toEqual(ids);
-    expect(context.data.recentAuditEvents[0]).toMatchObject({ eventType: 'plan_status_changed', details: { to: 'completed' } });
-    expect(context.data.recentAuditEvents.map((e: { eventType: string }) => e.eventType)).toEqual(audit.slice(-20).map((r) => r.event_type).reverse());
+    expect(context.data.recentAuditEvents[0]).toMatchObject({
+      eventType: 'plan_status_changed',
+      details: { to: 'completed' },
+    });
+    expect(context.data.recentAuditEvents.map((e: { eventType: string }) => e.eventType)).toEqual(
+      audit
+        .slice(-20)
+        .map((r) => r.event_type)
+        .reverse(),
+    );
   });
 
   it('answers an unknown plan with not-found', async () => {
-    expectToolError(await call('get_research_context', { planId: missing, sessionId: 'ghost' }), 'PLAN_NOT_FOUND', new RegExp(missing));
+    expectToolError(
+      await call('get_research_context', { planId: missing, sessionId: 'ghost' }),
+      'PLAN_NOT_FOUND',
+      new RegExp(missing),
+    );
   });
 });

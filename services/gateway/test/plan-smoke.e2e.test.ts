@@ -31,12 +31,21 @@ describe('a research plan through the gateway', () => {
       ],
     });
     expect(created.isError).toBe(false);
-    expect(created.data).toMatchObject({ name: 'Smoke', stepCount: 2, firstStep: { stepType: 'search', instructions: 'Find sources' } });
+    expect(created.data).toMatchObject({
+      name: 'Smoke',
+      stepCount: 2,
+      firstStep: { stepType: 'search', instructions: 'Find sources' },
+    });
     const planId = created.data.planId as string;
 
     const first = await call('get_next_step', { planId });
     expect(first.data).toMatchObject({ status: 'next_step', step: { stepOrder: 1, stepType: 'search' } });
-    const submitted = await call('submit_step_result', { planId, stepId: first.data.step.stepId, result: { sources: { count: 3 } }, confidence: 0.9 });
+    const submitted = await call('submit_step_result', {
+      planId,
+      stepId: first.data.step.stepId,
+      result: { sources: { count: 3 } },
+      confidence: 0.9,
+    });
     expect(submitted.data).toEqual({ submitted: true, planStatus: 'executing' });
 
     const status = await call('get_plan_status', { planId });

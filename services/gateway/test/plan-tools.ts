@@ -41,7 +41,9 @@ export async function planSnapshot(admin: AdminDb, orgId?: string): Promise<Reco
   for (const { table_name: table } of tables) {
     const name = sql.table(`plan.${table}`);
     const { rows } = orgId
-      ? await sql<{ row: string }>`select t::text as row from ${name} t where t.org_id = ${orgId}::uuid order by 1`.execute(admin)
+      ? await sql<{
+          row: string;
+        }>`select t::text as row from ${name} t where t.org_id = ${orgId}::uuid order by 1`.execute(admin)
       : await sql<{ row: string }>`select t::text as row from ${name} t order by 1`.execute(admin);
     snapshot[table] = rows.map((r) => r.row);
   }
@@ -62,7 +64,10 @@ export interface AuditRow {
 }
 
 /** Audit rows in insertion order: of one plan or of all, optionally only those after `afterId`. */
-export async function auditRows(admin: AdminDb, filter: { planId?: string; afterId?: string } = {}): Promise<AuditRow[]> {
+export async function auditRows(
+  admin: AdminDb,
+  filter: { planId?: string; afterId?: string } = {},
+): Promise<AuditRow[]> {
   const { rows } = await sql<AuditRow>`
     select a.id::text as id, a.plan_id as "planId", a.step_id as "stepId", a.session_id as "sessionId",
            a.event_type as "eventType", a.details, a.occurred_at as "occurredAt", a.xmin::text as xmin
@@ -75,6 +80,8 @@ export async function auditRows(admin: AdminDb, filter: { planId?: string; after
 
 /** The id of the latest audit row of the whole log ('0' when empty): a cursor for "rows written since". */
 export async function lastAuditId(admin: AdminDb): Promise<string> {
-  const { rows } = await sql<{ id: string }>`select coalesce(max(id), 0)::text as id from plan.plan_audit_log`.execute(admin);
+  const { rows } = await sql<{ id: string }>`select coalesce(max(id), 0)::text as id from plan.plan_audit_log`.execute(
+    admin,
+  );
   return rows[0]!.id;
 }

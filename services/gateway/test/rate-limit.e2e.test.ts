@@ -23,7 +23,8 @@ const ping = (token: string) => {
 /** A 2025-era initialize (the SDK serves it). */
 const initialize = (token: string) => rawPost(gateway.url, LEGACY_INIT, { authorization: `Bearer ${token}` });
 
-const newToken = async () => (await gateway.admin.createToken({ orgSlug: 'acme', email: 'ada@acme.test', name: 'rate-limit' })).token;
+const newToken = async () =>
+  (await gateway.admin.createToken({ orgSlug: 'acme', email: 'ada@acme.test', name: 'rate-limit' })).token;
 
 describe('the per-token rate limit', () => {
   it('counts down in the headers of every answer, fast path and SDK alike', async () => {
@@ -41,7 +42,9 @@ describe('the per-token rate limit', () => {
     for (const refused of [await ping(token), await initialize(token)]) {
       expect(refused.status).toBe(429);
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
-      expect(refused.json.error?.message).toMatch(/^Rate limit exceeded for this token; retry in \d+ (second|minute)s?\.$/);
+      expect(refused.json.error?.message).toMatch(
+        /^Rate limit exceeded for this token; retry in \d+ (second|minute)s?\.$/,
+      );
       expect(refused.json.error?.data?.code).toBe('RATE_LIMITED');
     }
   });

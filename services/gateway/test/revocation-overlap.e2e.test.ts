@@ -69,11 +69,22 @@ function call(token: string, name: string, args: Record<string, unknown>) {
   const request = modernToolCall(name, args);
   const response = fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}`, ...request.headers },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${token}`,
+      ...request.headers,
+    },
     body: JSON.stringify(request.body),
   }).then(async (r) => {
     answered.at = true;
-    return { status: r.status, body: (await r.json()) as { result?: { isError?: boolean; structuredContent: Record<string, unknown> }; error?: { message: string } } };
+    return {
+      status: r.status,
+      body: (await r.json()) as {
+        result?: { isError?: boolean; structuredContent: Record<string, unknown> };
+        error?: { message: string };
+      },
+    };
   });
   return { response, answered };
 }
@@ -90,13 +101,19 @@ async function until(check: () => boolean, what: string) {
 /** A token of its own (so the log rows of one test are countable), already in the cache. */
 async function cachedToken(): Promise<{ token: string; id: string; planId: string }> {
   const { token, id } = await gateway.admin.createToken({ orgSlug: 'acme', email: 'ada@acme.test', name: 'overlap' });
-  const created = await call(token, 'create_research_plan', { name: 'Overlap', researchQuestion: 'Is the check overlapped?', steps: [{ stepType: 'search', instructions: 'Look' }] }).response;
+  const created = await call(token, 'create_research_plan', {
+    name: 'Overlap',
+    researchQuestion: 'Is the check overlapped?',
+    steps: [{ stepType: 'search', instructions: 'Look' }],
+  }).response;
   return { token, id, planId: created.body.result!.structuredContent.planId as string };
 }
 
 async function loggedCalls(tokenId: string, tool: string): Promise<number> {
   await gateway.runtime.flushToolCallLog();
-  const { rows } = await sql<{ n: string }>`select count(*) as n from gateway.mcp_tool_call_log where token_id = ${tokenId} and tool = ${tool}`.execute(
+  const { rows } = await sql<{
+    n: string;
+  }>`select count(*) as n from gateway.mcp_tool_call_log where token_id = ${tokenId} and tool = ${tool}`.execute(
     gateway.database.admin as Kysely<unknown>,
   );
   return Number(rows[0]!.n);
@@ -128,7 +145,11 @@ describe('the revocation check of a cached token', () => {
     const { token } = await cachedToken();
     rpcs.started.length = 0;
     gate.hold();
-    const write = call(token, 'create_research_plan', { name: 'Later', researchQuestion: 'Does the write wait?', steps: [{ stepType: 'search', instructions: 'Look' }] });
+    const write = call(token, 'create_research_plan', {
+      name: 'Later',
+      researchQuestion: 'Does the write wait?',
+      steps: [{ stepType: 'search', instructions: 'Look' }],
+    });
     await sleep(200);
     expect(rpcs.started).toEqual([]);
     gate.release();
@@ -177,7 +198,9 @@ describe('the revocation check of a cached token', () => {
     for (let round = 0; round < 10; round++) {
       const { token, id, planId } = await cachedToken();
       await gateway.admin.revokeToken(id);
-      const reads = await Promise.all(Array.from({ length: 5 }, () => call(token, 'get_plan_status', { planId }).response));
+      const reads = await Promise.all(
+        Array.from({ length: 5 }, () => call(token, 'get_plan_status', { planId }).response),
+      );
       expect(reads.map((r) => r.status)).toEqual([401, 401, 401, 401, 401]);
       expect(await loggedCalls(id, 'get_plan_status')).toBe(0);
     }

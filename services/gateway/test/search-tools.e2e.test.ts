@@ -20,7 +20,11 @@ let stepA = '';
 let planA2 = '';
 
 /** Polls search_sources until `until` holds (the pipeline is asynchronous), at most 10 s. */
-async function searchUntil(tools: { ok: CallTool }, args: Record<string, unknown>, until: (answer: ToolAnswer) => boolean): Promise<ToolAnswer> {
+async function searchUntil(
+  tools: { ok: CallTool },
+  args: Record<string, unknown>,
+  until: (answer: ToolAnswer) => boolean,
+): Promise<ToolAnswer> {
   const deadline = Date.now() + 10_000;
   for (;;) {
     const answer = await tools.ok('search_sources', args);
@@ -32,7 +36,13 @@ async function searchUntil(tools: { ok: CallTool }, args: Record<string, unknown
 const ids = (answer: ToolAnswer) => (answer.data.results as Array<{ sourceId: string }>).map((r) => r.sourceId).sort();
 
 async function createPlan(tools: { ok: CallTool }, name: string) {
-  const { planId } = (await tools.ok('create_research_plan', { name, researchQuestion: `What about ${name}?`, steps: [{ stepType: 'search', instructions: 'Find' }] })).data;
+  const { planId } = (
+    await tools.ok('create_research_plan', {
+      name,
+      researchQuestion: `What about ${name}?`,
+      steps: [{ stepType: 'search', instructions: 'Find' }],
+    })
+  ).data;
   const { steps } = (await tools.ok('get_research_context', { planId })).data;
   return { planId: planId as string, stepId: steps[0].stepId as string };
 }
@@ -50,50 +60,63 @@ beforeAll(async () => {
   ({ planId: planA2 } = await createPlan(a, 'Coral reefs'));
   const planB = (await createPlan(b, 'Rival glaciers')).planId;
 
-  stored.finding = (await a.ok('store_research', {
-    artifactType: 'finding',
-    title: 'Glacier retreat in the Alps',
-    content: { claim: 'retreat' },
-    contentText: 'Alpine glaciers lost roughly half of their volume since 1900; meltwater runoff peaks are shifting earlier.',
-    planId: planA,
-    stepId: stepA,
-    tags: ['climate', 'alps'],
-  })).data.id;
-  stored.summary = (await a.ok('store_research', {
-    artifactType: 'summary',
-    title: 'Coral bleaching summary',
-    content: { text: 'Marine heatwaves bleach corals; recovery takes a decade. Glacier melt is unrelated.' },
-    planId: planA2,
-    tags: ['climate', 'oceans'],
-  })).data.id;
-  stored.output = (await a.ok('store_research_output', {
-    planId: planA,
-    mediaType: 'markdown',
-    title: 'Glacier report',
-    content: '# Glacier report\n\nMeltwater from Alpine glaciers feeds the Rhine and the Rhone.',
-  })).data.outputId;
-  stored.binary = (await a.ok('store_research_output', {
-    planId: planA,
-    mediaType: 'word',
-    title: 'Glacier deck notes',
-    content: Buffer.from('PK\u0003\u0004 binary bytes mentioning zeppelin').toString('base64'),
-    contentSummary: 'Slides about moraine formation.',
-  })).data.outputId;
-  stored.report = (await a.ok('submit_subagent_report', {
-    planId: planA,
-    stepId: stepA,
-    description: 'Survey glacier monitoring stations',
-    report: { stations: ['Aletsch', 'Rhone'], note: 'Monitoring stations measure firn density every spring.' },
-  })).data.reportId;
+  stored.finding = (
+    await a.ok('store_research', {
+      artifactType: 'finding',
+      title: 'Glacier retreat in the Alps',
+      content: { claim: 'retreat' },
+      contentText:
+        'Alpine glaciers lost roughly half of their volume since 1900; meltwater runoff peaks are shifting earlier.',
+      planId: planA,
+      stepId: stepA,
+      tags: ['climate', 'alps'],
+    })
+  ).data.id;
+  stored.summary = (
+    await a.ok('store_research', {
+      artifactType: 'summary',
+      title: 'Coral bleaching summary',
+      content: { text: 'Marine heatwaves bleach corals; recovery takes a decade. Glacier melt is unrelated.' },
+      planId: planA2,
+      tags: ['climate', 'oceans'],
+    })
+  ).data.id;
+  stored.output = (
+    await a.ok('store_research_output', {
+      planId: planA,
+      mediaType: 'markdown',
+      title: 'Glacier report',
+      content: '# Glacier report\n\nMeltwater from Alpine glaciers feeds the Rhine and the Rhone.',
+    })
+  ).data.outputId;
+  stored.binary = (
+    await a.ok('store_research_output', {
+      planId: planA,
+      mediaType: 'word',
+      title: 'Glacier deck notes',
+      content: Buffer.from('PK\u0003\u0004 binary bytes mentioning zeppelin').toString('base64'),
+      contentSummary: 'Slides about moraine formation.',
+    })
+  ).data.outputId;
+  stored.report = (
+    await a.ok('submit_subagent_report', {
+      planId: planA,
+      stepId: stepA,
+      description: 'Survey glacier monitoring stations',
+      report: { stations: ['Aletsch', 'Rhone'], note: 'Monitoring stations measure firn density every spring.' },
+    })
+  ).data.reportId;
   // The canary: the rival stores text sharing every query word used below, plus its own marker.
-  stored.rival = (await b.ok('store_research', {
-    artifactType: 'finding',
-    title: 'Glacier retreat in the Alps (rival)',
-    content: {},
-    contentText: 'Alpine glaciers meltwater runoff moraine firn coral bleaching canaryword.',
-    planId: planB,
-    tags: ['climate', 'alps'],
-  })).data.id;
+  stored.rival = (
+    await b.ok('store_research', {
+      artifactType: 'finding',
+      title: 'Glacier retreat in the Alps (rival)',
+      content: {},
+      contentText: 'Alpine glaciers meltwater runoff moraine firn coral bleaching canaryword.',
+      planId: planB,
+      tags: ['climate', 'alps'],
+    })
+  ).data.id;
   // Wait until every one of them is indexed: the rival's and acme's last writes are visible.
   await searchUntil(b, { query: 'canaryword' }, (r) => r.data.keywordResults === 1);
   await searchUntil(a, { query: 'firn density' }, (r) => r.data.keywordResults >= 1);
@@ -128,9 +151,21 @@ describe('search_sources finds what was stored, through MCP', () => {
 
   it('finds an output, a subagent report, and a binary output by its summary only', async () => {
     const top = async (query: string) => (await a.ok('search_sources', { query })).data.results[0];
-    expect(await top('Rhine Rhone meltwater')).toMatchObject({ sourceId: stored.output, sourceTable: 'research_output', inKeyword: true });
-    expect(await top('firn density')).toMatchObject({ sourceId: stored.report, sourceTable: 'research_artifact', inKeyword: true });
-    expect(await top('moraine formation')).toMatchObject({ sourceId: stored.binary, sourceTable: 'research_output', inKeyword: true });
+    expect(await top('Rhine Rhone meltwater')).toMatchObject({
+      sourceId: stored.output,
+      sourceTable: 'research_output',
+      inKeyword: true,
+    });
+    expect(await top('firn density')).toMatchObject({
+      sourceId: stored.report,
+      sourceTable: 'research_artifact',
+      inKeyword: true,
+    });
+    expect(await top('moraine formation')).toMatchObject({
+      sourceId: stored.binary,
+      sourceTable: 'research_output',
+      inKeyword: true,
+    });
     // The document's bytes are not indexed: no keyword match on a word only they contain. (The
     // vector leg always returns nearest neighbours, so semantic-only results may still appear.)
     const bytesOnly = await a.ok('search_sources', { query: 'zeppelin' });
@@ -140,28 +175,53 @@ describe('search_sources finds what was stored, through MCP', () => {
 
   it('reads the query type from its length', async () => {
     expect((await a.ok('search_sources', { query: 'glacier' })).data.queryType).toBe('keyword');
-    expect((await a.ok('search_sources', { query: 'alpine glacier meltwater runoff' })).data.queryType).toBe('balanced');
-    expect((await a.ok('search_sources', { query: 'how fast are the glaciers of the alps losing their volume' })).data.queryType).toBe('semantic');
+    expect((await a.ok('search_sources', { query: 'alpine glacier meltwater runoff' })).data.queryType).toBe(
+      'balanced',
+    );
+    expect(
+      (await a.ok('search_sources', { query: 'how fast are the glaciers of the alps losing their volume' })).data
+        .queryType,
+    ).toBe('semantic');
   });
 
   it('narrows by sourceTable, artifactType, planId and tags (all given tags), inside the engines', async () => {
     const q = { query: 'glacier glaciers meltwater coral firn moraine', limit: 50 };
-    expect(ids(await a.ok('search_sources', { ...q, sourceTable: 'research_output' }))).toEqual([stored.output, stored.binary].sort());
+    expect(ids(await a.ok('search_sources', { ...q, sourceTable: 'research_output' }))).toEqual(
+      [stored.output, stored.binary].sort(),
+    );
     expect(ids(await a.ok('search_sources', { ...q, artifactType: 'summary' }))).toEqual([stored.summary]);
     expect(ids(await a.ok('search_sources', { ...q, planId: planA2 }))).toEqual([stored.summary]);
     expect(ids(await a.ok('search_sources', { ...q, tags: ['climate', 'alps'] }))).toEqual([stored.finding]);
-    expect(ids(await a.ok('search_sources', { ...q, tags: ['climate'] }))).toEqual([stored.finding, stored.summary].sort());
-    expect(ids(await a.ok('search_sources', { ...q, planId: planA, sourceTable: 'research_artifact', artifactType: 'analysis' }))).toEqual([stored.report]);
+    expect(ids(await a.ok('search_sources', { ...q, tags: ['climate'] }))).toEqual(
+      [stored.finding, stored.summary].sort(),
+    );
+    expect(
+      ids(
+        await a.ok('search_sources', {
+          ...q,
+          planId: planA,
+          sourceTable: 'research_artifact',
+          artifactType: 'analysis',
+        }),
+      ),
+    ).toEqual([stored.report]);
     expect((await a.ok('search_sources', { ...q, tags: ['nonexistent'] })).data.resultCount).toBe(0);
   });
 
   it('honours limit (default 10, 1–50) and refuses bad arguments with a readable tool error', async () => {
-    expect((await a.ok('search_sources', { query: 'glacier glaciers meltwater coral firn moraine', limit: 1 })).data.resultCount).toBe(1);
+    expect(
+      (await a.ok('search_sources', { query: 'glacier glaciers meltwater coral firn moraine', limit: 1 })).data
+        .resultCount,
+    ).toBe(1);
     expectToolError(await a.call('search_sources', { query: 'glacier', limit: 0 }), 'INVALID_ARGUMENT', /limit/);
     expectToolError(await a.call('search_sources', { query: 'glacier', limit: 51 }), 'INVALID_ARGUMENT', /limit/);
     expectToolError(await a.call('search_sources', { query: '' }), 'INVALID_ARGUMENT', /query/);
     expectToolError(await a.call('search_sources', {}), 'INVALID_ARGUMENT', /query/);
-    expectToolError(await a.call('search_sources', { query: 'x', sourceTable: 'research_notes' }), 'INVALID_ARGUMENT', /sourceTable/);
+    expectToolError(
+      await a.call('search_sources', { query: 'x', sourceTable: 'research_notes' }),
+      'INVALID_ARGUMENT',
+      /sourceTable/,
+    );
     expectToolError(await a.call('search_sources', { query: 'x', planId: 'not-a-uuid' }), 'INVALID_ARGUMENT', /planId/);
   });
 });
@@ -171,11 +231,16 @@ describe('tenant isolation (canary)', () => {
     const exact = await a.ok('search_sources', { query: 'canaryword', limit: 50 });
     expect(exact.data.keywordResults).toBe(0);
     expect(ids(exact)).not.toContain(stored.rival);
-    const broad = await a.ok('search_sources', { query: 'Alpine glaciers meltwater runoff moraine firn coral bleaching canaryword', limit: 50 });
+    const broad = await a.ok('search_sources', {
+      query: 'Alpine glaciers meltwater runoff moraine firn coral bleaching canaryword',
+      limit: 50,
+    });
     expect(ids(broad)).not.toContain(stored.rival);
     expect(ids(broad).length).toBeGreaterThan(0);
     // …and the other way round: the rival sees only its own.
-    expect(ids(await b.ok('search_sources', { query: 'glacier glaciers meltwater coral firn moraine', limit: 50 }))).toEqual([stored.rival]);
+    expect(
+      ids(await b.ok('search_sources', { query: 'glacier glaciers meltwater coral firn moraine', limit: 50 })),
+    ).toEqual([stored.rival]);
   });
 
   it("treats another org's plan id exactly like a missing one", async () => {

@@ -25,23 +25,33 @@ afterAll(async () => {
   await database?.drop();
 });
 
-async function asApp<T>(settings: Record<string, string>, fn: (trx: Kysely<IdentityDatabase>) => Promise<T>): Promise<T> {
+async function asApp<T>(
+  settings: Record<string, string>,
+  fn: (trx: Kysely<IdentityDatabase>) => Promise<T>,
+): Promise<T> {
   return app.transaction().execute(async (trx) => {
-    for (const [key, value] of Object.entries(settings)) await sql`select set_config(${key}, ${value}, true)`.execute(trx);
+    for (const [key, value] of Object.entries(settings))
+      await sql`select set_config(${key}, ${value}, true)`.execute(trx);
     return fn(trx);
   });
 }
 
 describe('the gateway schemas are tenant-safe', () => {
   it('every org-scoped table has RLS enabled and forced with a tenant policy, and the app role owns nothing and bypasses nothing', async () => {
-    await expect(assertTenantSafety(database.admin, { schemas: ['identity', 'gateway'], appRole: TEST_APP_ROLE })).resolves.toBeUndefined();
+    await expect(
+      assertTenantSafety(database.admin, { schemas: ['identity', 'gateway'], appRole: TEST_APP_ROLE }),
+    ).resolves.toBeUndefined();
     const report = await rlsReport(database.admin, ['identity', 'gateway']);
-    const scoped = report.filter((t) => t.hasOrgId).map((t) => `${t.schema}.${t.table}`).sort();
+    const scoped = report
+      .filter((t) => t.hasOrgId)
+      .map((t) => `${t.schema}.${t.table}`)
+      .sort();
     expect(scoped).toEqual(['gateway.mcp_tool_call_log', 'identity.memberships', 'identity.personal_access_tokens']);
   });
 
   it('lets the app role see tokens only of its tenant, and none without one', async () => {
-    const count = (trx: Kysely<IdentityDatabase>) => trx.selectFrom('identity.personal_access_tokens').select('org_id').execute();
+    const count = (trx: Kysely<IdentityDatabase>) =>
+      trx.selectFrom('identity.personal_access_tokens').select('org_id').execute();
     expect(await asApp({}, count)).toHaveLength(0);
     expect((await asApp({ 'app.org_id': orgA }, count)).map((r) => r.org_id)).toEqual([orgA]);
     expect((await asApp({ 'app.org_id': orgB }, count)).map((r) => r.org_id)).toEqual([orgB]);
@@ -65,7 +75,9 @@ describe('the gateway schemas are tenant-safe', () => {
       trx.updateTable('identity.personal_access_tokens').set({ name: 'hijacked' }).executeTakeFirst(),
     );
     expect(Number(updated.numUpdatedRows)).toBe(0);
-    await expect(sql`alter table identity.personal_access_tokens no force row level security`.execute(app)).rejects.toThrow(/must be owner/);
+    await expect(
+      sql`alter table identity.personal_access_tokens no force row level security`.execute(app),
+    ).rejects.toThrow(/must be owner/);
     await expect(sql`create table identity.sneaky (id int)`.execute(app)).rejects.toThrow(/permission denied/);
   });
 });

@@ -25,8 +25,14 @@ describe('personal access tokens', () => {
     expect(hint.length).toBeLessThan(16);
   });
 
-  it.each(['', 'qry_', 'qry_short', `qry_${'a'.repeat(42)}`, `qry_${'a'.repeat(44)}`, `QRY_${'a'.repeat(43)}`, `qry_${'a'.repeat(42)}-`, `xyz_${'a'.repeat(43)}`])(
-    'rejects the malformed %p',
-    (token) => expect(isWellFormedToken(token)).toBe(false),
-  );
+  it.each([
+    '',
+    'qry_',
+    'qry_short',
+    `qry_${'a'.repeat(42)}`,
+    `qry_${'a'.repeat(44)}`,
+    `QRY_${'a'.repeat(43)}`,
+    `qry_${'a'.repeat(42)}-`,
+    `xyz_${'a'.repeat(43)}`,
+  ])('rejects the malformed %p', (token) => expect(isWellFormedToken(token)).toBe(false));
 });

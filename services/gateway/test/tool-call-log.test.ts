@@ -35,7 +35,15 @@ async function member(admin: ReturnType<typeof createIdentityAdmin>, slug: strin
   const org = await admin.createOrg({ slug });
   const user = await admin.addUser({ email: `someone@${slug}.test`, orgSlug: slug, name: `Someone ${slug}` });
   const token = await admin.createToken({ orgSlug: slug, email: user.email });
-  return { tokenId: token.id, orgId: org.id, orgSlug: slug, userId: user.id, email: user.email, name: user.name, expiresAt: null };
+  return {
+    tokenId: token.id,
+    orgId: org.id,
+    orgSlug: slug,
+    userId: user.id,
+    email: user.email,
+    name: user.name,
+    expiresAt: null,
+  };
 }
 
 function dispatcherWith(log: ReturnType<typeof createToolCallLog>) {
@@ -75,7 +83,9 @@ describe('mcp_tool_call_log', () => {
     await dispatcher.call('ping', {}, caller);
     const ok = await dispatcher.call('whoami', {}, { ...caller, requestId: 'req-2' });
     const bad = await dispatcher.call('whoami', { nope: 1 }, { ...caller, requestId: 'req-3' });
-    await expect(dispatcher.call('missing_tool', {}, { ...caller, requestId: 'req-4' })).rejects.toThrow(/Unknown tool/);
+    await expect(dispatcher.call('missing_tool', {}, { ...caller, requestId: 'req-4' })).rejects.toThrow(
+      /Unknown tool/,
+    );
     expect(ok.result?.isError).toBeFalsy();
     expect(bad.result?.isError).toBe(true);
     // Recording is in memory; nothing has been written on the request path.
@@ -114,7 +124,20 @@ describe('mcp_tool_call_log', () => {
         await sql`select set_config('app.org_id', ${orgA.orgId}, true)`.execute(trx);
         await trx
           .insertInto('gateway.mcp_tool_call_log')
-          .values({ occurred_at: new Date(), org_id: orgB.orgId, request_id: 'x', tool: 'whoami', duration_ms: 1, outcome: 'ok', argument_bytes: 0, user_id: null, token_id: null, error_code: null, input_tokens: null, output_tokens: null })
+          .values({
+            occurred_at: new Date(),
+            org_id: orgB.orgId,
+            request_id: 'x',
+            tool: 'whoami',
+            duration_ms: 1,
+            outcome: 'ok',
+            argument_bytes: 0,
+            user_id: null,
+            token_id: null,
+            error_code: null,
+            input_tokens: null,
+            output_tokens: null,
+          })
           .execute();
       }),
     ).rejects.toThrow(/row-level security/);
@@ -122,18 +145,37 @@ describe('mcp_tool_call_log', () => {
 
   it('counts what it drops when the queue is full instead of blocking the request', async () => {
     const drops: Array<[number, string]> = [];
-    const log = createToolCallLog({ db: app, logger, capacity: 2, batchSize: 100, flushIntervalMs: 60_000, onDrop: (n, reason) => drops.push([n, reason]) });
+    const log = createToolCallLog({
+      db: app,
+      logger,
+      capacity: 2,
+      batchSize: 100,
+      flushIntervalMs: 60_000,
+      onDrop: (n, reason) => drops.push([n, reason]),
+    });
     const dispatcher = dispatcherWith(log);
     for (let i = 0; i < 5; i++) await dispatcher.call('whoami', {}, { principal: orgA, requestId: `burst-${i}` });
     expect(log.pending()).toBe(2);
-    expect(drops).toEqual([[1, 'queue_full'], [1, 'queue_full'], [1, 'queue_full']]);
+    expect(drops).toEqual([
+      [1, 'queue_full'],
+      [1, 'queue_full'],
+      [1, 'queue_full'],
+    ]);
     await log.close();
   });
 
   it('counts records it could not write (and keeps serving)', async () => {
-    const broken = createDb<IdentityDatabase>({ connectionString: database.appUrl.replace(/\/[^/]+$/, '/no_such_database'), max: 1 });
+    const broken = createDb<IdentityDatabase>({
+      connectionString: database.appUrl.replace(/\/[^/]+$/, '/no_such_database'),
+      max: 1,
+    });
     const drops: Array<[number, string]> = [];
-    const log = createToolCallLog({ db: broken, logger, flushIntervalMs: 60_000, onDrop: (n, reason) => drops.push([n, reason]) });
+    const log = createToolCallLog({
+      db: broken,
+      logger,
+      flushIntervalMs: 60_000,
+      onDrop: (n, reason) => drops.push([n, reason]),
+    });
     const result = await dispatcherWith(log).call('whoami', {}, { principal: orgA, requestId: 'lost' });
     expect(result.result?.isError).toBeFalsy();
     await log.close();
@@ -166,19 +208,23 @@ describe('mcp_tool_call_log', () => {
     for (const p of [orgA, orgB]) {
       const rows = (await rowsSeenBy(p.orgId)).filter((r) => r.request_id.startsWith('batch-'));
       const expected = records.filter((r) => r.orgId === p.orgId);
-      expect(rows.map((r) => ({
-        occurredAt: new Date(r.occurred_at as unknown as string).toISOString(),
-        userId: r.user_id,
-        tokenId: r.token_id,
-        requestId: r.request_id,
-        tool: r.tool,
-        durationMs: Number(r.duration_ms),
-        outcome: r.outcome,
-        errorCode: r.error_code,
-        argumentBytes: r.argument_bytes,
-        inputTokens: r.input_tokens,
-        outputTokens: r.output_tokens,
-      }))).toEqual(expected.map(({ orgId: _orgId, occurredAt, ...rest }) => ({ occurredAt: occurredAt.toISOString(), ...rest })));
+      expect(
+        rows.map((r) => ({
+          occurredAt: new Date(r.occurred_at as unknown as string).toISOString(),
+          userId: r.user_id,
+          tokenId: r.token_id,
+          requestId: r.request_id,
+          tool: r.tool,
+          durationMs: Number(r.duration_ms),
+          outcome: r.outcome,
+          errorCode: r.error_code,
+          argumentBytes: r.argument_bytes,
+          inputTokens: r.input_tokens,
+          outputTokens: r.output_tokens,
+        })),
+      ).toEqual(
+        expected.map(({ orgId: _orgId, occurredAt, ...rest }) => ({ occurredAt: occurredAt.toISOString(), ...rest })),
+      );
     }
   });
 });

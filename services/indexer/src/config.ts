@@ -12,8 +12,15 @@ const indexerConfigShape = z.object({
     .describe('Kafka brokers (default: consume the outbox table itself)'),
   QUARRY_OUTBOX_RELAY: env.bool(true).describe('With KAFKA_BROKERS: also relay outbox rows to Kafka from this process'),
   KAFKA_TLS: env.bool(false).describe('TLS to the Kafka brokers, trusting the system CAs (or KAFKA_TLS_CA_FILE)'),
-  KAFKA_TLS_CA_FILE: z.string().min(1).optional().describe('PEM file of the CA(s) that signed the brokers’ certificates (needs KAFKA_TLS)'),
-  KAFKA_SASL_MECHANISM: z.enum(['plain', 'scram-sha-256', 'scram-sha-512']).optional().describe('SASL authentication to the brokers'),
+  KAFKA_TLS_CA_FILE: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('PEM file of the CA(s) that signed the brokers’ certificates (needs KAFKA_TLS)'),
+  KAFKA_SASL_MECHANISM: z
+    .enum(['plain', 'scram-sha-256', 'scram-sha-512'])
+    .optional()
+    .describe('SASL authentication to the brokers'),
   KAFKA_SASL_USERNAME: z.string().min(1).optional(),
   KAFKA_SASL_PASSWORD: z.string().min(1).optional(),
   ...searchBackendsConfigShape,
@@ -34,14 +41,22 @@ export const indexerConfigSchema = indexerConfigShape.superRefine((config, ctx) 
 function kafkaSecurityRule(config: z.output<typeof indexerConfigShape>, ctx: z.RefinementCtx): void {
   const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
   const security = ['KAFKA_TLS_CA_FILE', 'KAFKA_SASL_MECHANISM', 'KAFKA_SASL_USERNAME', 'KAFKA_SASL_PASSWORD'] as const;
-  for (const name of security) if (config[name] !== undefined && !config.KAFKA_BROKERS) issue(name, 'is only used with KAFKA_BROKERS, which is not set');
+  for (const name of security)
+    if (config[name] !== undefined && !config.KAFKA_BROKERS)
+      issue(name, 'is only used with KAFKA_BROKERS, which is not set');
   if (config.KAFKA_TLS_CA_FILE && !config.KAFKA_TLS) issue('KAFKA_TLS_CA_FILE', 'needs KAFKA_TLS=true');
   const sasl = [config.KAFKA_SASL_MECHANISM, config.KAFKA_SASL_USERNAME, config.KAFKA_SASL_PASSWORD];
   if (sasl.some((v) => v !== undefined) && !sasl.every((v) => v !== undefined)) {
-    issue('KAFKA_SASL_MECHANISM', 'KAFKA_SASL_MECHANISM, KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD go together: set all three or none');
+    issue(
+      'KAFKA_SASL_MECHANISM',
+      'KAFKA_SASL_MECHANISM, KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD go together: set all three or none',
+    );
   }
   if (config.KAFKA_SASL_MECHANISM === 'plain' && !config.KAFKA_TLS) {
-    issue('KAFKA_SASL_MECHANISM', 'plain sends the password as is: set KAFKA_TLS=true (or use scram-sha-256 / scram-sha-512)');
+    issue(
+      'KAFKA_SASL_MECHANISM',
+      'plain sends the password as is: set KAFKA_TLS=true (or use scram-sha-256 / scram-sha-512)',
+    );
   }
 }
 
@@ -58,9 +73,12 @@ export function kafkaSecurity(config: IndexerConfig): KafkaSecurity {
     try {
       tls = { ca: readFileSync(config.KAFKA_TLS_CA_FILE, 'utf8') };
     } catch (error) {
-      throw new Error(`KAFKA_TLS_CA_FILE: cannot read ${config.KAFKA_TLS_CA_FILE} (${(error as Error).message})`, { cause: error });
+      throw new Error(`KAFKA_TLS_CA_FILE: cannot read ${config.KAFKA_TLS_CA_FILE} (${(error as Error).message})`, {
+        cause: error,
+      });
     }
-    if (!tls.ca.includes('-----BEGIN CERTIFICATE-----')) throw new Error(`KAFKA_TLS_CA_FILE: ${config.KAFKA_TLS_CA_FILE} holds no PEM certificate`);
+    if (!tls.ca.includes('-----BEGIN CERTIFICATE-----'))
+      throw new Error(`KAFKA_TLS_CA_FILE: ${config.KAFKA_TLS_CA_FILE} holds no PEM certificate`);
   }
   const { KAFKA_SASL_MECHANISM: mechanism, KAFKA_SASL_USERNAME: username, KAFKA_SASL_PASSWORD: password } = config;
   return { tls, ...(mechanism && username && password ? { sasl: { mechanism, username, password } } : {}) };

@@ -1,7 +1,17 @@
 import { createHash } from 'node:crypto';
 import type { AnyDb } from '@quarry/db';
 import type { ContentCreatedV1, DeliveredEvent } from '@quarry/events';
-import { EmbedderMismatchError, planUpsertMany, prepareSource, type ChunkOptions, type ChunkVectors, type IndexedChunk, type IndexedSource, type SearchBackends, type SourceMeta } from '@quarry/search-index';
+import {
+  EmbedderMismatchError,
+  planUpsertMany,
+  prepareSource,
+  type ChunkOptions,
+  type ChunkVectors,
+  type IndexedChunk,
+  type IndexedSource,
+  type SearchBackends,
+  type SourceMeta,
+} from '@quarry/search-index';
 import type { Logger } from '@quarry/telemetry';
 import { latestPerSource, sourceKeyOf, verdict, versionOf } from './core/versions.js';
 import { readRecorded, recordIndexed, type IndexedSourceRow } from './store.js';
@@ -65,12 +75,21 @@ export function createIndexHandler(deps: IndexHandlerDeps): IndexHandler {
   async function embed(texts: string[]): Promise<number[][]> {
     if (texts.length === 0) return [];
     const out = await embedder.embed(texts);
-    if (out.length !== texts.length) throw new Error(`embedder returned ${out.length} vectors for ${texts.length} texts`);
+    if (out.length !== texts.length)
+      throw new Error(`embedder returned ${out.length} vectors for ${texts.length} texts`);
     return out;
   }
 
   return async function handle(batch) {
-    const report: IndexReport = { events: batch.length, indexed: 0, unchanged: 0, stale: 0, chunksWritten: 0, chunksDeleted: 0, chunksEmbedded: 0 };
+    const report: IndexReport = {
+      events: batch.length,
+      indexed: 0,
+      unchanged: 0,
+      stale: 0,
+      chunksWritten: 0,
+      chunksDeleted: 0,
+      chunksEmbedded: 0,
+    };
     const latest = latestPerSource(batch.map((d) => d.event));
     report.stale += batch.length - latest.length;
     const recorded = await readRecorded(db, latest);
@@ -79,7 +98,12 @@ export function createIndexHandler(deps: IndexHandlerDeps): IndexHandler {
     for (const event of latest) {
       const decision = verdict(recorded.get(sourceKeyOf(event)), versionOf(event));
       if (decision === 'stale') report.stale++;
-      else work.push({ event, recheck: decision === 'recheck', source: prepareSource(sourceMeta(event), event.text, deps.chunkOptions) });
+      else
+        work.push({
+          event,
+          recheck: decision === 'recheck',
+          source: prepareSource(sourceMeta(event), event.text, deps.chunkOptions),
+        });
     }
     const sources = work.map((w) => w.source);
 
@@ -94,7 +118,10 @@ export function createIndexHandler(deps: IndexHandlerDeps): IndexHandler {
     const vectorsFor: ChunkVectors = async (chunks) => {
       const missing = chunks.filter((c) => !vectorOf.has(c));
       if (missing.length > 0) {
-        logger.warn({ chunks: missing.length }, 'vector index changed since the hash read; embedding the chunks it now lacks');
+        logger.warn(
+          { chunks: missing.length },
+          'vector index changed since the hash read; embedding the chunks it now lacks',
+        );
         const more = await embed(missing.map((c) => c.text));
         missing.forEach((c, i) => vectorOf.set(c, more[i]!));
         report.chunksEmbedded += missing.length;
@@ -102,7 +129,9 @@ export function createIndexHandler(deps: IndexHandlerDeps): IndexHandler {
       return chunks.map((c) => vectorOf.get(c)!);
     };
     // allSettled: when one fails, the other has finished too before the batch is retried.
-    const [b, v] = settled(await Promise.allSettled([bm25.upsertMany(sources), vectors.upsertMany(sources, vectorsFor)]));
+    const [b, v] = settled(
+      await Promise.allSettled([bm25.upsertMany(sources), vectors.upsertMany(sources, vectorsFor)]),
+    );
 
     const records: IndexedSourceRow[] = [];
     for (const [i, w] of work.entries()) {
@@ -127,7 +156,8 @@ export function createIndexHandler(deps: IndexHandlerDeps): IndexHandler {
 export async function assertEmbedderMatches(backends: Pick<SearchBackends, 'vectors' | 'embedder'>): Promise<void> {
   const identity = await backends.embedder.identity();
   const built = backends.vectors.embedder;
-  if (identity.id !== built.id || identity.dimension !== built.dimension) throw new EmbedderMismatchError(built, identity);
+  if (identity.id !== built.id || identity.dimension !== built.dimension)
+    throw new EmbedderMismatchError(built, identity);
 }
 
 function settled<A, B>([a, b]: [PromiseSettledResult<A>, PromiseSettledResult<B>]): [A, B] {

@@ -4,9 +4,28 @@
 // out-of-order delivery always converges to the index of the newest version. Reports lag.
 export { indexerSchemas } from './migrations/index.js';
 export { createIndexHandler, type IndexHandler, type IndexHandlerDeps, type IndexReport } from './handler.js';
-export { startIndexer, startEmbeddedIndexer, INDEXER_CONSUMER, isTransientIndexError, type Indexer, type IndexerOptions, type EmbeddedIndexerOptions, type Lag, type LagProbe } from './indexer.js';
+export {
+  startIndexer,
+  startEmbeddedIndexer,
+  INDEXER_CONSUMER,
+  isTransientIndexError,
+  type Indexer,
+  type IndexerOptions,
+  type EmbeddedIndexerOptions,
+  type Lag,
+  type LagProbe,
+} from './indexer.js';
 export { kafkaLagProbe, type KafkaAdminLike } from './kafka-lag.js';
 export { kafkaPending, type CommittedOffset, type PartitionWatermarks } from './core/kafka-lag.js';
-export { compareEvents, compareVersions, latestPerSource, sourceKeyOf, verdict, versionOf, type Verdict, type Version } from './core/versions.js';
+export {
+  compareEvents,
+  compareVersions,
+  latestPerSource,
+  sourceKeyOf,
+  verdict,
+  versionOf,
+  type Verdict,
+  type Version,
+} from './core/versions.js';
 export { loadIndexerConfig, indexerConfigSchema, kafkaSecurity, type IndexerConfig } from './config.js';
 export type { IndexerDatabase, IndexedSourcesTable } from './store.js';

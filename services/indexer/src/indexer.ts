@@ -22,7 +22,8 @@ export const INDEXER_CONSUMER = 'indexer';
  * counted) and never sends valid events to the dead letters.
  */
 export function isTransientIndexError(error: unknown): boolean {
-  if (error instanceof EmbeddingHttpError) return !(error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429);
+  if (error instanceof EmbeddingHttpError)
+    return !(error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429);
   return true;
 }
 
@@ -84,7 +85,10 @@ export async function startIndexer(options: IndexerOptions): Promise<Indexer> {
     // An event given up on is never indexed: counted for the alert, logged without its text.
     onDeadLetter: ({ offset, event, attempts, error }) => {
       m?.deadLetters.inc();
-      logger.error({ offset, eventId: event?.eventId, orgId: event?.orgId, sourceId: event?.sourceId, attempts, error }, 'content event dead-lettered; it will not be indexed');
+      logger.error(
+        { offset, eventId: event?.eventId, orgId: event?.orgId, sourceId: event?.sourceId, attempts, error },
+        'content event dead-lettered; it will not be indexed',
+      );
     },
     handler: async (batch) => {
       const stop = m?.batchSeconds.startTimer();
@@ -109,7 +113,10 @@ export async function startIndexer(options: IndexerOptions): Promise<Indexer> {
       try {
         const lag = await probe();
         const age =
-          lag.pending === 0 ? 0 : lag.oldestPendingAgeMs ?? (lastBatchOldestMs === undefined ? 0 : Math.max(0, Date.now() - lastBatchOldestMs));
+          lag.pending === 0
+            ? 0
+            : (lag.oldestPendingAgeMs ??
+              (lastBatchOldestMs === undefined ? 0 : Math.max(0, Date.now() - lastBatchOldestMs)));
         m?.pending.set(lag.pending);
         m?.lagSeconds.set(age / 1000);
       } catch (err) {
@@ -152,7 +159,11 @@ export interface EmbeddedIndexerOptions {
 export async function startEmbeddedIndexer(options: EmbeddedIndexerOptions): Promise<Indexer> {
   const { logger } = options;
   const db = createDb({ connectionString: options.databaseUrl, applicationName: 'quarry-indexer', max: 4 });
-  const eventLog = createEmbeddedEventLog({ db, connectionString: options.databaseUrl, onError: (err) => logger.warn({ err }, 'event log error (retrying)') });
+  const eventLog = createEmbeddedEventLog({
+    db,
+    connectionString: options.databaseUrl,
+    onError: (err) => logger.warn({ err }, 'event log error (retrying)'),
+  });
   try {
     const { backends, metrics, consumer, batchSize, lagIntervalMs } = options;
     const indexer = await startIndexer({ db, eventLog, backends, logger, metrics, consumer, batchSize, lagIntervalMs });
@@ -173,15 +184,35 @@ export async function startEmbeddedIndexer(options: EmbeddedIndexerOptions): Pro
 
 function registerMetrics(metrics: Metrics) {
   return {
-    lagSeconds: metrics.gauge('quarry_indexer_lag_seconds', 'Age of the oldest content event not yet indexed (0 when caught up)'),
+    lagSeconds: metrics.gauge(
+      'quarry_indexer_lag_seconds',
+      'Age of the oldest content event not yet indexed (0 when caught up)',
+    ),
     pending: metrics.gauge('quarry_indexer_pending_events', 'Content events not yet indexed'),
-    events: metrics.counter('quarry_indexer_events_total', 'Content events handled, by outcome (indexed | unchanged | stale)', ['outcome']),
-    chunksWritten: metrics.counter('quarry_indexer_chunks_written_total', 'Chunks inserted or replaced in the search indexes'),
+    events: metrics.counter(
+      'quarry_indexer_events_total',
+      'Content events handled, by outcome (indexed | unchanged | stale)',
+      ['outcome'],
+    ),
+    chunksWritten: metrics.counter(
+      'quarry_indexer_chunks_written_total',
+      'Chunks inserted or replaced in the search indexes',
+    ),
     chunksDeleted: metrics.counter('quarry_indexer_chunks_deleted_total', 'Chunks removed from the search indexes'),
     chunksEmbedded: metrics.counter('quarry_indexer_chunks_embedded_total', 'Chunk texts sent to the embedder'),
-    batchSeconds: metrics.histogram('quarry_indexer_batch_duration_seconds', 'Time to index one batch (including failed attempts)'),
-    failures: metrics.counter('quarry_indexer_failures_total', 'Failed batch attempts (stage=batch) and lag probes (stage=lag)', ['stage']),
-    deadLetters: metrics.counter('quarry_indexer_dead_letters_total', 'Content events given up on and moved to the dead letters (events.dead_letters or content.created.dlt); they are not indexed'),
+    batchSeconds: metrics.histogram(
+      'quarry_indexer_batch_duration_seconds',
+      'Time to index one batch (including failed attempts)',
+    ),
+    failures: metrics.counter(
+      'quarry_indexer_failures_total',
+      'Failed batch attempts (stage=batch) and lag probes (stage=lag)',
+      ['stage'],
+    ),
+    deadLetters: metrics.counter(
+      'quarry_indexer_dead_letters_total',
+      'Content events given up on and moved to the dead letters (events.dead_letters or content.created.dlt); they are not indexed',
+    ),
   };
 }
 

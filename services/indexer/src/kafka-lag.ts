@@ -4,7 +4,10 @@ import type { LagProbe } from './indexer.js';
 
 /** The two kafkajs admin calls the probe makes (a connected `kafka.admin()` satisfies it). */
 export interface KafkaAdminLike {
-  fetchOffsets(options: { groupId: string; topics: string[] }): Promise<Array<{ topic: string; partitions: CommittedOffset[] }>>;
+  fetchOffsets(options: {
+    groupId: string;
+    topics: string[];
+  }): Promise<Array<{ topic: string; partitions: CommittedOffset[] }>>;
   fetchTopicOffsets(topic: string): Promise<PartitionWatermarks[]>;
 }
 

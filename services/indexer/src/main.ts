@@ -16,7 +16,10 @@ const indexer = await runIndexer(config, logger).catch(async (err: unknown) => {
   await telemetry.shutdown();
   process.exit(1);
 });
-logger.info({ metricsPort: indexer.metricsPort, batchSize: config.INDEXER_BATCH_SIZE, ...indexer.describe }, 'indexer consuming content events');
+logger.info(
+  { metricsPort: indexer.metricsPort, batchSize: config.INDEXER_BATCH_SIZE, ...indexer.describe },
+  'indexer consuming content events',
+);
 
 closeWithGrace({ delay: 15_000, logger }, async ({ err }) => {
   if (err) logger.error({ err }, 'shutting down after an error');

@@ -17,7 +17,9 @@ import { kafkaLagProbe, type KafkaAdminLike } from './kafka-lag.js';
 const CONSUMER = INDEXER_CONSUMER;
 
 /** What connectKafka returns is a kafkajs `Kafka`, which also has admin() (not in @quarry/events' KafkaClient). */
-type KafkaWithAdmin = KafkaClient & { admin(): KafkaAdminLike & { connect(): Promise<void>; disconnect(): Promise<void> } };
+type KafkaWithAdmin = KafkaClient & {
+  admin(): KafkaAdminLike & { connect(): Promise<void>; disconnect(): Promise<void> };
+};
 
 /**
  * The indexer as its own process (main.ts): search backends, the event log (Kafka when
@@ -28,11 +30,16 @@ type KafkaWithAdmin = KafkaClient & { admin(): KafkaAdminLike & { connect(): Pro
 export async function runIndexer(config: IndexerConfig, logger: Logger) {
   const closers: Array<() => Promise<unknown>> = [];
   const close = async () => {
-    for (const fn of closers.reverse()) await fn().catch((err: unknown) => logger.error({ err }, 'error while closing'));
+    for (const fn of closers.reverse())
+      await fn().catch((err: unknown) => logger.error({ err }, 'error while closing'));
   };
   try {
     const metrics = createMetrics({ service: 'indexer' });
-    const metricsServer = await startMetricsServer({ registry: metrics.registry, host: config.METRICS_HOST, port: config.METRICS_PORT });
+    const metricsServer = await startMetricsServer({
+      registry: metrics.registry,
+      host: config.METRICS_HOST,
+      port: config.METRICS_PORT,
+    });
     closers.push(() => metricsServer.close());
 
     const backends = await openSearchBackends(config);
@@ -48,7 +55,11 @@ export async function runIndexer(config: IndexerConfig, logger: Logger) {
     let lagProbe: LagProbe | undefined;
     let relay: Subscription | undefined;
     if (config.KAFKA_BROKERS) {
-      const kafka = (await connectKafka(config.KAFKA_BROKERS, 'quarry-indexer', kafkaSecurity(config))) as KafkaWithAdmin;
+      const kafka = (await connectKafka(
+        config.KAFKA_BROKERS,
+        'quarry-indexer',
+        kafkaSecurity(config),
+      )) as KafkaWithAdmin;
       const admin = kafka.admin();
       await admin.connect();
       closers.push(() => admin.disconnect());
@@ -61,7 +72,16 @@ export async function runIndexer(config: IndexerConfig, logger: Logger) {
       }
     }
 
-    const indexer = await startIndexer({ db, eventLog, backends, logger, metrics, consumer: CONSUMER, batchSize: config.INDEXER_BATCH_SIZE, lagProbe });
+    const indexer = await startIndexer({
+      db,
+      eventLog,
+      backends,
+      logger,
+      metrics,
+      consumer: CONSUMER,
+      batchSize: config.INDEXER_BATCH_SIZE,
+      lagProbe,
+    });
     closers.push(() => indexer.close());
     return {
       metricsPort: metricsServer.port,

@@ -47,7 +47,13 @@ export async function readRecorded(db: AnyDb, sources: readonly SourceRef[]): Pr
         .selectFrom('indexer.indexed_sources')
         .select(['org_id', 'source_table', 'source_id', 'event_id', 'occurred_at'])
         .where('org_id', '=', orgId)
-        .where(({ eb, refTuple, tuple }) => eb(refTuple('source_table', 'source_id'), 'in', refs.map((r) => tuple(r.sourceTable, r.sourceId))))
+        .where(({ eb, refTuple, tuple }) =>
+          eb(
+            refTuple('source_table', 'source_id'),
+            'in',
+            refs.map((r) => tuple(r.sourceTable, r.sourceId)),
+          ),
+        )
         .execute(),
     );
     for (const row of rows) {
@@ -82,7 +88,9 @@ export async function recordIndexed(db: AnyDb, rows: readonly IndexedSourceRow[]
               embedder: eb.ref('excluded.embedder'),
               indexed_at: sql<Date>`now()`,
             }))
-            .where(sql<boolean>`(indexer.indexed_sources.occurred_at, indexer.indexed_sources.event_id) <= (excluded.occurred_at, excluded.event_id)`),
+            .where(
+              sql<boolean>`(indexer.indexed_sources.occurred_at, indexer.indexed_sources.event_id) <= (excluded.occurred_at, excluded.event_id)`,
+            ),
         )
         .execute(),
     );

@@ -16,18 +16,39 @@ const DB = 'postgres://indexer:secret@db.internal:5432/quarry';
 describe('loadIndexerConfig', () => {
   it('has defaults for everything but the database', () => {
     const config = loadIndexerConfig({ DATABASE_URL: DB });
-    expect(config).toMatchObject({ DATABASE_URL: DB, INDEXER_BATCH_SIZE: 100, METRICS_HOST: '0.0.0.0', METRICS_PORT: 9464, QUARRY_OUTBOX_RELAY: true, LOG_LEVEL: 'info' });
+    expect(config).toMatchObject({
+      DATABASE_URL: DB,
+      INDEXER_BATCH_SIZE: 100,
+      METRICS_HOST: '0.0.0.0',
+      METRICS_PORT: 9464,
+      QUARRY_OUTBOX_RELAY: true,
+      LOG_LEVEL: 'info',
+    });
     expect(config.KAFKA_BROKERS).toBeUndefined();
     expect(config.OPENSEARCH_URL).toBeUndefined();
     expect(Object.isFrozen(config)).toBe(true);
-    const kafka = loadIndexerConfig({ DATABASE_URL: DB, KAFKA_BROKERS: 'k1:9092, k2:9092', QUARRY_OUTBOX_RELAY: 'false', INDEXER_BATCH_SIZE: '5' });
-    expect(kafka).toMatchObject({ KAFKA_BROKERS: 'k1:9092, k2:9092', QUARRY_OUTBOX_RELAY: false, INDEXER_BATCH_SIZE: 5 });
+    const kafka = loadIndexerConfig({
+      DATABASE_URL: DB,
+      KAFKA_BROKERS: 'k1:9092, k2:9092',
+      QUARRY_OUTBOX_RELAY: 'false',
+      INDEXER_BATCH_SIZE: '5',
+    });
+    expect(kafka).toMatchObject({
+      KAFKA_BROKERS: 'k1:9092, k2:9092',
+      QUARRY_OUTBOX_RELAY: false,
+      INDEXER_BATCH_SIZE: 5,
+    });
   });
 
   it('fails fast naming each bad variable, never echoing its value', () => {
     expect(() => loadIndexerConfig({})).toThrow(/DATABASE_URL/);
     const bad = () =>
-      loadIndexerConfig({ DATABASE_URL: 'not a url secret', INDEXER_BATCH_SIZE: '0', KAFKA_BROKERS: ',,', EMBEDDINGS_URL: 'http://emb.local/v1' });
+      loadIndexerConfig({
+        DATABASE_URL: 'not a url secret',
+        INDEXER_BATCH_SIZE: '0',
+        KAFKA_BROKERS: ',,',
+        EMBEDDINGS_URL: 'http://emb.local/v1',
+      });
     expect(bad).toThrow(/DATABASE_URL/);
     expect(bad).toThrow(/INDEXER_BATCH_SIZE/);
     expect(bad).toThrow(/KAFKA_BROKERS/);
@@ -38,7 +59,11 @@ describe('loadIndexerConfig', () => {
 
 describe('Kafka TLS and SASL', () => {
   const KAFKA = { DATABASE_URL: DB, KAFKA_BROKERS: 'b-1.kafka.example:9096' };
-  const SCRAM = { KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SASL_USERNAME: 'quarry', KAFKA_SASL_PASSWORD: 'kafka-secret' };
+  const SCRAM = {
+    KAFKA_SASL_MECHANISM: 'scram-sha-512',
+    KAFKA_SASL_USERNAME: 'quarry',
+    KAFKA_SASL_PASSWORD: 'kafka-secret',
+  };
 
   it('is plaintext without authentication unless configured', () => {
     expect(kafkaSecurity(loadIndexerConfig(KAFKA))).toEqual({ tls: false });
@@ -52,7 +77,9 @@ describe('Kafka TLS and SASL', () => {
     const ca = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
     const caFile = join(dataDir, 'kafka-ca.pem');
     writeFileSync(caFile, ca);
-    expect(kafkaSecurity(loadIndexerConfig({ ...KAFKA, KAFKA_TLS: 'true', KAFKA_TLS_CA_FILE: caFile }))).toEqual({ tls: { ca } });
+    expect(kafkaSecurity(loadIndexerConfig({ ...KAFKA, KAFKA_TLS: 'true', KAFKA_TLS_CA_FILE: caFile }))).toEqual({
+      tls: { ca },
+    });
   });
 
   it('fails at startup on a CA file it cannot read or that holds no certificate', () => {
@@ -60,7 +87,9 @@ describe('Kafka TLS and SASL', () => {
     expect(() => kafkaSecurity(missing)).toThrow(/^KAFKA_TLS_CA_FILE: cannot read .*nope\.pem \(ENOENT/);
     const notPem = join(dataDir, 'key.txt');
     writeFileSync(notPem, 'not a certificate');
-    expect(() => kafkaSecurity(loadIndexerConfig({ ...KAFKA, KAFKA_TLS: 'true', KAFKA_TLS_CA_FILE: notPem }))).toThrow('holds no PEM certificate');
+    expect(() => kafkaSecurity(loadIndexerConfig({ ...KAFKA, KAFKA_TLS: 'true', KAFKA_TLS_CA_FILE: notPem }))).toThrow(
+      'holds no PEM certificate',
+    );
   });
 
   it('refuses settings that cannot work together, never echoing the password', () => {
@@ -72,16 +101,40 @@ describe('Kafka TLS and SASL', () => {
       }
       throw new Error('expected the configuration to be refused');
     };
-    expect(refused({ ...KAFKA, KAFKA_SASL_MECHANISM: 'scram-sha-256', KAFKA_SASL_USERNAME: 'quarry' })).toMatch(/set all three or none/);
-    expect(refused({ ...KAFKA, KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: 'quarry', KAFKA_SASL_PASSWORD: 'kafka-secret' })).toMatch(
-      /KAFKA_SASL_MECHANISM: plain sends the password as is: set KAFKA_TLS=true/,
+    expect(refused({ ...KAFKA, KAFKA_SASL_MECHANISM: 'scram-sha-256', KAFKA_SASL_USERNAME: 'quarry' })).toMatch(
+      /set all three or none/,
     );
-    expect(refused({ ...KAFKA, KAFKA_SASL_MECHANISM: 'gssapi', KAFKA_SASL_USERNAME: 'q', KAFKA_SASL_PASSWORD: 'kafka-secret' })).toMatch(/KAFKA_SASL_MECHANISM/);
+    expect(
+      refused({
+        ...KAFKA,
+        KAFKA_SASL_MECHANISM: 'plain',
+        KAFKA_SASL_USERNAME: 'quarry',
+        KAFKA_SASL_PASSWORD: 'kafka-secret',
+      }),
+    ).toMatch(/KAFKA_SASL_MECHANISM: plain sends the password as is: set KAFKA_TLS=true/);
+    expect(
+      refused({
+        ...KAFKA,
+        KAFKA_SASL_MECHANISM: 'gssapi',
+        KAFKA_SASL_USERNAME: 'q',
+        KAFKA_SASL_PASSWORD: 'kafka-secret',
+      }),
+    ).toMatch(/KAFKA_SASL_MECHANISM/);
     expect(refused({ ...KAFKA, KAFKA_TLS_CA_FILE: '/etc/ca.pem' })).toMatch(/KAFKA_TLS_CA_FILE: needs KAFKA_TLS=true/);
     expect(refused({ DATABASE_URL: DB, ...SCRAM })).toMatch(/KAFKA_SASL_PASSWORD: is only used with KAFKA_BROKERS/);
     expect(refused({ DATABASE_URL: DB, ...SCRAM })).not.toMatch(/kafka-secret/);
     // PLAIN over TLS is fine.
-    expect(kafkaSecurity(loadIndexerConfig({ ...KAFKA, KAFKA_TLS: 'true', KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: 'q', KAFKA_SASL_PASSWORD: 'p' })).sasl?.mechanism).toBe('plain');
+    expect(
+      kafkaSecurity(
+        loadIndexerConfig({
+          ...KAFKA,
+          KAFKA_TLS: 'true',
+          KAFKA_SASL_MECHANISM: 'plain',
+          KAFKA_SASL_USERNAME: 'q',
+          KAFKA_SASL_PASSWORD: 'p',
+        }),
+      ).sasl?.mechanism,
+    ).toBe('plain');
   });
 });
 
@@ -92,24 +145,42 @@ describe('the indexer process (src/main.ts)', () => {
   const run = (env: Record<string, string>) =>
     promisify(execFile)(process.execPath, ['--import', '../../libs/testing/src/register-ts.mjs', 'src/main.ts'], {
       cwd: packageDir,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, QUARRY_DATA_DIR: dataDir, METRICS_HOST: '127.0.0.1', METRICS_PORT: '0', ...env },
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        QUARRY_DATA_DIR: dataDir,
+        METRICS_HOST: '127.0.0.1',
+        METRICS_PORT: '0',
+        ...env,
+      },
       timeout: PROCESS_MS,
     }).then(
       () => ({ code: 0, output: '' }),
-      (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, output: `${error.stdout}${error.stderr}` }),
+      (error: { code: number; stdout: string; stderr: string }) => ({
+        code: error.code,
+        output: `${error.stdout}${error.stderr}`,
+      }),
     );
 
-  it('exits with an error naming DATABASE_URL when it is missing', async () => {
-    const { code, output } = await run({});
-    expect(code).toBe(1);
-    expect(output).toMatch(/Invalid configuration:[\s\S]*DATABASE_URL/);
-  }, PROCESS_MS + 10_000);
+  it(
+    'exits with an error naming DATABASE_URL when it is missing',
+    async () => {
+      const { code, output } = await run({});
+      expect(code).toBe(1);
+      expect(output).toMatch(/Invalid configuration:[\s\S]*DATABASE_URL/);
+    },
+    PROCESS_MS + 10_000,
+  );
 
-  it('exits with an error when the database cannot be reached', async () => {
-    const { code, output } = await run({ DATABASE_URL: 'postgres://indexer:pw@127.0.0.1:1/quarry' });
-    expect(code).toBe(1);
-    expect(output).toContain('indexer failed to start');
-    expect(output).toContain('ECONNREFUSED');
-    expect(output).not.toContain(':pw@');
-  }, PROCESS_MS + 10_000);
+  it(
+    'exits with an error when the database cannot be reached',
+    async () => {
+      const { code, output } = await run({ DATABASE_URL: 'postgres://indexer:pw@127.0.0.1:1/quarry' });
+      expect(code).toBe(1);
+      expect(output).toContain('indexer failed to start');
+      expect(output).toContain('ECONNREFUSED');
+      expect(output).not.toContain(':pw@');
+    },
+    PROCESS_MS + 10_000,
+  );
 });

@@ -2,14 +2,31 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import type { ContentCreatedV1 } from '@quarry/events';
 import { EmbeddingHttpError } from '@quarry/search-index';
-import { compareEvents, isTransientIndexError, kafkaLagProbe, kafkaPending, latestPerSource, verdict, versionOf, type KafkaAdminLike } from '../src/index.js';
+import {
+  compareEvents,
+  isTransientIndexError,
+  kafkaLagProbe,
+  kafkaPending,
+  latestPerSource,
+  verdict,
+  versionOf,
+  type KafkaAdminLike,
+} from '../src/index.js';
 import { shuffled } from './helpers.js';
 
 // The pure rules behind idempotent, order-insensitive indexing, and the Kafka lag arithmetic.
 
 const ORG = '0d6f4a52-8c1e-4c53-9d0e-2a4b7f3c1e01';
 const event = (sourceId: string, occurredAt: string, eventId = randomUUID(), orgId = ORG): ContentCreatedV1 => ({
-  schemaVersion: 1, eventId, type: 'content.created', orgId, sourceTable: 'research_artifact', sourceId, title: sourceId, text: `${sourceId} at ${occurredAt}`, occurredAt,
+  schemaVersion: 1,
+  eventId,
+  type: 'content.created',
+  orgId,
+  sourceTable: 'research_artifact',
+  sourceId,
+  title: sourceId,
+  text: `${sourceId} at ${occurredAt}`,
+  occurredAt,
 });
 
 describe('event order: (occurredAt, eventId)', () => {
@@ -27,7 +44,12 @@ describe('event order: (occurredAt, eventId)', () => {
   it('is total and deterministic: any permutation sorts to the same sequence', () => {
     const events = Array.from({ length: 40 }, (_, i) => event('s', `2026-01-01T10:00:0${i % 3}.000Z`));
     const sorted = [...events].sort(compareEvents).map((e) => e.eventId);
-    for (const seed of [1, 2, 3]) expect(shuffled(events, seed).sort(compareEvents).map((e) => e.eventId)).toEqual(sorted);
+    for (const seed of [1, 2, 3])
+      expect(
+        shuffled(events, seed)
+          .sort(compareEvents)
+          .map((e) => e.eventId),
+      ).toEqual(sorted);
   });
 
   it('refuses an unparseable time', () => {
@@ -46,7 +68,9 @@ describe('latestPerSource', () => {
     const expected = latestPerSource([a1, a2, b1, aOther, output]).map((e) => e.eventId);
     expect(new Set(expected)).toEqual(new Set([a2.eventId, b1.eventId, aOther.eventId, output.eventId]));
     for (const seed of [1, 2, 3, 4]) {
-      expect(latestPerSource(shuffled([a1, a2, a2, b1, aOther, output, a1], seed)).map((e) => e.eventId)).toEqual(expected);
+      expect(latestPerSource(shuffled([a1, a2, a2, b1, aOther, output, a1], seed)).map((e) => e.eventId)).toEqual(
+        expected,
+      );
     }
     expect(latestPerSource([])).toEqual([]);
   });
@@ -60,7 +84,9 @@ describe('verdict: what to do with an event given the recorded version', () => {
     expect(verdict(undefined, recorded)).toBe('apply');
     expect(verdict(recorded, v('2026-01-01T00:00:06Z', 'aaaaaaaa-0000-4000-8000-000000000000'))).toBe('apply');
     expect(verdict(recorded, v('2026-01-01T00:00:05Z', 'cccccccc-0000-4000-8000-000000000000'))).toBe('apply');
-    expect(verdict(recorded, v('2026-01-01T00:00:05.000+00:00', 'BBBBBBBB-0000-4000-8000-000000000000'))).toBe('recheck');
+    expect(verdict(recorded, v('2026-01-01T00:00:05.000+00:00', 'BBBBBBBB-0000-4000-8000-000000000000'))).toBe(
+      'recheck',
+    );
     expect(verdict(recorded, v('2026-01-01T00:00:05Z', 'aaaaaaaa-0000-4000-8000-000000000000'))).toBe('stale');
     expect(verdict(recorded, v('2026-01-01T00:00:04.999Z', 'ffffffff-0000-4000-8000-000000000000'))).toBe('stale');
   });
@@ -73,13 +99,36 @@ describe('Kafka lag', () => {
       { partition: 1, low: '50', high: '80' },
       { partition: 2, low: '10', high: '10' },
     ];
-    expect(kafkaPending([{ partition: 0, offset: '100' }, { partition: 1, offset: '80' }, { partition: 2, offset: '10' }], watermarks)).toBe(20);
+    expect(
+      kafkaPending(
+        [
+          { partition: 0, offset: '100' },
+          { partition: 1, offset: '80' },
+          { partition: 2, offset: '10' },
+        ],
+        watermarks,
+      ),
+    ).toBe(20);
     // Never committed ('-1' or absent): everything from the low watermark is pending.
     expect(kafkaPending([{ partition: 0, offset: '-1' }], watermarks)).toBe(120 + 30);
     // A committed offset that retention already deleted counts from the low watermark; beyond high (topic recreated) as nothing.
-    expect(kafkaPending([{ partition: 0, offset: '500' }, { partition: 1, offset: '3' }, { partition: 2, offset: '10' }], watermarks)).toBe(30);
+    expect(
+      kafkaPending(
+        [
+          { partition: 0, offset: '500' },
+          { partition: 1, offset: '3' },
+          { partition: 2, offset: '10' },
+        ],
+        watermarks,
+      ),
+    ).toBe(30);
     // 64-bit offsets.
-    expect(kafkaPending([{ partition: 0, offset: '9007199254740993' }], [{ partition: 0, low: '0', high: '9007199254741003' }])).toBe(10);
+    expect(
+      kafkaPending(
+        [{ partition: 0, offset: '9007199254740993' }],
+        [{ partition: 0, low: '0', high: '9007199254741003' }],
+      ),
+    ).toBe(10);
   });
 
   it('kafkaLagProbe asks the admin for the group and the topic and reports no age', async () => {
@@ -88,7 +137,10 @@ describe('Kafka lag', () => {
     const admin: KafkaAdminLike = {
       fetchOffsets: async (options) => {
         asked.push(['fetchOffsets', options]);
-        const partitions = [{ partition: 0, offset: '7', metadata: null }, { partition: 1, offset: '-1', metadata: null }];
+        const partitions = [
+          { partition: 0, offset: '7', metadata: null },
+          { partition: 1, offset: '-1', metadata: null },
+        ];
         return [{ topic: 'content.created', partitions }];
       },
       fetchTopicOffsets: async (topic) => {

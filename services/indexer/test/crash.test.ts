@@ -4,7 +4,14 @@ import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql, withTenant } from '@quarry/db';
-import { appendContentEvent, eventsSchemas, grantEventConsumer, toDeliveredEvent, type ContentCreatedV1, type OutboxRecord } from '@quarry/events';
+import {
+  appendContentEvent,
+  eventsSchemas,
+  grantEventConsumer,
+  toDeliveredEvent,
+  type ContentCreatedV1,
+  type OutboxRecord,
+} from '@quarry/events';
 import { prepareSource } from '@quarry/search-index';
 import { createTestDatabase, type TestDatabase } from '@quarry/testing';
 import { indexerSchemas, latestPerSource } from '../src/index.js';
@@ -70,12 +77,15 @@ const withOutput = async <T>(promise: Promise<T>): Promise<T> =>
 
 const exited = (child: ChildProcess) =>
   new Promise<{ code: number | null; signal: string | null }>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve({ code: child.exitCode, signal: child.signalCode });
+    if (child.exitCode !== null || child.signalCode !== null)
+      resolve({ code: child.exitCode, signal: child.signalCode });
     else child.once('exit', (code, signal) => resolve({ code, signal }));
   });
 
 async function position(): Promise<number> {
-  const { rows } = await sql<{ position: string }>`select position from events.consumer_offsets where consumer = 'indexer'`.execute(database.admin);
+  const { rows } = await sql<{
+    position: string;
+  }>`select position from events.consumer_offsets where consumer = 'indexer'`.execute(database.admin);
   return Number(rows[0]?.position ?? 0);
 }
 
@@ -91,61 +101,84 @@ async function appendAll(): Promise<void> {
     occurredAt: new Date(base + version * 3_600_000 + i),
   });
   // Every source once, then a second version (other text, other chunk count) of every fifth one.
-  const order = [...Array.from({ length: SOURCES }, (_, i) => input(i, 1)), ...Array.from({ length: SECOND_VERSIONS }, (_, k) => input(k * 5, 2))];
+  const order = [
+    ...Array.from({ length: SOURCES }, (_, i) => input(i, 1)),
+    ...Array.from({ length: SECOND_VERSIONS }, (_, k) => input(k * 5, 2)),
+  ];
   for (const e of order) await withTenant(database.app, { orgId: e.orgId }, (trx) => appendContentEvent(trx, e));
 }
 
 describe('crash: SIGKILL the indexer process mid-stream, restart it', () => {
-  it('ends with every event indexed exactly once', async () => {
-    await appendAll();
-    const { rows: outbox } = await sql<OutboxRecord>`select * from events.outbox order by id`.execute(database.admin);
-    const lastId = Number(outbox.at(-1)!.id);
-    expect(outbox).toHaveLength(SOURCES + SECOND_VERSIONS);
+  it(
+    'ends with every event indexed exactly once',
+    async () => {
+      await appendAll();
+      const { rows: outbox } = await sql<OutboxRecord>`select * from events.outbox order by id`.execute(database.admin);
+      const lastId = Number(outbox.at(-1)!.id);
+      expect(outbox).toHaveLength(SOURCES + SECOND_VERSIONS);
 
-    // First run: killed without warning once some, but not all, batches are stored.
-    const first = startIndexerProcess();
-    await withOutput(waitUntil(async () => (await position()) >= lastId / 4, PHASE_MS, 'a quarter of the events to be indexed', 10));
-    first.kill('SIGKILL');
-    expect(await exited(first)).toEqual({ code: null, signal: 'SIGKILL' });
-    const killedAt = await position();
-    expect(killedAt).toBeGreaterThan(0);
-    expect(killedAt).toBeLessThan(lastId);
+      // First run: killed without warning once some, but not all, batches are stored.
+      const first = startIndexerProcess();
+      await withOutput(
+        waitUntil(async () => (await position()) >= lastId / 4, PHASE_MS, 'a quarter of the events to be indexed', 10),
+      );
+      first.kill('SIGKILL');
+      expect(await exited(first)).toEqual({ code: null, signal: 'SIGKILL' });
+      const killedAt = await position();
+      expect(killedAt).toBeGreaterThan(0);
+      expect(killedAt).toBeLessThan(lastId);
 
-    // Second run: resumes from the stored offset and catches up.
-    const second = startIndexerProcess();
-    await withOutput(waitUntil(async () => (await position()) === lastId, PHASE_MS, 'the restarted indexer to catch up', 100));
-    // Its metrics endpoint (port 0: the bound port is in the startup log line) exports the indexer's series.
-    const started = output.join('').split('\n').filter((l) => l.includes('indexer consuming content events')).at(-1)!;
-    const metrics = await (await fetch(`http://127.0.0.1:${JSON.parse(started).metricsPort}/metrics`)).text();
-    expect(metrics).toContain('quarry_indexer_lag_seconds');
-    expect(metrics).toMatch(/quarry_indexer_events_total\{outcome="indexed",service="indexer"\} \d+/);
-    second.kill('SIGTERM');
-    expect(await exited(second)).toEqual({ code: 0, signal: null });
+      // Second run: resumes from the stored offset and catches up.
+      const second = startIndexerProcess();
+      await withOutput(
+        waitUntil(async () => (await position()) === lastId, PHASE_MS, 'the restarted indexer to catch up', 100),
+      );
+      // Its metrics endpoint (port 0: the bound port is in the startup log line) exports the indexer's series.
+      const started = output
+        .join('')
+        .split('\n')
+        .filter((l) => l.includes('indexer consuming content events'))
+        .at(-1)!;
+      const metrics = await (await fetch(`http://127.0.0.1:${JSON.parse(started).metricsPort}/metrics`)).text();
+      expect(metrics).toContain('quarry_indexer_lag_seconds');
+      expect(metrics).toMatch(/quarry_indexer_events_total\{outcome="indexed",service="indexer"\} \d+/);
+      second.kill('SIGTERM');
+      expect(await exited(second)).toEqual({ code: 0, signal: null });
 
-    // Exactly once: each source's newest version, once, in both indexes.
-    const events = outbox.map((row) => toDeliveredEvent(row)!.event);
-    const latest = latestPerSource(events);
-    expect(latest).toHaveLength(SOURCES);
-    const expected = latest
-      .flatMap((e: ContentCreatedV1) =>
-        prepareSource({ orgId: e.orgId, sourceTable: e.sourceTable, sourceId: e.sourceId, title: e.title }, e.text).chunks.map((c) => ({
-          id: `${e.orgId}/${e.sourceTable}/${e.sourceId}/${c.chunkNo}`,
-          content_hash: c.contentHash,
-          text: c.text,
-        })),
-      )
-      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    expect(expected.length).toBeGreaterThan(SOURCES);
-    expect(await dumpTable(`${dataDir}/search`, 'chunks_bm25')).toEqual(expected);
-    const vectors = await dumpTable(`${dataDir}/search`, 'chunks_vec');
-    expect(vectors.map(({ vector: _vector, ...rest }) => rest)).toEqual(expected);
+      // Exactly once: each source's newest version, once, in both indexes.
+      const events = outbox.map((row) => toDeliveredEvent(row)!.event);
+      const latest = latestPerSource(events);
+      expect(latest).toHaveLength(SOURCES);
+      const expected = latest
+        .flatMap((e: ContentCreatedV1) =>
+          prepareSource(
+            { orgId: e.orgId, sourceTable: e.sourceTable, sourceId: e.sourceId, title: e.title },
+            e.text,
+          ).chunks.map((c) => ({
+            id: `${e.orgId}/${e.sourceTable}/${e.sourceId}/${c.chunkNo}`,
+            content_hash: c.contentHash,
+            text: c.text,
+          })),
+        )
+        .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      expect(expected.length).toBeGreaterThan(SOURCES);
+      expect(await dumpTable(`${dataDir}/search`, 'chunks_bm25')).toEqual(expected);
+      const vectors = await dumpTable(`${dataDir}/search`, 'chunks_vec');
+      expect(vectors.map(({ vector: _vector, ...rest }) => rest)).toEqual(expected);
 
-    const { rows: recorded } = await sql<{ source_id: string; event_id: string; chunk_count: number }>`
-      select source_id, event_id, chunk_count from indexer.indexed_sources order by org_id, source_id`.execute(database.admin);
-    expect(recorded).toHaveLength(SOURCES);
-    const latestBySource = new Map(latest.map((e) => [e.sourceId, e.eventId]));
-    expect(recorded.every((r) => latestBySource.get(r.source_id) === r.event_id)).toBe(true);
-    expect((await sql<{ n: number }>`select count(*)::int as n from events.dead_letters`.execute(database.admin)).rows[0]!.n).toBe(0);
-    expect(await position()).toBe(lastId);
-  }, 4 * 60_000);
+      const { rows: recorded } = await sql<{ source_id: string; event_id: string; chunk_count: number }>`
+      select source_id, event_id, chunk_count from indexer.indexed_sources order by org_id, source_id`.execute(
+        database.admin,
+      );
+      expect(recorded).toHaveLength(SOURCES);
+      const latestBySource = new Map(latest.map((e) => [e.sourceId, e.eventId]));
+      expect(recorded.every((r) => latestBySource.get(r.source_id) === r.event_id)).toBe(true);
+      expect(
+        (await sql<{ n: number }>`select count(*)::int as n from events.dead_letters`.execute(database.admin)).rows[0]!
+          .n,
+      ).toBe(0);
+      expect(await position()).toBe(lastId);
+    },
+    4 * 60_000,
+  );
 });

@@ -7,7 +7,15 @@ import { createLocalEmbedder, prepareSource, sourceKeyString, type SourceMeta } 
 import { createLogger } from '@quarry/telemetry';
 import { createTestDatabase, type TestDatabase } from '@quarry/testing';
 import { createIndexHandler, indexerSchemas, type IndexReport } from '../src/index.js';
-import { appendEvent, dumpIndexedSources, dumpTable, openTestBackends, prose, shuffled, type TestBackends } from './helpers.js';
+import {
+  appendEvent,
+  dumpIndexedSources,
+  dumpTable,
+  openTestBackends,
+  prose,
+  shuffled,
+  type TestBackends,
+} from './helpers.js';
 
 // The batch handler against real PostgreSQL (outbox rows, indexer.indexed_sources under RLS) and
 // real LanceDB indexes with the local embedder.
@@ -36,11 +44,32 @@ async function setup() {
 }
 
 const artifact = (orgId: string, sourceId: string, title: string, text: string, occurredAt?: Date) =>
-  appendEvent(database, { orgId, sourceTable: 'research_artifact', sourceId, title, text, ...(occurredAt ? { occurredAt } : {}) });
-const metaOf = ({ event }: DeliveredEvent): SourceMeta => ({ orgId: event.orgId, sourceTable: event.sourceTable, sourceId: event.sourceId, title: event.title });
+  appendEvent(database, {
+    orgId,
+    sourceTable: 'research_artifact',
+    sourceId,
+    title,
+    text,
+    ...(occurredAt ? { occurredAt } : {}),
+  });
+const metaOf = ({ event }: DeliveredEvent): SourceMeta => ({
+  orgId: event.orgId,
+  sourceTable: event.sourceTable,
+  sourceId: event.sourceId,
+  title: event.title,
+});
 const chunksOf = (d: DeliveredEvent) => prepareSource(metaOf(d), d.event.text).chunks;
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-const report = (r: Partial<IndexReport>): IndexReport => ({ events: 0, indexed: 0, unchanged: 0, stale: 0, chunksWritten: 0, chunksDeleted: 0, chunksEmbedded: 0, ...r });
+const report = (r: Partial<IndexReport>): IndexReport => ({
+  events: 0,
+  indexed: 0,
+  unchanged: 0,
+  stale: 0,
+  chunksWritten: 0,
+  chunksDeleted: 0,
+  chunksEmbedded: 0,
+  ...r,
+});
 
 describe('indexing content events', () => {
   it('puts a source in both indexes, searchable only in its own org, and records its version', async () => {
@@ -48,14 +77,22 @@ describe('indexing content events', () => {
     const [orgA, orgB] = [randomUUID(), randomUUID()];
     const sourceId = randomUUID(); // the same source id in both orgs: only the org keeps them apart
     const a = await appendEvent(database, {
-      orgId: orgA, sourceTable: 'research_artifact', sourceId, title: 'Glacier survey', text: prose('glacier moraine deposits', 60), artifactType: 'finding', tags: ['ice'],
+      orgId: orgA,
+      sourceTable: 'research_artifact',
+      sourceId,
+      title: 'Glacier survey',
+      text: prose('glacier moraine deposits', 60),
+      artifactType: 'finding',
+      tags: ['ice'],
     });
     const b = await artifact(orgB, sourceId, 'Other org', 'A glacier note that belongs to org B only.');
     const aChunks = prepareSource({ ...metaOf(a), artifactType: 'finding', tags: ['ice'] }, a.event.text).chunks;
     expect(aChunks.length).toBeGreaterThan(1);
 
     const calls = backends.embedder.calls;
-    expect(await handle([a, b])).toEqual(report({ events: 2, indexed: 2, chunksWritten: aChunks.length + 1, chunksEmbedded: aChunks.length + 1 }));
+    expect(await handle([a, b])).toEqual(
+      report({ events: 2, indexed: 2, chunksWritten: aChunks.length + 1, chunksEmbedded: aChunks.length + 1 }),
+    );
     expect(backends.embedder.calls - calls).toBe(1); // one embed call for the whole batch
 
     // Both indexes hold exactly the prepared chunks.
@@ -70,17 +107,31 @@ describe('indexing content events', () => {
     expect(await backends.bm25.search('moraine', { orgId: orgB, limit: 50 })).toEqual([]);
     const glacierInB = await backends.bm25.search('glacier', { orgId: orgB, limit: 50 });
     expect(glacierInB.map((h) => h.text)).toEqual(['A glacier note that belongs to org B only.']);
-    const semanticB = await backends.vectors.search(query.embedOne('glacier moraine deposits'), { orgId: orgB, limit: 50 });
+    const semanticB = await backends.vectors.search(query.embedOne('glacier moraine deposits'), {
+      orgId: orgB,
+      limit: 50,
+    });
     expect(semanticB.map((h) => [h.sourceId, h.title])).toEqual([[sourceId, 'Other org']]);
-    const semanticA = await backends.vectors.search(query.embedOne('glacier moraine deposits'), { orgId: orgA, limit: 50 });
+    const semanticA = await backends.vectors.search(query.embedOne('glacier moraine deposits'), {
+      orgId: orgA,
+      limit: 50,
+    });
     expect(semanticA).toHaveLength(aChunks.length);
 
     // The recorded version, visible to its own tenant.
-    const rows = await withTenant(database.app, { orgId: orgA }, (trx) => sql`select * from indexer.indexed_sources`.execute(trx));
+    const rows = await withTenant(database.app, { orgId: orgA }, (trx) =>
+      sql`select * from indexer.indexed_sources`.execute(trx),
+    );
     expect(rows.rows).toEqual([
       expect.objectContaining({
-        org_id: orgA, source_table: 'research_artifact', source_id: sourceId, event_id: a.event.eventId,
-        occurred_at: new Date(a.event.occurredAt), text_sha256: sha256(a.event.text), chunk_count: aChunks.length, embedder: 'local-ngram-v1/768',
+        org_id: orgA,
+        source_table: 'research_artifact',
+        source_id: sourceId,
+        event_id: a.event.eventId,
+        occurred_at: new Date(a.event.occurredAt),
+        text_sha256: sha256(a.event.text),
+        chunk_count: aChunks.length,
+        embedder: 'local-ngram-v1/768',
       }),
     ]);
   });
@@ -91,7 +142,13 @@ describe('indexing content events', () => {
     const sourceId = randomUUID();
     const text = prose('fjord sediment cores', 120);
     const v1 = await artifact(org, sourceId, 'Cores', text, new Date('2026-01-01T00:00:00Z'));
-    const v2 = await artifact(org, sourceId, 'Cores', `${text} One closing remark about turbidites.`, new Date('2026-01-01T00:00:01Z'));
+    const v2 = await artifact(
+      org,
+      sourceId,
+      'Cores',
+      `${text} One closing remark about turbidites.`,
+      new Date('2026-01-01T00:00:01Z'),
+    );
     const n = chunksOf(v1).length;
     expect(n).toBeGreaterThan(3);
     await handle([v1]);
@@ -100,9 +157,13 @@ describe('indexing content events', () => {
     expect(changed).toBeLessThan(n);
 
     const texts = backends.embedder.texts;
-    expect(await handle([v2])).toEqual(report({ events: 1, indexed: 1, chunksWritten: changed, chunksEmbedded: changed }));
+    expect(await handle([v2])).toEqual(
+      report({ events: 1, indexed: 1, chunksWritten: changed, chunksEmbedded: changed }),
+    );
     expect(backends.embedder.texts - texts).toBe(changed);
-    expect(await backends.vectors.hashes(metaOf(v2))).toEqual(new Map(chunksOf(v2).map((c) => [c.chunkNo, c.contentHash])));
+    expect(await backends.vectors.hashes(metaOf(v2))).toEqual(
+      new Map(chunksOf(v2).map((c) => [c.chunkNo, c.contentHash])),
+    );
   });
 
   it('replaces the chunks of a changed text (no orphans), removes them for an empty text, and ignores a late older version', async () => {
@@ -111,7 +172,13 @@ describe('indexing content events', () => {
     const sourceId = randomUUID();
     const t0 = Date.parse('2026-02-01T00:00:00Z');
     const long = await artifact(org, sourceId, 'Landforms', prose('drumlin fields', 90), new Date(t0));
-    const short = await artifact(org, sourceId, 'Landforms', 'Now this source only talks about esker ridges.', new Date(t0 + 1000));
+    const short = await artifact(
+      org,
+      sourceId,
+      'Landforms',
+      'Now this source only talks about esker ridges.',
+      new Date(t0 + 1000),
+    );
     const empty = await artifact(org, sourceId, 'Landforms', ' \n\t ', new Date(t0 + 2000));
     const n = chunksOf(long).length;
     expect(n).toBeGreaterThan(2);
@@ -119,9 +186,13 @@ describe('indexing content events', () => {
     await handle([long]);
     expect((await dumpTable(backends.dir, 'chunks_bm25', [org])).length).toBe(n);
 
-    expect(await handle([short])).toEqual(report({ events: 1, indexed: 1, chunksWritten: 1, chunksDeleted: n - 1, chunksEmbedded: 1 }));
+    expect(await handle([short])).toEqual(
+      report({ events: 1, indexed: 1, chunksWritten: 1, chunksDeleted: n - 1, chunksEmbedded: 1 }),
+    );
     for (const table of ['chunks_bm25', 'chunks_vec'] as const) {
-      expect((await dumpTable(backends.dir, table, [org])).map((r) => [r.id, r.text])).toEqual([[`${org}/research_artifact/${sourceId}/0`, short.event.text]]);
+      expect((await dumpTable(backends.dir, table, [org])).map((r) => [r.id, r.text])).toEqual([
+        [`${org}/research_artifact/${sourceId}/0`, short.event.text],
+      ]);
     }
     expect(await backends.bm25.search('drumlin', { orgId: org, limit: 10 })).toEqual([]);
 
@@ -129,7 +200,9 @@ describe('indexing content events', () => {
     expect(await dumpTable(backends.dir, 'chunks_bm25', [org])).toEqual([]);
     expect(await dumpTable(backends.dir, 'chunks_vec', [org])).toEqual([]);
     // The removal is recorded (chunk_count 0), so the older versions arriving late stay out.
-    expect(await dumpIndexedSources(database.admin, [org])).toEqual([expect.objectContaining({ event_id: empty.event.eventId, chunk_count: 0 })]);
+    expect(await dumpIndexedSources(database.admin, [org])).toEqual([
+      expect.objectContaining({ event_id: empty.event.eventId, chunk_count: 0 }),
+    ]);
     expect(await handle([long, short])).toEqual(report({ events: 2, stale: 2 }));
     expect(await dumpTable(backends.dir, 'chunks_vec', [org])).toEqual([]);
   });
@@ -142,7 +215,15 @@ describe('indexing content events', () => {
     const failing = createIndexHandler({
       db: database.app,
       logger,
-      backends: { ...backends, vectors: { ...backends.vectors, upsertMany: async () => { throw new Error('vector index unavailable'); } } },
+      backends: {
+        ...backends,
+        vectors: {
+          ...backends.vectors,
+          upsertMany: async () => {
+            throw new Error('vector index unavailable');
+          },
+        },
+      },
     });
     await expect(failing([event])).rejects.toThrow('vector index unavailable');
     expect(await dumpIndexedSources(database.admin, [org])).toEqual([]);
@@ -150,7 +231,9 @@ describe('indexing content events', () => {
 
     const handle = createIndexHandler({ db: database.app, backends, logger });
     expect(await handle([event])).toEqual(report({ events: 1, indexed: 1, chunksWritten: n, chunksEmbedded: n }));
-    expect(await dumpIndexedSources(database.admin, [org])).toEqual([expect.objectContaining({ event_id: event.event.eventId, chunk_count: n })]);
+    expect(await dumpIndexedSources(database.admin, [org])).toEqual([
+      expect.objectContaining({ event_id: event.event.eventId, chunk_count: n }),
+    ]);
   });
 
   it('leaves both indexes untouched when the embedder refuses the batch', async () => {
@@ -160,7 +243,15 @@ describe('indexing content events', () => {
     const refusing = createIndexHandler({
       db: database.app,
       logger,
-      backends: { ...backends, embedder: { ...backends.embedder, embed: async () => { throw new Error('input rejected'); } } },
+      backends: {
+        ...backends,
+        embedder: {
+          ...backends.embedder,
+          embed: async () => {
+            throw new Error('input rejected');
+          },
+        },
+      },
     });
     await expect(refusing([event])).rejects.toThrow('input rejected');
     expect(await backends.bm25.hashes(metaOf(event))).toEqual(new Map());
@@ -219,7 +310,8 @@ describe('idempotency: the same events delivered 3 times, out of order, give the
       vectors: await dumpTable(dir, 'chunks_vec', orgs),
       recorded: await dumpIndexedSources(database.admin, orgs),
     });
-    const forget = () => sql`delete from indexer.indexed_sources where org_id = any(${orgs}::uuid[])`.execute(database.admin);
+    const forget = () =>
+      sql`delete from indexer.indexed_sources where org_id = any(${orgs}::uuid[])`.execute(database.admin);
 
     // Once, in order, one event per batch.
     const once = await setup();
@@ -232,7 +324,9 @@ describe('idempotency: the same events delivered 3 times, out of order, give the
     expect([...texts].some((t) => t.includes('terminal moraines'))).toBe(false); // s1 v2 replaced v1
     expect([...texts].some((t) => t.includes('nunataks'))).toBe(false); // s4 emptied
     const tieWinner = [events[8]!, events[9]!].sort((x, y) => (x.event.eventId < y.event.eventId ? -1 : 1))[1]!;
-    expect(expected.bm25.filter((r) => r.id.includes(s5)).every((r) => tieWinner.event.text.includes(r.text))).toBe(true);
+    expect(expected.bm25.filter((r) => r.id.includes(s5)).every((r) => tieWinner.event.text.includes(r.text))).toBe(
+      true,
+    );
 
     // Re-delivering all of them, shuffled, in one batch: nothing changes, nothing is embedded.
     const calls = once.backends.embedder.calls;
@@ -247,7 +341,9 @@ describe('idempotency: the same events delivered 3 times, out of order, give the
     let totals = report({});
     for (let i = 0, size = 1; i < deliveries.length; i += size, size = (size % 4) + 1) {
       const r = await thrice.handle(deliveries.slice(i, i + size));
-      totals = Object.fromEntries(Object.entries(totals).map(([k, v]) => [k, v + r[k as keyof IndexReport]])) as unknown as IndexReport;
+      totals = Object.fromEntries(
+        Object.entries(totals).map(([k, v]) => [k, v + r[k as keyof IndexReport]]),
+      ) as unknown as IndexReport;
     }
     expect(totals.events).toBe(30);
     expect(totals.indexed + totals.unchanged + totals.stale).toBe(30);
@@ -268,23 +364,43 @@ describe('replaying the log into rebuilt indexes', () => {
     const first = await setup();
     for (const e of events) await first.handle([e]);
     const before = await dumpIndexedSources(database.admin, [org]);
-    const indexes = { bm25: await dumpTable(first.backends.dir, 'chunks_bm25', [org]), vectors: await dumpTable(first.backends.dir, 'chunks_vec', [org]) };
+    const indexes = {
+      bm25: await dumpTable(first.backends.dir, 'chunks_bm25', [org]),
+      vectors: await dumpTable(first.backends.dir, 'chunks_vec', [org]),
+    };
 
     // Empty indexes (dropped and recreated), the same recorded state, the whole log again.
     const rebuilt = await setup();
     const replay = await rebuilt.handle(events);
     const chunks = indexes.bm25.length;
-    expect(replay).toEqual(report({ events: 3, unchanged: 2, stale: 1, chunksWritten: chunks, chunksEmbedded: chunks }));
-    expect({ bm25: await dumpTable(rebuilt.backends.dir, 'chunks_bm25', [org]), vectors: await dumpTable(rebuilt.backends.dir, 'chunks_vec', [org]) }).toEqual(indexes);
+    expect(replay).toEqual(
+      report({ events: 3, unchanged: 2, stale: 1, chunksWritten: chunks, chunksEmbedded: chunks }),
+    );
+    expect({
+      bm25: await dumpTable(rebuilt.backends.dir, 'chunks_bm25', [org]),
+      vectors: await dumpTable(rebuilt.backends.dir, 'chunks_vec', [org]),
+    }).toEqual(indexes);
     expect(await dumpIndexedSources(database.admin, [org])).toEqual(before);
   });
 });
 
 describe('tenancy of indexer.indexed_sources', () => {
   it('is RLS-protected: another org neither sees nor changes the rows', async () => {
-    await expect(assertTenantSafety(database.admin, { schemas: ['indexer'], appRole: database.appRole })).resolves.toBeUndefined();
-    const tables = (await rlsReport(database.admin, ['indexer'])).filter((t) => !t.table.startsWith('kysely_migration'));
-    expect(tables.map((t) => ({ table: t.table, hasOrgId: t.hasOrgId, enabled: t.rlsEnabled, forced: t.rlsForced, policies: t.policies }))).toEqual([
+    await expect(
+      assertTenantSafety(database.admin, { schemas: ['indexer'], appRole: database.appRole }),
+    ).resolves.toBeUndefined();
+    const tables = (await rlsReport(database.admin, ['indexer'])).filter(
+      (t) => !t.table.startsWith('kysely_migration'),
+    );
+    expect(
+      tables.map((t) => ({
+        table: t.table,
+        hasOrgId: t.hasOrgId,
+        enabled: t.rlsEnabled,
+        forced: t.rlsForced,
+        policies: t.policies,
+      })),
+    ).toEqual([
       { table: 'indexed_sources', hasOrgId: true, enabled: true, forced: true, policies: ['tenant_isolation'] },
     ]);
 
@@ -294,12 +410,16 @@ describe('tenancy of indexer.indexed_sources', () => {
     await handle([event]);
     const asB = <T>(fn: Parameters<typeof withTenant<unknown, T>>[2]) => withTenant(database.app, { orgId: orgB }, fn);
     expect((await asB((trx) => sql`select * from indexer.indexed_sources`.execute(trx))).rows).toEqual([]);
-    const updated = await asB((trx) => sql`update indexer.indexed_sources set chunk_count = 99 where org_id = ${orgA}`.execute(trx));
+    const updated = await asB((trx) =>
+      sql`update indexer.indexed_sources set chunk_count = 99 where org_id = ${orgA}`.execute(trx),
+    );
     expect(Number(updated.numAffectedRows)).toBe(0);
     await expect(
-      asB((trx) => sql`
+      asB((trx) =>
+        sql`
         insert into indexer.indexed_sources (org_id, source_table, source_id, event_id, occurred_at, text_sha256, chunk_count, embedder)
-        values (${orgA}, 'research_artifact', 'forged', ${randomUUID()}, now(), ${sha256('x')}, 1, 'e')`.execute(trx)),
+        values (${orgA}, 'research_artifact', 'forged', ${randomUUID()}, now(), ${sha256('x')}, 1, 'e')`.execute(trx),
+      ),
     ).rejects.toThrow(/row-level security/);
     // Without a tenant the app role sees nothing at all.
     expect((await sql`select * from indexer.indexed_sources`.execute(database.app)).rows).toEqual([]);

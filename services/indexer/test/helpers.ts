@@ -5,8 +5,20 @@ import { join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import { sql, withTenant, type AnyDb } from '@quarry/db';
 import { seededRandom } from '@quarry/testing';
-import { appendContentEvent, toDeliveredEvent, type ContentEventInput, type DeliveredEvent, type OutboxRecord } from '@quarry/events';
-import { createLocalEmbedder, openLanceBm25Index, openLanceVectorIndex, type Embedder, type SearchBackends } from '@quarry/search-index';
+import {
+  appendContentEvent,
+  toDeliveredEvent,
+  type ContentEventInput,
+  type DeliveredEvent,
+  type OutboxRecord,
+} from '@quarry/events';
+import {
+  createLocalEmbedder,
+  openLanceBm25Index,
+  openLanceVectorIndex,
+  type Embedder,
+  type SearchBackends,
+} from '@quarry/search-index';
 
 export const tempDir = (prefix: string): string => mkdtempSync(join(tmpdir(), `quarry-indexer-${prefix}-`));
 
@@ -49,9 +61,14 @@ export async function openTestBackends(dir = tempDir('lance'), embedder = counti
 }
 
 /** Append one content event the real way: in a transaction of the event's tenant. Returns its outbox row as delivered. */
-export async function appendEvent(database: { app: AnyDb; admin: AnyDb }, input: ContentEventInput): Promise<DeliveredEvent> {
+export async function appendEvent(
+  database: { app: AnyDb; admin: AnyDb },
+  input: ContentEventInput,
+): Promise<DeliveredEvent> {
   const { eventId } = await withTenant(database.app, { orgId: input.orgId }, (trx) => appendContentEvent(trx, input));
-  const { rows } = await sql<OutboxRecord>`select * from events.outbox where event_id = ${eventId}`.execute(database.admin);
+  const { rows } = await sql<OutboxRecord>`select * from events.outbox where event_id = ${eventId}`.execute(
+    database.admin,
+  );
   const delivered = rows[0] && toDeliveredEvent(rows[0]);
   if (!delivered) throw new Error(`outbox row of ${eventId} is missing or invalid`);
   return delivered;
@@ -65,7 +82,11 @@ export interface ChunkRow {
 }
 
 /** Every row of a LanceDB chunk table (id, content hash, text, vector hash), sorted by id. */
-export async function dumpTable(dir: string, table: 'chunks_bm25' | 'chunks_vec', orgIds?: readonly string[]): Promise<ChunkRow[]> {
+export async function dumpTable(
+  dir: string,
+  table: 'chunks_bm25' | 'chunks_vec',
+  orgIds?: readonly string[],
+): Promise<ChunkRow[]> {
   const conn = await lancedb.connect(dir);
   try {
     const t = await conn.openTable(table);
@@ -88,8 +109,14 @@ export async function dumpTable(dir: string, table: 'chunks_bm25' | 'chunks_vec'
 
 function vectorHash(value: unknown): string {
   const v = value as { toArray?: () => ArrayLike<number> } | ArrayLike<number>;
-  const numbers = Float32Array.from(typeof (v as { toArray?: unknown }).toArray === 'function' ? (v as { toArray: () => ArrayLike<number> }).toArray() : (v as ArrayLike<number>));
-  return createHash('sha256').update(Buffer.from(numbers.buffer, numbers.byteOffset, numbers.byteLength)).digest('hex');
+  const numbers = Float32Array.from(
+    typeof (v as { toArray?: unknown }).toArray === 'function'
+      ? (v as { toArray: () => ArrayLike<number> }).toArray()
+      : (v as ArrayLike<number>),
+  );
+  return createHash('sha256')
+    .update(Buffer.from(numbers.buffer, numbers.byteOffset, numbers.byteLength))
+    .digest('hex');
 }
 
 /** indexer.indexed_sources of the given orgs (all columns but indexed_at), read as admin, sorted. */
@@ -116,7 +143,12 @@ export function shuffled<T>(items: readonly T[], seed: number): T[] {
   return out;
 }
 
-export async function waitUntil(condition: () => Promise<boolean> | boolean, timeoutMs: number, what: string, everyMs = 25): Promise<void> {
+export async function waitUntil(
+  condition: () => Promise<boolean> | boolean,
+  timeoutMs: number,
+  what: string,
+  everyMs = 25,
+): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);

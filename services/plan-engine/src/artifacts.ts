@@ -22,7 +22,10 @@ const ARTIFACT_TYPE_PREFIX = 'ARTIFACT_TYPE_';
  * process (`npm start`, tests) the artifact store starts after the plan engine, because each
  * calls the other.
  */
-export function createPlanArtifactsClient(options: { address: string | (() => string); identityKey: string }): PlanArtifacts {
+export function createPlanArtifactsClient(options: {
+  address: string | (() => string);
+  identityKey: string;
+}): PlanArtifacts {
   const signer = createIdentitySigner({ key: options.identityKey, issuer: 'plan-engine' });
   let client: GrpcClient<typeof artifactV1.ArtifactServiceService> | undefined;
   const connect = () => {
@@ -36,7 +39,12 @@ export function createPlanArtifactsClient(options: { address: string | (() => st
         'listPlanArtifacts',
         { planId },
         {
-          identity: { kind: 'service', serviceName: 'plan-engine', orgId: ctx.identity.orgId, requestId: ctx.identity.requestId },
+          identity: {
+            kind: 'service',
+            serviceName: 'plan-engine',
+            orgId: ctx.identity.orgId,
+            requestId: ctx.identity.requestId,
+          },
           deadline: ctx.deadline,
           signal: ctx.signal,
         },

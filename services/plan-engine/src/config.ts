@@ -7,7 +7,11 @@ export const planEngineConfigSchema = z.object({
   DATABASE_URL: env.url().describe('PostgreSQL connection for the app role (RLS applies)'),
   QUARRY_IDENTITY_KEY: z.string().min(32, 'must be at least 32 characters (it verifies caller identity)'),
   QUARRY_STALL_THRESHOLD: env.duration('30m'),
-  ARTIFACT_STORE_ADDRESS: z.string().min(1).optional().describe('host:port of the artifact store (artifacts in the context tools)'),
+  ARTIFACT_STORE_ADDRESS: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('host:port of the artifact store (artifacts in the context tools)'),
   METRICS_HOST: env.host('0.0.0.0'),
   METRICS_PORT: env.port(9464),
   LOG_LEVEL: env.logLevel(),

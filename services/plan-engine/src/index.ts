@@ -3,7 +3,13 @@ export { planSchemas } from './migrations/index.js';
 export { buildServer, type PlanEngineDeps } from './server.js';
 export { createPlanService, summarizeResult, type PlanServiceDeps } from './service.js';
 export { startPlanEngine, runPlanEngine, type PlanEngine, type PlanEngineRuntimeOptions } from './runtime.js';
-export { registerPlanMetrics, countStalledPlans, grantPlanMetrics, PLAN_METRICS_ROLE, type PlanMetricsDeps } from './metrics.js';
+export {
+  registerPlanMetrics,
+  countStalledPlans,
+  grantPlanMetrics,
+  PLAN_METRICS_ROLE,
+  type PlanMetricsDeps,
+} from './metrics.js';
 export { createPlanChangeListener, type PlanChangeListener } from './plan-changes.js';
 export { loadPlanEngineConfig, planEngineConfigSchema, type PlanEngineConfig } from './config.js';
 export { planErrors } from './errors.js';

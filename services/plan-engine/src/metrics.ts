@@ -21,13 +21,20 @@ export async function grantPlanMetrics(adminDb: AnyDb, role: string): Promise<vo
  * report the same status): stored `stalled`, or `executing` with a step in progress for longer
  * than `thresholdMs`. One short transaction, cancelled by PostgreSQL after `timeoutMs`.
  */
-export async function countStalledPlans(db: AnyDb, options: { thresholdMs: number; timeoutMs: number }): Promise<number> {
+export async function countStalledPlans(
+  db: AnyDb,
+  options: { thresholdMs: number; timeoutMs: number },
+): Promise<number> {
   const { thresholdMs, timeoutMs } = options;
-  if (!(Number.isFinite(thresholdMs) && thresholdMs > 0)) throw new RangeError(`countStalledPlans: thresholdMs must be a positive number, got ${thresholdMs}`);
-  if (!(Number.isInteger(timeoutMs) && timeoutMs > 0)) throw new RangeError(`countStalledPlans: timeoutMs must be a positive integer, got ${timeoutMs}`);
+  if (!(Number.isFinite(thresholdMs) && thresholdMs > 0))
+    throw new RangeError(`countStalledPlans: thresholdMs must be a positive number, got ${thresholdMs}`);
+  if (!(Number.isInteger(timeoutMs) && timeoutMs > 0))
+    throw new RangeError(`countStalledPlans: timeoutMs must be a positive integer, got ${timeoutMs}`);
   return db.transaction().execute(async (trx) => {
     await sql`select set_config('statement_timeout', ${String(timeoutMs)}, true)`.execute(trx);
-    const { rows } = await sql<{ n: string }>`select plan.count_stalled_plans(${thresholdMs} * interval '1 millisecond') as n`.execute(trx);
+    const { rows } = await sql<{
+      n: string;
+    }>`select plan.count_stalled_plans(${thresholdMs} * interval '1 millisecond') as n`.execute(trx);
     return Number(rows[0]!.n);
   });
 }
@@ -76,5 +83,10 @@ export function registerPlanMetrics(metrics: Metrics, deps: PlanMetricsDeps): vo
     [],
     refresh,
   );
-  const failures = metrics.counter('quarry_plan_metrics_failures_total', 'Scrapes whose count of stalled plans failed or timed out (the gauge kept its previous value)', [], refresh);
+  const failures = metrics.counter(
+    'quarry_plan_metrics_failures_total',
+    'Scrapes whose count of stalled plans failed or timed out (the gauge kept its previous value)',
+    [],
+    refresh,
+  );
 }

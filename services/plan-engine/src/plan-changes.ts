@@ -31,7 +31,10 @@ export function createPlanChangeListener(options: { connectionString: string; lo
   }
 
   async function connect(): Promise<void> {
-    const next = new pg.Client({ connectionString: options.connectionString, application_name: 'quarry-plan-engine-listen' });
+    const next = new pg.Client({
+      connectionString: options.connectionString,
+      application_name: 'quarry-plan-engine-listen',
+    });
     const lost = (error?: Error) => {
       if (client !== next) return;
       client = undefined;

@@ -13,7 +13,10 @@ import { planKey, type PlanChangeListener } from './plan-changes.js';
  * listener is down, nothing is cached and every read goes to the database. Keys carry the org:
  * an entry read under one org's row-level security only ever answers that org.
  */
-export function createPlanStatusCache<T extends object>(changes: Pick<PlanChangeListener, 'observe' | 'barrier' | 'isListening'>, maxEntries = 10_000) {
+export function createPlanStatusCache<T extends object>(
+  changes: Pick<PlanChangeListener, 'observe' | 'barrier' | 'isListening'>,
+  maxEntries = 10_000,
+) {
   const entries = new Map<string, T>();
   let changesSeen = 0;
   const stopObserving = changes.observe((key) => {

@@ -35,7 +35,11 @@ export interface PlanEngineRuntimeOptions {
  * `main.ts` (a container) and by `quarry start` (all services in one process, real gRPC).
  */
 export async function startPlanEngine(options: PlanEngineRuntimeOptions) {
-  const db = createDb<PlanDatabase>({ connectionString: options.databaseUrl, applicationName: 'quarry-plan-engine', max: 10 });
+  const db = createDb<PlanDatabase>({
+    connectionString: options.databaseUrl,
+    applicationName: 'quarry-plan-engine',
+    max: 10,
+  });
   const changes = createPlanChangeListener({ connectionString: options.databaseUrl, logger: options.logger });
   await changes.start();
   const artifacts = options.artifactStoreAddress
@@ -67,7 +71,11 @@ export type PlanEngine = Awaited<ReturnType<typeof startPlanEngine>>;
  */
 export async function runPlanEngine(config: PlanEngineConfig, logger: Logger) {
   const metrics = createMetrics({ service: 'plan-engine' });
-  const metricsServer = await startMetricsServer({ registry: metrics.registry, host: config.METRICS_HOST, port: config.METRICS_PORT });
+  const metricsServer = await startMetricsServer({
+    registry: metrics.registry,
+    host: config.METRICS_HOST,
+    port: config.METRICS_PORT,
+  });
   try {
     const engine = await startPlanEngine({
       databaseUrl: config.DATABASE_URL,

@@ -16,7 +16,18 @@ import {
   transition,
 } from './core/index.js';
 import { noPlanArtifacts, type PlanArtifacts } from './artifacts.js';
-import { branchActions, feedbackTypes, mediaTypes, modifyActions, nextStepStatuses, planStatuses, reviewDecisions, skillStatuses, stepStatuses, stepTypes } from './enums.js';
+import {
+  branchActions,
+  feedbackTypes,
+  mediaTypes,
+  modifyActions,
+  nextStepStatuses,
+  planStatuses,
+  reviewDecisions,
+  skillStatuses,
+  stepStatuses,
+  stepTypes,
+} from './enums.js';
 import { planErrors, toServiceError } from './errors.js';
 import type { PlanChangeListener } from './plan-changes.js';
 import { createPlanStatusCache } from './plan-status-cache.js';
@@ -44,7 +55,10 @@ const DEFAULT_PAGE = 20;
 /** A bounded, readable digest of a step result: its `summary` if it has one, else its JSON. */
 export function summarizeResult(result: JsonValue | null): string {
   if (result === null) return '';
-  const summary = typeof result === 'object' && !Array.isArray(result) && typeof result.summary === 'string' ? result.summary : JSON.stringify(result);
+  const summary =
+    typeof result === 'object' && !Array.isArray(result) && typeof result.summary === 'string'
+      ? result.summary
+      : JSON.stringify(result);
   if (summary.length <= SUMMARY_CHARS) return summary;
   const cut = summary.slice(0, SUMMARY_CHARS);
   const space = cut.lastIndexOf(' ');
@@ -65,7 +79,9 @@ function overview(step: PlanStep): planV1.StepOverview {
 }
 
 function asObject(value: unknown): { [key: string]: unknown } | undefined {
-  return value && typeof value === 'object' && !Array.isArray(value) ? (value as { [key: string]: unknown }) : undefined;
+  return value && typeof value === 'object' && !Array.isArray(value)
+    ? (value as { [key: string]: unknown })
+    : undefined;
 }
 
 function encodeCursor(row: { updated_at: Date; id: string }): string {
@@ -75,7 +91,12 @@ function encodeCursor(row: { updated_at: Date; id: string }): string {
 function decodeCursor(cursor: string): { u: string; i: string } {
   try {
     const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { u?: unknown; i?: unknown };
-    if (typeof parsed.u === 'string' && !Number.isNaN(Date.parse(parsed.u)) && typeof parsed.i === 'string' && /^[0-9a-f-]{36}$/.test(parsed.i)) {
+    if (
+      typeof parsed.u === 'string' &&
+      !Number.isNaN(Date.parse(parsed.u)) &&
+      typeof parsed.i === 'string' &&
+      /^[0-9a-f-]{36}$/.test(parsed.i)
+    ) {
       return { u: parsed.u, i: parsed.i };
     }
   } catch {
@@ -163,13 +184,18 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
 
   return {
     createResearchPlan: unary(async (req: planV1.CreateResearchPlanRequest, ctx) => {
-      if (req.steps.length === 0) throw planErrors.INVALID_ARGUMENT({ field: 'steps', rule: 'must contain at least one step' });
+      if (req.steps.length === 0)
+        throw planErrors.INVALID_ARGUMENT({ field: 'steps', rule: 'must contain at least one step' });
       const at = now();
       const planId = newId();
       const result = (() => {
         try {
           return createPlan({
-            steps: req.steps.map((s) => ({ id: newId(), type: stepTypes.toCore(s.stepType), instructions: s.instructions })),
+            steps: req.steps.map((s) => ({
+              id: newId(),
+              type: stepTypes.toCore(s.stepType),
+              instructions: s.instructions,
+            })),
             branchingConditions: req.branchingConditions.map((c) => ({
               id: newId(),
               afterStepOrder: c.afterStepOrder,
@@ -212,7 +238,12 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
           .execute();
         await applyEffects(trx, { orgId: ctx.identity.orgId, planId, after: result.state, at }, result.effects);
         if (skill) {
-          await trx.updateTable('plan.skill_executions').set({ plan_id: planId, updated_at: at }).where('id', '=', skill.id).where('plan_id', 'is', null).execute();
+          await trx
+            .updateTable('plan.skill_executions')
+            .set({ plan_id: planId, updated_at: at })
+            .where('id', '=', skill.id)
+            .where('plan_id', 'is', null)
+            .execute();
         }
       });
       const first = result.state.steps[0]!;
@@ -227,7 +258,9 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
 
     getPlanStatus: unary(async (req: planV1.GetPlanStatusRequest, ctx) => {
       const read = async () => {
-        const { plan, snapshot } = await statusCache.read(ctx.identity.orgId, req.planId, () => tenant(ctx, (trx) => mustLoad(trx, req.planId, false)));
+        const { plan, snapshot } = await statusCache.read(ctx.identity.orgId, req.planId, () =>
+          tenant(ctx, (trx) => mustLoad(trx, req.planId, false)),
+        );
         return { plan, response: statusOf(plan, snapshot) };
       };
       const waitMs = Math.min(Math.max(req.waitSeconds ?? 0, 0), 60) * 1000;
@@ -257,23 +290,46 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
         if (!present[field]) throw planErrors.INVALID_ARGUMENT({ field, rule: `is required for action ${action}` });
       }
       for (const [field, isPresent] of Object.entries(present)) {
-        if (isPresent && !(required as readonly string[]).includes(field) && !(optional as readonly string[]).includes(field)) {
+        if (
+          isPresent &&
+          !(required as readonly string[]).includes(field) &&
+          !(optional as readonly string[]).includes(field)
+        ) {
           throw planErrors.INVALID_ARGUMENT({ field, rule: `is not used by action ${action}` });
         }
       }
       const base = { sessionId: req.sessionId ?? null, rationale: req.modificationRationale ?? null };
       const event: Untimed<PlanEvent> =
         action === 'add_steps'
-          ? { ...base, type: 'add_steps', steps: req.steps.map((s) => ({ id: newId(), type: stepTypes.toCore(s.stepType), instructions: s.instructions, insertAfterOrder: s.insertAfterOrder ?? null })) }
+          ? {
+              ...base,
+              type: 'add_steps',
+              steps: req.steps.map((s) => ({
+                id: newId(),
+                type: stepTypes.toCore(s.stepType),
+                instructions: s.instructions,
+                insertAfterOrder: s.insertAfterOrder ?? null,
+              })),
+            }
           : action === 'remove_step'
             ? { ...base, type: 'remove_step', stepId: req.stepId! }
             : action === 'reorder_steps'
               ? { ...base, type: 'reorder_steps', stepIds: req.stepOrder }
               : action === 'update_step_instructions'
-                ? { ...base, type: 'update_step_instructions', stepId: req.stepId!, instructions: req.updatedInstructions! }
+                ? {
+                    ...base,
+                    type: 'update_step_instructions',
+                    stepId: req.stepId!,
+                    instructions: req.updatedInstructions!,
+                  }
                 : { ...base, type: 'fail_step', stepId: req.stepId!, reason: req.reason ?? null };
       const { result } = await tenant(ctx, (trx) => mutate(trx, ctx, req.planId, event));
-      return { planId: req.planId, action: req.action, planStatus: planStatuses.toProto(result.state.status), steps: result.state.steps.map(overview) };
+      return {
+        planId: req.planId,
+        action: req.action,
+        planStatus: planStatuses.toProto(result.state.status),
+        steps: result.state.steps.map(overview),
+      };
     }),
 
     listActivePlans: unary(async (req: planV1.ListActivePlansRequest, ctx) => {
@@ -282,18 +338,29 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
       const at = now();
       return tenant(ctx, async (trx) => {
         const active = trx.selectFrom('plan.research_plans as p').where('p.status', 'not in', ['completed', 'failed']);
-        const [{ count }] = await active.select((eb) => eb.fn.countAll<string>().as('count')).execute() as [{ count: string }];
+        const [{ count }] = (await active.select((eb) => eb.fn.countAll<string>().as('count')).execute()) as [
+          { count: string },
+        ];
         let page = active
           .selectAll('p')
           .select((eb) => [
-            eb.selectFrom('plan.plan_steps as s').whereRef('s.plan_id', '=', 'p.id').select((e) => e.fn.countAll<string>().as('n')).as('total_steps'),
+            eb
+              .selectFrom('plan.plan_steps as s')
+              .whereRef('s.plan_id', '=', 'p.id')
+              .select((e) => e.fn.countAll<string>().as('n'))
+              .as('total_steps'),
             eb
               .selectFrom('plan.plan_steps as s')
               .whereRef('s.plan_id', '=', 'p.id')
               .where('s.status', 'in', ['completed', 'skipped'])
               .select((e) => e.fn.countAll<string>().as('n'))
               .as('done_steps'),
-            eb.selectFrom('plan.plan_steps as s').whereRef('s.plan_id', '=', 'p.id').where('s.status', '=', 'in_progress').select((e) => e.fn.min('s.started_at').as('m')).as('oldest_started'),
+            eb
+              .selectFrom('plan.plan_steps as s')
+              .whereRef('s.plan_id', '=', 'p.id')
+              .where('s.status', '=', 'in_progress')
+              .select((e) => e.fn.min('s.started_at').as('m'))
+              .as('oldest_started'),
           ])
           .orderBy('p.updated_at', 'desc')
           .orderBy('p.id', 'desc')
@@ -328,7 +395,10 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
 
     getNextStep: unary(async (req: planV1.GetNextStepRequest, ctx) => {
       return tenant(ctx, async (trx): Promise<planV1.GetNextStepResponse> => {
-        const { plan, result } = await mutate(trx, ctx, req.planId, { type: 'claim_next_step', sessionId: req.sessionId ?? null });
+        const { plan, result } = await mutate(trx, ctx, req.planId, {
+          type: 'claim_next_step',
+          sessionId: req.sessionId ?? null,
+        });
         const outcome = result.outcome!;
         const response: planV1.GetNextStepResponse = {
           status: nextStepStatuses.toProto(outcome.status),
@@ -337,7 +407,12 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
         };
         if (outcome.status === 'next_step') {
           const step = result.state.steps.find((s) => s.id === outcome.stepId)!;
-          response.step = { stepId: step.id, stepOrder: step.order, stepType: stepTypes.toProto(step.type), instructions: step.instructions };
+          response.step = {
+            stepId: step.id,
+            stepOrder: step.order,
+            stepType: stepTypes.toProto(step.type),
+            instructions: step.instructions,
+          };
         } else if (outcome.status === 'plan_complete') {
           Object.assign(response, await outputPreferences(trx));
           response.planFormattingNotes = plan.plan_formatting_notes ?? undefined;
@@ -363,7 +438,10 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
             .executeTakeFirst();
           if (earlier) {
             if (earlier.step_id !== req.stepId) {
-              throw planErrors.INVALID_ARGUMENT({ field: 'idempotencyKey', rule: `was already used for step ${earlier.step_id}; use a new key for another step` });
+              throw planErrors.INVALID_ARGUMENT({
+                field: 'idempotencyKey',
+                rule: `was already used for step ${earlier.step_id}; use a new key for another step`,
+              });
             }
             const stored = earlier.response as { planStatus: PlanStatus };
             return { submitted: true, planStatus: planStatuses.toProto(stored.planStatus) };
@@ -379,7 +457,11 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
           sessionId: req.sessionId ?? null,
           at,
         });
-        await applyEffects(trx, { orgId: ctx.identity.orgId, planId: req.planId, after: result.state, at }, result.effects);
+        await applyEffects(
+          trx,
+          { orgId: ctx.identity.orgId, planId: req.planId, after: result.state, at },
+          result.effects,
+        );
         if (req.idempotencyKey) {
           await trx
             .insertInto('plan.step_result_submissions')
@@ -405,11 +487,13 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
         const current = byId.get(req.stepId);
         if (!current) throw planErrors.STEP_NOT_FOUND({ stepId: req.stepId });
         const prior = req.priorStepIds.length
-          ? req.priorStepIds.map((id) => {
-              const step = byId.get(id);
-              if (!step) throw planErrors.STEP_NOT_FOUND({ stepId: id });
-              return step;
-            }).sort((a, b) => a.order - b.order)
+          ? req.priorStepIds
+              .map((id) => {
+                const step = byId.get(id);
+                if (!step) throw planErrors.STEP_NOT_FOUND({ stepId: id });
+                return step;
+              })
+              .sort((a, b) => a.order - b.order)
           : snapshot.steps.filter((s) => s.status === 'completed' && s.order < current.order);
         return {
           currentStep: overview(current),
@@ -427,7 +511,13 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
 
     requestUserReview: unary(async (req: planV1.RequestUserReviewRequest, ctx) => {
       return tenant(ctx, async (trx): Promise<planV1.RequestUserReviewResponse> => {
-        const { result, at } = await mutate(trx, ctx, req.planId, { type: 'request_review', stepId: req.stepId, summary: req.summary, questions: req.questions, sessionId: req.sessionId ?? null });
+        const { result, at } = await mutate(trx, ctx, req.planId, {
+          type: 'request_review',
+          stepId: req.stepId,
+          summary: req.summary,
+          questions: req.questions,
+          sessionId: req.sessionId ?? null,
+        });
         const review = await trx
           .insertInto('plan.user_reviews')
           .values({
@@ -442,14 +532,24 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
           .returning('id')
           .executeTakeFirstOrThrow();
         const step = result.state.steps.find((s) => s.id === req.stepId)!;
-        return { reviewId: review.id, stepStatus: stepStatuses.toProto(step.status), planStatus: planStatuses.toProto(result.state.status) };
+        return {
+          reviewId: review.id,
+          stepStatus: stepStatuses.toProto(step.status),
+          planStatus: planStatuses.toProto(result.state.status),
+        };
       });
     }),
 
     submitUserDecision: unary(async (req: planV1.SubmitUserDecisionRequest, ctx) => {
       const decision = reviewDecisions.toCore(req.decision);
       return tenant(ctx, async (trx): Promise<planV1.SubmitUserDecisionResponse> => {
-        const { result, at } = await mutate(trx, ctx, req.planId, { type: 'decide_review', stepId: req.stepId, decision, feedback: req.feedback ?? null, sessionId: req.sessionId ?? null });
+        const { result, at } = await mutate(trx, ctx, req.planId, {
+          type: 'decide_review',
+          stepId: req.stepId,
+          decision,
+          feedback: req.feedback ?? null,
+          sessionId: req.sessionId ?? null,
+        });
         const review = await trx
           .updateTable('plan.user_reviews')
           .set({ decision, feedback: req.feedback ?? null, decided_session_id: req.sessionId ?? null, decided_at: at })
@@ -459,7 +559,12 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
           .executeTakeFirst();
         if (!review) throw new Error(`step ${req.stepId} was awaiting input without an open review`);
         const step = result.state.steps.find((s) => s.id === req.stepId)!;
-        return { reviewId: review.id, decision: req.decision, stepStatus: stepStatuses.toProto(step.status), planStatus: planStatuses.toProto(result.state.status) };
+        return {
+          reviewId: review.id,
+          decision: req.decision,
+          stepStatus: stepStatuses.toProto(step.status),
+          planStatus: planStatuses.toProto(result.state.status),
+        };
       });
     }),
 
@@ -471,15 +576,27 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
         if (req.sessionId) {
           // Resuming is recorded (session_resumed) so the audit trail shows who picked the plan up.
           const result = transition(snapshot, { type: 'resume_session', sessionId: req.sessionId, at });
-          await applyEffects(trx, { orgId: ctx.identity.orgId, planId: plan.id, after: result.state, at }, result.effects);
+          await applyEffects(
+            trx,
+            { orgId: ctx.identity.orgId, planId: plan.id, after: result.state, at },
+            result.effects,
+          );
           steps = result.state.steps;
         }
         const [audit, skill, prefs] = await Promise.all([
-          trx.selectFrom('plan.plan_audit_log').selectAll().where('plan_id', '=', plan.id).orderBy('id', 'desc').limit(20).execute(),
+          trx
+            .selectFrom('plan.plan_audit_log')
+            .selectAll()
+            .where('plan_id', '=', plan.id)
+            .orderBy('id', 'desc')
+            .limit(20)
+            .execute(),
           trx
             .selectFrom('plan.skill_executions')
             .selectAll()
-            .where((eb) => (plan.skill_execution_id ? eb('id', '=', plan.skill_execution_id) : eb('plan_id', '=', plan.id)))
+            .where((eb) =>
+              plan.skill_execution_id ? eb('id', '=', plan.skill_execution_id) : eb('plan_id', '=', plan.id),
+            )
             .orderBy('started_at', 'desc')
             .limit(1)
             .executeTakeFirst(),
@@ -536,7 +653,11 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
       return tenant(ctx, async (trx): Promise<planV1.LogSkillExecutionResponse> => {
         const at = now();
         if (req.planId) {
-          const plan = await trx.selectFrom('plan.research_plans').select('id').where('id', '=', req.planId).executeTakeFirst();
+          const plan = await trx
+            .selectFrom('plan.research_plans')
+            .select('id')
+            .where('id', '=', req.planId)
+            .executeTakeFirst();
           if (!plan) throw planErrors.PLAN_NOT_FOUND({ planId: req.planId });
         }
         if (!req.executionId) {
@@ -558,10 +679,18 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
             .executeTakeFirstOrThrow();
           return { executionId: row.id, skillName: req.skillName, status: req.status, stored: true };
         }
-        const existing = await trx.selectFrom('plan.skill_executions').selectAll().where('id', '=', req.executionId).forUpdate().executeTakeFirst();
+        const existing = await trx
+          .selectFrom('plan.skill_executions')
+          .selectAll()
+          .where('id', '=', req.executionId)
+          .forUpdate()
+          .executeTakeFirst();
         if (!existing) throw planErrors.SKILL_EXECUTION_NOT_FOUND({ executionId: req.executionId });
         if (existing.skill_name !== req.skillName) {
-          throw planErrors.INVALID_ARGUMENT({ field: 'skillName', rule: `must stay "${existing.skill_name}" for execution ${existing.id}` });
+          throw planErrors.INVALID_ARGUMENT({
+            field: 'skillName',
+            rule: `must stay "${existing.skill_name}" for execution ${existing.id}`,
+          });
         }
         if ((existing.status === 'completed' || existing.status === 'failed') && existing.status !== state) {
           throw planErrors.SKILL_EXECUTION_FINISHED({ executionId: existing.id, status: existing.status });
@@ -605,8 +734,18 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
           })
           .returning('id')
           .executeTakeFirstOrThrow();
-        const result = transition(snapshot, { type: 'record_feedback', feedbackId: row.id, feedbackType, sessionId: req.sessionId ?? null, at });
-        await applyEffects(trx, { orgId: ctx.identity.orgId, planId: req.planId, after: result.state, at }, result.effects);
+        const result = transition(snapshot, {
+          type: 'record_feedback',
+          feedbackId: row.id,
+          feedbackType,
+          sessionId: req.sessionId ?? null,
+          at,
+        });
+        await applyEffects(
+          trx,
+          { orgId: ctx.identity.orgId, planId: req.planId, after: result.state, at },
+          result.effects,
+        );
         return { feedbackId: row.id, feedbackType: req.feedbackType, stored: true };
       });
     }),
@@ -616,10 +755,19 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
       if (!UUID.test(req.planId)) throw planErrors.PLAN_NOT_FOUND({ planId: req.planId });
       if (req.stepId !== undefined && !UUID.test(req.stepId)) throw planErrors.STEP_NOT_FOUND({ stepId: req.stepId });
       return tenant(ctx, async (trx): Promise<planV1.ResolvePlanReferenceResponse> => {
-        const plan = await trx.selectFrom('plan.research_plans').select('id').where('id', '=', req.planId).executeTakeFirst();
+        const plan = await trx
+          .selectFrom('plan.research_plans')
+          .select('id')
+          .where('id', '=', req.planId)
+          .executeTakeFirst();
         if (!plan) throw planErrors.PLAN_NOT_FOUND({ planId: req.planId });
         if (req.stepId === undefined) return { planId: plan.id };
-        const step = await trx.selectFrom('plan.plan_steps').select('id').where('plan_id', '=', plan.id).where('id', '=', req.stepId).executeTakeFirst();
+        const step = await trx
+          .selectFrom('plan.plan_steps')
+          .select('id')
+          .where('plan_id', '=', plan.id)
+          .where('id', '=', req.stepId)
+          .executeTakeFirst();
         if (!step) throw planErrors.STEP_NOT_FOUND({ stepId: req.stepId });
         return { planId: plan.id, stepId: step.id };
       });
@@ -654,5 +802,3 @@ function skillExecutionOf(row: {
     durationMs: row.duration_ms === null ? undefined : Number(row.duration_ms),
   };
 }
-
-

@@ -29,7 +29,14 @@ const create = (name: string) =>
 
 beforeAll(async () => {
   database = await createTestDatabase({ schemas: [...planSchemas] });
-  engine = await startPlanEngine({ databaseUrl: database.appUrl, identityKey: KEY, logger, host: '127.0.0.1', port: 0, stallThresholdMs: 60_000 });
+  engine = await startPlanEngine({
+    databaseUrl: database.appUrl,
+    identityKey: KEY,
+    logger,
+    host: '127.0.0.1',
+    port: 0,
+    stallThresholdMs: 60_000,
+  });
   client = planClient(engine.address);
 });
 
@@ -56,7 +63,9 @@ describe('a database outage', () => {
     const after = await create('After the outage');
     expect((await client.call('getPlanStatus', { planId: before.planId }, as(orgA))).name).toBe('Before the outage');
     expect((await client.call('getPlanStatus', { planId: after.planId }, as(orgA))).name).toBe('After the outage');
-    const { rows } = await sql<{ name: string }>`select name from plan.research_plans order by created_at`.execute(database.admin);
+    const { rows } = await sql<{ name: string }>`select name from plan.research_plans order by created_at`.execute(
+      database.admin,
+    );
     expect(rows.map((r) => r.name)).toEqual(['Before the outage', 'After the outage']);
   });
 });

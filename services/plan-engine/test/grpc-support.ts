@@ -10,6 +10,8 @@ export const KEY = 'k'.repeat(48);
 export const logger = createLogger({ service: 'plan-engine-test', level: 'silent' });
 const signer = createIdentitySigner({ key: KEY, issuer: 'test' });
 
-export const as = (orgId: string): { identity: Identity } => ({ identity: { kind: 'user', orgId, userId: randomUUID(), requestId: randomUUID() } });
+export const as = (orgId: string): { identity: Identity } => ({
+  identity: { kind: 'user', orgId, userId: randomUUID(), requestId: randomUUID() },
+});
 export const planClient = (address: string) => createGrpcClient(planV1.PlanServiceClient, address, { signer });
 export type PlanClient = ReturnType<typeof planClient>;

@@ -5,13 +5,20 @@ import { planV1 } from '@quarry/contracts';
 import { createDb, sql } from '@quarry/db';
 import { createMetrics, metricsText } from '@quarry/telemetry';
 import { createTestDatabase, type TestDatabase } from '@quarry/testing';
-import { countStalledPlans, grantPlanMetrics, loadPlanEngineConfig, planSchemas, registerPlanMetrics, runPlanEngine, startPlanEngine } from '../src/index.js';
+import {
+  countStalledPlans,
+  grantPlanMetrics,
+  loadPlanEngineConfig,
+  planSchemas,
+  registerPlanMetrics,
+  runPlanEngine,
+  startPlanEngine,
+} from '../src/index.js';
 import { as, KEY, logger, planClient, type PlanClient } from './grpc-support.js';
 
 // The stalled-plans gauge over real PostgreSQL and the real gRPC service: across every org, it
 // counts exactly the plans that get_plan_status and list_active_plans report as stalled, and the
 // plan engine's own /metrics serves it.
-
 
 let database: TestDatabase;
 let engine: Awaited<ReturnType<typeof runPlanEngine>>;
@@ -37,16 +44,22 @@ async function create(name: string, orgId: string, steps: number): Promise<{ pla
     planV1.CreateResearchPlanRequest.fromPartial({
       name,
       researchQuestion: `What about ${name}?`,
-      steps: Array.from({ length: steps }, (_, i) => ({ stepType: planV1.StepType.STEP_TYPE_SEARCH, instructions: `Step ${i + 1}` })),
+      steps: Array.from({ length: steps }, (_, i) => ({
+        stepType: planV1.StepType.STEP_TYPE_SEARCH,
+        instructions: `Step ${i + 1}`,
+      })),
     }),
     as(orgId),
   );
-  const { rows } = await sql<{ id: string }>`select id from plan.plan_steps where plan_id = ${created.planId} order by step_order`.execute(database.admin);
+  const { rows } = await sql<{
+    id: string;
+  }>`select id from plan.plan_steps where plan_id = ${created.planId} order by step_order`.execute(database.admin);
   const plan = { orgId, planId: created.planId, stepIds: rows.map((r) => r.id) };
   plans.set(name, plan);
   return plan;
 }
-const claim = (name: string) => client.call('getNextStep', { planId: plans.get(name)!.planId }, as(plans.get(name)!.orgId));
+const claim = (name: string) =>
+  client.call('getNextStep', { planId: plans.get(name)!.planId }, as(plans.get(name)!.orgId));
 /** Move a step's start back in time, as if a client had claimed it that long ago and vanished. */
 const startedAgo = (stepId: string, age: string) =>
   sql`update plan.plan_steps set started_at = now() - ${age}::interval where id = ${stepId}`.execute(database.admin);
@@ -82,7 +95,16 @@ beforeAll(async () => {
   await create('in-review', orgA, 2);
   await claim('in-review');
   await claim('in-review');
-  await client.call('requestUserReview', { planId: plans.get('in-review')!.planId, stepId: plans.get('in-review')!.stepIds[1]!, summary: 'Look', questions: [] }, as(orgA));
+  await client.call(
+    'requestUserReview',
+    {
+      planId: plans.get('in-review')!.planId,
+      stepId: plans.get('in-review')!.stepIds[1]!,
+      summary: 'Look',
+      questions: [],
+    },
+    as(orgA),
+  );
   await startedAgo(plans.get('in-review')!.stepIds[0]!, '2 hours');
 
   // Org B
@@ -118,7 +140,9 @@ describe('quarry_plan_stalled_plans', () => {
     const listed: string[] = [];
     for (const orgId of [orgA, orgB]) {
       const page = await client.call('listActivePlans', { limit: 50 }, as(orgId));
-      for (const p of page.plans) if (p.status === planV1.PlanStatus.PLAN_STATUS_STALLED) listed.push([...plans].find(([, v]) => v.planId === p.planId)![0]);
+      for (const p of page.plans)
+        if (p.status === planV1.PlanStatus.PLAN_STATUS_STALLED)
+          listed.push([...plans].find(([, v]) => v.planId === p.planId)![0]);
     }
     expect(listed.sort()).toEqual([...STALLED].sort());
 
@@ -136,7 +160,16 @@ describe('quarry_plan_stalled_plans', () => {
 
   it('follows the plans at each scrape: a stalled plan whose step moves again stops counting', async () => {
     const { planId, stepIds } = plans.get('overdue')!;
-    await client.call('submitStepResult', planV1.SubmitStepResultRequest.fromPartial({ planId, stepId: stepIds[0]!, result: { summary: 'done' }, confidence: 0.9 }), as(orgA));
+    await client.call(
+      'submitStepResult',
+      planV1.SubmitStepResultRequest.fromPartial({
+        planId,
+        stepId: stepIds[0]!,
+        result: { summary: 'done' },
+        confidence: 0.9,
+      }),
+      as(orgA),
+    );
     expect(sample(await scrape(), 'quarry_plan_stalled_plans')).toBe(2);
     await claim('overdue');
     await startedAgo(stepIds[1]!, '31 minutes');
@@ -154,7 +187,9 @@ describe('quarry_plan_stalled_plans', () => {
     const counts = await database.admin.transaction().execute(async (trx) => {
       const countAt = async (age: string) => {
         await sql`update plan.plan_steps set started_at = now() - ${age}::interval where id = ${step}`.execute(trx);
-        const { rows } = await sql<{ n: string }>`select plan.count_stalled_plans(interval '30 minutes') as n`.execute(trx);
+        const { rows } = await sql<{ n: string }>`select plan.count_stalled_plans(interval '30 minutes') as n`.execute(
+          trx,
+        );
         return Number(rows[0]!.n);
       };
       return [await countAt('30 minutes'), await countAt('30 minutes 0.001 seconds'), await countAt('5 minutes')];
@@ -165,8 +200,12 @@ describe('quarry_plan_stalled_plans', () => {
   it('refuses a threshold or timeout that is not positive, in TypeScript and in SQL', async () => {
     await expect(countStalledPlans(database.app, { thresholdMs: 0, timeoutMs: 2_000 })).rejects.toThrow(RangeError);
     await expect(countStalledPlans(database.app, { thresholdMs: 60_000, timeoutMs: 0 })).rejects.toThrow(RangeError);
-    await expect(sql`select plan.count_stalled_plans(interval '0')`.execute(database.app)).rejects.toThrow(/threshold must be a positive interval/);
-    await expect(sql`select plan.count_stalled_plans(null)`.execute(database.app)).rejects.toThrow(/threshold must be a positive interval, got null/);
+    await expect(sql`select plan.count_stalled_plans(interval '0')`.execute(database.app)).rejects.toThrow(
+      /threshold must be a positive interval/,
+    );
+    await expect(sql`select plan.count_stalled_plans(null)`.execute(database.app)).rejects.toThrow(
+      /threshold must be a positive interval, got null/,
+    );
   });
 });
 
@@ -205,7 +244,9 @@ describe('when the count cannot be taken', () => {
     url.password = 'stranger-password';
     const stranger = createDb({ connectionString: url.toString(), max: 1 });
     try {
-      await expect(countStalledPlans(stranger, { thresholdMs: 60_000, timeoutMs: 2_000 })).rejects.toThrow(/permission denied for function count_stalled_plans/);
+      await expect(countStalledPlans(stranger, { thresholdMs: 60_000, timeoutMs: 2_000 })).rejects.toThrow(
+        /permission denied for function count_stalled_plans/,
+      );
       const metrics = createMetrics({ service: 'plan-engine-denied', processMetrics: false });
       registerPlanMetrics(metrics, { db: stranger, stallThresholdMs: 60_000, logger });
       const text = await metrics.registry.metrics();
@@ -223,7 +264,10 @@ describe('configuration', () => {
   it('serves /metrics on 0.0.0.0:9464 unless METRICS_HOST / METRICS_PORT say otherwise, and refuses a bad port', () => {
     const base = { DATABASE_URL: 'postgres://app@db/quarry', QUARRY_IDENTITY_KEY: KEY };
     expect(loadPlanEngineConfig(base)).toMatchObject({ METRICS_HOST: '0.0.0.0', METRICS_PORT: 9464, PORT: 50051 });
-    expect(loadPlanEngineConfig({ ...base, METRICS_HOST: '127.0.0.1', METRICS_PORT: '9100' })).toMatchObject({ METRICS_HOST: '127.0.0.1', METRICS_PORT: 9100 });
+    expect(loadPlanEngineConfig({ ...base, METRICS_HOST: '127.0.0.1', METRICS_PORT: '9100' })).toMatchObject({
+      METRICS_HOST: '127.0.0.1',
+      METRICS_PORT: 9100,
+    });
     expect(() => loadPlanEngineConfig({ ...base, METRICS_PORT: '70000' })).toThrow(/METRICS_PORT/);
   });
 });
@@ -231,7 +275,14 @@ describe('configuration', () => {
 describe('inside another process (quarry start)', () => {
   it('registers into the metrics it is given, which the host’s /metrics appends to its own', async () => {
     const metrics = createMetrics({ service: 'plan-engine', processMetrics: false });
-    const hosted = await startPlanEngine({ databaseUrl: database.appUrl, identityKey: KEY, logger, host: '127.0.0.1', port: 0, metrics });
+    const hosted = await startPlanEngine({
+      databaseUrl: database.appUrl,
+      identityKey: KEY,
+      logger,
+      host: '127.0.0.1',
+      port: 0,
+      metrics,
+    });
     try {
       const host = createMetrics({ service: 'gateway' });
       const { body } = await metricsText(host.registry, metrics.registry);

@@ -11,7 +11,6 @@ import { as, KEY, logger, planClient, type PlanClient } from './grpc-support.js'
 // replica or written by anyone else), time-dependent fields are computed per call, another org's
 // id is still unknown, and a plan id in upper case is the same plan.
 
-
 let database: TestDatabase;
 let engine: Awaited<ReturnType<typeof startPlanEngine>>;
 let client: PlanClient;
@@ -24,11 +23,16 @@ async function createPlan(orgId: string, steps = 2): Promise<{ planId: string; s
     planV1.CreateResearchPlanRequest.fromPartial({
       name: 'Cache',
       researchQuestion: 'Is it current?',
-      steps: Array.from({ length: steps }, (_, i) => ({ stepType: planV1.StepType.STEP_TYPE_SEARCH, instructions: `Step ${i + 1}` })),
+      steps: Array.from({ length: steps }, (_, i) => ({
+        stepType: planV1.StepType.STEP_TYPE_SEARCH,
+        instructions: `Step ${i + 1}`,
+      })),
     }),
     as(orgId),
   );
-  const { rows } = await sql<{ id: string }>`select id from plan.plan_steps where plan_id = ${planId} order by step_order`.execute(database.admin);
+  const { rows } = await sql<{
+    id: string;
+  }>`select id from plan.plan_steps where plan_id = ${planId} order by step_order`.execute(database.admin);
   return { planId, stepIds: rows.map((r) => r.id) };
 }
 
@@ -36,7 +40,14 @@ const status = (orgId: string, planId: string) => client.call('getPlanStatus', {
 
 beforeAll(async () => {
   database = await createTestDatabase({ schemas: [...planSchemas] });
-  engine = await startPlanEngine({ databaseUrl: database.appUrl, identityKey: KEY, logger, host: '127.0.0.1', port: 0, stallThresholdMs: 400 });
+  engine = await startPlanEngine({
+    databaseUrl: database.appUrl,
+    identityKey: KEY,
+    logger,
+    host: '127.0.0.1',
+    port: 0,
+    stallThresholdMs: 400,
+  });
   client = planClient(engine.address);
 });
 
@@ -63,7 +74,9 @@ describe('get_plan_status of an unchanged plan', () => {
     await status(orgA, planId);
     for (let i = 0; i < 25; i++) {
       // Written around the plan engine, as another replica or an operator would.
-      await sql`update plan.plan_steps set instructions = ${`Revision ${i}`} where id = ${stepIds[1]!}`.execute(database.admin);
+      await sql`update plan.plan_steps set instructions = ${`Revision ${i}`} where id = ${stepIds[1]!}`.execute(
+        database.admin,
+      );
       const answer = await status(orgA, planId);
       expect(answer.pendingSteps.map((s) => s.instructions)).toContain(`Revision ${i}`);
     }
@@ -103,7 +116,11 @@ describe('get_plan_status of an unchanged plan', () => {
     expect((await status(orgA, upper)).pendingSteps.map((s) => s.instructions)).toContain('Shouted');
 
     const started = Date.now();
-    const waiting = client.call('getPlanStatus', { planId: upper, waitSeconds: 10 }, { ...as(orgA), deadlineMs: 15_000 });
+    const waiting = client.call(
+      'getPlanStatus',
+      { planId: upper, waitSeconds: 10 },
+      { ...as(orgA), deadlineMs: 15_000 },
+    );
     await new Promise((resolve) => setTimeout(resolve, 200));
     await client.call('getNextStep', { planId }, as(orgA));
     expect((await waiting).currentStep?.stepId).toBe(stepIds[0]);

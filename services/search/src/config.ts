@@ -11,7 +11,9 @@ export const searchConfigSchema = z
     OTEL_EXPORTER_OTLP_ENDPOINT: env.url().optional(),
     SEARCH_READ_CONSISTENCY: env
       .duration('1s')
-      .describe('Embedded LanceDB: how soon writes by a separate indexer process become visible to searches (0 = every read checks)'),
+      .describe(
+        'Embedded LanceDB: how soon writes by a separate indexer process become visible to searches (0 = every read checks)',
+      ),
     ...searchBackendsConfigShape,
   })
   .superRefine(searchBackendsConfigRule);

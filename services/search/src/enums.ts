@@ -10,15 +10,24 @@ function filterCodec<P extends number>(prefix: string, unspecified: P, toJson: (
   return (value: P | undefined): string | undefined => {
     if (value === undefined || value === unspecified) return undefined;
     const name = toJson(value);
-    if (!name.startsWith(prefix)) throw searchErrors.INVALID_ARGUMENT({ field, rule: 'must be one of the listed values' });
+    if (!name.startsWith(prefix))
+      throw searchErrors.INVALID_ARGUMENT({ field, rule: 'must be one of the listed values' });
     return name.slice(prefix.length).toLowerCase();
   };
 }
 
 export const sourceTableFilter = filterCodec<searchV1.SourceTable>(
-  'SOURCE_TABLE_', searchV1.SourceTable.SOURCE_TABLE_UNSPECIFIED, searchV1.sourceTableToJSON, 'sourceTable');
+  'SOURCE_TABLE_',
+  searchV1.SourceTable.SOURCE_TABLE_UNSPECIFIED,
+  searchV1.sourceTableToJSON,
+  'sourceTable',
+);
 export const artifactTypeFilter = filterCodec<artifactV1.ArtifactType>(
-  'ARTIFACT_TYPE_', artifactV1.ArtifactType.ARTIFACT_TYPE_UNSPECIFIED, artifactV1.artifactTypeToJSON, 'artifactType');
+  'ARTIFACT_TYPE_',
+  artifactV1.ArtifactType.ARTIFACT_TYPE_UNSPECIFIED,
+  artifactV1.artifactTypeToJSON,
+  'artifactType',
+);
 
 /** A stored source table name → its enum; a name the proto does not know reads UNSPECIFIED. */
 export function sourceTableToProto(name: string): searchV1.SourceTable {

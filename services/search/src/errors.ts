@@ -10,7 +10,10 @@ export type SearchLeg = 'keyword index' | 'vector index' | 'embedder';
  * credentials, engine error text): those stay in the service's log.
  */
 export const searchErrors = defineErrors({
-  INVALID_ARGUMENT: { status: status.INVALID_ARGUMENT, message: (p: { field: string; rule: string }) => `\`${p.field}\` ${p.rule}.` },
+  INVALID_ARGUMENT: {
+    status: status.INVALID_ARGUMENT,
+    message: (p: { field: string; rule: string }) => `\`${p.field}\` ${p.rule}.`,
+  },
   INDEX_EMBEDDER_MISMATCH: {
     status: status.FAILED_PRECONDITION,
     message: (p: { index: EmbedderIdentity; configured: EmbedderIdentity }) =>

@@ -1,6 +1,20 @@
-import { classifyQuery, fuse, FUSION_WEIGHTS, LEXICAL_FUSION_WEIGHTS, rankSources, type FusedResult, type QueryType } from './core/fusion.js';
+import {
+  classifyQuery,
+  fuse,
+  FUSION_WEIGHTS,
+  LEXICAL_FUSION_WEIGHTS,
+  rankSources,
+  type FusedResult,
+  type QueryType,
+} from './core/fusion.js';
 import { snippet } from './core/snippet.js';
-import { EmbedderMismatchError, type Bm25Index, type ChunkFilters, type Embedder, type VectorIndex } from '@quarry/search-index';
+import {
+  EmbedderMismatchError,
+  type Bm25Index,
+  type ChunkFilters,
+  type Embedder,
+  type VectorIndex,
+} from '@quarry/search-index';
 
 export interface HybridSearchRequest {
   orgId: string;
@@ -41,7 +55,9 @@ export interface HybridSearchDeps {
  * its engine), chunks collapse to sources, Reciprocal Rank Fusion (k = 60) weighted by the
  * query type merges them (FUSION_WEIGHTS; LEXICAL_FUSION_WEIGHTS when the embedder is lexical), and the best chunk of each source gives a plain-text snippet.
  */
-export function buildHybridSearch(deps: HybridSearchDeps): (request: HybridSearchRequest) => Promise<HybridSearchResponse> {
+export function buildHybridSearch(
+  deps: HybridSearchDeps,
+): (request: HybridSearchRequest) => Promise<HybridSearchResponse> {
   const candidates = deps.candidates ?? ((limit: number) => Math.max(50, limit * 5));
   let checked: Promise<void> | undefined;
   const checkEmbedder = async (): Promise<void> => {
@@ -52,7 +68,8 @@ export function buildHybridSearch(deps: HybridSearchDeps): (request: HybridSearc
 
   return async (request) => {
     const limit = request.limit ?? 10;
-    if (!Number.isInteger(limit) || limit < 1 || limit > 50) throw new RangeError('limit must be an integer between 1 and 50');
+    if (!Number.isInteger(limit) || limit < 1 || limit > 50)
+      throw new RangeError('limit must be an integer between 1 and 50');
     // Checked once; a failure to reach the embedder is retried on the next request, a mismatch is final.
     checked ??= checkEmbedder().catch((error: unknown) => {
       if (!(error instanceof EmbedderMismatchError)) checked = undefined;
@@ -73,7 +90,11 @@ export function buildHybridSearch(deps: HybridSearchDeps): (request: HybridSearc
       resultCount: fused.length,
       keywordResults: rankSources(keywordHits).length,
       semanticResults: rankSources(semanticHits).length,
-      results: fused.map(({ bestChunk, ...r }) => ({ id: r.sourceId, ...r, textSnippet: snippet(bestChunk.text, request.query) })),
+      results: fused.map(({ bestChunk, ...r }) => ({
+        id: r.sourceId,
+        ...r,
+        textSnippet: snippet(bestChunk.text, request.query),
+      })),
     };
   };
 }

@@ -1,6 +1,16 @@
 // @quarry/search: search_sources over gRPC (quarry.search.v1.SearchService) — hybrid retrieval
 // (BM25 + vectors, Reciprocal Rank Fusion) over the indexes of @quarry/search-index.
-export { classifyQuery, fuse, rankSources, FUSION_WEIGHTS, LEXICAL_FUSION_WEIGHTS, RRF_K, type QueryType, type FusedResult, type LegWeights } from './core/fusion.js';
+export {
+  classifyQuery,
+  fuse,
+  rankSources,
+  FUSION_WEIGHTS,
+  LEXICAL_FUSION_WEIGHTS,
+  RRF_K,
+  type QueryType,
+  type FusedResult,
+  type LegWeights,
+} from './core/fusion.js';
 export { snippet } from './core/snippet.js';
 export {
   buildHybridSearch,

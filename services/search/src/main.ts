@@ -12,13 +12,21 @@ const { startSearch } = await import('./runtime.js');
 const logger = createLogger({ service: 'search', level: config.LOG_LEVEL });
 let backends: Awaited<ReturnType<typeof openSearchBackends>>;
 try {
-  backends = await openSearchBackends(config, { readConsistencyIntervalSeconds: config.SEARCH_READ_CONSISTENCY / 1000 });
+  backends = await openSearchBackends(config, {
+    readConsistencyIntervalSeconds: config.SEARCH_READ_CONSISTENCY / 1000,
+  });
 } catch (err) {
   logger.fatal({ err }, 'cannot open the search indexes');
   await telemetry.shutdown();
   process.exit(1);
 }
-const search = await startSearch({ backends, identityKey: config.QUARRY_IDENTITY_KEY, logger, host: config.HOST, port: config.PORT });
+const search = await startSearch({
+  backends,
+  identityKey: config.QUARRY_IDENTITY_KEY,
+  logger,
+  host: config.HOST,
+  port: config.PORT,
+});
 logger.info({ address: search.address, engines: backends.describe }, 'search listening');
 
 closeWithGrace({ delay: 15_000, logger }, async ({ err }) => {

@@ -17,7 +17,11 @@ export interface SearchRuntimeOptions {
 
 /** Builds the server over the given backends and listens. Used by `main.ts` and by `quarry start`. */
 export async function startSearch(options: SearchRuntimeOptions) {
-  const server = buildServer({ backends: options.backends, logger: options.logger, verifier: createIdentityVerifier({ key: options.identityKey }) });
+  const server = buildServer({
+    backends: options.backends,
+    logger: options.logger,
+    verifier: createIdentityVerifier({ key: options.identityKey }),
+  });
   // The backends stay open: their owner (main.ts or quarry start) closes them.
   return listenService(server, options.host, options.port);
 }

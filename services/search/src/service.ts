@@ -4,7 +4,13 @@ import type { Logger } from 'pino';
 import { artifactTypeFilter, queryTypeToProto, sourceTableFilter, sourceTableToProto } from './enums.js';
 import { searchErrors, type SearchLeg } from './errors.js';
 import { buildHybridSearch, type HybridSearchRequest, type HybridSearchResponse } from './hybrid.js';
-import { EmbedderMismatchError, type ChunkFilters, type Embedder, type SearchBackends, type SearchScope } from '@quarry/search-index';
+import {
+  EmbedderMismatchError,
+  type ChunkFilters,
+  type Embedder,
+  type SearchBackends,
+  type SearchScope,
+} from '@quarry/search-index';
 
 export interface SearchServiceDeps {
   /** Opened and closed by the caller (one set may be shared with an in-process indexer). */
@@ -46,7 +52,10 @@ function tagged(backends: SearchServiceDeps['backends']) {
   };
   return {
     bm25: { search: (query: string, scope: SearchScope) => onLeg('keyword index', () => bm25.search(query, scope)) },
-    vectors: { embedder: vectors.embedder, search: (vector: number[], scope: SearchScope) => onLeg('vector index', () => vectors.search(vector, scope)) },
+    vectors: {
+      embedder: vectors.embedder,
+      search: (vector: number[], scope: SearchScope) => onLeg('vector index', () => vectors.search(vector, scope)),
+    },
     embedder: taggedEmbedder,
   };
 }
@@ -55,9 +64,11 @@ function tagged(backends: SearchServiceDeps['backends']) {
 export function toHybridRequest(req: searchV1.SearchSourcesRequest, orgId: string): HybridSearchRequest {
   const query = req.query.trim();
   if (query === '') throw searchErrors.INVALID_ARGUMENT({ field: 'query', rule: 'must contain words to search for' });
-  if (query.length > MAX_QUERY_LENGTH) throw searchErrors.INVALID_ARGUMENT({ field: 'query', rule: `must be at most ${MAX_QUERY_LENGTH} characters` });
+  if (query.length > MAX_QUERY_LENGTH)
+    throw searchErrors.INVALID_ARGUMENT({ field: 'query', rule: `must be at most ${MAX_QUERY_LENGTH} characters` });
   const limit = req.limit ?? 10;
-  if (!Number.isInteger(limit) || limit < 1 || limit > 50) throw searchErrors.INVALID_ARGUMENT({ field: 'limit', rule: 'must be between 1 and 50 (default 10)' });
+  if (!Number.isInteger(limit) || limit < 1 || limit > 50)
+    throw searchErrors.INVALID_ARGUMENT({ field: 'limit', rule: 'must be between 1 and 50 (default 10)' });
 
   const filters: ChunkFilters = {};
   const sourceTable = sourceTableFilter(req.sourceTable);
@@ -65,15 +76,21 @@ export function toHybridRequest(req: searchV1.SearchSourcesRequest, orgId: strin
   const artifactType = artifactTypeFilter(req.artifactType);
   if (artifactType) filters.artifactType = artifactType;
   if (req.planId !== undefined) {
-    if (!UUID.test(req.planId)) throw searchErrors.INVALID_ARGUMENT({ field: 'planId', rule: 'must be a plan ID (a UUID)' });
+    if (!UUID.test(req.planId))
+      throw searchErrors.INVALID_ARGUMENT({ field: 'planId', rule: 'must be a plan ID (a UUID)' });
     filters.planId = req.planId.toLowerCase();
   }
   if (req.tags.length > 0) {
-    if (req.tags.length > MAX_TAGS) throw searchErrors.INVALID_ARGUMENT({ field: 'tags', rule: `may list at most ${MAX_TAGS} tags` });
+    if (req.tags.length > MAX_TAGS)
+      throw searchErrors.INVALID_ARGUMENT({ field: 'tags', rule: `may list at most ${MAX_TAGS} tags` });
     if (req.tags.some((t) => t.trim() === '' || t.length > MAX_TAG_LENGTH)) {
-      throw searchErrors.INVALID_ARGUMENT({ field: 'tags', rule: `must each be 1 to ${MAX_TAG_LENGTH} characters, not blank` });
+      throw searchErrors.INVALID_ARGUMENT({
+        field: 'tags',
+        rule: `must each be 1 to ${MAX_TAG_LENGTH} characters, not blank`,
+      });
     }
-    if (new Set(req.tags).size !== req.tags.length) throw searchErrors.INVALID_ARGUMENT({ field: 'tags', rule: 'must not repeat a tag' });
+    if (new Set(req.tags).size !== req.tags.length)
+      throw searchErrors.INVALID_ARGUMENT({ field: 'tags', rule: 'must not repeat a tag' });
     filters.tags = [...req.tags];
   }
   return { orgId, query, limit, filters };
@@ -112,11 +129,21 @@ export function createSearchService(deps: SearchServiceDeps): searchV1.SearchSer
   function failure(error: unknown, ctx: CallContext): unknown {
     if (error instanceof EmbedderMismatchError) {
       deps.logger.error({ err: error, requestId: ctx.identity.requestId }, 'search index and embedder do not match');
-      return searchErrors.INDEX_EMBEDDER_MISMATCH({ index: error.stored, configured: error.requested }, { cause: error });
+      return searchErrors.INDEX_EMBEDDER_MISMATCH(
+        { index: error.stored, configured: error.requested },
+        { cause: error },
+      );
     }
-    if (error instanceof RangeError) return searchErrors.INVALID_ARGUMENT({ field: 'limit', rule: 'must be between 1 and 50 (default 10)' }, { cause: error });
+    if (error instanceof RangeError)
+      return searchErrors.INVALID_ARGUMENT(
+        { field: 'limit', rule: 'must be between 1 and 50 (default 10)' },
+        { cause: error },
+      );
     if (error instanceof LegFailure) {
-      deps.logger.error({ err: error.cause, leg: error.leg, requestId: ctx.identity.requestId }, 'search engine failed');
+      deps.logger.error(
+        { err: error.cause, leg: error.leg, requestId: ctx.identity.requestId },
+        'search engine failed',
+      );
       return searchErrors.SEARCH_UNAVAILABLE({ leg: error.leg }, { details: { leg: error.leg }, cause: error.cause });
     }
     return error; // a bug: the gRPC server logs it and answers INTERNAL

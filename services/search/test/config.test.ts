@@ -7,15 +7,32 @@ const KEY = 'k'.repeat(40);
 describe('the search service configuration', () => {
   it('has defaults for everything but the identity key', () => {
     const config = loadSearchConfig({ QUARRY_IDENTITY_KEY: KEY });
-    expect(config).toMatchObject({ HOST: '127.0.0.1', PORT: 50053, LOG_LEVEL: 'info', SEARCH_READ_CONSISTENCY: 1000, OPENSEARCH_INDEX: 'quarry-chunks', QDRANT_COLLECTION: 'quarry_chunks' });
+    expect(config).toMatchObject({
+      HOST: '127.0.0.1',
+      PORT: 50053,
+      LOG_LEVEL: 'info',
+      SEARCH_READ_CONSISTENCY: 1000,
+      OPENSEARCH_INDEX: 'quarry-chunks',
+      QDRANT_COLLECTION: 'quarry_chunks',
+    });
     expect(config.OPENSEARCH_URL).toBeUndefined();
     expect(config.EMBEDDINGS_URL).toBeUndefined();
-    expect(loadSearchConfig({ QUARRY_IDENTITY_KEY: KEY, SEARCH_READ_CONSISTENCY: '250ms' }).SEARCH_READ_CONSISTENCY).toBe(250);
+    expect(
+      loadSearchConfig({ QUARRY_IDENTITY_KEY: KEY, SEARCH_READ_CONSISTENCY: '250ms' }).SEARCH_READ_CONSISTENCY,
+    ).toBe(250);
   });
 
   it.each([
-    ['EMBEDDINGS_URL without EMBEDDINGS_MODEL', { EMBEDDINGS_URL: 'http://127.0.0.1:11434' }, 'EMBEDDINGS_MODEL: is required when EMBEDDINGS_URL is set'],
-    ['an engine URL without its scheme', { OPENSEARCH_URL: 'opensearch:9200' }, 'OPENSEARCH_URL: must be an http:// or https:// URL'],
+    [
+      'EMBEDDINGS_URL without EMBEDDINGS_MODEL',
+      { EMBEDDINGS_URL: 'http://127.0.0.1:11434' },
+      'EMBEDDINGS_MODEL: is required when EMBEDDINGS_URL is set',
+    ],
+    [
+      'an engine URL without its scheme',
+      { OPENSEARCH_URL: 'opensearch:9200' },
+      'OPENSEARCH_URL: must be an http:// or https:// URL',
+    ],
     ['a URL that is not one', { QDRANT_URL: 'qdrant' }, 'QDRANT_URL'],
     ['a bad embeddings URL', { EMBEDDINGS_URL: 'not a url', EMBEDDINGS_MODEL: 'm' }, 'EMBEDDINGS_URL'],
     ['a dimension that is not a positive integer', { EMBEDDINGS_DIMENSION: '-3' }, 'EMBEDDINGS_DIMENSION'],

@@ -1,5 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
-import { createLocalEmbedder, embedLexical, planUpsert, planUpsertMany, prepareSource, sourceKeyString, type ChunkHit } from '@quarry/search-index';
+import {
+  createLocalEmbedder,
+  embedLexical,
+  planUpsert,
+  planUpsertMany,
+  prepareSource,
+  sourceKeyString,
+  type ChunkHit,
+} from '@quarry/search-index';
 import { classifyQuery, fuse, FUSION_WEIGHTS, snippet } from '../src/index.js';
 
 const meta = { orgId: 'org-a', sourceTable: 'research_artifact', sourceId: 's1', title: 'T', tags: ['b', 'a', 'b'] };
@@ -10,9 +18,15 @@ describe('prepareSource / planUpsert', () => {
     expect(a.tags).toEqual(['a', 'b']);
     expect(a.chunks).toHaveLength(1);
     expect(prepareSource(meta, 'Some text about lakes.')).toEqual(a);
-    expect(prepareSource({ ...meta, tags: ['a', 'b'] }, 'Some text about lakes.').chunks[0]!.contentHash).toBe(a.chunks[0]!.contentHash);
-    expect(prepareSource({ ...meta, title: 'U' }, 'Some text about lakes.').chunks[0]!.contentHash).not.toBe(a.chunks[0]!.contentHash);
-    expect(prepareSource({ ...meta, planId: 'p' }, 'Some text about lakes.').chunks[0]!.contentHash).not.toBe(a.chunks[0]!.contentHash);
+    expect(prepareSource({ ...meta, tags: ['a', 'b'] }, 'Some text about lakes.').chunks[0]!.contentHash).toBe(
+      a.chunks[0]!.contentHash,
+    );
+    expect(prepareSource({ ...meta, title: 'U' }, 'Some text about lakes.').chunks[0]!.contentHash).not.toBe(
+      a.chunks[0]!.contentHash,
+    );
+    expect(prepareSource({ ...meta, planId: 'p' }, 'Some text about lakes.').chunks[0]!.contentHash).not.toBe(
+      a.chunks[0]!.contentHash,
+    );
   });
 
   it('writes only new or changed chunks and removes chunks the source lost', () => {
@@ -31,14 +45,28 @@ describe('prepareSource / planUpsert', () => {
     expect(plan.write.map((c) => c.chunkNo)).toEqual([1, 2]);
     expect(plan.remove).toEqual([3, 4]);
     expect(plan.report).toEqual({ inserted: 1, updated: 1, deleted: 2, unchanged: 1 });
-    expect(planUpsert(new Map(chunks.map((c) => [c.chunkNo, c.contentHash])), chunks).report).toEqual({ inserted: 0, updated: 0, deleted: 0, unchanged: 3 });
+    expect(planUpsert(new Map(chunks.map((c) => [c.chunkNo, c.contentHash])), chunks).report).toEqual({
+      inserted: 0,
+      updated: 0,
+      deleted: 0,
+      unchanged: 3,
+    });
   });
 
   it('plans many sources against one hash read: writes with their source, removals per source, one report each', () => {
     const a = prepareSource({ orgId: 'o1', sourceTable: 't', sourceId: 's', title: 'A' }, 'Alpha text.');
     const b = prepareSource({ orgId: 'o2', sourceTable: 't', sourceId: 's', title: 'B' }, 'Beta text.'); // same id, other org
     // Only a (org o1) has chunks stored; b has the same table and id in org o2: nothing of a's is b's.
-    const stored = new Map([[sourceKeyString(a), new Map([[0, a.chunks[0]!.contentHash], [1, 'gone'], [2, 'gone']])]]);
+    const stored = new Map([
+      [
+        sourceKeyString(a),
+        new Map([
+          [0, a.chunks[0]!.contentHash],
+          [1, 'gone'],
+          [2, 'gone'],
+        ]),
+      ],
+    ]);
     const plan = planUpsertMany(stored, [a, b]);
     expect(plan.writes).toEqual([{ source: b, chunk: b.chunks[0] }]);
     expect(plan.writes[0]!.chunk).toBe(b.chunks[0]); // the source's own object
@@ -47,11 +75,15 @@ describe('prepareSource / planUpsert', () => {
       { inserted: 0, updated: 0, deleted: 2, unchanged: 1 },
       { inserted: 1, updated: 0, deleted: 0, unchanged: 0 },
     ]);
-    expect(() => planUpsertMany(stored, [a, b, { ...a, title: 'again' }])).toThrow(`upsertMany: source ${sourceKeyString(a)} is given more than once`);
+    expect(() => planUpsertMany(stored, [a, b, { ...a, title: 'again' }])).toThrow(
+      `upsertMany: source ${sourceKeyString(a)} is given more than once`,
+    );
   });
 
   it('keys sources unambiguously, whatever their ids contain', () => {
-    expect(sourceKeyString({ orgId: 'o', sourceTable: 't', sourceId: 'a/b' })).not.toBe(sourceKeyString({ orgId: 'o', sourceTable: 't/a', sourceId: 'b' }));
+    expect(sourceKeyString({ orgId: 'o', sourceTable: 't', sourceId: 'a/b' })).not.toBe(
+      sourceKeyString({ orgId: 'o', sourceTable: 't/a', sourceId: 'b' }),
+    );
     expect(sourceKeyString({ orgId: 'o', sourceTable: 't', sourceId: 's' })).toBe('["o","t","s"]');
   });
 });
@@ -123,7 +155,10 @@ describe('fuse (Reciprocal Rank Fusion, k = 60)', () => {
   });
 
   it('collapses chunks to sources; the best chunk (largest RRF term) gives the snippet', () => {
-    const out = fuse([hit('a', 2), hit('a', 5), hit('b', 1)], [hit('b', 7), hit('a', 3)], { queryType: 'semantic', limit: 10 });
+    const out = fuse([hit('a', 2), hit('a', 5), hit('b', 1)], [hit('b', 7), hit('a', 3)], {
+      queryType: 'semantic',
+      limit: 10,
+    });
     const a = out.find((r) => r.sourceId === 'a')!;
     const b = out.find((r) => r.sourceId === 'b')!;
     expect(a.keywordRank).toBe(1);

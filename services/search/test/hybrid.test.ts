@@ -2,7 +2,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createLocalEmbedder, EmbedderMismatchError, openLanceBm25Index, openLanceVectorIndex, prepareSource, type Bm25Index, type VectorIndex } from '@quarry/search-index';
+import {
+  createLocalEmbedder,
+  EmbedderMismatchError,
+  openLanceBm25Index,
+  openLanceVectorIndex,
+  prepareSource,
+  type Bm25Index,
+  type VectorIndex,
+} from '@quarry/search-index';
 import { buildHybridSearch, type HybridSearchRequest, type HybridSearchResponse } from '../src/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'quarry-search-hybrid-'));
@@ -11,7 +19,8 @@ let bm25: Bm25Index;
 let vectors: VectorIndex;
 let search: (r: HybridSearchRequest) => Promise<HybridSearchResponse>;
 
-const filler = (n: number): string => Array.from({ length: n }, (_, i) => `Unrelated filler sentence ${i} about the weather.`).join(' ');
+const filler = (n: number): string =>
+  Array.from({ length: n }, (_, i) => `Unrelated filler sentence ${i} about the weather.`).join(' ');
 
 beforeAll(async () => {
   bm25 = await openLanceBm25Index({ dir });
@@ -22,9 +31,20 @@ beforeAll(async () => {
     const v = await embedder.embed(s.chunks.map((c) => c.text));
     await vectors.upsert({ ...s, chunks: s.chunks.map((c, i) => ({ ...c, vector: v[i]! })) });
   };
-  await put('org-a', 'outbox', 'Outbox design', `${filler(60)} The transactional outbox relay publishes content events to Kafka exactly once per change. ${filler(60)}`, { planId: 'p1' });
+  await put(
+    'org-a',
+    'outbox',
+    'Outbox design',
+    `${filler(60)} The transactional outbox relay publishes content events to Kafka exactly once per change. ${filler(60)}`,
+    { planId: 'p1' },
+  );
   await put('org-a', 'latency', 'Latency notes', 'Search latency was measured at p95 for ten thousand chunks.');
-  await put('org-b', 'secret', 'Outbox secrets', 'Org B also writes about the outbox relay and Kafka events, many many times: outbox outbox outbox.');
+  await put(
+    'org-b',
+    'secret',
+    'Outbox secrets',
+    'Org B also writes about the outbox relay and Kafka events, many many times: outbox outbox outbox.',
+  );
   search = buildHybridSearch({ bm25, vectors, embedder });
 });
 afterAll(async () => {
@@ -37,7 +57,16 @@ describe('hybrid search (RRF over both legs)', () => {
   it('returns per-source results in the search_sources shape with a snippet from the best chunk', async () => {
     const r = await search({ orgId: 'org-a', query: 'outbox relay kafka' });
     expect(r).toMatchObject({ query: 'outbox relay kafka', queryType: 'balanced' });
-    expect(r.results[0]).toMatchObject({ id: 'outbox', sourceId: 'outbox', sourceTable: 'research_artifact', title: 'Outbox design', inKeyword: true, inSemantic: true, keywordRank: 1, semanticRank: 1 });
+    expect(r.results[0]).toMatchObject({
+      id: 'outbox',
+      sourceId: 'outbox',
+      sourceTable: 'research_artifact',
+      title: 'Outbox design',
+      inKeyword: true,
+      inSemantic: true,
+      keywordRank: 1,
+      semanticRank: 1,
+    });
     expect(r.results[0]!.rrfScore).toBeCloseTo(1 / 61 + 0.25 / 61, 12); // lexical embedder: LEXICAL_FUSION_WEIGHTS
     expect(r.results[0]!.textSnippet).toContain('outbox relay publishes content events to Kafka');
     expect(r.results.filter((x) => x.sourceId === 'outbox')).toHaveLength(1);
@@ -61,7 +90,10 @@ describe('hybrid search (RRF over both legs)', () => {
   it('uses the query-type weights (FUSION_WEIGHTS) when the embedder is semantic', async () => {
     const local = createLocalEmbedder({ dimension: 256 });
     const semantic = { identity: local.identity, embed: local.embed }; // same vectors, not flagged lexical
-    const r = await buildHybridSearch({ bm25, vectors, embedder: semantic })({ orgId: 'org-a', query: 'outbox relay kafka' });
+    const r = await buildHybridSearch({ bm25, vectors, embedder: semantic })({
+      orgId: 'org-a',
+      query: 'outbox relay kafka',
+    });
     expect(r.queryType).toBe('balanced');
     expect(r.results[0]!.rrfScore).toBeCloseTo(1 / 61 + 1 / 61, 12);
   });

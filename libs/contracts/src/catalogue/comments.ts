@@ -1,4 +1,12 @@
-import type { DescEnum, DescField, DescFile, DescMessage, DescMethod, DescOneof, DescService } from '@bufbuild/protobuf';
+import type {
+  DescEnum,
+  DescField,
+  DescFile,
+  DescMessage,
+  DescMethod,
+  DescOneof,
+  DescService,
+} from '@bufbuild/protobuf';
 import type { SourceCodeInfo_Location } from '@bufbuild/protobuf/wkt';
 
 /** Anything whose proto comment can become a description. */

@@ -13,7 +13,14 @@ import {
 } from '@bufbuild/protobuf';
 import { FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
 import { createCommentReader } from './comments.js';
-import { gatewayFieldRole, messageToJsonSchema, SchemaError, type FieldConstraints, type OneofConstraints, type SchemaSources } from './schema.js';
+import {
+  gatewayFieldRole,
+  messageToJsonSchema,
+  SchemaError,
+  type FieldConstraints,
+  type OneofConstraints,
+  type SchemaSources,
+} from './schema.js';
 import type { GatewayFields, ToolAnnotations, ToolDefinition } from './types.js';
 
 /**
@@ -48,7 +55,8 @@ export function deriveCatalogue(descriptorSet: Uint8Array): ToolDefinition[] {
   const byName = new Map<string, DescMethod[]>();
   for (const { tool, method } of tools) byName.set(tool.name, [...(byName.get(tool.name) ?? []), method]);
   for (const [name, methods] of byName) {
-    if (methods.length > 1) problems.push(`tool name "${name}" is used by more than one rpc: ${methods.map(rpcName).join(', ')}`);
+    if (methods.length > 1)
+      problems.push(`tool name "${name}" is used by more than one rpc: ${methods.map(rpcName).join(', ')}`);
   }
 
   if (problems.length > 0) {
@@ -79,7 +87,9 @@ function deriveTool(method: DescMethod, options: ToolOptions, sources: SchemaSou
   const hints = options.annotations ?? {};
 
   if (!TOOL_NAME_PATTERN.test(name)) {
-    problems.push(`tool name ${JSON.stringify(name)} must be snake_case matching ${TOOL_NAME_PATTERN.source} (at most 64 characters)`);
+    problems.push(
+      `tool name ${JSON.stringify(name)} must be snake_case matching ${TOOL_NAME_PATTERN.source} (at most 64 characters)`,
+    );
   }
   if (method.methodKind !== 'unary') {
     problems.push(`is ${method.methodKind.replace('_', '-')}; a tool call is exactly one unary call`);
@@ -130,8 +140,10 @@ function gatewayFieldsOf(method: DescMethod, problems: string[]): GatewayFields 
       const role = gatewayFieldRole(field);
       if (!role) continue;
       const expected = role === 'clientSampling' ? 'request' : 'response';
-      if (side !== expected) problems.push(`${field.message!.typeName} (field ${field.name}) belongs in the ${expected}, not the ${side}`);
-      else if (field.fieldKind !== 'message') problems.push(`${field.message!.typeName} (field ${field.name}) must be a singular field`);
+      if (side !== expected)
+        problems.push(`${field.message!.typeName} (field ${field.name}) belongs in the ${expected}, not the ${side}`);
+      else if (field.fieldKind !== 'message')
+        problems.push(`${field.message!.typeName} (field ${field.name}) must be a singular field`);
       else if (fields[role]) problems.push(`has more than one ${field.message!.typeName} field`);
       else fields[role] = field.jsonName;
     }
@@ -139,7 +151,9 @@ function gatewayFieldsOf(method: DescMethod, problems: string[]): GatewayFields 
   collect(method.input, 'request');
   collect(method.output, 'response');
   if (fields.samplingRequest && !fields.clientSampling) {
-    problems.push('a response with a quarry.mcp.v1.SamplingRequest needs a quarry.mcp.v1.ClientSampling request field (the answer comes back in it)');
+    problems.push(
+      'a response with a quarry.mcp.v1.SamplingRequest needs a quarry.mcp.v1.ClientSampling request field (the answer comes back in it)',
+    );
   }
   return Object.keys(fields).length > 0 ? fields : undefined;
 }

@@ -63,7 +63,9 @@ export function generateContracts({ repoRoot, mode }: GenerateOptions): Generate
 
 /** One line per change, for people: what is stale and how to fix it. */
 export function describeChanges(changes: readonly FileChange[]): string {
-  return changes.map((c) => `  ${c.kind.padEnd(7)} ${GEN_DIR}/${c.path}${c.detail ? `\n          ${c.detail}` : ''}`).join('\n');
+  return changes
+    .map((c) => `  ${c.kind.padEnd(7)} ${GEN_DIR}/${c.path}${c.detail ? `\n          ${c.detail}` : ''}`)
+    .join('\n');
 }
 
 function readTree(root: string): Map<string, Buffer> {
@@ -86,7 +88,8 @@ function compareTrees(current: Map<string, Buffer>, wanted: Map<string, Buffer>)
   for (const [path, content] of wanted) {
     const existing = current.get(path);
     if (!existing) changes.push({ path, kind: 'added' });
-    else if (!existing.equals(content)) changes.push({ path, kind: 'changed', detail: firstDifference(existing, content) });
+    else if (!existing.equals(content))
+      changes.push({ path, kind: 'changed', detail: firstDifference(existing, content) });
   }
   for (const path of current.keys()) if (!wanted.has(path)) changes.push({ path, kind: 'removed' });
   return changes.sort((a, b) => (a.path < b.path ? -1 : 1));
@@ -97,7 +100,8 @@ function firstDifference(current: Buffer, wanted: Buffer): string {
   const b = wanted.toString('utf8').split('\n');
   let line = 0;
   while (line < a.length && line < b.length && a[line] === b[line]) line++;
-  const clip = (s: string | undefined) => (s === undefined ? '(end of file)' : JSON.stringify(s.length > 100 ? `${s.slice(0, 100)}…` : s));
+  const clip = (s: string | undefined) =>
+    s === undefined ? '(end of file)' : JSON.stringify(s.length > 100 ? `${s.slice(0, 100)}…` : s);
   return `line ${line + 1}: has ${clip(a[line])}, protos give ${clip(b[line])}`;
 }
 

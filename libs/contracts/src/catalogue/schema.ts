@@ -128,7 +128,9 @@ function isRequired(field: DescField, state: State): boolean {
       return implicit;
     case 'enum':
       // The codec leaves out an enum field whose value is *_UNSPECIFIED ("not set").
-      return implicit && (field.enum.typeName === NULL_VALUE_ENUM || enumValueNames(field.enum).some((v) => v.number === 0));
+      return (
+        implicit && (field.enum.typeName === NULL_VALUE_ENUM || enumValueNames(field.enum).some((v) => v.number === 0))
+      );
     case 'message':
       return false;
   }
@@ -159,7 +161,11 @@ function fieldSchema(field: DescField, state: State): JsonSchema {
   if (state.mode === 'input') applyConstraints(field, schema, state.sources.fieldConstraints(field));
   // Without a field comment, an inlined message or an enum lends its own (never a well-known
   // type's: those are essays on protobuf, not on the field).
-  const inlined = field.fieldKind === 'message' && !wellKnownSchema(field.message.typeName) && !state.recursive.has(field.message) && field.message !== state.root;
+  const inlined =
+    field.fieldKind === 'message' &&
+    !wellKnownSchema(field.message.typeName) &&
+    !state.recursive.has(field.message) &&
+    field.message !== state.root;
   const description =
     state.sources.describe(field) ??
     (inlined ? state.sources.describe(field.message!) : field.enum ? state.sources.describe(field.enum) : undefined);
@@ -238,7 +244,9 @@ function oneofKeywords(oneofs: readonly DescOneof[], state: State): MutableSchem
 // Tells models in words what the oneof keywords say, on each member.
 function oneofHint(oneof: DescOneof, state: State): string {
   const names = oneof.fields.map((f) => f.jsonName).join(', ');
-  return state.sources.oneofConstraints(oneof)?.required ? `Set exactly one of ${names}.` : `Set at most one of ${names}.`;
+  return state.sources.oneofConstraints(oneof)?.required
+    ? `Set exactly one of ${names}.`
+    : `Set at most one of ${names}.`;
 }
 
 const INT32 = { minimum: -2147483648, maximum: 2147483647 };
@@ -347,13 +355,17 @@ function applyConstraints(field: DescField, schema: MutableSchema, c: FieldConst
     throw new SchemaError(`field ${field.parent.typeName}.${field.name}: ${problem}`);
   };
   const has = (keys: readonly (keyof FieldConstraints)[]) => keys.filter((k) => c[k] !== undefined && c[k] !== false);
-  const element = (field.fieldKind === 'list' ? schema.items : field.fieldKind === 'map' ? schema.additionalProperties : schema) as MutableSchema;
-  const scalar = field.fieldKind === 'scalar' || field.fieldKind === 'list' || field.fieldKind === 'map' ? field.scalar : undefined;
+  const element = (
+    field.fieldKind === 'list' ? schema.items : field.fieldKind === 'map' ? schema.additionalProperties : schema
+  ) as MutableSchema;
+  const scalar =
+    field.fieldKind === 'scalar' || field.fieldKind === 'list' || field.fieldKind === 'map' ? field.scalar : undefined;
 
   const stringKeys = has(STRING_KEYS);
   if (stringKeys.length > 0) {
     if (scalar !== ScalarType.STRING) fail(`${stringKeys.join(', ')} only apply to string fields`);
-    if (c.format !== undefined && !FORMATS.includes(c.format)) fail(`format "${c.format}" is not one of ${FORMATS.join(', ')}`);
+    if (c.format !== undefined && !FORMATS.includes(c.format))
+      fail(`format "${c.format}" is not one of ${FORMATS.join(', ')}`);
     if (c.pattern !== undefined) {
       try {
         new RegExp(c.pattern, 'u');
@@ -366,12 +378,19 @@ function applyConstraints(field: DescField, schema: MutableSchema, c: FieldConst
 
   const numberKeys = has(NUMBER_KEYS);
   if (numberKeys.length > 0) {
-    if (scalar === undefined || scalar === ScalarType.STRING || scalar === ScalarType.BOOL || scalar === ScalarType.BYTES) {
+    if (
+      scalar === undefined ||
+      scalar === ScalarType.STRING ||
+      scalar === ScalarType.BOOL ||
+      scalar === ScalarType.BYTES
+    ) {
       fail(`${numberKeys.join(', ')} only apply to numeric fields`);
     }
     // Integer types already carry their bounds; keep the tighter of the two.
-    if (c.minimum !== undefined) element.minimum = Math.max(c.minimum, (element.minimum as number | undefined) ?? -Infinity);
-    if (c.maximum !== undefined) element.maximum = Math.min(c.maximum, (element.maximum as number | undefined) ?? Infinity);
+    if (c.minimum !== undefined)
+      element.minimum = Math.max(c.minimum, (element.minimum as number | undefined) ?? -Infinity);
+    if (c.maximum !== undefined)
+      element.maximum = Math.min(c.maximum, (element.maximum as number | undefined) ?? Infinity);
     if (c.exclusiveMinimum !== undefined) element.exclusiveMinimum = c.exclusiveMinimum;
     if (c.exclusiveMaximum !== undefined) element.exclusiveMaximum = c.exclusiveMaximum;
   }
@@ -385,11 +404,14 @@ function applyConstraints(field: DescField, schema: MutableSchema, c: FieldConst
   const propertyKeys = has(PROPERTY_KEYS);
   if (propertyKeys.length > 0) {
     const isStruct = field.fieldKind === 'message' && field.message.typeName === 'google.protobuf.Struct';
-    if (field.fieldKind !== 'map' && !isStruct) fail(`${propertyKeys.join(', ')} only apply to map and google.protobuf.Struct fields`);
+    if (field.fieldKind !== 'map' && !isStruct)
+      fail(`${propertyKeys.join(', ')} only apply to map and google.protobuf.Struct fields`);
     for (const key of propertyKeys) schema[key] = c[key];
   }
 
   if (c.required && (!['message', 'list', 'map'].includes(field.fieldKind) || field.oneof)) {
-    fail('required only applies to message, repeated and map fields outside a oneof (scalars without `optional` are required already; use (quarry.mcp.v1.oneof).required for a oneof)');
+    fail(
+      'required only applies to message, repeated and map fields outside a oneof (scalars without `optional` are required already; use (quarry.mcp.v1.oneof).required for a oneof)',
+    );
   }
 }

@@ -13,7 +13,10 @@ const mcpProtos = ['options.proto', 'sampling.proto'].map((name) => join(repoRoo
  * quarry/mcp/v1 protos (options, sampling), and returns its FileDescriptorSet with source info, exactly as
  * the generator builds proto/. With `lint`, `buf lint` (STANDARD) must pass first.
  */
-export function buildModule(files: Record<string, string> | { copyFrom: string }, options: { lint?: boolean } = {}): Uint8Array {
+export function buildModule(
+  files: Record<string, string> | { copyFrom: string },
+  options: { lint?: boolean } = {},
+): Uint8Array {
   const dir = mkdtempSync(join(tmpdir(), 'quarry-fixture-'));
   try {
     if ('copyFrom' in files) cpSync(files.copyFrom, dir, { recursive: true });

@@ -1,7 +1,21 @@
 // Cost of the identity hop, run with `npm run bench` (not part of `npm test`: timings vary).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createGrpcClient, createIdentitySigner, createIdentityVerifier, createRawClient, type GrpcClient } from '../../src/index.js';
-import { alice, EchoServiceClient, EchoServiceService, gatewaySigner, KEY, startEcho, type EchoFixture } from '../fixtures/echo.js';
+import {
+  createGrpcClient,
+  createIdentitySigner,
+  createIdentityVerifier,
+  createRawClient,
+  type GrpcClient,
+} from '../../src/index.js';
+import {
+  alice,
+  EchoServiceClient,
+  EchoServiceService,
+  gatewaySigner,
+  KEY,
+  startEcho,
+  type EchoFixture,
+} from '../fixtures/echo.js';
 
 const N = 20_000;
 const results: string[] = [];
@@ -21,14 +35,18 @@ afterAll(() => {
 
 it('a cached signature is far cheaper than signing', async () => {
   const signer = createIdentitySigner({ key: KEY, issuer: 'gateway' });
-  const signed = await perCall('sign (new principal every call)', N, (i) => signer.sign({ ...alice, tokenId: `t${i}` }));
+  const signed = await perCall('sign (new principal every call)', N, (i) =>
+    signer.sign({ ...alice, tokenId: `t${i}` }),
+  );
   const cached = await perCall('sign (cached, same principal)', N, () => signer.sign(alice));
   expect(cached * 5).toBeLessThan(signed);
 });
 
 it('a repeated token is far cheaper to verify than a new one', async () => {
   const signer = createIdentitySigner({ key: KEY, issuer: 'gateway' });
-  const tokens = await Promise.all(Array.from({ length: N + 2_000 }, (_, i) => signer.sign({ ...alice, tokenId: `v${i}` })));
+  const tokens = await Promise.all(
+    Array.from({ length: N + 2_000 }, (_, i) => signer.sign({ ...alice, tokenId: `v${i}` })),
+  );
   const verifier = createIdentityVerifier({ key: KEY });
   const fresh = await perCall('verify (new token every call)', N, (i) => verifier.verify(tokens[i]!));
   const again = await perCall('verify (token seen before)', N, (i) => verifier.verify(tokens[i % 100]!));
@@ -80,9 +98,11 @@ describe('the raw client against a grpc-js channel (ADR 0017)', () => {
   async function cpuPerCall(label: string, call: () => Promise<unknown>): Promise<number> {
     const run = async (n: number) => {
       let left = n;
-      await Promise.all(Array.from({ length: 32 }, async () => {
-        while (left-- > 0) await call();
-      }));
+      await Promise.all(
+        Array.from({ length: 32 }, async () => {
+          while (left-- > 0) await call();
+        }),
+      );
     };
     await run(3_000);
     const before = process.cpuUsage();
@@ -99,8 +119,12 @@ describe('the raw client against a grpc-js channel (ADR 0017)', () => {
     const raw = createRawClient(echo.address, { signer: gatewaySigner() });
     const bytes = EchoServiceService.echo.requestSerialize({ text: 'x' });
     const signal = new AbortController().signal;
-    const viaChannel = await cpuPerCall('grpc-js channel + server, c32', () => typed.call('echo', { text: 'x' }, { identity: alice, signal }));
-    const viaRaw = await cpuPerCall('raw client (node:http2) + server, c32', () => raw.unary(EchoServiceService.echo.path, bytes, { identity: alice, signal }));
+    const viaChannel = await cpuPerCall('grpc-js channel + server, c32', () =>
+      typed.call('echo', { text: 'x' }, { identity: alice, signal }),
+    );
+    const viaRaw = await cpuPerCall('raw client (node:http2) + server, c32', () =>
+      raw.unary(EchoServiceService.echo.path, bytes, { identity: alice, signal }),
+    );
     results.push(`raw ÷ grpc-js channel                           ${(viaRaw / viaChannel).toFixed(2)} ×`);
     typed.close();
     raw.close();

@@ -1,7 +1,28 @@
 import * as lancedb from '@lancedb/lancedb';
 import { Field, FixedSizeList, Float32, Int32, List, Schema, Utf8 } from 'apache-arrow';
-import { carriedVectors, checkVectors, chunkDocument, chunkHitOf, chunkId, groupKeys, planUpsertMany, requestVectors, sourceKeyString } from '../core/source.js';
-import type { Bm25Index, ChunkFilters, ChunkHit, EmbedderIdentity, IndexedChunk, IndexedSource, SearchScope, SourceKey, UpsertReport, VectorIndex } from '../types.js';
+import {
+  carriedVectors,
+  checkVectors,
+  chunkDocument,
+  chunkHitOf,
+  chunkId,
+  groupKeys,
+  planUpsertMany,
+  requestVectors,
+  sourceKeyString,
+} from '../core/source.js';
+import type {
+  Bm25Index,
+  ChunkFilters,
+  ChunkHit,
+  EmbedderIdentity,
+  IndexedChunk,
+  IndexedSource,
+  SearchScope,
+  SourceKey,
+  UpsertReport,
+  VectorIndex,
+} from '../types.js';
 import { EmbedderMismatchError } from '../types.js';
 
 /**
@@ -69,7 +90,8 @@ export function lanceWhere(orgId: string, filters: ChunkFilters = {}): string {
   if (filters.sourceTable !== undefined) parts.push(`source_table = ${sqlString(filters.sourceTable)}`);
   if (filters.artifactType !== undefined) parts.push(`artifact_type = ${sqlString(filters.artifactType)}`);
   if (filters.planId !== undefined) parts.push(`plan_id = ${sqlString(filters.planId)}`);
-  if (filters.tags && filters.tags.length > 0) parts.push(`array_has_all(tags, [${filters.tags.map(sqlString).join(', ')}])`);
+  if (filters.tags && filters.tags.length > 0)
+    parts.push(`array_has_all(tags, [${filters.tags.map(sqlString).join(', ')}])`);
   return parts.join(' AND ');
 }
 
@@ -86,7 +108,10 @@ function sourceWhere(key: SourceKey): string {
 export function lanceSourcesWhere(keys: readonly SourceKey[]): string {
   const groups = groupKeys(keys);
   const ids = [...new Set(groups.flatMap((g) => g.sourceIds))];
-  const byGroup = groups.map((g) => `(org_id = ${sqlString(g.orgId)} AND source_table = ${sqlString(g.sourceTable)} AND source_id IN (${g.sourceIds.map(sqlString).join(', ')}))`);
+  const byGroup = groups.map(
+    (g) =>
+      `(org_id = ${sqlString(g.orgId)} AND source_table = ${sqlString(g.sourceTable)} AND source_id IN (${g.sourceIds.map(sqlString).join(', ')}))`,
+  );
   return `source_id IN (${ids.map(sqlString).join(', ')}) AND (${byGroup.join(' OR ')})`;
 }
 
@@ -106,7 +131,10 @@ function baseRow(source: IndexedSource, chunk: IndexedChunk): Row {
 
 /** Best first; ties keep source order then chunk order, so ranks are deterministic. */
 function byScore(hits: ChunkHit[]): ChunkHit[] {
-  return hits.sort((a, b) => b.score - a.score || (a.sourceId < b.sourceId ? -1 : a.sourceId > b.sourceId ? 1 : 0) || a.chunkNo - b.chunkNo);
+  return hits.sort(
+    (a, b) =>
+      b.score - a.score || (a.sourceId < b.sourceId ? -1 : a.sourceId > b.sourceId ? 1 : 0) || a.chunkNo - b.chunkNo,
+  );
 }
 
 /** Shared write path: diff by content hash, merge-insert the changed chunks, delete the gone ones. */
@@ -139,14 +167,21 @@ class LanceChunkTable {
       .limit(100_000_000)
       .toArray()) as Row[];
     for (const r of rows) {
-      const key = sourceKeyString({ orgId: String(r.org_id), sourceTable: String(r.source_table), sourceId: String(r.source_id) });
+      const key = sourceKeyString({
+        orgId: String(r.org_id),
+        sourceTable: String(r.source_table),
+        sourceId: String(r.source_id),
+      });
       out.get(key)?.set(Number(r.chunk_no), String(r.content_hash));
     }
     return out;
   }
 
   /** `rows` turns the planned writes into table rows (and may fetch their vectors first). */
-  async upsertMany(sources: readonly IndexedSource[], rows: (writes: { source: IndexedSource; chunk: IndexedChunk }[]) => Promise<Row[]>): Promise<UpsertReport[]> {
+  async upsertMany(
+    sources: readonly IndexedSource[],
+    rows: (writes: { source: IndexedSource; chunk: IndexedChunk }[]) => Promise<Row[]>,
+  ): Promise<UpsertReport[]> {
     const plan = planUpsertMany(await this.hashesMany(sources), sources);
     if (plan.writes.length > 0) {
       const data = await rows(plan.writes);
@@ -162,7 +197,11 @@ class LanceChunkTable {
   private async wrote(rows: number): Promise<void> {
     this.writes++;
     this.rows += rows;
-    if ((this.optimizeEvery > 0 && this.writes >= this.optimizeEvery) || (this.optimizeEveryRows > 0 && this.rows >= this.optimizeEveryRows)) await this.optimize();
+    if (
+      (this.optimizeEvery > 0 && this.writes >= this.optimizeEvery) ||
+      (this.optimizeEveryRows > 0 && this.rows >= this.optimizeEveryRows)
+    )
+      await this.optimize();
   }
 
   async deleteSource(key: SourceKey): Promise<number> {
@@ -185,10 +224,16 @@ class LanceChunkTable {
   }
 }
 
-async function openTable(options: LanceOptions, name: string, schema: Schema): Promise<{ conn: lancedb.Connection; table: lancedb.Table }> {
+async function openTable(
+  options: LanceOptions,
+  name: string,
+  schema: Schema,
+): Promise<{ conn: lancedb.Connection; table: lancedb.Table }> {
   const interval = options.readConsistencyIntervalSeconds;
   const conn = await lancedb.connect(options.dir, interval === undefined ? {} : { readConsistencyInterval: interval });
-  const table = (await conn.tableNames()).includes(name) ? await conn.openTable(name) : await conn.createEmptyTable(name, schema, { mode: 'create', existOk: true });
+  const table = (await conn.tableNames()).includes(name)
+    ? await conn.openTable(name)
+    : await conn.createEmptyTable(name, schema, { mode: 'create', existOk: true });
   // Upserts look up a source's stored hashes; a B-tree on source_id keeps that off a full scan.
   if (!(await table.listIndices()).some((i) => i.columns.includes('source_id'))) {
     await table.createIndex('source_id', { config: lancedb.Index.btree(), replace: true });
@@ -203,13 +248,22 @@ export async function openLanceBm25Index(options: LanceOptions): Promise<LanceBm
   const { conn, table } = await openTable(options, options.table ?? 'chunks_bm25', schema);
   if (!(await table.listIndices()).some((i) => i.columns.includes('fts_text'))) {
     await table.createIndex('fts_text', {
-      config: lancedb.Index.fts({ language: 'English', stem: true, removeStopWords: true, lowercase: true, asciiFolding: true, withPosition: false }),
+      config: lancedb.Index.fts({
+        language: 'English',
+        stem: true,
+        removeStopWords: true,
+        lowercase: true,
+        asciiFolding: true,
+        withPosition: false,
+      }),
       replace: true,
     });
   }
   const store = new LanceChunkTable(conn, table, options);
   const upsertMany = (sources: readonly IndexedSource[]) =>
-    store.upsertMany(sources, async (writes) => writes.map(({ source, chunk }) => ({ ...baseRow(source, chunk), fts_text: `${source.title}\n${chunk.text}` })));
+    store.upsertMany(sources, async (writes) =>
+      writes.map(({ source, chunk }) => ({ ...baseRow(source, chunk), fts_text: `${source.title}\n${chunk.text}` })),
+    );
   return {
     upsertMany,
     upsert: async (s) => (await upsertMany([s]))[0]!,
@@ -235,10 +289,18 @@ export async function openLanceBm25Index(options: LanceOptions): Promise<LanceBm
 
 export type LanceVectorIndex = VectorIndex & { optimize(): Promise<void> };
 
-export async function openLanceVectorIndex(options: LanceOptions & { embedder: EmbedderIdentity }): Promise<LanceVectorIndex> {
+export async function openLanceVectorIndex(
+  options: LanceOptions & { embedder: EmbedderIdentity },
+): Promise<LanceVectorIndex> {
   const { embedder } = options;
   const meta = new Map([[EMBEDDER_METADATA_KEY, JSON.stringify({ id: embedder.id, dimension: embedder.dimension })]]);
-  const schema = new Schema([...baseFields(), new Field('vector', new FixedSizeList(embedder.dimension, new Field('item', new Float32(), true)), false)], meta);
+  const schema = new Schema(
+    [
+      ...baseFields(),
+      new Field('vector', new FixedSizeList(embedder.dimension, new Field('item', new Float32(), true)), false),
+    ],
+    meta,
+  );
   const { conn, table } = await openTable(options, options.table ?? 'chunks_vec', schema);
   const storedRaw = (await table.schema()).metadata.get(EMBEDDER_METADATA_KEY);
   const stored = storedRaw ? (JSON.parse(storedRaw) as EmbedderIdentity) : undefined;
@@ -250,7 +312,11 @@ export async function openLanceVectorIndex(options: LanceOptions & { embedder: E
   const store = new LanceChunkTable(conn, table, options);
   const upsertMany: VectorIndex['upsertMany'] = (sources, vectors) =>
     store.upsertMany(sources, async (writes) => {
-      const got = await requestVectors(vectors, writes.map((w) => w.chunk), embedder);
+      const got = await requestVectors(
+        vectors,
+        writes.map((w) => w.chunk),
+        embedder,
+      );
       return writes.map(({ source, chunk }, i) => ({ ...baseRow(source, chunk), vector: got[i] }));
     });
   return {
@@ -266,7 +332,8 @@ export async function openLanceVectorIndex(options: LanceOptions & { embedder: E
     optimize: () => store.optimize(),
     close: () => store.close(),
     async search(vector: number[], scope: SearchScope): Promise<ChunkHit[]> {
-      if (vector.length !== embedder.dimension) throw new EmbedderMismatchError(embedder, { id: 'query vector', dimension: vector.length });
+      if (vector.length !== embedder.dimension)
+        throw new EmbedderMismatchError(embedder, { id: 'query vector', dimension: vector.length });
       if (!vector.some((x) => x !== 0)) return []; // no features: cosine is undefined
       const rows = (await table
         .query()

@@ -1,6 +1,14 @@
 import { Client } from '@opensearch-project/opensearch';
 import { chunkDocument, chunkHitOf, chunkId, groupKeys, planUpsertMany, sourceKeyString } from '../core/source.js';
-import type { Bm25Index, ChunkFilters, ChunkHit, IndexedSource, SearchScope, SourceKey, UpsertReport } from '../types.js';
+import type {
+  Bm25Index,
+  ChunkFilters,
+  ChunkHit,
+  IndexedSource,
+  SearchScope,
+  SourceKey,
+  UpsertReport,
+} from '../types.js';
 
 /**
  * BM25 index on OpenSearch. One index (default `quarry-chunks`) shaped by an index template:
@@ -30,7 +38,11 @@ export function openSearchIndexTemplate(index: string, shards = 1, replicas = 1)
   return {
     index_patterns: [`${index}*`],
     template: {
-      settings: { number_of_shards: shards, number_of_replicas: replicas, analysis: { analyzer: { default: { type: 'english' } } } },
+      settings: {
+        number_of_shards: shards,
+        number_of_replicas: replicas,
+        analysis: { analyzer: { default: { type: 'english' } } },
+      },
       mappings: {
         _routing: { required: true },
         dynamic: 'strict',
@@ -64,7 +76,15 @@ export function openSearchFilters(orgId: string, filters: ChunkFilters = {}): Re
 }
 
 function sourceFilter(key: SourceKey): Record<string, unknown> {
-  return { bool: { filter: [{ term: { org_id: key.orgId } }, { term: { source_table: key.sourceTable } }, { term: { source_id: key.sourceId } }] } };
+  return {
+    bool: {
+      filter: [
+        { term: { org_id: key.orgId } },
+        { term: { source_table: key.sourceTable } },
+        { term: { source_id: key.sourceId } },
+      ],
+    },
+  };
 }
 
 const RESULT_FIELDS = ['source_table', 'source_id', 'chunk_no', 'title', 'text', 'start_offset', 'end_offset'];
@@ -77,7 +97,10 @@ export async function openOpenSearchBm25Index(options: OpenSearchBm25Options): P
   const { client } = options;
   const index = options.index ?? 'quarry-chunks';
   const refresh = options.refresh ? ('wait_for' as const) : undefined;
-  await client.indices.putIndexTemplate({ name: `${index}-template`, body: openSearchIndexTemplate(index, options.shards, options.replicas) });
+  await client.indices.putIndexTemplate({
+    name: `${index}-template`,
+    body: openSearchIndexTemplate(index, options.shards, options.replicas),
+  });
   const exists = await client.indices.exists({ index });
   if (!exists.body) await client.indices.create({ index });
 
@@ -87,7 +110,9 @@ export async function openOpenSearchBm25Index(options: OpenSearchBm25Options): P
    */
   const hashesMany = async (keys: readonly SourceKey[]): Promise<Map<string, Map<number, string>>> => {
     const out = new Map(keys.map((k) => [sourceKeyString(k), new Map<number, string>()]));
-    const distinct = groupKeys(keys).flatMap((g) => g.sourceIds.map((sourceId) => ({ orgId: g.orgId, sourceTable: g.sourceTable, sourceId })));
+    const distinct = groupKeys(keys).flatMap((g) =>
+      g.sourceIds.map((sourceId) => ({ orgId: g.orgId, sourceTable: g.sourceTable, sourceId })),
+    );
     if (distinct.length === 0) return out;
     const res = await client.msearch({
       body: distinct.flatMap((key) => [
@@ -113,11 +138,15 @@ export async function openOpenSearchBm25Index(options: OpenSearchBm25Options): P
       ops.push(chunkDocument(source, chunk));
     }
     for (const { source, chunkNos } of plan.removes) {
-      for (const no of chunkNos) ops.push({ delete: { _index: index, _id: chunkId(source, no), routing: source.orgId } });
+      for (const no of chunkNos)
+        ops.push({ delete: { _index: index, _id: chunkId(source, no), routing: source.orgId } });
     }
     if (ops.length > 0) {
       const res = await client.bulk({ body: ops, ...(refresh ? { refresh } : {}) });
-      const body = res.body as unknown as { errors: boolean; items: Record<string, { status: number; error?: { type: string; reason: string } }>[] };
+      const body = res.body as unknown as {
+        errors: boolean;
+        items: Record<string, { status: number; error?: { type: string; reason: string } }>[];
+      };
       if (body.errors) {
         const failed = body.items.map((i) => Object.values(i)[0]!).find((r) => r.error && r.status !== 404);
         if (failed) throw new Error(`OpenSearch bulk upsert failed: ${failed.error!.type}: ${failed.error!.reason}`);
@@ -132,7 +161,12 @@ export async function openOpenSearchBm25Index(options: OpenSearchBm25Options): P
     upsertMany,
     upsert: async (source) => (await upsertMany([source]))[0]!,
     async deleteSource(key: SourceKey): Promise<number> {
-      const res = await client.deleteByQuery({ index, routing: key.orgId, body: { query: sourceFilter(key) }, refresh: Boolean(refresh) });
+      const res = await client.deleteByQuery({
+        index,
+        routing: key.orgId,
+        body: { query: sourceFilter(key) },
+        refresh: Boolean(refresh),
+      });
       return Number((res.body as unknown as { deleted?: number }).deleted ?? 0);
     },
     async search(query: string, scope: SearchScope): Promise<ChunkHit[]> {

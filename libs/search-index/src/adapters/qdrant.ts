@@ -1,6 +1,16 @@
 import { createHash } from 'node:crypto';
 import { QdrantClient } from '@qdrant/js-client-rest';
-import { carriedVectors, checkVectors, chunkDocument, chunkHitOf, chunkId, groupKeys, planUpsertMany, requestVectors, sourceKeyString } from '../core/source.js';
+import {
+  carriedVectors,
+  checkVectors,
+  chunkDocument,
+  chunkHitOf,
+  chunkId,
+  groupKeys,
+  planUpsertMany,
+  requestVectors,
+  sourceKeyString,
+} from '../core/source.js';
 import type { ChunkFilters, ChunkHit, EmbedderIdentity, SearchScope, SourceKey, VectorIndex } from '../types.js';
 import { EmbedderMismatchError } from '../types.js';
 
@@ -73,8 +83,13 @@ export async function openQdrantVectorIndex(options: QdrantVectorOptions): Promi
       vectors: { size: embedder.dimension, distance: 'Cosine' },
       metadata: { quarry_embedder: embedder.id, quarry_dimension: embedder.dimension },
     });
-    await client.createPayloadIndex(collection, { field_name: 'org_id', field_schema: { type: 'keyword', is_tenant: true }, wait: true });
-    for (const field of FILTER_FIELDS) await client.createPayloadIndex(collection, { field_name: field, field_schema: 'keyword', wait: true });
+    await client.createPayloadIndex(collection, {
+      field_name: 'org_id',
+      field_schema: { type: 'keyword', is_tenant: true },
+      wait: true,
+    });
+    for (const field of FILTER_FIELDS)
+      await client.createPayloadIndex(collection, { field_name: field, field_schema: 'keyword', wait: true });
   } else {
     const info = await client.getCollection(collection);
     const vectors = info.config.params.vectors as { size?: number } | undefined;
@@ -83,11 +98,14 @@ export async function openQdrantVectorIndex(options: QdrantVectorOptions): Promi
       id: typeof meta.quarry_embedder === 'string' ? meta.quarry_embedder : embedder.id, // servers without collection metadata: size check only
       dimension: Number(vectors?.size ?? 0),
     };
-    if (stored.id !== embedder.id || stored.dimension !== embedder.dimension) throw new EmbedderMismatchError(stored, embedder);
+    if (stored.id !== embedder.id || stored.dimension !== embedder.dimension)
+      throw new EmbedderMismatchError(stored, embedder);
   }
 
   /** Every stored point of the given sources, in as few scroll pages as the filter allows. */
-  const scrollSources = async (keys: readonly SourceKey[]): Promise<{ id: string | number; key: string; chunkNo: number; hash: string }[]> => {
+  const scrollSources = async (
+    keys: readonly SourceKey[],
+  ): Promise<{ id: string | number; key: string; chunkNo: number; hash: string }[]> => {
     const out: { id: string | number; key: string; chunkNo: number; hash: string }[] = [];
     if (keys.length === 0) return out;
     let offset: string | number | undefined;
@@ -101,7 +119,11 @@ export async function openQdrantVectorIndex(options: QdrantVectorOptions): Promi
       });
       for (const p of page.points) {
         const s = p.payload ?? {};
-        const key = sourceKeyString({ orgId: String(s.org_id), sourceTable: String(s.source_table), sourceId: String(s.source_id) });
+        const key = sourceKeyString({
+          orgId: String(s.org_id),
+          sourceTable: String(s.source_table),
+          sourceId: String(s.source_id),
+        });
         out.push({ id: p.id, key, chunkNo: Number(s.chunk_no), hash: String(s.content_hash) });
       }
       const next = page.next_page_offset;
@@ -118,9 +140,18 @@ export async function openQdrantVectorIndex(options: QdrantVectorOptions): Promi
   /** One scroll, then the changed points in upsert requests of UPSERT_POINTS points, then one delete by point id. */
   const upsertMany: VectorIndex['upsertMany'] = async (sources, vectors) => {
     const plan = planUpsertMany(await hashesMany(sources), sources);
-    const got = await requestVectors(vectors, plan.writes.map((w) => w.chunk), embedder);
-    const points = plan.writes.map(({ source, chunk }, i) => ({ id: pointId(source, chunk.chunkNo), vector: got[i]!, payload: chunkDocument(source, chunk) }));
-    for (let i = 0; i < points.length; i += UPSERT_POINTS) await client.upsert(collection, { wait: true, points: points.slice(i, i + UPSERT_POINTS) });
+    const got = await requestVectors(
+      vectors,
+      plan.writes.map((w) => w.chunk),
+      embedder,
+    );
+    const points = plan.writes.map(({ source, chunk }, i) => ({
+      id: pointId(source, chunk.chunkNo),
+      vector: got[i]!,
+      payload: chunkDocument(source, chunk),
+    }));
+    for (let i = 0; i < points.length; i += UPSERT_POINTS)
+      await client.upsert(collection, { wait: true, points: points.slice(i, i + UPSERT_POINTS) });
     const gone = plan.removes.flatMap(({ source, chunkNos }) => chunkNos.map((no) => pointId(source, no)));
     if (gone.length > 0) await client.delete(collection, { wait: true, points: gone });
     return plan.reports;
@@ -141,9 +172,15 @@ export async function openQdrantVectorIndex(options: QdrantVectorOptions): Promi
       return points.length;
     },
     async search(vector: number[], scope: SearchScope): Promise<ChunkHit[]> {
-      if (vector.length !== embedder.dimension) throw new EmbedderMismatchError(embedder, { id: 'query vector', dimension: vector.length });
+      if (vector.length !== embedder.dimension)
+        throw new EmbedderMismatchError(embedder, { id: 'query vector', dimension: vector.length });
       if (!vector.some((x) => x !== 0)) return [];
-      const res = await client.query(collection, { query: vector, filter: qdrantFilter(scope.orgId, scope.filters), limit: scope.limit, with_payload: true });
+      const res = await client.query(collection, {
+        query: vector,
+        filter: qdrantFilter(scope.orgId, scope.filters),
+        limit: scope.limit,
+        with_payload: true,
+      });
       return res.points.map((p) => chunkHitOf(p.payload ?? {}, p.score));
     },
     async close(): Promise<void> {},

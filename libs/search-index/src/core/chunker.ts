@@ -11,7 +11,11 @@ export interface ChunkOptions {
   overlapWords: number;
 }
 
-export const DEFAULT_CHUNK_OPTIONS: Readonly<ChunkOptions> = Object.freeze({ minWords: 160, maxWords: 300, overlapWords: 40 });
+export const DEFAULT_CHUNK_OPTIONS: Readonly<ChunkOptions> = Object.freeze({
+  minWords: 160,
+  maxWords: 300,
+  overlapWords: 40,
+});
 
 interface Word {
   start: number;
@@ -34,14 +38,18 @@ export function chunkText(text: string, options: Partial<ChunkOptions> = {}): Ch
   const words: Word[] = [...text.matchAll(/\S+/g)].map((m) => ({ start: m.index, end: m.index + m[0].length }));
   const n = words.length;
   const endsSentence = (i: number): boolean => SENTENCE_END.test(text.slice(words[i]!.start, words[i]!.end));
-  const paragraphAfter = (i: number): boolean => i + 1 < n && /\n\s*\n/.test(text.slice(words[i]!.end, words[i + 1]!.start));
+  const paragraphAfter = (i: number): boolean =>
+    i + 1 < n && /\n\s*\n/.test(text.slice(words[i]!.end, words[i + 1]!.start));
 
   const chunks: Chunk[] = [];
   let from = 0;
   while (from < n) {
     let to = n; // exclusive word index
     if (n - from > maxWords) {
-      to = cutPoint(from + minWords, from + maxWords, paragraphAfter) ?? cutPoint(from + minWords, from + maxWords, endsSentence) ?? from + maxWords;
+      to =
+        cutPoint(from + minWords, from + maxWords, paragraphAfter) ??
+        cutPoint(from + minWords, from + maxWords, endsSentence) ??
+        from + maxWords;
     }
     const start = words[from]!.start;
     const end = words[to - 1]!.end;

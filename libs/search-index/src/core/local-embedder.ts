@@ -24,9 +24,12 @@ export const LOCAL_EMBEDDER_VERSION = 'local-ngram-v1';
 const WEIGHT = { word: 1, bigram: 0.5, char: 0.25 } as const;
 const STOP_IDF = 0.1;
 
-export function createLocalEmbedder(options: Partial<LocalEmbedderOptions> = {}): Embedder & { embedOne(text: string): number[] } {
+export function createLocalEmbedder(
+  options: Partial<LocalEmbedderOptions> = {},
+): Embedder & { embedOne(text: string): number[] } {
   const dimension = options.dimension ?? 768;
-  if (!Number.isInteger(dimension) || dimension < 16) throw new RangeError('local embedder: dimension must be an integer >= 16');
+  if (!Number.isInteger(dimension) || dimension < 16)
+    throw new RangeError('local embedder: dimension must be an integer >= 16');
   const identity: EmbedderIdentity = Object.freeze({ id: LOCAL_EMBEDDER_VERSION, dimension });
   const embedOne = (text: string): number[] => embedLexical(text, dimension);
   return {

@@ -1,5 +1,16 @@
 import { createHash } from 'node:crypto';
-import type { Chunk, ChunkHit, ChunkVectors, EmbeddedSource, EmbedderIdentity, IndexedChunk, IndexedSource, SourceKey, SourceMeta, UpsertReport } from '../types.js';
+import type {
+  Chunk,
+  ChunkHit,
+  ChunkVectors,
+  EmbeddedSource,
+  EmbedderIdentity,
+  IndexedChunk,
+  IndexedSource,
+  SourceKey,
+  SourceMeta,
+  UpsertReport,
+} from '../types.js';
 import { EmbedderMismatchError } from '../types.js';
 import { chunkText, type ChunkOptions } from './chunker.js';
 
@@ -15,7 +26,15 @@ export function prepareSource(meta: SourceMeta, text: string, options?: Partial<
 }
 
 export function chunkHash(meta: SourceMeta, chunk: Chunk): string {
-  const parts = [meta.title, meta.planId ?? '', meta.artifactType ?? '', (meta.tags ?? []).join('\u0000'), chunk.start, chunk.end, chunk.text];
+  const parts = [
+    meta.title,
+    meta.planId ?? '',
+    meta.artifactType ?? '',
+    (meta.tags ?? []).join('\u0000'),
+    chunk.start,
+    chunk.end,
+    chunk.text,
+  ];
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 }
 
@@ -68,7 +87,10 @@ export interface UpsertPlan<C extends IndexedChunk> {
 }
 
 /** Compare what an index holds for a source with the new chunks: the whole idempotency rule. */
-export function planUpsert<C extends IndexedChunk>(stored: ReadonlyMap<number, string>, incoming: readonly C[]): UpsertPlan<C> {
+export function planUpsert<C extends IndexedChunk>(
+  stored: ReadonlyMap<number, string>,
+  incoming: readonly C[],
+): UpsertPlan<C> {
   const report: UpsertReport = { inserted: 0, updated: 0, deleted: 0, unchanged: 0 };
   const write: C[] = [];
   const keep = new Set<number>();
@@ -125,7 +147,10 @@ export interface BatchPlan<S extends IndexedSource> {
 }
 
 /** planUpsert for many sources against what `hashesMany` read; a source given twice is refused. */
-export function planUpsertMany<S extends IndexedSource>(stored: ReadonlyMap<string, ReadonlyMap<number, string>>, sources: readonly S[]): BatchPlan<S> {
+export function planUpsertMany<S extends IndexedSource>(
+  stored: ReadonlyMap<string, ReadonlyMap<number, string>>,
+  sources: readonly S[],
+): BatchPlan<S> {
   const plan: BatchPlan<S> = { writes: [], removes: [], reports: [] };
   const seen = new Set<string>();
   for (const source of sources) {
@@ -141,12 +166,17 @@ export function planUpsertMany<S extends IndexedSource>(stored: ReadonlyMap<stri
 }
 
 /** Ask for the vectors of the chunks about to be written and check them (count and dimension). */
-export async function requestVectors(vectors: ChunkVectors, chunks: readonly IndexedChunk[], embedder: EmbedderIdentity): Promise<number[][]> {
+export async function requestVectors(
+  vectors: ChunkVectors,
+  chunks: readonly IndexedChunk[],
+  embedder: EmbedderIdentity,
+): Promise<number[][]> {
   if (chunks.length === 0) return [];
   const out = await vectors(chunks);
   if (out.length !== chunks.length) throw new Error(`expected ${chunks.length} vectors, got ${out.length}`);
   for (const v of out) {
-    if (v.length !== embedder.dimension) throw new EmbedderMismatchError(embedder, { id: 'incoming vector', dimension: v.length });
+    if (v.length !== embedder.dimension)
+      throw new EmbedderMismatchError(embedder, { id: 'incoming vector', dimension: v.length });
   }
   return out;
 }
@@ -160,6 +190,7 @@ export function carriedVectors(source: EmbeddedSource): ChunkVectors {
 /** Every vector written must have the dimension of the embedder that built the index. */
 export function checkVectors(source: EmbeddedSource, embedder: EmbedderIdentity): void {
   for (const c of source.chunks) {
-    if (c.vector.length !== embedder.dimension) throw new EmbedderMismatchError(embedder, { id: 'incoming vector', dimension: c.vector.length });
+    if (c.vector.length !== embedder.dimension)
+      throw new EmbedderMismatchError(embedder, { id: 'incoming vector', dimension: c.vector.length });
   }
 }

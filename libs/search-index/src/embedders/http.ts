@@ -59,20 +59,26 @@ export function createHttpEmbedder(options: HttpEmbedderOptions): Embedder {
     });
     if (!res.ok) {
       const detail = (await res.text().catch(() => '')).slice(0, 300);
-      const err = new EmbeddingHttpError(res.status, `embeddings endpoint ${endpoint} answered ${res.status}: ${detail}`);
+      const err = new EmbeddingHttpError(
+        res.status,
+        `embeddings endpoint ${endpoint} answered ${res.status}: ${detail}`,
+      );
       if (res.status === 429 || res.status >= 500) throw err;
       throw new AbortError(err);
     }
     const body = (await res.json()) as { data?: { index?: number; embedding?: unknown }[] };
     const data = body.data;
     if (!Array.isArray(data) || data.length !== input.length) {
-      throw new AbortError(`embeddings endpoint returned ${Array.isArray(data) ? data.length : 'no'} vectors for ${input.length} inputs`);
+      throw new AbortError(
+        `embeddings endpoint returned ${Array.isArray(data) ? data.length : 'no'} vectors for ${input.length} inputs`,
+      );
     }
     const vectors: number[][] = new Array(input.length);
     data.forEach((item, i) => {
       const at = typeof item.index === 'number' ? item.index : i;
       const v = item.embedding;
-      if (!Array.isArray(v) || v.some((x) => typeof x !== 'number')) throw new AbortError('embeddings endpoint returned a non-numeric embedding');
+      if (!Array.isArray(v) || v.some((x) => typeof x !== 'number'))
+        throw new AbortError('embeddings endpoint returned a non-numeric embedding');
       vectors[at] = v as number[];
     });
     return vectors;
@@ -88,7 +94,8 @@ export function createHttpEmbedder(options: HttpEmbedderOptions): Embedder {
 
   const checked = (vectors: number[][]): number[][] => {
     for (const v of vectors) {
-      if (v.length !== dimension) throw new Error(`embedder ${id} returned a vector of dimension ${v.length}, expected ${dimension}`);
+      if (v.length !== dimension)
+        throw new Error(`embedder ${id} returned a vector of dimension ${v.length}, expected ${dimension}`);
     }
     return vectors;
   };
@@ -104,7 +111,8 @@ export function createHttpEmbedder(options: HttpEmbedderOptions): Embedder {
     async embed(texts) {
       if (dimension === undefined) await this.identity();
       const out: number[][] = [];
-      for (let i = 0; i < texts.length; i += batchSize) out.push(...checked(await withRetry(texts.slice(i, i + batchSize))));
+      for (let i = 0; i < texts.length; i += batchSize)
+        out.push(...checked(await withRetry(texts.slice(i, i + batchSize))));
       return out;
     },
   };

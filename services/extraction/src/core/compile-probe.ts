@@ -28,7 +28,8 @@ export const AJV_OPTIONS = Object.freeze({
   inlineRefs: false,
 });
 
-export type ProbeResult = { status: 'ok' } | { status: 'invalid'; message: string } | { status: 'timeout'; message: string };
+export type ProbeResult =
+  { status: 'ok' } | { status: 'invalid'; message: string } | { status: 'timeout'; message: string };
 
 const WORKER_HEAP_MB = 256;
 const WORKER_STARTUP_MS = 15_000;
@@ -134,9 +135,21 @@ async function runProbe(schema: unknown, draft: SchemaDraft, timeoutMs: number):
       finish(message.ok ? { status: 'ok' } : { status: 'invalid', message: message.message ?? 'unknown error' }, false);
     };
     const onError = (error: Error & { code?: string }) =>
-      finish({ status: 'timeout', message: error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? `compiling it needs more than ${WORKER_HEAP_MB} MB` : error.message }, true);
+      finish(
+        {
+          status: 'timeout',
+          message:
+            error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+              ? `compiling it needs more than ${WORKER_HEAP_MB} MB`
+              : error.message,
+        },
+        true,
+      );
     const onExit = () => finish({ status: 'timeout', message: 'the schema compiler stopped' }, true);
-    const timer = setTimeout(() => finish({ status: 'timeout', message: `compiling it takes longer than ${timeoutMs} ms` }, true), timeoutMs);
+    const timer = setTimeout(
+      () => finish({ status: 'timeout', message: `compiling it takes longer than ${timeoutMs} ms` }, true),
+      timeoutMs,
+    );
     current.worker.on('message', onMessage);
     current.worker.once('error', onError);
     current.worker.once('exit', onExit);

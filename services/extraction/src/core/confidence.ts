@@ -80,11 +80,18 @@ class Scorer {
   node(value: unknown, schema: unknown, path: string, label: string): number | undefined {
     if (value === undefined) return undefined;
     const sub = this.resolve(schema, value);
-    if (value === null || value === '' || (Array.isArray(value) && value.length === 0) || (isObject(value) && Object.keys(value).length === 0)) {
+    if (
+      value === null ||
+      value === '' ||
+      (Array.isArray(value) && value.length === 0) ||
+      (isObject(value) && Object.keys(value).length === 0)
+    ) {
       return this.leaf(path, this.cap(path, this.absenceConfidence(label)), 'none');
     }
     if (Array.isArray(value)) {
-      const items = value.map((item, i) => this.node(item, isObject(sub) ? sub.items : undefined, `${path}/${i}`, label) ?? 0);
+      const items = value.map(
+        (item, i) => this.node(item, isObject(sub) ? sub.items : undefined, `${path}/${i}`, label) ?? 0,
+      );
       return this.record(path, this.invalid.has(path) ? 0 : mean(items));
     }
     if (isObject(value)) {
@@ -116,7 +123,9 @@ class Scorer {
     for (const keyword of ['anyOf', 'oneOf'] as const) {
       const branches = sub[keyword];
       if (!Array.isArray(branches)) continue;
-      const branch = branches.map((b) => resolveLocalRef(this.root, b)).find((b) => isObject(b) && fitsType(b.type, value));
+      const branch = branches
+        .map((b) => resolveLocalRef(this.root, b))
+        .find((b) => isObject(b) && fitsType(b.type, value));
       if (branch) return branch;
     }
     return sub;
@@ -157,12 +166,23 @@ function propertySchema(schema: unknown, key: string): unknown {
 }
 
 function requiredOf(schema: unknown): string[] {
-  return isObject(schema) && Array.isArray(schema.required) ? schema.required.filter((k): k is string => typeof k === 'string') : [];
+  return isObject(schema) && Array.isArray(schema.required)
+    ? schema.required.filter((k): k is string => typeof k === 'string')
+    : [];
 }
 
 function fitsType(type: unknown, value: unknown): boolean {
   const types = Array.isArray(type) ? type : [type];
-  const actual = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value === 'number' ? (Number.isInteger(value) ? 'integer' : 'number') : typeof value;
+  const actual =
+    value === null
+      ? 'null'
+      : Array.isArray(value)
+        ? 'array'
+        : typeof value === 'number'
+          ? Number.isInteger(value)
+            ? 'integer'
+            : 'number'
+          : typeof value;
   return types.some((t) => t === actual || (t === 'number' && actual === 'integer'));
 }
 

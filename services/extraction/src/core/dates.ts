@@ -30,12 +30,34 @@ export interface DateMention {
 }
 
 const MONTHS: Readonly<Record<string, number>> = {
-  january: 1, jan: 1, february: 2, feb: 2, march: 3, mar: 3, april: 4, apr: 4, may: 5, june: 6, jun: 6,
-  july: 7, jul: 7, august: 8, aug: 8, september: 9, sept: 9, sep: 9, october: 10, oct: 10,
-  november: 11, nov: 11, december: 12, dec: 12,
+  january: 1,
+  jan: 1,
+  february: 2,
+  feb: 2,
+  march: 3,
+  mar: 3,
+  april: 4,
+  apr: 4,
+  may: 5,
+  june: 6,
+  jun: 6,
+  july: 7,
+  jul: 7,
+  august: 8,
+  aug: 8,
+  september: 9,
+  sept: 9,
+  sep: 9,
+  october: 10,
+  oct: 10,
+  november: 11,
+  nov: 11,
+  december: 12,
+  dec: 12,
 };
 
-const MONTH = '(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\\.?';
+const MONTH =
+  '(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\\.?';
 const DAY = '(\\d{1,2})(?:st|nd|rd|th)?';
 const YEAR = '(\\d{4})';
 
@@ -43,7 +65,10 @@ const ISO = /(?<![\p{N}\p{L}])(\d{4})([-/])(\d{1,2})\2(\d{1,2})(?![\p{N}])/gu;
 const MONTH_FIRST = new RegExp(`(?<![\\p{L}])${MONTH}\\s+${DAY},?\\s+${YEAR}(?![\\p{N}])`, 'giu');
 const DAY_FIRST = new RegExp(`(?<![\\p{N}\\p{L}])${DAY}\\s+(?:of\\s+)?${MONTH},?\\s+${YEAR}(?![\\p{N}])`, 'giu');
 const MONTH_RANGE = new RegExp(`(?<![\\p{L}])${MONTH}\\s+${DAY}\\s*[–—-]\\s*${DAY},?\\s+${YEAR}(?![\\p{N}])`, 'giu');
-const DAY_RANGE = new RegExp(`(?<![\\p{N}\\p{L}])${DAY}\\s*[–—-]\\s*${DAY}\\s+(?:of\\s+)?${MONTH},?\\s+${YEAR}(?![\\p{N}])`, 'giu');
+const DAY_RANGE = new RegExp(
+  `(?<![\\p{N}\\p{L}])${DAY}\\s*[–—-]\\s*${DAY}\\s+(?:of\\s+)?${MONTH},?\\s+${YEAR}(?![\\p{N}])`,
+  'giu',
+);
 const NUMERIC = /(?<![\p{N}\p{L}./-])(\d{1,2})([./-])(\d{1,2})\2(\d{4}|\d{2})(?![\p{N}]|[./-]\p{N})/gu;
 
 export function isoDate(year: number, month: number, day: number): string | undefined {
@@ -66,18 +91,23 @@ export function findDates(text: string): DateMention[] {
     out.push({ iso: first, start, end, ambiguous: false, monthFirst: false, rangePart: 'start' });
     out.push({ iso: last, start, end, ambiguous: false, monthFirst: false, rangePart: 'end' });
   };
-  for (const m of text.matchAll(MONTH_RANGE)) addRange(+m[4]!, MONTHS[m[1]!.toLowerCase()]!, +m[2]!, +m[3]!, m.index, m.index + m[0].length);
-  for (const m of text.matchAll(DAY_RANGE)) addRange(+m[4]!, MONTHS[m[3]!.toLowerCase()]!, +m[1]!, +m[2]!, m.index, m.index + m[0].length);
+  for (const m of text.matchAll(MONTH_RANGE))
+    addRange(+m[4]!, MONTHS[m[1]!.toLowerCase()]!, +m[2]!, +m[3]!, m.index, m.index + m[0].length);
+  for (const m of text.matchAll(DAY_RANGE))
+    addRange(+m[4]!, MONTHS[m[3]!.toLowerCase()]!, +m[1]!, +m[2]!, m.index, m.index + m[0].length);
   for (const m of text.matchAll(ISO)) add(isoDate(+m[1]!, +m[3]!, +m[4]!), m.index, m.index + m[0].length);
-  for (const m of text.matchAll(MONTH_FIRST)) add(isoDate(+m[3]!, MONTHS[m[1]!.toLowerCase()]!, +m[2]!), m.index, m.index + m[0].length);
-  for (const m of text.matchAll(DAY_FIRST)) add(isoDate(+m[3]!, MONTHS[m[2]!.toLowerCase()]!, +m[1]!), m.index, m.index + m[0].length);
+  for (const m of text.matchAll(MONTH_FIRST))
+    add(isoDate(+m[3]!, MONTHS[m[1]!.toLowerCase()]!, +m[2]!), m.index, m.index + m[0].length);
+  for (const m of text.matchAll(DAY_FIRST))
+    add(isoDate(+m[3]!, MONTHS[m[2]!.toLowerCase()]!, +m[1]!), m.index, m.index + m[0].length);
   for (const m of text.matchAll(NUMERIC)) {
     const a = +m[1]!;
     const b = +m[3]!;
     const year = m[4]!.length === 2 ? 2000 + +m[4]! : +m[4]!;
     const dayFirst = isoDate(year, b, a);
     const monthFirst = isoDate(year, a, b);
-    if (dayFirst && monthFirst && a !== b) add(dayFirst, m.index, m.index + m[0].length, { ambiguous: true, alternative: monthFirst });
+    if (dayFirst && monthFirst && a !== b)
+      add(dayFirst, m.index, m.index + m[0].length, { ambiguous: true, alternative: monthFirst });
     else if (dayFirst) add(dayFirst, m.index, m.index + m[0].length);
     else if (monthFirst) add(monthFirst, m.index, m.index + m[0].length, { monthFirst: true });
   }
@@ -92,6 +122,8 @@ export function parseDate(value: string): DateMention | undefined {
   const only = found[0]!;
   const rest = trimmed.slice(0, only.start) + trimmed.slice(only.end);
   // Allow a weekday name and a time after the date (`Tue, 2024-03-05 10:00`), nothing else.
-  const leftover = rest.replace(/\b(mon|tue|wed|thu|fri|sat|sun)[a-z]*\b/gi, '').replace(/T?\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?\s*(Z|[+-]\d{2}:?\d{2}|am|pm)?/gi, '');
+  const leftover = rest
+    .replace(/\b(mon|tue|wed|thu|fri|sat|sun)[a-z]*\b/gi, '')
+    .replace(/T?\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?\s*(Z|[+-]\d{2}:?\d{2}|am|pm)?/gi, '');
   return /^[\s,.()]*$/.test(leftover) ? only : undefined;
 }

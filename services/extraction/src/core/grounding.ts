@@ -1,7 +1,16 @@
 import type { GroundingKind, Span } from '../types.js';
 import { findDates, parseDate, type DateMention } from './dates.js';
 import { findNumbers, mentionMatches, parseNumber, type NumberMention } from './numbers.js';
-import { indexOfWords, normalise, normaliseWithMap, originalSpan, similarity, splitIdentifier, words, type NormalisedText } from './text.js';
+import {
+  indexOfWords,
+  normalise,
+  normaliseWithMap,
+  originalSpan,
+  similarity,
+  splitIdentifier,
+  words,
+  type NormalisedText,
+} from './text.js';
 
 /**
  * Grounding: where, and how literally, an extracted value appears in the source text. Each kind
@@ -126,7 +135,12 @@ function groundNormalised(value: string, source: Source, hint: GroundingHint): G
   if (hint.enum?.includes(value)) variants.push(splitIdentifier(value));
   for (const variant of variants) {
     const at = indexOfWords(source.norm.text, variant);
-    if (at >= 0) return { kind: 'normalised', span: originalSpan(source.norm, at, at + variant.length), weight: GROUNDING_WEIGHTS.normalised };
+    if (at >= 0)
+      return {
+        kind: 'normalised',
+        span: originalSpan(source.norm, at, at + variant.length),
+        weight: GROUNDING_WEIGHTS.normalised,
+      };
   }
   return undefined;
 }
@@ -135,10 +149,13 @@ function groundNumber(value: number, source: Source): Grounding | undefined {
   let numeric: NumberMention | undefined;
   for (const mention of source.numbers) {
     if (!mentionMatches(value, mention)) continue;
-    if (mention.digits === String(value)) return { kind: 'exact', span: { start: mention.start, end: mention.end }, weight: GROUNDING_WEIGHTS.exact };
+    if (mention.digits === String(value))
+      return { kind: 'exact', span: { start: mention.start, end: mention.end }, weight: GROUNDING_WEIGHTS.exact };
     numeric ??= mention;
   }
-  return numeric ? { kind: 'numeric', span: { start: numeric.start, end: numeric.end }, weight: GROUNDING_WEIGHTS.numeric } : undefined;
+  return numeric
+    ? { kind: 'numeric', span: { start: numeric.start, end: numeric.end }, weight: GROUNDING_WEIGHTS.numeric }
+    : undefined;
 }
 
 /** A string that is only a number (with currency signs or a currency code): grounded as that number. */
@@ -160,9 +177,12 @@ function groundDate(value: string, source: Source): Grounding | undefined {
     if (wanted.includes(mention.iso) && !date.ambiguous && !mention.ambiguous) {
       return { kind: 'date', span: { start: mention.start, end: mention.end }, weight: GROUNDING_WEIGHTS.date };
     }
-    if (wanted.includes(mention.iso) || (mention.alternative && wanted.includes(mention.alternative))) ambiguous ??= mention;
+    if (wanted.includes(mention.iso) || (mention.alternative && wanted.includes(mention.alternative)))
+      ambiguous ??= mention;
   }
-  return ambiguous ? { kind: 'date', span: { start: ambiguous.start, end: ambiguous.end }, weight: GROUNDING_WEIGHTS.ambiguousDate } : undefined;
+  return ambiguous
+    ? { kind: 'date', span: { start: ambiguous.start, end: ambiguous.end }, weight: GROUNDING_WEIGHTS.ambiguousDate }
+    : undefined;
 }
 
 /** Longest value (in words) fuzzy matching is tried for, and the most passages compared. */
@@ -188,7 +208,11 @@ export function wordSimilarity(a: string, b: string): number {
  * similar unused passage word (greedily), and the sum of the pair similarities is divided by
  * max(|V|, |W|), so missing and extra words both cost.
  */
-export function passageSimilarity(valueWords: readonly string[], passageWords: readonly string[], similar = wordSimilarity): number {
+export function passageSimilarity(
+  valueWords: readonly string[],
+  passageWords: readonly string[],
+  similar = wordSimilarity,
+): number {
   const pairs: { i: number; j: number; s: number }[] = [];
   valueWords.forEach((v, i) =>
     passageWords.forEach((w, j) => {
@@ -239,22 +263,51 @@ function groundFuzzy(value: string, source: Source): Grounding | undefined {
       const from = Math.max(0, start);
       const to = Math.min(source.tokens.length, start + length);
       if (to <= from || ++windows > FUZZY_MAX_WINDOWS) continue;
-      const s = passageSimilarity(valueWords, source.tokens.slice(from, to).map((t) => t.word), similar);
+      const s = passageSimilarity(
+        valueWords,
+        source.tokens.slice(from, to).map((t) => t.word),
+        similar,
+      );
       if (s >= FUZZY_THRESHOLD && (!best || s > best.s)) best = { s, from, to };
     }
   }
   if (!best) return undefined;
   const span = originalSpan(source.norm, source.tokens[best.from]!.start, source.tokens[best.to - 1]!.end);
-  const weight = GROUNDING_WEIGHTS.fuzzyMin + ((GROUNDING_WEIGHTS.fuzzyMax - GROUNDING_WEIGHTS.fuzzyMin) * (best.s - FUZZY_THRESHOLD)) / (1 - FUZZY_THRESHOLD);
+  const weight =
+    GROUNDING_WEIGHTS.fuzzyMin +
+    ((GROUNDING_WEIGHTS.fuzzyMax - GROUNDING_WEIGHTS.fuzzyMin) * (best.s - FUZZY_THRESHOLD)) / (1 - FUZZY_THRESHOLD);
   return { kind: 'fuzzy', span, weight, similarity: best.s };
 }
 
-const NEGATIVE = new Set(['no', 'not', 'false', 'none', 'without', 'never', 'non', 'unavailable', 'excluded', 'nope', 'n']);
+const NEGATIVE = new Set([
+  'no',
+  'not',
+  'false',
+  'none',
+  'without',
+  'never',
+  'non',
+  'unavailable',
+  'excluded',
+  'nope',
+  'n',
+]);
 const POSITIVE = new Set(['yes', 'true', 'included', 'available', 'y', 'yep', 'provided', 'offered', 'required']);
 const NEGATIVE_MARKS = /[✗✘❌☐]/u;
 const POSITIVE_MARKS = /[✓✔✅☑☒]/u;
 /** Words dropped from a boolean field's name: `isRemote` is about "remote". */
-const BOOLEAN_PREFIXES = new Set(['is', 'has', 'can', 'should', 'allows', 'allow', 'includes', 'include', 'with', 'requires']);
+const BOOLEAN_PREFIXES = new Set([
+  'is',
+  'has',
+  'can',
+  'should',
+  'allows',
+  'allow',
+  'includes',
+  'include',
+  'with',
+  'requires',
+]);
 
 /**
  * `Remote: yes`, "this role is not remote", "pets allowed: no", "a remote role": the polarity of
@@ -262,7 +315,10 @@ const BOOLEAN_PREFIXES = new Set(['is', 'has', 'can', 'should', 'allows', 'allow
  * sentence and the clause (a comma, `and`, `but`, `or` ends the window), so "entry is free and no
  * registration is required" is positive for "free" and negative for "registration".
  */
-export function labelPolarity(sourceText: string, labels: readonly string[]): { polarity: 'true' | 'false' | 'mention'; span: Span }[] {
+export function labelPolarity(
+  sourceText: string,
+  labels: readonly string[],
+): { polarity: 'true' | 'false' | 'mention'; span: Span }[] {
   const source = prepare(sourceText);
   const out: { polarity: 'true' | 'false' | 'mention'; span: Span }[] = [];
   for (const label of labels) {
@@ -271,7 +327,11 @@ export function labelPolarity(sourceText: string, labels: readonly string[]): { 
       .filter((w, i, all) => !(i === 0 && all.length > 1 && BOOLEAN_PREFIXES.has(w)))
       .join(' ');
     if (phrase.length < 3) continue;
-    for (let at = indexOfWords(source.norm.text, phrase); at >= 0; at = indexOfWords(source.norm.text, phrase, at + 1)) {
+    for (
+      let at = indexOfWords(source.norm.text, phrase);
+      at >= 0;
+      at = indexOfWords(source.norm.text, phrase, at + 1)
+    ) {
       const span = originalSpan(source.norm, at, at + phrase.length);
       const sentence = sentenceAround(source.text, span);
       const before = source.text.slice(sentence.start, span.start).split(CLAUSE_BREAK).pop() ?? '';
@@ -280,7 +340,10 @@ export function labelPolarity(sourceText: string, labels: readonly string[]): { 
       const marks = before.slice(-4) + after.slice(0, 4);
       const negative = near.some((w) => NEGATIVE.has(w)) || NEGATIVE_MARKS.test(marks);
       const positive = near.some((w) => POSITIVE.has(w)) || POSITIVE_MARKS.test(marks);
-      out.push({ polarity: negative ? 'false' : positive ? 'true' : 'mention', span: { start: sentence.start, end: sentence.end } });
+      out.push({
+        polarity: negative ? 'false' : positive ? 'true' : 'mention',
+        span: { start: sentence.start, end: sentence.end },
+      });
     }
   }
   return out;

@@ -41,8 +41,26 @@ const MULTIPLIERS: Readonly<Record<string, number>> = {
 
 /** Numbers written as words (not "one", too often a pronoun). */
 const NUMBER_WORDS: Readonly<Record<string, number>> = {
-  two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12,
-  twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90, hundred: 100,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  twenty: 20,
+  thirty: 30,
+  forty: 40,
+  fifty: 50,
+  sixty: 60,
+  seventy: 70,
+  eighty: 80,
+  ninety: 90,
+  hundred: 100,
 };
 const NUMBER_WORD = new RegExp(`(?<![\\p{L}-])(${Object.keys(NUMBER_WORDS).join('|')})(?![\\p{L}-])`, 'giu');
 
@@ -50,7 +68,15 @@ export function findNumbers(text: string): NumberMention[] {
   const out: NumberMention[] = [];
   for (const m of text.matchAll(NUMBER_WORD)) {
     const value = NUMBER_WORDS[m[1]!.toLowerCase()]!;
-    out.push({ value, base: value, multiplier: 1, percent: false, start: m.index, end: m.index + m[0].length, digits: m[0] });
+    out.push({
+      value,
+      base: value,
+      multiplier: 1,
+      percent: false,
+      start: m.index,
+      end: m.index + m[0].length,
+      digits: m[0],
+    });
   }
   for (const m of text.matchAll(NUMBER)) {
     const base = parseDigits(m[2]!) * (m[1] ? -1 : 1);
@@ -80,7 +106,10 @@ function parseDigits(raw: string): number {
   let s: string;
   if (lastDot >= 0 && lastComma >= 0) {
     // Both present: the later one is the decimal separator.
-    s = lastComma > lastDot ? raw.replace(/[.'\u00a0\u202f]/g, '').replace(',', '.') : raw.replace(/[,'\u00a0\u202f]/g, '');
+    s =
+      lastComma > lastDot
+        ? raw.replace(/[.'\u00a0\u202f]/g, '').replace(',', '.')
+        : raw.replace(/[,'\u00a0\u202f]/g, '');
   } else if (lastComma >= 0) {
     s = /^\d{1,3}(,\d{3})+$/.test(raw) ? raw.replace(/,/g, '') : raw.replace(',', '.');
   } else if ((raw.match(/\./g) ?? []).length > 1) {

@@ -37,7 +37,14 @@ export const MAX_SCHEMA_DEPTH = 32;
 /** Largest source text accepted, in UTF-8 bytes (~50 pages of prose). */
 export const MAX_SOURCE_TEXT_BYTES = 200 * 1024;
 
-export type SchemaRule = 'too_large' | 'too_deep' | 'remote_ref' | 'not_object_schema' | 'unsafe_pattern' | 'not_compilable' | 'compile_timeout';
+export type SchemaRule =
+  | 'too_large'
+  | 'too_deep'
+  | 'remote_ref'
+  | 'not_object_schema'
+  | 'unsafe_pattern'
+  | 'not_compilable'
+  | 'compile_timeout';
 
 /** A schema the guard refused. The message names the rule and says what to change: it is shown to the model as the tool error. */
 export class SchemaRejectedError extends Error {
@@ -124,7 +131,10 @@ export function guardSchema(schema: unknown, options: GuardOptions = {}): Promis
 async function guardUncached(schema: unknown, opts: Required<GuardOptions>): Promise<GuardedSchema> {
   const bytes = Buffer.byteLength(JSON.stringify(schema), 'utf8');
   if (bytes > MAX_SCHEMA_BYTES) {
-    throw new SchemaRejectedError('too_large', `it is ${bytes} bytes serialized; the limit is ${MAX_SCHEMA_BYTES} bytes (64 KiB). Send a smaller schema: fewer fields, shorter descriptions, shared parts under $defs.`);
+    throw new SchemaRejectedError(
+      'too_large',
+      `it is ${bytes} bytes serialized; the limit is ${MAX_SCHEMA_BYTES} bytes (64 KiB). Send a smaller schema: fewer fields, shorter descriptions, shared parts under $defs.`,
+    );
   }
   const root = checkRoot(schema);
   const draft = schemaDraft(root);
@@ -132,7 +142,10 @@ async function guardUncached(schema: unknown, opts: Required<GuardOptions>): Pro
   await checkPatterns(patterns, opts);
   const probe = await probeCompile(root, draft, opts.compileTimeoutMs);
   if (probe.status === 'timeout') {
-    throw new SchemaRejectedError('compile_timeout', `the schema could not be compiled within the bound: ${probe.message}. Simplify it (fewer $ref/anyOf/allOf combinations).`);
+    throw new SchemaRejectedError(
+      'compile_timeout',
+      `the schema could not be compiled within the bound: ${probe.message}. Simplify it (fewer $ref/anyOf/allOf combinations).`,
+    );
   }
   if (probe.status === 'invalid') throw notCompilable(probe.message);
   const validateFn = compileHere(root, draft);
@@ -155,17 +168,25 @@ function checkShape(schema: unknown): void {
   while (stack.length > 0) {
     const { value, depth } = stack.pop()!;
     if (++nodes > maxNodes) {
-      throw new SchemaRejectedError('too_large', `it has more than ${maxNodes} values; the limit is ${MAX_SCHEMA_BYTES} bytes (64 KiB) serialized. Send a smaller schema.`);
+      throw new SchemaRejectedError(
+        'too_large',
+        `it has more than ${maxNodes} values; the limit is ${MAX_SCHEMA_BYTES} bytes (64 KiB) serialized. Send a smaller schema.`,
+      );
     }
     if (value === null || typeof value === 'string' || typeof value === 'boolean') continue;
     if (typeof value === 'number') {
-      if (!Number.isFinite(value)) throw notCompilable('it contains a number that is not finite; a schema must be plain JSON');
+      if (!Number.isFinite(value))
+        throw notCompilable('it contains a number that is not finite; a schema must be plain JSON');
       continue;
     }
     const isArray = Array.isArray(value);
-    if (!isArray && !isPlainObject(value)) throw notCompilable(`it contains ${describe(value)}; a schema must be plain JSON`);
+    if (!isArray && !isPlainObject(value))
+      throw notCompilable(`it contains ${describe(value)}; a schema must be plain JSON`);
     if (depth > MAX_SCHEMA_DEPTH) {
-      throw new SchemaRejectedError('too_deep', `objects and arrays are nested more than ${MAX_SCHEMA_DEPTH} levels deep. Flatten it, or define repeated parts once under $defs and refer to them with "$ref": "#/$defs/…".`);
+      throw new SchemaRejectedError(
+        'too_deep',
+        `objects and arrays are nested more than ${MAX_SCHEMA_DEPTH} levels deep. Flatten it, or define repeated parts once under $defs and refer to them with "$ref": "#/$defs/…".`,
+      );
     }
     for (const child of isArray ? (value as unknown[]) : Object.values(value as object)) {
       if (child === undefined) throw notCompilable('it contains an undefined value; a schema must be plain JSON');
@@ -176,7 +197,8 @@ function checkShape(schema: unknown): void {
 
 /** An object literal or JSON.parse result, from any realm (not a Date, Map, class instance…). */
 function isPlainObject(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null || Object.prototype.toString.call(value) !== '[object Object]') return false;
+  if (typeof value !== 'object' || value === null || Object.prototype.toString.call(value) !== '[object Object]')
+    return false;
   const proto: unknown = Object.getPrototypeOf(value);
   return proto === null || Object.getPrototypeOf(proto) === null;
 }
@@ -188,12 +210,22 @@ function describe(value: unknown): string {
 }
 
 function checkRoot(schema: unknown): JsonSchemaObject {
-  const hint = 'The root must be an object schema: {"type": "object", "properties": {"fieldName": {…}, …}}, with the fields to extract as properties.';
+  const hint =
+    'The root must be an object schema: {"type": "object", "properties": {"fieldName": {…}, …}}, with the fields to extract as properties.';
   if (!isObject(schema)) {
-    const what = typeof schema === 'boolean' ? `the boolean schema ${schema}` : Array.isArray(schema) ? 'an array' : `a ${schema === null ? 'null' : typeof schema}`;
+    const what =
+      typeof schema === 'boolean'
+        ? `the boolean schema ${schema}`
+        : Array.isArray(schema)
+          ? 'an array'
+          : `a ${schema === null ? 'null' : typeof schema}`;
     throw new SchemaRejectedError('not_object_schema', `it is ${what}. ${hint}`);
   }
-  if (schema.type !== 'object') throw new SchemaRejectedError('not_object_schema', `its root "type" is ${JSON.stringify(schema.type) ?? 'missing'}, not "object". ${hint}`);
+  if (schema.type !== 'object')
+    throw new SchemaRejectedError(
+      'not_object_schema',
+      `its root "type" is ${JSON.stringify(schema.type) ?? 'missing'}, not "object". ${hint}`,
+    );
   if (!isObject(schema.properties) || Object.keys(schema.properties).length === 0) {
     throw new SchemaRejectedError('not_object_schema', `its root has no "properties". ${hint}`);
   }
@@ -204,7 +236,9 @@ function schemaDraft(root: JsonSchemaObject): SchemaDraft {
   if (root.$schema === undefined) return '2020-12';
   const draft = typeof root.$schema === 'string' ? DRAFTS[root.$schema] : undefined;
   if (!draft) {
-    throw notCompilable(`"$schema": ${JSON.stringify(root.$schema)} is not supported; omit "$schema" (draft 2020-12 is assumed) or use "https://json-schema.org/draft/2020-12/schema" or "http://json-schema.org/draft-07/schema#"`);
+    throw notCompilable(
+      `"$schema": ${JSON.stringify(root.$schema)} is not supported; omit "$schema" (draft 2020-12 is assumed) or use "https://json-schema.org/draft/2020-12/schema" or "http://json-schema.org/draft-07/schema#"`,
+    );
   }
   return draft;
 }
@@ -230,14 +264,17 @@ function checkKeywords(root: JsonSchemaObject): PatternUse[] {
     }
     if (typeof node.pattern === 'string') patterns.push({ pattern: node.pattern, where: `${pointer}/pattern` });
     if (isObject(node.patternProperties)) {
-      for (const key of Object.keys(node.patternProperties)) patterns.push({ pattern: key, where: `${pointer}/patternProperties` });
+      for (const key of Object.keys(node.patternProperties))
+        patterns.push({ pattern: key, where: `${pointer}/patternProperties` });
     }
   });
   for (const { pattern, where } of patterns) {
     try {
       new RegExp(pattern, 'u');
     } catch (error) {
-      throw notCompilable(`the pattern ${JSON.stringify(pattern)} at ${where} is not a valid regular expression (JavaScript, "u" flag): ${(error as Error).message}`);
+      throw notCompilable(
+        `the pattern ${JSON.stringify(pattern)} at ${where} is not a valid regular expression (JavaScript, "u" flag): ${(error as Error).message}`,
+      );
     }
   }
   return patterns;
@@ -252,12 +289,24 @@ async function checkPatterns(patterns: readonly PatternUse[], opts: Required<Gua
     seen.add(pattern);
     const left = deadline - Date.now();
     const unsafe = (why: string) =>
-      new SchemaRejectedError('unsafe_pattern', `the pattern ${JSON.stringify(pattern)} at ${where} ${why}. Use a simpler pattern without nested or overlapping repetition (like "^[A-Z]{2}-\\d{4}$"), or drop it and describe the format in "description".`);
-    if (left <= 0) throw unsafe(`was not checked: the schema's patterns take longer than ${opts.patternBudgetMs} ms to check together`);
+      new SchemaRejectedError(
+        'unsafe_pattern',
+        `the pattern ${JSON.stringify(pattern)} at ${where} ${why}. Use a simpler pattern without nested or overlapping repetition (like "^[A-Z]{2}-\\d{4}$"), or drop it and describe the format in "description".`,
+      );
+    if (left <= 0)
+      throw unsafe(
+        `was not checked: the schema's patterns take longer than ${opts.patternBudgetMs} ms to check together`,
+      );
     const timeout = Math.min(opts.patternTimeoutMs, left);
-    const diagnostics = await check(pattern, 'u', { checker: 'automaton', timeout, signal: AbortSignal.timeout(timeout + 250) });
+    const diagnostics = await check(pattern, 'u', {
+      checker: 'automaton',
+      timeout,
+      signal: AbortSignal.timeout(timeout + 250),
+    });
     if (diagnostics.status === 'vulnerable') {
-      throw unsafe(`can take ${diagnostics.complexity.type} time on some inputs (catastrophic backtracking, e.g. on ${JSON.stringify(shorten(diagnostics.attack.pattern))})`);
+      throw unsafe(
+        `can take ${diagnostics.complexity.type} time on some inputs (catastrophic backtracking, e.g. on ${JSON.stringify(shorten(diagnostics.attack.pattern))})`,
+      );
     }
     if (diagnostics.status === 'unknown') {
       const { error } = diagnostics;
@@ -306,7 +355,10 @@ export function compileHere(schema: JsonSchemaObject, draft: SchemaDraft = '2020
 }
 
 function notCompilable(detail: string): SchemaRejectedError {
-  return new SchemaRejectedError('not_compilable', `${detail}. Send a valid JSON Schema (draft 2020-12; strict: no unknown keywords or formats, "required" only names defined properties).`);
+  return new SchemaRejectedError(
+    'not_compilable',
+    `${detail}. Send a valid JSON Schema (draft 2020-12; strict: no unknown keywords or formats, "required" only names defined properties).`,
+  );
 }
 
 function validateWith(validateFn: ValidateFunction, data: unknown): SchemaValidation {
@@ -338,7 +390,8 @@ export function formatError(error: ErrorObject): string {
 function errorPath(error: ErrorObject): string {
   const params = error.params as Record<string, unknown>;
   if (error.keyword === 'required') return `${error.instancePath}/${escapePointer(String(params.missingProperty))}`;
-  if (error.keyword === 'additionalProperties') return `${error.instancePath}/${escapePointer(String(params.additionalProperty))}`;
+  if (error.keyword === 'additionalProperties')
+    return `${error.instancePath}/${escapePointer(String(params.additionalProperty))}`;
   return error.instancePath;
 }
 
@@ -356,10 +409,14 @@ export class SourceTextRejectedError extends Error {
 /** The source text if it can be extracted from; throws SourceTextRejectedError otherwise. */
 export function checkSourceText(text: unknown): string {
   if (typeof text !== 'string') throw new SourceTextRejectedError('not_text', 'the source must be a string of text.');
-  if (text.trim().length === 0) throw new SourceTextRejectedError('empty', 'the source text is empty; there is nothing to extract from.');
+  if (text.trim().length === 0)
+    throw new SourceTextRejectedError('empty', 'the source text is empty; there is nothing to extract from.');
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > MAX_SOURCE_TEXT_BYTES) {
-    throw new SourceTextRejectedError('too_large', `it is ${bytes} bytes (UTF-8); the limit is ${MAX_SOURCE_TEXT_BYTES} bytes (200 KiB). Extract from the relevant part of the text, or split it into several extractions.`);
+    throw new SourceTextRejectedError(
+      'too_large',
+      `it is ${bytes} bytes (UTF-8); the limit is ${MAX_SOURCE_TEXT_BYTES} bytes (200 KiB). Extract from the relevant part of the text, or split it into several extractions.`,
+    );
   }
   return text;
 }

@@ -10,8 +10,17 @@ const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions', 
 const SCHEMA_ARRAYS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'] as const;
 /** Keywords whose value is one subschema. */
 const SCHEMA_SINGLES = [
-  'not', 'if', 'then', 'else', 'additionalProperties', 'additionalItems', 'contains', 'propertyNames',
-  'unevaluatedItems', 'unevaluatedProperties', 'contentSchema',
+  'not',
+  'if',
+  'then',
+  'else',
+  'additionalProperties',
+  'additionalItems',
+  'contains',
+  'propertyNames',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+  'contentSchema',
 ] as const;
 
 export type SchemaNode = Record<string, unknown>;
@@ -36,7 +45,8 @@ export function visitSchemas(schema: unknown, visit: (node: SchemaNode, pointer:
   for (const keyword of SCHEMA_MAPS) {
     const map = schema[keyword];
     if (!isObject(map)) continue;
-    for (const [name, sub] of Object.entries(map)) visitSchemas(sub, visit, `${pointer}/${keyword}/${escapePointer(name)}`);
+    for (const [name, sub] of Object.entries(map))
+      visitSchemas(sub, visit, `${pointer}/${keyword}/${escapePointer(name)}`);
   }
   for (const keyword of SCHEMA_ARRAYS) {
     const list = schema[keyword];
@@ -48,7 +58,8 @@ export function visitSchemas(schema: unknown, visit: (node: SchemaNode, pointer:
   else visitSchemas(items, visit, `${pointer}/items`);
   const dependencies = schema.dependencies;
   if (isObject(dependencies)) {
-    for (const [name, sub] of Object.entries(dependencies)) visitSchemas(sub, visit, `${pointer}/dependencies/${escapePointer(name)}`);
+    for (const [name, sub] of Object.entries(dependencies))
+      visitSchemas(sub, visit, `${pointer}/dependencies/${escapePointer(name)}`);
   }
 }
 
@@ -63,7 +74,8 @@ export function resolveLocalRef(root: unknown, schema: unknown, hops = 8): unkno
     if (!ref.startsWith('#/') && ref !== '#') return undefined;
     const tokens = ref === '#' ? [] : ref.slice(2).split('/').map(unescapePointer);
     let target: unknown = root;
-    for (const token of tokens) target = isObject(target) || Array.isArray(target) ? (target as Record<string, unknown>)[token] : undefined;
+    for (const token of tokens)
+      target = isObject(target) || Array.isArray(target) ? (target as Record<string, unknown>)[token] : undefined;
     current = target;
   }
   return current;

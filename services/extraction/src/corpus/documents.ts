@@ -1129,7 +1129,11 @@ export const heuristicCorpus: readonly CorpusDocument[] = [
       version: '3.8.0',
       releaseDate: '2024-05-02',
       breakingChanges: false,
-      highlights: ['Streaming responses for the search API', '30% faster index rebuilds', 'New `--dry-run` flag for migrations'],
+      highlights: [
+        'Streaming responses for the search API',
+        '30% faster index rebuilds',
+        'New `--dry-run` flag for migrations',
+      ],
       minimumNodeVersion: 20,
       downloadUrl: 'https://github.com/example/quarry/releases/tag/v3.8.0',
     },
@@ -1230,7 +1234,11 @@ export const heuristicCorpus: readonly CorpusDocument[] = [
       autoRenewal: bool(),
     }),
     expected: {
-      provider: { name: 'Stellar Cleaning Services', email: 'contracts@stellarclean.example', phone: '+44 20 7946 0321' },
+      provider: {
+        name: 'Stellar Cleaning Services',
+        email: 'contracts@stellarclean.example',
+        phone: '+44 20 7946 0321',
+      },
       client: { name: 'Riverside Dental Practice', email: 'office@riversidedental.example' },
       startDate: '2024-05-01',
       termMonths: 24,

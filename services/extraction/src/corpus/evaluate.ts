@@ -17,7 +17,16 @@ import { heuristicCorpus, type CorpusDocument } from './documents.js';
  */
 
 export type FieldType = 'date' | 'number' | 'string' | 'email' | 'url' | 'enum' | 'boolean' | 'list';
-export const FIELD_TYPES: readonly FieldType[] = ['date', 'number', 'string', 'email', 'url', 'enum', 'boolean', 'list'];
+export const FIELD_TYPES: readonly FieldType[] = [
+  'date',
+  'number',
+  'string',
+  'email',
+  'url',
+  'enum',
+  'boolean',
+  'list',
+];
 
 export interface Metrics {
   tp: number;
@@ -67,8 +76,19 @@ export async function evaluateHeuristic(
     const answer = await provider.extract({ schema: document.schema, sourceText: document.text });
     const validation = guarded.validate(answer.data);
     if (validation.valid) validDocuments++;
-    const scores = scoreFields(answer.data, document.schema, document.text, answer.fieldConfidences, validation.valid ? [] : validation.paths);
-    const outcomes = compare(fieldSpecs(document.schema), document.expected, isObject(answer.data) ? answer.data : {}, '');
+    const scores = scoreFields(
+      answer.data,
+      document.schema,
+      document.text,
+      answer.fieldConfidences,
+      validation.valid ? [] : validation.paths,
+    );
+    const outcomes = compare(
+      fieldSpecs(document.schema),
+      document.expected,
+      isObject(answer.data) ? answer.data : {},
+      '',
+    );
     for (const outcome of outcomes) {
       const confidence = scores.fieldConfidences[outcome.path];
       for (const c of document.heldOut ? [counts[outcome.type], heldOutCounts[outcome.type]] : [counts[outcome.type]]) {
@@ -76,9 +96,17 @@ export async function evaluateHeuristic(
         c.fp += outcome.fp;
         c.fn += outcome.fn;
       }
-      if (outcome.predicted !== undefined && confidence !== undefined) (outcome.fp === 0 ? correctConfidences : wrongConfidences).push(confidence);
+      if (outcome.predicted !== undefined && confidence !== undefined)
+        (outcome.fp === 0 ? correctConfidences : wrongConfidences).push(confidence);
       if (outcome.fp > 0 || outcome.fn > 0) {
-        mistakes.push({ document: document.id, path: outcome.path, type: outcome.type, expected: outcome.expected, predicted: outcome.predicted, ...(confidence !== undefined ? { confidence } : {}) });
+        mistakes.push({
+          document: document.id,
+          path: outcome.path,
+          type: outcome.type,
+          expected: outcome.expected,
+          predicted: outcome.predicted,
+          ...(confidence !== undefined ? { confidence } : {}),
+        });
       }
     }
   }
@@ -99,8 +127,14 @@ function emptyCounts(): Counts {
 }
 
 function summary(counts: Counts): { overall: Metrics; byType: Record<FieldType, Metrics> } {
-  const total = FIELD_TYPES.reduce((sum, t) => ({ tp: sum.tp + counts[t].tp, fp: sum.fp + counts[t].fp, fn: sum.fn + counts[t].fn }), { tp: 0, fp: 0, fn: 0 });
-  return { overall: metrics(total), byType: Object.fromEntries(FIELD_TYPES.map((t) => [t, metrics(counts[t])])) as Record<FieldType, Metrics> };
+  const total = FIELD_TYPES.reduce(
+    (sum, t) => ({ tp: sum.tp + counts[t].tp, fp: sum.fp + counts[t].fp, fn: sum.fn + counts[t].fn }),
+    { tp: 0, fp: 0, fn: 0 },
+  );
+  return {
+    overall: metrics(total),
+    byType: Object.fromEntries(FIELD_TYPES.map((t) => [t, metrics(counts[t])])) as Record<FieldType, Metrics>,
+  };
 }
 
 interface Outcome {
@@ -113,7 +147,12 @@ interface Outcome {
   fn: number;
 }
 
-function compare(fields: readonly FieldSpec[], expected: Record<string, unknown>, predicted: Record<string, unknown>, base: string): Outcome[] {
+function compare(
+  fields: readonly FieldSpec[],
+  expected: Record<string, unknown>,
+  predicted: Record<string, unknown>,
+  base: string,
+): Outcome[] {
   const out: Outcome[] = [];
   for (const field of fields) {
     const path = `${base}/${escapePointer(field.key)}`;
@@ -127,7 +166,9 @@ function compare(fields: readonly FieldSpec[], expected: Record<string, unknown>
       const es = Array.isArray(e) ? e : [];
       const ps = Array.isArray(p) ? p : [];
       for (let i = 0; i < Math.max(es.length, ps.length); i++) {
-        out.push(...compare(field.children ?? [], isObject(es[i]) ? es[i] : {}, isObject(ps[i]) ? ps[i] : {}, `${path}/${i}`));
+        out.push(
+          ...compare(field.children ?? [], isObject(es[i]) ? es[i] : {}, isObject(ps[i]) ? ps[i] : {}, `${path}/${i}`),
+        );
       }
       continue;
     }
@@ -187,7 +228,10 @@ function same(type: FieldType, expected: unknown, predicted: unknown): boolean {
       return typeof predicted === 'string' && predicted.slice(0, 10) === String(expected).slice(0, 10);
     case 'email':
     case 'url':
-      return typeof predicted === 'string' && predicted.trim().toLowerCase().replace(/\/$/, '') === String(expected).trim().toLowerCase().replace(/\/$/, '');
+      return (
+        typeof predicted === 'string' &&
+        predicted.trim().toLowerCase().replace(/\/$/, '') === String(expected).trim().toLowerCase().replace(/\/$/, '')
+      );
     case 'enum':
     case 'boolean':
       return expected === predicted;

@@ -78,7 +78,8 @@ function readPair(line: Line, index: number): Pair | undefined {
   const rawLabel = m[1]!.trim();
   const label = labelWords(rawLabel);
   // A label is a short name, not a sentence or a URL scheme.
-  if (label.length === 0 || label.length > 6 || /[.!?]\s/.test(rawLabel) || /^https?$/i.test(rawLabel)) return undefined;
+  if (label.length === 0 || label.length > 6 || /[.!?]\s/.test(rawLabel) || /^https?$/i.test(rawLabel))
+    return undefined;
   const value = (m[2] ?? '').trim();
   // The value is the line's trimmed tail.
   const valueStart = line.start + (value ? line.text.lastIndexOf(value) : line.text.length);
@@ -96,7 +97,13 @@ function splitInline(pair: Pair): Pair[] {
     const m = /^(\p{L}[\p{L} ]{0,20}):\s+(.*\S)\s*$/u.exec(part);
     if (!m) continue;
     const value = m[2]!;
-    out.push({ label: labelWords(m[1]!), rawLabel: m[1]!, value, valueStart: offset + part.lastIndexOf(value), line: pair.line });
+    out.push({
+      label: labelWords(m[1]!),
+      rawLabel: m[1]!,
+      value,
+      valueStart: offset + part.lastIndexOf(value),
+      line: pair.line,
+    });
   }
   return out;
 }

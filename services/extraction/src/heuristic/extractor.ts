@@ -8,7 +8,20 @@ import type { ExtractionProvider, JsonSchemaObject, ProviderAnswer } from '../ty
 import { bulletItems, readDocument, type DocumentModel, type Pair } from './document.js';
 import { fieldSpecs, type FieldKind, type FieldSpec } from './fields.js';
 import { contextScore, GENERIC_WORDS, labelScore, labelWords, wordsMatch } from './labels.js';
-import { EMAIL, numberValue, rangeEnd, readEnum, readList, readString, readValue, splitList, unitFollows, URL_PATTERN, type Read, type ReadContext } from './values.js';
+import {
+  EMAIL,
+  numberValue,
+  rangeEnd,
+  readEnum,
+  readList,
+  readString,
+  readValue,
+  splitList,
+  unitFollows,
+  URL_PATTERN,
+  type Read,
+  type ReadContext,
+} from './values.js';
 
 /**
  * The offline extractor: deterministic, no model, for typed fields. Per field of the schema it
@@ -79,7 +92,11 @@ class Run {
     private readonly context: ReadContext,
   ) {}
 
-  object(fields: readonly FieldSpec[], pairs: readonly Pair[], options: { root: boolean; prefix?: string[] }): Record<string, unknown> {
+  object(
+    fields: readonly FieldSpec[],
+    pairs: readonly Pair[],
+    options: { root: boolean; prefix?: string[] },
+  ): Record<string, unknown> {
     const data: Record<string, unknown> = {};
     const simple = fields.filter((f) => f.kind !== 'object' && f.kind !== 'objectList');
     this.fromPairs(simple, pairs, options.prefix, data);
@@ -110,7 +127,12 @@ class Run {
   }
 
   /** Step 1: labelled lines, best label matches first, each line for one field (see the rule above). */
-  private fromPairs(fields: readonly FieldSpec[], pairs: readonly Pair[], prefix: string[] | undefined, data: Record<string, unknown>): void {
+  private fromPairs(
+    fields: readonly FieldSpec[],
+    pairs: readonly Pair[],
+    prefix: string[] | undefined,
+    data: Record<string, unknown>,
+  ): void {
     const candidates: Candidate[] = [];
     const sources = [...pairs, ...this.sectionPairs(fields)];
     fields.forEach((field) => {
@@ -124,7 +146,9 @@ class Run {
         if (read) candidates.push({ field, pair, score, read });
       }
     });
-    candidates.sort((a, b) => b.score - a.score || fields.indexOf(a.field) - fields.indexOf(b.field) || a.pair.line - b.pair.line);
+    candidates.sort(
+      (a, b) => b.score - a.score || fields.indexOf(a.field) - fields.indexOf(b.field) || a.pair.line - b.pair.line,
+    );
     const users = new Map<Pair, FieldSpec[]>();
     for (const c of candidates) {
       if (c.field.key in data) continue;
@@ -141,7 +165,13 @@ class Run {
     if (!fields.some((f) => f.kind === 'list')) return [];
     return this.model.sections
       .filter((s) => !this.model.pairs.some((p) => p.line === s.line))
-      .map((s) => ({ label: s.label, rawLabel: s.title, value: '', valueStart: this.model.lines[s.line]!.start, line: s.line }));
+      .map((s) => ({
+        label: s.label,
+        rawLabel: s.title,
+        value: '',
+        valueStart: this.model.lines[s.line]!.start,
+        line: s.line,
+      }));
   }
 
   private readPair(pair: Pair, field: FieldSpec): Read | undefined {
@@ -170,19 +200,26 @@ class Run {
 
   /** Step 3: rows of the table whose headers name most of the item's fields. */
   private fromTables(field: FieldSpec): Record<string, unknown>[] {
-    const children = (field.children ?? []).filter((c) => c.kind !== 'object' && c.kind !== 'objectList' && c.kind !== 'list');
+    const children = (field.children ?? []).filter(
+      (c) => c.kind !== 'object' && c.kind !== 'objectList' && c.kind !== 'list',
+    );
     let best: { columns: Map<number, FieldSpec>; rows: string[][] } | undefined;
     for (const table of this.model.tables) {
       const columns = new Map<number, FieldSpec>();
       const scored = table.header.flatMap((cell, column) =>
-        children.map((child) => ({ column, child, score: Math.max(...child.variants.map((v) => labelScore(labelWords(cell), v))) })),
+        children.map((child) => ({
+          column,
+          child,
+          score: Math.max(...child.variants.map((v) => labelScore(labelWords(cell), v))),
+        })),
       );
       scored.sort((a, b) => b.score - a.score || a.column - b.column);
       for (const { column, child, score } of scored) {
         if (score < LABEL_THRESHOLD || columns.has(column) || [...columns.values()].includes(child)) continue;
         columns.set(column, child);
       }
-      if (columns.size >= Math.min(2, children.length) && (!best || columns.size > best.columns.size)) best = { columns, rows: table.rows };
+      if (columns.size >= Math.min(2, children.length) && (!best || columns.size > best.columns.size))
+        best = { columns, rows: table.rows };
     }
     if (!best) return [];
     const rows = best.rows.map((cells, i) => {
@@ -200,7 +237,10 @@ class Run {
   }
 
   /** Step 4: prose. */
-  private fromProse(field: FieldSpec, siblings: readonly FieldSpec[]): { value: unknown; confidence: number } | undefined {
+  private fromProse(
+    field: FieldSpec,
+    siblings: readonly FieldSpec[],
+  ): { value: unknown; confidence: number } | undefined {
     switch (field.kind) {
       case 'date':
       case 'number':
@@ -213,7 +253,9 @@ class Run {
       case 'boolean':
         return this.booleanNearLabel(field);
       case 'string':
-        return this.salutation(field) ?? this.title(field) ?? this.codeAfterLabel(field) ?? this.properNameAfterLabel(field);
+        return (
+          this.salutation(field) ?? this.title(field) ?? this.codeAfterLabel(field) ?? this.properNameAfterLabel(field)
+        );
       case 'list':
         return this.listAfterLabel(field);
       default:
@@ -221,7 +263,10 @@ class Run {
     }
   }
 
-  private nearLabel(field: FieldSpec, siblings: readonly FieldSpec[]): { value: unknown; confidence: number } | undefined {
+  private nearLabel(
+    field: FieldSpec,
+    siblings: readonly FieldSpec[],
+  ): { value: unknown; confidence: number } | undefined {
     const mentions = this.mentions(field).filter((m) => !this.used.has(m.start));
     const names = proseWords(field);
     let best: { mention: Mention; score: number } | undefined;
@@ -254,7 +299,12 @@ class Run {
         const end = rangeEnd(field) === 'end';
         return (this.dates ??= findDates(text))
           .filter((d) => !d.rangePart || d.rangePart === (end ? 'end' : 'start'))
-          .map((d) => ({ value: d.ambiguous && this.context.monthFirst ? d.alternative! : d.iso, start: d.start, end: d.end, unitMatch: false }));
+          .map((d) => ({
+            value: d.ambiguous && this.context.monthFirst ? d.alternative! : d.iso,
+            start: d.start,
+            end: d.end,
+            unitMatch: false,
+          }));
       }
       case 'number':
       case 'integer': {
@@ -262,7 +312,12 @@ class Run {
         return (this.numbers ??= findNumbers(text))
           .filter((n) => !dates.some((d) => d.start <= n.start && n.end <= d.end))
           .filter((n) => field.kind === 'number' || Number.isInteger(n.value))
-          .map((n) => ({ value: numberValue(n, field), start: n.start, end: n.end, unitMatch: field.units.some((u) => unitFollows(text, n, u)) }));
+          .map((n) => ({
+            value: numberValue(n, field),
+            start: n.start,
+            end: n.end,
+            unitMatch: field.units.some((u) => unitFollows(text, n, u)),
+          }));
       }
       case 'email':
       case 'url':
@@ -292,7 +347,9 @@ class Run {
 
   private onlyEnumValue(field: FieldSpec): { value: unknown; confidence: number } | undefined {
     const norm = normalise(this.model.text);
-    const named = (field.enumValues ?? []).filter((v) => [normalise(v), splitIdentifier(v)].some((variant) => indexOfWords(norm, variant) >= 0));
+    const named = (field.enumValues ?? []).filter((v) =>
+      [normalise(v), splitIdentifier(v)].some((variant) => indexOfWords(norm, variant) >= 0),
+    );
     if (named.length === 1) return { value: named[0], confidence: 0.6 };
     if (named.length > 1) return undefined;
     const read = readEnum(this.model.text, field);
@@ -329,7 +386,8 @@ class Run {
     if (this.titleUsed || !last || !TITLE_WORDS.has(last) || name.some((w) => PERSON_ROLES.has(w))) return undefined;
     const index = this.model.lines.findIndex((l) => l.text.trim() !== '');
     const line = this.model.lines[index];
-    if (!line || this.model.pairs.some((p) => p.line === index) || this.model.tables.some((t) => t.line === index)) return undefined;
+    if (!line || this.model.pairs.some((p) => p.line === index) || this.model.tables.some((t) => t.line === index))
+      return undefined;
     const text = line.text.replace(/^\s*#+\s*/, '').trim();
     if (text.split(/\s+/).length > 12 || /[.,!?:;]$/.test(text) || /^(?:dear|hello|hi)\b/i.test(text)) return undefined;
     this.titleUsed = true;
@@ -354,7 +412,11 @@ class Run {
   /** "our speaker is Dr. Helen Okoye", "the agency AEMET": the run of capitalised words right after the field's name. */
   private properNameAfterLabel(field: FieldSpec): { value: unknown; confidence: number } | undefined {
     const names = proseWords(field);
-    const tokens = [...this.model.text.matchAll(/[\p{L}\p{N}][\p{L}\p{N}'’.&-]*/gu)].map((m) => ({ word: m[0], start: m.index, end: m.index + m[0].length }));
+    const tokens = [...this.model.text.matchAll(/[\p{L}\p{N}][\p{L}\p{N}'’.&-]*/gu)].map((m) => ({
+      word: m[0],
+      start: m.index,
+      end: m.index + m[0].length,
+    }));
     for (let i = 0; i < tokens.length; i++) {
       const word = normalise(tokens[i]!.word);
       if (!names.some((n) => n.length > 0 && wordsMatch(word, n[n.length - 1]!))) continue;
@@ -362,7 +424,11 @@ class Run {
       if (j < tokens.length && COPULAS.has(tokens[j]!.word.toLowerCase())) j++;
       if (j < tokens.length && ARTICLES.has(tokens[j]!.word.toLowerCase())) j++;
       const from = j;
-      while (j < tokens.length && isCapitalised(tokens[j]!.word) && !this.breakBetween(tokens[j - 1]!.end, tokens[j]!.start)) {
+      while (
+        j < tokens.length &&
+        isCapitalised(tokens[j]!.word) &&
+        !this.breakBetween(tokens[j - 1]!.end, tokens[j]!.start)
+      ) {
         j++;
         if (/\.$/.test(tokens[j - 1]!.word) && !ABBREVIATION.test(tokens[j - 1]!.word)) break; // a sentence ends here
       }
@@ -377,7 +443,11 @@ class Run {
   /** A clause or sentence boundary between two offsets. */
   private breakBetween(from: number, to: number): boolean {
     const gap = this.model.text.slice(from, to);
-    return /[,;:\n()]/.test(gap) || (/\.\s/.test(gap) && !/\b(?:dr|mr|mrs|ms|prof|st)\.\s*$/i.test(this.model.text.slice(Math.max(0, from - 5), from + 1)));
+    return (
+      /[,;:\n()]/.test(gap) ||
+      (/\.\s/.test(gap) &&
+        !/\b(?:dr|mr|mrs|ms|prof|st)\.\s*$/i.test(this.model.text.slice(Math.max(0, from - 5), from + 1)))
+    );
   }
 
   /** "Present were A, B and C": the items after the field's name and a verb or colon, in one sentence. */
@@ -401,7 +471,16 @@ interface Mention {
   unitMatch: boolean;
 }
 
-const PERSON_ROLES = new Set(['customer', 'guest', 'recipient', 'client', 'addressee', 'passenger', 'patient', 'applicant']);
+const PERSON_ROLES = new Set([
+  'customer',
+  'guest',
+  'recipient',
+  'client',
+  'addressee',
+  'passenger',
+  'patient',
+  'applicant',
+]);
 const TITLE_WORDS = new Set(['title', 'headline', 'name', 'subject', 'heading']);
 const CODE_WORDS = new Set(['id', 'number', 'no', 'code', 'reference', 'ref']);
 const COPULAS = new Set(['is', 'was', 'are', 'were', 'will', 'be']);
@@ -437,13 +516,20 @@ function kindGroup(kind: FieldKind): string {
  * number out of range…), so what is returned validates, except for required fields that could not
  * be found.
  */
-function dropInvalid(data: Record<string, unknown>, schema: JsonSchemaObject, confidences: Record<string, number>): Record<string, unknown> {
+function dropInvalid(
+  data: Record<string, unknown>,
+  schema: JsonSchemaObject,
+  confidences: Record<string, number>,
+): Record<string, unknown> {
   const validate = compileHere(schema);
   for (let round = 0; round < 10 && !validate(data); round++) {
-    const paths = (validate.errors ?? []).filter((e) => e.keyword !== 'required' && e.instancePath !== '').map((e) => e.instancePath);
+    const paths = (validate.errors ?? [])
+      .filter((e) => e.keyword !== 'required' && e.instancePath !== '')
+      .map((e) => e.instancePath);
     if (paths.length === 0) break;
     // Deepest and last items first, so removing an array item does not move one still to remove.
-    for (const path of [...new Set(paths)].sort((a, b) => b.localeCompare(a, 'en', { numeric: true }))) removeAt(data, path, confidences);
+    for (const path of [...new Set(paths)].sort((a, b) => b.localeCompare(a, 'en', { numeric: true })))
+      removeAt(data, path, confidences);
   }
   return data;
 }
@@ -452,9 +538,11 @@ function dropInvalid(data: Record<string, unknown>, schema: JsonSchemaObject, co
 function removeAt(root: Record<string, unknown>, pointer: string, confidences: Record<string, number>): void {
   const tokens = pointer.split('/').slice(1).map(unescapePointer);
   let parent: unknown = root;
-  for (const token of tokens.slice(0, -1)) parent = isObject(parent) || Array.isArray(parent) ? (parent as Record<string, unknown>)[token] : undefined;
+  for (const token of tokens.slice(0, -1))
+    parent = isObject(parent) || Array.isArray(parent) ? (parent as Record<string, unknown>)[token] : undefined;
   const last = tokens[tokens.length - 1]!;
-  for (const key of Object.keys(confidences)) if (key === pointer || key.startsWith(`${pointer}/`)) delete confidences[key];
+  for (const key of Object.keys(confidences))
+    if (key === pointer || key.startsWith(`${pointer}/`)) delete confidences[key];
   if (isObject(parent)) {
     delete parent[last];
     return;

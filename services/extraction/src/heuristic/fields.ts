@@ -4,7 +4,19 @@ import type { JsonSchemaObject } from '../types.js';
 import { fieldWords, UNIT_WORDS } from './labels.js';
 
 /** What the extractor looks for, by the field's schema. */
-export type FieldKind = 'string' | 'date' | 'datetime' | 'email' | 'url' | 'number' | 'integer' | 'boolean' | 'enum' | 'list' | 'objectList' | 'object';
+export type FieldKind =
+  | 'string'
+  | 'date'
+  | 'datetime'
+  | 'email'
+  | 'url'
+  | 'number'
+  | 'integer'
+  | 'boolean'
+  | 'enum'
+  | 'list'
+  | 'objectList'
+  | 'object';
 
 export interface FieldSpec {
   key: string;
@@ -30,7 +42,9 @@ export function fieldSpecs(root: JsonSchemaObject, schema: unknown = root, base 
   const resolved = resolveLocalRef(root, schema);
   if (!isObject(resolved) || !isObject(resolved.properties)) return [];
   const required = new Set(Array.isArray(resolved.required) ? resolved.required : []);
-  return Object.entries(resolved.properties).map(([key, sub]) => spec(root, key, sub, `${base}/${escapePointer(key)}`, required.has(key)));
+  return Object.entries(resolved.properties).map(([key, sub]) =>
+    spec(root, key, sub, `${base}/${escapePointer(key)}`, required.has(key)),
+  );
 }
 
 function spec(root: JsonSchemaObject, key: string, schema: unknown, path: string, required: boolean): FieldSpec {
@@ -63,7 +77,10 @@ function spec(root: JsonSchemaObject, key: string, schema: unknown, path: string
 }
 
 /** `type: ["string", "null"]` or `anyOf: [X, {type: "null"}]` → X, nullable. */
-function unwrapNullable(root: JsonSchemaObject, schema: unknown): { schema: Record<string, unknown>; nullable: boolean } {
+function unwrapNullable(
+  root: JsonSchemaObject,
+  schema: unknown,
+): { schema: Record<string, unknown>; nullable: boolean } {
   const s = resolveLocalRef(root, schema);
   if (!isObject(s)) return { schema: {}, nullable: false };
   if (Array.isArray(s.type) && s.type.includes('null')) {
@@ -75,7 +92,8 @@ function unwrapNullable(root: JsonSchemaObject, schema: unknown): { schema: Reco
     if (!Array.isArray(branches)) continue;
     const resolved = branches.map((b) => resolveLocalRef(root, b));
     const nonNull = resolved.filter((b) => !(isObject(b) && b.type === 'null'));
-    if (nonNull.length === 1 && isObject(nonNull[0])) return { schema: { ...nonNull[0] }, nullable: nonNull.length < resolved.length };
+    if (nonNull.length === 1 && isObject(nonNull[0]))
+      return { schema: { ...nonNull[0] }, nullable: nonNull.length < resolved.length };
   }
   return { schema: s, nullable: false };
 }

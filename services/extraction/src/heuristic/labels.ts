@@ -7,14 +7,41 @@ import { splitIdentifier, words } from '../core/text.js';
  */
 
 /** Words that say nothing about which field is meant. */
-const STOP_WORDS = new Set(['the', 'a', 'an', 'of', 'for', 'in', 'on', 'at', 'your', 'our', 'this', 'its', 'and', 'is', 'are']);
+const STOP_WORDS = new Set([
+  'the',
+  'a',
+  'an',
+  'of',
+  'for',
+  'in',
+  'on',
+  'at',
+  'your',
+  'our',
+  'this',
+  'its',
+  'and',
+  'is',
+  'are',
+]);
 
 /**
  * Words of a field name that only say what kind of value it is (`issueDate`, `orderNumber`): left
  * out when looking for the field's name near a value in prose, where "date" or "number" could be
  * anything's.
  */
-export const GENERIC_WORDS = new Set(['date', 'number', 'name', 'value', 'amount', 'count', 'type', 'id', 'text', 'total']);
+export const GENERIC_WORDS = new Set([
+  'date',
+  'number',
+  'name',
+  'value',
+  'amount',
+  'count',
+  'type',
+  'id',
+  'text',
+  'total',
+]);
 
 /** Units in field names (`weightKg`, `prepMinutes`): not label words, but hints for picking a number. */
 export const UNIT_WORDS: Readonly<Record<string, RegExp>> = {
@@ -101,7 +128,10 @@ export function wordsMatch(a: string, b: string): boolean {
 
 /** Words of a label as written in a document ("Invoice No.", "PO #"), without stop words and digits. */
 export function labelWords(label: string): string[] {
-  const expanded = label.replace(/#/g, ' number ').replace(/\bno\./gi, ' number ').replace(/e-mail/gi, 'email');
+  const expanded = label
+    .replace(/#/g, ' number ')
+    .replace(/\bno\./gi, ' number ')
+    .replace(/e-mail/gi, 'email');
   return words(expanded).filter((w) => !STOP_WORDS.has(w) && !/^\d+$/.test(w));
 }
 

@@ -89,9 +89,11 @@ function readDate(text: string, field: FieldSpec, context: ReadContext): Read | 
 
 function readNumber(text: string, field: FieldSpec): Read | undefined {
   let mentions = findNumbers(text);
-  if (field.kind === 'integer') mentions = mentions.filter((m) => Number.isInteger(m.value) || (m.percent && Number.isInteger(m.value)));
+  if (field.kind === 'integer')
+    mentions = mentions.filter((m) => Number.isInteger(m.value) || (m.percent && Number.isInteger(m.value)));
   if (mentions.length === 0) return undefined;
-  const withUnit = field.units.length > 0 ? mentions.filter((m) => field.units.some((u) => unitFollows(text, m, u))) : [];
+  const withUnit =
+    field.units.length > 0 ? mentions.filter((m) => field.units.some((u) => unitFollows(text, m, u))) : [];
   const pool = withUnit.length > 0 ? withUnit : mentions;
   const pick = rangeEnd(field) === 'end' ? pool[pool.length - 1]! : pool[0]!;
   const value = numberValue(pick, field);
@@ -128,7 +130,8 @@ export function readEnum(text: string, field: FieldSpec): Read | undefined {
   for (const value of values) {
     for (const variant of new Set([normalise(value), splitIdentifier(value)])) {
       const at = indexOfWords(norm, variant);
-      if (at >= 0 && (!best || at < best.at || (at === best.at && variant.length > best.length))) best = { value, at, length: variant.length };
+      if (at >= 0 && (!best || at < best.at || (at === best.at && variant.length > best.length)))
+        best = { value, at, length: variant.length };
     }
   }
   if (best) return { value: best.value };
@@ -148,7 +151,9 @@ function readPatterned(text: string, pattern: string): Read | undefined {
     if (cleaned && whole.test(String(cleaned.value))) return cleaned;
     const inner = pattern.replace(/^\^/, '').replace(/(?<!\\)\$$/, '');
     const part = new RegExp(`(?<![\\p{L}\\p{N}])(?:${inner})(?![\\p{L}\\p{N}])`, 'u').exec(text);
-    return part && whole.test(part[0]) ? { value: part[0], start: part.index, end: part.index + part[0].length } : undefined;
+    return part && whole.test(part[0])
+      ? { value: part[0], start: part.index, end: part.index + part[0].length }
+      : undefined;
   } catch {
     return undefined;
   }
@@ -170,7 +175,8 @@ export function readString(text: string): Read | undefined {
 /** "A, B and C" / "A; B; C" → items, each read as the item kind; "(qualifiers)" dropped when every item has one. */
 export function readList(parts: readonly string[], item: FieldSpec, context: ReadContext): unknown[] {
   let texts = parts.map((p) => p.trim()).filter((p) => p.length > 0);
-  if (texts.length >= 2 && texts.every((p) => /\S\s*\([^)]*\)$/.test(p))) texts = texts.map((p) => p.replace(/\s*\([^)]*\)$/, ''));
+  if (texts.length >= 2 && texts.every((p) => /\S\s*\([^)]*\)$/.test(p)))
+    texts = texts.map((p) => p.replace(/\s*\([^)]*\)$/, ''));
   return texts.map((p) => readValue(p, item, context)?.value).filter((v) => v !== undefined);
 }
 

@@ -1,4 +1,9 @@
-import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
+import Anthropic, {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+} from '@anthropic-ai/sdk';
 import { buildExtractionPrompt } from '../prompt.js';
 import type { ExtractionProvider, ExtractionRequest, ProviderAnswer } from '../types.js';
 import { callWithDeadline, integerOption, isRecord, ProviderError, type CallContext } from './errors.js';
@@ -57,7 +62,9 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Extr
     name: 'anthropic',
     async extract(request, callOptions = {}) {
       const body = anthropicRequestBody(request, { model, maxTokens });
-      const message = await callWithDeadline(ctx, callOptions.signal, (signal) => client.messages.create(body, { signal }));
+      const message = await callWithDeadline(ctx, callOptions.signal, (signal) =>
+        client.messages.create(body, { signal }),
+      );
       return parseAnthropicMessage(message, model);
     },
   };
@@ -93,7 +100,11 @@ export function parseAnthropicMessage(message: Anthropic.Message, requestedModel
   const stop = message.stop_reason;
   if (stop === 'refusal') {
     const why = message.stop_details?.explanation ?? message.stop_details?.category;
-    throw new ProviderError('anthropic', 'PROVIDER_REFUSED', `The model refused to extract from this source${why ? ` (${why})` : ''}.`);
+    throw new ProviderError(
+      'anthropic',
+      'PROVIDER_REFUSED',
+      `The model refused to extract from this source${why ? ` (${why})` : ''}.`,
+    );
   }
   if (stop === 'max_tokens' || stop === 'model_context_window_exceeded') {
     throw new ProviderError(
@@ -122,7 +133,8 @@ export function parseAnthropicMessage(message: Anthropic.Message, requestedModel
 
 /** All input tokens (uncached + cache writes + cache reads, as Anthropic bills them) and output tokens. */
 function usageOf(usage: unknown): Pick<ProviderAnswer, 'usage'> {
-  if (!isRecord(usage) || typeof usage['input_tokens'] !== 'number' || typeof usage['output_tokens'] !== 'number') return {};
+  if (!isRecord(usage) || typeof usage['input_tokens'] !== 'number' || typeof usage['output_tokens'] !== 'number')
+    return {};
   const count = (key: string) => (typeof usage[key] === 'number' ? (usage[key] as number) : 0);
   return {
     usage: {
@@ -131,4 +143,3 @@ function usageOf(usage: unknown): Pick<ProviderAnswer, 'usage'> {
     },
   };
 }
-

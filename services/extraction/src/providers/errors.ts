@@ -71,7 +71,9 @@ export class ProviderError extends Error {
 
 /** The error classes of a Stainless-generated SDK (both the Anthropic and the OpenAI SDK have them). */
 export interface SdkErrorClasses {
-  APIError: abstract new (...args: never[]) => Error & { status?: number | undefined; requestID?: string | null | undefined };
+  APIError: abstract new (
+    ...args: never[]
+  ) => Error & { status?: number | undefined; requestID?: string | null | undefined };
   APIUserAbortError: abstract new (...args: never[]) => Error;
   APIConnectionTimeoutError: abstract new (...args: never[]) => Error;
   APIConnectionError: abstract new (...args: never[]) => Error;
@@ -155,28 +157,60 @@ export function toProviderError(ctx: CallContext, err: unknown): ProviderError {
     return new ProviderError(provider, 'PROVIDER_TIMEOUT', `${label} did not answer in time (${tries}).`);
   }
   if (err instanceof sdk.APIConnectionError) {
-    return new ProviderError(provider, 'PROVIDER_UNAVAILABLE', `${label} could not be reached (${tries}).`, { cause: err });
+    return new ProviderError(provider, 'PROVIDER_UNAVAILABLE', `${label} could not be reached (${tries}).`, {
+      cause: err,
+    });
   }
   if (err instanceof sdk.APIError && typeof err.status === 'number') {
     const status = err.status;
     const detail = providerDetail(err, ctx.apiKey);
     const opts = { status, ...(err.requestID ? { requestId: err.requestID } : {}) };
     if (status === 401 || status === 403) {
-      return new ProviderError(provider, 'PROVIDER_AUTH', `${label} rejected the API key (HTTP ${status}). Check the configured key.${detail}`, opts);
+      return new ProviderError(
+        provider,
+        'PROVIDER_AUTH',
+        `${label} rejected the API key (HTTP ${status}). Check the configured key.${detail}`,
+        opts,
+      );
     }
     if (status === 402) {
-      return new ProviderError(provider, 'PROVIDER_AUTH', `${label} refused the account (HTTP 402: billing).${detail}`, opts);
+      return new ProviderError(
+        provider,
+        'PROVIDER_AUTH',
+        `${label} refused the account (HTTP 402: billing).${detail}`,
+        opts,
+      );
     }
     if (status === 429) {
-      return new ProviderError(provider, 'PROVIDER_RATE_LIMITED', `${label} is rate-limiting requests (HTTP 429 after ${tries}). Try again later.`, opts);
+      return new ProviderError(
+        provider,
+        'PROVIDER_RATE_LIMITED',
+        `${label} is rate-limiting requests (HTTP 429 after ${tries}). Try again later.`,
+        opts,
+      );
     }
     if (status === 408) {
-      return new ProviderError(provider, 'PROVIDER_TIMEOUT', `${label} timed out the request (HTTP 408 after ${tries}).`, opts);
+      return new ProviderError(
+        provider,
+        'PROVIDER_TIMEOUT',
+        `${label} timed out the request (HTTP 408 after ${tries}).`,
+        opts,
+      );
     }
     if (status >= 500 || status === 409) {
-      return new ProviderError(provider, 'PROVIDER_UNAVAILABLE', `${label} failed (HTTP ${status} after ${tries}). Try again later.`, opts);
+      return new ProviderError(
+        provider,
+        'PROVIDER_UNAVAILABLE',
+        `${label} failed (HTTP ${status} after ${tries}). Try again later.`,
+        opts,
+      );
     }
-    return new ProviderError(provider, 'PROVIDER_BAD_REQUEST', `${label} rejected the request (HTTP ${status}).${detail}`, opts);
+    return new ProviderError(
+      provider,
+      'PROVIDER_BAD_REQUEST',
+      `${label} rejected the request (HTTP ${status}).${detail}`,
+      opts,
+    );
   }
   const message = err instanceof Error ? scrub(err.message, ctx.apiKey) : 'unknown error';
   return new ProviderError(provider, 'PROVIDER_UNAVAILABLE', `The call to ${label} failed: ${truncate(message, 300)}`);
@@ -192,7 +226,8 @@ function providerDetail(err: Error, apiKey: string | undefined): string {
 
 /** A configured count or duration: an integer of at least `min`, or a clear configuration error. */
 export function integerOption(owner: string, name: string, value: number, min: number): number {
-  if (!Number.isInteger(value) || value < min) throw new Error(`${owner}: ${name} must be an integer >= ${min}, got ${value}`);
+  if (!Number.isInteger(value) || value < min)
+    throw new Error(`${owner}: ${name} must be an integer >= ${min}, got ${value}`);
   return value;
 }
 

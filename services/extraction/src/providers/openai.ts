@@ -92,7 +92,9 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): Extraction
     name: 'openai',
     async extract(request, callOptions = {}) {
       const body = openAiRequestBody(request, bodyOptions);
-      const completion = await callWithDeadline(ctx, callOptions.signal, (signal) => client.chat.completions.create(body, { signal }));
+      const completion = await callWithDeadline(ctx, callOptions.signal, (signal) =>
+        client.chat.completions.create(body, { signal }),
+      );
       return parseChatCompletion(completion, options.model);
     },
   };
@@ -108,7 +110,10 @@ export interface OpenAiBodyOptions {
 }
 
 /** The exact chat-completions body for one extraction (exported for tests and for the docs). */
-export function openAiRequestBody(request: ExtractionRequest, options: OpenAiBodyOptions): OpenAI.ChatCompletionCreateParamsNonStreaming {
+export function openAiRequestBody(
+  request: ExtractionRequest,
+  options: OpenAiBodyOptions,
+): OpenAI.ChatCompletionCreateParamsNonStreaming {
   const prompt = buildExtractionPrompt(request, {
     includeSchema: options.schemaInPrompt,
     ...(options.nonce === undefined ? {} : { nonce: options.nonce }),
@@ -133,10 +138,18 @@ export function parseChatCompletion(completion: OpenAI.ChatCompletion, requested
   const choice = Array.isArray(completion.choices) ? completion.choices[0] : undefined;
   const message = choice?.message;
   if (!choice || !isRecord(message)) {
-    throw new ProviderError('openai', 'PROVIDER_BAD_OUTPUT', 'The endpoint answered without a message, so there is no data.');
+    throw new ProviderError(
+      'openai',
+      'PROVIDER_BAD_OUTPUT',
+      'The endpoint answered without a message, so there is no data.',
+    );
   }
   if (typeof message.refusal === 'string' && message.refusal) {
-    throw new ProviderError('openai', 'PROVIDER_REFUSED', `The model refused to extract from this source: ${truncate(message.refusal, 300)}`);
+    throw new ProviderError(
+      'openai',
+      'PROVIDER_REFUSED',
+      `The model refused to extract from this source: ${truncate(message.refusal, 300)}`,
+    );
   }
   if (choice.finish_reason === 'content_filter') {
     throw new ProviderError('openai', 'PROVIDER_REFUSED', "The endpoint's content filter withheld the answer.");
@@ -149,13 +162,21 @@ export function parseChatCompletion(completion: OpenAI.ChatCompletion, requested
     );
   }
   if (typeof message.content !== 'string' || !message.content.trim()) {
-    throw new ProviderError('openai', 'PROVIDER_BAD_OUTPUT', 'The model answered with no content, so there is no data.');
+    throw new ProviderError(
+      'openai',
+      'PROVIDER_BAD_OUTPUT',
+      'The model answered with no content, so there is no data.',
+    );
   }
   let data: unknown;
   try {
     data = JSON.parse(unwrapJson(message.content));
   } catch (err) {
-    throw new ProviderError('openai', 'PROVIDER_BAD_OUTPUT', `The model's answer is not valid JSON (${(err as Error).message}).`);
+    throw new ProviderError(
+      'openai',
+      'PROVIDER_BAD_OUTPUT',
+      `The model's answer is not valid JSON (${(err as Error).message}).`,
+    );
   }
   const usage = isRecord(completion.usage) ? completion.usage : undefined;
   return {
@@ -188,11 +209,28 @@ function endpointURL(baseURL: string): URL {
 
 /** Keywords OpenAI strict structured outputs accept (https://platform.openai.com/docs/guides/structured-outputs). */
 const STRICT_KEYWORDS = new Set([
-  'type', 'properties', 'required', 'additionalProperties', 'items', 'enum', 'const', 'anyOf',
-  '$ref', '$defs', 'definitions', 'description', 'title',
-  'pattern', 'format',
-  'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf',
-  'minItems', 'maxItems',
+  'type',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'enum',
+  'const',
+  'anyOf',
+  '$ref',
+  '$defs',
+  'definitions',
+  'description',
+  'title',
+  'pattern',
+  'format',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minItems',
+  'maxItems',
 ]);
 const STRICT_FORMATS = new Set(['date-time', 'time', 'date', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uuid']);
 /** Strict mode allows at most this many levels of object nesting. */
@@ -222,9 +260,11 @@ function strictNode(node: unknown, depth: number): boolean {
     if (!Object.values(properties).every((child) => strictNode(child, depth + 1))) return false;
   }
   if ('items' in node && !strictNode(node['items'], depth)) return false;
-  if ('anyOf' in node && !(Array.isArray(node['anyOf']) && node['anyOf'].every((child) => strictNode(child, depth)))) return false;
+  if ('anyOf' in node && !(Array.isArray(node['anyOf']) && node['anyOf'].every((child) => strictNode(child, depth))))
+    return false;
   for (const key of ['$defs', 'definitions']) {
-    if (key in node && !(isRecord(node[key]) && Object.values(node[key]).every((child) => strictNode(child, depth)))) return false;
+    if (key in node && !(isRecord(node[key]) && Object.values(node[key]).every((child) => strictNode(child, depth))))
+      return false;
   }
   return true;
 }

@@ -39,7 +39,11 @@ function isUniqueViolation(error: unknown): boolean {
  */
 export function createIdentityAdmin(db: Kysely<IdentityDatabase>) {
   async function orgBySlug(slug: string) {
-    const org = await db.selectFrom('identity.organizations').select(['id', 'slug', 'name']).where('slug', '=', slug).executeTakeFirst();
+    const org = await db
+      .selectFrom('identity.organizations')
+      .select(['id', 'slug', 'name'])
+      .where('slug', '=', slug)
+      .executeTakeFirst();
     if (!org) throw new IdentityAdminError('NOT_FOUND', `No organization with slug "${slug}".`);
     return org;
   }
@@ -47,7 +51,10 @@ export function createIdentityAdmin(db: Kysely<IdentityDatabase>) {
   return {
     async createOrg(input: { slug: string; name?: string }) {
       if (!SLUG.test(input.slug)) {
-        throw new IdentityAdminError('INVALID_ARGUMENT', `Invalid slug "${input.slug}": use 1–63 lowercase letters, digits or inner hyphens.`);
+        throw new IdentityAdminError(
+          'INVALID_ARGUMENT',
+          `Invalid slug "${input.slug}": use 1–63 lowercase letters, digits or inner hyphens.`,
+        );
       }
       try {
         return await db
@@ -56,13 +63,18 @@ export function createIdentityAdmin(db: Kysely<IdentityDatabase>) {
           .returning(['id', 'slug', 'name'])
           .executeTakeFirstOrThrow();
       } catch (error) {
-        if (isUniqueViolation(error)) throw new IdentityAdminError('ALREADY_EXISTS', `Organization "${input.slug}" already exists.`);
+        if (isUniqueViolation(error))
+          throw new IdentityAdminError('ALREADY_EXISTS', `Organization "${input.slug}" already exists.`);
         throw error;
       }
     },
 
     async findOrg(slug: string) {
-      return db.selectFrom('identity.organizations').select(['id', 'slug', 'name']).where('slug', '=', slug).executeTakeFirst();
+      return db
+        .selectFrom('identity.organizations')
+        .select(['id', 'slug', 'name'])
+        .where('slug', '=', slug)
+        .executeTakeFirst();
     },
 
     /** Creates the user if new (or updates the name when given) and adds them to the org. */
@@ -80,7 +92,11 @@ export function createIdentityAdmin(db: Kysely<IdentityDatabase>) {
         await trx
           .insertInto('identity.memberships')
           .values({ org_id: org.id, user_id: user.id, role: input.role ?? 'member' })
-          .onConflict((oc) => oc.columns(['org_id', 'user_id']).doUpdateSet({ role: input.role ?? sql<'member'>`identity.memberships.role` }))
+          .onConflict((oc) =>
+            oc
+              .columns(['org_id', 'user_id'])
+              .doUpdateSet({ role: input.role ?? sql<'member'>`identity.memberships.role` }),
+          )
           .execute();
         return { ...user, org: org.slug };
       });
@@ -101,7 +117,14 @@ export function createIdentityAdmin(db: Kysely<IdentityDatabase>) {
       const expiresAt = input.expiresInMs === undefined ? null : new Date(Date.now() + input.expiresInMs);
       const row = await db
         .insertInto('identity.personal_access_tokens')
-        .values({ org_id: org.id, user_id: member.id, name: input.name ?? 'default', token_hash: hash, token_hint: hint, expires_at: expiresAt })
+        .values({
+          org_id: org.id,
+          user_id: member.id,
+          name: input.name ?? 'default',
+          token_hash: hash,
+          token_hint: hint,
+          expires_at: expiresAt,
+        })
         .returning(['id', 'expires_at'])
         .executeTakeFirstOrThrow();
       return { id: row.id, token, hint, org: org.slug, email: member.email, expiresAt: row.expires_at };
@@ -113,8 +136,15 @@ export function createIdentityAdmin(db: Kysely<IdentityDatabase>) {
         .innerJoin('identity.organizations as o', 'o.id', 't.org_id')
         .innerJoin('identity.users as u', 'u.id', 't.user_id')
         .select([
-          't.id', 'o.slug as org', 'u.email', 't.name', 't.token_hint as hint', 't.created_at as createdAt',
-          't.last_used_at as lastUsedAt', 't.expires_at as expiresAt', 't.revoked_at as revokedAt',
+          't.id',
+          'o.slug as org',
+          'u.email',
+          't.name',
+          't.token_hint as hint',
+          't.created_at as createdAt',
+          't.last_used_at as lastUsedAt',
+          't.expires_at as expiresAt',
+          't.revoked_at as revokedAt',
         ])
         .orderBy('t.created_at', 'desc');
       if (filter.orgSlug) query = query.where('o.slug', '=', (await orgBySlug(filter.orgSlug)).slug);
@@ -123,7 +153,11 @@ export function createIdentityAdmin(db: Kysely<IdentityDatabase>) {
 
     /** Revocation takes effect on every gateway's very next request (see notify trigger). */
     async revokeToken(id: string) {
-      if (!/^[0-9a-f-]{36}$/i.test(id)) throw new IdentityAdminError('INVALID_ARGUMENT', `"${id}" is not a token id (a UUID from \`quarry token list\`).`);
+      if (!/^[0-9a-f-]{36}$/i.test(id))
+        throw new IdentityAdminError(
+          'INVALID_ARGUMENT',
+          `"${id}" is not a token id (a UUID from \`quarry token list\`).`,
+        );
       const row = await db
         .updateTable('identity.personal_access_tokens')
         .set({ revoked_at: sql<Date>`coalesce(revoked_at, now())` })

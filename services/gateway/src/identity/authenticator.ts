@@ -88,7 +88,10 @@ export function createTokenAuthenticator(options: AuthenticatorOptions) {
   }
 
   async function connectListener(): Promise<void> {
-    const client = new pg.Client({ connectionString: options.listenConnectionString, application_name: 'quarry-gateway-identity-listen' });
+    const client = new pg.Client({
+      connectionString: options.listenConnectionString,
+      application_name: 'quarry-gateway-identity-listen',
+    });
     const lost = (error?: Error) => {
       if (listener !== client) return;
       listening = false;
@@ -138,7 +141,17 @@ export function createTokenAuthenticator(options: AuthenticatorOptions) {
         .selectFrom('identity.personal_access_tokens as t')
         .innerJoin('identity.organizations as o', 'o.id', 't.org_id')
         .innerJoin('identity.users as u', 'u.id', 't.user_id')
-        .select(['t.id', 't.token_hash', 't.org_id', 'o.slug', 't.user_id', 'u.email', 'u.name', 't.expires_at', 't.revoked_at'])
+        .select([
+          't.id',
+          't.token_hash',
+          't.org_id',
+          'o.slug',
+          't.user_id',
+          'u.email',
+          'u.name',
+          't.expires_at',
+          't.revoked_at',
+        ])
         .where('t.token_hash', '=', hash)
         .executeTakeFirst();
       if (!row || !hashesEqual(row.token_hash, hash)) return undefined;
@@ -186,7 +199,8 @@ export function createTokenAuthenticator(options: AuthenticatorOptions) {
     return accept(found.principal, at);
   }
 
-  const expired = (principal: Principal, at: number) => principal.expiresAt !== null && principal.expiresAt.getTime() <= at;
+  const expired = (principal: Principal, at: number) =>
+    principal.expiresAt !== null && principal.expiresAt.getTime() <= at;
 
   function accept(principal: Principal, at: number): AuthResult {
     if (expired(principal, at)) {
@@ -197,7 +211,8 @@ export function createTokenAuthenticator(options: AuthenticatorOptions) {
     return { ok: true, principal };
   }
 
-  const noteUse = (principal: Principal, at: number) => lastUsed.set(principal.tokenId, { orgId: principal.orgId, at: new Date(at) });
+  const noteUse = (principal: Principal, at: number) =>
+    lastUsed.set(principal.tokenId, { orgId: principal.orgId, at: new Date(at) });
 
   async function authenticate(token: string | undefined): Promise<AuthResult> {
     const parsed = parse(token);

@@ -14,7 +14,10 @@ export type LocalImplementation = Record<string, (request: never, call: BackendC
  * own). It takes the same generated service definition a gRPC server would, and the calls take
  * the same encode → handler → decode path, so tools cannot tell a local service from a remote one.
  */
-export function createLocalBackend(definition: Record<string, UnaryMethodDefinition>, implementation: LocalImplementation): ToolBackend {
+export function createLocalBackend(
+  definition: Record<string, UnaryMethodDefinition>,
+  implementation: LocalImplementation,
+): ToolBackend {
   const byPath = new Map(
     Object.entries(definition).map(([method, def]) => {
       const handler = implementation[method];
@@ -34,10 +37,15 @@ export function createLocalBackend(definition: Record<string, UnaryMethodDefinit
 }
 
 /** A gRPC channel to the service that owns the rpc; identity is signed into every call. */
-export function createGrpcBackend(address: string, signer: IdentitySigner, defaultDeadlineMs: number): ToolBackend & { close(): void } {
+export function createGrpcBackend(
+  address: string,
+  signer: IdentitySigner,
+  defaultDeadlineMs: number,
+): ToolBackend & { close(): void } {
   const client = createRawClient(address, { signer, defaultDeadlineMs });
   return {
-    unary: (path, request, call) => client.unary(path, request, { identity: call.identity, deadlineMs: call.deadlineMs, signal: call.signal }),
+    unary: (path, request, call) =>
+      client.unary(path, request, { identity: call.identity, deadlineMs: call.deadlineMs, signal: call.signal }),
     close: () => client.close(),
   };
 }

@@ -71,7 +71,12 @@ interface ModelUsage {
 }
 
 export interface ToolObserver {
-  (tool: string, outcome: 'ok' | 'tool_error' | 'protocol_error' | 'input_required', code: string, seconds: number): void;
+  (
+    tool: string,
+    outcome: 'ok' | 'tool_error' | 'protocol_error' | 'input_required',
+    code: string,
+    seconds: number,
+  ): void;
 }
 
 export interface DispatcherOptions {
@@ -142,11 +147,19 @@ export function createToolDispatcher(options: DispatcherOptions) {
     const { gatewayFields } = entry.tool;
     let request: Uint8Array;
     try {
-      request = entry.codec.encodeRequest(args, gatewayFields?.clientSampling ? { [gatewayFields.clientSampling]: clientSamplingJson(caller.sampling) } : undefined);
+      request = entry.codec.encodeRequest(
+        args,
+        gatewayFields?.clientSampling
+          ? { [gatewayFields.clientSampling]: clientSamplingJson(caller.sampling) }
+          : undefined,
+      );
     } catch (error) {
       if (error instanceof ContractError) {
         // The codec validated against the tool's input schema; its message names each field.
-        return { result: toolError({ code: 'INVALID_ARGUMENT', retryable: false, message: error.message }), code: 'INVALID_ARGUMENT' };
+        return {
+          result: toolError({ code: 'INVALID_ARGUMENT', retryable: false, message: error.message }),
+          code: 'INVALID_ARGUMENT',
+        };
       }
       throw error;
     }
@@ -155,32 +168,59 @@ export function createToolDispatcher(options: DispatcherOptions) {
     // the deadline grows by it so the wait is not cut short.
     const waitSeconds = typeof args.waitSeconds === 'number' ? Math.min(Math.max(args.waitSeconds, 0), 60) : 0;
     const baseDeadline = gatewayFields?.modelUsage ? modelDeadlineMs : deadlineMs;
-    const identity: Identity = { kind: 'user', orgId: principal.orgId, userId: principal.userId, tokenId: principal.tokenId, requestId };
+    const identity: Identity = {
+      kind: 'user',
+      orgId: principal.orgId,
+      userId: principal.userId,
+      tokenId: principal.tokenId,
+      requestId,
+    };
     let response: Uint8Array;
     try {
-      response = await entry.backend.unary(entry.tool.rpc.path, request, { identity, principal, deadlineMs: baseDeadline + waitSeconds * 1000, signal: caller.signal });
+      response = await entry.backend.unary(entry.tool.rpc.path, request, {
+        identity,
+        principal,
+        deadlineMs: baseDeadline + waitSeconds * 1000,
+        signal: caller.signal,
+      });
     } catch (error) {
       if (!(error instanceof QuarryError)) throw error;
       // Tokens a failed model call spent still count; they go to the log, not to the model.
       const { modelUsage, ...details } = error.details ?? {};
-      const shaped = toolErrorFromStatus(error.status, error.code, error.message, requestId, error.details ? details : undefined);
-      if (shaped.code === 'INTERNAL') options.logger.error({ err: error, tool: name, requestId }, 'service failed a tool call');
+      const shaped = toolErrorFromStatus(
+        error.status,
+        error.code,
+        error.message,
+        requestId,
+        error.details ? details : undefined,
+      );
+      if (shaped.code === 'INTERNAL')
+        options.logger.error({ err: error, tool: name, requestId }, 'service failed a tool call');
       return { result: toolError(shaped), code: shaped.code, usage: asUsage(modelUsage) };
     }
     const structured = entry.codec.decodeResponse(response);
     const usage = gatewayFields?.modelUsage ? takeField(structured, gatewayFields.modelUsage) : undefined;
     const ask = gatewayFields?.samplingRequest ? takeField(structured, gatewayFields.samplingRequest) : undefined;
     if (ask !== undefined) {
-      if (caller.sampling?.available) return { sampling: ask as unknown as SamplingAsk, code: 'INPUT_REQUIRED', usage: asUsage(usage) };
+      if (caller.sampling?.available)
+        return { sampling: ask as unknown as SamplingAsk, code: 'INPUT_REQUIRED', usage: asUsage(usage) };
       options.logger.error({ tool: name, requestId }, 'service asked for sampling although the client cannot be asked');
       return { result: toolError(toolErrorFromStatus(13, undefined, undefined, requestId)), code: 'INTERNAL' };
     }
     if (!entry.validateOutput(structured)) {
-      options.logger.error({ tool: name, requestId, errors: entry.validateOutput.errors }, 'service reply does not match the tool output schema');
+      options.logger.error(
+        { tool: name, requestId, errors: entry.validateOutput.errors },
+        'service reply does not match the tool output schema',
+      );
       return { result: toolError(toolErrorFromStatus(13, undefined, undefined, requestId)), code: 'INTERNAL' };
     }
     const structuredJson = JSON.stringify(structured);
-    return { result: { content: [{ type: 'text', text: structuredJson }], structuredContent: structured }, structuredJson, code: 'OK', usage: asUsage(usage) };
+    return {
+      result: { content: [{ type: 'text', text: structuredJson }], structuredContent: structured },
+      structuredJson,
+      code: 'OK',
+      usage: asUsage(usage),
+    };
   }
 
   return {
@@ -195,10 +235,18 @@ export function createToolDispatcher(options: DispatcherOptions) {
     /** Whether a tool can ask for the client's model (its rpc has the sampling fields). */
     canSample: (name: string) => Boolean(entries.get(name)?.tool.gatewayFields?.samplingRequest),
 
-    async call(name: string, args: Record<string, unknown> | undefined, caller: CallerContext): Promise<DispatchOutcome> {
+    async call(
+      name: string,
+      args: Record<string, unknown> | undefined,
+      caller: CallerContext,
+    ): Promise<DispatchOutcome> {
       const started = performance.now();
       const argumentBytes = args ? Buffer.byteLength(JSON.stringify(args)) : 0;
-      const finish = (outcome: 'ok' | 'tool_error' | 'protocol_error' | 'input_required', code: string, usage?: ModelUsage) => {
+      const finish = (
+        outcome: 'ok' | 'tool_error' | 'protocol_error' | 'input_required',
+        code: string,
+        usage?: ModelUsage,
+      ) => {
         const durationMs = performance.now() - started;
         options.observe?.(name, outcome, code, durationMs / 1000);
         const log = options.toolCallLog;
@@ -222,10 +270,14 @@ export function createToolDispatcher(options: DispatcherOptions) {
         if (caller.confirmed) void caller.confirmed.then((ok) => ok && record());
         else record();
       };
-      if (caller.confirmed && !isReadOnly(name)) throw new Error(`${name} is not read-only: it runs only for a confirmed principal`);
+      if (caller.confirmed && !isReadOnly(name))
+        throw new Error(`${name} is not read-only: it runs only for a confirmed principal`);
       if (!entries.has(name)) {
         finish('protocol_error', 'UNKNOWN_TOOL');
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}. Call tools/list for the available tools.`);
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `Unknown tool: ${name}. Call tools/list for the available tools.`,
+        );
       }
       try {
         const outcome = await invoke(name, args ?? {}, caller);
@@ -271,5 +323,10 @@ function asUsage(value: unknown): ModelUsage | undefined {
   if (!value || typeof value !== 'object') return undefined;
   const v = value as Record<string, unknown>;
   const tokens = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n >= 0 ? Math.round(n) : 0);
-  return { provider: String(v.provider ?? ''), model: String(v.model ?? ''), inputTokens: tokens(v.inputTokens), outputTokens: tokens(v.outputTokens) };
+  return {
+    provider: String(v.provider ?? ''),
+    model: String(v.model ?? ''),
+    inputTokens: tokens(v.inputTokens),
+    outputTokens: tokens(v.outputTokens),
+  };
 }

@@ -97,7 +97,12 @@ export function createMcpEndpoint(options: EndpointOptions): McpHttpHandler {
         const argsHash = () => (hash ??= argumentsHash(args));
         const sampling = dispatcher.canSample(name) ? samplingOf(era === 'modern', name, argsHash, ctx) : undefined;
         if (sampling && 'error' in sampling) return sampling.error;
-        const outcome = await dispatcher.call(name, args, { principal: extra.principal, requestId: extra.requestId, signal: ctx.mcpReq.signal, sampling });
+        const outcome = await dispatcher.call(name, args, {
+          principal: extra.principal,
+          requestId: extra.requestId,
+          signal: ctx.mcpReq.signal,
+          sampling,
+        });
         if (outcome.sampling) {
           const state: SamplingState = { tool: name, args: argsHash(), continuation: outcome.sampling.continuation };
           return inputRequired({
@@ -109,12 +114,22 @@ export function createMcpEndpoint(options: EndpointOptions): McpHttpHandler {
       });
       return server;
     },
-    { legacy: 'stateless', responseMode: 'auto', maxRequestBodySize: options.maxRequestBodySize, onerror: options.onerror },
+    {
+      legacy: 'stateless',
+      responseMode: 'auto',
+      maxRequestBodySize: options.maxRequestBodySize,
+      onerror: options.onerror,
+    },
   );
 }
 
 /** The sampling side of a call to a tool that can sample: can the client be asked, and what did it answer? */
-function samplingOf(modern: boolean, tool: string, argsHash: () => string, ctx: ServerContext): CallerSampling | { error: CallToolResult } {
+function samplingOf(
+  modern: boolean,
+  tool: string,
+  argsHash: () => string,
+  ctx: ServerContext,
+): CallerSampling | { error: CallToolResult } {
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
   const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
   const available = modern && Boolean(capabilities?.sampling);
@@ -122,11 +137,17 @@ function samplingOf(modern: boolean, tool: string, argsHash: () => string, ctx: 
   const state = ctx.mcpReq.requestState<SamplingState>();
   if (!state) return { available };
   if (state.tool !== tool || state.args !== argsHash()) {
-    return refusal('SAMPLING_STATE_MISMATCH', 'This retry carries the requestState of a different call (another tool or other arguments). Call the tool again without it.');
+    return refusal(
+      'SAMPLING_STATE_MISMATCH',
+      'This retry carries the requestState of a different call (another tool or other arguments). Call the tool again without it.',
+    );
   }
   const response = inputResponse(ctx.mcpReq.inputResponses, SAMPLING_INPUT_KEY);
   if (response.kind !== 'sampling') {
-    return refusal('SAMPLING_ANSWER_MISSING', `The retry carries no answer to the sampling request "${SAMPLING_INPUT_KEY}". Answer it with your model, or call the tool again without requestState.`);
+    return refusal(
+      'SAMPLING_ANSWER_MISSING',
+      `The retry carries no answer to the sampling request "${SAMPLING_INPUT_KEY}". Answer it with your model, or call the tool again without requestState.`,
+    );
   }
   const blocks = Array.isArray(response.result.content) ? response.result.content : [response.result.content];
   const text = blocks.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n');
@@ -138,7 +159,13 @@ function samplingOf(modern: boolean, tool: string, argsHash: () => string, ctx: 
 }
 
 function refusal(code: string, message: string): { error: CallToolResult } {
-  return { error: { isError: true, content: [{ type: 'text', text: `${message} [${code}]` }], structuredContent: { error: { code, message, retryable: false } } } };
+  return {
+    error: {
+      isError: true,
+      content: [{ type: 'text', text: `${message} [${code}]` }],
+      structuredContent: { error: { code, message, retryable: false } },
+    },
+  };
 }
 
 function createMessageParams(ask: SamplingAsk) {
@@ -154,7 +181,9 @@ function createMessageParams(ask: SamplingAsk) {
 }
 
 function argumentsHash(args: unknown): string {
-  return createHash('sha256').update(canonicalJson(args ?? {})).digest('base64url');
+  return createHash('sha256')
+    .update(canonicalJson(args ?? {}))
+    .digest('base64url');
 }
 
 // Key order must not matter: a client may rebuild the arguments object for its retry.

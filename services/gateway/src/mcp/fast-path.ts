@@ -15,7 +15,8 @@ export interface PlainToolCall {
   args: Record<string, unknown>;
 }
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 const header = (headers: Headers, name: string) => {
   const value = headers[name];
   return typeof value === 'string' ? value : undefined;
@@ -43,15 +44,35 @@ export function createToolCallFastPath(dispatcher: ToolDispatcher, serverInfo: I
       const mcpNameHeader = header(headers, 'mcp-name');
       // The SDK requires all three on a modern request, the name equal to params.name (a
       // Base64-sentinel or padded name header is left to the SDK to decode).
-      if (protocolVersionHeader !== FAST_PATH_PROTOCOL_VERSION || mcpMethodHeader !== 'tools/call' || mcpNameHeader === undefined) return undefined;
+      if (
+        protocolVersionHeader !== FAST_PATH_PROTOCOL_VERSION ||
+        mcpMethodHeader !== 'tools/call' ||
+        mcpNameHeader === undefined
+      )
+        return undefined;
       const { params, id } = body;
       if (!isPlainObject(params) || typeof params.name !== 'string' || params.name !== mcpNameHeader) return undefined;
-      if ((typeof id !== 'string' && typeof id !== 'number') || !Object.keys(params).every((key) => PLAIN_CALL_PARAMS.has(key))) return undefined;
+      if (
+        (typeof id !== 'string' && typeof id !== 'number') ||
+        !Object.keys(params).every((key) => PLAIN_CALL_PARAMS.has(key))
+      )
+        return undefined;
       const args = params.arguments;
       if (args !== undefined && !isPlainObject(args)) return undefined;
       if (!dispatcher.has(params.name) || dispatcher.canSample(params.name)) return undefined;
-      const route = classifyInboundRequest({ httpMethod: 'POST', protocolVersionHeader, mcpMethodHeader, mcpNameHeader, body });
-      if (route.kind !== 'modern' || route.messageKind !== 'request' || route.classification.revision !== FAST_PATH_PROTOCOL_VERSION) return undefined;
+      const route = classifyInboundRequest({
+        httpMethod: 'POST',
+        protocolVersionHeader,
+        mcpMethodHeader,
+        mcpNameHeader,
+        body,
+      });
+      if (
+        route.kind !== 'modern' ||
+        route.messageKind !== 'request' ||
+        route.classification.revision !== FAST_PATH_PROTOCOL_VERSION
+      )
+        return undefined;
       return { id, name: params.name, args: args ?? {} };
     },
 

@@ -18,7 +18,10 @@ export interface PartitionWatermarks {
  * are 64-bit, hence BigInt. A committed offset outside [low, high] (retention deleted the
  * events, or the topic was recreated) is clamped into it.
  */
-export function kafkaPending(committed: readonly CommittedOffset[], watermarks: readonly PartitionWatermarks[]): number {
+export function kafkaPending(
+  committed: readonly CommittedOffset[],
+  watermarks: readonly PartitionWatermarks[],
+): number {
   const byPartition = new Map(committed.map((c) => [c.partition, c.offset]));
   let pending = 0n;
   for (const w of watermarks) {

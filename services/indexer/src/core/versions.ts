@@ -64,4 +64,3 @@ export function verdict(recorded: Version | undefined, incoming: Version): Verdi
   const order = compareVersions(incoming, recorded);
   return order > 0 ? 'apply' : order === 0 ? 'recheck' : 'stale';
 }
-

@@ -18,7 +18,12 @@ export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 
 /** What a `plan_modified` row records; `rationale` is the caller's modificationRationale (or planDesignRationale). */
 export type PlanModification =
-  | { readonly change: 'created'; readonly stepCount: number; readonly conditionCount: number; readonly rationale: string | null }
+  | {
+      readonly change: 'created';
+      readonly stepCount: number;
+      readonly conditionCount: number;
+      readonly rationale: string | null;
+    }
   | {
       readonly change: 'steps_added';
       readonly steps: readonly { readonly stepId: string; readonly stepOrder: number; readonly stepType: string }[];
@@ -31,8 +36,18 @@ export type PlanModification =
       readonly droppedConditionIds: readonly string[];
       readonly rationale: string | null;
     }
-  | { readonly change: 'steps_reordered'; readonly previousStepIds: readonly string[]; readonly stepIds: readonly string[]; readonly rationale: string | null }
-  | { readonly change: 'instructions_updated'; readonly previousInstructions: string; readonly instructions: string; readonly rationale: string | null }
+  | {
+      readonly change: 'steps_reordered';
+      readonly previousStepIds: readonly string[];
+      readonly stepIds: readonly string[];
+      readonly rationale: string | null;
+    }
+  | {
+      readonly change: 'instructions_updated';
+      readonly previousInstructions: string;
+      readonly instructions: string;
+      readonly rationale: string | null;
+    }
   | { readonly change: 'step_failed'; readonly reason: string | null; readonly rationale: string | null };
 
 /** The branch a submitted result triggered (recorded on its `step_completed` row). */

@@ -20,14 +20,20 @@ export interface BranchingConditionInput {
  * column of the problem, prefixed by the field) and resolves step orders to step ids, so later
  * reorders cannot retarget a condition. `skip_to` needs a target after its step.
  */
-export function resolveConditions(inputs: readonly BranchingConditionInput[], steps: readonly PlanStep[]): BranchingCondition[] {
+export function resolveConditions(
+  inputs: readonly BranchingConditionInput[],
+  steps: readonly PlanStep[],
+): BranchingCondition[] {
   const ids = new Set<string>();
   return inputs.map((input, index) => {
     const field = `branchingConditions[${index}]`;
-    if (ids.has(input.id)) throw new PlanEngineError('INVALID_CONDITION', `${field} reuses condition id ${input.id}`, { field });
+    if (ids.has(input.id))
+      throw new PlanEngineError('INVALID_CONDITION', `${field} reuses condition id ${input.id}`, { field });
     ids.add(input.id);
     if (!BRANCH_ACTIONS.includes(input.ifTrueAction)) {
-      throw new PlanEngineError('INVALID_CONDITION', `${field}.ifTrueAction must be ${either(BRANCH_ACTIONS)}`, { field: `${field}.ifTrueAction` });
+      throw new PlanEngineError('INVALID_CONDITION', `${field}.ifTrueAction must be ${either(BRANCH_ACTIONS)}`, {
+        field: `${field}.ifTrueAction`,
+      });
     }
     const after = stepAt(steps, input.afterStepOrder, `${field}.afterStepOrder`);
     const expression = parseAt(input.conditionExpression, `${field}.conditionExpression`);
@@ -52,7 +58,10 @@ export function resolveConditions(inputs: readonly BranchingConditionInput[], st
 }
 
 /** Presents a stored condition in the wire shape, with orders as they are now. */
-export function describeCondition(condition: BranchingCondition, steps: readonly PlanStep[]): Omit<BranchingConditionInput, 'actionParams'> & {
+export function describeCondition(
+  condition: BranchingCondition,
+  steps: readonly PlanStep[],
+): Omit<BranchingConditionInput, 'actionParams'> & {
   readonly actionParams: { readonly targetStepOrder: number } | null;
 } {
   const orderOf = (id: string | undefined): number => steps.find((step) => step.id === id)?.order ?? 0;
@@ -72,9 +81,15 @@ export function describeCondition(condition: BranchingCondition, steps: readonly
  * For `skip_to`, the pending steps strictly between the step and the target are listed to be
  * skipped; steps someone is already working on are left alone.
  */
-export function takeBranch(conditions: readonly BranchingCondition[], step: PlanStep, steps: readonly PlanStep[]): BranchTaken | null {
+export function takeBranch(
+  conditions: readonly BranchingCondition[],
+  step: PlanStep,
+  steps: readonly PlanStep[],
+): BranchTaken | null {
   const context = { confidence: step.confidence, result: step.result };
-  const fired = conditions.find((condition) => condition.afterStepId === step.id && evaluate(condition.expression.ast, context));
+  const fired = conditions.find(
+    (condition) => condition.afterStepId === step.id && evaluate(condition.expression.ast, context),
+  );
   if (fired === undefined) return null;
   if (fired.action !== 'skip_to') {
     return { conditionId: fired.id, action: fired.action, targetStepId: null, skippedStepIds: [] };
@@ -83,14 +98,21 @@ export function takeBranch(conditions: readonly BranchingCondition[], step: Plan
   const skippedStepIds =
     target === undefined
       ? []
-      : steps.filter((candidate) => candidate.status === 'pending' && candidate.order > step.order && candidate.order < target.order).map((candidate) => candidate.id);
+      : steps
+          .filter(
+            (candidate) =>
+              candidate.status === 'pending' && candidate.order > step.order && candidate.order < target.order,
+          )
+          .map((candidate) => candidate.id);
   return { conditionId: fired.id, action: 'skip_to', targetStepId: fired.targetStepId ?? null, skippedStepIds };
 }
 
 function stepAt(steps: readonly PlanStep[], order: number, field: string): PlanStep {
   const step = Number.isInteger(order) ? steps.find((candidate) => candidate.order === order) : undefined;
   if (step === undefined) {
-    throw new PlanEngineError('INVALID_CONDITION', `${field} is ${order}; the plan has steps 1 to ${steps.length}`, { field });
+    throw new PlanEngineError('INVALID_CONDITION', `${field} is ${order}; the plan has steps 1 to ${steps.length}`, {
+      field,
+    });
   }
   return step;
 }

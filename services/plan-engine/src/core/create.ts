@@ -28,9 +28,11 @@ export function createPlan(input: CreatePlanInput): TransitionResult {
   const ids = new Set<string>();
   const steps = input.steps.map((step, index): PlanStep => {
     const field = `steps[${index}]`;
-    if (!STEP_TYPES.includes(step.type)) throw invalidArgument(`${field}.stepType`, `${field}.stepType must be one of ${STEP_TYPES.join(', ')}`);
+    if (!STEP_TYPES.includes(step.type))
+      throw invalidArgument(`${field}.stepType`, `${field}.stepType must be one of ${STEP_TYPES.join(', ')}`);
     requireText(`${field}.instructions`, step.instructions);
-    if (ids.has(step.id)) throw new PlanEngineError('DUPLICATE_STEP_ID', `Step id ${step.id} is used twice`, { field, stepId: step.id });
+    if (ids.has(step.id))
+      throw new PlanEngineError('DUPLICATE_STEP_ID', `Step id ${step.id} is used twice`, { field, stepId: step.id });
     ids.add(step.id);
     return pendingStep(step, index + 1);
   });
@@ -38,7 +40,12 @@ export function createPlan(input: CreatePlanInput): TransitionResult {
   const state: PlanSnapshot = { status: 'planning', steps, conditions };
   const created = auditEvent(
     'plan_modified',
-    { change: 'created', stepCount: steps.length, conditionCount: conditions.length, rationale: input.rationale ?? null },
+    {
+      change: 'created',
+      stepCount: steps.length,
+      conditionCount: conditions.length,
+      rationale: input.rationale ?? null,
+    },
     { sessionId: input.sessionId },
   );
   return { state, effects: effectsOf(EMPTY, state, [created]) };

@@ -40,9 +40,19 @@ export type PlanEvent =
       readonly formattingNotes?: string | null;
     } & EventBase)
   /** request_user_review */
-  | ({ readonly type: 'request_review'; readonly stepId: string; readonly summary: string; readonly questions?: readonly string[] } & EventBase)
+  | ({
+      readonly type: 'request_review';
+      readonly stepId: string;
+      readonly summary: string;
+      readonly questions?: readonly string[];
+    } & EventBase)
   /** submit_user_decision */
-  | ({ readonly type: 'decide_review'; readonly stepId: string; readonly decision: ReviewDecision; readonly feedback?: string | null } & EventBase)
+  | ({
+      readonly type: 'decide_review';
+      readonly stepId: string;
+      readonly decision: ReviewDecision;
+      readonly feedback?: string | null;
+    } & EventBase)
   /** modify_plan(add_steps) */
   | ({ readonly type: 'add_steps'; readonly steps: readonly NewStep[] } & ModifyBase)
   /** modify_plan(remove_step) */
@@ -58,7 +68,11 @@ export type PlanEvent =
   /** get_research_context with a sessionId */
   | ({ readonly type: 'resume_session'; readonly sessionId: string } & EventBase)
   /** submit_research_feedback */
-  | ({ readonly type: 'record_feedback'; readonly feedbackId: string; readonly feedbackType: 'initial' | 'closing' } & EventBase);
+  | ({
+      readonly type: 'record_feedback';
+      readonly feedbackId: string;
+      readonly feedbackType: 'initial' | 'closing';
+    } & EventBase);
 
 export type PlanEventType = PlanEvent['type'];
 
@@ -78,4 +92,10 @@ export const PLAN_EVENT_TYPES = [
 ] as const satisfies readonly PlanEventType[];
 
 /** The `modify_plan` actions: allowed only while the plan is `planning` or `executing`. */
-export const MODIFY_EVENT_TYPES = ['add_steps', 'remove_step', 'reorder_steps', 'update_step_instructions', 'fail_step'] as const satisfies readonly PlanEventType[];
+export const MODIFY_EVENT_TYPES = [
+  'add_steps',
+  'remove_step',
+  'reorder_steps',
+  'update_step_instructions',
+  'fail_step',
+] as const satisfies readonly PlanEventType[];

@@ -1,5 +1,12 @@
 export * from './types.js';
-export { PlanEngineError, ExpressionError, PLAN_ERROR_KINDS, type PlanErrorCode, type PlanErrorKind, type ExpressionErrorCode } from './errors.js';
+export {
+  PlanEngineError,
+  ExpressionError,
+  PLAN_ERROR_KINDS,
+  type PlanErrorCode,
+  type PlanErrorKind,
+  type ExpressionErrorCode,
+} from './errors.js';
 export * from './expression/index.js';
 export {
   DEFAULT_STALL_THRESHOLD_MS,
@@ -11,9 +18,25 @@ export {
   progress,
   stalledStepIds,
 } from './status.js';
-export { AUDIT_EVENT_TYPES, type AuditEvent, type AuditEventType, type AuditPayloads, type BranchTaken, type PlanModification, type StatusChangeCause } from './audit.js';
+export {
+  AUDIT_EVENT_TYPES,
+  type AuditEvent,
+  type AuditEventType,
+  type AuditPayloads,
+  type BranchTaken,
+  type PlanModification,
+  type StatusChangeCause,
+} from './audit.js';
 export type { Effect } from './effects.js';
-export { MODIFY_EVENT_TYPES, PLAN_EVENT_TYPES, REVIEW_DECISIONS, type NewStep, type PlanEvent, type PlanEventType, type ReviewDecision } from './events.js';
+export {
+  MODIFY_EVENT_TYPES,
+  PLAN_EVENT_TYPES,
+  REVIEW_DECISIONS,
+  type NewStep,
+  type PlanEvent,
+  type PlanEventType,
+  type ReviewDecision,
+} from './events.js';
 export { describeCondition, resolveConditions, takeBranch, type BranchingConditionInput } from './branching.js';
 export { appendFeedback } from './transitions/review.js';
 export type { ClaimOutcome } from './transitions/change.js';

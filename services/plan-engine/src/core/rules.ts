@@ -19,7 +19,8 @@ export function requirePlanStatus(state: PlanSnapshot, allowed: readonly PlanSta
 
 export function findStep(state: PlanSnapshot, stepId: string): PlanStep {
   const step = state.steps.find((candidate) => candidate.id === stepId);
-  if (step === undefined) throw new PlanEngineError('STEP_NOT_FOUND', `Step ${stepId} not found in this plan`, { stepId });
+  if (step === undefined)
+    throw new PlanEngineError('STEP_NOT_FOUND', `Step ${stepId} not found in this plan`, { stepId });
   return step;
 }
 
@@ -62,7 +63,10 @@ export function renumber(steps: readonly PlanStep[]): PlanStep[] {
 }
 
 /** A step as it enters a plan (creation or add_steps): pending, nothing recorded yet. */
-export function pendingStep(step: { readonly id: string; readonly type: StepType; readonly instructions: string }, order: number): PlanStep {
+export function pendingStep(
+  step: { readonly id: string; readonly type: StepType; readonly instructions: string },
+  order: number,
+): PlanStep {
   return {
     id: step.id,
     order,

@@ -1,4 +1,10 @@
-import { FINISHED_STEP_STATUSES, TERMINAL_PLAN_STATUSES, type PlanStatus, type PlanStep, type StepStatus } from './types.js';
+import {
+  FINISHED_STEP_STATUSES,
+  TERMINAL_PLAN_STATUSES,
+  type PlanStatus,
+  type PlanStep,
+  type StepStatus,
+} from './types.js';
 
 /** Default age after which an `in_progress` step counts as stalled: 30 minutes. */
 export const DEFAULT_STALL_THRESHOLD_MS = 30 * 60_000;
@@ -28,14 +34,27 @@ export function derivePlanStatus(steps: readonly PlanStep[]): PlanStatus {
 }
 
 /** Ids of the steps that have been `in_progress` for longer than `thresholdMs` at `now`. */
-export function stalledStepIds(steps: readonly PlanStep[], now: Date, thresholdMs: number = DEFAULT_STALL_THRESHOLD_MS): string[] {
+export function stalledStepIds(
+  steps: readonly PlanStep[],
+  now: Date,
+  thresholdMs: number = DEFAULT_STALL_THRESHOLD_MS,
+): string[] {
   return steps
-    .filter((step) => step.status === 'in_progress' && step.startedAt !== null && now.getTime() - step.startedAt.getTime() > thresholdMs)
+    .filter(
+      (step) =>
+        step.status === 'in_progress' &&
+        step.startedAt !== null &&
+        now.getTime() - step.startedAt.getTime() > thresholdMs,
+    )
     .map((step) => step.id);
 }
 
 /** True when some step has been `in_progress` for longer than `thresholdMs` (strictly) at `now`. */
-export function isPlanStalled(steps: readonly PlanStep[], now: Date, thresholdMs: number = DEFAULT_STALL_THRESHOLD_MS): boolean {
+export function isPlanStalled(
+  steps: readonly PlanStep[],
+  now: Date,
+  thresholdMs: number = DEFAULT_STALL_THRESHOLD_MS,
+): boolean {
   return stalledStepIds(steps, now, thresholdMs).length > 0;
 }
 

@@ -54,26 +54,33 @@ function stepColumns(step: PlanStep) {
  * for the rest of the transaction: every change to a plan goes through that lock, so two
  * callers can never both claim the same step or interleave their writes.
  */
-export async function loadPlan(trx: Trx, planId: string, lock: boolean): Promise<{ plan: PlanRow; snapshot: PlanSnapshot; steps: StepRow[] } | undefined> {
+export async function loadPlan(
+  trx: Trx,
+  planId: string,
+  lock: boolean,
+): Promise<{ plan: PlanRow; snapshot: PlanSnapshot; steps: StepRow[] } | undefined> {
   const query = trx.selectFrom('plan.research_plans').selectAll().where('id', '=', planId);
   const plan = await (lock ? query.forUpdate() : query).executeTakeFirst();
   if (!plan) return undefined;
   const [steps, conditions] = await Promise.all([
     trx.selectFrom('plan.plan_steps').selectAll().where('plan_id', '=', planId).orderBy('step_order').execute(),
-    trx.selectFrom('plan.branching_conditions').selectAll().where('plan_id', '=', planId).orderBy('evaluation_order').execute(),
+    trx
+      .selectFrom('plan.branching_conditions')
+      .selectAll()
+      .where('plan_id', '=', planId)
+      .orderBy('evaluation_order')
+      .execute(),
   ]);
   const snapshot: PlanSnapshot = {
     status: plan.status as PlanStatus,
     steps: steps.map(toStep),
-    conditions: conditions.map(
-      (c): BranchingCondition => ({
-        id: c.id,
-        afterStepId: c.step_id,
-        expression: parseExpression(c.condition_expression),
-        action: c.if_true_action as BranchingCondition['action'],
-        ...(c.target_step_id ? { targetStepId: c.target_step_id } : {}),
-      }),
-    ),
+    conditions: conditions.map((c): BranchingCondition => ({
+      id: c.id,
+      afterStepId: c.step_id,
+      expression: parseExpression(c.condition_expression),
+      action: c.if_true_action as BranchingCondition['action'],
+      ...(c.target_step_id ? { targetStepId: c.target_step_id } : {}),
+    })),
   };
   return { plan, snapshot, steps };
 }
@@ -94,7 +101,10 @@ export async function applyEffects(
   let wrote = false;
   // A condition's skip_to target references its step without cascade, so the conditions the
   // core dropped go before the steps it removed.
-  const ordered = [...effects.filter((e) => e.kind === 'delete_condition'), ...effects.filter((e) => e.kind !== 'delete_condition')];
+  const ordered = [
+    ...effects.filter((e) => e.kind === 'delete_condition'),
+    ...effects.filter((e) => e.kind !== 'delete_condition'),
+  ];
   for (const effect of ordered) {
     switch (effect.kind) {
       case 'set_plan_status':
@@ -110,7 +120,11 @@ export async function applyEffects(
         wrote = true;
         break;
       case 'update_step':
-        await trx.updateTable('plan.plan_steps').set({ ...stepColumns(effect.step), updated_at: at }).where('id', '=', effect.step.id).execute();
+        await trx
+          .updateTable('plan.plan_steps')
+          .set({ ...stepColumns(effect.step), updated_at: at })
+          .where('id', '=', effect.step.id)
+          .execute();
         wrote = true;
         break;
       case 'insert_step':
@@ -137,7 +151,14 @@ export async function applyEffects(
         wrote = true;
         break;
       case 'append_audit':
-        await appendAudit(trx, { orgId, planId, at }, effect.event.type, effect.event.stepId, effect.event.sessionId, effect.event.payload);
+        await appendAudit(
+          trx,
+          { orgId, planId, at },
+          effect.event.type,
+          effect.event.stepId,
+          effect.event.sessionId,
+          effect.event.payload,
+        );
         break;
       case 'notify':
         // The table triggers NOTIFY quarry_plan_changed; it is delivered at commit.

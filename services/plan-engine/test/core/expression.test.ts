@@ -21,7 +21,12 @@ configureFastCheck();
 const res = (...path: string[]): Operand => ({ kind: 'result', path });
 const lit = (value: number | string | boolean): Operand => ({ kind: 'literal', value });
 const conf: Operand = { kind: 'confidence' };
-const cmp = (left: Operand, op: ComparisonOperator, right: Operand): Expression => ({ kind: 'compare', op, left, right });
+const cmp = (left: Operand, op: ComparisonOperator, right: Operand): Expression => ({
+  kind: 'compare',
+  op,
+  left,
+  right,
+});
 const is = (...path: string[]): Expression => ({ kind: 'test', operand: { kind: 'result', path } });
 const and = (left: Expression, right: Expression): Expression => ({ kind: 'logical', op: '&&', left, right });
 const or = (left: Expression, right: Expression): Expression => ({ kind: 'logical', op: '||', left, right });
@@ -42,7 +47,10 @@ function parseError(source: string): ExpressionError {
 describe('parseExpression: the valid corpus', () => {
   it.each<[string, Expression]>([
     ['confidence < 0.7', cmp(conf, '<', lit(0.7))],
-    ['result.sources.count >= 5 && confidence > 0.5', and(cmp(res('sources', 'count'), '>=', lit(5)), cmp(conf, '>', lit(0.5)))],
+    [
+      'result.sources.count >= 5 && confidence > 0.5',
+      and(cmp(res('sources', 'count'), '>=', lit(5)), cmp(conf, '>', lit(0.5))),
+    ],
     // && binds tighter than ||, both associate to the left
     ['result.a || result.b && result.c', or(is('a'), and(is('b'), is('c')))],
     ['result.a && result.b || result.c', or(and(is('a'), is('b')), is('c'))],
@@ -95,12 +103,22 @@ describe('parseExpression: the invalid corpus (code, column, message)', () => {
     ['confidence ≥ 0.5', 'EXPRESSION_SYNTAX', 12, "Unexpected character '≥' at column 12"],
     ['(confidence < 0.7', 'EXPRESSION_SYNTAX', 18, "Expected ')' at column 18"],
     ['confidence < 0.7)', 'EXPRESSION_SYNTAX', 17, "Unexpected ')' at column 17"],
-    ['confidence < 0.7 confidence', 'EXPRESSION_SYNTAX', 18, "Expected '&&', '||' or the end of the expression at column 18"],
+    [
+      'confidence < 0.7 confidence',
+      'EXPRESSION_SYNTAX',
+      18,
+      "Expected '&&', '||' or the end of the expression at column 18",
+    ],
     ['result.sources.count >= 5 && confidence', 'EXPRESSION_SYNTAX', 40, 'Expected a comparison operator at column 40'],
     ['0.5', 'EXPRESSION_SYNTAX', 4, 'Expected a comparison operator at column 4'],
     ['"yes" && true', 'EXPRESSION_SYNTAX', 7, 'Expected a comparison operator at column 7'],
     ['1 < 2 < 3', 'EXPRESSION_SYNTAX', 7, "Comparisons cannot be chained at column 7; join them with '&&' or '||'"],
-    ['score > 1', 'EXPRESSION_SYNTAX', 1, "Unknown name 'score' at column 1; expected confidence, result.<path>, a number, a string, true or false"],
+    [
+      'score > 1',
+      'EXPRESSION_SYNTAX',
+      1,
+      "Unknown name 'score' at column 1; expected confidence, result.<path>, a number, a string, true or false",
+    ],
     ['confidence.value < 1', 'EXPRESSION_SYNTAX', 11, "'confidence' has no fields at column 11"],
     ['result. == 1', 'EXPRESSION_SYNTAX', 8, "Expected a name or an index after '.' at column 8"],
     ['result.a..b', 'EXPRESSION_SYNTAX', 10, "Expected a name or an index after '.' at column 10"],
@@ -116,7 +134,12 @@ describe('parseExpression: the invalid corpus (code, column, message)', () => {
     ['result.x == "\\u12"', 'EXPRESSION_SYNTAX', 14, "Expected 4 hex digits after '\\u' at column 14"],
   ])('%j', (source, code, column, message) => {
     const error = parseError(source);
-    expect({ code: error.code, column: error.column, message: error.message, kind: error.kind }).toEqual({ code, column, message, kind: 'invalid_argument' });
+    expect({ code: error.code, column: error.column, message: error.message, kind: error.kind }).toEqual({
+      code,
+      column,
+      message,
+      kind: 'invalid_argument',
+    });
   });
 });
 
@@ -129,7 +152,11 @@ describe('no prototype access', () => {
     ['confidence > 0 && result.x.__proto__', '__proto__', 28],
   ])('refuses %s when parsing', (source, segment, column) => {
     const error = parseError(source);
-    expect(error).toMatchObject({ code: 'EXPRESSION_FORBIDDEN_PATH', column, message: `Path segment '${segment}' is not allowed at column ${column}` });
+    expect(error).toMatchObject({
+      code: 'EXPRESSION_FORBIDDEN_PATH',
+      column,
+      message: `Path segment '${segment}' is not allowed at column ${column}`,
+    });
   });
 
   it('reads own properties only, so inherited values are invisible', () => {
@@ -173,10 +200,17 @@ describe('bounds', () => {
   it(`accepts nesting up to ${EXPRESSION_LIMITS.maxDepth} levels of ( and ! and refuses deeper`, () => {
     const parens = (depth: number): string => `${'('.repeat(depth)}true${')'.repeat(depth)}`;
     expect(() => parseExpression(parens(32))).not.toThrow();
-    expect(parseError(parens(33))).toMatchObject({ code: 'EXPRESSION_TOO_DEEP', column: 33, message: 'Expression nests deeper than 32 levels at column 33' });
+    expect(parseError(parens(33))).toMatchObject({
+      code: 'EXPRESSION_TOO_DEEP',
+      column: 33,
+      message: 'Expression nests deeper than 32 levels at column 33',
+    });
     expect(() => parseExpression(`${'!'.repeat(32)}true`)).not.toThrow();
     expect(parseError(`${'!'.repeat(33)}true`)).toMatchObject({ code: 'EXPRESSION_TOO_DEEP', column: 33 });
-    expect(parseError(`${'!('.repeat(17)}true${')'.repeat(17)}`)).toMatchObject({ code: 'EXPRESSION_TOO_DEEP', column: 33 });
+    expect(parseError(`${'!('.repeat(17)}true${')'.repeat(17)}`)).toMatchObject({
+      code: 'EXPRESSION_TOO_DEEP',
+      column: 33,
+    });
   });
 
   it('keeps a maximal flat chain cheap (no recursion per operand)', () => {
@@ -195,7 +229,8 @@ describe('evaluate', () => {
     empty: null,
     zero: 0,
   };
-  const holds = (source: string, confidence: number | null = 0.8): boolean => evaluate(ast(source), { confidence, result });
+  const holds = (source: string, confidence: number | null = 0.8): boolean =>
+    evaluate(ast(source), { confidence, result });
 
   it.each([
     ['result.sources.count >= 5 && confidence > 0.5', true],
@@ -249,7 +284,9 @@ describe('evaluate', () => {
 // ---------------------------------------------------------------------------------------------
 
 const segment = fc.oneof(
-  fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,6}$/).filter((s) => !['__proto__', 'constructor', 'prototype'].includes(s)),
+  fc
+    .stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,6}$/)
+    .filter((s) => !['__proto__', 'constructor', 'prototype'].includes(s)),
   fc.nat({ max: 20 }).map(String),
 );
 const operand: fc.Arbitrary<Operand> = fc.oneof(
@@ -262,9 +299,22 @@ const operand: fc.Arbitrary<Operand> = fc.oneof(
 const { expression: expressionArb } = fc.letrec<{ expression: Expression }>((tie) => ({
   expression: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
-    fc.record({ kind: fc.constant('compare' as const), op: fc.constantFrom(...COMPARISON_OPERATORS), left: operand, right: operand }),
-    fc.oneof(fc.array(segment, { maxLength: 3 }).map((path) => is(...path)), fc.boolean().map((value): Expression => ({ kind: 'test', operand: { kind: 'literal', value } }))),
-    fc.record({ kind: fc.constant('logical' as const), op: fc.constantFrom('&&' as const, '||' as const), left: tie('expression'), right: tie('expression') }),
+    fc.record({
+      kind: fc.constant('compare' as const),
+      op: fc.constantFrom(...COMPARISON_OPERATORS),
+      left: operand,
+      right: operand,
+    }),
+    fc.oneof(
+      fc.array(segment, { maxLength: 3 }).map((path) => is(...path)),
+      fc.boolean().map((value): Expression => ({ kind: 'test', operand: { kind: 'literal', value } })),
+    ),
+    fc.record({
+      kind: fc.constant('logical' as const),
+      op: fc.constantFrom('&&' as const, '||' as const),
+      left: tie('expression'),
+      right: tie('expression'),
+    }),
     fc.record({ kind: fc.constant('not' as const), operand: tie('expression') }),
   ),
 }));

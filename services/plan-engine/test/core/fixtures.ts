@@ -1,4 +1,11 @@
-import { parseExpression, type BranchingCondition, type PlanSnapshot, type PlanStatus, type PlanStep, type StepStatus } from '../../src/core/index.js';
+import {
+  parseExpression,
+  type BranchingCondition,
+  type PlanSnapshot,
+  type PlanStatus,
+  type PlanStep,
+  type StepStatus,
+} from '../../src/core/index.js';
 
 const T0 = Date.parse('2025-01-01T00:00:00Z');
 
@@ -31,7 +38,11 @@ export function step(order: number, status: StepStatus, overrides: Partial<PlanS
 }
 
 /** A plan whose steps s1..sn have the given statuses. */
-export function plan(status: PlanStatus, statuses: readonly StepStatus[], conditions: readonly BranchingCondition[] = []): PlanSnapshot {
+export function plan(
+  status: PlanStatus,
+  statuses: readonly StepStatus[],
+  conditions: readonly BranchingCondition[] = [],
+): PlanSnapshot {
   return deepFreeze({ status, steps: statuses.map((stepStatus, index) => step(index + 1, stepStatus)), conditions });
 }
 
@@ -42,7 +53,13 @@ export function condition(
   action: BranchingCondition['action'],
   targetStepId?: string,
 ): BranchingCondition {
-  return { id, afterStepId, expression: parseExpression(source), action, ...(targetStepId === undefined ? {} : { targetStepId }) };
+  return {
+    id,
+    afterStepId,
+    expression: parseExpression(source),
+    action,
+    ...(targetStepId === undefined ? {} : { targetStepId }),
+  };
 }
 
 /** Frozen fixtures prove the transition never mutates its input (a write would throw in strict mode). */
@@ -54,4 +71,5 @@ export function deepFreeze<T>(value: T): T {
   return value;
 }
 
-export const statusOf = (state: PlanSnapshot, stepId: string): StepStatus | undefined => state.steps.find((s) => s.id === stepId)?.status;
+export const statusOf = (state: PlanSnapshot, stepId: string): StepStatus | undefined =>
+  state.steps.find((s) => s.id === stepId)?.status;

@@ -1,5 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
-import { claimableStep, derivePlanStatus, isPlanStalled, progress, stalledStepIds, type StepStatus } from '../../src/core/index.js';
+import {
+  claimableStep,
+  derivePlanStatus,
+  isPlanStalled,
+  progress,
+  stalledStepIds,
+  type StepStatus,
+} from '../../src/core/index.js';
 import { minutes, step } from './fixtures.js';
 
 const steps = (...statuses: StepStatus[]) => statuses.map((status, index) => step(index + 1, status));
@@ -26,7 +33,11 @@ describe('derivePlanStatus', () => {
 });
 
 describe('isPlanStalled / stalledStepIds', () => {
-  const working = [step(1, 'in_progress', { startedAt: minutes(0) }), step(2, 'in_progress', { startedAt: minutes(20) }), step(3, 'pending')];
+  const working = [
+    step(1, 'in_progress', { startedAt: minutes(0) }),
+    step(2, 'in_progress', { startedAt: minutes(20) }),
+    step(3, 'pending'),
+  ];
 
   it('flags steps in progress for strictly longer than the threshold (30 minutes by default)', () => {
     expect(isPlanStalled(working, minutes(30))).toBe(false);

@@ -22,7 +22,13 @@ import { minutes, NOW, plan, statusOf } from './fixtures.js';
  */
 
 type Expectation =
-  | { readonly ok: true; readonly status: PlanStatus; readonly audit: readonly AuditEventType[]; readonly step?: StepStatus; readonly outcome?: ClaimOutcome }
+  | {
+      readonly ok: true;
+      readonly status: PlanStatus;
+      readonly audit: readonly AuditEventType[];
+      readonly step?: StepStatus;
+      readonly outcome?: ClaimOutcome;
+    }
   | { readonly ok: false; readonly code: PlanErrorCode; readonly message: string };
 
 interface Cell {
@@ -31,7 +37,11 @@ interface Cell {
   readonly expect: Expectation;
 }
 
-const ok = (status: PlanStatus, audit: readonly AuditEventType[], extra: { step?: StepStatus; outcome?: ClaimOutcome } = {}): Expectation => ({
+const ok = (
+  status: PlanStatus,
+  audit: readonly AuditEventType[],
+  extra: { step?: StepStatus; outcome?: ClaimOutcome } = {},
+): Expectation => ({
   ok: true,
   status,
   audit,
@@ -43,16 +53,49 @@ const cell = (target: string, expect: Expectation): Cell => ({ target, expect })
 /** One event per column; each mutating tool is a column, submit_user_decision once per decision. */
 const COLUMNS = {
   claim_next_step: () => ({ type: 'claim_next_step', at: NOW }),
-  submit_step_result: (stepId) => ({ type: 'submit_step_result', at: NOW, stepId, result: { sources: { count: 3 } }, confidence: 0.8 }),
-  request_review: (stepId) => ({ type: 'request_review', at: NOW, stepId, summary: 'Found 3 sources', questions: ['Enough?'] }),
+  submit_step_result: (stepId) => ({
+    type: 'submit_step_result',
+    at: NOW,
+    stepId,
+    result: { sources: { count: 3 } },
+    confidence: 0.8,
+  }),
+  request_review: (stepId) => ({
+    type: 'request_review',
+    at: NOW,
+    stepId,
+    summary: 'Found 3 sources',
+    questions: ['Enough?'],
+  }),
   'decide_review:approve': (stepId) => ({ type: 'decide_review', at: NOW, stepId, decision: 'approve' }),
-  'decide_review:reject': (stepId) => ({ type: 'decide_review', at: NOW, stepId, decision: 'reject', feedback: 'Off topic' }),
-  'decide_review:modify': (stepId) => ({ type: 'decide_review', at: NOW, stepId, decision: 'modify', feedback: 'Add 2024 data' }),
+  'decide_review:reject': (stepId) => ({
+    type: 'decide_review',
+    at: NOW,
+    stepId,
+    decision: 'reject',
+    feedback: 'Off topic',
+  }),
+  'decide_review:modify': (stepId) => ({
+    type: 'decide_review',
+    at: NOW,
+    stepId,
+    decision: 'modify',
+    feedback: 'Add 2024 data',
+  }),
   'decide_review:skip': (stepId) => ({ type: 'decide_review', at: NOW, stepId, decision: 'skip' }),
-  add_steps: () => ({ type: 'add_steps', at: NOW, steps: [{ id: 'new', type: 'analyze', instructions: 'Compare', insertAfterOrder: 1 }] }),
+  add_steps: () => ({
+    type: 'add_steps',
+    at: NOW,
+    steps: [{ id: 'new', type: 'analyze', instructions: 'Compare', insertAfterOrder: 1 }],
+  }),
   remove_step: (stepId) => ({ type: 'remove_step', at: NOW, stepId }),
   reorder_steps: () => ({ type: 'reorder_steps', at: NOW, stepIds: ['s1', 's2', 's4', 's3'] }),
-  update_step_instructions: (stepId) => ({ type: 'update_step_instructions', at: NOW, stepId, instructions: 'Search harder' }),
+  update_step_instructions: (stepId) => ({
+    type: 'update_step_instructions',
+    at: NOW,
+    stepId,
+    instructions: 'Search harder',
+  }),
   fail_step: (stepId) => ({ type: 'fail_step', at: NOW, stepId, reason: 'Source offline' }),
   /** An hour in, the in_progress steps started at minute 0 are overdue. */
   detect_stall: () => ({ type: 'detect_stall', at: minutes(60) }),
@@ -78,7 +121,8 @@ const SUBMIT = 'submit_step_result needs a plan that is planning, executing, sta
 const REVIEW = 'request_user_review needs a plan that is executing, stalled or awaiting_review';
 const DECIDE = 'submit_user_decision needs a plan that is awaiting_review';
 const modify = (action: string): string => `modify_plan(${action}) needs a plan that is planning or executing`;
-const planRefused = (status: PlanStatus, rule: string): Expectation => refused('PLAN_STATE_CONFLICT', `Plan is ${status}; ${rule}`);
+const planRefused = (status: PlanStatus, rule: string): Expectation =>
+  refused('PLAN_STATE_CONFLICT', `Plan is ${status}; ${rule}`);
 const decideRefusedIn = (status: PlanStatus): Cell => cell('s2', planRefused(status, DECIDE));
 
 /** Auto-advance: submitting a pending step the client was never handed. */
@@ -87,9 +131,18 @@ type PlanColumn = Column | typeof AUTO_ADVANCE;
 
 const PLAN_TABLE: Record<PlanStatus, Record<PlanColumn, Cell>> = {
   planning: {
-    claim_next_step: cell('-', ok('executing', ['step_started', 'plan_status_changed'], { outcome: { status: 'next_step', stepId: 's1' } })),
-    submit_step_result: cell('s1', ok('executing', ['step_started', 'step_completed', 'plan_status_changed'], { step: 'completed' })),
-    [AUTO_ADVANCE]: cell('s2', ok('executing', ['step_started', 'step_completed', 'plan_status_changed'], { step: 'completed' })),
+    claim_next_step: cell(
+      '-',
+      ok('executing', ['step_started', 'plan_status_changed'], { outcome: { status: 'next_step', stepId: 's1' } }),
+    ),
+    submit_step_result: cell(
+      's1',
+      ok('executing', ['step_started', 'step_completed', 'plan_status_changed'], { step: 'completed' }),
+    ),
+    [AUTO_ADVANCE]: cell(
+      's2',
+      ok('executing', ['step_started', 'step_completed', 'plan_status_changed'], { step: 'completed' }),
+    ),
     request_review: cell('s1', planRefused('planning', REVIEW)),
     'decide_review:approve': decideRefusedIn('planning'),
     'decide_review:reject': decideRefusedIn('planning'),
@@ -108,7 +161,10 @@ const PLAN_TABLE: Record<PlanStatus, Record<PlanColumn, Cell>> = {
     claim_next_step: cell('-', ok('executing', ['step_started'], { outcome: { status: 'next_step', stepId: 's3' } })),
     submit_step_result: cell('s2', ok('executing', ['step_completed'], { step: 'completed' })),
     [AUTO_ADVANCE]: cell('s3', ok('executing', ['step_started', 'step_completed'], { step: 'completed' })),
-    request_review: cell('s2', ok('awaiting_review', ['user_reviewed', 'plan_status_changed'], { step: 'awaiting_input' })),
+    request_review: cell(
+      's2',
+      ok('awaiting_review', ['user_reviewed', 'plan_status_changed'], { step: 'awaiting_input' }),
+    ),
     'decide_review:approve': decideRefusedIn('executing'),
     'decide_review:reject': decideRefusedIn('executing'),
     'decide_review:modify': decideRefusedIn('executing'),
@@ -127,12 +183,24 @@ const PLAN_TABLE: Record<PlanStatus, Record<PlanColumn, Cell>> = {
     submit_step_result: cell('s3', ok('awaiting_review', ['step_completed'], { step: 'completed' })),
     [AUTO_ADVANCE]: cell(
       's4',
-      refused('PLAN_STATE_CONFLICT', 'Plan is awaiting_review; until the review is decided only in_progress steps accept a result (step 4 is pending)'),
+      refused(
+        'PLAN_STATE_CONFLICT',
+        'Plan is awaiting_review; until the review is decided only in_progress steps accept a result (step 4 is pending)',
+      ),
     ),
     request_review: cell('s3', ok('awaiting_review', ['user_reviewed'], { step: 'awaiting_input' })),
-    'decide_review:approve': cell('s2', ok('executing', ['user_reviewed', 'step_completed', 'plan_status_changed'], { step: 'completed' })),
-    'decide_review:reject': cell('s2', ok('failed', ['user_reviewed', 'step_failed', 'plan_status_changed'], { step: 'failed' })),
-    'decide_review:modify': cell('s2', ok('executing', ['user_reviewed', 'plan_status_changed'], { step: 'in_progress' })),
+    'decide_review:approve': cell(
+      's2',
+      ok('executing', ['user_reviewed', 'step_completed', 'plan_status_changed'], { step: 'completed' }),
+    ),
+    'decide_review:reject': cell(
+      's2',
+      ok('failed', ['user_reviewed', 'step_failed', 'plan_status_changed'], { step: 'failed' }),
+    ),
+    'decide_review:modify': cell(
+      's2',
+      ok('executing', ['user_reviewed', 'plan_status_changed'], { step: 'in_progress' }),
+    ),
     'decide_review:skip': cell('s2', ok('executing', ['user_reviewed', 'plan_status_changed'], { step: 'skipped' })),
     add_steps: cell('-', planRefused('awaiting_review', modify('add_steps'))),
     remove_step: cell('s4', planRefused('awaiting_review', modify('remove_step'))),
@@ -144,10 +212,19 @@ const PLAN_TABLE: Record<PlanStatus, Record<PlanColumn, Cell>> = {
     record_feedback: cell('-', ok('awaiting_review', ['feedback_recorded'])),
   },
   stalled: {
-    claim_next_step: cell('-', ok('executing', ['step_started', 'plan_status_changed'], { outcome: { status: 'next_step', stepId: 's3' } })),
+    claim_next_step: cell(
+      '-',
+      ok('executing', ['step_started', 'plan_status_changed'], { outcome: { status: 'next_step', stepId: 's3' } }),
+    ),
     submit_step_result: cell('s2', ok('executing', ['step_completed', 'plan_status_changed'], { step: 'completed' })),
-    [AUTO_ADVANCE]: cell('s3', ok('executing', ['step_started', 'step_completed', 'plan_status_changed'], { step: 'completed' })),
-    request_review: cell('s2', ok('awaiting_review', ['user_reviewed', 'plan_status_changed'], { step: 'awaiting_input' })),
+    [AUTO_ADVANCE]: cell(
+      's3',
+      ok('executing', ['step_started', 'step_completed', 'plan_status_changed'], { step: 'completed' }),
+    ),
+    request_review: cell(
+      's2',
+      ok('awaiting_review', ['user_reviewed', 'plan_status_changed'], { step: 'awaiting_input' }),
+    ),
     'decide_review:approve': decideRefusedIn('stalled'),
     'decide_review:reject': decideRefusedIn('stalled'),
     'decide_review:modify': decideRefusedIn('stalled'),
@@ -207,9 +284,13 @@ const PLAN_TABLE: Record<PlanStatus, Record<PlanColumn, Cell>> = {
 // it is there to show that the step rule holds on its own.
 // ---------------------------------------------------------------------------------------------
 
-type StepColumn = Exclude<Column, 'claim_next_step' | 'add_steps' | 'reorder_steps' | 'detect_stall' | 'resume_session' | 'record_feedback'>;
+type StepColumn = Exclude<
+  Column,
+  'claim_next_step' | 'add_steps' | 'reorder_steps' | 'detect_stall' | 'resume_session' | 'record_feedback'
+>;
 
-const stepRefused = (status: StepStatus, rule: string): Expectation => refused('STEP_STATE_CONFLICT', `Step 2 is ${status}; ${rule}`);
+const stepRefused = (status: StepStatus, rule: string): Expectation =>
+  refused('STEP_STATE_CONFLICT', `Step 2 is ${status}; ${rule}`);
 const RESULT_RULE = 'only pending or in_progress steps accept a result';
 const REVIEW_RULE = 'only an in_progress step can request a review';
 const DECIDE_RULE = 'a decision needs a step that is awaiting_input';
@@ -218,7 +299,9 @@ const UPDATE_RULE = 'only pending or in_progress steps can have their instructio
 const FAIL_RULE = 'only pending or in_progress steps can be failed';
 
 /** Every step status refused by the decision columns except awaiting_input. */
-const decisionRow = (status: StepStatus): Pick<Record<StepColumn, Expectation>, `decide_review:${string}` & StepColumn> => ({
+const decisionRow = (
+  status: StepStatus,
+): Pick<Record<StepColumn, Expectation>, `decide_review:${string}` & StepColumn> => ({
   'decide_review:approve': stepRefused(status, DECIDE_RULE),
   'decide_review:reject': stepRefused(status, DECIDE_RULE),
   'decide_review:modify': stepRefused(status, DECIDE_RULE),
@@ -280,7 +363,12 @@ const STEP_TABLE: Record<StepStatus, Record<StepColumn, Expectation>> = {
   },
 };
 
-const NEEDS_REVIEW: readonly StepColumn[] = ['decide_review:approve', 'decide_review:reject', 'decide_review:modify', 'decide_review:skip'];
+const NEEDS_REVIEW: readonly StepColumn[] = [
+  'decide_review:approve',
+  'decide_review:reject',
+  'decide_review:modify',
+  'decide_review:skip',
+];
 
 function stepTablePlan(target: StepStatus, column: StepColumn): PlanSnapshot {
   return NEEDS_REVIEW.includes(column)

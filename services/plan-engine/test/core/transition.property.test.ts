@@ -29,7 +29,15 @@ configureFastCheck();
  * fails the property.
  */
 
-const EXPRESSIONS = ['confidence < 0.5', 'result.n >= 3', 'true', 'false', 'result.ok', 'confidence >= 0.5 && result.n < 2', '!result.ok || confidence > 0.9'];
+const EXPRESSIONS = [
+  'confidence < 0.5',
+  'result.n >= 3',
+  'true',
+  'false',
+  'result.ok',
+  'confidence >= 0.5 && result.n < 2',
+  '!result.ok || confidence > 0.9',
+];
 
 const planArb = fc
   .integer({ min: 1, max: 8 })
@@ -49,7 +57,11 @@ const planArb = fc
   )
   .map(({ stepCount, conditions }) => {
     const branchingConditions: BranchingConditionInput[] = conditions
-      .map((c, index) => ({ ...c, id: `c${index}`, target: c.after + 1 + (c.targetOffset % Math.max(1, stepCount - c.after)) }))
+      .map((c, index) => ({
+        ...c,
+        id: `c${index}`,
+        target: c.after + 1 + (c.targetOffset % Math.max(1, stepCount - c.after)),
+      }))
       .filter((c) => c.action !== 'skip_to' || c.target <= stepCount)
       .map((c) => ({
         id: c.id,
@@ -58,7 +70,11 @@ const planArb = fc
         ifTrueAction: c.action,
         ...(c.action === 'skip_to' ? { actionParams: { targetStepOrder: c.target } } : {}),
       }));
-    const steps = Array.from({ length: stepCount }, (_, index) => ({ id: `s${index + 1}`, type: 'search' as const, instructions: `Step ${index + 1}` }));
+    const steps = Array.from({ length: stepCount }, (_, index) => ({
+      id: `s${index + 1}`,
+      type: 'search' as const,
+      instructions: `Step ${index + 1}`,
+    }));
     return createPlan({ steps, branchingConditions }).state;
   });
 
@@ -91,23 +107,45 @@ function eventFrom(seed: Seed, state: PlanSnapshot): PlanEvent {
   const at = new Date(clock);
   const steps = state.steps;
   // Mostly aim at a step in the status the event wants, so accepted events are common too.
-  const wanted = { request_review: 'in_progress', decide_review: 'awaiting_input', submit_step_result: 'in_progress' }[seed.type as string];
+  const wanted = { request_review: 'in_progress', decide_review: 'awaiting_input', submit_step_result: 'in_progress' }[
+    seed.type as string
+  ];
   const aimed = seed.pick % 4 !== 0 ? steps.find((step) => step.status === wanted) : undefined;
-  const target = seed.invalid === 0 || steps.length === 0 ? 'unknown-step' : (aimed ?? (steps[seed.pick % steps.length] as PlanStep)).id;
+  const target =
+    seed.invalid === 0 || steps.length === 0
+      ? 'unknown-step'
+      : (aimed ?? (steps[seed.pick % steps.length] as PlanStep)).id;
   switch (seed.type) {
     case 'claim_next_step':
       return { type: 'claim_next_step', at };
     case 'submit_step_result':
-      return { type: 'submit_step_result', at, stepId: target, result: { n: seed.n, ok: seed.ok }, confidence: seed.confidence };
+      return {
+        type: 'submit_step_result',
+        at,
+        stepId: target,
+        result: { n: seed.n, ok: seed.ok },
+        confidence: seed.confidence,
+      };
     case 'request_review':
       return { type: 'request_review', at, stepId: target, summary: seed.invalid === 1 ? '' : 'Check this' };
     case 'decide_review':
-      return { type: 'decide_review', at, stepId: target, decision: seed.decision, feedback: seed.invalid === 1 ? null : 'Feedback' };
+      return {
+        type: 'decide_review',
+        at,
+        stepId: target,
+        decision: seed.decision,
+        feedback: seed.invalid === 1 ? null : 'Feedback',
+      };
     case 'add_steps':
       return {
         type: 'add_steps',
         at,
-        steps: Array.from({ length: 1 + (seed.n % 2) }, () => ({ id: `new${(nextId += 1)}`, type: 'analyze' as const, instructions: 'Added', insertAfterOrder: seed.insertAfter })),
+        steps: Array.from({ length: 1 + (seed.n % 2) }, () => ({
+          id: `new${(nextId += 1)}`,
+          type: 'analyze' as const,
+          instructions: 'Added',
+          insertAfterOrder: seed.insertAfter,
+        })),
       };
     case 'remove_step':
       return { type: 'remove_step', at, stepId: target };
@@ -125,7 +163,12 @@ function eventFrom(seed: Seed, state: PlanSnapshot): PlanEvent {
     case 'resume_session':
       return { type: 'resume_session', at, sessionId: 'sess' };
     case 'record_feedback':
-      return { type: 'record_feedback', at, feedbackId: `f${(nextId += 1)}`, feedbackType: seed.ok ? 'initial' : 'closing' };
+      return {
+        type: 'record_feedback',
+        at,
+        feedbackId: `f${(nextId += 1)}`,
+        feedbackType: seed.ok ? 'initial' : 'closing',
+      };
   }
 }
 
@@ -151,7 +194,8 @@ function impliedAudit(before: PlanSnapshot, event: PlanEvent, after: PlanSnapsho
   for (const step of after.steps) {
     const old = previous.get(step.id);
     if (old === undefined || old.status === step.status) continue;
-    if (old.status === 'pending' && (step.status === 'in_progress' || step.status === 'completed')) rows.push(`step_started:${step.id}`);
+    if (old.status === 'pending' && (step.status === 'in_progress' || step.status === 'completed'))
+      rows.push(`step_started:${step.id}`);
     if (step.status === 'completed') rows.push(`step_completed:${step.id}`);
     if (step.status === 'failed') rows.push(`step_failed:${step.id}`);
   }
@@ -173,14 +217,19 @@ function recordedAudit(effects: readonly Effect[]): string[] {
 const successes = new Map<PlanEventType, number>();
 const refusals = new Map<string, number>();
 
-function checkInvariants(before: PlanSnapshot, event: PlanEvent, { state: after, effects, outcome }: TransitionResult): void {
+function checkInvariants(
+  before: PlanSnapshot,
+  event: PlanEvent,
+  { state: after, effects, outcome }: TransitionResult,
+): void {
   // Shape: orders 1..n in array order, unique ids, conditions on existing steps, skip_to forwards.
   expect(after.steps.map((step) => step.order)).toEqual(after.steps.map((_, index) => index + 1));
   expect(new Set(after.steps.map((step) => step.id)).size).toBe(after.steps.length);
   const orderOf = new Map(after.steps.map((step) => [step.id, step.order]));
   for (const condition of after.conditions) {
     expect(orderOf.has(condition.afterStepId)).toBe(true);
-    if (condition.action === 'skip_to') expect(orderOf.get(condition.targetStepId ?? '') ?? 0).toBeGreaterThan(orderOf.get(condition.afterStepId) ?? 0);
+    if (condition.action === 'skip_to')
+      expect(orderOf.get(condition.targetStepId ?? '') ?? 0).toBeGreaterThan(orderOf.get(condition.afterStepId) ?? 0);
   }
 
   // Progress never decreases, except when steps are added (a removal can only raise it).
@@ -194,9 +243,12 @@ function checkInvariants(before: PlanSnapshot, event: PlanEvent, { state: after,
 
   // At most one step enters in_progress per event; a claim moves exactly the step it names.
   const wasInProgress = new Set(before.steps.filter((step) => step.status === 'in_progress').map((step) => step.id));
-  const entered = after.steps.filter((step) => step.status === 'in_progress' && !wasInProgress.has(step.id)).map((step) => step.id);
+  const entered = after.steps
+    .filter((step) => step.status === 'in_progress' && !wasInProgress.has(step.id))
+    .map((step) => step.id);
   expect(entered.length).toBeLessThanOrEqual(1);
-  if (event.type === 'claim_next_step') expect(entered).toEqual(outcome?.status === 'next_step' ? [outcome.stepId] : []);
+  if (event.type === 'claim_next_step')
+    expect(entered).toEqual(outcome?.status === 'next_step' ? [outcome.stepId] : []);
 
   // Finished steps stay as they are; no step ever returns to pending; new steps start pending.
   const previous = new Map(before.steps.map((step) => [step.id, step]));
@@ -262,8 +314,15 @@ describe('random event sequences', () => {
 
   it('actually exercised every event, accepted and refused (the property above is not vacuous)', () => {
     if (process.env.SHOW_STATS) console.log(Object.fromEntries(successes), Object.fromEntries(refusals));
-    for (const type of PLAN_EVENT_TYPES) expect({ type, accepted: (successes.get(type) ?? 0) > 20 }).toEqual({ type, accepted: true });
-    for (const code of ['PLAN_STATE_CONFLICT', 'STEP_STATE_CONFLICT', 'STEP_NOT_FOUND', 'INVALID_REORDER', 'INVALID_INSERT_POSITION']) {
+    for (const type of PLAN_EVENT_TYPES)
+      expect({ type, accepted: (successes.get(type) ?? 0) > 20 }).toEqual({ type, accepted: true });
+    for (const code of [
+      'PLAN_STATE_CONFLICT',
+      'STEP_STATE_CONFLICT',
+      'STEP_NOT_FOUND',
+      'INVALID_REORDER',
+      'INVALID_INSERT_POSITION',
+    ]) {
       expect([...refusals.keys()].some((key) => key.endsWith(`:${code}`))).toBe(true);
     }
   });

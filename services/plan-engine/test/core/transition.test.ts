@@ -10,8 +10,10 @@ import {
 } from '../../src/core/index.js';
 import { condition, deepFreeze, minutes, NOW, plan, statusOf, step } from './fixtures.js';
 
-const auditOf = (effects: readonly Effect[]): AuditEvent[] => effects.flatMap((effect) => (effect.kind === 'append_audit' ? [effect.event] : []));
-const run = (state: PlanSnapshot, ...events: PlanEvent[]): PlanSnapshot => events.reduce((current, event) => transition(current, event).state, state);
+const auditOf = (effects: readonly Effect[]): AuditEvent[] =>
+  effects.flatMap((effect) => (effect.kind === 'append_audit' ? [effect.event] : []));
+const run = (state: PlanSnapshot, ...events: PlanEvent[]): PlanSnapshot =>
+  events.reduce((current, event) => transition(current, event).state, state);
 const submit = (stepId: string, result: JsonValue, confidence?: number): PlanEvent => ({
   type: 'submit_step_result',
   at: NOW,
@@ -35,7 +37,10 @@ describe('get_next_step (claim_next_step)', () => {
   });
 
   it('goes by order, not by position in the array', () => {
-    const state = deepFreeze({ ...plan('planning', []), steps: [step(2, 'pending', { id: 'b' }), step(1, 'pending', { id: 'a' })] });
+    const state = deepFreeze({
+      ...plan('planning', []),
+      steps: [step(2, 'pending', { id: 'b' }), step(1, 'pending', { id: 'a' })],
+    });
     expect(transition(state, claim).outcome).toEqual({ status: 'next_step', stepId: 'a' });
   });
 
@@ -49,7 +54,12 @@ describe('get_next_step (claim_next_step)', () => {
 
   it('records who claimed: the session goes on the step_started row', () => {
     const { effects } = transition(plan('planning', ['pending']), { ...claim, sessionId: 'sess-9' });
-    expect(auditOf(effects)[0]).toEqual({ type: 'step_started', stepId: 's1', sessionId: 'sess-9', payload: { stepOrder: 1, autoAdvanced: false } });
+    expect(auditOf(effects)[0]).toEqual({
+      type: 'step_started',
+      stepId: 's1',
+      sessionId: 'sess-9',
+      payload: { stepOrder: 1, autoAdvanced: false },
+    });
     expect(auditOf(effects)[1]).toEqual({
       type: 'plan_status_changed',
       stepId: null,
@@ -95,18 +105,29 @@ describe('submit_step_result', () => {
   it('completes the plan with the last open step', () => {
     const { state, effects } = transition(plan('executing', ['completed', 'in_progress']), submit('s2', 'done'));
     expect(state.status).toBe('completed');
-    expect(auditOf(effects).at(-1)?.payload).toEqual({ from: 'executing', to: 'completed', cause: 'submit_step_result' });
+    expect(auditOf(effects).at(-1)?.payload).toEqual({
+      from: 'executing',
+      to: 'completed',
+      cause: 'submit_step_result',
+    });
   });
 
-  it.each([-0.1, 1.5, Number.NaN, Number.POSITIVE_INFINITY])('refuses confidence %p, naming the field', (confidence) => {
-    expect(() => transition(plan('executing', ['in_progress']), submit('s1', 1, confidence))).toThrow(
-      expect.objectContaining({ code: 'INVALID_ARGUMENT', details: { field: 'confidence' } }),
-    );
-  });
+  it.each([-0.1, 1.5, Number.NaN, Number.POSITIVE_INFINITY])(
+    'refuses confidence %p, naming the field',
+    (confidence) => {
+      expect(() => transition(plan('executing', ['in_progress']), submit('s1', 1, confidence))).toThrow(
+        expect.objectContaining({ code: 'INVALID_ARGUMENT', details: { field: 'confidence' } }),
+      );
+    },
+  );
 
   it('refuses an unknown step', () => {
     expect(() => transition(plan('executing', ['in_progress']), submit('nope', 1))).toThrow(
-      expect.objectContaining({ code: 'STEP_NOT_FOUND', kind: 'not_found', message: 'Step nope not found in this plan' }),
+      expect.objectContaining({
+        code: 'STEP_NOT_FOUND',
+        kind: 'not_found',
+        message: 'Step nope not found in this plan',
+      }),
     );
   });
 });
@@ -118,16 +139,32 @@ describe('branching after a submitted result', () => {
   it('skip_to skips the pending steps strictly between the step and its target', () => {
     const state = sixSteps([condition('c1', 's2', 'result.sources.count >= 5 && confidence > 0.5', 'skip_to', 's5')]);
     const { state: after, effects } = transition(state, submit('s2', { sources: { count: 7 } }, 0.9));
-    expect(after.steps.map((s) => s.status)).toEqual(['completed', 'completed', 'skipped', 'skipped', 'pending', 'pending']);
+    expect(after.steps.map((s) => s.status)).toEqual([
+      'completed',
+      'completed',
+      'skipped',
+      'skipped',
+      'pending',
+      'pending',
+    ]);
     expect(after.steps[2]?.completedAt).toEqual(NOW);
     expect(auditOf(effects).map((e) => e.payload)).toEqual([
-      { stepOrder: 2, confidence: 0.9, via: 'result', branch: { conditionId: 'c1', action: 'skip_to', targetStepId: 's5', skippedStepIds: ['s3', 's4'] } },
+      {
+        stepOrder: 2,
+        confidence: 0.9,
+        via: 'result',
+        branch: { conditionId: 'c1', action: 'skip_to', targetStepId: 's5', skippedStepIds: ['s3', 's4'] },
+      },
     ]);
     expect(transition(after, claim).outcome).toEqual({ status: 'next_step', stepId: 's5' });
   });
 
   it('skip_to leaves intermediate steps someone is working on alone', () => {
-    const state = plan('executing', ['in_progress', 'in_progress', 'pending', 'pending'], [condition('c1', 's1', 'true', 'skip_to', 's4')]);
+    const state = plan(
+      'executing',
+      ['in_progress', 'in_progress', 'pending', 'pending'],
+      [condition('c1', 's1', 'true', 'skip_to', 's4')],
+    );
     const after = transition(state, submit('s1', {})).state;
     expect(after.steps.map((s) => s.status)).toEqual(['completed', 'in_progress', 'skipped', 'pending']);
   });
@@ -135,7 +172,14 @@ describe('branching after a submitted result', () => {
   it('does nothing when the expression is false', () => {
     const state = sixSteps([condition('c1', 's2', 'result.sources.count >= 5', 'skip_to', 's5')]);
     const after = transition(state, submit('s2', { sources: { count: 2 } })).state;
-    expect(after.steps.map((s) => s.status)).toEqual(['completed', 'completed', 'pending', 'pending', 'pending', 'pending']);
+    expect(after.steps.map((s) => s.status)).toEqual([
+      'completed',
+      'completed',
+      'pending',
+      'pending',
+      'pending',
+      'pending',
+    ]);
   });
 
   it('fail fails the plan, recording the condition as the cause', () => {
@@ -144,7 +188,15 @@ describe('branching after a submitted result', () => {
     expect(after.status).toBe('failed');
     expect(after.steps.slice(2).every((s) => s.status === 'pending')).toBe(true);
     expect(auditOf(effects).map((e) => [e.type, e.payload])).toEqual([
-      ['step_completed', { stepOrder: 2, confidence: 0.3, via: 'result', branch: { conditionId: 'c1', action: 'fail', targetStepId: null, skippedStepIds: [] } }],
+      [
+        'step_completed',
+        {
+          stepOrder: 2,
+          confidence: 0.3,
+          via: 'result',
+          branch: { conditionId: 'c1', action: 'fail', targetStepId: null, skippedStepIds: [] },
+        },
+      ],
       ['plan_status_changed', { from: 'executing', to: 'failed', cause: 'branch_condition', conditionId: 'c1' }],
     ]);
   });
@@ -161,7 +213,9 @@ describe('branching after a submitted result', () => {
     ];
     const confident = transition(sixSteps(conditions), submit('s2', {}, 0.92));
     expect(confident.state.status).toBe('executing');
-    expect(auditOf(confident.effects)[0]?.payload).toMatchObject({ branch: { conditionId: 'keep-going', action: 'continue' } });
+    expect(auditOf(confident.effects)[0]?.payload).toMatchObject({
+      branch: { conditionId: 'keep-going', action: 'continue' },
+    });
     expect(transition(sixSteps(conditions), submit('s2', {}, 0.5)).state.status).toBe('failed');
   });
 
@@ -171,7 +225,11 @@ describe('branching after a submitted result', () => {
   });
 
   it('keeps pointing at the same steps after a reorder', () => {
-    const state = plan('executing', ['completed', 'in_progress', 'pending', 'pending', 'pending'], [condition('c1', 's2', 'true', 'skip_to', 's5')]);
+    const state = plan(
+      'executing',
+      ['completed', 'in_progress', 'pending', 'pending', 'pending'],
+      [condition('c1', 's2', 'true', 'skip_to', 's5')],
+    );
     const reordered = run(state, { type: 'reorder_steps', at: NOW, stepIds: ['s1', 's3', 's2', 's4', 's5'] });
     expect(describeCondition(reordered.conditions[0]!, reordered.steps)).toEqual({
       id: 'c1',
@@ -181,28 +239,60 @@ describe('branching after a submitted result', () => {
       actionParams: { targetStepOrder: 5 },
     });
     const after = transition(reordered, submit('s2', {})).state;
-    expect(after.steps.map((s) => `${s.id}:${s.status}`)).toEqual(['s1:completed', 's3:pending', 's2:completed', 's4:skipped', 's5:pending']);
+    expect(after.steps.map((s) => `${s.id}:${s.status}`)).toEqual([
+      's1:completed',
+      's3:pending',
+      's2:completed',
+      's4:skipped',
+      's5:pending',
+    ]);
   });
 });
 
 describe('request_user_review and submit_user_decision', () => {
-  const reviewing = (): PlanSnapshot => run(plan('executing', ['completed', 'in_progress', 'pending']), { type: 'request_review', at: NOW, stepId: 's2', summary: 'Please check' });
+  const reviewing = (): PlanSnapshot =>
+    run(plan('executing', ['completed', 'in_progress', 'pending']), {
+      type: 'request_review',
+      at: NOW,
+      stepId: 's2',
+      summary: 'Please check',
+    });
 
   it('records the summary and questions of a review request', () => {
-    const { effects } = transition(plan('executing', ['in_progress']), { type: 'request_review', at: NOW, stepId: 's1', summary: 'Check', questions: ['A?', 'B?'] });
-    expect(auditOf(effects)[0]).toMatchObject({ type: 'user_reviewed', stepId: 's1', payload: { phase: 'requested', summary: 'Check', questions: ['A?', 'B?'] } });
+    const { effects } = transition(plan('executing', ['in_progress']), {
+      type: 'request_review',
+      at: NOW,
+      stepId: 's1',
+      summary: 'Check',
+      questions: ['A?', 'B?'],
+    });
+    expect(auditOf(effects)[0]).toMatchObject({
+      type: 'user_reviewed',
+      stepId: 's1',
+      payload: { phase: 'requested', summary: 'Check', questions: ['A?', 'B?'] },
+    });
   });
 
   it('refuses an empty summary before looking at anything else', () => {
-    expect(() => transition(plan('completed', ['completed']), { type: 'request_review', at: NOW, stepId: 's1', summary: '  ' })).toThrow(
-      expect.objectContaining({ code: 'INVALID_ARGUMENT', message: 'summary must not be empty' }),
-    );
+    expect(() =>
+      transition(plan('completed', ['completed']), { type: 'request_review', at: NOW, stepId: 's1', summary: '  ' }),
+    ).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', message: 'summary must not be empty' }));
   });
 
   it('modify appends the feedback to the instructions and restarts the stall clock', () => {
     const later = minutes(45);
-    const after = transition(reviewing(), { type: 'decide_review', at: later, stepId: 's2', decision: 'modify', feedback: 'Include 2024' }).state;
-    expect(after.steps[1]).toMatchObject({ status: 'in_progress', instructions: 'Do step 2\n\nUser feedback: Include 2024', startedAt: later });
+    const after = transition(reviewing(), {
+      type: 'decide_review',
+      at: later,
+      stepId: 's2',
+      decision: 'modify',
+      feedback: 'Include 2024',
+    }).state;
+    expect(after.steps[1]).toMatchObject({
+      status: 'in_progress',
+      instructions: 'Do step 2\n\nUser feedback: Include 2024',
+      startedAt: later,
+    });
     expect(after.status).toBe('executing');
   });
 
@@ -213,20 +303,38 @@ describe('request_user_review and submit_user_decision', () => {
   });
 
   it('reject keeps the feedback as the failure reason', () => {
-    const after = transition(reviewing(), { type: 'decide_review', at: NOW, stepId: 's2', decision: 'reject', feedback: 'Wrong scope' }).state;
+    const after = transition(reviewing(), {
+      type: 'decide_review',
+      at: NOW,
+      stepId: 's2',
+      decision: 'reject',
+      feedback: 'Wrong scope',
+    }).state;
     expect(after.steps[1]).toMatchObject({ status: 'failed', failureReason: 'Wrong scope', completedAt: NOW });
   });
 
   it('approving or skipping the last open step completes the plan', () => {
-    const lastStep = run(plan('executing', ['completed', 'in_progress']), { type: 'request_review', at: NOW, stepId: 's2', summary: 'Final check' });
+    const lastStep = run(plan('executing', ['completed', 'in_progress']), {
+      type: 'request_review',
+      at: NOW,
+      stepId: 's2',
+      summary: 'Final check',
+    });
     for (const decision of ['approve', 'skip'] as const) {
-      expect(transition(lastStep, { type: 'decide_review', at: NOW, stepId: 's2', decision }).state.status).toBe('completed');
+      expect(transition(lastStep, { type: 'decide_review', at: NOW, stepId: 's2', decision }).state.status).toBe(
+        'completed',
+      );
     }
   });
 
   it('refuses a decision that is not one of the four', () => {
-    expect(() => transition(reviewing(), { type: 'decide_review', at: NOW, stepId: 's2', decision: 'maybe' as never })).toThrow(
-      expect.objectContaining({ code: 'INVALID_ARGUMENT', message: 'decision must be approve, reject, modify or skip, got maybe' }),
+    expect(() =>
+      transition(reviewing(), { type: 'decide_review', at: NOW, stepId: 's2', decision: 'maybe' as never }),
+    ).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_ARGUMENT',
+        message: 'decision must be approve, reject, modify or skip, got maybe',
+      }),
     );
   });
 });
@@ -234,31 +342,74 @@ describe('request_user_review and submit_user_decision', () => {
 describe('modify_plan', () => {
   const base = plan('executing', ['completed', 'in_progress', 'pending']);
   const add = (steps: { id: string; insertAfterOrder?: number }[], state = base): PlanSnapshot =>
-    run(state, { type: 'add_steps', at: NOW, steps: steps.map((s) => ({ type: 'analyze', instructions: `New ${s.id}`, ...s })) });
+    run(state, {
+      type: 'add_steps',
+      at: NOW,
+      steps: steps.map((s) => ({ type: 'analyze', instructions: `New ${s.id}`, ...s })),
+    });
   const ids = (state: PlanSnapshot): string => state.steps.map((s) => `${s.order}:${s.id}`).join(' ');
 
   it('add_steps inserts after the given order (0 = first), appends by default, and shifts later steps', () => {
     expect(ids(add([{ id: 'a', insertAfterOrder: 0 }]))).toBe('1:a 2:s1 3:s2 4:s3');
     expect(ids(add([{ id: 'a', insertAfterOrder: 2 }]))).toBe('1:s1 2:s2 3:a 4:s3');
     expect(ids(add([{ id: 'a' }]))).toBe('1:s1 2:s2 3:s3 4:a');
-    expect(ids(add([{ id: 'a', insertAfterOrder: 1 }, { id: 'b' }, { id: 'c', insertAfterOrder: 1 }, { id: 'd', insertAfterOrder: 0 }]))).toBe(
-      '1:d 2:s1 3:a 4:c 5:s2 6:s3 7:b',
-    );
+    expect(
+      ids(
+        add([
+          { id: 'a', insertAfterOrder: 1 },
+          { id: 'b' },
+          { id: 'c', insertAfterOrder: 1 },
+          { id: 'd', insertAfterOrder: 0 },
+        ]),
+      ),
+    ).toBe('1:d 2:s1 3:a 4:c 5:s2 6:s3 7:b');
   });
 
   it('add_steps records the new steps with their final orders', () => {
-    const { effects } = transition(base, { type: 'add_steps', at: NOW, steps: [{ id: 'a', type: 'critique', instructions: 'Critique', insertAfterOrder: 1 }], rationale: 'Need a critique' });
+    const { effects } = transition(base, {
+      type: 'add_steps',
+      at: NOW,
+      steps: [{ id: 'a', type: 'critique', instructions: 'Critique', insertAfterOrder: 1 }],
+      rationale: 'Need a critique',
+    });
     expect(auditOf(effects)).toEqual([
-      { type: 'plan_modified', stepId: null, sessionId: null, payload: { change: 'steps_added', steps: [{ stepId: 'a', stepOrder: 2, stepType: 'critique' }], rationale: 'Need a critique' } },
+      {
+        type: 'plan_modified',
+        stepId: null,
+        sessionId: null,
+        payload: {
+          change: 'steps_added',
+          steps: [{ stepId: 'a', stepOrder: 2, stepType: 'critique' }],
+          rationale: 'Need a critique',
+        },
+      },
     ]);
-    expect(effects.filter((e) => e.kind === 'insert_step').map((e) => (e.kind === 'insert_step' ? e.step.order : 0))).toEqual([2]);
-    expect(effects.filter((e) => e.kind === 'update_step').map((e) => (e.kind === 'update_step' ? `${e.step.id}@${e.step.order}` : ''))).toEqual(['s2@3', 's3@4']);
+    expect(
+      effects.filter((e) => e.kind === 'insert_step').map((e) => (e.kind === 'insert_step' ? e.step.order : 0)),
+    ).toEqual([2]);
+    expect(
+      effects
+        .filter((e) => e.kind === 'update_step')
+        .map((e) => (e.kind === 'update_step' ? `${e.step.id}@${e.step.order}` : '')),
+    ).toEqual(['s2@3', 's3@4']);
   });
 
   it.each([
-    [[{ id: 'a', insertAfterOrder: 4 }], 'INVALID_INSERT_POSITION', 'steps[0].insertAfterOrder is 4; the plan has 3 steps, so it must be between 0 and 3'],
-    [[{ id: 'a', insertAfterOrder: -1 }], 'INVALID_INSERT_POSITION', 'steps[0].insertAfterOrder is -1; the plan has 3 steps, so it must be between 0 and 3'],
-    [[{ id: 'a', insertAfterOrder: 1.5 }], 'INVALID_INSERT_POSITION', 'steps[0].insertAfterOrder is 1.5; the plan has 3 steps, so it must be between 0 and 3'],
+    [
+      [{ id: 'a', insertAfterOrder: 4 }],
+      'INVALID_INSERT_POSITION',
+      'steps[0].insertAfterOrder is 4; the plan has 3 steps, so it must be between 0 and 3',
+    ],
+    [
+      [{ id: 'a', insertAfterOrder: -1 }],
+      'INVALID_INSERT_POSITION',
+      'steps[0].insertAfterOrder is -1; the plan has 3 steps, so it must be between 0 and 3',
+    ],
+    [
+      [{ id: 'a', insertAfterOrder: 1.5 }],
+      'INVALID_INSERT_POSITION',
+      'steps[0].insertAfterOrder is 1.5; the plan has 3 steps, so it must be between 0 and 3',
+    ],
     [[{ id: 's1' }], 'DUPLICATE_STEP_ID', 'Step id s1 is already used in this plan'],
     [[{ id: 'a' }, { id: 'a' }], 'DUPLICATE_STEP_ID', 'Step id a is already used in this plan'],
     [[], 'INVALID_ARGUMENT', 'steps must contain at least one step'],
@@ -267,15 +418,24 @@ describe('modify_plan', () => {
   });
 
   it('remove_step compacts the orders and drops the conditions that referred to the step', () => {
-    const state = plan('planning', ['pending', 'pending', 'pending', 'pending'], [
-      condition('from-s2', 's2', 'true', 'continue'),
-      condition('to-s2', 's1', 'true', 'skip_to', 's2'),
-      condition('other', 's1', 'true', 'skip_to', 's4'),
-    ]);
+    const state = plan(
+      'planning',
+      ['pending', 'pending', 'pending', 'pending'],
+      [
+        condition('from-s2', 's2', 'true', 'continue'),
+        condition('to-s2', 's1', 'true', 'skip_to', 's2'),
+        condition('other', 's1', 'true', 'skip_to', 's4'),
+      ],
+    );
     const { state: after, effects } = transition(state, { type: 'remove_step', at: NOW, stepId: 's2' });
     expect(ids(after)).toBe('1:s1 2:s3 3:s4');
     expect(after.conditions.map((c) => c.id)).toEqual(['other']);
-    expect(auditOf(effects)[0]?.payload).toEqual({ change: 'step_removed', stepOrder: 2, droppedConditionIds: ['from-s2', 'to-s2'], rationale: null });
+    expect(auditOf(effects)[0]?.payload).toEqual({
+      change: 'step_removed',
+      stepOrder: 2,
+      droppedConditionIds: ['from-s2', 'to-s2'],
+      rationale: null,
+    });
     expect(effects.slice(0, 3)).toEqual([
       { kind: 'delete_step', stepId: 's2' },
       { kind: 'delete_condition', conditionId: 'from-s2' },
@@ -284,7 +444,11 @@ describe('modify_plan', () => {
   });
 
   it('removing the last open step completes an executing plan', () => {
-    const { state, effects } = transition(plan('executing', ['completed', 'pending']), { type: 'remove_step', at: NOW, stepId: 's2' });
+    const { state, effects } = transition(plan('executing', ['completed', 'pending']), {
+      type: 'remove_step',
+      at: NOW,
+      stepId: 's2',
+    });
     expect(state.status).toBe('completed');
     expect(auditOf(effects).map((e) => e.type)).toEqual(['plan_modified', 'plan_status_changed']);
   });
@@ -300,7 +464,9 @@ describe('modify_plan', () => {
     [['s1', 's2', 's3', 'x'], 'stepOrder names step x, which is not in this plan'],
     [['s1', 's2', 's2', 's3'], 'stepOrder lists step s2 more than once'],
   ])('reorder_steps refuses %j: %s', (stepIds, message) => {
-    expect(() => run(base, { type: 'reorder_steps', at: NOW, stepIds })).toThrow(expect.objectContaining({ code: 'INVALID_REORDER', message, details: { field: 'stepOrder' } }));
+    expect(() => run(base, { type: 'reorder_steps', at: NOW, stepIds })).toThrow(
+      expect.objectContaining({ code: 'INVALID_REORDER', message, details: { field: 'stepOrder' } }),
+    );
   });
 
   it('reorder_steps refuses to put a skip_to target before its step', () => {
@@ -308,16 +474,31 @@ describe('modify_plan', () => {
     expect(() => run(state, { type: 'reorder_steps', at: NOW, stepIds: ['s3', 's1', 's2'] })).toThrow(
       expect.objectContaining({
         code: 'INVALID_REORDER',
-        message: 'stepOrder would move step s3, the skip_to target of condition c1, to position 1, not after its step s1 at position 2',
+        message:
+          'stepOrder would move step s3, the skip_to target of condition c1, to position 1, not after its step s1 at position 2',
       }),
     );
     expect(ids(run(state, { type: 'reorder_steps', at: NOW, stepIds: ['s2', 's1', 's3'] }))).toBe('1:s2 2:s1 3:s3');
   });
 
   it('update_step_instructions records the old and new text', () => {
-    const { state, effects } = transition(base, { type: 'update_step_instructions', at: NOW, stepId: 's3', instructions: 'Narrow to EU', rationale: 'Scope' });
+    const { state, effects } = transition(base, {
+      type: 'update_step_instructions',
+      at: NOW,
+      stepId: 's3',
+      instructions: 'Narrow to EU',
+      rationale: 'Scope',
+    });
     expect(state.steps[2]?.instructions).toBe('Narrow to EU');
-    expect(auditOf(effects)[0]).toMatchObject({ stepId: 's3', payload: { change: 'instructions_updated', previousInstructions: 'Do step 3', instructions: 'Narrow to EU', rationale: 'Scope' } });
+    expect(auditOf(effects)[0]).toMatchObject({
+      stepId: 's3',
+      payload: {
+        change: 'instructions_updated',
+        previousInstructions: 'Do step 3',
+        instructions: 'Narrow to EU',
+        rationale: 'Scope',
+      },
+    });
   });
 
   it('update_step_instructions refuses empty instructions', () => {
@@ -334,7 +515,9 @@ describe('modify_plan', () => {
   });
 
   it('fail_step on a plan still being planned keeps it planning (nothing has started)', () => {
-    expect(run(plan('planning', ['pending', 'pending']), { type: 'fail_step', at: NOW, stepId: 's1' }).status).toBe('planning');
+    expect(run(plan('planning', ['pending', 'pending']), { type: 'fail_step', at: NOW, stepId: 's1' }).status).toBe(
+      'planning',
+    );
   });
 });
 
@@ -345,12 +528,21 @@ describe('stall detection (detect_stall)', () => {
     expect(transition(working, { type: 'detect_stall', at: minutes(30) }).state.status).toBe('executing');
     const { state, effects } = transition(working, { type: 'detect_stall', at: new Date(minutes(30).getTime() + 1) });
     expect(state.status).toBe('stalled');
-    expect(auditOf(effects)[0]?.payload).toEqual({ from: 'executing', to: 'stalled', cause: 'stall_detected', stalledStepIds: ['s2'] });
+    expect(auditOf(effects)[0]?.payload).toEqual({
+      from: 'executing',
+      to: 'stalled',
+      cause: 'stall_detected',
+      stalledStepIds: ['s2'],
+    });
   });
 
   it('takes a custom threshold and refuses a meaningless one', () => {
-    expect(transition(working, { type: 'detect_stall', at: minutes(6), thresholdMs: 5 * 60_000 }).state.status).toBe('stalled');
-    expect(() => transition(working, { type: 'detect_stall', at: NOW, thresholdMs: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    expect(transition(working, { type: 'detect_stall', at: minutes(6), thresholdMs: 5 * 60_000 }).state.status).toBe(
+      'stalled',
+    );
+    expect(() => transition(working, { type: 'detect_stall', at: NOW, thresholdMs: 0 })).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT' }),
+    );
   });
 
   it('a stalled plan is executing again as soon as its overdue step moves', () => {
@@ -364,15 +556,35 @@ describe('stall detection (detect_stall)', () => {
 describe('effects', () => {
   it('come as row writes, then audit rows, then one notification', () => {
     const { effects } = transition(plan('planning', ['pending', 'pending']), claim);
-    expect(effects.map((e) => e.kind)).toEqual(['set_plan_status', 'update_step', 'append_audit', 'append_audit', 'notify']);
+    expect(effects.map((e) => e.kind)).toEqual([
+      'set_plan_status',
+      'update_step',
+      'append_audit',
+      'append_audit',
+      'notify',
+    ]);
   });
 
   it('feedback and resumed sessions are recorded without touching the plan (no notification)', () => {
     const state = plan('completed', ['completed']);
-    const result = transition(state, { type: 'record_feedback', at: NOW, feedbackId: 'f1', feedbackType: 'closing', sessionId: 's' });
+    const result = transition(state, {
+      type: 'record_feedback',
+      at: NOW,
+      feedbackId: 'f1',
+      feedbackType: 'closing',
+      sessionId: 's',
+    });
     expect(result.state).toBe(state);
     expect(result.effects).toEqual([
-      { kind: 'append_audit', event: { type: 'feedback_recorded', stepId: null, sessionId: 's', payload: { feedbackId: 'f1', feedbackType: 'closing' } } },
+      {
+        kind: 'append_audit',
+        event: {
+          type: 'feedback_recorded',
+          stepId: null,
+          sessionId: 's',
+          payload: { feedbackId: 'f1', feedbackType: 'closing' },
+        },
+      },
     ]);
   });
 });

@@ -35,19 +35,53 @@ export async function seedOrg(admin: AnyDb, orgId: string = randomUUID()): Promi
   const stepIds: [string, string, string] = [randomUUID(), randomUUID(), randomUUID()];
   const executionId = randomUUID();
   await admin.transaction().execute(async (trx) => {
-    await trx.insertInto('plan.research_plans').values({ id: planId, org_id: orgId, name: 'Plan', research_question: 'Why?' }).execute();
+    await trx
+      .insertInto('plan.research_plans')
+      .values({ id: planId, org_id: orgId, name: 'Plan', research_question: 'Why?' })
+      .execute();
     await trx
       .insertInto('plan.skill_executions')
-      .values({ id: executionId, org_id: orgId, skill_name: 'research', status: 'started', plan_id: planId, session_id: 's-1' })
+      .values({
+        id: executionId,
+        org_id: orgId,
+        skill_name: 'research',
+        status: 'started',
+        plan_id: planId,
+        session_id: 's-1',
+      })
       .execute();
-    await trx.updateTable('plan.research_plans').set({ skill_execution_id: executionId }).where('id', '=', planId).execute();
+    await trx
+      .updateTable('plan.research_plans')
+      .set({ skill_execution_id: executionId })
+      .where('id', '=', planId)
+      .execute();
     await trx
       .insertInto('plan.plan_steps')
-      .values(stepIds.map((id, i) => ({ id, org_id: orgId, plan_id: planId, step_order: i + 1, step_type: 'search', instructions: `Step ${i + 1}` })))
+      .values(
+        stepIds.map((id, i) => ({
+          id,
+          org_id: orgId,
+          plan_id: planId,
+          step_order: i + 1,
+          step_type: 'search',
+          instructions: `Step ${i + 1}`,
+        })),
+      )
       .execute();
-    for (const table of ['branching_conditions', 'user_reviews', 'research_feedback', 'output_preferences', 'step_result_submissions', 'plan_audit_log'] as const) {
+    for (const table of [
+      'branching_conditions',
+      'user_reviews',
+      'research_feedback',
+      'output_preferences',
+      'step_result_submissions',
+      'plan_audit_log',
+    ] as const) {
       // Seeding a second plan for the same org keeps its one output-preferences row.
-      await trx.insertInto(`plan.${table}`).values(newRow(table, { orgId, planId, stepIds, executionId })).onConflict((oc) => oc.doNothing()).execute();
+      await trx
+        .insertInto(`plan.${table}`)
+        .values(newRow(table, { orgId, planId, stepIds, executionId }))
+        .onConflict((oc) => oc.doNothing())
+        .execute();
     }
   });
   return { orgId, planId, stepIds, executionId };
@@ -63,7 +97,13 @@ export function newRow(table: PlanTable, refs: SeededOrg): Record<string, unknow
     case 'research_plans':
       return { org_id: orgId, name: 'Another plan', research_question: 'What?', skill_execution_id: executionId };
     case 'plan_steps':
-      return { org_id: orgId, plan_id: planId, step_order: 100 + Math.floor(Math.random() * 1e6), step_type: 'custom', instructions: 'More' };
+      return {
+        org_id: orgId,
+        plan_id: planId,
+        step_order: 100 + Math.floor(Math.random() * 1e6),
+        step_type: 'custom',
+        instructions: 'More',
+      };
     case 'branching_conditions':
       return {
         org_id: orgId,
@@ -75,9 +115,22 @@ export function newRow(table: PlanTable, refs: SeededOrg): Record<string, unknow
         target_step_id: stepIds[2],
       };
     case 'user_reviews':
-      return { org_id: orgId, plan_id: planId, step_id: stepIds[0], summary: 'Look', questions: ['Ok?'], decision: 'approve', decided_at: new Date() };
+      return {
+        org_id: orgId,
+        plan_id: planId,
+        step_id: stepIds[0],
+        summary: 'Look',
+        questions: ['Ok?'],
+        decision: 'approve',
+        decided_at: new Date(),
+      };
     case 'skill_executions':
-      return { org_id: orgId, skill_name: 'research-scan', status: 'executing', metadata: JSON.stringify({ depth: 1 }) };
+      return {
+        org_id: orgId,
+        skill_name: 'research-scan',
+        status: 'executing',
+        metadata: JSON.stringify({ depth: 1 }),
+      };
     case 'research_feedback':
       return { org_id: orgId, plan_id: planId, feedback_type: 'initial', user_satisfaction: 4 };
     case 'output_preferences':
@@ -91,7 +144,13 @@ export function newRow(table: PlanTable, refs: SeededOrg): Record<string, unknow
         response: JSON.stringify({ submitted: true, planStatus: 'executing' }),
       };
     case 'plan_audit_log':
-      return { org_id: orgId, plan_id: planId, step_id: stepIds[0], event_type: 'plan_modified', details: JSON.stringify({ change: 'created' }) };
+      return {
+        org_id: orgId,
+        plan_id: planId,
+        step_id: stepIds[0],
+        event_type: 'plan_modified',
+        details: JSON.stringify({ change: 'created' }),
+      };
   }
 }
 

@@ -44,7 +44,12 @@ describe('plan_audit_log is append-only', () => {
         .execute(),
     );
     await expect(
-      asA((trx) => trx.insertInto('plan.plan_audit_log').values({ org_id: a.orgId, plan_id: a.planId, event_type: 'plan_deleted' }).execute()),
+      asA((trx) =>
+        trx
+          .insertInto('plan.plan_audit_log')
+          .values({ org_id: a.orgId, plan_id: a.planId, event_type: 'plan_deleted' })
+          .execute(),
+      ),
     ).rejects.toThrow(/violates check constraint/);
   });
 
@@ -54,27 +59,40 @@ describe('plan_audit_log is append-only', () => {
     ['DELETE', sql`delete from plan.plan_audit_log where false`],
   ])('refuses %s from the app role, even of its own rows or of no row at all', async (op, statement) => {
     const before = await snapshot();
-    await expect(asA((trx) => statement.execute(trx))).rejects.toThrow(`plan.plan_audit_log is append-only: ${op} is not allowed`);
+    await expect(asA((trx) => statement.execute(trx))).rejects.toThrow(
+      `plan.plan_audit_log is append-only: ${op} is not allowed`,
+    );
     expect(await snapshot()).toEqual(before);
   });
 
   it('refuses UPDATE, DELETE and TRUNCATE from the admin (the owner) too', async () => {
     const before = await snapshot();
     expect(before.length).toBeGreaterThan(0);
-    await expect(sql`update plan.plan_audit_log set event_type = 'step_failed'`.execute(database.admin)).rejects.toThrow(/append-only: UPDATE/);
-    await expect(sql`delete from plan.plan_audit_log where id = ${before[0]!.id}`.execute(database.admin)).rejects.toThrow(/append-only: DELETE/);
+    await expect(
+      sql`update plan.plan_audit_log set event_type = 'step_failed'`.execute(database.admin),
+    ).rejects.toThrow(/append-only: UPDATE/);
+    await expect(
+      sql`delete from plan.plan_audit_log where id = ${before[0]!.id}`.execute(database.admin),
+    ).rejects.toThrow(/append-only: DELETE/);
     await expect(sql`truncate plan.plan_audit_log`.execute(database.admin)).rejects.toThrow(/append-only: TRUNCATE/);
     expect(await snapshot()).toEqual(before);
   });
 
   it('keeps the plan that has history: deleting it is refused', async () => {
-    await expect(sql`delete from plan.research_plans where id = ${a.planId}`.execute(database.admin)).rejects.toThrow(/foreign key constraint/);
+    await expect(sql`delete from plan.research_plans where id = ${a.planId}`.execute(database.admin)).rejects.toThrow(
+      /foreign key constraint/,
+    );
   });
 });
 
 describe('step orders are unique per plan, and can be permuted', () => {
   const orders = async (planId: string) => {
-    const rows = await database.admin.selectFrom('plan.plan_steps').select(['id', 'step_order']).where('plan_id', '=', planId).orderBy('step_order').execute();
+    const rows = await database.admin
+      .selectFrom('plan.plan_steps')
+      .select(['id', 'step_order'])
+      .where('plan_id', '=', planId)
+      .orderBy('step_order')
+      .execute();
     return rows.map((r) => r.id as string);
   };
   let plan: SeededOrg;
@@ -84,14 +102,21 @@ describe('step orders are unique per plan, and can be permuted', () => {
 
   it('refuses two steps with the same order in one plan', async () => {
     await expect(
-      asA((trx) => trx.insertInto('plan.plan_steps').values({ ...newRow('plan_steps', plan), step_order: 2 }).execute()),
+      asA((trx) =>
+        trx
+          .insertInto('plan.plan_steps')
+          .values({ ...newRow('plan_steps', plan), step_order: 2 })
+          .execute(),
+      ),
     ).rejects.toThrow(/plan_steps_plan_order_key/);
   });
 
   it('lets one statement swap two orders', async () => {
     const [s1, s2, s3] = await orders(plan.planId);
     await asA((trx) =>
-      sql`update plan.plan_steps set step_order = case step_order when 1 then 2 else 1 end where plan_id = ${plan.planId} and step_order in (1, 2)`.execute(trx),
+      sql`update plan.plan_steps set step_order = case step_order when 1 then 2 else 1 end where plan_id = ${plan.planId} and step_order in (1, 2)`.execute(
+        trx,
+      ),
     );
     expect(await orders(plan.planId)).toEqual([s2, s1, s3]);
   });
@@ -108,9 +133,9 @@ describe('step orders are unique per plan, and can be permuted', () => {
 
   it('refuses the same swap without deferring, and a duplicate still left at commit', async () => {
     const before = await orders(plan.planId);
-    await expect(asA((trx) => trx.updateTable('plan.plan_steps').set({ step_order: 3 }).where('id', '=', before[0]!).execute())).rejects.toThrow(
-      /plan_steps_plan_order_key/,
-    );
+    await expect(
+      asA((trx) => trx.updateTable('plan.plan_steps').set({ step_order: 3 }).where('id', '=', before[0]!).execute()),
+    ).rejects.toThrow(/plan_steps_plan_order_key/);
     await expect(
       asA(async (trx) => {
         await sql`set constraints plan.plan_steps_plan_order_key deferred`.execute(trx);
@@ -127,12 +152,17 @@ describe('step orders are unique per plan, and can be permuted', () => {
       .where('plan_id', '=', plan.planId)
       .executeTakeFirstOrThrow();
     expect(condition).toEqual({ step_id: plan.stepIds[0], target_step_id: plan.stepIds[2] });
-    await expect(asA((trx) => trx.deleteFrom('plan.plan_steps').where('id', '=', plan.stepIds[2]).execute())).rejects.toThrow(
-      /branching_conditions.*foreign key|foreign key.*branching_conditions/,
-    );
+    await expect(
+      asA((trx) => trx.deleteFrom('plan.plan_steps').where('id', '=', plan.stepIds[2]).execute()),
+    ).rejects.toThrow(/branching_conditions.*foreign key|foreign key.*branching_conditions/);
     // A condition cannot point at a step of another plan, even of the same org.
     await expect(
-      asA((trx) => trx.insertInto('plan.branching_conditions').values({ ...newRow('branching_conditions', plan), target_step_id: a.stepIds[2] }).execute()),
+      asA((trx) =>
+        trx
+          .insertInto('plan.branching_conditions')
+          .values({ ...newRow('branching_conditions', plan), target_step_id: a.stepIds[2] })
+          .execute(),
+      ),
     ).rejects.toThrow(/foreign key constraint/);
   });
 });
@@ -148,7 +178,14 @@ describe('row constraints', () => {
     ['a result that is not an object', { result: JSON.stringify([1, 2]) }],
     ['a step order below 1', { step_order: 0 }],
   ])('refuses a step with %s', async (_, change) => {
-    await expect(asA((trx) => trx.insertInto('plan.plan_steps').values({ ...step(), ...change }).execute())).rejects.toThrow(/violates check constraint/);
+    await expect(
+      asA((trx) =>
+        trx
+          .insertInto('plan.plan_steps')
+          .values({ ...step(), ...change })
+          .execute(),
+      ),
+    ).rejects.toThrow(/violates check constraint/);
   });
 
   it('accepts confidence 0 and 1 and an object result', async () => {
@@ -169,13 +206,17 @@ describe('row constraints', () => {
     ['an unknown action', { if_true_action: 'jump' }],
   ])('refuses a branching condition with %s', async (_, change) => {
     const row = { ...newRow('branching_conditions', a), ...change };
-    await expect(asA((trx) => trx.insertInto('plan.branching_conditions').values(row).execute())).rejects.toThrow(/violates check constraint/);
+    await expect(asA((trx) => trx.insertInto('plan.branching_conditions').values(row).execute())).rejects.toThrow(
+      /violates check constraint/,
+    );
   });
 
   it('allows one open review per step', async () => {
     const open = { ...newRow('user_reviews', a), step_id: a.stepIds[1], decision: null, decided_at: null };
     await asA((trx) => trx.insertInto('plan.user_reviews').values(open).execute());
-    await expect(asA((trx) => trx.insertInto('plan.user_reviews').values(open).execute())).rejects.toThrow(/user_reviews_open_idx/);
+    await expect(asA((trx) => trx.insertInto('plan.user_reviews').values(open).execute())).rejects.toThrow(
+      /user_reviews_open_idx/,
+    );
   });
 
   it('computes a skill execution duration once it has ended', async () => {
@@ -186,27 +227,43 @@ describe('row constraints', () => {
         .values({ ...newRow('skill_executions', a), id, started_at: new Date('2026-01-01T00:00:00.000Z') })
         .execute(),
     );
-    const duration = () => database.admin.selectFrom('plan.skill_executions').select('duration_ms').where('id', '=', id).executeTakeFirstOrThrow();
+    const duration = () =>
+      database.admin
+        .selectFrom('plan.skill_executions')
+        .select('duration_ms')
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
     expect(await duration()).toEqual({ duration_ms: null });
     await asA((trx) =>
-      trx.updateTable('plan.skill_executions').set({ status: 'completed', completed_at: new Date('2026-01-01T00:01:01.500Z') }).where('id', '=', id).execute(),
+      trx
+        .updateTable('plan.skill_executions')
+        .set({ status: 'completed', completed_at: new Date('2026-01-01T00:01:01.500Z') })
+        .where('id', '=', id)
+        .execute(),
     );
     expect(Number((await duration()).duration_ms)).toBe(61_500);
-    await expect(asA((trx) => trx.insertInto('plan.skill_executions').values({ ...newRow('skill_executions', a), skill_name: 'research_scan' }).execute())).rejects.toThrow(
-      /violates check constraint/,
-    );
+    await expect(
+      asA((trx) =>
+        trx
+          .insertInto('plan.skill_executions')
+          .values({ ...newRow('skill_executions', a), skill_name: 'research_scan' })
+          .execute(),
+      ),
+    ).rejects.toThrow(/violates check constraint/);
   });
 
   it('keeps one output-preferences row per org', async () => {
-    await expect(asA((trx) => trx.insertInto('plan.output_preferences').values(newRow('output_preferences', a)).execute())).rejects.toThrow(
-      /output_preferences_pkey/,
-    );
+    await expect(
+      asA((trx) => trx.insertInto('plan.output_preferences').values(newRow('output_preferences', a)).execute()),
+    ).rejects.toThrow(/output_preferences_pkey/);
   });
 
   it('stores one answer per (org, plan, idempotency key)', async () => {
     const row = { ...newRow('step_result_submissions', a), idempotency_key: 'retry-me' };
     await asA((trx) => trx.insertInto('plan.step_result_submissions').values(row).execute());
-    await expect(asA((trx) => trx.insertInto('plan.step_result_submissions').values(row).execute())).rejects.toThrow(/step_result_submissions_pkey/);
+    await expect(asA((trx) => trx.insertInto('plan.step_result_submissions').values(row).execute())).rejects.toThrow(
+      /step_result_submissions_pkey/,
+    );
   });
 });
 
@@ -244,41 +301,76 @@ describe('plan changes are announced on quarry_plan_changed as "<org_id>:<plan_i
     const planId = randomUUID();
     expect(
       await announcedBy(() =>
-        asA((trx) => trx.insertInto('plan.research_plans').values({ id: planId, org_id: a.orgId, name: 'N', research_question: 'Q' }).execute()),
+        asA((trx) =>
+          trx
+            .insertInto('plan.research_plans')
+            .values({ id: planId, org_id: a.orgId, name: 'N', research_question: 'Q' })
+            .execute(),
+        ),
       ),
     ).toEqual([`${a.orgId}:${planId}`]);
-    expect(await announcedBy(() => asA((trx) => trx.updateTable('plan.research_plans').set({ status: 'executing' }).where('id', '=', planId).execute()))).toEqual([
-      `${a.orgId}:${planId}`,
-    ]);
+    expect(
+      await announcedBy(() =>
+        asA((trx) =>
+          trx.updateTable('plan.research_plans').set({ status: 'executing' }).where('id', '=', planId).execute(),
+        ),
+      ),
+    ).toEqual([`${a.orgId}:${planId}`]);
   });
 
   it('when a step is added, changed or removed', async () => {
     const row = { ...newRow('plan_steps', a), id: randomUUID() };
     const expected = [`${a.orgId}:${a.planId}`];
-    expect(await announcedBy(() => asA((trx) => trx.insertInto('plan.plan_steps').values(row).execute()))).toEqual(expected);
+    expect(await announcedBy(() => asA((trx) => trx.insertInto('plan.plan_steps').values(row).execute()))).toEqual(
+      expected,
+    );
     expect(
-      await announcedBy(() => asA((trx) => trx.updateTable('plan.plan_steps').set({ status: 'in_progress', started_at: new Date() }).where('id', '=', row.id).execute())),
+      await announcedBy(() =>
+        asA((trx) =>
+          trx
+            .updateTable('plan.plan_steps')
+            .set({ status: 'in_progress', started_at: new Date() })
+            .where('id', '=', row.id)
+            .execute(),
+        ),
+      ),
     ).toEqual(expected);
-    expect(await announcedBy(() => asA((trx) => trx.deleteFrom('plan.plan_steps').where('id', '=', row.id).execute()))).toEqual(expected);
+    expect(
+      await announcedBy(() => asA((trx) => trx.deleteFrom('plan.plan_steps').where('id', '=', row.id).execute())),
+    ).toEqual(expected);
   });
 
   it('once per transaction, however many rows of the plan it changes', async () => {
     const payloads = await announcedBy(() =>
       asA(async (trx) => {
-        await trx.updateTable('plan.plan_steps').set({ instructions: sql`instructions || '.'` }).where('plan_id', '=', a.planId).execute();
-        await trx.updateTable('plan.research_plans').set({ updated_at: sql`now()` }).where('id', '=', a.planId).execute();
+        await trx
+          .updateTable('plan.plan_steps')
+          .set({ instructions: sql`instructions || '.'` })
+          .where('plan_id', '=', a.planId)
+          .execute();
+        await trx
+          .updateTable('plan.research_plans')
+          .set({ updated_at: sql`now()` })
+          .where('id', '=', a.planId)
+          .execute();
       }),
     );
     expect(payloads).toEqual([`${a.orgId}:${a.planId}`]);
   });
 
   it('not for an update that changes nothing, nor for a rolled-back change', async () => {
-    expect(await announcedBy(() => asA((trx) => sql`update plan.research_plans set status = status where id = ${a.planId}`.execute(trx)))).toEqual([]);
+    expect(
+      await announcedBy(() =>
+        asA((trx) => sql`update plan.research_plans set status = status where id = ${a.planId}`.execute(trx)),
+      ),
+    ).toEqual([]);
     const rolledBack = () =>
       asA(async (trx) => {
         await trx.updateTable('plan.research_plans').set({ status: 'stalled' }).where('id', '=', a.planId).execute();
         throw new Error('roll back');
       });
-    expect(await announcedBy(() => rolledBack().catch((error: Error) => expect(error.message).toBe('roll back')))).toEqual([]);
+    expect(
+      await announcedBy(() => rolledBack().catch((error: Error) => expect(error.message).toBe('roll back'))),
+    ).toEqual([]);
   });
 });

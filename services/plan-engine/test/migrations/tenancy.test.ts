@@ -22,18 +22,29 @@ afterAll(async () => {
 
 describe('the plan schema is tenant-safe', () => {
   it('has RLS enabled and forced with a tenant policy on every table, and the app role owns nothing and bypasses nothing', async () => {
-    await expect(assertTenantSafety(database.admin, { schemas: ['plan'], appRole: TEST_APP_ROLE })).resolves.toBeUndefined();
+    await expect(
+      assertTenantSafety(database.admin, { schemas: ['plan'], appRole: TEST_APP_ROLE }),
+    ).resolves.toBeUndefined();
     const report = await rlsReport(database.admin, ['plan']);
     const tables = report.filter((t) => t.table !== 'kysely_migration' && t.table !== 'kysely_migration_lock');
     expect(tables.map((t) => t.table).sort()).toEqual([...PLAN_TABLES].sort());
     for (const t of tables) {
-      expect({ table: t.table, hasOrgId: t.hasOrgId, enabled: t.rlsEnabled, forced: t.rlsForced, policies: t.policies }).toEqual({
+      expect({
+        table: t.table,
+        hasOrgId: t.hasOrgId,
+        enabled: t.rlsEnabled,
+        forced: t.rlsForced,
+        policies: t.policies,
+      }).toEqual({
         table: t.table,
         hasOrgId: true,
         enabled: true,
         forced: true,
         // The owner reads plans and steps of all orgs, only inside plan.count_stalled_plans (below).
-        policies: t.table === 'research_plans' || t.table === 'plan_steps' ? ['stall_count_owner_read', 'tenant_isolation'] : ['tenant_isolation'],
+        policies:
+          t.table === 'research_plans' || t.table === 'plan_steps'
+            ? ['stall_count_owner_read', 'tenant_isolation']
+            : ['tenant_isolation'],
       });
     }
   });
@@ -50,54 +61,74 @@ describe('the plan schema is tenant-safe', () => {
     expect(await visibleOrgs(database.app, table)).toEqual([]);
   });
 
-  it.each(PLAN_TABLES)("%s: a row for another org is refused, on insert and on update (WITH CHECK)", async (table) => {
-    await expect(asTenant(database.app, b.orgId, (trx) => trx.insertInto(`plan.${table}`).values(newRow(table, a)).execute())).rejects.toThrow(
-      /violates row-level security policy/,
-    );
+  it.each(PLAN_TABLES)('%s: a row for another org is refused, on insert and on update (WITH CHECK)', async (table) => {
+    await expect(
+      asTenant(database.app, b.orgId, (trx) => trx.insertInto(`plan.${table}`).values(newRow(table, a)).execute()),
+    ).rejects.toThrow(/violates row-level security policy/);
     // No tenant at all: nothing may be written either.
-    await expect(asTenant(database.app, undefined, (trx) => trx.insertInto(`plan.${table}`).values(newRow(table, a)).execute())).rejects.toThrow(
-      /violates row-level security policy/,
+    await expect(
+      asTenant(database.app, undefined, (trx) => trx.insertInto(`plan.${table}`).values(newRow(table, a)).execute()),
+    ).rejects.toThrow(/violates row-level security policy/);
+    const moveToB = asTenant(database.app, a.orgId, (trx) =>
+      trx.updateTable(`plan.${table}`).set({ org_id: b.orgId }).execute(),
     );
-    const moveToB = asTenant(database.app, a.orgId, (trx) => trx.updateTable(`plan.${table}`).set({ org_id: b.orgId }).execute());
     // The audit log refuses every UPDATE before row-level security gets to look.
-    await expect(moveToB).rejects.toThrow(table === 'plan_audit_log' ? /append-only/ : /violates row-level security policy/);
+    await expect(moveToB).rejects.toThrow(
+      table === 'plan_audit_log' ? /append-only/ : /violates row-level security policy/,
+    );
   });
 
-  it.each(PLAN_TABLES.filter((t) => t !== 'plan_audit_log'))("%s: org B can neither change nor delete org A's rows", async (table) => {
-    const before = await visibleOrgs(database.admin, table);
-    const { updated, deleted } = await asTenant(database.app, b.orgId, async (trx) => {
-      const updated = await sql`update ${sql.table(`plan.${table}`)} set org_id = org_id where org_id = ${a.orgId}`.execute(trx);
-      const deleted = await sql`delete from ${sql.table(`plan.${table}`)} where org_id = ${a.orgId}`.execute(trx);
-      return { updated: Number(updated.numAffectedRows), deleted: Number(deleted.numAffectedRows) };
-    });
-    expect({ updated, deleted }).toEqual({ updated: 0, deleted: 0 });
-    expect((await visibleOrgs(database.admin, table)).sort()).toEqual(before.sort());
-  });
+  it.each(PLAN_TABLES.filter((t) => t !== 'plan_audit_log'))(
+    "%s: org B can neither change nor delete org A's rows",
+    async (table) => {
+      const before = await visibleOrgs(database.admin, table);
+      const { updated, deleted } = await asTenant(database.app, b.orgId, async (trx) => {
+        const updated =
+          await sql`update ${sql.table(`plan.${table}`)} set org_id = org_id where org_id = ${a.orgId}`.execute(trx);
+        const deleted = await sql`delete from ${sql.table(`plan.${table}`)} where org_id = ${a.orgId}`.execute(trx);
+        return { updated: Number(updated.numAffectedRows), deleted: Number(deleted.numAffectedRows) };
+      });
+      expect({ updated, deleted }).toEqual({ updated: 0, deleted: 0 });
+      expect((await visibleOrgs(database.admin, table)).sort()).toEqual(before.sort());
+    },
+  );
 
-  it("lets a tenant write its own rows in every table", async () => {
+  it('lets a tenant write its own rows in every table', async () => {
     await asTenant(database.app, a.orgId, async (trx) => {
       for (const table of PLAN_TABLES.filter((t) => t !== 'output_preferences')) {
         await trx.insertInto(`plan.${table}`).values(newRow(table, a)).execute();
       }
       await trx.updateTable('plan.output_preferences').set({ output_media_type: 'word' }).execute();
     });
-    const prefs = await asTenant(database.app, a.orgId, (trx) => trx.selectFrom('plan.output_preferences').selectAll().execute());
+    const prefs = await asTenant(database.app, a.orgId, (trx) =>
+      trx.selectFrom('plan.output_preferences').selectAll().execute(),
+    );
     expect(prefs).toEqual([expect.objectContaining({ org_id: a.orgId, output_media_type: 'word' })]);
   });
 
   it("refuses references across orgs even where row-level security does not look (the admin's foreign keys include org_id)", async () => {
     const stepOfBInPlanOfA = { ...newRow('plan_steps', a), org_id: b.orgId };
-    await expect(database.admin.insertInto('plan.plan_steps').values(stepOfBInPlanOfA).execute()).rejects.toThrow(/violates foreign key constraint/);
-    const conditionTargetingStepOfB = { ...newRow('branching_conditions', a), target_step_id: b.stepIds[2] };
-    await expect(database.admin.insertInto('plan.branching_conditions').values(conditionTargetingStepOfB).execute()).rejects.toThrow(
+    await expect(database.admin.insertInto('plan.plan_steps').values(stepOfBInPlanOfA).execute()).rejects.toThrow(
       /violates foreign key constraint/,
     );
+    const conditionTargetingStepOfB = { ...newRow('branching_conditions', a), target_step_id: b.stepIds[2] };
+    await expect(
+      database.admin.insertInto('plan.branching_conditions').values(conditionTargetingStepOfB).execute(),
+    ).rejects.toThrow(/violates foreign key constraint/);
   });
 });
 
 describe('plan.count_stalled_plans: the one cross-tenant read, for the stalled-plans gauge', () => {
   it('returns one bigint, never rows, runs as the schema owner with a pinned search_path, and only quarry_plan_metrics may call it', async () => {
-    const { rows } = await sql<{ returns: string; set: boolean; definer: boolean; config: string[]; owner: string; schemaOwner: string; grantees: string[] }>`
+    const { rows } = await sql<{
+      returns: string;
+      set: boolean;
+      definer: boolean;
+      config: string[];
+      owner: string;
+      schemaOwner: string;
+      grantees: string[];
+    }>`
       select format_type(p.prorettype, null) as returns, p.proretset as set, p.prosecdef as definer, p.proconfig as config,
              pg_get_userbyid(p.proowner)::text as owner, pg_get_userbyid(n.nspowner)::text as "schemaOwner",
              array(select coalesce(nullif(a.grantee, 0)::regrole::text, 'PUBLIC') from aclexplode(p.proacl) a
@@ -119,12 +150,22 @@ describe('plan.count_stalled_plans: the one cross-tenant read, for the stalled-p
 
   it("gives a member of quarry_plan_metrics a number, while its plain queries still see only the tenant's rows", async () => {
     await grantPlanMetrics(database.admin, TEST_APP_ROLE);
-    await sql`update plan.plan_steps set status = 'in_progress', started_at = now() - interval '1 hour' where id in (${a.stepIds[0]}, ${b.stepIds[0]})`.execute(database.admin);
-    await sql`update plan.research_plans set status = 'executing' where id in (${a.planId}, ${b.planId})`.execute(database.admin);
-    const { rows } = await asTenant(database.app, a.orgId, (trx) => sql<{ n: string }>`select plan.count_stalled_plans(interval '30 minutes') as n`.execute(trx));
+    await sql`update plan.plan_steps set status = 'in_progress', started_at = now() - interval '1 hour' where id in (${a.stepIds[0]}, ${b.stepIds[0]})`.execute(
+      database.admin,
+    );
+    await sql`update plan.research_plans set status = 'executing' where id in (${a.planId}, ${b.planId})`.execute(
+      database.admin,
+    );
+    const { rows } = await asTenant(database.app, a.orgId, (trx) =>
+      sql<{ n: string }>`select plan.count_stalled_plans(interval '30 minutes') as n`.execute(trx),
+    );
     expect(rows).toEqual([{ n: '2' }]); // both orgs' plans, as a count
-    expect(new Set(await asTenant(database.app, a.orgId, (trx) => visibleOrgs(trx, 'research_plans')))).toEqual(new Set([a.orgId]));
-    await expect(assertTenantSafety(database.admin, { schemas: ['plan'], appRole: TEST_APP_ROLE })).resolves.toBeUndefined();
+    expect(new Set(await asTenant(database.app, a.orgId, (trx) => visibleOrgs(trx, 'research_plans')))).toEqual(
+      new Set([a.orgId]),
+    );
+    await expect(
+      assertTenantSafety(database.admin, { schemas: ['plan'], appRole: TEST_APP_ROLE }),
+    ).resolves.toBeUndefined();
   });
 
   it('counts every org when the schema owner is not a superuser (FORCE row level security binds it otherwise)', async () => {
@@ -141,10 +182,16 @@ describe('plan.count_stalled_plans: the one cross-tenant read, for the stalled-p
       for (const { schema, migrations } of planSchemas) await migrate({ db: ownerDb, schema, migrations });
       await grantPlanMetrics(other.admin, TEST_APP_ROLE);
       const [x, y] = [await seedOrg(other.admin), await seedOrg(other.admin)];
-      await sql`update plan.plan_steps set status = 'in_progress', started_at = now() - interval '1 hour' where id in (${x.stepIds[0]}, ${y.stepIds[0]})`.execute(other.admin);
-      await sql`update plan.research_plans set status = 'executing' where id in (${x.planId}, ${y.planId})`.execute(other.admin);
+      await sql`update plan.plan_steps set status = 'in_progress', started_at = now() - interval '1 hour' where id in (${x.stepIds[0]}, ${y.stepIds[0]})`.execute(
+        other.admin,
+      );
+      await sql`update plan.research_plans set status = 'executing' where id in (${x.planId}, ${y.planId})`.execute(
+        other.admin,
+      );
       expect(await countStalledPlans(other.app, { thresholdMs: 30 * 60_000, timeoutMs: 2_000 })).toBe(2);
-      await expect(assertTenantSafety(other.admin, { schemas: ['plan'], appRole: TEST_APP_ROLE })).resolves.toBeUndefined();
+      await expect(
+        assertTenantSafety(other.admin, { schemas: ['plan'], appRole: TEST_APP_ROLE }),
+      ).resolves.toBeUndefined();
     } finally {
       await ownerDb.destroy();
       await other.drop();

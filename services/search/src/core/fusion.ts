@@ -92,7 +92,18 @@ export function fuse(
       const term = w[leg] / (k + rank);
       let r = bySource.get(key);
       if (!r) {
-        r = { sourceTable: hit.sourceTable, sourceId: hit.sourceId, title: hit.title, rrfScore: 0, inKeyword: false, inSemantic: false, keywordRank: null, semanticRank: null, bestChunk: hit, bestTerm: term };
+        r = {
+          sourceTable: hit.sourceTable,
+          sourceId: hit.sourceId,
+          title: hit.title,
+          rrfScore: 0,
+          inKeyword: false,
+          inSemantic: false,
+          keywordRank: null,
+          semanticRank: null,
+          bestChunk: hit,
+          bestTerm: term,
+        };
         bySource.set(key, r);
       } else if (term > r.bestTerm) {
         r.bestChunk = hit;
@@ -112,7 +123,9 @@ export function fuse(
   addLeg(semanticHits, 'semantic');
   const bestRank = (r: FusedResult): number => Math.min(r.keywordRank ?? Infinity, r.semanticRank ?? Infinity);
   return [...bySource.entries()]
-    .sort(([ka, a], [kb, b]) => b.rrfScore - a.rrfScore || bestRank(a) - bestRank(b) || (ka < kb ? -1 : ka > kb ? 1 : 0))
+    .sort(
+      ([ka, a], [kb, b]) => b.rrfScore - a.rrfScore || bestRank(a) - bestRank(b) || (ka < kb ? -1 : ka > kb ? 1 : 0),
+    )
     .slice(0, options.limit)
     .map(([, { bestTerm: _bestTerm, ...r }]) => r);
 }

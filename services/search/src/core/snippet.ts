@@ -10,7 +10,11 @@ export function snippet(text: string, query: string, maxChars = 240): string {
   const clean = text.replace(/\s+/g, ' ').trim();
   if (clean.length <= maxChars) return clean;
   const terms = [...new Set(words(query).filter((w) => !STOP_WORDS.has(w)))].map((t) => t.slice(0, 5));
-  const tokens = [...clean.matchAll(/\S+/g)].map((m) => ({ start: m.index, end: m.index + m[0].length, word: words(m[0])[0] ?? '' }));
+  const tokens = [...clean.matchAll(/\S+/g)].map((m) => ({
+    start: m.index,
+    end: m.index + m[0].length,
+    word: words(m[0])[0] ?? '',
+  }));
   const isHit = (w: string): boolean => w.length > 0 && terms.some((t) => w.startsWith(t));
 
   // Slide a window of words fitting in maxChars; keep the one with the most hits (earliest on ties).
@@ -23,7 +27,8 @@ export function snippet(text: string, query: string, maxChars = 240): string {
       to++;
     }
     if (hits > best.hits) best = { from, hits };
-    if (to === from) to++; // a single word longer than maxChars
+    if (to === from)
+      to++; // a single word longer than maxChars
     else if (isHit(tokens[from]!.word)) hits--;
   }
   if (best.hits <= 0) best.from = 0;

@@ -65,7 +65,12 @@ function resolve(operand: Operand, context: EvaluationContext): Scalar | typeof 
     case 'confidence':
       return asScalar(context.confidence);
     case 'result':
-      return asScalar(operand.path.reduce<unknown>((value, segment) => (value === MISSING ? MISSING : child(value, segment)), context.result));
+      return asScalar(
+        operand.path.reduce<unknown>(
+          (value, segment) => (value === MISSING ? MISSING : child(value, segment)),
+          context.result,
+        ),
+      );
     default:
       return MISSING;
   }
@@ -86,7 +91,12 @@ function child(value: unknown, segment: string): unknown {
 
 /** A canonical decimal array index: `0`, `7`, `42`, never `07` or `1e3`. */
 function isIndex(segment: string): boolean {
-  return segment.length > 0 && segment.length <= 15 && [...segment].every((c) => c >= '0' && c <= '9') && (segment === '0' || segment[0] !== '0');
+  return (
+    segment.length > 0 &&
+    segment.length <= 15 &&
+    [...segment].every((c) => c >= '0' && c <= '9') &&
+    (segment === '0' || segment[0] !== '0')
+  );
 }
 
 function asScalar(value: unknown): Scalar | typeof MISSING {

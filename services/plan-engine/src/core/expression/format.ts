@@ -16,7 +16,9 @@ export function formatExpression(expression: Expression): string {
       return `${left} ${expression.op} ${right}`;
     }
     case 'not':
-      return expression.operand.kind === 'logical' ? `!(${formatExpression(expression.operand)})` : `!${formatExpression(expression.operand)}`;
+      return expression.operand.kind === 'logical'
+        ? `!(${formatExpression(expression.operand)})`
+        : `!${formatExpression(expression.operand)}`;
     case 'compare':
       return `${formatOperand(expression.left)} ${expression.op} ${formatOperand(expression.right)}`;
     case 'test':

@@ -141,5 +141,9 @@ function readOperator(source: string, start: number, tokens: Token[]): number {
   }
   const c = source[start] as string;
   const hint = { '=': "; use '==' to compare", '&': "; use '&&'", '|': "; use '||'" }[c] ?? '';
-  throw new ExpressionError('EXPRESSION_SYNTAX', `Unexpected character '${c}' at column ${start + 1}${hint}`, start + 1);
+  throw new ExpressionError(
+    'EXPRESSION_SYNTAX',
+    `Unexpected character '${c}' at column ${start + 1}${hint}`,
+    start + 1,
+  );
 }

@@ -49,7 +49,11 @@ const isOperator = (token: Token, text: string): boolean => token.kind === 'oper
 
 /** "<message> at column <n>[; <hint>]": the position right after what went wrong, the advice last. */
 function syntaxError(message: string, column: number, hint?: string): ExpressionError {
-  return new ExpressionError('EXPRESSION_SYNTAX', `${message} at column ${column}${hint === undefined ? '' : `; ${hint}`}`, column);
+  return new ExpressionError(
+    'EXPRESSION_SYNTAX',
+    `${message} at column ${column}${hint === undefined ? '' : `; ${hint}`}`,
+    column,
+  );
 }
 
 class Parser {
@@ -126,7 +130,8 @@ class Parser {
       return { kind: 'compare', op: operator.text, left, right };
     }
     if (left.kind === 'result') return { kind: 'test', operand: left };
-    if (left.kind === 'literal' && typeof left.value === 'boolean') return { kind: 'test', operand: { kind: 'literal', value: left.value } };
+    if (left.kind === 'literal' && typeof left.value === 'boolean')
+      return { kind: 'test', operand: { kind: 'literal', value: left.value } };
     throw syntaxError('Expected a comparison operator', operator.column);
   }
 
@@ -169,7 +174,11 @@ class Parser {
     }
     if (head.text === 'confidence') return { kind: 'confidence' };
     if (head.text === 'true' || head.text === 'false') return { kind: 'literal', value: head.text === 'true' };
-    throw syntaxError(`Unknown name '${head.text}'`, token.column, 'expected confidence, result.<path>, a number, a string, true or false');
+    throw syntaxError(
+      `Unknown name '${head.text}'`,
+      token.column,
+      'expected confidence, result.<path>, a number, a string, true or false',
+    );
   }
 
   expectEnd(): void {

@@ -25,7 +25,11 @@ export function claimNextStep(state: PlanSnapshot, event: Extract<PlanEvent, { t
   return {
     state: { ...state, status, steps },
     audit: [
-      auditEvent('step_started', { stepOrder: next.order, autoAdvanced: false }, { stepId: next.id, sessionId: event.sessionId }),
+      auditEvent(
+        'step_started',
+        { stepOrder: next.order, autoAdvanced: false },
+        { stepId: next.id, sessionId: event.sessionId },
+      ),
       ...statusChange(state.status, status, 'claim_next_step', event.sessionId),
     ],
     outcome: { status: 'next_step', stepId: next.id },

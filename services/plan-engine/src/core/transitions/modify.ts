@@ -1,12 +1,25 @@
 import { auditEvent, type AuditEvent } from '../audit.js';
 import { PlanEngineError } from '../errors.js';
 import type { MODIFY_EVENT_TYPES, NewStep, PlanEvent } from '../events.js';
-import { findStep, invalidArgument, pendingStep, renumber, replaceStep, requirePlanStatus, requireStepStatus, requireText, settleStatus } from '../rules.js';
+import {
+  findStep,
+  invalidArgument,
+  pendingStep,
+  renumber,
+  replaceStep,
+  requirePlanStatus,
+  requireStepStatus,
+  requireText,
+  settleStatus,
+} from '../rules.js';
 import { STEP_TYPES, type PlanSnapshot, type PlanStep } from '../types.js';
 import type { Change } from './change.js';
 import { statusChange } from './status-change.js';
 
-type ModifyEvent<T extends (typeof MODIFY_EVENT_TYPES)[number] = (typeof MODIFY_EVENT_TYPES)[number]> = Extract<PlanEvent, { type: T }>;
+type ModifyEvent<T extends (typeof MODIFY_EVENT_TYPES)[number] = (typeof MODIFY_EVENT_TYPES)[number]> = Extract<
+  PlanEvent,
+  { type: T }
+>;
 
 /** modify_plan works on plans still being planned or executed, never on paused or finished ones. */
 function requireModifiable(state: PlanSnapshot, action: string): void {
@@ -50,7 +63,9 @@ export function addSteps(state: PlanSnapshot, event: ModifyEvent<'add_steps'>): 
   const added = new Set(event.steps.map((step) => step.id));
   return modified(state, { ...state, status: settleStatus(state.status, steps), steps }, event, null, {
     change: 'steps_added',
-    steps: steps.filter((step) => added.has(step.id)).map((step) => ({ stepId: step.id, stepOrder: step.order, stepType: step.type })),
+    steps: steps
+      .filter((step) => added.has(step.id))
+      .map((step) => ({ stepId: step.id, stepOrder: step.order, stepType: step.type })),
     rationale: event.rationale ?? null,
   });
 }
@@ -60,17 +75,26 @@ function validateNewSteps(state: PlanSnapshot, steps: readonly NewStep[]): void 
   const ids = new Set(state.steps.map((step) => step.id));
   steps.forEach((step, index) => {
     const field = `steps[${index}]`;
-    if (!STEP_TYPES.includes(step.type)) throw invalidArgument(`${field}.stepType`, `${field}.stepType must be one of ${STEP_TYPES.join(', ')}`);
+    if (!STEP_TYPES.includes(step.type))
+      throw invalidArgument(`${field}.stepType`, `${field}.stepType must be one of ${STEP_TYPES.join(', ')}`);
     requireText(`${field}.instructions`, step.instructions);
     const after = step.insertAfterOrder;
-    if (after !== undefined && after !== null && !(Number.isInteger(after) && after >= 0 && after <= state.steps.length)) {
+    if (
+      after !== undefined &&
+      after !== null &&
+      !(Number.isInteger(after) && after >= 0 && after <= state.steps.length)
+    ) {
       throw new PlanEngineError(
         'INVALID_INSERT_POSITION',
         `${field}.insertAfterOrder is ${after}; the plan has ${state.steps.length} steps, so it must be between 0 and ${state.steps.length}`,
         { field: `${field}.insertAfterOrder` },
       );
     }
-    if (ids.has(step.id)) throw new PlanEngineError('DUPLICATE_STEP_ID', `Step id ${step.id} is already used in this plan`, { field, stepId: step.id });
+    if (ids.has(step.id))
+      throw new PlanEngineError('DUPLICATE_STEP_ID', `Step id ${step.id} is already used in this plan`, {
+        field,
+        stepId: step.id,
+      });
     ids.add(step.id);
   });
 }
@@ -85,7 +109,9 @@ export function removeStep(state: PlanSnapshot, event: ModifyEvent<'remove_step'
   const step = findStep(state, event.stepId);
   requireStepStatus(step, ['pending'], 'only pending steps can be removed');
   const steps = renumber(state.steps.filter((candidate) => candidate.id !== step.id));
-  const dropped = state.conditions.filter((condition) => condition.afterStepId === step.id || condition.targetStepId === step.id);
+  const dropped = state.conditions.filter(
+    (condition) => condition.afterStepId === step.id || condition.targetStepId === step.id,
+  );
   const conditions = state.conditions.filter((condition) => !dropped.includes(condition));
   return modified(state, { status: settleStatus(state.status, steps), steps, conditions }, event, step.id, {
     change: 'step_removed',
@@ -146,7 +172,11 @@ export function updateStepInstructions(state: PlanSnapshot, event: ModifyEvent<'
   const instructions = requireText('updatedInstructions', event.instructions);
   requireModifiable(state, 'update_step_instructions');
   const step = findStep(state, event.stepId);
-  requireStepStatus(step, ['pending', 'in_progress'], 'only pending or in_progress steps can have their instructions updated');
+  requireStepStatus(
+    step,
+    ['pending', 'in_progress'],
+    'only pending or in_progress steps can have their instructions updated',
+  );
   const steps = replaceStep(state.steps, { ...step, instructions });
   return modified(state, { ...state, steps }, event, step.id, {
     change: 'instructions_updated',

@@ -13,7 +13,8 @@ import { statusChange } from './status-change.js';
  */
 export function detectStall(state: PlanSnapshot, event: Extract<PlanEvent, { type: 'detect_stall' }>): Change {
   const thresholdMs = event.thresholdMs ?? DEFAULT_STALL_THRESHOLD_MS;
-  if (!(Number.isFinite(thresholdMs) && thresholdMs > 0)) throw invalidArgument('thresholdMs', `thresholdMs must be a positive number, got ${thresholdMs}`);
+  if (!(Number.isFinite(thresholdMs) && thresholdMs > 0))
+    throw invalidArgument('thresholdMs', `thresholdMs must be a positive number, got ${thresholdMs}`);
   if (state.status !== 'executing') return unchanged(state);
   const overdue = stalledStepIds(state.steps, event.at, thresholdMs);
   if (overdue.length === 0) return unchanged(state);
@@ -36,6 +37,12 @@ export function recordFeedback(state: PlanSnapshot, event: Extract<PlanEvent, { 
   }
   return {
     state,
-    audit: [auditEvent('feedback_recorded', { feedbackId: event.feedbackId, feedbackType: event.feedbackType }, { sessionId: event.sessionId })],
+    audit: [
+      auditEvent(
+        'feedback_recorded',
+        { feedbackId: event.feedbackId, feedbackType: event.feedbackType },
+        { sessionId: event.sessionId },
+      ),
+    ],
   };
 }

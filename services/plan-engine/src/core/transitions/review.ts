@@ -1,6 +1,15 @@
 import { auditEvent, type AuditEvent } from '../audit.js';
 import { REVIEW_DECISIONS, type PlanEvent } from '../events.js';
-import { either, findStep, invalidArgument, replaceStep, requirePlanStatus, requireStepStatus, requireText, settleStatus } from '../rules.js';
+import {
+  either,
+  findStep,
+  invalidArgument,
+  replaceStep,
+  requirePlanStatus,
+  requireStepStatus,
+  requireText,
+  settleStatus,
+} from '../rules.js';
 import type { PlanSnapshot, PlanStatus, PlanStep } from '../types.js';
 import type { Change } from './change.js';
 import { statusChange } from './status-change.js';
@@ -20,14 +29,19 @@ export function requestReview(state: PlanSnapshot, event: Extract<PlanEvent, { t
   return {
     state: { ...state, status, steps },
     audit: [
-      auditEvent('user_reviewed', { phase: 'requested', summary, questions: event.questions ?? [] }, { stepId: step.id, sessionId: event.sessionId }),
+      auditEvent(
+        'user_reviewed',
+        { phase: 'requested', summary, questions: event.questions ?? [] },
+        { stepId: step.id, sessionId: event.sessionId },
+      ),
       ...statusChange(state.status, status, 'request_review', event.sessionId),
     ],
   };
 }
 
 /** How a step's instructions carry the user's feedback after a `modify` decision. */
-export const appendFeedback = (instructions: string, feedback: string): string => `${instructions}\n\nUser feedback: ${feedback}`;
+export const appendFeedback = (instructions: string, feedback: string): string =>
+  `${instructions}\n\nUser feedback: ${feedback}`;
 
 /**
  * submit_user_decision on an awaiting_input step:
@@ -50,19 +64,34 @@ export function decideReview(state: PlanSnapshot, event: Extract<PlanEvent, { ty
   requireStepStatus(step, ['awaiting_input'], 'a decision needs a step that is awaiting_input');
 
   const ids = { stepId: step.id, sessionId: event.sessionId };
-  const audit: AuditEvent[] = [auditEvent('user_reviewed', { phase: 'decided', decision: event.decision, feedback }, ids)];
+  const audit: AuditEvent[] = [
+    auditEvent('user_reviewed', { phase: 'decided', decision: event.decision, feedback }, ids),
+  ];
   let decided: PlanStep;
   switch (event.decision) {
     case 'approve':
       decided = { ...step, status: 'completed', completedAt: event.at };
-      audit.push(auditEvent('step_completed', { stepOrder: step.order, confidence: step.confidence, via: 'review', branch: null }, ids));
+      audit.push(
+        auditEvent(
+          'step_completed',
+          { stepOrder: step.order, confidence: step.confidence, via: 'review', branch: null },
+          ids,
+        ),
+      );
       break;
     case 'reject':
       decided = { ...step, status: 'failed', failureReason: feedback ?? 'Rejected in review', completedAt: event.at };
-      audit.push(auditEvent('step_failed', { stepOrder: step.order, reason: decided.failureReason, via: 'review' }, ids));
+      audit.push(
+        auditEvent('step_failed', { stepOrder: step.order, reason: decided.failureReason, via: 'review' }, ids),
+      );
       break;
     case 'modify':
-      decided = { ...step, status: 'in_progress', instructions: appendFeedback(step.instructions, feedback ?? ''), startedAt: event.at };
+      decided = {
+        ...step,
+        status: 'in_progress',
+        instructions: appendFeedback(step.instructions, feedback ?? ''),
+        startedAt: event.at,
+      };
       break;
     case 'skip':
       decided = { ...step, status: 'skipped', completedAt: event.at };

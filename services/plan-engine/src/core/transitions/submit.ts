@@ -2,7 +2,14 @@ import { auditEvent, type AuditEvent } from '../audit.js';
 import { takeBranch } from '../branching.js';
 import { PlanEngineError } from '../errors.js';
 import type { PlanEvent } from '../events.js';
-import { findStep, invalidArgument, replaceStep, requirePlanStatus, requireStepStatus, settleStatus } from '../rules.js';
+import {
+  findStep,
+  invalidArgument,
+  replaceStep,
+  requirePlanStatus,
+  requireStepStatus,
+  settleStatus,
+} from '../rules.js';
 import type { PlanSnapshot, PlanStep } from '../types.js';
 import type { Change } from './change.js';
 import { statusChange } from './status-change.js';
@@ -47,7 +54,9 @@ export function submitStepResult(state: PlanSnapshot, event: SubmitEvent): Chang
   const branch = takeBranch(state.conditions, completed, steps);
   if (branch !== null && branch.skippedStepIds.length > 0) {
     const skipped = new Set(branch.skippedStepIds);
-    steps = steps.map((candidate) => (skipped.has(candidate.id) ? { ...candidate, status: 'skipped', completedAt: event.at } : candidate));
+    steps = steps.map((candidate) =>
+      skipped.has(candidate.id) ? { ...candidate, status: 'skipped', completedAt: event.at } : candidate,
+    );
   }
   const failsPlan = branch?.action === 'fail';
   const status = failsPlan ? 'failed' : settleStatus(state.status, steps);
