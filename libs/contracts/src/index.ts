@@ -21,6 +21,7 @@ export type {
   ToolRpc,
 } from './catalogue/types.js';
 export { ContractError, MAX_ARGUMENT_NESTING, type ContractIssue, type ToolCodec } from './codec.js';
+export { enumNames, type EnumNames } from './enum-names.js';
 
 /** Every MCP tool, sorted by name, deeply frozen: the gateway lists and dispatches these. */
 export const toolCatalogue: readonly ToolDefinition[] = deepFreeze(toolDefinitions);

@@ -50,7 +50,7 @@ function storedField(field: artifactV1.ExtractedField, i: number): StoredField {
   const at = `fields[${i}]`;
   if (!isPointer(field.path)) throw invalid(`${at}.path`, 'must be a JSON Pointer ("" or starting with "/")');
   if (!isConfidence(field.confidence)) throw invalid(`${at}.confidence`, 'must be a number from 0 to 1');
-  const grounding = groundings.toCore(field.grounding, `${at}.grounding`);
+  const grounding = groundings.required(field.grounding, `${at}.grounding`);
   const { spanStart, spanEnd } = field;
   if ((spanStart === undefined) !== (spanEnd === undefined))
     throw invalid(`${at}.spanEnd`, 'must be given together with spanStart');

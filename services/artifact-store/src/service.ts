@@ -61,7 +61,7 @@ export function createArtifactService(deps: ArtifactServiceDeps): artifactV1.Art
   return {
     storeResearch: unary(
       async (req: artifactV1.StoreResearchRequest, ctx): Promise<artifactV1.StoreResearchResponse> => {
-        const artifactType = artifactTypes.toCore(req.artifactType);
+        const artifactType = artifactTypes.required(req.artifactType, 'artifactType');
         if (!req.content)
           throw artifactErrors.INVALID_ARGUMENT({ field: 'content', rule: 'is required (a JSON object)' });
         const content = jsonBody('content', req.content);
@@ -106,7 +106,7 @@ export function createArtifactService(deps: ArtifactServiceDeps): artifactV1.Art
 
     storeResearchOutput: unary(
       async (req: artifactV1.StoreResearchOutputRequest, ctx): Promise<artifactV1.StoreResearchOutputResponse> => {
-        const mediaType = mediaTypes.toCore(req.mediaType);
+        const mediaType = mediaTypes.required(req.mediaType, 'mediaType');
         const body = outputBody(mediaType, req.content);
         await deps.plans.resolve(ctx, req.planId);
         return tenant(ctx, async (trx) => {
@@ -197,7 +197,7 @@ export function createArtifactService(deps: ArtifactServiceDeps): artifactV1.Art
         return {
           artifacts: rows.map((r) => ({
             id: r.id,
-            artifactType: artifactTypes.toProto(r.artifact_type as 'analysis'),
+            artifactType: artifactTypes.valueOf(r.artifact_type as 'analysis'),
             title: r.title,
             confidence: r.confidence ?? undefined,
             stepId: r.step_id ?? undefined,

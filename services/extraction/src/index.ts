@@ -75,8 +75,8 @@ export type { RepairOutcome, ValidationResult } from './repair.js';
 
 // Pure core: the schema guard, grounding and confidence; the offline heuristic extractor and its labelled corpus.
 export type * from './types.js';
+export { guardSchema, GUARD_CACHE_SIZE } from './schema/guard-schema.js';
 export {
-  guardSchema,
   SchemaRejectedError,
   SourceTextRejectedError,
   checkSourceText,
@@ -85,11 +85,9 @@ export {
   MAX_SOURCE_TEXT_BYTES,
   MAX_VALIDATION_ERRORS,
   DEFAULT_GUARD_OPTIONS,
-  GUARD_CACHE_SIZE,
 } from './core/schema-guard.js';
-export type { GuardedSchema, GuardOptions, SchemaRule, SchemaValidation } from './core/schema-guard.js';
-export { stopCompileProbe } from './core/compile-probe.js';
-export type { SchemaDraft } from './core/compile-probe.js';
+export type { GuardedSchema, GuardOptions, SchemaDraft, SchemaRule, SchemaValidation } from './core/schema-guard.js';
+export { stopCompileProbe } from './schema/compile-probe.js';
 export { canonicalJson, schemaHash } from './core/canonical.js';
 export {
   groundValue,

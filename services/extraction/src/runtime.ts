@@ -1,6 +1,6 @@
 import { createIdentityVerifier, listenService } from '@quarry/grpc';
 import { createArtifactsClient } from './artifacts.js';
-import { stopCompileProbe } from './core/compile-probe.js';
+import { stopCompileProbe } from './schema/compile-probe.js';
 import { buildServer } from './server.js';
 import type { ExtractionServiceDeps } from './service.js';
 

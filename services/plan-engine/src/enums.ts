@@ -1,88 +1,56 @@
-import { planV1 } from '@quarry/contracts';
+import { enumNames, planV1 } from '@quarry/contracts';
 import type { PlanStatus, StepStatus, StepType } from './core/index.js';
 import { planErrors } from './errors.js';
 
-/**
- * Proto enums (STEP_TYPE_SEARCH) ↔ the core's names (search). The generated `*ToJSON`
- * functions give the proto name; the core's name is the same without its prefix, lowercased.
- */
-function codec<P extends number, C extends string>(
-  prefix: string,
-  toJson: (v: P) => string,
-  fromJson: (v: string) => P,
-  field: string,
-) {
-  return {
-    toCore(value: P): C {
-      const name = toJson(value);
-      if (!name.startsWith(prefix) || name.endsWith('_UNSPECIFIED') || name === 'UNRECOGNIZED') {
-        throw planErrors.INVALID_ARGUMENT({ field, rule: 'is required and must be one of the listed values' });
-      }
-      return name.slice(prefix.length).toLowerCase() as C;
-    },
-    toProto(value: C): P {
-      return fromJson(`${prefix}${value.toUpperCase()}`);
-    },
-  };
-}
+/** Proto enums ↔ the core's names (`STEP_TYPE_SEARCH` ↔ `search`); a required one that is unset is INVALID_ARGUMENT. */
+const invalid = (field: string) =>
+  planErrors.INVALID_ARGUMENT({ field, rule: 'is required and must be one of the listed values' });
 
-export const stepTypes = codec<planV1.StepType, StepType>(
-  'STEP_TYPE_',
-  planV1.stepTypeToJSON,
-  planV1.stepTypeFromJSON,
-  'stepType',
-);
-export const stepStatuses = codec<planV1.StepStatus, StepStatus>(
-  'STEP_STATUS_',
+export const stepTypes = enumNames<planV1.StepType, StepType>(planV1.stepTypeToJSON, planV1.stepTypeFromJSON, invalid);
+export const stepStatuses = enumNames<planV1.StepStatus, StepStatus>(
   planV1.stepStatusToJSON,
   planV1.stepStatusFromJSON,
-  'status',
+  invalid,
 );
-export const planStatuses = codec<planV1.PlanStatus, PlanStatus>(
-  'PLAN_STATUS_',
+export const planStatuses = enumNames<planV1.PlanStatus, PlanStatus>(
   planV1.planStatusToJSON,
   planV1.planStatusFromJSON,
-  'status',
+  invalid,
 );
-export const branchActions = codec<planV1.BranchAction, 'skip_to' | 'fail' | 'continue'>(
-  'BRANCH_ACTION_',
+export const branchActions = enumNames<planV1.BranchAction, 'skip_to' | 'fail' | 'continue'>(
   planV1.branchActionToJSON,
   planV1.branchActionFromJSON,
-  'ifTrueAction',
+  invalid,
 );
-export const modifyActions = codec<
+export const modifyActions = enumNames<
   planV1.ModifyPlanAction,
   'add_steps' | 'remove_step' | 'reorder_steps' | 'update_step_instructions' | 'fail_step'
->('MODIFY_PLAN_ACTION_', planV1.modifyPlanActionToJSON, planV1.modifyPlanActionFromJSON, 'action');
-export const nextStepStatuses = codec<
+>(planV1.modifyPlanActionToJSON, planV1.modifyPlanActionFromJSON, invalid);
+export const nextStepStatuses = enumNames<
   planV1.NextStepStatus,
   'next_step' | 'plan_complete' | 'plan_failed' | 'awaiting_review' | 'no_pending_steps'
->('NEXT_STEP_STATUS_', planV1.nextStepStatusToJSON, planV1.nextStepStatusFromJSON, 'status');
-export const reviewDecisions = codec<planV1.ReviewDecision, 'approve' | 'reject' | 'modify' | 'skip'>(
-  'REVIEW_DECISION_',
+>(planV1.nextStepStatusToJSON, planV1.nextStepStatusFromJSON, invalid);
+export const reviewDecisions = enumNames<planV1.ReviewDecision, 'approve' | 'reject' | 'modify' | 'skip'>(
   planV1.reviewDecisionToJSON,
   planV1.reviewDecisionFromJSON,
-  'decision',
+  invalid,
 );
-export const skillStatuses = codec<planV1.SkillExecutionStatus, 'started' | 'executing' | 'completed' | 'failed'>(
-  'SKILL_EXECUTION_STATUS_',
+export const skillStatuses = enumNames<planV1.SkillExecutionStatus, 'started' | 'executing' | 'completed' | 'failed'>(
   planV1.skillExecutionStatusToJSON,
   planV1.skillExecutionStatusFromJSON,
-  'status',
+  invalid,
 );
-export const feedbackTypes = codec<planV1.FeedbackType, 'initial' | 'closing'>(
-  'FEEDBACK_TYPE_',
+export const feedbackTypes = enumNames<planV1.FeedbackType, 'initial' | 'closing'>(
   planV1.feedbackTypeToJSON,
   planV1.feedbackTypeFromJSON,
-  'feedbackType',
+  invalid,
 );
-export const mediaTypes = codec<
+export const mediaTypes = enumNames<
   planV1.OutputMediaType,
   'conversation' | 'markdown' | 'html' | 'word' | 'excel' | 'powerpoint'
->('OUTPUT_MEDIA_TYPE_', planV1.outputMediaTypeToJSON, planV1.outputMediaTypeFromJSON, 'outputMediaType');
-export const auditTypes = codec<planV1.AuditEventType, string>(
-  'AUDIT_EVENT_TYPE_',
+>(planV1.outputMediaTypeToJSON, planV1.outputMediaTypeFromJSON, invalid);
+export const auditEventTypes = enumNames<planV1.AuditEventType, string>(
   planV1.auditEventTypeToJSON,
   planV1.auditEventTypeFromJSON,
-  'eventType',
+  invalid,
 );

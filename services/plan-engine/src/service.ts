@@ -17,6 +17,7 @@ import {
 } from './core/index.js';
 import { noPlanArtifacts, type PlanArtifacts } from './artifacts.js';
 import {
+  auditEventTypes,
   branchActions,
   feedbackTypes,
   mediaTypes,
@@ -69,8 +70,8 @@ function overview(step: PlanStep): planV1.StepOverview {
   return {
     stepId: step.id,
     stepOrder: step.order,
-    stepType: stepTypes.toProto(step.type),
-    status: stepStatuses.toProto(step.status),
+    stepType: stepTypes.valueOf(step.type),
+    status: stepStatuses.valueOf(step.status),
     instructions: step.instructions,
     confidence: step.confidence ?? undefined,
     startedAt: step.startedAt ?? undefined,
@@ -159,7 +160,7 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
   async function outputPreferences(trx: Trx) {
     const row = await trx.selectFrom('plan.output_preferences').selectAll().executeTakeFirst();
     return {
-      outputMediaType: mediaTypes.toProto((row?.output_media_type ?? 'conversation') as 'conversation'),
+      outputMediaType: mediaTypes.valueOf((row?.output_media_type ?? 'conversation') as 'conversation'),
       outputFormattingInstructions: row?.output_formatting_instructions ?? undefined,
     };
   }
@@ -171,8 +172,8 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
     return {
       planId: plan.id,
       name: plan.name,
-      status: planStatuses.toProto(reported),
-      derivedStatus: planStatuses.toProto(derivePlanStatus(steps)),
+      status: planStatuses.valueOf(reported),
+      derivedStatus: planStatuses.valueOf(derivePlanStatus(steps)),
       stalled,
       progress: progress(steps),
       totalSteps: steps.length,
@@ -193,14 +194,14 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
           return createPlan({
             steps: req.steps.map((s) => ({
               id: newId(),
-              type: stepTypes.toCore(s.stepType),
+              type: stepTypes.required(s.stepType, 'stepType'),
               instructions: s.instructions,
             })),
             branchingConditions: req.branchingConditions.map((c) => ({
               id: newId(),
               afterStepOrder: c.afterStepOrder,
               conditionExpression: c.conditionExpression,
-              ifTrueAction: branchActions.toCore(c.ifTrueAction),
+              ifTrueAction: branchActions.required(c.ifTrueAction, 'ifTrueAction'),
               actionParams: c.actionParams ? { targetStepOrder: c.actionParams.targetStepOrder } : null,
             })),
             rationale: req.planDesignRationale ?? null,
@@ -252,7 +253,7 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
         name: req.name,
         researchQuestion: req.researchQuestion,
         stepCount: result.state.steps.length,
-        firstStep: { stepId: first.id, stepType: stepTypes.toProto(first.type), instructions: first.instructions },
+        firstStep: { stepId: first.id, stepType: stepTypes.valueOf(first.type), instructions: first.instructions },
       };
     }),
 
@@ -277,7 +278,7 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
     }),
 
     modifyPlan: unary(async (req: planV1.ModifyPlanRequest, ctx) => {
-      const action = modifyActions.toCore(req.action);
+      const action = modifyActions.required(req.action, 'action');
       const present: Record<string, boolean> = {
         steps: req.steps.length > 0,
         stepId: req.stepId !== undefined,
@@ -306,7 +307,7 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
               type: 'add_steps',
               steps: req.steps.map((s) => ({
                 id: newId(),
-                type: stepTypes.toCore(s.stepType),
+                type: stepTypes.required(s.stepType, 'stepType'),
                 instructions: s.instructions,
                 insertAfterOrder: s.insertAfterOrder ?? null,
               })),
@@ -327,7 +328,7 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
       return {
         planId: req.planId,
         action: req.action,
-        planStatus: planStatuses.toProto(result.state.status),
+        planStatus: planStatuses.valueOf(result.state.status),
         steps: result.state.steps.map(overview),
       };
     }),
@@ -381,7 +382,7 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
               planId: row.id,
               name: row.name,
               researchQuestion: row.research_question,
-              status: planStatuses.toProto(stored === 'executing' && stalled ? 'stalled' : stored),
+              status: planStatuses.valueOf(stored === 'executing' && stalled ? 'stalled' : stored),
               progress: total === 0 ? 0 : (done / total) * 100,
               totalSteps: total,
               completedSteps: done,
@@ -401,7 +402,7 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
         });
         const outcome = result.outcome!;
         const response: planV1.GetNextStepResponse = {
-          status: nextStepStatuses.toProto(outcome.status),
+          status: nextStepStatuses.valueOf(outcome.status),
           outputMediaType: planV1.OutputMediaType.OUTPUT_MEDIA_TYPE_UNSPECIFIED,
           stepFormattingNotes: [],
         };
@@ -410,7 +411,7 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
           response.step = {
             stepId: step.id,
             stepOrder: step.order,
-            stepType: stepTypes.toProto(step.type),
+            stepType: stepTypes.valueOf(step.type),
             instructions: step.instructions,
           };
         } else if (outcome.status === 'plan_complete') {
@@ -444,7 +445,7 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
               });
             }
             const stored = earlier.response as { planStatus: PlanStatus };
-            return { submitted: true, planStatus: planStatuses.toProto(stored.planStatus) };
+            return { submitted: true, planStatus: planStatuses.valueOf(stored.planStatus) };
           }
         }
         const result = transition(loaded.snapshot, {
@@ -474,7 +475,7 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
             })
             .execute();
         }
-        return { submitted: true, planStatus: planStatuses.toProto(result.state.status) };
+        return { submitted: true, planStatus: planStatuses.valueOf(result.state.status) };
       });
     }),
 
@@ -500,7 +501,7 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
           priorSteps: prior.map((s) => ({
             stepId: s.id,
             stepOrder: s.order,
-            stepType: stepTypes.toProto(s.type),
+            stepType: stepTypes.valueOf(s.type),
             resultSummary: summarizeResult(s.result),
             confidence: s.confidence ?? undefined,
           })),
@@ -534,14 +535,14 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
         const step = result.state.steps.find((s) => s.id === req.stepId)!;
         return {
           reviewId: review.id,
-          stepStatus: stepStatuses.toProto(step.status),
-          planStatus: planStatuses.toProto(result.state.status),
+          stepStatus: stepStatuses.valueOf(step.status),
+          planStatus: planStatuses.valueOf(result.state.status),
         };
       });
     }),
 
     submitUserDecision: unary(async (req: planV1.SubmitUserDecisionRequest, ctx) => {
-      const decision = reviewDecisions.toCore(req.decision);
+      const decision = reviewDecisions.required(req.decision, 'decision');
       return tenant(ctx, async (trx): Promise<planV1.SubmitUserDecisionResponse> => {
         const { result, at } = await mutate(trx, ctx, req.planId, {
           type: 'decide_review',
@@ -562,8 +563,8 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
         return {
           reviewId: review.id,
           decision: req.decision,
-          stepStatus: stepStatuses.toProto(step.status),
-          planStatus: planStatuses.toProto(result.state.status),
+          stepStatus: stepStatuses.valueOf(step.status),
+          planStatus: planStatuses.valueOf(result.state.status),
         };
       });
     }),
@@ -608,7 +609,7 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
             planId: plan.id,
             name: plan.name,
             researchQuestion: plan.research_question,
-            status: planStatuses.toProto(reported),
+            status: planStatuses.valueOf(reported),
             progress: progress(steps),
             totalSteps: steps.length,
             planDesignRationale: plan.plan_design_rationale ?? undefined,
@@ -620,8 +621,8 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
           steps: steps.map((s) => ({
             stepId: s.id,
             stepOrder: s.order,
-            stepType: stepTypes.toProto(s.type),
-            status: stepStatuses.toProto(s.status),
+            stepType: stepTypes.valueOf(s.type),
+            status: stepStatuses.valueOf(s.status),
             instructions: s.instructions,
             result: asObject(s.result),
             confidence: s.confidence ?? undefined,
@@ -634,7 +635,7 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
           artifacts: [],
           recentAuditEvents: audit.map((row) => ({
             eventId: Number(row.id),
-            eventType: planV1.auditEventTypeFromJSON(`AUDIT_EVENT_TYPE_${row.event_type.toUpperCase()}`),
+            eventType: auditEventTypes.valueOf(row.event_type),
             stepId: row.step_id ?? undefined,
             sessionId: row.session_id ?? undefined,
             details: asObject(row.details),
@@ -648,7 +649,7 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
     }),
 
     logSkillExecution: unary(async (req: planV1.LogSkillExecutionRequest, ctx) => {
-      const state = skillStatuses.toCore(req.status);
+      const state = skillStatuses.required(req.status, 'status');
       const terminal = state === 'completed' || state === 'failed';
       return tenant(ctx, async (trx): Promise<planV1.LogSkillExecutionResponse> => {
         const at = now();
@@ -714,7 +715,7 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
     }),
 
     submitResearchFeedback: unary(async (req: planV1.SubmitResearchFeedbackRequest, ctx) => {
-      const feedbackType = feedbackTypes.toCore(req.feedbackType);
+      const feedbackType = feedbackTypes.required(req.feedbackType, 'feedbackType');
       return tenant(ctx, async (trx): Promise<planV1.SubmitResearchFeedbackResponse> => {
         const { snapshot } = await mustLoad(trx, req.planId, true);
         const at = now();
@@ -792,7 +793,7 @@ function skillExecutionOf(row: {
   return {
     executionId: row.id,
     skillName: row.skill_name,
-    status: skillStatuses.toProto(row.status as 'started'),
+    status: skillStatuses.valueOf(row.status as 'started'),
     planId: row.plan_id ?? undefined,
     sessionId: row.session_id ?? undefined,
     metadata: asObject(row.metadata),

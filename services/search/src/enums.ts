@@ -1,38 +1,31 @@
-import { artifactV1, searchV1 } from '@quarry/contracts';
+import { artifactV1, enumNames, searchV1 } from '@quarry/contracts';
 import type { QueryType } from './core/fusion.js';
 import { searchErrors } from './errors.js';
 
-/**
- * Proto enums ↔ the names stored on every chunk (`SOURCE_TABLE_RESEARCH_OUTPUT` ↔
- * `research_output`): the prefix dropped, lowercased. UNSPECIFIED (or absent) means "no filter".
- */
-function filterCodec<P extends number>(prefix: string, unspecified: P, toJson: (v: P) => string, field: string) {
-  return (value: P | undefined): string | undefined => {
-    if (value === undefined || value === unspecified) return undefined;
-    const name = toJson(value);
-    if (!name.startsWith(prefix))
-      throw searchErrors.INVALID_ARGUMENT({ field, rule: 'must be one of the listed values' });
-    return name.slice(prefix.length).toLowerCase();
-  };
+const invalid = (field: string) => searchErrors.INVALID_ARGUMENT({ field, rule: 'must be one of the listed values' });
+const sourceTables = enumNames<searchV1.SourceTable, string>(
+  searchV1.sourceTableToJSON,
+  searchV1.sourceTableFromJSON,
+  invalid,
+);
+const artifactTypes = enumNames<artifactV1.ArtifactType, string>(
+  artifactV1.artifactTypeToJSON,
+  artifactV1.artifactTypeFromJSON,
+  invalid,
+);
+
+/** A filter's stored name (`SOURCE_TABLE_RESEARCH_OUTPUT` → `research_output`); UNSPECIFIED or absent means "no filter". */
+export function sourceTableFilter(value: searchV1.SourceTable | undefined): string | undefined {
+  return value ? sourceTables.required(value, 'sourceTable') : undefined;
 }
 
-export const sourceTableFilter = filterCodec<searchV1.SourceTable>(
-  'SOURCE_TABLE_',
-  searchV1.SourceTable.SOURCE_TABLE_UNSPECIFIED,
-  searchV1.sourceTableToJSON,
-  'sourceTable',
-);
-export const artifactTypeFilter = filterCodec<artifactV1.ArtifactType>(
-  'ARTIFACT_TYPE_',
-  artifactV1.ArtifactType.ARTIFACT_TYPE_UNSPECIFIED,
-  artifactV1.artifactTypeToJSON,
-  'artifactType',
-);
+export function artifactTypeFilter(value: artifactV1.ArtifactType | undefined): string | undefined {
+  return value ? artifactTypes.required(value, 'artifactType') : undefined;
+}
 
 /** A stored source table name → its enum; a name the proto does not know reads UNSPECIFIED. */
 export function sourceTableToProto(name: string): searchV1.SourceTable {
-  const value = searchV1.sourceTableFromJSON(`SOURCE_TABLE_${name.toUpperCase()}`);
-  return value === searchV1.SourceTable.UNRECOGNIZED ? searchV1.SourceTable.SOURCE_TABLE_UNSPECIFIED : value;
+  return sourceTables.valueOf(name, searchV1.SourceTable.SOURCE_TABLE_UNSPECIFIED);
 }
 
 const QUERY_TYPES: Readonly<Record<QueryType, searchV1.QueryType>> = {

@@ -1,9 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { check } from 'recheck';
-import { schemaHash } from './canonical.js';
-import { AJV_OPTIONS, probeCompile, type SchemaDraft } from './compile-probe.js';
 import { escapePointer, isObject, visitSchemas } from './schema-walk.js';
 import type { JsonSchemaObject } from '../types.js';
 
@@ -29,13 +26,28 @@ import type { JsonSchemaObject } from '../types.js';
  *   Ajv in strict mode (unknown keyword or format, wrong keyword types, `required` naming a
  *   property that is not defined, …).
  * - `compile_timeout`: Ajv did not compile it within the time and memory bound (see
- *   compile-probe.ts for why that bound exists).
+ *   schema/compile-probe.ts for why that bound exists).
  */
 
 export const MAX_SCHEMA_BYTES = 64 * 1024;
 export const MAX_SCHEMA_DEPTH = 32;
 /** Largest source text accepted, in UTF-8 bytes (~50 pages of prose). */
 export const MAX_SOURCE_TEXT_BYTES = 200 * 1024;
+
+export type SchemaDraft = '2020-12' | 'draft-07';
+
+/**
+ * Ajv options of both compilations. `strict: true` turns every strict check on (unknown keywords
+ * and formats, ignored keywords, `required` naming undefined properties, types missing where
+ * keywords need them, tuples without bounds); `allowUnionTypes` then re-allows `type: ["string",
+ * "null"]`, the usual way to declare a nullable field (and the form OpenAI's strict mode needs).
+ */
+export const AJV_OPTIONS = Object.freeze({
+  strict: true,
+  allErrors: true,
+  allowUnionTypes: true,
+  inlineRefs: false,
+});
 
 export type SchemaRule =
   | 'too_large'
@@ -100,68 +112,11 @@ const DRAFTS: Readonly<Record<string, SchemaDraft>> = {
 
 const REF_KEYWORDS = ['$ref', '$dynamicRef', '$recursiveRef', '$id'] as const;
 
-/** How many guarded schemas (accepted or rejected) are kept, by content hash, least recently used out. */
-export const GUARD_CACHE_SIZE = 256;
-const guarded = new Map<string, Promise<GuardedSchema>>();
-
-/**
- * Check an untrusted schema; resolves to a compiled validator or rejects with SchemaRejectedError.
- *
- * Clients send the same schema with document after document, and the pattern and compile checks
- * cost milliseconds (seconds, for a schema built to hit the bounds), so results are cached by the
- * schema's canonical hash: a repeated schema, accepted or rejected, costs one hash. The cheap
- * shape and size checks run first, so nothing unbounded is hashed.
- */
-export function guardSchema(schema: unknown, options: GuardOptions = {}): Promise<GuardedSchema> {
-  const opts = { ...DEFAULT_GUARD_OPTIONS, ...options };
-  try {
-    checkShape(schema);
-  } catch (error) {
-    return Promise.reject(error);
-  }
-  const key = `${schemaHash(schema)}|${opts.patternTimeoutMs}|${opts.patternBudgetMs}|${opts.compileTimeoutMs}`;
-  let entry = guarded.get(key);
-  if (entry) guarded.delete(key);
-  else entry = guardUncached(schema, opts);
-  guarded.set(key, entry);
-  if (guarded.size > GUARD_CACHE_SIZE) guarded.delete(guarded.keys().next().value!);
-  return entry;
-}
-
-async function guardUncached(schema: unknown, opts: Required<GuardOptions>): Promise<GuardedSchema> {
-  const bytes = Buffer.byteLength(JSON.stringify(schema), 'utf8');
-  if (bytes > MAX_SCHEMA_BYTES) {
-    throw new SchemaRejectedError(
-      'too_large',
-      `it is ${bytes} bytes serialized; the limit is ${MAX_SCHEMA_BYTES} bytes (64 KiB). Send a smaller schema: fewer fields, shorter descriptions, shared parts under $defs.`,
-    );
-  }
-  const root = checkRoot(schema);
-  const draft = schemaDraft(root);
-  const patterns = checkKeywords(root);
-  await checkPatterns(patterns, opts);
-  const probe = await probeCompile(root, draft, opts.compileTimeoutMs);
-  if (probe.status === 'timeout') {
-    throw new SchemaRejectedError(
-      'compile_timeout',
-      `the schema could not be compiled within the bound: ${probe.message}. Simplify it (fewer $ref/anyOf/allOf combinations).`,
-    );
-  }
-  if (probe.status === 'invalid') throw notCompilable(probe.message);
-  const validateFn = compileHere(root, draft);
-  return {
-    schema: root,
-    draft,
-    hash: schemaHash(root),
-    validate: (data) => validateWith(validateFn, data),
-  };
-}
-
 /**
  * Depth, size (as a node budget, so a huge object is not walked to the end) and plain-JSON-ness,
  * walked iteratively: a cyclic or absurdly deep object fails here instead of overflowing a stack.
  */
-function checkShape(schema: unknown): void {
+export function checkShape(schema: unknown): void {
   const maxNodes = MAX_SCHEMA_BYTES / 2; // every JSON value takes at least 2 bytes with its separator
   const stack: { value: unknown; depth: number }[] = [{ value: schema, depth: 1 }];
   let nodes = 0;
@@ -209,7 +164,7 @@ function describe(value: unknown): string {
   return name ? `a ${name} object` : 'an object that is not plain';
 }
 
-function checkRoot(schema: unknown): JsonSchemaObject {
+export function checkRoot(schema: unknown): JsonSchemaObject {
   const hint =
     'The root must be an object schema: {"type": "object", "properties": {"fieldName": {…}, …}}, with the fields to extract as properties.';
   if (!isObject(schema)) {
@@ -232,7 +187,7 @@ function checkRoot(schema: unknown): JsonSchemaObject {
   return schema;
 }
 
-function schemaDraft(root: JsonSchemaObject): SchemaDraft {
+export function schemaDraft(root: JsonSchemaObject): SchemaDraft {
   if (root.$schema === undefined) return '2020-12';
   const draft = typeof root.$schema === 'string' ? DRAFTS[root.$schema] : undefined;
   if (!draft) {
@@ -243,13 +198,13 @@ function schemaDraft(root: JsonSchemaObject): SchemaDraft {
   return draft;
 }
 
-interface PatternUse {
+export interface PatternUse {
   pattern: string;
   where: string;
 }
 
 /** Rejects non-local references and invalid regexes; returns the patterns for the ReDoS check. */
-function checkKeywords(root: JsonSchemaObject): PatternUse[] {
+export function checkKeywords(root: JsonSchemaObject): PatternUse[] {
   const patterns: PatternUse[] = [];
   visitSchemas(root, (node, pointer) => {
     for (const keyword of REF_KEYWORDS) {
@@ -278,51 +233,6 @@ function checkKeywords(root: JsonSchemaObject): PatternUse[] {
     }
   }
   return patterns;
-}
-
-/** Every distinct pattern through recheck, one at a time, within a per-pattern and an overall time budget. */
-async function checkPatterns(patterns: readonly PatternUse[], opts: Required<GuardOptions>): Promise<void> {
-  const deadline = Date.now() + opts.patternBudgetMs;
-  const seen = new Set<string>();
-  for (const { pattern, where } of patterns) {
-    if (seen.has(pattern)) continue;
-    seen.add(pattern);
-    const left = deadline - Date.now();
-    const unsafe = (why: string) =>
-      new SchemaRejectedError(
-        'unsafe_pattern',
-        `the pattern ${JSON.stringify(pattern)} at ${where} ${why}. Use a simpler pattern without nested or overlapping repetition (like "^[A-Z]{2}-\\d{4}$"), or drop it and describe the format in "description".`,
-      );
-    if (left <= 0)
-      throw unsafe(
-        `was not checked: the schema's patterns take longer than ${opts.patternBudgetMs} ms to check together`,
-      );
-    const timeout = Math.min(opts.patternTimeoutMs, left);
-    const diagnostics = await check(pattern, 'u', {
-      checker: 'automaton',
-      timeout,
-      signal: AbortSignal.timeout(timeout + 250),
-    });
-    if (diagnostics.status === 'vulnerable') {
-      throw unsafe(
-        `can take ${diagnostics.complexity.type} time on some inputs (catastrophic backtracking, e.g. on ${JSON.stringify(shorten(diagnostics.attack.pattern))})`,
-      );
-    }
-    if (diagnostics.status === 'unknown') {
-      const { error } = diagnostics;
-      const reason =
-        error.kind === 'timeout' || error.kind === 'cancel'
-          ? `could not be proven safe within ${timeout} ms`
-          : error.kind === 'unsupported'
-            ? `uses a ${error.message}, which cannot be proven safe (no back-references or look-around assertions)`
-            : `could not be analysed (${error.kind})`;
-      throw unsafe(reason);
-    }
-  }
-}
-
-function shorten(s: string): string {
-  return s.length > 60 ? `${s.slice(0, 57)}...` : s;
 }
 
 type AnyAjv = Ajv | Ajv2020;
@@ -354,14 +264,14 @@ export function compileHere(schema: JsonSchemaObject, draft: SchemaDraft = '2020
   }
 }
 
-function notCompilable(detail: string): SchemaRejectedError {
+export function notCompilable(detail: string): SchemaRejectedError {
   return new SchemaRejectedError(
     'not_compilable',
     `${detail}. Send a valid JSON Schema (draft 2020-12; strict: no unknown keywords or formats, "required" only names defined properties).`,
   );
 }
 
-function validateWith(validateFn: ValidateFunction, data: unknown): SchemaValidation {
+export function validateWith(validateFn: ValidateFunction, data: unknown): SchemaValidation {
   if (validateFn(data)) return { valid: true };
   const all = validateFn.errors ?? [];
   const errors = all.slice(0, MAX_VALIDATION_ERRORS).map(formatError);

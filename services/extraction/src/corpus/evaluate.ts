@@ -1,6 +1,6 @@
 import { scoreFields } from '../core/confidence.js';
 import { sameNumber } from '../core/numbers.js';
-import { guardSchema } from '../core/schema-guard.js';
+import { guardSchema } from '../schema/guard-schema.js';
 import { escapePointer, isObject } from '../core/schema-walk.js';
 import { normalise } from '../core/text.js';
 import { createHeuristicProvider } from '../heuristic/extractor.js';

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { AJV_OPTIONS, type SchemaDraft } from '../core/schema-guard.js';
 
 /**
  * Ajv compiles a schema to JavaScript, and the cost of compiling is not bounded by the schema's
@@ -12,21 +13,6 @@ import { Worker } from 'node:worker_threads';
  * schemas; the worker stays up between calls and starts unreferenced, so it never keeps the
  * process alive).
  */
-
-export type SchemaDraft = '2020-12' | 'draft-07';
-
-/**
- * Ajv options of both compilations. `strict: true` turns every strict check on (unknown keywords
- * and formats, ignored keywords, `required` naming undefined properties, types missing where
- * keywords need them, tuples without bounds); `allowUnionTypes` then re-allows `type: ["string",
- * "null"]`, the usual way to declare a nullable field (and the form OpenAI's strict mode needs).
- */
-export const AJV_OPTIONS = Object.freeze({
-  strict: true,
-  allErrors: true,
-  allowUnionTypes: true,
-  inlineRefs: false,
-});
 
 export type ProbeResult =
   { status: 'ok' } | { status: 'invalid'; message: string } | { status: 'timeout'; message: string };
