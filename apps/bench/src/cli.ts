@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
+import { cranfieldDir } from './cranfield.js';
 import { type BenchSizes, SIZES } from './phase.js';
 import { formatTable } from './report.js';
 import { runBench } from './run.js';
@@ -12,10 +13,12 @@ export interface BenchIo {
   err: (line: string) => void;
 }
 
-const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,32]
-  --quick         smaller sizes, no Cranfield quality (≤ 2 minutes on 2 cores; the full run ≈ 15 minutes)
-  --json <file>   also write every figure as { metric: { value, unit, baseline?, ratio? } }
-  --clients list  concurrency levels of the throughput runs (default 16,32)`;
+const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,32] [--cranfield <dir>]
+  --quick           smaller sizes, no Cranfield quality (≤ 2 minutes on 2 cores; the full run ≈ 15 minutes)
+  --cranfield <dir> the Cranfield collection (corpus.jsonl, queries.jsonl, qrels.tsv) for the retrieval
+                    quality rows; default QUARRY_CRANFIELD_DIR; without either, quality is skipped
+  --json <file>     also write every figure as { metric: { value, unit, baseline?, ratio? } }
+  --clients list    concurrency levels of the throughput runs (default 16,32)`;
 
 /** What each group's baseline is (all measured in the same run, on the same machine). */
 const BASELINES = [
@@ -39,6 +42,7 @@ export async function benchCli(argv: readonly string[], io: BenchIo, sizes?: Par
         quick: { type: 'boolean' },
         json: { type: 'string' },
         clients: { type: 'string' },
+        cranfield: { type: 'string' },
         help: { type: 'boolean' },
       },
     }));
@@ -61,15 +65,23 @@ export async function benchCli(argv: readonly string[], io: BenchIo, sizes?: Par
     ...sizes,
   };
 
+  const cranfield = cranfieldDir(values.cranfield);
+  const quality = !chosen.cranfield
+    ? 'Retrieval quality: not measured in this profile (the full run measures it).'
+    : cranfield
+      ? `Retrieval quality: Cranfield from ${cranfield}.`
+      : 'Retrieval quality: SKIPPED, no Cranfield collection given (--cranfield DIR or QUARRY_CRANFIELD_DIR).';
   const started = Date.now();
   const results = await runBench({
     sizes: chosen,
+    cranfieldDir: cranfield,
     progress: (line) => io.err(`[bench ${((Date.now() - started) / 1000).toFixed(0)}s] ${line}`),
   });
   io.out(
     `Quarry benchmark, ${new Date().toISOString()}: ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}, ${sizes ? 'custom' : values.quick ? 'quick' : 'full'} run; ratio = Quarry ÷ baseline`,
   );
   io.out(BASELINES);
+  io.out(quality);
   io.out(formatTable(results));
   if (values.json) {
     writeFileSync(values.json, `${JSON.stringify(results, null, 2)}\n`);

@@ -360,7 +360,7 @@ export const contentPipelinePhase: Phase = {
   name: 'content pipeline',
   async run(context) {
     const { system, sizes, progress } = context;
-    const cranfield = loadCranfield();
+    const cranfield = loadCranfield(context.cranfieldDir);
     if ('missing' in cranfield)
       progress(`Cranfield: ${cranfield.missing}; loads use synthetic texts and the quality rows are skipped`);
     const data = 'data' in cranfield ? cranfield.data : syntheticCorpus();

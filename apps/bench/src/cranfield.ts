@@ -1,6 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 /**
  * The Cranfield 1400 collection (BEIR-style files: corpus.jsonl, queries.jsonl, qrels.tsv): the
@@ -14,19 +13,24 @@ export interface Cranfield {
   qrels: Map<string, Map<string, number>>;
 }
 
-/** `QUARRY_CRANFIELD_DIR`, else `../shared/data/cranfield` beside the repository (this file sits in libs/bench/src or dist). */
-export function cranfieldDir(env: NodeJS.ProcessEnv = process.env): string {
-  return env.QUARRY_CRANFIELD_DIR
-    ? resolve(env.QUARRY_CRANFIELD_DIR)
-    : fileURLToPath(new URL('../../../../shared/data/cranfield', import.meta.url));
+/**
+ * Where the collection is: `--cranfield DIR`, else `QUARRY_CRANFIELD_DIR`. It is development data
+ * that is not part of the repository, so there is no default: without it the quality rows are
+ * skipped and the loads use stand-in texts.
+ */
+export function cranfieldDir(given: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const dir = given ?? env.QUARRY_CRANFIELD_DIR;
+  return dir ? resolve(dir) : undefined;
 }
 
 const FILES = ['corpus.jsonl', 'queries.jsonl', 'qrels.tsv'];
 
 /** The collection, or why it cannot be read (the quality rows are then skipped, not faked). */
-export function loadCranfield(dir = cranfieldDir()): { data: Cranfield } | { missing: string } {
+export function loadCranfield(dir: string | undefined): { data: Cranfield } | { missing: string } {
+  if (dir === undefined) return { missing: 'no Cranfield collection given (--cranfield DIR or QUARRY_CRANFIELD_DIR)' };
   const absent = FILES.filter((file) => !existsSync(join(dir, file)));
-  if (absent.length > 0) return { missing: `${absent.join(', ')} not found in ${dir} (set QUARRY_CRANFIELD_DIR)` };
+  if (absent.length > 0)
+    return { missing: `${absent.join(', ')} not found in ${dir} (--cranfield DIR or QUARRY_CRANFIELD_DIR)` };
   const jsonl = <T>(file: string): T[] =>
     readFileSync(join(dir, file), 'utf8')
       .split('\n')

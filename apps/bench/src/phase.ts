@@ -97,6 +97,8 @@ export interface PhaseContext {
   sizes: BenchSizes;
   /** A progress line for long phases (stderr in the CLI). */
   progress: Progress;
+  /** The Cranfield collection's directory; without it the quality rows are skipped. */
+  cranfieldDir?: string;
 }
 
 /** One group of metrics measured against the running system; later issues add phases. */

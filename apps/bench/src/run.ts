@@ -17,13 +17,20 @@ export interface RunOptions {
   sizes: BenchSizes;
   progress?: Progress;
   phases?: readonly Phase[];
+  /** The Cranfield collection's directory (quality rows); none = skipped. */
+  cranfieldDir?: string;
 }
 
 /**
  * One benchmark run: start the system and its baselines on embedded PostgreSQL in a fresh temp
  * directory, run every phase against it, tear everything down, return every figure.
  */
-export async function runBench({ sizes, progress = () => {}, phases = PHASES }: RunOptions): Promise<Results> {
+export async function runBench({
+  sizes,
+  progress = () => {},
+  phases = PHASES,
+  cranfieldDir,
+}: RunOptions): Promise<Results> {
   const dir = mkdtempSync(join(tmpdir(), 'quarry-bench-'));
   // The embedded server runs as an unprivileged OS user when we are root: let it traverse.
   chmodSync(dir, 0o711);
@@ -35,7 +42,7 @@ export async function runBench({ sizes, progress = () => {}, phases = PHASES }: 
       for (const phase of phases) {
         Object.assign(
           results,
-          await phase.run({ system, sizes, progress: (line) => progress(`${phase.name}: ${line}`) }),
+          await phase.run({ system, sizes, cranfieldDir, progress: (line) => progress(`${phase.name}: ${line}`) }),
         );
       }
       return results;

@@ -7,6 +7,7 @@ import {
   benchCli,
   formatTable,
   letterMarker,
+  cranfieldDir,
   loadCranfield,
   mixedQueries,
   ndcgAt10,
@@ -246,8 +247,14 @@ describe('the numbers and the table', () => {
 
   it('says why the quality rows cannot run when the Cranfield files are missing, and loads stand-in texts instead', () => {
     expect(loadCranfield(join(dir, 'no-such-dir'))).toEqual({
-      missing: expect.stringMatching(/corpus\.jsonl, queries\.jsonl, qrels\.tsv not found in .*QUARRY_CRANFIELD_DIR/),
+      missing: expect.stringMatching(/corpus\.jsonl, queries\.jsonl, qrels\.tsv not found in .*--cranfield DIR/),
     });
+    expect(loadCranfield(undefined)).toEqual({
+      missing: 'no Cranfield collection given (--cranfield DIR or QUARRY_CRANFIELD_DIR)',
+    });
+    expect(cranfieldDir(undefined, {})).toBeUndefined();
+    expect(cranfieldDir(undefined, { QUARRY_CRANFIELD_DIR: 'data/c' })).toBe(join(process.cwd(), 'data/c'));
+    expect(cranfieldDir('/x', { QUARRY_CRANFIELD_DIR: 'data/c' })).toBe('/x');
     const synthetic = syntheticCorpus();
     expect([synthetic.docs.length, synthetic.queries.length]).toEqual([1400, 225]);
     expect(synthetic.docs.every((d) => d.text.split(' ').length >= 80)).toBe(true);
