@@ -3,10 +3,13 @@ import { createDb, type Kysely, sql } from '@quarry/db';
 import { createIdentityAdmin, IdentityAdminError, type IdentityDatabase } from '@quarry/gateway';
 import closeWithGrace from 'close-with-grace';
 import { Command, InvalidArgumentError } from 'commander';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { openAdminDatabase } from './database.js';
 import { dataDirectory } from './data-dir.js';
 import { migrateAll } from './migrations.js';
 import { reindex } from './reindex.js';
+import { runResearchSession } from './smoke.js';
 import { serviceRoles } from './roles.js';
 import { startAll } from './start.js';
 
@@ -27,6 +30,15 @@ function durationOption(value: string): number {
   const ms = parseDuration(value);
   if (ms === undefined || ms <= 0) throw new InvalidArgumentError(`"${value}" is not a duration like 12h, 30d or 90d.`);
   return ms;
+}
+
+/** The token `quarry smoke` uses: the file given, QUARRY_TOKEN, or the first-start token of `quarry start`. */
+function smokeToken(file: string | undefined, env: Io['env']): string {
+  if (file) return readFileSync(file, 'utf8').trim();
+  if (env.QUARRY_TOKEN) return env.QUARRY_TOKEN;
+  const devToken = join(resolve(env.QUARRY_DATA_DIR ?? '.quarry'), 'dev-token');
+  if (existsSync(devToken)) return readFileSync(devToken, 'utf8').trim();
+  throw new Error(`No token: pass --token-file, set QUARRY_TOKEN, or start Quarry once (it writes ${devToken}).`);
 }
 
 function table(rows: Array<Record<string, unknown>>): string {
@@ -126,6 +138,18 @@ export function buildCli(io: Io): Command {
       } finally {
         await database.stop();
       }
+    });
+
+  program
+    .command('smoke')
+    .description(
+      "Run one research session over MCP against a running Quarry and check every answer (it creates a plan in the token's org).",
+    )
+    .option('--url <url>', 'the MCP endpoint', `http://127.0.0.1:${io.env.PORT ?? '8080'}/mcp`)
+    .option('--token-file <file>', "the access token (default: QUARRY_TOKEN, else the data directory's dev-token)")
+    .action(async (options: { url: string; tokenFile?: string }) => {
+      const token = smokeToken(options.tokenFile, io.env);
+      await runResearchSession({ url: options.url, token, log: io.out });
     });
 
   const org = program.command('org').description('Organizations (tenants).');
