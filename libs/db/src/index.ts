@@ -15,7 +15,6 @@ export type { CreateDbOptions, AnyDb } from './connect.js';
 export { migrate, MigrationError } from './migrate.js';
 export type { Migration, MigrateOptions } from './migrate.js';
 export { withTenant, isUuid } from './tenancy.js';
-export { createListenBarrier, type ListeningConnection } from './listen.js';
 export { createNotificationListener } from './notification-listener.js';
 export type { NotificationListener, NotificationListenerOptions } from './notification-listener.js';
 export { createSessionClient } from './session-client.js';
