@@ -3,13 +3,13 @@
 // app role cannot bypass (withTenant, enableTenantRls, provisionAppRole, assertTenantSafety),
 // LISTEN/NOTIFY that survives a lost connection (createNotificationListener), and a real
 // embedded PostgreSQL when no DATABASE_URL is given (startEmbeddedPostgres).
-export { startEmbeddedPostgres, findRunningEmbeddedPostgres } from './embedded.js';
+export { startEmbeddedPostgres, findRunningEmbeddedPostgres } from './embedded/start.js';
 export type {
   EmbeddedPostgres,
   EmbeddedPostgresOptions,
   EmbeddedPostgresSupervisor,
   RunningEmbeddedPostgres,
-} from './embedded.js';
+} from './embedded/options.js';
 export { createDb, closeDb, isConnectionFailure } from './connect.js';
 export type { CreateDbOptions, AnyDb } from './connect.js';
 export { migrate, MigrationError } from './migrate.js';
