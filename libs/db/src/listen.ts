@@ -1,5 +1,5 @@
 /** What a barrier needs of a LISTEN connection (a `pg.Client`). */
-export interface ListeningConnection {
+interface ListeningConnection {
   query(text: string): Promise<unknown>;
 }
 

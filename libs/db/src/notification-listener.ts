@@ -5,7 +5,7 @@ import { createListenBarrier } from './listen.js';
 import { createSessionClient } from './session-client.js';
 
 /** Where the listener reports a lost connection and its return; a pino logger fits. */
-export interface ListenerLogger {
+interface ListenerLogger {
   info(details: object, message: string): void;
   warn(details: object, message: string): void;
 }

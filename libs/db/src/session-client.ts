@@ -1,6 +1,6 @@
 import pg from 'pg';
 
-export interface SessionClientOptions {
+interface SessionClientOptions {
   connectionString: string;
   /** Shown in pg_stat_activity, so an operator (or a test) can find the connection. */
   applicationName: string;

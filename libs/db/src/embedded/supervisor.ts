@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import type { EmbeddedPostgresSupervisor } from './options.js';
 
-export interface SupervisionOptions {
+interface SupervisionOptions {
   supervisor: EmbeddedPostgresSupervisor;
   /** Starts the server again, on the same port with the same settings. */
   start: () => Promise<ChildProcess>;
