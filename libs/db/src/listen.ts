@@ -1,5 +1,5 @@
 /** What a barrier needs of a LISTEN connection (a `pg.Client`). */
-interface ListeningConnection {
+export interface ListeningConnection {
   query(text: string): Promise<unknown>;
 }
 

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pRetry from 'p-retry';
 import type pg from 'pg';
-import { createListenBarrier } from './listen.js';
+import { createListenBarrier, type ListeningConnection } from './listen.js';
 import { createSessionClient } from './session-client.js';
 
 /** Where the listener reports a lost connection and its return; a pino logger fits. */
@@ -36,6 +36,11 @@ export interface NotificationListenerOptions {
   backoff?: { minMs?: number; maxMs?: number };
   /** Each connection attempt gives up after this long (see createSessionClient). Default 10 s. */
   connectTimeoutMs?: number;
+  /**
+   * A barrier not answered within this long gives the connection up as lost (and answers false).
+   * Default 10 s.
+   */
+  barrierTimeoutMs?: number;
 }
 
 export interface NotificationListener {
@@ -47,6 +52,9 @@ export interface NotificationListener {
    * Resolves true once every notification committed before the call has been delivered to
    * `onNotification`, false when not listening or when the connection is lost meanwhile
    * (createListenBarrier: one `SELECT 1` on the LISTEN connection, shared by the calls of a tick).
+   * A connection whose peer vanished without closing it would leave the query unanswered until
+   * TCP gives up (many minutes) and every caller waiting; past `barrierTimeoutMs` the connection
+   * counts as lost instead, and a new one is made.
    */
   barrier(): Promise<boolean>;
   /** Stops listening and reconnecting. Idempotent. */
@@ -126,6 +134,34 @@ export function createNotificationListener(options: NotificationListenerOptions)
     }
   }
 
+  /** The barrier's view of a connection: its `SELECT 1`, with a deadline. One per client (the barrier compares them). */
+  const probes = new WeakMap<pg.Client, ListeningConnection>();
+  function probe(client: pg.Client): ListeningConnection {
+    let found = probes.get(client);
+    if (!found) {
+      const deadline = options.barrierTimeoutMs ?? 10_000;
+      found = {
+        query: async (text) => {
+          let timer: NodeJS.Timeout | undefined;
+          const expired = new Promise<never>((_, reject) => {
+            timer = setTimeout(() => {
+              const error = new Error(`the LISTEN connection did not answer a barrier within ${deadline} ms`);
+              lost(client, error);
+              reject(error);
+            }, deadline);
+          });
+          try {
+            return await Promise.race([client.query(text), expired]);
+          } finally {
+            clearTimeout(timer);
+          }
+        },
+      };
+      probes.set(client, found);
+    }
+    return found;
+  }
+
   function adopt(client: pg.Client, reconnected: boolean): void {
     current = client;
     if (reconnected) logger.info({ applicationName }, 'LISTEN connection is back');
@@ -184,7 +220,7 @@ export function createNotificationListener(options: NotificationListenerOptions)
 
     isListening: () => current !== undefined,
 
-    barrier: createListenBarrier(() => current),
+    barrier: createListenBarrier(() => current && probe(current)),
 
     async close() {
       closed = true;

@@ -196,6 +196,8 @@ describe('a peer that accepts TCP but never answers', () => {
   let proxy: Server;
   let blackHole = false;
   const sockets = new Set<Socket>();
+  /** Connections through the proxy: freezing one stops its bytes both ways, its sockets left open. */
+  const pairs = new Set<{ client: Socket; server: Socket }>();
   let proxyUrl: string;
 
   beforeAll(async () => {
@@ -210,6 +212,7 @@ describe('a peer that accepts TCP but never answers', () => {
       upstream.on('error', () => socket.destroy());
       upstream.on('close', () => sockets.delete(upstream));
       socket.pipe(upstream).pipe(socket);
+      pairs.add({ client: socket, server: upstream });
     });
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
     const port = (proxy.address() as { port: number }).port;
@@ -248,5 +251,26 @@ describe('a peer that accepts TCP but never answers', () => {
     await notify('through the proxy');
     expect(await listener.barrier()).toBe(true);
     expect(heard.events.at(-1)).toBe('listener_test:through the proxy');
+  });
+
+  it('a barrier the connection never answers gives the connection up, and a new one answers', async () => {
+    const { listener, heard } = listen({ connectionString: proxyUrl, barrierTimeoutMs: 300 });
+    await listener.start();
+    // The path goes silent without closing (a peer that vanished): nothing more gets through.
+    for (const { client, server } of pairs) {
+      client.unpipe(server);
+      server.unpipe(client);
+      client.pause();
+      server.pause();
+    }
+    pairs.clear();
+    const began = Date.now();
+    expect(await listener.barrier()).toBe(false);
+    expect(Date.now() - began).toBeLessThan(5_000);
+    expect(heard.events).toEqual(['connected', 'lost']);
+    await until(() => listener.isListening());
+    await notify('on the new path');
+    expect(await listener.barrier()).toBe(true);
+    expect(heard.events).toEqual(['connected', 'lost', 'connected', 'listener_test:on the new path']);
   });
 });
