@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { createListenBarrier } from '../src/index.js';
+import { createListenBarrier } from '../src/listen.js';
 import { freshDatabase, type FreshDatabase } from './support.js';
 
 // The LISTEN barrier that NOTIFY-invalidated caches rely on: once it resolves, every notification

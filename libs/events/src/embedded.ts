@@ -1,6 +1,6 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { sql, type Kysely } from 'kysely';
-import { withTenant } from '@quarry/db';
+import { createSessionClient, withTenant } from '@quarry/db';
 import { ContentCreatedV1Schema } from './content-event.js';
 import { deliver, DeliveryAborted, errorText, notifyDeadLetter, type DeliveryPlan } from './delivery.js';
 import type { DeliveredEvent, EventLog, SubscribeOptions, Subscription } from './port.js';
@@ -106,6 +106,10 @@ async function startSubscription(deps: EmbeddedEventLogDeps, options: SubscribeO
 
   // The session connection LISTENs and holds the consumer's advisory lock: one active
   // instance per consumer name; others wait as standbys and take over when it goes away.
+  // It is not @quarry/db's notification listener on purpose (ADR 0020): the lock makes it this
+  // instance's claim on the consumer, so losing it means standing down until the lock is taken
+  // again and the offset re-read, which this loop does; a standby is a normal state, not a
+  // failure to retry with backoff.
   let session: pg.Client | undefined;
   const lost = (client: pg.Client) => {
     if (session !== client) return;
@@ -113,9 +117,9 @@ async function startSubscription(deps: EmbeddedEventLogDeps, options: SubscribeO
     signal(); // the loop reconnects now instead of after the idle wait
   };
   async function openSession(): Promise<pg.Client | undefined> {
-    const client = new pg.Client({
+    const client = createSessionClient({
       connectionString: deps.connectionString,
-      application_name: `quarry-events:${consumer}`,
+      applicationName: `quarry-events:${consumer}`,
     });
     client.on('notification', signal);
     client.on('error', (error) => {

@@ -181,6 +181,39 @@ describe('the token authenticator', () => {
     await until(() => auth.isListening());
   });
 
+  it('does not cache a lookup that a revocation overtook (committed after the read, heard before the answer)', async () => {
+    const { token, id } = await admin.createToken({ orgSlug: 'acme', email: 'ada@acme.test' });
+    const witness = await admin.createToken({ orgSlug: 'acme', email: 'ada@acme.test' });
+    // Holds the token lookup's answer between reading the row and returning it.
+    let held: Promise<void> | undefined;
+    let reached!: () => void;
+    const read = new Promise<void>((resolve) => (reached = resolve));
+    const slow = app.withPlugin({
+      transformQuery: ({ node }) => node,
+      transformResult: async ({ result }) => {
+        if (held && result.rows[0] && 'token_hash' in result.rows[0]) {
+          reached();
+          await held;
+        }
+        return result;
+      },
+    });
+    const auth = await authenticator({ db: slow });
+    expect((await auth.authenticate(witness.token)).ok).toBe(true);
+    let release!: () => void;
+    held = new Promise<void>((resolve) => (release = resolve));
+    const overtaken = auth.authenticate(token);
+    await read;
+    await admin.revokeToken(id);
+    // The witness's barrier passes only once the revocation's notification has been heard.
+    const check = await auth.authenticateUnconfirmed(witness.token);
+    expect('confirmed' in check && (await check.confirmed)).toBe(true);
+    held = undefined;
+    release();
+    expect((await overtaken).ok).toBe(true); // it began before the revocation committed
+    expect(await auth.authenticate(token)).toEqual({ ok: false, reason: 'revoked' });
+  });
+
   it('refuses an expired token, cached or not', async () => {
     const { token } = await admin.createToken({ orgSlug: 'acme', email: 'ada@acme.test', expiresInMs: 60_000 });
     let now = Date.now();

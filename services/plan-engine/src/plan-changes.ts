@@ -1,5 +1,4 @@
-import pg from 'pg';
-import { createListenBarrier } from '@quarry/db';
+import { createNotificationListener } from '@quarry/db';
 import type { Logger } from 'pino';
 
 const CHANNEL = 'quarry_plan_changed';
@@ -19,58 +18,32 @@ export function createPlanChangeListener(options: { connectionString: string; lo
   const waiters = new Map<string, Set<() => void>>();
   /** Called with each changed plan's key, or undefined when anything may have changed (reconnect). */
   const observers = new Set<(key: string | undefined) => void>();
-  let client: pg.Client | undefined;
-  let closed = false;
-  let listening = false;
-  let retry: NodeJS.Timeout | undefined;
-  let delay = 250;
 
   function wakeAll() {
     for (const set of waiters.values()) for (const wake of set) wake();
     for (const observe of observers) observe(undefined);
   }
 
-  async function connect(): Promise<void> {
-    const next = new pg.Client({
-      connectionString: options.connectionString,
-      application_name: 'quarry-plan-engine-listen',
-    });
-    const lost = (error?: Error) => {
-      if (client !== next) return;
-      client = undefined;
-      listening = false;
-      next.removeAllListeners();
-      next.on('error', () => undefined);
-      void next.end().catch(() => undefined);
-      // Anything may have changed while we were deaf: let every waiter re-read now.
-      wakeAll();
-      if (closed) return;
-      options.logger.warn({ err: error }, 'plan change LISTEN connection lost; reconnecting');
-      retry = setTimeout(() => void connect().catch(() => undefined), delay);
-      delay = Math.min(delay * 2, 10_000);
-    };
-    next.on('error', lost);
-    next.on('end', () => lost());
-    next.on('notification', (message) => {
-      if (message.channel !== CHANNEL || !message.payload) return;
-      for (const observe of observers) observe(message.payload);
-      for (const wake of waiters.get(message.payload) ?? []) wake();
-    });
-    client = next;
-    try {
-      await next.connect();
-      await next.query(`listen ${CHANNEL}`);
-      listening = true;
-      delay = 250;
-    } catch (error) {
-      lost(error as Error);
-      throw error;
-    }
-  }
+  const listener = createNotificationListener({
+    connectionString: options.connectionString,
+    applicationName: 'quarry-plan-engine-listen',
+    channels: [CHANNEL],
+    logger: options.logger,
+    onNotification: (_channel, key) => {
+      if (!key) return;
+      for (const observe of observers) observe(key);
+      for (const wake of waiters.get(key) ?? []) wake();
+    },
+    // Deaf from here: every waiter re-reads now rather than sleep through a change it cannot hear.
+    onLost: wakeAll,
+    // Changes made while deaf were never heard: a long-poll that began during the outage re-reads
+    // now, and nothing cached before it is trusted.
+    onConnected: wakeAll,
+  });
 
   return {
-    start: () => connect(),
-    isListening: () => listening,
+    start: () => listener.start(),
+    isListening: () => listener.isListening(),
 
     /** Observe every change (see `observers`); returns the unsubscribe function. */
     observe(observer: (key: string | undefined) => void): () => void {
@@ -79,7 +52,7 @@ export function createPlanChangeListener(options: { connectionString: string; lo
     },
 
     /** Resolves true once every change committed before this call has been delivered, false when not listening. */
-    barrier: createListenBarrier(() => (listening ? client : undefined)),
+    barrier: () => listener.barrier(),
 
     /**
      * Register interest in a plan BEFORE reading it, then await `changed`: it resolves true when
@@ -110,17 +83,8 @@ export function createPlanChangeListener(options: { connectionString: string; lo
     },
 
     async close(): Promise<void> {
-      closed = true;
-      if (retry) clearTimeout(retry);
       wakeAll();
-      const current = client;
-      client = undefined;
-      listening = false;
-      if (current) {
-        current.removeAllListeners();
-        current.on('error', () => undefined);
-        await current.end().catch(() => undefined);
-      }
+      await listener.close();
     },
   };
 }

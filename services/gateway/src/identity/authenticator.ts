@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
-import { createListenBarrier } from '@quarry/db';
-import pg from 'pg';
+import { createNotificationListener } from '@quarry/db';
 import type { Logger } from 'pino';
 import type { IdentityDatabase, Principal } from './schema.js';
 import { hashesEqual, hashToken, isWellFormedToken } from './tokens.js';
@@ -60,13 +59,34 @@ export function createTokenAuthenticator(options: AuthenticatorOptions) {
   const cache = new Map<string, CacheEntry>();
   const hashByTokenId = new Map<string, string>();
   const lastUsed = new Map<string, { orgId: string; at: Date }>();
-  let listener: pg.Client | undefined;
-  let listening = false;
-  let closed = false;
-  let reconnectTimer: NodeJS.Timeout | undefined;
   let flushTimer: NodeJS.Timeout | undefined;
-  let reconnectDelay = 250;
   const strict = options.strictRevocation ?? true;
+  /**
+   * Moves on every token change heard and every loss of the LISTEN connection. A lookup keeps its
+   * answer only if it did not move meanwhile: a revocation committed after the lookup read the
+   * row, heard before the answer is cached, would otherwise find nothing to evict and leave a
+   * revoked token in the cache.
+   */
+  let changes = 0;
+
+  const listener = createNotificationListener({
+    connectionString: options.listenConnectionString,
+    applicationName: 'quarry-gateway-identity-listen',
+    channels: [CHANNEL],
+    logger,
+    onNotification: (_channel, tokenId) => {
+      changes++;
+      if (tokenId) evictToken(tokenId);
+    },
+    // Revocations are missed until the connection is back: forget everything, and cache nothing
+    // meanwhile (`listening()` is false), so every request looks its token up.
+    onLost: () => {
+      changes++;
+      cache.clear();
+      hashByTokenId.clear();
+    },
+  });
+  const listening = () => listener.isListening();
 
   function evictToken(tokenId: string) {
     const key = hashByTokenId.get(tokenId);
@@ -87,51 +107,14 @@ export function createTokenAuthenticator(options: AuthenticatorOptions) {
     hashByTokenId.set(entry.principal.tokenId, key);
   }
 
-  async function connectListener(): Promise<void> {
-    const client = new pg.Client({
-      connectionString: options.listenConnectionString,
-      application_name: 'quarry-gateway-identity-listen',
-    });
-    const lost = (error?: Error) => {
-      if (listener !== client) return;
-      listening = false;
-      listener = undefined;
-      cache.clear();
-      hashByTokenId.clear();
-      client.removeAllListeners();
-      client.on('error', () => undefined);
-      void client.end().catch(() => undefined);
-      if (closed) return;
-      logger.warn({ err: error }, 'identity LISTEN connection lost; token cache bypassed until it is back');
-      reconnectTimer = setTimeout(() => void connectListener().catch(() => undefined), reconnectDelay);
-      reconnectDelay = Math.min(reconnectDelay * 2, 10_000);
-    };
-    client.on('error', lost);
-    client.on('end', () => lost());
-    client.on('notification', (message) => {
-      if (message.channel === CHANNEL && message.payload) evictToken(message.payload);
-    });
-    listener = client;
-    try {
-      await client.connect();
-      await client.query(`listen ${CHANNEL}`);
-      listening = true;
-      reconnectDelay = 250;
-    } catch (error) {
-      lost(error as Error);
-      throw error;
-    }
-  }
-
   /**
-   * Revocation barrier (createListenBarrier): once it resolves, every revocation committed
-   * before this request began has evicted its token. Requests of one tick share the round trip.
+   * Revocation barrier (the listener's): once it resolves, every revocation committed before
+   * this request began has evicted its token. Requests of one tick share the round trip.
    */
-  const sharedBarrier = createListenBarrier(() => (listening ? listener : undefined));
   function barrier(): Promise<boolean> {
-    if (!listener || !listening) return Promise.resolve(false);
+    if (!listening()) return Promise.resolve(false);
     if (!strict) return Promise.resolve(true);
-    return sharedBarrier();
+    return listener.barrier();
   }
 
   async function lookup(hash: Buffer): Promise<{ principal: Principal; revokedAt: Date | null } | undefined> {
@@ -182,7 +165,7 @@ export function createTokenAuthenticator(options: AuthenticatorOptions) {
   /** The cache entry for this token, if the cache may answer for it at all (the barrier aside). */
   function cachedHit({ key, hash, at }: Extract<Parsed, { ok: true }>): CacheEntry | undefined {
     const hit = cache.get(key);
-    return hit && listening && at - hit.cachedAt < ttl && hashesEqual(hit.hash, hash) ? hit : undefined;
+    return hit && listening() && at - hit.cachedAt < ttl && hashesEqual(hit.hash, hash) ? hit : undefined;
   }
 
   /** Resolves true once the barrier has passed and no revocation evicted the entry meanwhile. */
@@ -192,10 +175,11 @@ export function createTokenAuthenticator(options: AuthenticatorOptions) {
 
   async function lookUp({ key, hash, at }: Extract<Parsed, { ok: true }>): Promise<AuthResult> {
     cache.delete(key);
+    const seen = changes;
     const found = await lookup(hash);
     if (!found) return { ok: false, reason: 'unknown' };
     if (found.revokedAt) return { ok: false, reason: 'revoked' };
-    if (listening) remember(key, { principal: found.principal, hash, cachedAt: at });
+    if (listening() && seen === changes) remember(key, { principal: found.principal, hash, cachedAt: at });
     return accept(found.principal, at);
   }
 
@@ -247,7 +231,7 @@ export function createTokenAuthenticator(options: AuthenticatorOptions) {
 
   return {
     async start(): Promise<void> {
-      await connectListener();
+      await listener.start();
       const every = options.lastUsedFlushMs ?? 30_000;
       flushTimer = setInterval(() => {
         flushLastUsed().catch((error) => logger.warn({ err: error }, 'could not record token last use'));
@@ -278,22 +262,14 @@ export function createTokenAuthenticator(options: AuthenticatorOptions) {
     flushLastUsed,
 
     /** For readiness and tests: whether revocations are being received. */
-    isListening: () => listening,
+    isListening: listening,
 
     async close(): Promise<void> {
-      closed = true;
       if (flushTimer) clearInterval(flushTimer);
-      if (reconnectTimer) clearTimeout(reconnectTimer);
       await flushLastUsed().catch((error) => logger.warn({ err: error }, 'could not record token last use'));
-      const client = listener;
-      listener = undefined;
-      listening = false;
+      await listener.close();
       cache.clear();
-      if (client) {
-        client.removeAllListeners();
-        client.on('error', () => undefined);
-        await client.end().catch(() => undefined);
-      }
+      hashByTokenId.clear();
     },
   };
 }
