@@ -4,7 +4,8 @@
 
 // The service: server, runtime, configuration, errors, provider selection and the sampling exchange.
 export { buildServer, type ExtractionServerDeps } from './server.js';
-export { createExtractionService, toExtractedField, type ExtractionServiceDeps } from './service.js';
+export { createExtractionService, type ExtractionServiceDeps } from './service.js';
+export { toExtractedField } from './result-messages.js';
 export { startExtraction, type Extraction, type ExtractionRuntimeOptions } from './runtime.js';
 export {
   extractionConfigSchema,
