@@ -75,7 +75,7 @@ async function latency(corpus: readonly CorpusDocument[], { system, sizes, progr
   }
 }
 
-/** Issue 5's benchmarks: the heuristic extractor's measured quality and extract_data's latency. */
+/** The extraction benchmarks: the heuristic extractor's measured quality and extract_data's latency. */
 export const extractionPhase: Phase = {
   name: 'extraction',
   async run(context) {
