@@ -19,7 +19,7 @@ export interface Extracted {
   usage?: TokenUsage;
 }
 
-export interface ExtractorCall {
+interface ExtractorCall {
   request: ExtractionRequest;
   guarded: GuardedSchema;
   /** What the gateway passed about the client's sampling (answer and continuation absent in round 1). */

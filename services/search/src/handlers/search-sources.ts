@@ -6,7 +6,7 @@ import { searchFailure } from '../engine-failures.js';
 import { queryTypeToProto, sourceTableToProto } from '../enums.js';
 import type { HybridSearchRequest, HybridSearchResponse } from '../hybrid.js';
 
-export interface SearchSourcesDeps {
+interface SearchSourcesDeps {
   /** The hybrid search over the service's backends, built once (it checks the embedder once). */
   search: (request: HybridSearchRequest) => Promise<HybridSearchResponse>;
   logger: Logger;
