@@ -2,8 +2,9 @@ import {
   createHeuristicProvider,
   evaluateHeuristic,
   guardSchema,
-  heuristicCorpus,
+  loadHeuristicCorpus,
   scoreFields,
+  type CorpusDocument,
 } from '@quarry/extraction';
 import { createMcpCaller } from './mcp.js';
 import { interleavedLatency, percentile } from './measure.js';
@@ -16,8 +17,8 @@ import { compared, type Results } from './report.js';
  * costs through Quarry (gateway → extraction → artifact-store, stored with its event) against the
  * same heuristic extraction and scoring in process.
  */
-async function quality(): Promise<Results> {
-  const report = await evaluateHeuristic();
+async function quality(corpus: readonly CorpusDocument[]): Promise<Results> {
+  const report = await evaluateHeuristic(corpus);
   const score = (value: number) => ({ value, unit: 'score' });
   return {
     extraction_heuristic_field_f1: score(report.overall.f1),
@@ -32,11 +33,11 @@ async function quality(): Promise<Results> {
   };
 }
 
-async function latency({ system, sizes, progress }: PhaseContext): Promise<Results> {
+async function latency(corpus: readonly CorpusDocument[], { system, sizes, progress }: PhaseContext): Promise<Results> {
   const member = await system.createMember('bench-extraction');
   const caller = createMcpCaller(system.quarryUrl, member.token);
   const provider = createHeuristicProvider();
-  const documents = heuristicCorpus.filter((d) => !d.heldOut);
+  const documents = corpus.filter((d) => !d.heldOut);
   const guarded = await Promise.all(documents.map((d) => guardSchema(d.schema)));
   let quarryIndex = 0;
   let baselineIndex = 0;
@@ -74,10 +75,11 @@ async function latency({ system, sizes, progress }: PhaseContext): Promise<Resul
   }
 }
 
-/** Issue 5's benchmarks: the heuristic extractor's measured quality and extract_data's latency. */
+/** The extraction benchmarks: the heuristic extractor's measured quality and extract_data's latency. */
 export const extractionPhase: Phase = {
   name: 'extraction',
   async run(context) {
-    return { ...(await quality()), ...(await latency(context)) };
+    const corpus = await loadHeuristicCorpus();
+    return { ...(await quality(corpus)), ...(await latency(corpus, context)) };
   },
 };

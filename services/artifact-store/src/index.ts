@@ -8,5 +8,5 @@ export { startArtifactStore, type ArtifactStore, type ArtifactStoreRuntimeOption
 export { createPlanReferencesClient, type PlanReferences } from './plans.js';
 export { loadArtifactStoreConfig, artifactStoreConfigSchema } from './config.js';
 export { artifactErrors } from './errors.js';
-export { MAX_TEXT_BYTES, MAX_BINARY_BYTES } from './content.js';
+export { MAX_TEXT_BYTES, MAX_BINARY_BYTES } from './core/bodies.js';
 export type { ArtifactDatabase } from './store/schema.js';

@@ -1,16 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { QuarryError } from '@quarry/grpc';
-import {
-  extractionText,
-  extractionTitle,
-  jsonBody,
-  MAX_BINARY_BYTES,
-  MAX_TEXT_BYTES,
-  outputBody,
-  textBody,
-  textOf,
-  titleFrom,
-} from '../src/content.js';
+import { jsonBody, MAX_BINARY_BYTES, MAX_TEXT_BYTES, outputBody, textBody } from '../src/core/bodies.js';
+import { extractionText, extractionTitle, textOf, titleFrom } from '../src/core/indexed-text.js';
 
 // The pure rules behind the artifact tools: what a research output's content must be for its
 // media type, the size limits, and what text gets indexed.

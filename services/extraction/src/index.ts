@@ -4,7 +4,8 @@
 
 // The service: server, runtime, configuration, errors, provider selection and the sampling exchange.
 export { buildServer, type ExtractionServerDeps } from './server.js';
-export { createExtractionService, toExtractedField, type ExtractionServiceDeps } from './service.js';
+export { createExtractionService, type ExtractionServiceDeps } from './service.js';
+export { toExtractedField } from './result-messages.js';
 export { startExtraction, type Extraction, type ExtractionRuntimeOptions } from './runtime.js';
 export {
   extractionConfigSchema,
@@ -73,7 +74,8 @@ export type { OpenAiProviderOptions } from './providers/openai.js';
 export { ExtractionInvalidError, extractWithRepair, sumUsage } from './repair.js';
 export type { RepairOutcome, ValidationResult } from './repair.js';
 
-// Pure core: the schema guard, grounding and confidence; the offline heuristic extractor and its labelled corpus.
+// Pure core: the schema guard, grounding and confidence; the offline heuristic extractor and its evaluation on
+// the labelled corpus (corpus/heuristic.json, test and benchmark data outside src/).
 export type * from './types.js';
 export { guardSchema, GUARD_CACHE_SIZE } from './schema/guard-schema.js';
 export {
@@ -105,7 +107,7 @@ export type { DateMention } from './core/dates.js';
 export { findNumbers, parseNumber } from './core/numbers.js';
 export type { NumberMention } from './core/numbers.js';
 export { createHeuristicProvider, extractHeuristically, HEURISTIC_MODEL } from './heuristic/extractor.js';
-export { heuristicCorpus } from './corpus/documents.js';
-export type { CorpusDocument } from './corpus/documents.js';
-export { evaluateHeuristic, formatEvaluation, FIELD_TYPES } from './corpus/evaluate.js';
-export type { EvaluationReport, FieldOutcome, FieldType, Metrics } from './corpus/evaluate.js';
+export { loadHeuristicCorpus } from './evaluation/corpus.js';
+export type { CorpusDocument } from './evaluation/corpus.js';
+export { evaluateHeuristic, formatEvaluation, FIELD_TYPES } from './evaluation/evaluate.js';
+export type { EvaluationReport, FieldOutcome, FieldType, Metrics } from './evaluation/evaluate.js';

@@ -24,7 +24,7 @@ export interface SelectionInput {
 }
 
 /**
- * Who extracts this call (pure). `auto` follows issue 5's order: the client's own model when it
+ * Who extracts this call (pure). `auto` goes in this order: the client's own model when it
  * offers sampling (zero server-side model cost), else a configured API provider (Anthropic, then
  * OpenAI-compatible), else the offline heuristic, so the tool always works. An explicit choice is
  * used as is; explicit `sampling` with a client that cannot be asked is refused

@@ -1,5 +1,5 @@
 /**
- * Shared shapes of the extraction service (issue 5). A client sends an untrusted JSON Schema and
+ * Shared shapes of the extraction service. A client sends an untrusted JSON Schema and
  * a source text; a provider (a model, the client's own model via MCP sampling, or the offline
  * heuristic extractor) proposes data; the data is validated against the schema and every field
  * is scored by how well it is grounded in the source text.

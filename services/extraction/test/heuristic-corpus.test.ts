@@ -1,13 +1,18 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import {
   evaluateHeuristic,
   FIELD_TYPES,
   formatEvaluation,
   guardSchema,
-  heuristicCorpus,
+  loadHeuristicCorpus,
   type EvaluationReport,
   type FieldType,
 } from '../src/index.js';
+
+const heuristicCorpus = await loadHeuristicCorpus();
 
 describe('the labelled corpus', () => {
   it('has at least 30 varied documents', () => {
@@ -15,6 +20,22 @@ describe('the labelled corpus', () => {
     expect(new Set(heuristicCorpus.map((d) => d.id)).size).toBe(heuristicCorpus.length);
     expect(new Set(heuristicCorpus.map((d) => d.kind)).size).toBeGreaterThanOrEqual(15);
     expect(heuristicCorpus.filter((d) => d.heldOut).length).toBeGreaterThanOrEqual(8);
+  });
+
+  it('refuses a file that is not a labelled corpus, naming what is wrong', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'quarry-corpus-'));
+    try {
+      const file = join(dir, 'corpus.json');
+      await writeFile(
+        file,
+        JSON.stringify([{ id: 'x', kind: 'invoice', text: 'one string', schema: {}, expected: {} }]),
+      );
+      await expect(loadHeuristicCorpus(file)).rejects.toThrow(
+        `${file} is not a labelled corpus: /0/text must be array`,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('has schemas the guard accepts and expected data that is valid against them', async () => {
@@ -53,7 +74,7 @@ const FLOORS: Record<FieldType | 'overall', { precision: number; recall: number 
 describe('evaluateHeuristic', () => {
   let report: EvaluationReport;
   beforeAll(async () => {
-    report = await evaluateHeuristic();
+    report = await evaluateHeuristic(heuristicCorpus);
     if (process.env.QUARRY_EXTRACTION_BENCH) console.log(formatEvaluation(report));
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { chooseProvider, extractionErrors, type ConfiguredProvider, type SelectionInput } from '../src/index.js';
 
-// Who extracts a call: issue 5's automatic order (the client's model, an API provider, the
+// Who extracts a call: the automatic order (the client's model, an API provider, the
 // offline heuristic), and an explicit EXTRACTION_PROVIDER used as it is.
 
 const input = (configured: ConfiguredProvider, over: Partial<SelectionInput> = {}): SelectionInput => ({

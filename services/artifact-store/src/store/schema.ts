@@ -1,4 +1,4 @@
-import type { ColumnType, Generated } from 'kysely';
+import type { ColumnType, Generated, Insertable } from 'kysely';
 
 type Json = ColumnType<unknown, string, string>;
 /** bigint: pg returns a string (it may exceed 2^53); written as a number. */
@@ -59,3 +59,6 @@ export interface ArtifactDatabase {
     created_at: Generated<Date>;
   };
 }
+
+/** A new row of `table` as the handlers build it: the org is added from the caller's identity when it is inserted. */
+export type NewRow<T extends keyof ArtifactDatabase> = Omit<Insertable<ArtifactDatabase[T]>, 'org_id'>;

@@ -4,14 +4,13 @@ import { AJV_OPTIONS, type SchemaDraft } from '../core/schema-guard.js';
 
 /**
  * Ajv compiles a schema to JavaScript, and the cost of compiling is not bounded by the schema's
- * size: measured here, with Ajv's default `inlineRefs: true`, a 13 KB schema (one 200-property
- * `$defs` entry referenced from 200 properties) took 25 s and 612 MB to compile, and a 42 KB one
- * ran out of a 4 GB heap after 5 minutes. `inlineRefs: false` removes that blow-up (the same
- * schemas: 0.5 s), but Ajv is a code generator with many keywords and no guarantee, so an
- * untrusted schema is first compiled in a worker thread with a deadline and a heap limit; only a
- * schema that compiled there is compiled again on the main thread (a few ms for ordinary
- * schemas; the worker stays up between calls and starts unreferenced, so it never keeps the
- * process alive).
+ * size: with Ajv's default `inlineRefs: true`, a small schema whose `$defs` entry is referenced
+ * from many properties can take seconds and hundreds of megabytes to compile, or exhaust the
+ * heap (measured in ADR 0011). `inlineRefs: false` removes that blow-up, but Ajv is a code
+ * generator with many keywords and no guarantee, so an untrusted schema is first compiled in a
+ * worker thread with a deadline and a heap limit; only a schema that compiled there is compiled
+ * again on the main thread (the worker stays up between calls and starts unreferenced, so it
+ * never keeps the process alive).
  */
 
 export type ProbeResult =

@@ -6,7 +6,7 @@ import { normalise } from '../core/text.js';
 import { createHeuristicProvider } from '../heuristic/extractor.js';
 import { fieldSpecs, type FieldSpec } from '../heuristic/fields.js';
 import type { ExtractionProvider } from '../types.js';
-import { heuristicCorpus, type CorpusDocument } from './documents.js';
+import type { CorpusDocument } from './corpus.js';
 
 /**
  * Field-level precision and recall of an extraction provider on the labelled corpus. Each leaf
@@ -61,8 +61,9 @@ export interface EvaluationReport {
   mistakes: FieldOutcome[];
 }
 
+/** Runs `provider` (the heuristic by default) on every document of `corpus` (see loadHeuristicCorpus). */
 export async function evaluateHeuristic(
-  corpus: readonly CorpusDocument[] = heuristicCorpus,
+  corpus: readonly CorpusDocument[],
   provider: ExtractionProvider = createHeuristicProvider(),
 ): Promise<EvaluationReport> {
   const counts = emptyCounts();

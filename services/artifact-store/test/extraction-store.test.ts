@@ -1,19 +1,26 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { artifactV1 } from '@quarry/contracts';
-import { sql, withTenant } from '@quarry/db';
-import { QuarryError, status } from '@quarry/grpc';
+import { sql } from '@quarry/db';
+import { status } from '@quarry/grpc';
 import { TEST_APP_ROLE } from '@quarry/testing';
-import { extractionRow } from '../src/extraction.js';
+import { extractionRow } from '../src/core/extraction-result.js';
 import { MAX_TEXT_BYTES } from '../src/index.js';
+import {
+  extraction,
+  failure,
+  HASH,
+  notFound,
+  SCHEMA,
+  SOURCE,
+  storeFinding,
+  writtenRows,
+} from './extraction-support.js';
 import { as, startTestStore, type TestStore } from './support.js';
 
-// The internal rpcs the extraction service calls: GetArtifactText (the text of an artifact of
-// the caller's org), CheckExtractionTarget (before a model runs: would the result's plan and step
-// be accepted?) and StoreExtractionResult (the row and its content.created event in one
-// transaction). Plan references go to the real plan engine.
+// StoreExtractionResult, the rpc the extraction service stores its results with: the row and its
+// content.created event in one transaction, or neither. Plan references go to the real plan engine.
 
-const { GroundingKind } = artifactV1;
 let store: TestStore;
 const orgA = randomUUID();
 const orgB = randomUUID();
@@ -29,127 +36,10 @@ afterAll(async () => {
   await store?.close();
 });
 
-/** How a call failed, as the caller sees it. */
-async function failure(
-  call: Promise<unknown>,
-): Promise<{ code: string; status: number; message: string; details?: unknown }> {
-  const error = await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(QuarryError);
-  const { code, status: grpcStatus, message, details } = error as QuarryError;
-  return { code, status: grpcStatus, message, details };
-}
-
-const notFound = (id: string) => ({
-  code: 'ARTIFACT_NOT_FOUND',
-  status: status.NOT_FOUND,
-  message: `No research artifact ${id} in your organization.`,
-  details: undefined,
-});
-
 const finding = (orgId: string, over: Partial<artifactV1.StoreResearchRequest> = {}) =>
-  store.client.call(
-    'storeResearch',
-    {
-      artifactType: artifactV1.ArtifactType.ARTIFACT_TYPE_FINDING,
-      title: 'Lithium prices',
-      content: { text: 'Lithium fell 20%.' },
-      tags: [],
-      ...over,
-    },
-    as(orgId),
-  );
-
-const SOURCE = 'Attention Is All You Need (2017), by Ashish Vaswani and Noam Shazeer.';
-const SCHEMA = {
-  title: 'Paper',
-  type: 'object',
-  properties: {
-    title: { type: 'string' },
-    year: { type: 'integer' },
-    authors: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } } },
-  },
-  required: ['title'],
-};
-const HASH = createHash('sha256').update(JSON.stringify(SCHEMA)).digest('hex');
-
-const extraction = (
-  over: Partial<artifactV1.StoreExtractionResultRequest> = {},
-): artifactV1.StoreExtractionResultRequest => ({
-  data: {
-    title: 'Attention Is All You Need',
-    year: 2017,
-    authors: [{ name: 'Ashish Vaswani' }, { name: 'Noam Shazeer' }],
-  },
-  fieldConfidences: { '/title': 0.95, '/year': 0.9, '/authors/0/name': 0.9, '/authors/1/name': 0.2 },
-  fields: [
-    { path: '/title', grounding: GroundingKind.GROUNDING_KIND_EXACT, spanStart: 0, spanEnd: 25, confidence: 0.95 },
-    { path: '/year', grounding: GroundingKind.GROUNDING_KIND_NUMERIC, spanStart: 27, spanEnd: 31, confidence: 0.9 },
-    {
-      path: '/authors/0/name',
-      grounding: GroundingKind.GROUNDING_KIND_NORMALISED,
-      spanStart: 37,
-      spanEnd: 51,
-      confidence: 0.9,
-    },
-    { path: '/authors/1/name', grounding: GroundingKind.GROUNDING_KIND_NONE, confidence: 0.2 },
-  ],
-  overallConfidence: 0.95,
-  provider: 'heuristic',
-  model: 'quarry-heuristic-1',
-  extractionSchema: SCHEMA,
-  schemaHash: HASH,
-  schemaVersion: 2,
-  source: { $case: 'sourceText', sourceText: SOURCE },
-  ...over,
-});
-
-/** Extraction rows and their events, counted past row-level security. */
-async function written(): Promise<{ rows: number; events: number }> {
-  const { rows } = await sql<{ rows: number; events: number }>`
-    select (select count(*)::int from artifact.extraction_results) as rows,
-           (select count(*)::int from events.outbox where payload->>'sourceTable' = 'extraction_result') as events
-  `.execute(store.database.admin);
-  return rows[0]!;
-}
-
-describe('GetArtifactText', () => {
-  it("returns an artifact's contentText, with its title and plan", async () => {
-    const { id } = await finding(orgA, {
-      planId: planA.planId,
-      content: { text: 'ignored' },
-      contentText: 'Lithium carbonate fell 20% in 2024.',
-    });
-    expect(await store.client.call('getArtifactText', { artifactId: id }, as(orgA))).toEqual({
-      artifactId: id,
-      title: 'Lithium prices',
-      text: 'Lithium carbonate fell 20% in 2024.',
-      planId: planA.planId,
-    });
-  });
-
-  it('returns the text values of its content, one per line, when it has no contentText', async () => {
-    const { id } = await finding(orgA, {
-      content: { note: 'Prices fell.', sources: ['IEA report', { name: 'CATL whitepaper' }], count: 2 },
-    });
-    expect(await store.client.call('getArtifactText', { artifactId: id }, as(orgA))).toEqual({
-      artifactId: id,
-      title: 'Lithium prices',
-      text: 'Prices fell.\nIEA report\nCATL whitepaper',
-    });
-  });
-
-  it("refuses a missing, a malformed and another org's artifact id identically", async () => {
-    const { id: theirs } = await finding(orgB);
-    for (const id of [randomUUID(), 'not-a-uuid', '', theirs]) {
-      expect(await failure(store.client.call('getArtifactText', { artifactId: id }, as(orgA)))).toEqual(notFound(id));
-    }
-    // The owner still reads it.
-    expect((await store.client.call('getArtifactText', { artifactId: theirs }, as(orgB))).artifactId).toBe(theirs);
-  });
-});
+  storeFinding(store, orgId, over);
+const written = () => writtenRows(store);
+const { GroundingKind } = artifactV1;
 
 describe('StoreExtractionResult', () => {
   it('stores one row with every column and exactly one content.created event', async () => {
@@ -378,76 +268,5 @@ describe('StoreExtractionResult', () => {
       await sql`grant insert on events.outbox to ${sql.id(TEST_APP_ROLE)}`.execute(store.database.admin);
     }
     expect(await written()).toEqual(before);
-  });
-});
-
-describe('CheckExtractionTarget', () => {
-  it('accepts the plans and steps StoreExtractionResult accepts, and refuses the others with the same code', async () => {
-    await expect(store.client.call('checkExtractionTarget', { planId: planA.planId }, as(orgA))).resolves.toEqual({});
-    await expect(
-      store.client.call('checkExtractionTarget', { planId: planA.planId, stepId: planA.stepId }, as(orgA)),
-    ).resolves.toEqual({});
-    for (const [planId, stepId, code] of [
-      [randomUUID(), undefined, 'PLAN_NOT_FOUND'],
-      [planB.planId, undefined, 'PLAN_NOT_FOUND'], // another org's plan is unknown too
-      ['', undefined, 'PLAN_NOT_FOUND'],
-      [planA.planId, planB.stepId, 'STEP_NOT_FOUND'],
-      [planA.planId, randomUUID(), 'STEP_NOT_FOUND'],
-    ] as const) {
-      const checked = await failure(store.client.call('checkExtractionTarget', { planId, stepId }, as(orgA)));
-      const stored = await failure(
-        store.client.call('storeExtractionResult', extraction({ planId, stepId }), as(orgA)),
-      );
-      expect([checked.code, checked.status]).toEqual([code, status.NOT_FOUND]);
-      expect(checked).toEqual(stored);
-    }
-  });
-});
-
-describe('extraction results are tenant-isolated', () => {
-  it("shows an org only its own rows, and lets no org write another's", async () => {
-    const { extractionId } = await store.client.call(
-      'storeExtractionResult',
-      extraction({ model: 'isolation-check' }),
-      as(orgA),
-    );
-    const visibleTo = (orgId: string) =>
-      withTenant(store.db, { orgId }, (trx) =>
-        trx.selectFrom('artifact.extraction_results').select('id').where('model', '=', 'isolation-check').execute(),
-      );
-    expect(await visibleTo(orgA)).toEqual([{ id: extractionId }]);
-    expect(await visibleTo(orgB)).toEqual([]);
-    // Without a tenant, the app role sees nothing at all.
-    const { rows } = await sql<{ n: number }>`select count(*)::int as n from artifact.extraction_results`.execute(
-      store.db,
-    );
-    expect(rows[0]!.n).toBe(0);
-    // Row-level security's WITH CHECK refuses a row for another org.
-    const row = {
-      org_id: orgA,
-      data: '{}',
-      field_confidences: '{}',
-      fields: '[]',
-      overall_confidence: 0,
-      provider: 'heuristic' as const,
-      model: 'm',
-      extraction_schema: '{}',
-      schema_hash: HASH,
-      schema_version: 1,
-      source_text: 'x',
-      source_artifact_id: null,
-      source_url: null,
-      source_page: null,
-      source_section: null,
-      input_tokens: null,
-      output_tokens: null,
-      plan_id: null,
-      step_id: null,
-    };
-    await expect(
-      withTenant(store.db, { orgId: orgB }, (trx) =>
-        trx.insertInto('artifact.extraction_results').values(row).execute(),
-      ),
-    ).rejects.toThrow(/row-level security/);
   });
 });

@@ -1,15 +1,16 @@
 import type { artifactV1 } from '@quarry/contracts';
-import type { Insertable } from 'kysely';
-import { jsonBody, textBody } from './content.js';
-import { type Grounding, groundings } from './enums.js';
-import { artifactErrors } from './errors.js';
-import type { ArtifactDatabase } from './store/schema.js';
+import { type Grounding, groundings } from '../enums.js';
+import { artifactErrors } from '../errors.js';
+import type { NewRow } from '../store/schema.js';
+import { jsonBody, textBody } from './bodies.js';
+import { extractionText, extractionTitle } from './indexed-text.js';
+import type { ContentEvent } from './writes.js';
 
 export const EXTRACTION_PROVIDERS = ['anthropic', 'openai', 'sampling', 'heuristic'] as const;
 export type ExtractionProvider = (typeof EXTRACTION_PROVIDERS)[number];
 
 /** An extraction result row as stored, without its org (the caller's). */
-export type ExtractionRow = Omit<Insertable<ArtifactDatabase['artifact.extraction_results']>, 'org_id'>;
+export type ExtractionRow = NewRow<'artifact.extraction_results'>;
 
 /** One entry of the `fields` column: how a value was found in the source, and its confidence. */
 export interface StoredField {
@@ -65,7 +66,7 @@ function storedField(field: artifactV1.ExtractedField, i: number): StoredField {
 /**
  * Validate a StoreExtractionResult request completely (throwing INVALID_ARGUMENT naming the
  * field, or CONTENT_TOO_LARGE) and return the row to insert. Pure: plan references and the
- * source artifact are checked by the service, which owns the I/O.
+ * source artifact are checked by the handler, which owns the I/O.
  */
 export function extractionRow(req: artifactV1.StoreExtractionResultRequest): ExtractionRow {
   if (!req.data) throw invalid('data', 'is required (a JSON object)');
@@ -110,5 +111,16 @@ export function extractionRow(req: artifactV1.StoreExtractionResultRequest): Ext
     source_section: optional(req.sourceSection, (v) => charsIn('sourceSection', v, MAX_SECTION_CHARS)),
     input_tokens: optional(req.inputTokens, (v) => wholeIn('inputTokens', v, 0, Number.MAX_SAFE_INTEGER)),
     output_tokens: optional(req.outputTokens, (v) => wholeIn('outputTokens', v, 0, Number.MAX_SAFE_INTEGER)),
+  };
+}
+
+/** The content.created event of an extraction result: one line per extracted value. */
+export function extractionEvent(req: artifactV1.StoreExtractionResultRequest): ContentEvent {
+  return {
+    sourceTable: 'extraction_result',
+    planId: req.planId,
+    stepId: req.stepId,
+    title: extractionTitle(req.extractionSchema, req.data, req.schemaHash),
+    text: extractionText(req.data),
   };
 }

@@ -1,0 +1,22 @@
+import type { artifactV1 } from '@quarry/contracts';
+import type { CallContext } from '@quarry/grpc';
+import { researchOutput } from '../core/writes.js';
+import { appendEvent } from '../store/outbox.js';
+import { insertOutput } from '../store/outputs.js';
+import { inTenant } from '../store/tenant.js';
+import type { ArtifactServiceDeps } from './deps.js';
+
+/** StoreResearchOutput: a plan's deliverable (text, or a binary document sent as base64). */
+export async function storeResearchOutput(
+  deps: ArtifactServiceDeps,
+  req: artifactV1.StoreResearchOutputRequest,
+  ctx: CallContext,
+): Promise<artifactV1.StoreResearchOutputResponse> {
+  const write = researchOutput(req);
+  await deps.plans.resolve(ctx, req.planId);
+  return inTenant(deps.db, ctx, async (trx) => {
+    const outputId = await insertOutput(trx, ctx.identity.orgId, write.row);
+    await appendEvent(trx, ctx, outputId, write.event);
+    return { outputId, mediaType: req.mediaType, title: req.title, stored: true };
+  });
+}

@@ -1,0 +1,16 @@
+import type { NewRow } from './schema.js';
+import type { Trx } from './tenant.js';
+
+/** An extraction result, inside the caller's tenant transaction. */
+export async function insertExtractionResult(
+  trx: Trx,
+  orgId: string,
+  row: NewRow<'artifact.extraction_results'>,
+): Promise<string> {
+  const inserted = await trx
+    .insertInto('artifact.extraction_results')
+    .values({ ...row, org_id: orgId })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return inserted.id;
+}

@@ -1,0 +1,25 @@
+import { appendContentEvent } from '@quarry/events';
+import type { CallContext } from '@quarry/grpc';
+import type { Transaction } from 'kysely';
+import type { ContentEvent } from '../core/writes.js';
+import type { Trx } from './tenant.js';
+
+function traceparentOf(ctx: CallContext): string | undefined {
+  const value = ctx.metadata.get('traceparent')[0];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * The content.created event of the row `sourceId`, appended to the outbox in the row's own
+ * transaction, so an event exists exactly when its row does. Blank text has nothing to index:
+ * no event.
+ */
+export async function appendEvent(trx: Trx, ctx: CallContext, sourceId: string, event: ContentEvent): Promise<void> {
+  if (!event.text.trim()) return;
+  // The outbox lives in the `events` schema, which this service's database type does not name.
+  await appendContentEvent(
+    trx as unknown as Transaction<unknown>,
+    { ...event, sourceId, orgId: ctx.identity.orgId },
+    { traceparent: traceparentOf(ctx) },
+  );
+}

@@ -1,0 +1,12 @@
+import type { NewRow } from './schema.js';
+import type { Trx } from './tenant.js';
+
+/** A research output (a text form or a binary document's bytes), inside the caller's tenant transaction. */
+export async function insertOutput(trx: Trx, orgId: string, row: NewRow<'artifact.research_outputs'>): Promise<string> {
+  const inserted = await trx
+    .insertInto('artifact.research_outputs')
+    .values({ ...row, org_id: orgId })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return inserted.id;
+}

@@ -1,0 +1,20 @@
+import type { Logger } from 'pino';
+import type { ArtifactPort } from '../artifacts.js';
+import type { GuardOptions } from '../core/schema-guard.js';
+import type { ConfiguredProvider, ExtractionProviders } from '../selection.js';
+
+export interface ExtractionServiceDeps {
+  artifacts: ArtifactPort;
+  providers: ExtractionProviders;
+  /** EXTRACTION_PROVIDER. */
+  provider: ConfiguredProvider;
+  /** EXTRACTION_SAMPLING: ask clients that can sample. */
+  samplingEnabled: boolean;
+  /** EXTRACTION_TIMEOUT: the budget of one model call (retries included); the repair round gets its own. */
+  timeoutMs: number;
+  /** EXTRACTION_MAX_TOKENS, for sampling requests (API providers were built with it). */
+  maxTokens: number;
+  logger: Logger;
+  /** Time bounds of the schema guard (tests); the guard's defaults otherwise. */
+  guardOptions?: GuardOptions;
+}

@@ -1,0 +1,106 @@
+import type { extractionV1 } from '@quarry/contracts';
+import type { CallContext } from '@quarry/grpc';
+import { readArguments } from '../core/arguments.js';
+import { scoreFields } from '../core/confidence.js';
+import { checkSourceText } from '../core/schema-guard.js';
+import { toExtractionError } from '../errors.js';
+import { extractWith } from '../extractors.js';
+import { ProviderError } from '../providers/errors.js';
+import { askClient, completedResponse, storeRequest } from '../result-messages.js';
+import { guardSchema } from '../schema/guard-schema.js';
+import { chooseProvider } from '../selection.js';
+import { UsageMeter } from '../usage-meter.js';
+import type { ExtractionServiceDeps } from './deps.js';
+
+/**
+ * ExtractData: check the arguments → guard the schema → read the source (inline, or the
+ * artifact's text from the artifact store, same org only) → choose who extracts → before a model
+ * is asked, check that the result's plan and step would be accepted → extract and validate
+ * (extractors.ts) → score every field against the source → store the result through the artifact
+ * store (row + content.created event in one transaction) → answer. Everything before the store is
+ * side-effect free, so any failure stores nothing.
+ */
+export async function extractData(
+  deps: ExtractionServiceDeps,
+  req: extractionV1.ExtractDataRequest,
+  ctx: CallContext,
+): Promise<extractionV1.ExtractDataResponse> {
+  const meter = new UsageMeter();
+  try {
+    return await extract(deps, req, ctx, meter);
+  } catch (error) {
+    if (error instanceof ProviderError) {
+      // The caller gets a generic message for transport and configuration failures; the operator gets the provider's (key already scrubbed).
+      deps.logger.warn(
+        {
+          requestId: ctx.identity.requestId,
+          provider: error.provider,
+          code: error.code,
+          httpStatus: error.status,
+          providerRequestId: error.requestId,
+          reason: error.message,
+        },
+        'extraction model call failed',
+      );
+    }
+    throw toExtractionError(error, {
+      ...(meter.total ? { usage: meter.total } : {}),
+      timeoutMs: deps.timeoutMs,
+      callerSignal: ctx.signal,
+    });
+  }
+}
+
+async function extract(
+  deps: ExtractionServiceDeps,
+  req: extractionV1.ExtractDataRequest,
+  ctx: CallContext,
+  meter: UsageMeter,
+): Promise<extractionV1.ExtractDataResponse> {
+  const args = readArguments(req);
+  const guarded = await guardSchema(args.schema, deps.guardOptions);
+  const sourceText = checkSourceText(
+    'text' in args.source ? args.source.text : (await deps.artifacts.loadText(ctx, args.source.artifactId)).text,
+  );
+  const sampling = req.clientSampling ?? { available: false, continuation: Buffer.alloc(0) };
+  const choice = chooseProvider({
+    configured: deps.provider,
+    samplingEnabled: deps.samplingEnabled,
+    clientSamplingAvailable: sampling.available,
+    hasAnthropic: deps.providers.anthropic !== undefined,
+    hasOpenAi: deps.providers.openai !== undefined,
+  });
+  // A model call costs tokens and seconds (ours, or the client's when sampling): spend them only
+  // on a result that can be stored. The heuristic is cheaper than the check; storing checks anyway.
+  const asksAModel = choice !== 'heuristic' && !sampling.answer;
+  if (asksAModel && args.planId !== undefined) await deps.artifacts.checkTarget(ctx, args.planId, args.stepId);
+
+  const request = { schema: guarded.schema, sourceText };
+  const extracted = await extractWith(deps, choice, { request, guarded, sampling, ctx, meter });
+  if ('ask' in extracted) return askClient(extracted.ask);
+
+  const scores = scoreFields(extracted.data, guarded.schema, sourceText, extracted.fieldConfidences ?? {});
+  const extractionId = await deps.artifacts.storeResult(
+    ctx,
+    storeRequest(args, guarded, sourceText, extracted, scores),
+  );
+  const modelUsage = meter.total ?? {
+    provider: extracted.provider,
+    model: extracted.model,
+    inputTokens: 0,
+    outputTokens: 0,
+  };
+  deps.logger.info(
+    {
+      extractionId,
+      requestId: ctx.identity.requestId,
+      provider: extracted.provider,
+      model: extracted.model,
+      overallConfidence: scores.overallConfidence,
+      inputTokens: modelUsage.inputTokens,
+      outputTokens: modelUsage.outputTokens,
+    },
+    'extraction stored',
+  );
+  return completedResponse(extractionId, extracted, scores, modelUsage);
+}

@@ -1,0 +1,302 @@
+import { findDates } from '../core/dates.js';
+import { labelPolarity } from '../core/grounding.js';
+import { findNumbers } from '../core/numbers.js';
+import { indexOfWords, normalise, splitIdentifier, words } from '../core/text.js';
+import type { DocumentModel } from './document.js';
+import type { FieldSpec } from './fields.js';
+import { contextScore, GENERIC_WORDS, labelWords, wordsMatch } from './labels.js';
+import {
+  EMAIL,
+  numberValue,
+  rangeEnd,
+  readEnum,
+  readList,
+  readString,
+  splitList,
+  unitFollows,
+  URL_PATTERN,
+  type ReadContext,
+} from './values.js';
+
+/**
+ * The offline extractor's last step (see extractor.ts): a field that no labelled line, section or
+ * table gave a value, looked for in prose — a date, number, email or URL whose sentence names the
+ * field next to it; the only date/email/URL of the document when the schema has exactly one field
+ * of that kind; the only enum value the text mentions; a boolean from the words around the field's
+ * name; a title from the first line, a name from a salutation, a code or a proper name right after
+ * the field's name, a list after "were" or "include".
+ */
+
+const CONTEXT_THRESHOLD = 0.5;
+
+/** One document's prose, read field by field; `used` holds the offsets of mentions already taken (shared with the labelled lines). */
+export class Prose {
+  private titleUsed = false;
+  private dates?: ReturnType<typeof findDates>;
+  private numbers?: ReturnType<typeof findNumbers>;
+
+  constructor(
+    private readonly model: DocumentModel,
+    private readonly context: ReadContext,
+    private readonly used: Set<number>,
+  ) {}
+
+  /** A value for `field` from the prose around its name, or undefined (see the rules above). */
+  find(field: FieldSpec, siblings: readonly FieldSpec[]): { value: unknown; confidence: number } | undefined {
+    switch (field.kind) {
+      case 'date':
+      case 'number':
+      case 'integer':
+      case 'email':
+      case 'url':
+        return this.nearLabel(field, siblings);
+      case 'enum':
+        return this.onlyEnumValue(field);
+      case 'boolean':
+        return this.booleanNearLabel(field);
+      case 'string':
+        return (
+          this.salutation(field) ?? this.title(field) ?? this.codeAfterLabel(field) ?? this.properNameAfterLabel(field)
+        );
+      case 'list':
+        return this.listAfterLabel(field);
+      default:
+        return undefined;
+    }
+  }
+
+  private nearLabel(
+    field: FieldSpec,
+    siblings: readonly FieldSpec[],
+  ): { value: unknown; confidence: number } | undefined {
+    const mentions = this.mentions(field).filter((m) => !this.used.has(m.start));
+    const names = proseWords(field);
+    let best: { mention: Mention; score: number } | undefined;
+    for (const mention of mentions) {
+      const { before, after, own } = this.contextOf(mention.start, mention.end);
+      const nearestFirst = [...own, ...[...before].reverse()];
+      const near = Math.max(...names.map((n) => contextScore(nearestFirst, n)));
+      const far = 0.9 * Math.max(...names.map((n) => contextScore(after, n)));
+      let score = Math.max(near, far);
+      if (score >= CONTEXT_THRESHOLD && mention.unitMatch) score += 0.25;
+      if (score >= CONTEXT_THRESHOLD && (!best || score > best.score)) best = { mention, score };
+    }
+    if (best) {
+      this.used.add(best.mention.start);
+      return { value: best.mention.value, confidence: 0.7 };
+    }
+    // The only one of its kind, for the only field of its kind.
+    if (field.kind === 'number' || field.kind === 'integer') return undefined;
+    const sameKind = siblings.filter((f) => f.kind === field.kind);
+    const distinct = new Set(mentions.map((m) => String(m.value)));
+    if (sameKind.length !== 1 || distinct.size !== 1) return undefined;
+    this.used.add(mentions[0]!.start);
+    return { value: mentions[0]!.value, confidence: 0.5 };
+  }
+
+  private mentions(field: FieldSpec): Mention[] {
+    const text = this.model.text;
+    switch (field.kind) {
+      case 'date': {
+        const end = rangeEnd(field) === 'end';
+        return (this.dates ??= findDates(text))
+          .filter((d) => !d.rangePart || d.rangePart === (end ? 'end' : 'start'))
+          .map((d) => ({
+            value: d.ambiguous && this.context.monthFirst ? d.alternative! : d.iso,
+            start: d.start,
+            end: d.end,
+            unitMatch: false,
+          }));
+      }
+      case 'number':
+      case 'integer': {
+        const dates = (this.dates ??= findDates(text));
+        return (this.numbers ??= findNumbers(text))
+          .filter((n) => !dates.some((d) => d.start <= n.start && n.end <= d.end))
+          .filter((n) => field.kind === 'number' || Number.isInteger(n.value))
+          .map((n) => ({
+            value: numberValue(n, field),
+            start: n.start,
+            end: n.end,
+            unitMatch: field.units.some((u) => unitFollows(text, n, u)),
+          }));
+      }
+      case 'email':
+      case 'url':
+        return [...text.matchAll(field.kind === 'email' ? EMAIL : URL_PATTERN)].map((m) => {
+          const value = m[0].replace(/[.,;:!?]+$/, '');
+          return { value, start: m.index, end: m.index + value.length, unitMatch: false };
+        });
+      default:
+        return [];
+    }
+  }
+
+  /** Words before (up to 6) and after (up to 4) a span, within its clause (sentence, up to a comma or semicolon), and the span's own words. */
+  private contextOf(start: number, end: number): { before: string[]; after: string[]; own: string[] } {
+    const text = this.model.text;
+    let from = start;
+    while (from > 0 && !/[\n,;]/.test(text[from - 1]!) && !/[.!?]\s/.test(text.slice(from - 2, from))) from--;
+    let to = end;
+    while (to < text.length && !/[\n,;]/.test(text[to]!) && !/^[.!?](\s|$)/.test(text.slice(to, to + 2))) to++;
+    const strip = (ws: string[]) => ws.filter((w) => !/^\d+$/.test(w));
+    return {
+      before: strip(labelWords(text.slice(from, start))).slice(-6),
+      after: strip(labelWords(text.slice(end, to))).slice(0, 4),
+      own: strip(words(text.slice(start, end))),
+    };
+  }
+
+  private onlyEnumValue(field: FieldSpec): { value: unknown; confidence: number } | undefined {
+    const norm = normalise(this.model.text);
+    const named = (field.enumValues ?? []).filter((v) =>
+      [normalise(v), splitIdentifier(v)].some((variant) => indexOfWords(norm, variant) >= 0),
+    );
+    if (named.length === 1) return { value: named[0], confidence: 0.6 };
+    if (named.length > 1) return undefined;
+    const read = readEnum(this.model.text, field);
+    return read ? { value: read.value, confidence: 0.5 } : undefined;
+  }
+
+  private booleanNearLabel(field: FieldSpec): { value: unknown; confidence: number } | undefined {
+    const names = proseWords(field)[0] ?? [];
+    const phrases = [names.join(' '), names[0] ?? ''].filter((p) => p.length >= 3);
+    for (const phrase of new Set(phrases)) {
+      const evidence = labelPolarity(this.model.text, [phrase]);
+      const explicit = evidence.find((e) => e.polarity !== 'mention');
+      if (explicit) return { value: explicit.polarity === 'true', confidence: 0.75 };
+      if (evidence.length > 0) return { value: true, confidence: 0.5 };
+    }
+    return undefined;
+  }
+
+  /** "Dear Mr. Tanaka," for a person's name field (customer, guest, recipient…). */
+  private salutation(field: FieldSpec): { value: unknown; confidence: number } | undefined {
+    const name = field.variants[0] ?? [];
+    if (!name.includes('name') || !name.some((w) => PERSON_ROLES.has(w))) return undefined;
+    for (const line of this.model.lines) {
+      const m = /^\s*(?:dear|hello|hi|hey)\s+([^,!:]{2,60}?)\s*[,!:]?\s*$/i.exec(line.text);
+      if (m) return { value: readString(m[1]!)?.value, confidence: 0.6 };
+    }
+    return undefined;
+  }
+
+  /** The first line as a title, for the first field named title/headline/name/subject. */
+  private title(field: FieldSpec): { value: unknown; confidence: number } | undefined {
+    const name = field.variants[0] ?? [];
+    const last = name[name.length - 1];
+    if (this.titleUsed || !last || !TITLE_WORDS.has(last) || name.some((w) => PERSON_ROLES.has(w))) return undefined;
+    const index = this.model.lines.findIndex((l) => l.text.trim() !== '');
+    const line = this.model.lines[index];
+    if (!line || this.model.pairs.some((p) => p.line === index) || this.model.tables.some((t) => t.line === index))
+      return undefined;
+    const text = line.text.replace(/^\s*#+\s*/, '').trim();
+    if (text.split(/\s+/).length > 12 || /[.,!?:;]$/.test(text) || /^(?:dear|hello|hi)\b/i.test(text)) return undefined;
+    this.titleUsed = true;
+    return { value: text, confidence: 0.6 };
+  }
+
+  /** "Ticket #48213", "order no. 58213", "arXiv:2401.01234": a code with a digit right after the field's name, for identifier-like fields. */
+  private codeAfterLabel(field: FieldSpec): { value: unknown; confidence: number } | undefined {
+    const name = field.variants[0] ?? [];
+    if (!name.some((w) => CODE_WORDS.has(w))) return undefined;
+    const names = proseWords(field);
+    // The code is read in a lookahead so that a code that is itself a word does not hide the next label.
+    const pattern = /([\p{L}]+)(?=\s*(?:#|no\.|number|:)\s*([\p{L}\p{N}][\p{L}\p{N}./-]*))/giu;
+    for (const m of this.model.text.matchAll(pattern)) {
+      const code = m[2]!.replace(/[.]+$/, '');
+      if (!/\d/.test(code) || !names.some((n) => n.some((w) => wordsMatch(normalise(m[1]!), w)))) continue;
+      return { value: code, confidence: 0.6 };
+    }
+    return undefined;
+  }
+
+  /** "our speaker is Dr. Helen Okoye", "the agency AEMET": the run of capitalised words right after the field's name. */
+  private properNameAfterLabel(field: FieldSpec): { value: unknown; confidence: number } | undefined {
+    const names = proseWords(field);
+    const tokens = [...this.model.text.matchAll(/[\p{L}\p{N}][\p{L}\p{N}'’.&-]*/gu)].map((m) => ({
+      word: m[0],
+      start: m.index,
+      end: m.index + m[0].length,
+    }));
+    for (let i = 0; i < tokens.length; i++) {
+      const word = normalise(tokens[i]!.word);
+      if (!names.some((n) => n.length > 0 && wordsMatch(word, n[n.length - 1]!))) continue;
+      let j = i + 1;
+      if (j < tokens.length && COPULAS.has(tokens[j]!.word.toLowerCase())) j++;
+      if (j < tokens.length && ARTICLES.has(tokens[j]!.word.toLowerCase())) j++;
+      const from = j;
+      while (
+        j < tokens.length &&
+        isCapitalised(tokens[j]!.word) &&
+        !this.breakBetween(tokens[j - 1]!.end, tokens[j]!.start)
+      ) {
+        j++;
+        if (/\.$/.test(tokens[j - 1]!.word) && !ABBREVIATION.test(tokens[j - 1]!.word)) break; // a sentence ends here
+      }
+      if (j > from && !this.breakBetween(tokens[i]!.end, tokens[from]!.start)) {
+        const value = readString(this.model.text.slice(tokens[from]!.start, tokens[j - 1]!.end))?.value;
+        if (value) return { value, confidence: 0.5 };
+      }
+    }
+    return undefined;
+  }
+
+  /** A clause or sentence boundary between two offsets. */
+  private breakBetween(from: number, to: number): boolean {
+    const gap = this.model.text.slice(from, to);
+    return (
+      /[,;:\n()]/.test(gap) ||
+      (/\.\s/.test(gap) &&
+        !/\b(?:dr|mr|mrs|ms|prof|st)\.\s*$/i.test(this.model.text.slice(Math.max(0, from - 5), from + 1)))
+    );
+  }
+
+  /** "Present were A, B and C": the items after the field's name and a verb or colon, in one sentence. */
+  private listAfterLabel(field: FieldSpec): { value: unknown; confidence: number } | undefined {
+    const names = proseWords(field);
+    const pattern = /([\p{L}]+)\s+(?:were|are|include|includes|including|was)\s+([^.\n]+)/giu;
+    for (const m of this.model.text.matchAll(pattern)) {
+      const word = normalise(m[1]!);
+      if (!names.some((n) => n.some((w) => wordsMatch(word, w)))) continue;
+      const items = readList(splitList(m[2]!), field.item!, this.context);
+      if (items.length >= 2) return { value: items, confidence: 0.6 };
+    }
+    return undefined;
+  }
+}
+
+interface Mention {
+  value: unknown;
+  start: number;
+  end: number;
+  unitMatch: boolean;
+}
+
+const PERSON_ROLES = new Set([
+  'customer',
+  'guest',
+  'recipient',
+  'client',
+  'addressee',
+  'passenger',
+  'patient',
+  'applicant',
+]);
+const TITLE_WORDS = new Set(['title', 'headline', 'name', 'subject', 'heading']);
+const CODE_WORDS = new Set(['id', 'number', 'no', 'code', 'reference', 'ref']);
+const COPULAS = new Set(['is', 'was', 'are', 'were', 'will', 'be']);
+const ABBREVIATION = /^(?:dr|mr|mrs|ms|prof|st|jr|sr|[a-z])\.$/i;
+const ARTICLES = new Set(['a', 'an', 'the']);
+
+function isCapitalised(word: string): boolean {
+  return /^[\p{Lu}]/u.test(word);
+}
+
+/** The field's name words for prose, without the words that only say the value's kind ("date", "number"). */
+function proseWords(field: FieldSpec): string[][] {
+  return field.variants.map((v) => {
+    const specific = v.filter((w) => !GENERIC_WORDS.has(w));
+    return specific.length > 0 ? specific : v;
+  });
+}

@@ -1,0 +1,43 @@
+import type { searchV1 } from '@quarry/contracts';
+import type { ChunkFilters } from '@quarry/search-index';
+import { artifactTypeFilter, sourceTableFilter } from '../enums.js';
+import { searchErrors } from '../errors.js';
+import type { HybridSearchRequest } from '../hybrid.js';
+
+const MAX_QUERY_LENGTH = 2000;
+const MAX_TAGS = 20;
+const MAX_TAG_LENGTH = 100;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const invalid = (field: string, rule: string) => searchErrors.INVALID_ARGUMENT({ field, rule });
+
+/**
+ * A search_sources request, checked (INVALID_ARGUMENT naming the field) and turned into the hybrid
+ * search's terms (enums → stored names). The org comes from the caller's verified identity only.
+ */
+export function toHybridRequest(req: searchV1.SearchSourcesRequest, orgId: string): HybridSearchRequest {
+  const query = req.query.trim();
+  if (query === '') throw invalid('query', 'must contain words to search for');
+  if (query.length > MAX_QUERY_LENGTH) throw invalid('query', `must be at most ${MAX_QUERY_LENGTH} characters`);
+  const limit = req.limit ?? 10;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 50)
+    throw invalid('limit', 'must be between 1 and 50 (default 10)');
+
+  const filters: ChunkFilters = {};
+  const sourceTable = sourceTableFilter(req.sourceTable);
+  if (sourceTable) filters.sourceTable = sourceTable;
+  const artifactType = artifactTypeFilter(req.artifactType);
+  if (artifactType) filters.artifactType = artifactType;
+  if (req.planId !== undefined) {
+    if (!UUID.test(req.planId)) throw invalid('planId', 'must be a plan ID (a UUID)');
+    filters.planId = req.planId.toLowerCase();
+  }
+  if (req.tags.length > 0) {
+    if (req.tags.length > MAX_TAGS) throw invalid('tags', `may list at most ${MAX_TAGS} tags`);
+    if (req.tags.some((t) => t.trim() === '' || t.length > MAX_TAG_LENGTH))
+      throw invalid('tags', `must each be 1 to ${MAX_TAG_LENGTH} characters, not blank`);
+    if (new Set(req.tags).size !== req.tags.length) throw invalid('tags', 'must not repeat a tag');
+    filters.tags = [...req.tags];
+  }
+  return { orgId, query, limit, filters };
+}
