@@ -46,6 +46,6 @@ export { appendFeedback } from './transitions/review.js';
 export type { ClaimOutcome } from './transitions/change.js';
 export { transition, type TransitionResult } from './transition.js';
 export { createPlan, type CreatePlanInput } from './create.js';
-export { modifyFieldViolation, type ModifyField } from './modify-arguments.js';
+export { modifyFieldViolation } from './modify-arguments.js';
 export { summarizeResult } from './result-summary.js';
-export { isFinishedSkillStatus, type SkillStatus } from './skill-execution.js';
+export { isFinishedSkillStatus } from './skill-execution.js';

@@ -3,7 +3,7 @@ import type { MODIFY_EVENT_TYPES } from './events.js';
 type ModifyAction = (typeof MODIFY_EVENT_TYPES)[number];
 
 /** The optional fields of modify_plan; each action uses some of them and must be given exactly those. */
-export type ModifyField = 'steps' | 'stepId' | 'stepOrder' | 'updatedInstructions' | 'reason';
+type ModifyField = 'steps' | 'stepId' | 'stepOrder' | 'updatedInstructions' | 'reason';
 
 const MODIFY_FIELDS: Record<ModifyAction, { required: readonly ModifyField[]; optional: readonly ModifyField[] }> = {
   add_steps: { required: ['steps'], optional: [] },
