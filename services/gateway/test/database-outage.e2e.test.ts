@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { refuseConnections as refuseConnectionsTo } from '@quarry/testing';
 import { connectClient, LEGACY_INIT, modernToolCall, rawPost, startTestGateway } from './harness.js';
-import { sleep, toolsOf, type ToolAnswer } from './plan-workflow-helpers.js';
+import { sleep, toolsOf, type ToolAnswer } from './tool-calls.js';
 
 // While PostgreSQL refuses connections (a restart, a failover, max_connections reached) the
 // gateway cannot check a token it has not cached: it answers 503 with Retry-After and a JSON-RPC

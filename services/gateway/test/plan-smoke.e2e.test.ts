@@ -2,6 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/client';
 import { connectClient, startTestGateway } from './harness.js';
 
+// The plan tool family end to end: a research session over MCP through the whole system
+// (gateway, gRPC, plan engine, PostgreSQL), as a model drives it. What each tool does is tested
+// at the plan engine's own gRPC boundary (services/plan-engine/test/rpc); this test shows the
+// tools reach it and their answers come back as a model reads them.
+
 let gateway: Awaited<ReturnType<typeof startTestGateway>>;
 let client: Client;
 
@@ -21,7 +26,7 @@ async function call(name: string, args: Record<string, unknown>) {
 }
 
 describe('a research plan through the gateway', () => {
-  it('is created, handed out step by step, and completes', async () => {
+  it('is created, handed out step by step, watched, and completes', async () => {
     const created = await call('create_research_plan', {
       name: 'Smoke',
       researchQuestion: 'Does it work?',
@@ -29,6 +34,7 @@ describe('a research plan through the gateway', () => {
         { stepType: 'search', instructions: 'Find sources' },
         { stepType: 'synthesize', instructions: 'Write it up' },
       ],
+      outputFormattingNotes: 'Keep it short.',
     });
     expect(created.isError).toBe(false);
     expect(created.data).toMatchObject({
@@ -38,7 +44,7 @@ describe('a research plan through the gateway', () => {
     });
     const planId = created.data.planId as string;
 
-    const first = await call('get_next_step', { planId });
+    const first = await call('get_next_step', { planId, sessionId: 'smoke-session' });
     expect(first.data).toMatchObject({ status: 'next_step', step: { stepOrder: 1, stepType: 'search' } });
     const submitted = await call('submit_step_result', {
       planId,
@@ -50,15 +56,45 @@ describe('a research plan through the gateway', () => {
 
     const status = await call('get_plan_status', { planId });
     expect(status.data).toMatchObject({ status: 'executing', progress: 50, totalSteps: 2, stalled: false });
+    expect(status.data.completedSteps[0]).toMatchObject({
+      stepOrder: 1,
+      status: 'completed',
+      confidence: 0.9,
+      startedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
 
+    // A second client long-polls the plan while the last step's result comes in.
     const second = await call('get_next_step', { planId });
-    await call('submit_step_result', { planId, stepId: second.data.step.stepId, result: { report: 'done' } });
+    const watcher = await connectClient(gateway.url, gateway.token, 'legacy');
+    try {
+      const watching = watcher.callTool({ name: 'get_plan_status', arguments: { planId, waitSeconds: 20 } });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await call('submit_step_result', {
+        planId,
+        stepId: second.data.step.stepId,
+        result: { report: 'done' },
+        outputFormattingNotes: 'Cite sources.',
+      });
+      expect((await watching).structuredContent).toMatchObject({ status: 'completed', progress: 100 });
+    } finally {
+      await watcher.close();
+    }
+
     const done = await call('get_next_step', { planId });
-    expect(done.data).toMatchObject({ status: 'plan_complete', outputMediaType: 'conversation' });
+    expect(done.data).toEqual({
+      status: 'plan_complete',
+      outputMediaType: 'conversation',
+      planFormattingNotes: 'Keep it short.',
+      stepFormattingNotes: [{ stepId: second.data.step.stepId, stepOrder: 2, notes: 'Cite sources.' }],
+    });
 
     const context = await call('get_research_context', { planId, sessionId: 'smoke-session' });
     expect(context.data.plan).toMatchObject({ status: 'completed', progress: 100 });
+    expect(context.data.steps[0]).toMatchObject({ result: { sources: { count: 3 } } });
     expect(context.data.recentAuditEvents.map((e: { eventType: string }) => e.eventType)).toContain('session_resumed');
+
+    const listed = await call('list_active_plans', {});
+    expect(listed.data).toMatchObject({ activePlans: 0, plans: [] });
   });
 
   it('answers another org’s or an unknown plan id with not-found', async () => {

@@ -11,11 +11,15 @@ export * from './expression/index.js';
 export {
   DEFAULT_STALL_THRESHOLD_MS,
   claimableStep,
+  currentStep,
   derivePlanStatus,
+  doneStepCount,
+  isDoneStepStatus,
   isFinishedStepStatus,
   isPlanStalled,
   isTerminalPlanStatus,
   progress,
+  reportedPlanStatus,
   stalledStepIds,
 } from './status.js';
 export {
@@ -42,3 +46,6 @@ export { appendFeedback } from './transitions/review.js';
 export type { ClaimOutcome } from './transitions/change.js';
 export { transition, type TransitionResult } from './transition.js';
 export { createPlan, type CreatePlanInput } from './create.js';
+export { modifyFieldViolation } from './modify-arguments.js';
+export { summarizeResult } from './result-summary.js';
+export { isFinishedSkillStatus } from './skill-execution.js';

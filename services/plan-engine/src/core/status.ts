@@ -35,7 +35,7 @@ export function derivePlanStatus(steps: readonly PlanStep[]): PlanStatus {
 
 /** Ids of the steps that have been `in_progress` for longer than `thresholdMs` at `now`. */
 export function stalledStepIds(
-  steps: readonly PlanStep[],
+  steps: readonly Pick<PlanStep, 'id' | 'status' | 'startedAt'>[],
   now: Date,
   thresholdMs: number = DEFAULT_STALL_THRESHOLD_MS,
 ): string[] {
@@ -51,7 +51,7 @@ export function stalledStepIds(
 
 /** True when some step has been `in_progress` for longer than `thresholdMs` (strictly) at `now`. */
 export function isPlanStalled(
-  steps: readonly PlanStep[],
+  steps: readonly Pick<PlanStep, 'id' | 'status' | 'startedAt'>[],
   now: Date,
   thresholdMs: number = DEFAULT_STALL_THRESHOLD_MS,
 ): boolean {
@@ -63,10 +63,38 @@ export function isPlanStalled(
  * Failed steps count in the total but not as done, so a plan that completes with failed steps
  * reports less than 100. A plan with no steps has made no progress: 0.
  */
-export function progress(steps: readonly PlanStep[]): number {
+export function progress(steps: readonly Pick<PlanStep, 'status'>[]): number {
   if (steps.length === 0) return 0;
-  const done = steps.filter((step) => step.status === 'completed' || step.status === 'skipped').length;
-  return (done / steps.length) * 100;
+  return (doneStepCount(steps) / steps.length) * 100;
+}
+
+/** Steps that count as progress: completed or skipped (a failed step is finished, but not done). */
+export const isDoneStepStatus = (status: StepStatus): boolean => status === 'completed' || status === 'skipped';
+
+export function doneStepCount(steps: readonly Pick<PlanStep, 'status'>[]): number {
+  return steps.filter((step) => isDoneStepStatus(step.status)).length;
+}
+
+/**
+ * The status a plan is reported with (get_plan_status, get_research_context, list_active_plans,
+ * and the stalled-plans gauge, whose SQL function states the same rule): the stored status,
+ * except that an `executing` plan with a step in progress for longer than `thresholdMs` (strictly)
+ * at `now` reads as `stalled`. `stalled` itself says whether such an overdue step exists in a plan
+ * that is not finished; a finished plan is never stalled.
+ */
+export function reportedPlanStatus(
+  stored: PlanStatus,
+  steps: readonly Pick<PlanStep, 'id' | 'status' | 'startedAt'>[],
+  now: Date,
+  thresholdMs: number,
+): { status: PlanStatus; stalled: boolean } {
+  const stalled = !isTerminalPlanStatus(stored) && isPlanStalled(steps, now, thresholdMs);
+  return { status: stored === 'executing' && stalled ? 'stalled' : stored, stalled };
+}
+
+/** The step being worked on or waiting for a review, if any (a plan shows one current step). */
+export function currentStep(steps: readonly PlanStep[]): PlanStep | undefined {
+  return steps.find((step) => step.status === 'in_progress' || step.status === 'awaiting_input');
 }
 
 /** The step `get_next_step` hands out: the pending step with the lowest order, if any. */

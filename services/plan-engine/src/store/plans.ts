@@ -1,4 +1,4 @@
-import { type Selectable, sql, type Transaction } from 'kysely';
+import { type Insertable, type Selectable, sql, type Transaction } from 'kysely';
 import {
   type BranchingCondition,
   type Effect,
@@ -15,6 +15,13 @@ import type { PlanDatabase } from './schema.js';
 export type Trx = Transaction<PlanDatabase>;
 export type PlanRow = Selectable<PlanDatabase['plan.research_plans']>;
 export type StepRow = Selectable<PlanDatabase['plan.plan_steps']>;
+
+/** A plan as the handlers work on it: its row, its steps' rows, and the snapshot the core decides on. */
+export interface LoadedPlan {
+  plan: PlanRow;
+  snapshot: PlanSnapshot;
+  steps: StepRow[];
+}
 
 export function toStep(row: StepRow): PlanStep {
   return {
@@ -54,11 +61,7 @@ function stepColumns(step: PlanStep) {
  * for the rest of the transaction: every change to a plan goes through that lock, so two
  * callers can never both claim the same step or interleave their writes.
  */
-export async function loadPlan(
-  trx: Trx,
-  planId: string,
-  lock: boolean,
-): Promise<{ plan: PlanRow; snapshot: PlanSnapshot; steps: StepRow[] } | undefined> {
+export async function loadPlan(trx: Trx, planId: string, lock: boolean): Promise<LoadedPlan | undefined> {
   const query = trx.selectFrom('plan.research_plans').selectAll().where('id', '=', planId);
   const plan = await (lock ? query.forUpdate() : query).executeTakeFirst();
   if (!plan) return undefined;
@@ -83,6 +86,28 @@ export async function loadPlan(
     })),
   };
   return { plan, snapshot, steps };
+}
+
+/** The plan's id as stored (canonical form), if the plan exists for the caller's org (RLS hides the others). */
+export async function storedPlanId(trx: Trx, planId: string): Promise<string | undefined> {
+  const row = await trx.selectFrom('plan.research_plans').select('id').where('id', '=', planId).executeTakeFirst();
+  return row?.id;
+}
+
+/** The step's id as stored, if the step exists and belongs to the plan. */
+export async function storedStepId(trx: Trx, planId: string, stepId: string): Promise<string | undefined> {
+  const row = await trx
+    .selectFrom('plan.plan_steps')
+    .select('id')
+    .where('plan_id', '=', planId)
+    .where('id', '=', stepId)
+    .executeTakeFirst();
+  return row?.id;
+}
+
+/** The plan row of a new plan; its steps and conditions follow as the core's effects. */
+export async function insertPlan(trx: Trx, row: Insertable<PlanDatabase['plan.research_plans']>): Promise<void> {
+  await trx.insertInto('plan.research_plans').values(row).execute();
 }
 
 /**

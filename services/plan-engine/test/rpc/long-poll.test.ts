@@ -1,44 +1,44 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Client } from '@modelcontextprotocol/client';
-import { type Kysely, sql } from 'kysely';
-import { connectClient, startTestGateway } from './harness.js';
-import { type CallTool, sleep, stepsOf, toolsOf, type ToolAnswer } from './plan-workflow-helpers.js';
+import { sql } from '@quarry/db';
+import {
+  callerOf,
+  ModifyPlanAction,
+  type PlanCaller,
+  PlanStatus,
+  type Response,
+  sleep,
+  StepStatus,
+  stepsOf,
+} from '../support/plan-api.js';
+import { startTestPlanEngine, type TestPlanEngine } from '../support/plan-engine.js';
 
-// Issue 3: get_plan_status with waitSeconds long-polls. One client waits, another changes the
-// plan; the waiter answers right away with the new state, and while waiting it holds no
-// database connection (the plan engine's pool is smaller than the number of waiters below).
+// get_plan_status with waitSeconds long-polls. One caller waits, another changes the plan; the
+// waiter answers right away with the new state, and while waiting it holds no database
+// connection (the plan engine's pool is smaller than the number of waiters below).
 
-let gateway: Awaited<ReturnType<typeof startTestGateway>>;
-let admin: Kysely<unknown>;
-const clients: Client[] = [];
-let a: { call: CallTool; ok: CallTool };
-let b: { call: CallTool; ok: CallTool };
+let engine: TestPlanEngine;
+/** The waiter and the writer: two members of one org. */
+let a: PlanCaller;
+let b: PlanCaller;
+/** A long-poll outlives the default call deadline. */
+const LONG = { deadlineMs: 30_000 };
 
 beforeAll(async () => {
-  gateway = await startTestGateway();
-  admin = gateway.database.admin as Kysely<unknown>;
-  const [legacy, modern] = await Promise.all([
-    connectClient(gateway.url, gateway.token, 'legacy'),
-    connectClient(gateway.url, gateway.token, 'modern'),
-  ]);
-  clients.push(legacy, modern);
-  a = toolsOf(legacy);
-  b = toolsOf(modern);
+  engine = await startTestPlanEngine();
+  a = engine.newOrg();
+  b = callerOf(engine.client, a.orgId);
 });
 afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  await gateway?.close();
+  await engine?.close();
 });
 
 async function newPlan() {
-  const { planId } = (
-    await b.ok('create_research_plan', {
-      name: 'Watched',
-      researchQuestion: 'Who finishes first?',
-      steps: stepsOf('search', 'synthesize'),
-    })
-  ).data;
-  const step = (await b.ok('get_next_step', { planId })).data.step.stepId as string;
+  const { planId } = await b.call('createResearchPlan', {
+    name: 'Watched',
+    researchQuestion: 'Who finishes first?',
+    steps: stepsOf('search', 'synthesize'),
+  });
+  const step = (await b.call('getNextStep', { planId })).step!.stepId;
   return { planId, step };
 }
 
@@ -46,9 +46,9 @@ async function newPlan() {
 async function busyPlanEngineConnections(): Promise<{ state: string; query: string }[]> {
   const { rows } = await sql<{ state: string; query: string }>`
     select state, query from pg_stat_activity
-    where datname = ${gateway.database.name} and usename = ${gateway.database.appRole}
+    where datname = ${engine.database.name} and usename = ${engine.database.appRole}
       and application_name like 'quarry-plan-engine%' and state <> 'idle'
-  `.execute(admin);
+  `.execute(engine.database.admin);
   return rows;
 }
 
@@ -71,40 +71,40 @@ async function expectNoConnectionHeld(quietMs = 500) {
 }
 
 /** Starts a call and resolves with its answer and the moment it arrived. */
-function timed(promise: Promise<ToolAnswer>) {
+function timed(promise: Promise<Response<'getPlanStatus'>>) {
   return promise.then((answer) => ({ answer, at: performance.now() }));
 }
 
 describe('get_plan_status with waitSeconds', () => {
-  it('returns as soon as another client changes the plan, with the new state', async () => {
+  it('returns as soon as another caller changes the plan, with the new state', async () => {
     const { planId, step } = await newPlan();
     const started = performance.now();
-    const waiting = timed(a.ok('get_plan_status', { planId, waitSeconds: 20 }));
+    const waiting = timed(a.call('getPlanStatus', { planId, waitSeconds: 20 }, LONG));
 
     await expectNoConnectionHeld();
-    await b.ok('submit_step_result', { planId, stepId: step, result: { sources: { count: 5 } } });
+    await b.call('submitStepResult', { planId, stepId: step, result: { sources: { count: 5 } } });
     const submitted = performance.now();
 
     const { answer, at } = await waiting;
     expect(at - submitted).toBeLessThan(2000);
     expect(at - started).toBeLessThan(8000);
-    expect(answer.data).toMatchObject({
+    expect(answer).toMatchObject({
       planId,
-      status: 'executing',
+      status: PlanStatus.PLAN_STATUS_EXECUTING,
       progress: 50,
-      completedSteps: [{ stepId: step, status: 'completed' }],
+      completedSteps: [{ stepId: step, status: StepStatus.STEP_STATUS_COMPLETED }],
     });
   });
 
   it('wakes every waiter of the plan, more waiters than the plan engine has connections, none holding one', async () => {
     const { planId, step } = await newPlan();
-    const waiters = Array.from({ length: 12 }, () => timed(a.ok('get_plan_status', { planId, waitSeconds: 20 })));
+    const waiters = Array.from({ length: 12 }, () => timed(a.call('getPlanStatus', { planId, waitSeconds: 20 }, LONG)));
 
     // Sampled while all of them wait: nobody is running a query or sitting in a transaction.
     await expectNoConnectionHeld();
-    await b.ok('modify_plan', {
+    await b.call('modifyPlan', {
       planId,
-      action: 'update_step_instructions',
+      action: ModifyPlanAction.MODIFY_PLAN_ACTION_UPDATE_STEP_INSTRUCTIONS,
       stepId: step,
       updatedInstructions: 'Search wider.',
     });
@@ -113,46 +113,50 @@ describe('get_plan_status with waitSeconds', () => {
     const answers = await Promise.all(waiters);
     for (const { answer, at } of answers) {
       expect(at - changed).toBeLessThan(2000);
-      expect(answer.data.currentStep).toMatchObject({ stepId: step, instructions: 'Search wider.' });
+      expect(answer.currentStep).toMatchObject({ stepId: step, instructions: 'Search wider.' });
     }
   });
 
   it('returns the unchanged status when the wait ends without a change', async () => {
     const { planId } = await newPlan();
-    const before = await a.ok('get_plan_status', { planId });
+    const before = await a.call('getPlanStatus', { planId });
     const started = performance.now();
-    const after = await a.ok('get_plan_status', { planId, waitSeconds: 1 });
+    const after = await a.call('getPlanStatus', { planId, waitSeconds: 1 }, LONG);
     const elapsed = performance.now() - started;
     expect(elapsed).toBeGreaterThanOrEqual(950);
     expect(elapsed).toBeLessThan(4000);
-    expect(after.data).toEqual(before.data);
+    expect(after).toEqual(before);
   });
 
   it('is not woken by a change to another plan', async () => {
     const watched = await newPlan();
     const other = await newPlan();
     const started = performance.now();
-    const waiting = timed(a.ok('get_plan_status', { planId: watched.planId, waitSeconds: 1 }));
+    const waiting = timed(a.call('getPlanStatus', { planId: watched.planId, waitSeconds: 1 }, LONG));
     await sleep(200);
-    await b.ok('submit_step_result', { planId: other.planId, stepId: other.step, result: {} });
+    await b.call('submitStepResult', { planId: other.planId, stepId: other.step, result: {} });
     const { at } = await waiting;
     expect(at - started).toBeGreaterThanOrEqual(950);
   });
 
   it('answers at once for a finished plan, and at once without waitSeconds', async () => {
-    const { planId } = (
-      await b.ok('create_research_plan', { name: 'Done', researchQuestion: 'Done?', steps: stepsOf('search') })
-    ).data;
-    await b.ok('submit_step_result', {
+    const { planId } = await b.call('createResearchPlan', {
+      name: 'Done',
+      researchQuestion: 'Done?',
+      steps: stepsOf('search'),
+    });
+    await b.call('submitStepResult', {
       planId,
-      stepId: (await b.ok('get_next_step', { planId })).data.step.stepId,
+      stepId: (await b.call('getNextStep', { planId })).step!.stepId,
       result: {},
     });
     let started = performance.now();
-    expect((await a.ok('get_plan_status', { planId, waitSeconds: 20 })).data.status).toBe('completed');
+    expect((await a.call('getPlanStatus', { planId, waitSeconds: 20 }, LONG)).status).toBe(
+      PlanStatus.PLAN_STATUS_COMPLETED,
+    );
     expect(performance.now() - started).toBeLessThan(2000);
     started = performance.now();
-    await a.ok('get_plan_status', { planId, waitSeconds: 0 });
+    await a.call('getPlanStatus', { planId, waitSeconds: 0 });
     expect(performance.now() - started).toBeLessThan(2000);
   });
 });

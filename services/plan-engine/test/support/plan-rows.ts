@@ -1,35 +1,14 @@
-import type { Client } from '@modelcontextprotocol/client';
-import { type Kysely, sql } from 'kysely';
+import { type AnyDb, sql } from '@quarry/db';
 
-/** What a plan tool answered: its structuredContent, and whether it was a tool error. */
-export interface ToolAnswer {
-  isError: boolean;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary tool output
-  data: Record<string, any>;
-}
-
-export async function callTool(client: Client, name: string, args: Record<string, unknown>): Promise<ToolAnswer> {
-  const result = await client.callTool({ name, arguments: args });
-  return { isError: Boolean(result.isError), data: result.structuredContent as ToolAnswer['data'] };
-}
-
-/** A tool answer that must be a success; fails the test with the tool's error otherwise. */
-export async function callOk(client: Client, name: string, args: Record<string, unknown>): Promise<ToolAnswer['data']> {
-  const answer = await callTool(client, name, args);
-  if (answer.isError) throw new Error(`${name} failed: ${JSON.stringify(answer.data)}`);
-  return answer.data;
-}
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the admin connection is untyped
-type AdminDb = Kysely<any>;
+// The plan schema as an auditor reads it: straight from the database through the admin
+// connection (a superuser), so row-level security hides nothing.
 
 /**
  * Every row of every table of the `plan` schema, as text, sorted, per table (optionally only
- * one org's rows, from the tables that have an org). Two equal snapshots mean nothing was inserted, updated (updated_at, status,
- * results …) or deleted. Read through the admin connection, so RLS hides nothing.
+ * one org's rows, from the tables that have an org). Two equal snapshots mean nothing was
+ * inserted, updated (updated_at, status, results …) or deleted.
  */
-export async function planSnapshot(admin: AdminDb, orgId?: string): Promise<Record<string, string[]>> {
-  // With an org, the org-scoped tables (all but the migrator's bookkeeping).
+export async function planSnapshot(admin: AnyDb, orgId?: string): Promise<Record<string, string[]>> {
   const { rows: tables } = await sql<{ table_name: string }>`
     select t.table_name from information_schema.tables t
     where t.table_schema = 'plan' and t.table_type = 'BASE TABLE'
@@ -64,10 +43,7 @@ export interface AuditRow {
 }
 
 /** Audit rows in insertion order: of one plan or of all, optionally only those after `afterId`. */
-export async function auditRows(
-  admin: AdminDb,
-  filter: { planId?: string; afterId?: string } = {},
-): Promise<AuditRow[]> {
+export async function auditRows(admin: AnyDb, filter: { planId?: string; afterId?: string } = {}): Promise<AuditRow[]> {
   const { rows } = await sql<AuditRow>`
     select a.id::text as id, a.plan_id as "planId", a.step_id as "stepId", a.session_id as "sessionId",
            a.event_type as "eventType", a.details, a.occurred_at as "occurredAt", a.xmin::text as xmin
@@ -79,9 +55,25 @@ export async function auditRows(
 }
 
 /** The id of the latest audit row of the whole log ('0' when empty): a cursor for "rows written since". */
-export async function lastAuditId(admin: AdminDb): Promise<string> {
+export async function lastAuditId(admin: AnyDb): Promise<string> {
   const { rows } = await sql<{ id: string }>`select coalesce(max(id), 0)::text as id from plan.plan_audit_log`.execute(
     admin,
   );
   return rows[0]!.id;
+}
+
+/** The plan's step ids in plan order. */
+export async function stepIdsOf(admin: AnyDb, planId: string): Promise<string[]> {
+  const { rows } = await sql<{
+    id: string;
+  }>`select id from plan.plan_steps where plan_id = ${planId}::uuid order by step_order`.execute(admin);
+  return rows.map((r) => r.id);
+}
+
+/** The plan's branching condition ids in evaluation order. */
+export async function conditionIdsOf(admin: AnyDb, planId: string): Promise<string[]> {
+  const { rows } = await sql<{
+    id: string;
+  }>`select id from plan.branching_conditions where plan_id = ${planId}::uuid order by evaluation_order`.execute(admin);
+  return rows.map((r) => r.id);
 }

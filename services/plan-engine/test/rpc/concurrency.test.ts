@@ -1,55 +1,56 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Client } from '@modelcontextprotocol/client';
-import { sql } from 'kysely';
-import { connectClient, type Era, startTestGateway } from './harness.js';
-import { auditRows, callOk, callTool, type ToolAnswer } from './plan-tools.js';
+import { sql } from '@quarry/db';
+import {
+  callerOf,
+  NextStepStatus,
+  type Outcome,
+  type PlanCaller,
+  PlanStatus,
+  type Response,
+  StepType,
+} from '../support/plan-api.js';
+import { startTestPlanEngine, type TestPlanEngine } from '../support/plan-engine.js';
+import { auditRows } from '../support/plan-rows.js';
 
-// Many agents pull work from one plan at the same moment, each through its own MCP client (its
-// own HTTP connection, token and session), through the real gateway, gRPC and PostgreSQL.
-// `get_next_step` must hand every step out exactly once, and concurrent writes to one plan must
-// leave it consistent: the answers, the rows and the audit trail all tell the same story.
+// Many agents pull work from one plan at the same moment, through the real gRPC server and
+// PostgreSQL (with more concurrent calls than the plan engine has connections). get_next_step
+// must hand every step out exactly once, and concurrent writes to one plan must leave it
+// consistent: the answers, the rows and the audit trail all tell the same story.
 
 const AGENTS = 50;
 const STEPS = 30;
+/** Calls queue for the plan lock and the pool; give them time on a loaded machine. */
+const SLOW = { deadlineMs: 30_000 };
+const NEXT_STEP = NextStepStatus.NEXT_STEP_STATUS_NEXT_STEP;
 
-let gateway: Awaited<ReturnType<typeof startTestGateway>>;
-let agents: Client[];
-let owner: Client;
+let engine: TestPlanEngine;
+let owner: PlanCaller;
+/** One caller per agent, all members of the owner's org; every call carries an identity of its own. */
+let agents: PlanCaller[];
+const db = () => engine.database.admin;
 
 beforeAll(async () => {
-  gateway = await startTestGateway();
-  // Five users with ten tokens each: every agent authenticates on its own.
-  const tokens: string[] = [];
-  for (let user = 0; user < 5; user += 1) {
-    const email = `agent${user}@acme.test`;
-    await gateway.admin.addUser({ email, orgSlug: 'acme', name: `Agent ${user}` });
-    for (let i = 0; i < AGENTS / 5; i += 1)
-      tokens.push((await gateway.admin.createToken({ orgSlug: 'acme', email, name: `agent-${user}-${i}` })).token);
-  }
-  // Started concurrently, half of each protocol era.
-  agents = await Promise.all(
-    tokens.map((token, i) => connectClient(gateway.url, token, (i % 2 === 0 ? 'modern' : 'legacy') satisfies Era)),
-  );
-  owner = await connectClient(gateway.url, gateway.token, 'modern');
-}, 60_000);
-
+  engine = await startTestPlanEngine();
+  owner = engine.newOrg();
+  agents = Array.from({ length: AGENTS }, () => callerOf(engine.client, owner.orgId));
+});
 afterAll(async () => {
-  await Promise.all([...(agents ?? []), owner].filter(Boolean).map((client) => client.close()));
-  await gateway?.close();
+  await engine?.close();
 });
 
-const db = () => gateway.database.admin;
-
 async function createPlan(steps: number, name: string): Promise<{ planId: string; stepIds: string[] }> {
-  const created = await callOk(owner, 'create_research_plan', {
+  const { planId } = await owner.call('createResearchPlan', {
     name,
     researchQuestion: 'How do many agents share one plan?',
-    steps: Array.from({ length: steps }, (_, i) => ({ stepType: 'search', instructions: `Step ${i + 1}` })),
+    steps: Array.from({ length: steps }, (_, i) => ({
+      stepType: StepType.STEP_TYPE_SEARCH,
+      instructions: `Step ${i + 1}`,
+    })),
   });
   const { rows } = await sql<{
     id: string;
-  }>`select id from plan.plan_steps where plan_id = ${created.planId}::uuid order by step_order`.execute(db());
-  return { planId: created.planId as string, stepIds: rows.map((r) => r.id) };
+  }>`select id from plan.plan_steps where plan_id = ${planId}::uuid order by step_order`.execute(db());
+  return { planId, stepIds: rows.map((r) => r.id) };
 }
 
 async function stepRows(planId: string) {
@@ -79,42 +80,48 @@ function countBy<T>(items: readonly T[], key: (item: T) => string): Record<strin
   return counts;
 }
 
+/** The responses of calls that must all have succeeded (fails the test with the refusals otherwise). */
+function answersOf<T>(outcomes: readonly ({ ok: true; value: T } | { ok: false; error: unknown })[]): T[] {
+  expect(outcomes.filter((o) => !o.ok)).toEqual([]);
+  return outcomes.map((o) => (o as { value: T }).value);
+}
+
 describe(`${AGENTS} agents × get_next_step on one ${STEPS}-step plan`, () => {
   let planId: string;
   let stepIds: string[];
-  let claims: { agent: number; session: string; answer: ToolAnswer }[];
+  let claims: { session: string; answer: Response<'getNextStep'> }[];
 
   beforeAll(async () => {
     ({ planId, stepIds } = await createPlan(STEPS, 'Crowded plan'));
-    claims = await Promise.all(
-      agents.map(async (client, agent) => {
-        const session = `agent-session-${agent}`;
-        return { agent, session, answer: await callTool(client, 'get_next_step', { planId, sessionId: session }) };
-      }),
+    const sessions = agents.map((_, agent) => `agent-session-${agent}`);
+    const outcomes = await Promise.all(
+      agents.map((agent, i) => agent.attempt('getNextStep', { planId, sessionId: sessions[i] }, SLOW)),
     );
+    claims = answersOf(outcomes).map((answer, i) => ({ session: sessions[i]!, answer }));
   }, 60_000);
 
   it('hands every step out exactly once, and the surplus agents get no_pending_steps', () => {
-    expect(claims.filter((c) => c.answer.isError)).toEqual([]);
-    const handedOut = claims.filter((c) => c.answer.data.status === 'next_step');
-    const surplus = claims.filter((c) => c.answer.data.status !== 'next_step');
+    const handedOut = claims.filter((c) => c.answer.status === NEXT_STEP);
+    const surplus = claims.filter((c) => c.answer.status !== NEXT_STEP);
     expect(handedOut).toHaveLength(STEPS);
-    expect(surplus.map((c) => c.answer.data.status)).toEqual(Array(AGENTS - STEPS).fill('no_pending_steps'));
-    expect(surplus.filter((c) => c.answer.data.step !== undefined)).toEqual([]);
+    expect(surplus.map((c) => c.answer.status)).toEqual(
+      Array(AGENTS - STEPS).fill(NextStepStatus.NEXT_STEP_STATUS_NO_PENDING_STEPS),
+    );
+    expect(surplus.filter((c) => c.answer.step !== undefined)).toEqual([]);
 
-    const given = handedOut.map((c) => c.answer.data.step.stepId as string);
+    const given = handedOut.map((c) => c.answer.step!.stepId);
     expect(new Set(given).size).toBe(STEPS);
     expect([...given].sort()).toEqual([...stepIds].sort());
-    expect(handedOut.map((c) => c.answer.data.step.stepOrder as number).sort((a, b) => a - b)).toEqual(
+    expect(handedOut.map((c) => c.answer.step!.stepOrder).sort((a, b) => a - b)).toEqual(
       Array.from({ length: STEPS }, (_, i) => i + 1),
     );
     // Each answer describes the step it names.
     for (const { answer } of handedOut) {
-      const order = stepIds.indexOf(answer.data.step.stepId) + 1;
-      expect(answer.data.step).toEqual({
+      const order = stepIds.indexOf(answer.step!.stepId) + 1;
+      expect(answer.step).toEqual({
         stepId: stepIds[order - 1],
         stepOrder: order,
-        stepType: 'search',
+        stepType: StepType.STEP_TYPE_SEARCH,
         instructions: `Step ${order}`,
       });
     }
@@ -132,9 +139,7 @@ describe(`${AGENTS} agents × get_next_step on one ${STEPS}-step plan`, () => {
     const started = audit.filter((r) => r.eventType === 'step_started');
     expect(countBy(started, (r) => r.stepId!)).toEqual(Object.fromEntries(stepIds.map((id) => [id, 1])));
     const receivedBy = new Map(
-      claims
-        .filter((c) => c.answer.data.status === 'next_step')
-        .map((c) => [c.answer.data.step.stepId as string, c.session]),
+      claims.filter((c) => c.answer.status === NEXT_STEP).map((c) => [c.answer.step!.stepId, c.session]),
     );
     for (const row of started) {
       expect(row.sessionId).toBe(receivedBy.get(row.stepId!));
@@ -151,27 +156,32 @@ describe(`${AGENTS} agents × get_next_step on one ${STEPS}-step plan`, () => {
   });
 
   it('accepts concurrent results for all the steps and completes the plan exactly once', async () => {
-    const holders = claims.filter((c) => c.answer.data.status === 'next_step');
-    const answers = await Promise.all(
-      holders.map(({ agent, session, answer }) =>
-        callTool(agents[agent]!, 'submit_step_result', {
-          planId,
-          stepId: answer.data.step.stepId,
-          result: { by: session, stepId: answer.data.step.stepId },
-          confidence: 0.8,
-          sessionId: session,
-        }),
+    const holders = claims.filter((c) => c.answer.status === NEXT_STEP);
+    const answers = answersOf(
+      await Promise.all(
+        holders.map(({ session, answer }, i) =>
+          agents[i]!.attempt(
+            'submitStepResult',
+            {
+              planId,
+              stepId: answer.step!.stepId,
+              result: { by: session, stepId: answer.step!.stepId },
+              confidence: 0.8,
+              sessionId: session,
+            },
+            SLOW,
+          ),
+        ),
       ),
     );
-    expect(answers.filter((a) => a.isError)).toEqual([]);
     // Only the last commit sees every step done.
-    expect(countBy(answers, (a) => `${a.data.submitted}:${a.data.planStatus}`)).toEqual({
-      'true:executing': STEPS - 1,
-      'true:completed': 1,
+    expect(countBy(answers, (a) => `${a.submitted}:${PlanStatus[a.planStatus]}`)).toEqual({
+      'true:PLAN_STATUS_EXECUTING': STEPS - 1,
+      'true:PLAN_STATUS_COMPLETED': 1,
     });
 
     const rows = await stepRows(planId);
-    const sessionOf = new Map(holders.map((c) => [c.answer.data.step.stepId as string, c.session]));
+    const sessionOf = new Map(holders.map((c) => [c.answer.step!.stepId, c.session]));
     for (const row of rows) {
       expect(row.status).toBe('completed');
       // Each result landed on its own step, none on a neighbour.
@@ -194,11 +204,16 @@ describe(`${AGENTS} agents × get_next_step on one ${STEPS}-step plan`, () => {
     // No step was started a second time by an auto-advancing submit.
     expect(audit.filter((r) => r.eventType === 'step_started')).toHaveLength(STEPS);
 
-    const status = await callOk(owner, 'get_plan_status', { planId });
-    expect(status).toMatchObject({ status: 'completed', progress: 100, totalSteps: STEPS, pendingSteps: [] });
+    const status = await owner.call('getPlanStatus', { planId });
+    expect(status).toMatchObject({
+      status: PlanStatus.PLAN_STATUS_COMPLETED,
+      progress: 100,
+      totalSteps: STEPS,
+      pendingSteps: [],
+    });
     expect(status.completedSteps).toHaveLength(STEPS);
-    const after = await Promise.all(agents.slice(0, 5).map((client) => callOk(client, 'get_next_step', { planId })));
-    expect(after.map((a) => a.status)).toEqual(Array(5).fill('plan_complete'));
+    const after = await Promise.all(agents.slice(0, 5).map((agent) => agent.call('getNextStep', { planId })));
+    expect(after.map((a) => a.status)).toEqual(Array(5).fill(NextStepStatus.NEXT_STEP_STATUS_PLAN_COMPLETE));
   }, 60_000);
 
   // Times are read under the plan lock, so recorded times follow commit order even when
@@ -232,30 +247,32 @@ describe('claims racing auto-advancing submits on one plan', () => {
     const { planId, stepIds } = await createPlan(steps, 'Claims and submits');
     // 20 agents submit results straight onto pending steps (auto-advance), one step each,
     // while 20 others ask for the next step.
-    const [submits, claimAnswers] = await Promise.all([
+    const [submitOutcomes, claimOutcomes] = await Promise.all([
       Promise.all(
         stepIds.map((stepId, i) =>
-          callTool(agents[i]!, 'submit_step_result', {
-            planId,
-            stepId,
-            result: { stepId },
-            sessionId: `submitter-${i}`,
-          }),
+          agents[i]!.attempt(
+            'submitStepResult',
+            { planId, stepId, result: { stepId }, sessionId: `submitter-${i}` },
+            SLOW,
+          ),
         ),
       ),
       Promise.all(
         agents
           .slice(steps, steps * 2)
-          .map((client, i) => callTool(client, 'get_next_step', { planId, sessionId: `claimer-${i}` })),
+          .map((agent, i) => agent.attempt('getNextStep', { planId, sessionId: `claimer-${i}` }, SLOW)),
       ),
     ]);
     // A step someone claimed is still open to a result (pending and in_progress both accept one).
-    expect(submits.filter((a) => a.isError)).toEqual([]);
-    expect(claimAnswers.filter((a) => a.isError)).toEqual([]);
-    const claimed = claimAnswers.filter((a) => a.data.status === 'next_step').map((a) => a.data.step.stepId as string);
+    answersOf(submitOutcomes);
+    const claimAnswers = answersOf(claimOutcomes);
+    const claimed = claimAnswers.filter((a) => a.status === NEXT_STEP).map((a) => a.step!.stepId);
     expect(new Set(claimed).size).toBe(claimed.length);
-    for (const answer of claimAnswers.filter((a) => a.data.status !== 'next_step')) {
-      expect(['no_pending_steps', 'plan_complete']).toContain(answer.data.status);
+    for (const answer of claimAnswers.filter((a) => a.status !== NEXT_STEP)) {
+      expect([
+        NextStepStatus.NEXT_STEP_STATUS_NO_PENDING_STEPS,
+        NextStepStatus.NEXT_STEP_STATUS_PLAN_COMPLETE,
+      ]).toContain(answer.status);
     }
 
     const rows = await stepRows(planId);
@@ -283,24 +300,23 @@ describe('one step, many concurrent results', () => {
   it('accepts exactly one result without an idempotency key and refuses the others by the step state', async () => {
     const { planId, stepIds } = await createPlan(3, 'Double submit');
     const stepId = stepIds[0]!;
-    await callOk(owner, 'get_next_step', { planId });
-    const answers = await Promise.all(
+    await owner.call('getNextStep', { planId });
+    const outcomes: Outcome<'submitStepResult'>[] = await Promise.all(
       agents
         .slice(0, 10)
-        .map((client, i) => callTool(client, 'submit_step_result', { planId, stepId, result: { writer: i } })),
+        .map((agent, i) => agent.attempt('submitStepResult', { planId, stepId, result: { writer: i } }, SLOW)),
     );
-    const accepted = answers.filter((a) => !a.isError);
-    expect(accepted).toHaveLength(1);
-    expect(accepted[0]!.data).toEqual({ submitted: true, planStatus: 'executing' });
-    const refused = answers.filter((a) => a.isError);
+    const accepted = outcomes.filter((o) => o.ok);
+    expect(accepted).toEqual([{ ok: true, value: { submitted: true, planStatus: PlanStatus.PLAN_STATUS_EXECUTING } }]);
+    const refused = outcomes.filter((o) => !o.ok);
     expect(refused).toHaveLength(9);
-    for (const answer of refused)
-      expect(answer.data.error).toMatchObject({
+    for (const outcome of refused)
+      expect(outcome.error).toMatchObject({
         code: 'STEP_STATE_CONFLICT',
         message: 'Step 1 is completed; only pending or in_progress steps accept a result',
       });
 
-    const writer = answers.indexOf(accepted[0]!);
+    const writer = outcomes.indexOf(accepted[0]!);
     const [row] = await stepRows(planId);
     expect(row).toMatchObject({ status: 'completed', result: { writer } });
     expect((await auditRows(db(), { planId })).filter((r) => r.eventType === 'step_completed')).toHaveLength(1);
@@ -309,14 +325,16 @@ describe('one step, many concurrent results', () => {
   it('gives every retry with the same idempotency key the first answer and records the result once', async () => {
     const { planId, stepIds } = await createPlan(3, 'Idempotent submit');
     const stepId = stepIds[0]!;
-    const answers = await Promise.all(
+    const outcomes = await Promise.all(
       agents
         .slice(0, 10)
-        .map((client, i) =>
-          callTool(client, 'submit_step_result', { planId, stepId, result: { writer: i }, idempotencyKey: 'retry-1' }),
+        .map((agent, i) =>
+          agent.attempt('submitStepResult', { planId, stepId, result: { writer: i }, idempotencyKey: 'retry-1' }, SLOW),
         ),
     );
-    expect(answers).toEqual(Array(10).fill({ isError: false, data: { submitted: true, planStatus: 'executing' } }));
+    expect(outcomes).toEqual(
+      Array(10).fill({ ok: true, value: { submitted: true, planStatus: PlanStatus.PLAN_STATUS_EXECUTING } }),
+    );
 
     const [row] = await stepRows(planId);
     expect(row!.status).toBe('completed');

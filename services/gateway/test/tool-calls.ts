@@ -1,6 +1,5 @@
 import { expect } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/client';
-import { type Kysely, sql } from 'kysely';
 
 /** A tool's answer as a model sees it: the error flag and the structured content. */
 export interface ToolAnswer {
@@ -32,25 +31,4 @@ export function expectToolError(answer: ToolAnswer, code: string, ...message: Re
   for (const pattern of message) expect(answer.data.error.message).toMatch(pattern);
 }
 
-export interface AuditRow {
-  event_type: string;
-  step_id: string | null;
-  session_id: string | null;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- audit details are free-form JSON
-  details: Record<string, any>;
-}
-
-/** A plan's audit log straight from the database (as superuser), oldest first. */
-export async function auditRows(admin: Kysely<unknown>, planId: string): Promise<AuditRow[]> {
-  const { rows } = await sql<AuditRow>`
-    select event_type, step_id, session_id, details from plan.plan_audit_log where plan_id = ${planId} order by id
-  `.execute(admin);
-  return rows;
-}
-
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Steps of a new plan: one per type, instructions naming them so assertions read well. */
-export function stepsOf(...types: string[]) {
-  return types.map((stepType, index) => ({ stepType, instructions: `Step ${index + 1}: ${stepType}` }));
-}

@@ -1,0 +1,38 @@
+import type { planV1 } from '@quarry/contracts';
+import type { CallContext } from '@quarry/grpc';
+import { isTerminalPlanStatus, type PlanStatus, reportedPlanStatus } from '../core/index.js';
+import { inTenant, mustLoad, type PlanHandlerDeps } from './plan-transaction.js';
+import { planStatusOf } from './to-proto.js';
+
+const MAX_WAIT_SECONDS = 60;
+
+/**
+ * get_plan_status, the hot read: an unchanged plan is answered from memory (the status cache),
+ * and the answer's time-dependent part (stalled) is computed at each call. With waitSeconds it
+ * long-polls: it answers as soon as the plan changes, holding no connection while it waits.
+ */
+export async function getPlanStatus(
+  deps: PlanHandlerDeps,
+  req: planV1.GetPlanStatusRequest,
+  ctx: CallContext,
+): Promise<planV1.GetPlanStatusResponse> {
+  const orgId = ctx.identity.orgId;
+  const read = async () => {
+    const { plan, snapshot } = await deps.statusCache.read(orgId, req.planId, () =>
+      inTenant(deps, ctx, (trx) => mustLoad(trx, req.planId, false)),
+    );
+    const reported = reportedPlanStatus(plan.status as PlanStatus, snapshot.steps, deps.now(), deps.stallThresholdMs);
+    return { plan, response: planStatusOf(plan, snapshot.steps, reported) };
+  };
+  const waitMs = Math.min(Math.max(req.waitSeconds ?? 0, 0), MAX_WAIT_SECONDS) * 1000;
+  if (waitMs === 0) return (await read()).response;
+  // Watch first, then read: a change between the two still wakes us.
+  const watch = deps.changes.watch(orgId, req.planId, waitMs, ctx.signal);
+  try {
+    const first = await read();
+    if (isTerminalPlanStatus(first.plan.status as PlanStatus)) return first.response;
+    return (await watch.changed) ? (await read()).response : first.response;
+  } finally {
+    watch.cancel();
+  }
+}

@@ -1,0 +1,32 @@
+import type { planV1 } from '@quarry/contracts';
+import type { CallContext } from '@quarry/grpc';
+import { type PlanStatus, reportedPlanStatus } from '../core/index.js';
+import { activePlansPage, countActivePlans } from '../store/active-plans.js';
+import { decodeCursor, encodeCursor } from '../store/page-cursor.js';
+import { inTenant, type PlanHandlerDeps } from './plan-transaction.js';
+import { activePlanOf } from './to-proto.js';
+
+const DEFAULT_PAGE = 20;
+
+/** list_active_plans: the org's unfinished plans, most recently updated first, a page at a time. */
+export async function listActivePlans(
+  deps: PlanHandlerDeps,
+  req: planV1.ListActivePlansRequest,
+  ctx: CallContext,
+): Promise<planV1.ListActivePlansResponse> {
+  const limit = req.limit ?? DEFAULT_PAGE;
+  const after = req.cursor ? decodeCursor(req.cursor) : undefined;
+  const at = deps.now();
+  return inTenant(deps, ctx, async (trx) => {
+    const activePlans = await countActivePlans(trx);
+    const page = await activePlansPage(trx, { after, limit });
+    const shown = page.plans.map(({ plan }) => plan);
+    return {
+      activePlans,
+      plans: page.plans.map(({ plan, steps }) =>
+        activePlanOf(plan, steps, reportedPlanStatus(plan.status as PlanStatus, steps, at, deps.stallThresholdMs)),
+      ),
+      nextCursor: page.more ? encodeCursor(shown[shown.length - 1]!) : undefined,
+    };
+  });
+}

@@ -1,0 +1,56 @@
+import { sql } from 'kysely';
+import type { PlanStep, StepStatus } from '../core/index.js';
+import type { PageKey } from './page-cursor.js';
+import type { PlanRow, Trx } from './plans.js';
+
+/** What the list needs of a step to report progress and stalls (the core's rules decide both). */
+export type StepProgress = Pick<PlanStep, 'id' | 'status' | 'startedAt'>;
+
+const activePlans = (trx: Trx) =>
+  trx.selectFrom('plan.research_plans as p').where('p.status', 'not in', ['completed', 'failed']);
+
+/** How many plans of the org are not finished. */
+export async function countActivePlans(trx: Trx): Promise<number> {
+  const { count } = await activePlans(trx)
+    .select((eb) => eb.fn.countAll<string>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(count);
+}
+
+/**
+ * Up to `limit` unfinished plans after `after`, most recently updated first (ties by id), each
+ * with its steps; `more` says whether another page follows.
+ */
+export async function activePlansPage(
+  trx: Trx,
+  page: { after: PageKey | undefined; limit: number },
+): Promise<{ plans: { plan: PlanRow; steps: StepProgress[] }[]; more: boolean }> {
+  let query = activePlans(trx)
+    .selectAll('p')
+    .orderBy('p.updated_at', 'desc')
+    .orderBy('p.id', 'desc')
+    .limit(page.limit + 1);
+  if (page.after) {
+    const { updatedAt, id } = page.after;
+    query = query.where(sql<boolean>`(p.updated_at, p.id) < (${updatedAt}::timestamptz, ${id}::uuid)`);
+  }
+  const rows = await query.execute();
+  const shown = rows.slice(0, page.limit);
+  const steps =
+    shown.length === 0
+      ? []
+      : await trx
+          .selectFrom('plan.plan_steps')
+          .select(['id', 'plan_id', 'status', 'started_at'])
+          .where(
+            'plan_id',
+            'in',
+            shown.map((plan) => plan.id),
+          )
+          .execute();
+  const stepsOf = (planId: string): StepProgress[] =>
+    steps
+      .filter((step) => step.plan_id === planId)
+      .map((step) => ({ id: step.id, status: step.status as StepStatus, startedAt: step.started_at }));
+  return { plans: shown.map((plan) => ({ plan, steps: stepsOf(plan.id) })), more: rows.length > page.limit };
+}

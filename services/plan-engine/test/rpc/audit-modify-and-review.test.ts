@@ -1,0 +1,333 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import {
+  BranchAction,
+  ModifyPlanAction,
+  type PlanCaller,
+  PlanStatus,
+  ReviewDecision,
+  StepType,
+} from '../support/plan-api.js';
+import { type AuditTools, auditTools, events } from '../support/audit.js';
+import { startTestPlanEngine, type TestPlanEngine } from '../support/plan-engine.js';
+import { conditionIdsOf, stepIdsOf } from '../support/plan-rows.js';
+
+// plan.plan_audit_log for modify_plan and user reviews: every action appends exactly the
+// business events it caused in the same transaction as the change, and a refusal appends nothing.
+
+let engine: TestPlanEngine;
+let api: PlanCaller;
+let tools: AuditTools;
+
+beforeAll(async () => {
+  engine = await startTestPlanEngine();
+  api = engine.newOrg();
+  tools = auditTools(engine.database.admin, api);
+});
+afterAll(async () => {
+  await engine?.close();
+});
+
+describe('modify_plan', () => {
+  let planId: string;
+  let steps: string[];
+
+  beforeAll(async () => {
+    ({ planId, steps } = await tools.newPlan(3));
+    await api.call('getNextStep', { planId });
+  });
+
+  it('add_steps writes plan_modified (steps_added) with the new steps and their orders', async () => {
+    const { answer, rows } = await tools.auditedOk('modifyPlan', {
+      planId,
+      action: ModifyPlanAction.MODIFY_PLAN_ACTION_ADD_STEPS,
+      steps: [{ stepType: StepType.STEP_TYPE_CRITIQUE, instructions: 'Critique', insertAfterOrder: 1 }],
+      modificationRationale: 'needs a critique',
+      sessionId: 's-modify',
+    });
+    const added = answer.steps.find((s) => s.instructions === 'Critique')!;
+    expect(added.stepOrder).toBe(2);
+    expect(events(rows)).toEqual([
+      {
+        type: 'plan_modified',
+        planId,
+        stepId: null,
+        sessionId: 's-modify',
+        details: {
+          change: 'steps_added',
+          steps: [{ stepId: added.stepId, stepOrder: 2, stepType: 'critique' }],
+          rationale: 'needs a critique',
+        },
+      },
+    ]);
+    await tools.expectSameTransaction(rows, 'research_plans', planId);
+    steps = await stepIdsOf(engine.database.admin, planId);
+  });
+
+  it('reorder_steps writes plan_modified (steps_reordered) with the order before and after', async () => {
+    const order = [steps[0]!, steps[3]!, steps[1]!, steps[2]!];
+    const { rows } = await tools.auditedOk('modifyPlan', {
+      planId,
+      action: ModifyPlanAction.MODIFY_PLAN_ACTION_REORDER_STEPS,
+      stepOrder: order,
+    });
+    expect(events(rows)).toEqual([
+      {
+        type: 'plan_modified',
+        planId,
+        stepId: null,
+        sessionId: null,
+        details: { change: 'steps_reordered', previousStepIds: steps, stepIds: order, rationale: null },
+      },
+    ]);
+    await tools.expectSameTransaction(rows, 'research_plans', planId);
+    steps = order;
+  });
+
+  it('update_step_instructions writes plan_modified (instructions_updated) with the old and new text', async () => {
+    const { rows } = await tools.auditedOk('modifyPlan', {
+      planId,
+      action: ModifyPlanAction.MODIFY_PLAN_ACTION_UPDATE_STEP_INSTRUCTIONS,
+      stepId: steps[1],
+      updatedInstructions: 'Step 3, sharper',
+      modificationRationale: 'clarity',
+    });
+    expect(events(rows)).toEqual([
+      {
+        type: 'plan_modified',
+        planId,
+        stepId: steps[1],
+        sessionId: null,
+        details: {
+          change: 'instructions_updated',
+          previousInstructions: 'Step 3',
+          instructions: 'Step 3, sharper',
+          rationale: 'clarity',
+        },
+      },
+    ]);
+    await tools.expectSameTransaction(rows, 'plan_steps', steps[1]!);
+  });
+
+  it('remove_step writes plan_modified (step_removed) about the removed step', async () => {
+    const removed = steps[2]!;
+    const { rows } = await tools.auditedOk('modifyPlan', {
+      planId,
+      action: ModifyPlanAction.MODIFY_PLAN_ACTION_REMOVE_STEP,
+      stepId: removed,
+      modificationRationale: 'not needed',
+    });
+    expect(events(rows)).toEqual([
+      {
+        type: 'plan_modified',
+        planId,
+        stepId: removed,
+        sessionId: null,
+        details: { change: 'step_removed', stepOrder: 3, droppedConditionIds: [], rationale: 'not needed' },
+      },
+    ]);
+    await tools.expectSameTransaction(rows, 'research_plans', planId);
+    steps = await stepIdsOf(engine.database.admin, planId);
+  });
+
+  it('remove_step lists the branching conditions that went with the step, and deletes them in the same transaction', async () => {
+    const other = await tools.newPlan(3, {
+      branchingConditions: [
+        {
+          afterStepOrder: 2,
+          conditionExpression: 'confidence > 0.9',
+          ifTrueAction: BranchAction.BRANCH_ACTION_CONTINUE,
+        },
+        {
+          afterStepOrder: 1,
+          conditionExpression: 'confidence < 0.2',
+          ifTrueAction: BranchAction.BRANCH_ACTION_SKIP_TO,
+          actionParams: { targetStepOrder: 2 },
+        },
+        { afterStepOrder: 1, conditionExpression: 'confidence < 0.1', ifTrueAction: BranchAction.BRANCH_ACTION_FAIL },
+      ],
+    });
+    const [attached, targeting, kept] = await conditionIdsOf(engine.database.admin, other.planId);
+    const { rows } = await tools.auditedOk('modifyPlan', {
+      planId: other.planId,
+      action: ModifyPlanAction.MODIFY_PLAN_ACTION_REMOVE_STEP,
+      stepId: other.steps[1],
+    });
+    expect(events(rows)).toEqual([
+      {
+        type: 'plan_modified',
+        planId: other.planId,
+        stepId: other.steps[1],
+        sessionId: null,
+        details: { change: 'step_removed', stepOrder: 2, droppedConditionIds: [attached, targeting], rationale: null },
+      },
+    ]);
+    expect(await conditionIdsOf(engine.database.admin, other.planId)).toEqual([kept]);
+    await tools.expectSameTransaction(rows, 'plan_steps', other.steps[2]!);
+  });
+
+  it('fail_step writes plan_modified (step_failed) and step_failed, and the completion it causes', async () => {
+    // Left: step 1 in progress, steps 2 and 3 pending.
+    await api.call('submitStepResult', { planId, stepId: steps[0], result: { ok: true } });
+    await api.call('submitStepResult', { planId, stepId: steps[1], result: { ok: true } });
+    const { answer, rows } = await tools.auditedOk('modifyPlan', {
+      planId,
+      action: ModifyPlanAction.MODIFY_PLAN_ACTION_FAIL_STEP,
+      stepId: steps[2],
+      reason: 'source gone',
+      sessionId: 's-fail-step',
+    });
+    expect(answer.planStatus).toBe(PlanStatus.PLAN_STATUS_COMPLETED);
+    expect(events(rows)).toEqual([
+      {
+        type: 'plan_modified',
+        planId,
+        stepId: steps[2],
+        sessionId: 's-fail-step',
+        details: { change: 'step_failed', reason: 'source gone', rationale: null },
+      },
+      {
+        type: 'step_failed',
+        planId,
+        stepId: steps[2],
+        sessionId: 's-fail-step',
+        details: { stepOrder: 3, reason: 'source gone', via: 'modify_plan' },
+      },
+      {
+        type: 'plan_status_changed',
+        planId,
+        stepId: null,
+        sessionId: 's-fail-step',
+        details: { from: 'executing', to: 'completed', cause: 'fail_step' },
+      },
+    ]);
+    await tools.expectSameTransaction(rows, 'research_plans', planId);
+  });
+
+  it('writes nothing when an action is refused', async () => {
+    const other = await tools.newPlan(2);
+    await api.call('getNextStep', { planId: other.planId });
+    await tools.expectRefusedWithoutTrace(
+      'modifyPlan',
+      { planId: other.planId, action: ModifyPlanAction.MODIFY_PLAN_ACTION_REMOVE_STEP, stepId: other.steps[0] },
+      'STEP_STATE_CONFLICT',
+    );
+    await tools.expectRefusedWithoutTrace(
+      'modifyPlan',
+      { planId: other.planId, action: ModifyPlanAction.MODIFY_PLAN_ACTION_REORDER_STEPS, stepOrder: [other.steps[0]!] },
+      'INVALID_REORDER',
+    );
+    await tools.expectRefusedWithoutTrace(
+      'modifyPlan',
+      {
+        planId,
+        action: ModifyPlanAction.MODIFY_PLAN_ACTION_ADD_STEPS,
+        steps: [{ stepType: StepType.STEP_TYPE_SEARCH, instructions: 'too late' }],
+      },
+      'PLAN_STATE_CONFLICT',
+    );
+  });
+});
+
+describe('request_user_review and submit_user_decision', () => {
+  async function awaitingReview(sessionId?: string) {
+    const plan = await tools.newPlan(2);
+    await api.call('getNextStep', { planId: plan.planId });
+    const requested = await tools.auditedOk('requestUserReview', {
+      planId: plan.planId,
+      stepId: plan.steps[0],
+      summary: 'Look',
+      questions: ['Good?'],
+      ...(sessionId ? { sessionId } : {}),
+    });
+    return { ...plan, requested };
+  }
+
+  it('request_user_review writes user_reviewed (requested) and the move to awaiting_review', async () => {
+    const { planId, steps, requested } = await awaitingReview('s-review');
+    expect(events(requested.rows)).toEqual([
+      {
+        type: 'user_reviewed',
+        planId,
+        stepId: steps[0],
+        sessionId: 's-review',
+        details: { phase: 'requested', summary: 'Look', questions: ['Good?'] },
+      },
+      {
+        type: 'plan_status_changed',
+        planId,
+        stepId: null,
+        sessionId: 's-review',
+        details: { from: 'executing', to: 'awaiting_review', cause: 'request_review' },
+      },
+    ]);
+    await tools.expectSameTransaction(requested.rows, 'research_plans', planId);
+    await tools.expectSameTransaction(requested.rows, 'user_reviews', requested.answer.reviewId);
+  });
+
+  it.each([
+    {
+      decision: 'approve',
+      feedback: undefined,
+      stepEvent: { type: 'step_completed', details: { stepOrder: 1, confidence: null, via: 'review', branch: null } },
+      to: 'executing',
+    },
+    {
+      decision: 'reject',
+      feedback: 'Wrong sources',
+      stepEvent: { type: 'step_failed', details: { stepOrder: 1, reason: 'Wrong sources', via: 'review' } },
+      to: 'failed',
+    },
+    { decision: 'modify', feedback: 'Use 2024 data', stepEvent: undefined, to: 'executing' },
+    { decision: 'skip', feedback: undefined, stepEvent: undefined, to: 'executing' },
+  ])(
+    'submit_user_decision($decision) writes user_reviewed (decided), its step event and the status change',
+    async ({ decision, feedback, stepEvent, to }) => {
+      const { planId, steps } = await awaitingReview();
+      const { answer, rows } = await tools.auditedOk('submitUserDecision', {
+        planId,
+        stepId: steps[0],
+        decision: ReviewDecision[`REVIEW_DECISION_${decision.toUpperCase()}` as keyof typeof ReviewDecision],
+        sessionId: 's-decide',
+        ...(feedback ? { feedback } : {}),
+      });
+      expect(events(rows)).toEqual([
+        {
+          type: 'user_reviewed',
+          planId,
+          stepId: steps[0],
+          sessionId: 's-decide',
+          details: { phase: 'decided', decision, feedback: feedback ?? null },
+        },
+        ...(stepEvent ? [{ ...stepEvent, planId, stepId: steps[0], sessionId: 's-decide' }] : []),
+        {
+          type: 'plan_status_changed',
+          planId,
+          stepId: null,
+          sessionId: 's-decide',
+          details: { from: 'awaiting_review', to, cause: 'decide_review' },
+        },
+      ]);
+      await tools.expectSameTransaction(rows, 'research_plans', planId);
+      await tools.expectSameTransaction(rows, 'user_reviews', answer.reviewId);
+    },
+  );
+
+  it('writes nothing when a review or a decision is refused', async () => {
+    const { planId, steps } = await awaitingReview();
+    await tools.expectRefusedWithoutTrace(
+      'requestUserReview',
+      { planId, stepId: steps[1], summary: 'pending step' },
+      'STEP_STATE_CONFLICT',
+    );
+    await tools.expectRefusedWithoutTrace(
+      'submitUserDecision',
+      { planId, stepId: steps[1], decision: ReviewDecision.REVIEW_DECISION_APPROVE },
+      'STEP_STATE_CONFLICT',
+    );
+    await tools.expectRefusedWithoutTrace(
+      'submitUserDecision',
+      { planId, stepId: steps[0], decision: ReviewDecision.REVIEW_DECISION_MODIFY },
+      'INVALID_ARGUMENT',
+    );
+  });
+});
