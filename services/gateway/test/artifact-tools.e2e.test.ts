@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/client';
 import { type Kysely, sql } from 'kysely';
 import { connectClient, startTestGateway } from './harness.js';
-import { expectToolError, toolsOf, type CallTool } from './plan-workflow-helpers.js';
+import { expectToolError, toolsOf, type CallTool } from './tool-answers.js';
 
 // The artifact tools of issue 4 through the real chain (MCP client → gateway → artifact-store →
 // plan-engine → PostgreSQL): what each tool stores and answers, the content.created event each

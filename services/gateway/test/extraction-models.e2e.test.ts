@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/client';
 import { sql, type Kysely } from 'kysely';
 import { connectClient, startTestGateway } from './harness.js';
-import { expectToolError, toolsOf, type CallTool } from './plan-workflow-helpers.js';
+import { expectToolError, toolsOf, type CallTool } from './tool-answers.js';
 
 // extract_data with a server-side model: the whole system configured like `quarry start` with
 // OPENAI_BASE_URL/OPENAI_MODEL, talking over real HTTP to an OpenAI-compatible endpoint (a local

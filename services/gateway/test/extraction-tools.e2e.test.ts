@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { sql, type Kysely } from 'kysely';
 import { connectClient, startTestGateway } from './harness.js';
-import { expectToolError, sleep, toolsOf, type CallTool, type ToolAnswer } from './plan-workflow-helpers.js';
+import { expectToolError, sleep, toolsOf, type CallTool, type ToolAnswer } from './tool-answers.js';
 
 // extract_data through the whole system, as `quarry start` runs it: MCP client → gateway →
 // extraction service (schema guard, provider, validation, grounding) → artifact-store (row +

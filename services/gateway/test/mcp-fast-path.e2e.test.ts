@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { request } from 'node:http';
 import { buildServer } from '@quarry/gateway';
 import { type Kysely, sql } from 'kysely';
-import { MODERN_ENVELOPE, modernToolCall, startTestGateway } from './harness.js';
+import { startTestGateway } from './harness.js';
+import { MODERN_ENVELOPE, modernToolCall } from './mcp-requests.js';
 
 // ADR 0015: a plain 2026-07-28 tools/call is answered by the gateway's fast path instead of the
 // SDK's per-request server. The SDK stays the oracle: every request below goes to the gateway

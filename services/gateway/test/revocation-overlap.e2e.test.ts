@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { buildServer, type ToolDispatcher } from '@quarry/gateway';
 import { type Kysely, sql } from 'kysely';
-import { LEGACY_INIT, modernToolCall, rawPost, startTestGateway } from './harness.js';
+import { startTestGateway } from './harness.js';
+import { LEGACY_INIT, modernToolCall, rawPost } from './mcp-requests.js';
 
 // A cached token's revocation check (one round trip on the LISTEN connection) runs alongside a
 // read-only tool's rpc; the answer is withheld until the check passes. Anything else waits for

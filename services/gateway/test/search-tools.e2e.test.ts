@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/client';
 import { connectClient, startTestGateway } from './harness.js';
-import { expectToolError, sleep, toolsOf, type CallTool, type ToolAnswer } from './plan-workflow-helpers.js';
+import { expectToolError, sleep, toolsOf, type CallTool, type ToolAnswer } from './tool-answers.js';
 
 // search_sources through the whole content pipeline, as `quarry start` runs it: MCP client →
 // gateway → artifact-store (row + content.created in one transaction) → outbox → indexer →
