@@ -187,9 +187,12 @@ export function createToolDispatcher(options: DispatcherOptions): ToolDispatcher
       throw error;
     }
     const { principal, requestId } = caller;
-    // A long-poll argument (get_plan_status's waitSeconds) is time the service is asked to wait:
-    // the deadline grows by it so the wait is not cut short.
-    const waitSeconds = typeof args.waitSeconds === 'number' ? Math.min(Math.max(args.waitSeconds, 0), 60) : 0;
+    // A long poll (the rpc's `(quarry.mcp.v1.long_poll)` field) is time the service is asked to
+    // wait: the deadline grows by it so the wait is not cut short. The codec has already held the
+    // value to the field's bounds (0 to maxSeconds, from the same option).
+    const { longPoll } = entry.tool.rpc;
+    const wait = longPoll ? args[longPoll.field] : undefined;
+    const waitSeconds = typeof wait === 'number' ? Math.min(Math.max(wait, 0), longPoll!.maxSeconds) : 0;
     const baseDeadline = gatewayFields?.modelUsage ? modelDeadlineMs : deadlineMs;
     const identity: Identity = {
       kind: 'user',
