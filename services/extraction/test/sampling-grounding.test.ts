@@ -61,7 +61,7 @@ const request = (clientSampling: mcpV1.ClientSampling): extractionV1.ExtractData
 
 /** One extraction by "the client's model", which answers `answers` round after round. */
 async function sampled(answers: (round: number) => string) {
-  let continuation = Buffer.alloc(0);
+  let continuation: Buffer = Buffer.alloc(0);
   let answer: mcpV1.SampledMessage | undefined;
   for (let round = 1; round <= 3; round++) {
     const res = await client.call(
