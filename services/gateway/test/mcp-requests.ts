@@ -31,7 +31,7 @@ export const LEGACY_INIT = JSON.stringify({
 });
 
 /** A JSON-RPC answer: a result or an error with the gateway's stable code in `data.code`. */
-export interface JsonRpcAnswer {
+interface JsonRpcAnswer {
   error?: { code: number; message: string; data?: { code?: string } };
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary results
   result?: any;

@@ -40,7 +40,7 @@ export const ADA_TOKEN = `qry_${'a'.repeat(43)}`;
 /** What a token resolves to: a principal, a refusal, or an error the lookup throws. */
 export type StubAnswer = Principal | AuthFailure | Error;
 
-export interface StubAuthenticator extends TokenAuthenticator {
+interface StubAuthenticator extends TokenAuthenticator {
   /** Token → answer; a token not in it is `unknown`. Change it at will between requests. */
   readonly table: Map<string, StubAnswer>;
   /** Every bearer value asked about, in order (undefined: the request had no Authorization). */
@@ -77,7 +77,7 @@ const PING_OUTPUT: ObjectSchema = {
 };
 
 /** `ping` as a stub dispatcher lists it. */
-export const PING_TOOL: Tool = {
+const PING_TOOL: Tool = {
   name: 'ping',
   title: 'Ping',
   description: 'Says who the token belongs to.',
@@ -86,7 +86,7 @@ export const PING_TOOL: Tool = {
   annotations: { title: 'Ping', readOnlyHint: true },
 };
 
-export interface StubDispatcher extends ToolDispatcher {
+interface StubDispatcher extends ToolDispatcher {
   /** Every call it was asked to make: tool name and the caller's principal. */
   readonly calls: Array<{ name: string; principal: Principal }>;
 }
