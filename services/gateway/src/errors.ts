@@ -7,7 +7,9 @@ import { status } from '@grpc/grpc-js';
  */
 export const httpErrors = {
   UNAUTHENTICATED: { http: 401, rpc: -32001 },
-  FORBIDDEN_ORIGIN: { http: 403, rpc: -32002 },
+  // A refused Host or Origin. The SDK's guards (@modelcontextprotocol/fastify) answer it
+  // themselves, with this code and no `data`: listed so the catalogue says what goes out.
+  FORBIDDEN_ORIGIN: { http: 403, rpc: -32000 },
   RATE_LIMITED: { http: 429, rpc: -32003 },
   PAYLOAD_TOO_LARGE: { http: 413, rpc: -32600 },
   UNSUPPORTED_MEDIA_TYPE: { http: 415, rpc: -32600 },

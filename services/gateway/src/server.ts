@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import rateLimit from '@fastify/rate-limit';
-import { hostHeaderValidation, originValidation, toNodeHandler } from '@modelcontextprotocol/node';
+import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/fastify';
+import { toNodeHandler } from '@modelcontextprotocol/node';
 import { isConnectionFailure } from '@quarry/db';
 import Fastify, {
   LogController,
@@ -78,22 +79,15 @@ function sendError(reply: FastifyReply, code: HttpErrorCode, message: string, he
     .send(jsonRpcErrorBody(code, message));
 }
 
-/** Bridges the SDK's node-style guards (which answer the request themselves) into fastify. */
-function nodeGuard(check: (req: IncomingMessage, res: ServerResponse) => boolean) {
-  return async (request: FastifyRequest, reply: FastifyReply) => {
-    if (!check(request.raw, reply.raw)) reply.hijack();
-  };
-}
-
 /** What a 503 asks clients to wait: a restart or failover of PostgreSQL takes seconds. */
 const RETRY_AFTER_SECONDS = 2;
 
-function mapFastifyError(error: FastifyError): { code: HttpErrorCode; message: string } {
+function mapFastifyError(error: FastifyError, bodyLimitBytes: number): { code: HttpErrorCode; message: string } {
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return {
         code: 'PAYLOAD_TOO_LARGE',
-        message: `The request body is larger than the limit of ${error.message.match(/\d+/)?.[0] ?? 'the server'} bytes.`,
+        message: `The request body is larger than the limit of ${bodyLimitBytes} bytes.`,
       };
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Send MCP messages as `Content-Type: application/json`.' };
@@ -150,7 +144,7 @@ export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const mapped = mapFastifyError(error);
+    const mapped = mapFastifyError(error, http.bodyLimitBytes);
     if (mapped.code === 'INTERNAL') request.log.error({ err: error }, 'unhandled error in HTTP layer');
     if (mapped.code === 'UNAVAILABLE') {
       request.log.warn({ err: error }, 'request failed: database unreachable');
@@ -192,10 +186,12 @@ export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
   const mcp = toNodeHandler(endpoint);
   const fastPath =
     deps.mcpFastPath === false ? undefined : createToolCallFastPath(deps.dispatcher, quarryServerInfo(deps.version));
+  // The SDK's own guards (a 403 with a JSON-RPC error): the Host allow-list against DNS
+  // rebinding, and the Origin check, which only a browser's request (it sends Origin) can fail.
   const allowAnyHost = http.allowedHosts.includes('*');
   const guards = [
-    ...(allowAnyHost ? [] : [nodeGuard(hostHeaderValidation([...http.allowedHosts]))]),
-    nodeGuard(originValidation([...http.allowedOrigins])),
+    ...(allowAnyHost ? [] : [hostHeaderValidation([...http.allowedHosts])]),
+    originValidation([...http.allowedOrigins]),
   ];
 
   const bearerOf = (request: FastifyRequest) => {

@@ -18,6 +18,21 @@ export interface ToolCallRecord {
   outputTokens?: number | null;
 }
 
+/**
+ * The record of every tool call (`gateway.mcp_tool_call_log`), written off the request path:
+ * recording never waits for the database and never fails a call; what cannot be kept is counted.
+ */
+export interface ToolCallLog {
+  /** Queues a record; drops it (counted by `onDrop`) when the queue is full or the log closed. */
+  record(entry: ToolCallRecord): void;
+  /** Writes everything recorded so far (tests and the benchmark read it back). */
+  flush(): Promise<void>;
+  /** Records waiting to be written. */
+  pending(): number;
+  /** Stops the background writer after writing what is queued; later records are dropped. */
+  close(): Promise<void>;
+}
+
 export interface ToolCallLogOptions {
   db: Kysely<IdentityDatabase>;
   logger: Logger;
@@ -32,7 +47,7 @@ export interface ToolCallLogOptions {
  * Writes `mcp_tool_call_log` off the request path: `record` only appends to a bounded queue;
  * a single background writer inserts batches (one transaction per org, under RLS).
  */
-export function createToolCallLog(options: ToolCallLogOptions) {
+export function createToolCallLog(options: ToolCallLogOptions): ToolCallLog {
   const capacity = options.capacity ?? 10_000;
   const batchSize = options.batchSize ?? 500;
   const queue: ToolCallRecord[] = [];
@@ -85,7 +100,7 @@ export function createToolCallLog(options: ToolCallLogOptions) {
   }
 
   return {
-    record(entry: ToolCallRecord): void {
+    record(entry) {
       if (closed || queue.length >= capacity) {
         options.onDrop?.(1, 'queue_full');
         return;
@@ -98,7 +113,7 @@ export function createToolCallLog(options: ToolCallLogOptions) {
       if (queue.length > 0) await flush();
     },
     pending: () => queue.length,
-    async close(): Promise<void> {
+    async close() {
       closed = true;
       clearInterval(timer);
       await flush();
@@ -106,5 +121,3 @@ export function createToolCallLog(options: ToolCallLogOptions) {
     },
   };
 }
-
-export type ToolCallLog = ReturnType<typeof createToolCallLog>;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { sql, type Kysely } from 'kysely';
 import { connectClient, startTestGateway } from './harness.js';
-import { expectToolError, sleep, toolsOf, type CallTool, type ToolAnswer } from './tool-calls.js';
+import { expectToolError, sleep, toolsOf, type CallTool, type ToolAnswer } from './tool-answers.js';
 
 // extract_data through the whole system, as `quarry start` runs it: MCP client → gateway →
 // extraction service (schema guard, provider, validation, grounding) → artifact-store (row +
@@ -10,7 +10,8 @@ import { expectToolError, sleep, toolsOf, type CallTool, type ToolAnswer } from 
 // the server, a client that offers MCP sampling on protocol 2026-07-28 does the extraction with
 // its own model through the input-required round trip; every other client gets the offline
 // heuristic extractor. A 2025-era client is never sent a sampling request, even when it
-// declares sampling. Failures store nothing: no row, no event.
+// declares sampling. Failures store nothing: no row, no event. (What the extraction service does
+// with a source, a schema or the model's answer: services/extraction/test, sampling-grounding.)
 
 const INVOICE = [
   'INVOICE',
@@ -50,42 +51,29 @@ interface SamplingCall {
   maxTokens: number;
 }
 
-/** A 2026-07-28 client whose own "model" is `answer` (the SDK fulfils input-required rounds with it). */
-async function samplingClient(url: string, token: string, answer: (call: SamplingCall, round: number) => string) {
+/**
+ * A client that declares sampling and whose own "model" is `answer`: of the 2026-07-28 era (the
+ * SDK fulfils input-required rounds with it), or of the 2025 era (it would answer if ever asked).
+ */
+async function samplingClient(
+  url: string,
+  token: string,
+  answer: (call: SamplingCall, round: number) => string,
+  era: 'modern' | 'legacy' = 'modern',
+) {
   const calls: SamplingCall[] = [];
   const client = new Client(
-    { name: 'sampling-tests', version: '1.0.0' },
-    { capabilities: { sampling: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    { name: `${era}-sampler`, version: '1.0.0' },
+    {
+      capabilities: { sampling: {} },
+      versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: '2026-07-28' } },
+    },
   );
   client.setRequestHandler('sampling/createMessage', async (request) => {
     const call = request.params as unknown as SamplingCall;
     calls.push(call);
-    return {
-      role: 'assistant',
-      content: { type: 'text', text: answer(call, calls.length) },
-      model: 'client-model-7',
-      stopReason: 'endTurn',
-    };
-  });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { authProvider: { token: async () => token } }));
-  return { client, calls, ...toolsOf(client) };
-}
-
-/** A 2025-era client that declares sampling in initialize and would answer if ever asked. */
-async function legacySamplingClient(url: string, token: string) {
-  const calls: unknown[] = [];
-  const client = new Client(
-    { name: 'legacy-sampler', version: '1.0.0' },
-    { capabilities: { sampling: {} }, versionNegotiation: { mode: 'legacy' } },
-  );
-  client.setRequestHandler('sampling/createMessage', async (request) => {
-    calls.push(request.params);
-    return {
-      role: 'assistant',
-      content: { type: 'text', text: JSON.stringify(GOOD_ANSWER) },
-      model: 'legacy-model',
-      stopReason: 'endTurn',
-    };
+    const text = answer(call, calls.length);
+    return { role: 'assistant', content: { type: 'text', text }, model: 'client-model-7', stopReason: 'endTurn' };
   });
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { authProvider: { token: async () => token } }));
   return { client, calls, ...toolsOf(client) };
@@ -204,50 +192,8 @@ describe('extract_data without a model on the server', () => {
     );
   });
 
-  it('reads a stored artifact of the caller’s org as the source; another org’s id is exactly a missing one', async () => {
-    const { id } = (
-      await legacy.ok('store_research', {
-        artifactType: 'finding',
-        title: 'Invoice copy',
-        content: { kind: 'invoice' },
-        contentText: INVOICE,
-      })
-    ).data;
-    const answer = await legacy.ok('extract_data', { sourceArtifactId: id, extractionSchema: INVOICE_SCHEMA });
-    expect(answer.data.data).toMatchObject({ invoiceNumber: 'INV-2024-0042' });
-    expect(await storedRow(answer.data.extractionId as string)).toMatchObject({
-      source_artifact_id: id,
-      source_text: null,
-    });
-
+  it('refuses a schema nested deeper than the gRPC hop carries, at the gateway, and stores nothing', async () => {
     const before = await counts();
-    const foreign = await rival.call('extract_data', { sourceArtifactId: id, extractionSchema: INVOICE_SCHEMA });
-    const missing = await rival.call('extract_data', {
-      sourceArtifactId: '00000000-0000-4000-8000-000000000000',
-      extractionSchema: INVOICE_SCHEMA,
-    });
-    expectToolError(foreign, 'ARTIFACT_NOT_FOUND');
-    expectToolError(missing, 'ARTIFACT_NOT_FOUND');
-    expect(foreign.data.error.message.replace(id as string, '<id>')).toBe(
-      missing.data.error.message.replace('00000000-0000-4000-8000-000000000000', '<id>'),
-    );
-    expect(await counts()).toEqual(before);
-  });
-
-  it('refuses hostile schemas naming the rule, and stores nothing', async () => {
-    const before = await counts();
-    const remote = await legacy.call('extract_data', {
-      sourceText: INVOICE,
-      extractionSchema: { type: 'object', properties: { a: { $ref: 'https://evil.example/schema.json' } } },
-    });
-    expectToolError(remote, 'SCHEMA_REJECTED', /\$ref/);
-    const redos = await legacy.call('extract_data', {
-      sourceText: INVOICE,
-      extractionSchema: { type: 'object', properties: { a: { type: 'string', pattern: '^(a+)+$' } } },
-    });
-    expectToolError(redos, 'SCHEMA_REJECTED', /pattern/);
-    const notObject = await legacy.call('extract_data', { sourceText: INVOICE, extractionSchema: { type: 'array' } });
-    expectToolError(notObject, 'SCHEMA_REJECTED', /object/);
     // 32 levels of JSON is the most the gRPC hop carries: deeper is refused at the gateway already.
     let deep: Record<string, unknown> = { type: 'string' };
     for (let i = 0; i < 40; i++) deep = { type: 'object', properties: { n: deep } };
@@ -279,7 +225,7 @@ describe('extract_data without a model on the server', () => {
   });
 
   it('never sends a sampling request to a 2025-era client, even one that declares sampling', async () => {
-    const sampler = await legacySamplingClient(gateway.url, gateway.token);
+    const sampler = await samplingClient(gateway.url, gateway.token, () => JSON.stringify(GOOD_ANSWER), 'legacy');
     clients.push(sampler.client);
     const started = Date.now();
     const answer = await sampler.ok('extract_data', { sourceText: INVOICE, extractionSchema: INVOICE_SCHEMA });
@@ -306,10 +252,6 @@ describe('extract_data with the client’s own model (MCP sampling, 2026-07-28)'
       model: 'client-model-7',
       data: GOOD_ANSWER,
     });
-    // Grounded: the number and the date are found although written differently in the source.
-    expect(answer.data.fieldConfidences['/total']).toBeGreaterThan(0.5);
-    expect(answer.data.fieldConfidences['/issueDate']).toBeGreaterThan(0.5);
-
     expect(sampler.calls).toHaveLength(1);
     const [call] = sampler.calls;
     // The source is delimited data inside the user message, with the schema, under extract-only rules.
@@ -342,28 +284,6 @@ describe('extract_data with the client’s own model (MCP sampling, 2026-07-28)'
     const repair = sampler.calls[1]!.messages;
     expect(repair.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
     expect(repair[2]!.content.text).toMatch(/does not match the schema[\s\S]*total/);
-  });
-
-  it('fails with a tool error and stores nothing when the repaired answer is still invalid', async () => {
-    const sampler = await samplingClient(gateway.url, gateway.token, () =>
-      JSON.stringify({ vendor: 'Northwind Traders' }),
-    );
-    clients.push(sampler.client);
-    const before = await counts();
-    const answer = await sampler.call('extract_data', { sourceText: INVOICE, extractionSchema: INVOICE_SCHEMA });
-    expectToolError(answer, 'EXTRACTION_INVALID', /invoiceNumber|total/);
-    expect(sampler.calls).toHaveLength(2);
-    expect(await counts()).toEqual(before);
-  });
-
-  it('reports what the model wrote that the source does not say as unconfident', async () => {
-    const sampler = await samplingClient(gateway.url, gateway.token, () =>
-      JSON.stringify({ ...GOOD_ANSWER, vendor: 'Contoso Ltd' }),
-    );
-    clients.push(sampler.client);
-    const answer = await sampler.ok('extract_data', { sourceText: INVOICE, extractionSchema: INVOICE_SCHEMA });
-    expect(answer.data.fieldConfidences['/vendor']).toBeLessThanOrEqual(0.1);
-    expect(answer.data.fieldConfidences['/invoiceNumber']).toBeGreaterThan(0.8);
   });
 });
 

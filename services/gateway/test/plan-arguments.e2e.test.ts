@@ -3,7 +3,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { toolCatalogue } from '@quarry/contracts';
 import { sql } from 'kysely';
 import { connectClient, startTestGateway } from './harness.js';
-import { type CallTool, expectToolError, toolsOf } from './tool-calls.js';
+import { type CallTool, expectToolError, toolsOf } from './tool-answers.js';
 
 // The gateway's tool codec checks every plan tool's arguments against the tool's input schema
 // (the proto's field rules) before the plan engine is called: bad arguments become a tool error

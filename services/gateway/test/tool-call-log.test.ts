@@ -7,8 +7,10 @@ import {
   createToolCallLog,
   createToolDispatcher,
   gatewaySchemas,
+  type IdentityAdmin,
   type IdentityDatabase,
   type Principal,
+  type ToolCallLog,
 } from '@quarry/gateway';
 import { createLogger } from '@quarry/telemetry';
 import { createTestDatabase, type TestDatabase } from '@quarry/testing';
@@ -31,7 +33,7 @@ let app: Kysely<IdentityDatabase>;
 let orgA: Principal;
 let orgB: Principal;
 
-async function member(admin: ReturnType<typeof createIdentityAdmin>, slug: string): Promise<Principal> {
+async function member(admin: IdentityAdmin, slug: string): Promise<Principal> {
   const org = await admin.createOrg({ slug });
   const user = await admin.addUser({ email: `someone@${slug}.test`, orgSlug: slug, name: `Someone ${slug}` });
   const token = await admin.createToken({ orgSlug: slug, email: user.email });
@@ -46,7 +48,7 @@ async function member(admin: ReturnType<typeof createIdentityAdmin>, slug: strin
   };
 }
 
-function dispatcherWith(log: ReturnType<typeof createToolCallLog>) {
+function dispatcherWith(log: ToolCallLog) {
   return createToolDispatcher({
     catalogue: [ping, whoami],
     backends: { [ping.rpc.service]: createLocalBackend(identityV1.IdentityServiceService, implementation) },

@@ -18,10 +18,11 @@ import {
   messageToJsonSchema,
   SchemaError,
   type FieldConstraints,
+  type LongPollOption,
   type OneofConstraints,
   type SchemaSources,
 } from './schema.js';
-import type { GatewayFields, ToolAnnotations, ToolDefinition } from './types.js';
+import type { GatewayFields, LongPoll, ToolAnnotations, ToolDefinition } from './types.js';
 
 /**
  * Derives the MCP tool catalogue from a FileDescriptorSet (with source info, for comments):
@@ -111,6 +112,7 @@ function deriveTool(method: DescMethod, options: ToolOptions, sources: SchemaSou
     problems.push(error.message);
   }
   const gatewayFields = gatewayFieldsOf(method, problems);
+  const longPoll = longPollOf(method, sources, problems);
   if (problems.length > 0 || !inputSchema || !outputSchema) return problems;
 
   const annotations: ToolAnnotations = {
@@ -127,7 +129,7 @@ function deriveTool(method: DescMethod, options: ToolOptions, sources: SchemaSou
     inputSchema,
     outputSchema,
     annotations,
-    rpc: { service, method: method.name, path: `/${service}/${method.name}` },
+    rpc: { service, method: method.name, path: `/${service}/${method.name}`, ...(longPoll ? { longPoll } : {}) },
     ...(gatewayFields ? { gatewayFields } : {}),
   };
 }
@@ -158,12 +160,28 @@ function gatewayFieldsOf(method: DescMethod, problems: string[]): GatewayFields 
   return Object.keys(fields).length > 0 ? fields : undefined;
 }
 
+// The request field marked `(quarry.mcp.v1.long_poll)`, if any (its kind and bounds are checked
+// with the input schema): one per request, never in a response.
+function longPollOf(method: DescMethod, sources: SchemaSources, problems: string[]): LongPoll | undefined {
+  for (const field of method.output.fields.filter((f) => sources.longPoll(f)))
+    problems.push(`field ${field.parent.typeName}.${field.name}: long_poll belongs in the request, not the response`);
+  const marked = method.input.fields.filter((f) => sources.longPoll(f));
+  if (marked.length > 1) {
+    problems.push(`has more than one long_poll field: ${marked.map((f) => f.name).join(', ')}`);
+    return undefined;
+  }
+  const [field] = marked;
+  return field ? { field: field.jsonName, maxSeconds: sources.longPoll(field)!.maxSeconds ?? 0 } : undefined;
+}
+
 function schemaSources(registry: FileRegistry): SchemaSources {
   const fieldOption = registry.getExtension('quarry.mcp.v1.field');
+  const longPollOption = registry.getExtension('quarry.mcp.v1.long_poll');
   const oneofOption = registry.getExtension('quarry.mcp.v1.oneof');
   return {
     describe: createCommentReader(),
     fieldConstraints: (field) => readOption<FieldConstraints>(fieldOption, field),
+    longPoll: (field) => readOption<LongPollOption>(longPollOption, field),
     oneofConstraints: (oneof) => readOption<OneofConstraints>(oneofOption, oneof),
   };
 }

@@ -45,6 +45,11 @@ export interface FieldConstraints {
   required?: boolean;
 }
 
+/** `(quarry.mcp.v1.long_poll)` in its proto3 JSON form. */
+export interface LongPollOption {
+  maxSeconds?: number;
+}
+
 /** `(quarry.mcp.v1.oneof)` in its proto3 JSON form. */
 export interface OneofConstraints {
   required?: boolean;
@@ -54,6 +59,7 @@ export interface OneofConstraints {
 export interface SchemaSources {
   describe(desc: Commented): string | undefined;
   fieldConstraints(field: DescField): FieldConstraints | undefined;
+  longPoll(field: DescField): LongPollOption | undefined;
   oneofConstraints(oneof: DescOneof): OneofConstraints | undefined;
 }
 
@@ -158,7 +164,10 @@ function fieldSchema(field: DescField, state: State): JsonSchema {
       schema = { type: 'object', ...mapKeySchema(field.mapKey), additionalProperties: elementSchema(field, state) };
       break;
   }
-  if (state.mode === 'input') applyConstraints(field, schema, state.sources.fieldConstraints(field));
+  if (state.mode === 'input') {
+    applyConstraints(field, schema, state.sources.fieldConstraints(field));
+    applyLongPoll(field, schema, state);
+  }
   // Without a field comment, an inlined message or an enum lends its own (never a well-known
   // type's: those are essays on protobuf, not on the field).
   const inlined =
@@ -342,6 +351,40 @@ export function wellKnownSchema(typeName: string): MutableSchema | undefined {
   return { ...scalar, type: [scalar.type, 'null'] };
 }
 
+const INTEGER_SCALARS: ReadonlySet<ScalarType> = new Set([
+  ScalarType.INT32,
+  ScalarType.SINT32,
+  ScalarType.SFIXED32,
+  ScalarType.UINT32,
+  ScalarType.FIXED32,
+  ScalarType.INT64,
+  ScalarType.SINT64,
+  ScalarType.SFIXED64,
+  ScalarType.UINT64,
+  ScalarType.FIXED64,
+]);
+
+// A long-poll field's bounds come from its `(quarry.mcp.v1.long_poll)` option alone: 0 up to
+// max_seconds, the same cap the gateway adds to the rpc's deadline (ToolRpc.longPoll).
+function applyLongPoll(field: DescField, schema: MutableSchema, state: State): void {
+  const option = state.sources.longPoll(field);
+  if (!option) return;
+  const fail = (problem: string): never => {
+    throw new SchemaError(`field ${field.parent.typeName}.${field.name}: ${problem}`);
+  };
+  if (field.parent !== state.root) fail('long_poll applies only to a field of the request itself');
+  if (field.fieldKind !== 'scalar' || !INTEGER_SCALARS.has(field.scalar))
+    fail('long_poll applies only to a singular integer field');
+  const bounds = has(state.sources.fieldConstraints(field), NUMBER_KEYS);
+  if (bounds.length > 0) fail(`long_poll sets the bounds itself; drop (quarry.mcp.v1.field) ${bounds.join(', ')}`);
+  if (!option.maxSeconds) fail('long_poll needs max_seconds of at least 1');
+  schema.minimum = 0;
+  schema.maximum = Math.min(option.maxSeconds!, schema.maximum as number);
+}
+
+const has = <K extends keyof FieldConstraints>(c: FieldConstraints | undefined, keys: readonly K[]) =>
+  keys.filter((k) => c?.[k] !== undefined && c?.[k] !== false);
+
 const STRING_KEYS = ['format', 'minLength', 'maxLength', 'pattern'] as const;
 const NUMBER_KEYS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'] as const;
 const ITEM_KEYS = ['minItems', 'maxItems', 'uniqueItems'] as const;
@@ -354,14 +397,13 @@ function applyConstraints(field: DescField, schema: MutableSchema, c: FieldConst
   const fail = (problem: string): never => {
     throw new SchemaError(`field ${field.parent.typeName}.${field.name}: ${problem}`);
   };
-  const has = (keys: readonly (keyof FieldConstraints)[]) => keys.filter((k) => c[k] !== undefined && c[k] !== false);
   const element = (
     field.fieldKind === 'list' ? schema.items : field.fieldKind === 'map' ? schema.additionalProperties : schema
   ) as MutableSchema;
   const scalar =
     field.fieldKind === 'scalar' || field.fieldKind === 'list' || field.fieldKind === 'map' ? field.scalar : undefined;
 
-  const stringKeys = has(STRING_KEYS);
+  const stringKeys = has(c, STRING_KEYS);
   if (stringKeys.length > 0) {
     if (scalar !== ScalarType.STRING) fail(`${stringKeys.join(', ')} only apply to string fields`);
     if (c.format !== undefined && !FORMATS.includes(c.format))
@@ -376,7 +418,7 @@ function applyConstraints(field: DescField, schema: MutableSchema, c: FieldConst
     for (const key of stringKeys) element[key] = c[key];
   }
 
-  const numberKeys = has(NUMBER_KEYS);
+  const numberKeys = has(c, NUMBER_KEYS);
   if (numberKeys.length > 0) {
     if (
       scalar === undefined ||
@@ -395,13 +437,13 @@ function applyConstraints(field: DescField, schema: MutableSchema, c: FieldConst
     if (c.exclusiveMaximum !== undefined) element.exclusiveMaximum = c.exclusiveMaximum;
   }
 
-  const itemKeys = has(ITEM_KEYS);
+  const itemKeys = has(c, ITEM_KEYS);
   if (itemKeys.length > 0) {
     if (field.fieldKind !== 'list') fail(`${itemKeys.join(', ')} only apply to repeated fields`);
     for (const key of itemKeys) schema[key] = c[key];
   }
 
-  const propertyKeys = has(PROPERTY_KEYS);
+  const propertyKeys = has(c, PROPERTY_KEYS);
   if (propertyKeys.length > 0) {
     const isStruct = field.fieldKind === 'message' && field.message.typeName === 'google.protobuf.Struct';
     if (field.fieldKind !== 'map' && !isStruct)

@@ -34,6 +34,19 @@ export interface ToolRpc {
   readonly method: string;
   /** gRPC path, e.g. `/quarry.identity.v1.IdentityService/Ping`. */
   readonly path: string;
+  /** The request field that asks the service to wait before it answers; absent when none. */
+  readonly longPoll?: LongPoll;
+}
+
+/**
+ * A long poll (`(quarry.mcp.v1.long_poll)` on a request field): the caller asks the service to
+ * wait up to `maxSeconds` for a change, so the rpc's deadline grows by the seconds asked for. The
+ * input schema bounds the field to 0–`maxSeconds` from the same option.
+ */
+export interface LongPoll {
+  /** The field's JSON name, at the root of the arguments, e.g. `waitSeconds`. */
+  readonly field: string;
+  readonly maxSeconds: number;
 }
 
 export interface ToolDefinition {

@@ -854,7 +854,11 @@ export const toolDefinitions: readonly ToolDefinition[] = [
     "rpc": {
       "service": "quarry.plan.v1.PlanService",
       "method": "GetPlanStatus",
-      "path": "/quarry.plan.v1.PlanService/GetPlanStatus"
+      "path": "/quarry.plan.v1.PlanService/GetPlanStatus",
+      "longPoll": {
+        "field": "waitSeconds",
+        "maxSeconds": 60
+      }
     }
   },
   {

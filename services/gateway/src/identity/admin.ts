@@ -26,6 +26,46 @@ export interface TokenSummary {
   revokedAt: Date | null;
 }
 
+interface Organization {
+  id: string;
+  slug: string;
+  name: string;
+}
+
+/** A token just created: `token` is its plaintext, shown this once and never stored. */
+interface CreatedToken {
+  id: string;
+  token: string;
+  hint: string;
+  org: string;
+  email: string;
+  expiresAt: Date | null;
+}
+
+/**
+ * Operator-side identity management (the `quarry` CLI and first start): organizations, their
+ * members and personal access tokens. It works across tenants by design; a mistake (unknown org,
+ * duplicate slug, bad input) is an IdentityAdminError whose message the CLI prints as is.
+ */
+export interface IdentityAdmin {
+  /** A new organization; the slug is 1–63 lowercase letters, digits or inner hyphens. */
+  createOrg(input: { slug: string; name?: string }): Promise<Organization>;
+  findOrg(slug: string): Promise<Organization | undefined>;
+  /** Creates the user if new (or updates the name when given) and adds them to the org. */
+  addUser(input: {
+    email: string;
+    orgSlug: string;
+    name?: string;
+    role?: 'owner' | 'admin' | 'member';
+  }): Promise<{ id: string; email: string; name: string; org: string }>;
+  /** A token for a member of the org; only its SHA-256 is stored. */
+  createToken(input: { orgSlug: string; email: string; name?: string; expiresInMs?: number }): Promise<CreatedToken>;
+  /** Every token (of one org when given), newest first, without anything that could be used. */
+  listTokens(filter?: { orgSlug?: string }): Promise<TokenSummary[]>;
+  /** Revocation takes effect on every gateway's very next request (see the notify trigger). */
+  revokeToken(id: string): Promise<{ id: string; revokedAt: Date }>;
+}
+
 const SLUG = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 const EMAIL = /^[^@\s]+@[^@\s]+$/;
 
@@ -34,10 +74,10 @@ function isUniqueViolation(error: unknown): boolean {
 }
 
 /**
- * Operator-side identity management (the `quarry` CLI and first start). Runs on the admin
- * connection: it works across tenants by design, unlike the services' app-role connections.
+ * Runs on the admin connection: it works across tenants by design, unlike the services' app-role
+ * connections.
  */
-export function createIdentityAdmin(db: Kysely<IdentityDatabase>) {
+export function createIdentityAdmin(db: Kysely<IdentityDatabase>): IdentityAdmin {
   async function orgBySlug(slug: string) {
     const org = await db
       .selectFrom('identity.organizations')
@@ -49,7 +89,7 @@ export function createIdentityAdmin(db: Kysely<IdentityDatabase>) {
   }
 
   return {
-    async createOrg(input: { slug: string; name?: string }) {
+    async createOrg(input) {
       if (!SLUG.test(input.slug)) {
         throw new IdentityAdminError(
           'INVALID_ARGUMENT',
@@ -69,7 +109,7 @@ export function createIdentityAdmin(db: Kysely<IdentityDatabase>) {
       }
     },
 
-    async findOrg(slug: string) {
+    async findOrg(slug) {
       return db
         .selectFrom('identity.organizations')
         .select(['id', 'slug', 'name'])
@@ -77,8 +117,7 @@ export function createIdentityAdmin(db: Kysely<IdentityDatabase>) {
         .executeTakeFirst();
     },
 
-    /** Creates the user if new (or updates the name when given) and adds them to the org. */
-    async addUser(input: { email: string; orgSlug: string; name?: string; role?: 'owner' | 'admin' | 'member' }) {
+    async addUser(input) {
       const email = input.email.trim().toLowerCase();
       if (!EMAIL.test(email)) throw new IdentityAdminError('INVALID_ARGUMENT', `Invalid email "${input.email}".`);
       const org = await orgBySlug(input.orgSlug);
@@ -102,8 +141,7 @@ export function createIdentityAdmin(db: Kysely<IdentityDatabase>) {
       });
     },
 
-    /** Returns the plaintext token exactly once; only its SHA-256 is stored. */
-    async createToken(input: { orgSlug: string; email: string; name?: string; expiresInMs?: number }) {
+    async createToken(input) {
       const org = await orgBySlug(input.orgSlug);
       const member = await db
         .selectFrom('identity.memberships as m')
@@ -130,7 +168,7 @@ export function createIdentityAdmin(db: Kysely<IdentityDatabase>) {
       return { id: row.id, token, hint, org: org.slug, email: member.email, expiresAt: row.expires_at };
     },
 
-    async listTokens(filter: { orgSlug?: string } = {}): Promise<TokenSummary[]> {
+    async listTokens(filter = {}) {
       let query = db
         .selectFrom('identity.personal_access_tokens as t')
         .innerJoin('identity.organizations as o', 'o.id', 't.org_id')
@@ -151,8 +189,7 @@ export function createIdentityAdmin(db: Kysely<IdentityDatabase>) {
       return query.execute();
     },
 
-    /** Revocation takes effect on every gateway's very next request (see notify trigger). */
-    async revokeToken(id: string) {
+    async revokeToken(id) {
       if (!/^[0-9a-f-]{36}$/i.test(id))
         throw new IdentityAdminError(
           'INVALID_ARGUMENT',
@@ -165,9 +202,8 @@ export function createIdentityAdmin(db: Kysely<IdentityDatabase>) {
         .returning(['id', 'revoked_at'])
         .executeTakeFirst();
       if (!row) throw new IdentityAdminError('NOT_FOUND', `No token with id ${id}.`);
-      return row;
+      // coalesce(…, now()): never null once revoked.
+      return { id: row.id, revokedAt: row.revoked_at! };
     },
   };
 }
-
-export type IdentityAdmin = ReturnType<typeof createIdentityAdmin>;

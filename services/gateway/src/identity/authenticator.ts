@@ -18,6 +18,30 @@ export interface UnconfirmedAuth {
   confirmed: Promise<boolean>;
 }
 
+/**
+ * Resolves bearer tokens to principals for the HTTP layer, and keeps revocation current: a token
+ * revoked, expired or deleted anywhere is refused on its very next request.
+ */
+export interface TokenAuthenticator {
+  /** Opens the LISTEN connection that carries token changes, and starts recording last use. */
+  start(): Promise<void>;
+  /** The principal of a bearer token (the value after `Bearer `), or why it is refused. */
+  authenticate(token: string | undefined): Promise<AuthResult>;
+  /**
+   * Like `authenticate`, except that a cache hit under strict revocation does not wait for the
+   * revocation barrier: the principal comes back at once with the barrier's verdict pending, so a
+   * caller can overlap work that has no effect (a read whose answer it withholds) with the round
+   * trip. Everything else (misses, expiry, non-strict mode) is `authenticate`.
+   */
+  authenticateUnconfirmed(token: string | undefined): Promise<AuthResult | UnconfirmedAuth>;
+  /** Writes the recorded `last_used_at` times now (they are otherwise written in batches). */
+  flushLastUsed(): Promise<void>;
+  /** For readiness and tests: whether revocations are being received. */
+  isListening(): boolean;
+  /** Writes the last-use times, closes the LISTEN connection and forgets every cached token. */
+  close(): Promise<void>;
+}
+
 export interface AuthenticatorOptions {
   /** App-role connection (RLS applies: a lookup sees only the presented token's row). */
   db: Kysely<IdentityDatabase>;
@@ -51,7 +75,7 @@ const CHANNEL = 'quarry_identity_tokens';
  * is always seen by it. While the LISTEN connection is down the cache is bypassed, so
  * revocation is never stale. `last_used_at` is recorded in memory and written in batches.
  */
-export function createTokenAuthenticator(options: AuthenticatorOptions) {
+export function createTokenAuthenticator(options: AuthenticatorOptions): TokenAuthenticator {
   const { db, logger } = options;
   const ttl = options.cacheTtlMs ?? 60_000;
   const maxEntries = options.maxCacheEntries ?? 10_000;
@@ -273,5 +297,3 @@ export function createTokenAuthenticator(options: AuthenticatorOptions) {
     },
   };
 }
-
-export type TokenAuthenticator = ReturnType<typeof createTokenAuthenticator>;

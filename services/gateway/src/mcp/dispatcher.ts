@@ -1,6 +1,6 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import { ContractError, createToolCodec, type ToolDefinition } from '@quarry/contracts';
+import { ContractError, createToolCodec, type ObjectSchema, type ToolDefinition } from '@quarry/contracts';
 import { type Identity, QuarryError } from '@quarry/grpc';
 import type { Logger } from 'pino';
 import { toolErrorFromStatus, type ToolErrorShape } from '../errors.js';
@@ -94,6 +94,29 @@ export interface DispatcherOptions {
   deadlineMs?: number;
 }
 
+/**
+ * Turns MCP tool calls into exactly one rpc each: what the MCP endpoint and the tools/call fast
+ * path call. Everything it answers about a tool comes from the catalogue it was built with.
+ */
+export interface ToolDispatcher {
+  /** The `tools/list` payload, computed once. */
+  readonly tools: Tool[];
+  /** A tool's output schema (the SDK projects results against it); undefined for an unknown tool. */
+  outputSchemaOf(name: string): ObjectSchema | undefined;
+  /** Whether the catalogue has this tool. */
+  has(name: string): boolean;
+  /** Whether a tool only reads (its proto's read_only option): safe to run before its caller's revocation check lands. */
+  isReadOnly(name: string): boolean;
+  /** Whether a tool can ask for the client's model (its rpc has the sampling fields). */
+  canSample(name: string): boolean;
+  /**
+   * Validates the arguments, calls the tool's rpc and checks its reply. Bad arguments and service
+   * errors come back as tool errors (`isError`); an unknown tool throws a JSON-RPC invalid-params
+   * ProtocolError. Every call is observed and, except liveness checks, written to the tool-call log.
+   */
+  call(name: string, args: Record<string, unknown> | undefined, caller: CallerContext): Promise<DispatchOutcome>;
+}
+
 /** Tools whose calls are not written to the tool-call log (liveness checks). */
 const UNLOGGED_TOOLS = new Set(['ping']);
 
@@ -106,11 +129,11 @@ function toolError(error: ToolErrorShape): CallToolResult {
 }
 
 /**
- * Turns MCP tool calls into exactly one rpc each. Everything derived from the catalogue
- * (listing, codecs with their input validators, output validators) is built here once per
- * process; a call only encodes (validating), calls, decodes and checks the reply.
+ * The dispatcher of a catalogue. Everything derived from the catalogue (listing, codecs with
+ * their input validators, output validators) is built here once per process; a call only
+ * encodes (validating), calls, decodes and checks the reply.
  */
-export function createToolDispatcher(options: DispatcherOptions) {
+export function createToolDispatcher(options: DispatcherOptions): ToolDispatcher {
   const compileOutput = createOutputValidator();
   const deadlineMs = options.deadlineMs ?? 10_000;
   const modelDeadlineMs = options.modelDeadlineMs ?? deadlineMs;
@@ -164,9 +187,12 @@ export function createToolDispatcher(options: DispatcherOptions) {
       throw error;
     }
     const { principal, requestId } = caller;
-    // A long-poll argument (get_plan_status's waitSeconds) is time the service is asked to wait:
-    // the deadline grows by it so the wait is not cut short.
-    const waitSeconds = typeof args.waitSeconds === 'number' ? Math.min(Math.max(args.waitSeconds, 0), 60) : 0;
+    // A long poll (the rpc's `(quarry.mcp.v1.long_poll)` field) is time the service is asked to
+    // wait: the deadline grows by it so the wait is not cut short. The codec has already held the
+    // value to the field's bounds (0 to maxSeconds, from the same option).
+    const { longPoll } = entry.tool.rpc;
+    const wait = longPoll ? args[longPoll.field] : undefined;
+    const waitSeconds = typeof wait === 'number' ? Math.min(Math.max(wait, 0), longPoll!.maxSeconds) : 0;
     const baseDeadline = gatewayFields?.modelUsage ? modelDeadlineMs : deadlineMs;
     const identity: Identity = {
       kind: 'user',
@@ -224,22 +250,13 @@ export function createToolDispatcher(options: DispatcherOptions) {
   }
 
   return {
-    /** The `tools/list` payload, computed once. */
     tools: listed,
-    outputSchemaOf: (name: string) => entries.get(name)?.tool.outputSchema,
-    has: (name: string) => entries.has(name),
-
-    /** Whether a tool only reads (its proto's read_only option): safe to run before its caller's revocation check lands. */
+    outputSchemaOf: (name) => entries.get(name)?.tool.outputSchema,
+    has: (name) => entries.has(name),
     isReadOnly,
+    canSample: (name) => Boolean(entries.get(name)?.tool.gatewayFields?.samplingRequest),
 
-    /** Whether a tool can ask for the client's model (its rpc has the sampling fields). */
-    canSample: (name: string) => Boolean(entries.get(name)?.tool.gatewayFields?.samplingRequest),
-
-    async call(
-      name: string,
-      args: Record<string, unknown> | undefined,
-      caller: CallerContext,
-    ): Promise<DispatchOutcome> {
+    async call(name, args, caller) {
       const started = performance.now();
       const argumentBytes = args ? Buffer.byteLength(JSON.stringify(args)) : 0;
       const finish = (
@@ -295,8 +312,6 @@ export function createToolDispatcher(options: DispatcherOptions) {
     },
   };
 }
-
-export type ToolDispatcher = ReturnType<typeof createToolDispatcher>;
 
 type Invocation = { code: string; usage?: ModelUsage } & (
   | { result: CallToolResult; structuredJson?: string; sampling?: undefined }

@@ -15,6 +15,14 @@ export interface PlainToolCall {
   args: Record<string, unknown>;
 }
 
+/** The tools/call fast path (ADR 0015): which requests it takes, and their answers. */
+export interface ToolCallFastPath {
+  /** The call when this request is one the fast path answers, else undefined (the SDK serves it). */
+  match(headers: Headers, body: unknown): PlainToolCall | undefined;
+  /** The JSON-RPC response to a matched call, as the SDK's modern codec would encode it. */
+  answer(call: PlainToolCall, caller: CallerContext): Promise<string>;
+}
+
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
 const header = (headers: Headers, name: string) => {
@@ -32,12 +40,11 @@ const header = (headers: Headers, name: string) => {
  * would (test/mcp-fast-path.e2e.test.ts holds the two side by side). Every other
  * request, including every malformed one, is served by the SDK exactly as before.
  */
-export function createToolCallFastPath(dispatcher: ToolDispatcher, serverInfo: Implementation) {
+export function createToolCallFastPath(dispatcher: ToolDispatcher, serverInfo: Implementation): ToolCallFastPath {
   const meta = { [SERVER_INFO_META_KEY]: serverInfo };
   const metaJson = JSON.stringify(meta);
   return {
-    /** The call when this request is one the fast path answers, else undefined (the SDK serves it). */
-    match(headers: Headers, body: unknown): PlainToolCall | undefined {
+    match(headers, body) {
       if (!isPlainObject(body) || body.method !== 'tools/call') return undefined;
       const protocolVersionHeader = header(headers, 'mcp-protocol-version');
       const mcpMethodHeader = header(headers, 'mcp-method');
@@ -76,8 +83,7 @@ export function createToolCallFastPath(dispatcher: ToolDispatcher, serverInfo: I
       return { id, name: params.name, args: args ?? {} };
     },
 
-    /** The JSON-RPC response to a matched call, as the SDK's modern codec would encode it. */
-    async answer(call: PlainToolCall, caller: CallerContext): Promise<string> {
+    async answer(call, caller) {
       const outcome = await dispatcher.call(call.name, call.args, caller);
       if (!outcome.result) throw new Error(`tool ${call.name} asked for sampling on the fast path`);
       const { structuredJson } = outcome;
@@ -91,5 +97,3 @@ export function createToolCallFastPath(dispatcher: ToolDispatcher, serverInfo: I
     },
   };
 }
-
-export type ToolCallFastPath = ReturnType<typeof createToolCallFastPath>;

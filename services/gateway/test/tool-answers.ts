@@ -1,6 +1,8 @@
 import { expect } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/client';
 
+// Tool calls through an MCP client, as a model sees their answers: for the end-to-end tests.
+
 /** A tool's answer as a model sees it: the error flag and the structured content. */
 export interface ToolAnswer {
   isError: boolean;
