@@ -1,10 +1,12 @@
-import type { planV1 } from '@quarry/contracts';
+import { type planV1, toolCatalogue } from '@quarry/contracts';
 import type { CallContext } from '@quarry/grpc';
 import { isTerminalPlanStatus, type PlanStatus, reportedPlanStatus } from '../core/index.js';
 import { inTenant, mustLoad, type PlanHandlerDeps } from './plan-transaction.js';
 import { planStatusOf } from './to-proto.js';
 
-const MAX_WAIT_SECONDS = 60;
+/** The cap proto declares on `wait_seconds` (`(quarry.mcp.v1.long_poll)`), the same one the gateway applies. */
+const MAX_WAIT_SECONDS = toolCatalogue.find((tool) => tool.rpc.path === '/quarry.plan.v1.PlanService/GetPlanStatus')!
+  .rpc.longPoll!.maxSeconds;
 
 /**
  * get_plan_status, the hot read: an unchanged plan is answered from memory (the status cache),
