@@ -1,8 +1,7 @@
 export * from './core/index.js';
 export { planSchemas } from './migrations/index.js';
-export { buildServer, type PlanEngineDeps } from './server.js';
 export { createPlanService, summarizeResult, type PlanServiceDeps } from './service.js';
-export { startPlanEngine, runPlanEngine, type PlanEngine, type PlanEngineRuntimeOptions } from './runtime.js';
+export { startPlanEngine, type PlanEngine, type PlanEngineOptions } from './runtime.js';
 export {
   registerPlanMetrics,
   countStalledPlans,

@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { artifactV1, searchV1 } from '@quarry/contracts';
 import {
+  buildServiceServer,
   createGrpcClient,
   createIdentitySigner,
-  createIdentityVerifier,
   createRawClient,
   status,
   type GrpcServer,
@@ -23,7 +23,7 @@ import {
   type SourceMeta,
   type VectorIndex,
 } from '@quarry/search-index';
-import { buildServer, startSearch, type SearchRuntime } from '../src/index.js';
+import { createSearchService, startSearch, type SearchRuntime } from '../src/index.js';
 
 // The SearchService over gRPC, as the gateway calls it: a real server on port 0, real LanceDB
 // indexes in a temp directory, the local embedder, a real client signing the caller's identity.
@@ -462,10 +462,11 @@ describe('CANARY: an org sees only its own items', () => {
 describe('failures', () => {
   it('refuses to compare vectors of another embedder: FAILED_PRECONDITION INDEX_EMBEDDER_MISMATCH', async () => {
     const other = createLocalEmbedder({ dimension: 128 });
-    const server = buildServer({
-      backends: { bm25, vectors, embedder: other },
+    const server = buildServiceServer({
+      definition: searchV1.SearchServiceService,
+      implementation: createSearchService({ backends: { bm25, vectors, embedder: other }, logger: silent }),
+      identityKey: KEY,
       logger: silent,
-      verifier: createIdentityVerifier({ key: KEY }),
     });
     const c = createGrpcClient(searchV1.SearchServiceClient, `127.0.0.1:${await server.listen('127.0.0.1', 0)}`, {
       signer: createIdentitySigner({ key: KEY, issuer: 'gateway' }),
@@ -507,10 +508,11 @@ describe('failures', () => {
         level: 'error',
         destination: { write: (line: string) => void logLines.push(line) },
       });
-      server = buildServer({
-        backends: { bm25: flakyBm25, vectors, embedder },
+      server = buildServiceServer({
+        definition: searchV1.SearchServiceService,
+        implementation: createSearchService({ backends: { bm25: flakyBm25, vectors, embedder }, logger }),
+        identityKey: KEY,
         logger,
-        verifier: createIdentityVerifier({ key: KEY }),
       });
       c = createGrpcClient(searchV1.SearchServiceClient, `127.0.0.1:${await server.listen('127.0.0.1', 0)}`, {
         signer: createIdentitySigner({ key: KEY, issuer: 'gateway' }),
@@ -546,10 +548,11 @@ describe('failures', () => {
     });
 
     it('names the vector index when that engine fails', async () => {
-      const server2 = buildServer({
-        backends: { bm25, vectors: brokenVectors, embedder },
+      const server2 = buildServiceServer({
+        definition: searchV1.SearchServiceService,
+        implementation: createSearchService({ backends: { bm25, vectors: brokenVectors, embedder }, logger: silent }),
+        identityKey: KEY,
         logger: silent,
-        verifier: createIdentityVerifier({ key: KEY }),
       });
       const c2 = createGrpcClient(searchV1.SearchServiceClient, `127.0.0.1:${await server2.listen('127.0.0.1', 0)}`, {
         signer: createIdentitySigner({ key: KEY, issuer: 'gateway' }),
