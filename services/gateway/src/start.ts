@@ -1,4 +1,5 @@
-import { explainBindError } from '@quarry/config';
+import { ConfigError, explainBindError } from '@quarry/config';
+import { identityV1, toolCatalogue } from '@quarry/contracts';
 import { serveMetrics, type RunningService, type ServiceOptions } from '@quarry/telemetry';
 import { createGatewayRuntime, type GatewayRuntimeOptions } from './runtime.js';
 import { buildServer } from './server.js';
@@ -23,6 +24,7 @@ export interface Gateway extends RunningService {
  */
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const { HOST: host, PORT: port } = options.config;
+  assertEveryToolRouted(options);
   const runtime = await createGatewayRuntime(options);
   const ownMetricsPort = options.metricsPort !== undefined;
   let served: Awaited<ReturnType<typeof serveMetrics>> | undefined;
@@ -56,4 +58,24 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       await metricsServer.close();
     },
   };
+}
+
+/** Every tool's service must have an address (QUARRY_SERVICES) or run in-process: said before anything starts. */
+function assertEveryToolRouted(options: GatewayOptions): void {
+  const routed = new Set([
+    `${identityV1.protobufPackage}.IdentityService`,
+    ...Object.keys(options.serviceAddresses ?? {}),
+    ...Object.keys(options.backends ?? {}),
+  ]);
+  const unrouted = new Map<string, string[]>();
+  for (const tool of toolCatalogue)
+    if (!routed.has(tool.rpc.service))
+      unrouted.set(tool.rpc.service, [...(unrouted.get(tool.rpc.service) ?? []), tool.name]);
+  if (unrouted.size === 0) return;
+  throw new ConfigError(
+    [...unrouted].map(
+      ([service, tools]) =>
+        `QUARRY_SERVICES: no address for ${service} (${tools.join(', ')}): add ${service}=<host>:<port>`,
+    ),
+  );
 }

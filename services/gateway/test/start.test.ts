@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer, type AddressInfo, type Server } from 'node:net';
-import { PortInUseError } from '@quarry/config';
+import { ConfigError, PortInUseError } from '@quarry/config';
 import { sql } from '@quarry/db';
 import { createLogger, createMetrics } from '@quarry/telemetry';
 import { createTestDatabase, type TestDatabase } from '@quarry/testing';
@@ -69,6 +69,15 @@ describe('startGateway', () => {
     } finally {
       await gateway.close();
     }
+  });
+
+  it('refuses to start without an address for every service that owns a tool, naming QUARRY_SERVICES', async () => {
+    const { 'quarry.search.v1.SearchService': _search, ...withoutSearch } = serviceAddresses;
+    const attempt = startGateway({ config: config(), logger, serviceAddresses: withoutSearch });
+    await expect(attempt).rejects.toBeInstanceOf(ConfigError);
+    await expect(attempt).rejects.toThrow(
+      'QUARRY_SERVICES: no address for quarry.search.v1.SearchService (search_sources): add quarry.search.v1.SearchService=<host>:<port>',
+    );
   });
 
   it('a busy PORT or METRICS_PORT is a configuration error naming it, and nothing stays open', async () => {
