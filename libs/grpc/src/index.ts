@@ -43,13 +43,7 @@ export {
   type GrpcServerOptions,
   type GrpcServer,
 } from './server.js';
-export {
-  buildServiceServer,
-  listenService,
-  type ListeningService,
-  type ListenOptions,
-  type ServiceServerOptions,
-} from './service.js';
+export { buildServiceServer, listenService, type ListeningService } from './service.js';
 export {
   createGrpcClient,
   DEFAULT_CHANNEL_OPTIONS,

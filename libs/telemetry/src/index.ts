@@ -35,12 +35,4 @@ export {
   type MetricsServer,
   type Registry,
 } from './metrics.js';
-export {
-  runService,
-  serveMetrics,
-  serviceMetrics,
-  type RunningService,
-  type ServedMetrics,
-  type ServiceMain,
-  type ServiceOptions,
-} from './service.js';
+export { runService, serveMetrics, serviceMetrics, type RunningService, type ServiceOptions } from './service.js';

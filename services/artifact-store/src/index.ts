@@ -3,7 +3,7 @@
 // content.created event in the same transaction.
 export { artifactSchemas } from './migrations/index.js';
 export { createArtifactService, type ArtifactServiceDeps } from './service.js';
-export { startArtifactStore, type ArtifactStore, type ArtifactStoreOptions } from './runtime.js';
+export { startArtifactStore, type ArtifactStore } from './runtime.js';
 export { createPlanReferencesClient, type PlanReferences } from './plans.js';
 export { loadArtifactStoreConfig, artifactStoreConfigSchema } from './config.js';
 export { artifactErrors } from './errors.js';

@@ -4,13 +4,12 @@
 // out-of-order delivery always converges to the index of the newest version. Reports lag.
 export { indexerSchemas } from './migrations/index.js';
 export { createIndexHandler, type IndexHandler, type IndexHandlerDeps, type IndexReport } from './handler.js';
-export { startIndexer, type Indexer, type IndexerOptions } from './runtime.js';
+export { startIndexer, type Indexer } from './runtime.js';
 export {
   startIndexConsumer,
   INDEXER_CONSUMER,
   isTransientIndexError,
   type IndexConsumer,
-  type IndexConsumerOptions,
   type Lag,
   type LagProbe,
 } from './consumer.js';

@@ -13,8 +13,6 @@ export const planEngineConfigSchema = z.object({
     .describe('host:port of the artifact store (artifacts in the context tools)'),
 });
 
-export type PlanEngineConfig = ReturnType<typeof loadPlanEngineConfig>;
-
 export function loadPlanEngineConfig(source: Readonly<Record<string, string | undefined>> = process.env) {
   return loadConfig(planEngineConfigSchema, source);
 }

@@ -21,5 +21,5 @@ export {
 } from './hybrid.js';
 export { searchErrors, type SearchLeg } from './errors.js';
 export { createSearchService, type SearchServiceDeps } from './service.js';
-export { startSearch, type SearchRuntime, type SearchOptions } from './runtime.js';
+export { startSearch, type SearchRuntime } from './runtime.js';
 export { searchConfigSchema, loadSearchConfig, type SearchConfig } from './config.js';
