@@ -1,5 +1,5 @@
 import { loadConfig, PortInUseError } from '@quarry/config';
-import { createDb, startEmbeddedPostgres, appUrlFrom } from '@quarry/db';
+import { appUrlFrom, createDatabaseIfMissing, createDb, startEmbeddedPostgres } from '@quarry/db';
 import { createIdentityAdmin, type IdentityDatabase, loadGatewayConfig, startGateway } from '@quarry/gateway';
 import { extractionModelsConfigSchema } from '@quarry/extraction';
 import { searchBackendsConfigSchema } from '@quarry/search-index';
@@ -65,6 +65,7 @@ export async function startAll({ env, out, logLevel, onFatal }: StartOptions) {
     const adminUrl = embedded?.adminUrl ?? env.DATABASE_ADMIN_URL ?? env.DATABASE_URL!;
 
     const roles = serviceRoles(env, dir, { generate: true });
+    if (!embedded) await createDatabaseIfMissing(adminUrl);
     const applied = await migrateAll(adminUrl, roles);
     if (applied.length) logger.info({ applied }, 'migrations applied');
     firstToken = await bootstrap(adminUrl, dir.devTokenFile, dir.writePrivate);
