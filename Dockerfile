@@ -92,24 +92,24 @@ CMD ["node", "services/plan-engine/dist/main.js"]
 FROM runtime AS artifact-store
 LABEL org.opencontainers.image.title="quarry-artifact-store" org.opencontainers.image.description="Quarry artifact store: research artifacts, outputs and reports, with the content outbox (gRPC)"
 ENV PORT=50052
-EXPOSE 50052
+EXPOSE 50052 9465
 CMD ["node", "services/artifact-store/dist/main.js"]
 
 FROM runtime AS search
 LABEL org.opencontainers.image.title="quarry-search" org.opencontainers.image.description="Quarry search: hybrid BM25 and vector search merged with reciprocal rank fusion (gRPC)"
 ENV PORT=50053
-EXPOSE 50053
+EXPOSE 50053 9466
 CMD ["node", "services/search/dist/main.js"]
 
 FROM runtime AS extraction
 LABEL org.opencontainers.image.title="quarry-extraction" org.opencontainers.image.description="Quarry extraction: JSON Schema driven structured extraction through a model provider (gRPC)"
 ENV PORT=50054
-EXPOSE 50054
+EXPOSE 50054 9467
 CMD ["node", "services/extraction/dist/main.js"]
 
 FROM runtime AS indexer
 LABEL org.opencontainers.image.title="quarry-indexer" org.opencontainers.image.description="Quarry indexer: consumes content events, chunks and embeds text into the BM25 and vector indexes"
-EXPOSE 9464
+EXPOSE 9468
 CMD ["node", "services/indexer/dist/main.js"]
 
 # The migrations job: `quarry migrate` by default; any other quarry command as arguments.
@@ -122,5 +122,5 @@ CMD ["migrate"]
 FROM runtime AS gateway
 LABEL org.opencontainers.image.title="quarry-gateway" org.opencontainers.image.description="Quarry MCP gateway: the remote MCP server, the only externally reachable service"
 ENV PORT=8080
-EXPOSE 8080
+EXPOSE 8080 9463
 CMD ["node", "services/gateway/dist/main.js"]

@@ -159,9 +159,10 @@ if (!kubectl) {
           });
         }
         const env = Object.fromEntries((c.env ?? []).map((e) => [e.name, e.value]));
-        if (name !== 'indexer') expect(env.HOST).toBe('0.0.0.0');
+        // Every service binds HOST, its /metrics included: loopback would hide them from probes and scrapers.
+        expect(env.HOST).toBe('0.0.0.0');
         if (SERVICES[name].probes !== 'metrics') expect(env.PORT).toBe(String(SERVICES[name].port.number));
-        if (SERVICES[name].env.includes('METRICS_PORT')) expect(env.METRICS_PORT).toBe('9464');
+        expect(env.METRICS_PORT).toBe(String(SERVICES[name].metricsPort));
       }
     });
 
@@ -247,9 +248,6 @@ if (!kubectl) {
         expect(found[0]!.spec!.policyTypes).toEqual(['Ingress']);
         return found[0]!.spec!.ingress ?? [];
       };
-      const gateway = policyFor('gateway');
-      expect(gateway).toEqual([{ ports: [{ port: 8080, protocol: 'TCP' }] }]);
-
       const scraperRule = (port: number) => ({
         from: [
           { podSelector: { matchLabels: { 'quarry.dev/metrics-scraper': 'true' } } },
@@ -266,9 +264,13 @@ if (!kubectl) {
           { key: 'app.kubernetes.io/component', operator: 'In', values: GRPC_CALLERS },
         ]);
         expect(internal).toEqual({ podSelector: { matchLabels: { 'quarry.dev/internal-client': 'true' } } });
-        expect(rest).toEqual(SERVICES[svc].metricsPort ? [scraperRule(SERVICES[svc].metricsPort!)] : []);
+        expect(rest).toEqual([scraperRule(SERVICES[svc].metricsPort)]);
       }
-      expect(policyFor('indexer')).toEqual([scraperRule(9464)]);
+      expect(policyFor('gateway')).toEqual([
+        { ports: [{ port: 8080, protocol: 'TCP' }] },
+        scraperRule(SERVICES.gateway.metricsPort),
+      ]);
+      expect(policyFor('indexer')).toEqual([scraperRule(SERVICES.indexer.metricsPort)]);
     });
 
     it('has a PodDisruptionBudget for every service and scrape annotations where /metrics is served', () => {
@@ -420,10 +422,7 @@ if (!kubectl) {
         'ServiceMonitor',
         'quarry',
       );
-      expect(monitor.spec.endpoints.map((e) => [e.port, e.path])).toEqual([
-        ['http', '/metrics'],
-        ['metrics', '/metrics'],
-      ]);
+      expect(monitor.spec.endpoints.map((e) => [e.port, e.path])).toEqual([['metrics', '/metrics']]);
       const dashboards = named<IConfigMap>('prod', 'ConfigMap', 'quarry-grafana-dashboards');
       expect(dashboards.metadata!.labels!.grafana_dashboard).toBe('1');
       expect(dashboards.data!['quarry-overview.json']).toBe(

@@ -7,8 +7,8 @@ export interface ServiceSpec {
   /** The main port: its name and number. */
   port: { name: 'http' | 'grpc' | 'metrics'; number: number };
   probes: 'http' | 'grpc' | 'metrics';
-  /** Where /metrics is served, if anywhere. */
-  metricsPort?: number;
+  /** Where /metrics is served: every service's METRICS_PORT, on a port of its own. */
+  metricsPort: number;
   /** Environment variables the container must set (directly, from the Secret or the ConfigMap). */
   env: readonly string[];
   /** Of those, the ones that come from the Secret, with their key. */
@@ -31,10 +31,11 @@ export const SERVICES: Readonly<Record<ServiceName, ServiceSpec>> = {
   gateway: {
     port: { name: 'http', number: 8080 },
     probes: 'http',
-    metricsPort: 8080,
+    metricsPort: 9463,
     env: [
       'HOST',
       'PORT',
+      'METRICS_PORT',
       'LOG_LEVEL',
       'DATABASE_URL',
       'QUARRY_IDENTITY_KEY',
@@ -65,13 +66,15 @@ export const SERVICES: Readonly<Record<ServiceName, ServiceSpec>> = {
   'artifact-store': {
     port: { name: 'grpc', number: 50052 },
     probes: 'grpc',
-    env: ['HOST', 'PORT', 'LOG_LEVEL', 'DATABASE_URL', 'QUARRY_IDENTITY_KEY', 'PLAN_ENGINE_ADDRESS'],
+    metricsPort: 9465,
+    env: ['HOST', 'PORT', 'METRICS_PORT', 'LOG_LEVEL', 'DATABASE_URL', 'QUARRY_IDENTITY_KEY', 'PLAN_ENGINE_ADDRESS'],
     secrets: { DATABASE_URL: 'database-url', QUARRY_IDENTITY_KEY: 'identity-key' },
   },
   search: {
     port: { name: 'grpc', number: 50053 },
     probes: 'grpc',
-    env: ['HOST', 'PORT', 'LOG_LEVEL', 'QUARRY_IDENTITY_KEY', ...ENGINES],
+    metricsPort: 9466,
+    env: ['HOST', 'PORT', 'METRICS_PORT', 'LOG_LEVEL', 'QUARRY_IDENTITY_KEY', ...ENGINES],
     secrets: {
       QUARRY_IDENTITY_KEY: 'identity-key',
       QDRANT_API_KEY: 'qdrant-api-key',
@@ -81,9 +84,11 @@ export const SERVICES: Readonly<Record<ServiceName, ServiceSpec>> = {
   extraction: {
     port: { name: 'grpc', number: 50054 },
     probes: 'grpc',
+    metricsPort: 9467,
     env: [
       'HOST',
       'PORT',
+      'METRICS_PORT',
       'LOG_LEVEL',
       'QUARRY_IDENTITY_KEY',
       'ARTIFACT_STORE_ADDRESS',
@@ -104,10 +109,11 @@ export const SERVICES: Readonly<Record<ServiceName, ServiceSpec>> = {
     },
   },
   indexer: {
-    port: { name: 'metrics', number: 9464 },
+    port: { name: 'metrics', number: 9468 },
     probes: 'metrics',
-    metricsPort: 9464,
+    metricsPort: 9468,
     env: [
+      'HOST',
       'LOG_LEVEL',
       'DATABASE_URL',
       'KAFKA_BROKERS',

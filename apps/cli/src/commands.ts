@@ -1,5 +1,5 @@
 import { parseDuration } from '@quarry/config';
-import { createDb, type Kysely, sql } from '@quarry/db';
+import { createDatabaseIfMissing, createDb, type Kysely, sql } from '@quarry/db';
 import { createIdentityAdmin, IdentityAdminError, type IdentityDatabase } from '@quarry/gateway';
 import closeWithGrace from 'close-with-grace';
 import { Command, InvalidArgumentError } from 'commander';
@@ -108,12 +108,21 @@ export function buildCli(io: Io): Command {
 
   program
     .command('migrate')
-    .description('Apply every service migration and grant the app and indexer roles their privileges.')
+    .description(
+      'Create the database if it does not exist, apply every service migration, and (re)create the app and indexer ' +
+        'roles with their privileges (QUARRY_APP_ROLE_PASSWORD and QUARRY_INDEXER_ROLE_PASSWORD against DATABASE_ADMIN_URL).',
+    )
     .action(async () => {
       const dir = dataDirectory(io.env);
       const database = await openAdminDatabase(dir, io.env);
       try {
-        const applied = await migrateAll(database.adminUrl, serviceRoles(io.env, dir, { generate: database.embedded }));
+        // Both role passwords are checked before anything is created.
+        const roles = serviceRoles(io.env, dir, { generate: database.embedded });
+        if (!database.embedded) {
+          const { database: name, created } = await createDatabaseIfMissing(database.adminUrl);
+          if (created) io.out(`Created database ${name}.`);
+        }
+        const applied = await migrateAll(database.adminUrl, roles);
         io.out(
           applied.length
             ? `Applied ${applied.length} migration(s):\n${applied.map((m) => `  ${m}`).join('\n')}`
@@ -302,6 +311,10 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
     }
     if (error instanceof IdentityAdminError) {
       io.err(`error: ${error.message}`);
+      return 1;
+    }
+    if (e.code === '3D000') {
+      io.err(`error: ${e.message}: run \`quarry migrate\` first (it creates the database).`);
       return 1;
     }
     io.err(`error: ${e.message ?? String(error)}`);

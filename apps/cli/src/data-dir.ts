@@ -3,16 +3,23 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join, resolve } from 'node:path';
 
 /**
- * `.quarry/` holds everything the embedded default keeps between runs: the PostgreSQL cluster,
- * generated secrets and the first-start token. Secrets are written 0600 and never printed.
+ * `.quarry/` (or QUARRY_DATA_DIR) holds everything the embedded default keeps between runs: the
+ * PostgreSQL cluster, generated secrets, the first-start token and the embedded search indexes.
+ * Naming it touches nothing: the directory is created by the first write into it, so a command
+ * against an external database (DATABASE_ADMIN_URL) leaves the working directory alone.
+ * Secrets are written 0600 and never printed.
  */
 export function dataDirectory(env: Readonly<Record<string, string | undefined>> = process.env) {
   const root = resolve(env.QUARRY_DATA_DIR ?? join(process.cwd(), '.quarry'));
-  // 0711: the embedded PostgreSQL server runs as an unprivileged OS user and must traverse it.
-  mkdirSync(root, { recursive: true, mode: 0o711 });
   const path = (name: string) => join(root, name);
 
+  /** Create the directory; 0711: the embedded PostgreSQL server runs as an unprivileged OS user and must traverse it. */
+  function create(): void {
+    mkdirSync(root, { recursive: true, mode: 0o711 });
+  }
+
   function writePrivate(name: string, content: string) {
+    create();
     writeFileSync(path(name), content, { mode: 0o600 });
     chmodSync(path(name), 0o600);
   }
@@ -21,6 +28,7 @@ export function dataDirectory(env: Readonly<Record<string, string | undefined>> 
     root,
     postgres: path('postgres'),
     devTokenFile: path('dev-token'),
+    create,
     /** A random secret created once and reused on every later start. */
     secret(name: string, bytes = 32): string {
       const file = path(`${name}.secret`);

@@ -20,6 +20,7 @@ export async function openAdminDatabase(
   if (configured) return { adminUrl: configured, embedded: false, stop: async () => undefined };
   const running = await findRunningEmbeddedPostgres(dir.postgres);
   if (running) return { adminUrl: running.adminUrl, embedded: true, stop: async () => undefined };
+  dir.create();
   const pg = await startEmbeddedPostgres({ dataDir: dir.postgres, persistent: true });
   return { adminUrl: pg.adminUrl, embedded: true, stop: () => pg.stop() };
 }

@@ -1,7 +1,7 @@
 import { loadConfig } from '@quarry/config';
 import { createDb, sql } from '@quarry/db';
 import { consumerLag, isConsumerActive, rewindConsumer } from '@quarry/events';
-import { INDEXER_CONSUMER, startEmbeddedIndexer } from '@quarry/indexer';
+import { INDEXER_CONSUMER, startIndexer } from '@quarry/indexer';
 import { dropSearchIndexes, openSearchBackends, searchBackendsConfigSchema } from '@quarry/search-index';
 import { createLogger } from '@quarry/telemetry';
 
@@ -45,10 +45,11 @@ export async function reindex({
 
     const backends = await openSearchBackends(config);
     // The admin connection reads the outbox directly (the indexer role's read path is for services).
-    const indexer = await startEmbeddedIndexer({
+    const indexer = await startIndexer({
       databaseUrl: adminUrl,
       backends,
       logger: createLogger({ service: 'reindex', level: 'warn' }),
+      host: '127.0.0.1',
     });
     try {
       let last = performance.now();

@@ -12,16 +12,26 @@ export function serviceRoles(
   dir: DataDirectory,
   { generate }: { generate: boolean },
 ): ServiceRoles {
-  const password = (variable: string, secret: string): string => {
-    const value = env[variable] || (generate ? dir.secret(secret) : undefined);
-    if (!value) throw new Error(`${variable} must be set: migrate (re)creates the roles services connect as.`);
-    return value;
-  };
+  const app = env.QUARRY_APP_ROLE || APP_ROLE;
+  const indexer = env.QUARRY_INDEXER_ROLE || INDEXER_ROLE;
+  const wanted = [
+    { variable: 'QUARRY_APP_ROLE_PASSWORD', secret: 'app-role', role: app, who: 'every request-serving service' },
+    { variable: 'QUARRY_INDEXER_ROLE_PASSWORD', secret: 'indexer-role', role: indexer, who: 'the indexer' },
+  ];
+  const missing = wanted.filter(({ variable }) => !env[variable] && !generate);
+  if (missing.length > 0) {
+    throw new Error(
+      missing
+        .map(
+          ({ variable, role, who }) => `${variable} must be set: the password of ${role}, the role ${who} connects as`,
+        )
+        .concat('migrate (re)creates both roles with these passwords; generate each with e.g. `openssl rand -hex 24`.')
+        .join('\n'),
+    );
+  }
+  const password = (variable: string, secret: string) => env[variable] || dir.secret(secret);
   return {
-    app: { role: env.QUARRY_APP_ROLE || APP_ROLE, password: password('QUARRY_APP_ROLE_PASSWORD', 'app-role') },
-    indexer: {
-      role: env.QUARRY_INDEXER_ROLE || INDEXER_ROLE,
-      password: password('QUARRY_INDEXER_ROLE_PASSWORD', 'indexer-role'),
-    },
+    app: { role: app, password: password('QUARRY_APP_ROLE_PASSWORD', 'app-role') },
+    indexer: { role: indexer, password: password('QUARRY_INDEXER_ROLE_PASSWORD', 'indexer-role') },
   };
 }

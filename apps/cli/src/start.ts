@@ -1,12 +1,6 @@
-import { loadConfig } from '@quarry/config';
-import { createDb, startEmbeddedPostgres, appUrlFrom } from '@quarry/db';
-import {
-  buildServer,
-  createGatewayRuntime,
-  createIdentityAdmin,
-  type IdentityDatabase,
-  loadGatewayConfig,
-} from '@quarry/gateway';
+import { loadConfig, PortInUseError } from '@quarry/config';
+import { appUrlFrom, createDatabaseIfMissing, createDb, startEmbeddedPostgres } from '@quarry/db';
+import { createIdentityAdmin, type IdentityDatabase, loadGatewayConfig, startGateway } from '@quarry/gateway';
 import { extractionModelsConfigSchema } from '@quarry/extraction';
 import { searchBackendsConfigSchema } from '@quarry/search-index';
 import { startServices } from '@quarry/system';
@@ -52,6 +46,7 @@ export async function startAll({ env, out, logLevel, onFatal }: StartOptions) {
   try {
     // Supervised: a PostgreSQL killed under us (OOM killer, crash) comes back on the same port
     // and every service reconnects on its own; only when it cannot come back does Quarry stop.
+    if (!env.DATABASE_URL) dir.create();
     const embedded = env.DATABASE_URL
       ? undefined
       : await startEmbeddedPostgres({
@@ -70,6 +65,7 @@ export async function startAll({ env, out, logLevel, onFatal }: StartOptions) {
     const adminUrl = embedded?.adminUrl ?? env.DATABASE_ADMIN_URL ?? env.DATABASE_URL!;
 
     const roles = serviceRoles(env, dir, { generate: true });
+    if (!embedded) await createDatabaseIfMissing(adminUrl);
     const applied = await migrateAll(adminUrl, roles);
     if (applied.length) logger.info({ applied }, 'migrations applied');
     firstToken = await bootstrap(adminUrl, dir.devTokenFile, dir.writePrivate);
@@ -89,27 +85,23 @@ export async function startAll({ env, out, logLevel, onFatal }: StartOptions) {
       logger,
     });
     started.push(() => services.close());
-    const runtime = await createGatewayRuntime({
+    // One process on loopback: the gateway's own /metrics (no METRICS_PORT) appends every service's registry.
+    const gateway = await startGateway({
       config,
       logger,
       serviceAddresses: { ...config.QUARRY_SERVICES, ...services.addresses },
       alsoExpose: services.registries,
-    });
-    started.push(() => runtime.close());
-    beginDrain = runtime.beginDrain;
-    const app = await buildServer(runtime.deps);
-    started.push(() => app.close());
-    const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
-    await app.listen({ host: config.HOST, port: config.PORT }).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EADDRINUSE') throw error;
+    }).catch((error: unknown) => {
+      if (!(error instanceof PortInUseError)) throw error;
       throw new Error(
-        `${host}:${config.PORT} is already in use (EADDRINUSE): is Quarry already running? Stop it, or start on another port: PORT=${config.PORT + 1} npm start`,
+        `${error.host.includes(':') ? `[${error.host}]` : error.host}:${error.port} is already in use (EADDRINUSE): is Quarry already running? Stop it, or start on another port: PORT=${error.port + 1} npm start`,
         { cause: error },
       );
     });
-    const address = app.server.address();
-    port = typeof address === 'object' && address ? address.port : config.PORT;
-    url = `http://${host}:${port}/mcp`;
+    started.push(() => gateway.close());
+    beginDrain = gateway.beginDrain;
+    port = gateway.port;
+    url = gateway.url;
   } catch (error) {
     await stopAll().catch((err: unknown) => logger.error({ err }, 'could not stop everything after a failed start'));
     throw error;

@@ -1,10 +1,10 @@
 import { startArtifactStore, type ArtifactStore } from '@quarry/artifact-store';
 import { extractionModelsFrom, startExtraction, type ExtractionModelsConfig } from '@quarry/extraction';
-import { startEmbeddedIndexer } from '@quarry/indexer';
+import { startIndexer } from '@quarry/indexer';
 import { startPlanEngine, type PlanEngine } from '@quarry/plan-engine';
 import { openSearchBackends, type SearchBackendsConfig } from '@quarry/search-index';
 import { startSearch } from '@quarry/search';
-import { createMetrics } from '@quarry/telemetry';
+import { createMetrics, type Registry } from '@quarry/telemetry';
 import type { Logger } from 'pino';
 
 export interface StartServicesOptions {
@@ -25,62 +25,50 @@ export interface StartServicesOptions {
  * Every backend service on loopback ports, wired to each other, with the addresses the gateway
  * routes tools to (keyed by proto service). The one place that knows which services exist:
  * `quarry start`, the gateway's test harness, the CLI tests and the benchmark all use it, so a
- * new service is added here once. The search service and the indexer share one set of opened
- * indexes (embedded LanceDB is a single-writer directory).
+ * new service is added here once. Each starts exactly as its own process does (its
+ * `start<Service>`), except that nothing listens for scrapes: each registers its metrics in a
+ * registry of its own (`registries`), which the gateway's /metrics appends. The search service
+ * and the indexer share one set of opened indexes (embedded LanceDB is a single-writer directory).
  */
 export async function startServices(options: StartServicesOptions) {
   const host = options.host ?? '127.0.0.1';
   const { databaseUrl, identityKey, logger } = options;
-  // The plan engine's metrics (stalled plans) join the gateway's /metrics, like the indexer's.
-  const planMetrics = createMetrics({ service: 'plan-engine', processMetrics: false });
+  // One registry per service, without process metrics: the gateway's own registry reports the process.
+  const registries: Registry[] = [];
+  const hosted = (service: string) => {
+    const metrics = createMetrics({ service, processMetrics: false });
+    registries.push(metrics.registry);
+    return { host, port: 0, logger: logger.child({ service }), metrics };
+  };
   // The plan engine and the artifact store call each other: the plan engine reads the artifact
   // store's address at its first call, after both have started.
   const planEngine: PlanEngine = await startPlanEngine({
-    metrics: planMetrics,
+    ...hosted('plan-engine'),
     databaseUrl,
     identityKey,
-    logger: logger.child({ service: 'plan-engine' }),
-    host,
-    port: 0,
     artifactStoreAddress: () => artifactStore.address,
   });
   const artifactStore: ArtifactStore = await startArtifactStore({
+    ...hosted('artifact-store'),
     databaseUrl,
     identityKey,
     planEngineAddress: planEngine.address,
-    logger: logger.child({ service: 'artifact-store' }),
-    host,
-    port: 0,
   });
   const backends = await openSearchBackends(options.search);
-  const search = await startSearch({
-    backends,
-    identityKey,
-    logger: logger.child({ service: 'search' }),
-    host,
-    port: 0,
-  });
-  const indexerMetrics = createMetrics({ service: 'indexer', processMetrics: false });
-  const indexer = await startEmbeddedIndexer({
-    databaseUrl: options.indexerDatabaseUrl,
-    backends,
-    logger: logger.child({ service: 'indexer' }),
-    metrics: indexerMetrics,
-  });
-  const models = extractionModelsFrom(options.extraction);
-  const extraction = await startExtraction({
-    identityKey,
-    artifactStoreAddress: artifactStore.address,
-    ...models,
-    logger: logger.child({ service: 'extraction' }),
-    host,
-    port: 0,
-  });
   logger.info(backends.describe, 'search backends');
+  const search = await startSearch({ ...hosted('search'), backends, identityKey });
+  const indexer = await startIndexer({ ...hosted('indexer'), databaseUrl: options.indexerDatabaseUrl, backends });
+  const models = extractionModelsFrom(options.extraction);
   logger.info(
     { provider: models.provider, serverProviders: Object.keys(models.providers), sampling: models.samplingEnabled },
     'extraction models',
   );
+  const extraction = await startExtraction({
+    ...hosted('extraction'),
+    ...models,
+    identityKey,
+    artifactStoreAddress: artifactStore.address,
+  });
   return {
     planEngine,
     artifactStore,
@@ -95,8 +83,8 @@ export async function startServices(options: StartServicesOptions) {
       'quarry.search.v1.SearchService': search.address,
       'quarry.extraction.v1.ExtractionService': extraction.address,
     } as Readonly<Record<string, string>>,
-    /** Registries of the services without a /metrics of their own here (the gateway appends them). */
-    registries: [indexerMetrics.registry, planMetrics.registry],
+    /** Every service's registry, for the gateway's /metrics to append (`alsoExpose`). */
+    registries,
     /** Drain every service (health NOT_SERVING first); close the gateway before this. */
     async close(graceMs = 10_000): Promise<void> {
       await indexer.close();

@@ -31,6 +31,7 @@ QUARRY_DATA_DIR: /tmp/quarry
 {{- define "quarry.config.gateway" -}}
 {{ include "quarry.config.common" . }}
 PORT: "8080"
+METRICS_PORT: "9463"
 {{- $plan := include "quarry.address" (dict "root" . "component" "plan-engine" "port" 50051) }}
 {{- $artifacts := include "quarry.address" (dict "root" . "component" "artifact-store" "port" 50052) }}
 {{- $search := include "quarry.address" (dict "root" . "component" "search" "port" 50053) }}
@@ -61,12 +62,14 @@ QUARRY_STALL_THRESHOLD: {{ .Values.planEngine.stallThreshold | quote }}
 {{- define "quarry.config.artifact-store" -}}
 {{ include "quarry.config.common" . }}
 PORT: "50052"
+METRICS_PORT: "9465"
 PLAN_ENGINE_ADDRESS: {{ include "quarry.address" (dict "root" . "component" "plan-engine" "port" 50051) | quote }}
 {{- end }}
 
 {{- define "quarry.config.search" -}}
 {{ include "quarry.config.common" . }}
 PORT: "50053"
+METRICS_PORT: "9466"
 {{ include "quarry.config.searchEngines" . }}
 {{- end }}
 
@@ -74,6 +77,7 @@ PORT: "50053"
 {{ include "quarry.config.common" . }}
 {{- $x := .Values.extraction }}
 PORT: "50054"
+METRICS_PORT: "9467"
 ARTIFACT_STORE_ADDRESS: {{ include "quarry.address" (dict "root" . "component" "artifact-store" "port" 50052) | quote }}
 EXTRACTION_PROVIDER: {{ $x.provider | quote }}
 {{- with $x.anthropic.model }}
@@ -95,7 +99,7 @@ EXTRACTION_SAMPLING: {{ $x.sampling | quote }}
 
 {{- define "quarry.config.indexer" -}}
 {{ include "quarry.config.common" . }}
-METRICS_PORT: "9464"
+METRICS_PORT: "9468"
 KAFKA_BROKERS: {{ required "kafka.brokers is required: the comma-separated host:port list of the Kafka brokers" .Values.kafka.brokers | quote }}
 KAFKA_TLS: {{ .Values.kafka.tls | quote }}
 {{- with .Values.kafka.sasl.mechanism }}

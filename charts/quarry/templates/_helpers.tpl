@@ -117,7 +117,7 @@ gateway:
   probe: http
   liveness: /healthz
   readiness: /readyz
-  metrics: 8080
+  metrics: 9463
   secretEnv:
     DATABASE_URL: database-url
     QUARRY_IDENTITY_KEY: identity-key
@@ -135,6 +135,7 @@ artifact-store:
   port: 50052
   portName: grpc
   probe: grpc
+  metrics: 9465
   secretEnv:
     DATABASE_URL: database-url
     QUARRY_IDENTITY_KEY: identity-key
@@ -143,6 +144,7 @@ search:
   port: 50053
   portName: grpc
   probe: grpc
+  metrics: 9466
   secretEnv:
     QUARRY_IDENTITY_KEY: identity-key
     QDRANT_API_KEY: qdrant-api-key
@@ -152,18 +154,19 @@ extraction:
   port: 50054
   portName: grpc
   probe: grpc
+  metrics: 9467
   secretEnv:
     QUARRY_IDENTITY_KEY: identity-key
     ANTHROPIC_API_KEY: anthropic-api-key
     OPENAI_API_KEY: openai-api-key
 indexer:
   values: indexer
-  port: 9464
+  port: 9468
   portName: metrics
   probe: http
   liveness: /metrics
   readiness: /metrics
-  metrics: 9464
+  metrics: 9468
   secretEnv:
     DATABASE_URL: indexer-database-url
     KAFKA_SASL_PASSWORD: kafka-sasl-password

@@ -1,80 +1,9 @@
+// @quarry/config: typed, frozen configuration that fails fast, and the fields every service
+// shares, defined once.
 import { z } from 'zod';
 
 export { z };
-
-/** Raised at startup when the environment does not satisfy a service's config schema. */
-export class ConfigError extends Error {
-  constructor(readonly issues: readonly string[]) {
-    super(`Invalid configuration:\n${issues.map((i) => `  - ${i}`).join('\n')}`);
-    this.name = 'ConfigError';
-  }
-}
-
-type DeepReadonly<T> = T extends (infer U)[]
-  ? readonly DeepReadonly<U>[]
-  : T extends object
-    ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
-    : T;
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
-}
-
-/**
- * Validate the environment once, at startup, against a zod object whose keys are the variable
- * names. Fails fast with every bad variable named (never its value: values can be secrets), and
- * returns a deeply frozen object so nothing can drift from what was validated.
- */
-export function loadConfig<S extends z.ZodObject>(
-  schema: S,
-  env: Readonly<Record<string, string | undefined>> = process.env,
-): DeepReadonly<z.infer<S>> {
-  const input: Record<string, string | undefined> = {};
-  for (const key of Object.keys(schema.shape)) {
-    const raw = env[key];
-    input[key] = raw === '' ? undefined : raw;
-  }
-  const parsed = schema.safeParse(input);
-  if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`));
-  }
-  return deepFreeze(parsed.data) as DeepReadonly<z.infer<S>>;
-}
-
-/** Common field types, so every service spells env parsing the same way. */
-export const env = {
-  port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
-  host: (fallback: string) => z.string().min(1).default(fallback),
-  url: () => z.url(),
-  bool: (fallback: boolean) =>
-    z
-      .enum(['1', '0', 'true', 'false', 'yes', 'no'])
-      .default(fallback ? 'true' : 'false')
-      .transform((v) => v === '1' || v === 'true' || v === 'yes'),
-  duration: (fallback: string) =>
-    z
-      .string()
-      .default(fallback)
-      .transform((v, ctx) => {
-        const ms = parseDuration(v);
-        if (ms === undefined) {
-          ctx.addIssue({ code: 'custom', message: `"${v}" is not a duration like 500ms, 30s, 15m, 2h or 30d` });
-          return z.NEVER;
-        }
-        return ms;
-      }),
-  logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-};
-
-const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** Parse `500ms`, `30s`, `15m`, `2h`, `30d` (or a bare number of milliseconds). */
-export function parseDuration(text: string): number | undefined {
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(text.trim());
-  if (!match) return undefined;
-  return Math.round(Number(match[1]) * UNITS[match[2] ?? 'ms']!);
-}
+export { ConfigError, loadConfig } from './load.js';
+export { env, parseDuration } from './fields.js';
+export { DEFAULT_PORTS, databaseUrlField, identityKeyField, processFields, serviceFields } from './service-fields.js';
+export { explainBindError, PortInUseError } from './bind-error.js';

@@ -33,8 +33,6 @@ export {
 } from './identity.js';
 export {
   createGrpcServer,
-  listenService,
-  type ListeningService,
   unary,
   unaryHandlerOf,
   DEFAULT_SERVER_OPTIONS,
@@ -45,6 +43,7 @@ export {
   type GrpcServerOptions,
   type GrpcServer,
 } from './server.js';
+export { buildServiceServer, listenService, type ListeningService } from './service.js';
 export {
   createGrpcClient,
   DEFAULT_CHANNEL_OPTIONS,

@@ -249,35 +249,3 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
     },
   };
 }
-
-/** A listening service as `main.ts` and `quarry start` hold it. */
-export interface ListeningService {
-  port: number;
-  /** `host:port`, what clients dial. */
-  address: string;
-  serviceNames: readonly string[];
-  /** NOT_SERVING first (probes and balancers stop sending), drain for up to `graceMs`, then `release`. */
-  close(graceMs?: number): Promise<void>;
-}
-
-/**
- * Listen and hand back the one shape every service runtime returns, so each runtime only says
- * what it owns (`release`: its pools and clients, closed after the server has drained).
- */
-export async function listenService(
-  server: GrpcServer,
-  host: string,
-  port: number,
-  release: () => Promise<void> | void = () => undefined,
-): Promise<ListeningService> {
-  const bound = await server.listen(host, port);
-  return {
-    port: bound,
-    address: `${host}:${bound}`,
-    serviceNames: server.serviceNames,
-    async close(graceMs = 10_000) {
-      await server.shutdown(graceMs);
-      await release();
-    },
-  };
-}

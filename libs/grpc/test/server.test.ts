@@ -4,7 +4,6 @@ import { UnsecuredJWT } from 'jose';
 import {
   createGrpcClient,
   createGrpcServer,
-  listenService,
   createIdentitySigner,
   createIdentityVerifier,
   defineErrors,
@@ -364,35 +363,5 @@ describe('errors on the wire', () => {
     const error = await rejection(nowhere.call('echo', { text: 'hi' }, { identity: alice, deadlineMs: 2_000 }));
     expect(error).toMatchObject({ status: status.UNAVAILABLE, code: 'SERVICE_UNAVAILABLE' });
     nowhere.close();
-  });
-});
-
-describe('listenService', () => {
-  it('listens on a free port, names its address, and releases what the service owns only after draining', async () => {
-    const order: string[] = [];
-    const reply = unary(async () => ({
-      text: '',
-      kind: '',
-      orgId: '',
-      userId: '',
-      tokenId: '',
-      serviceName: '',
-      requestId: '',
-    }));
-    const server = createGrpcServer({
-      services: [{ definition: EchoServiceService, implementation: { echo: reply, fail: reply, slow: reply } }],
-      verifier: createIdentityVerifier({ key: KEY }),
-    });
-    const shutdown = server.shutdown.bind(server);
-    server.shutdown = async (graceMs) => {
-      await shutdown(graceMs);
-      order.push('drained');
-    };
-    const service = await listenService(server, '127.0.0.1', 0, () => void order.push('released'));
-    expect(service.port).toBeGreaterThan(0);
-    expect(service.address).toBe(`127.0.0.1:${service.port}`);
-    expect(service.serviceNames).toContain('quarry.test.v1.EchoService');
-    await service.close(100);
-    expect(order).toEqual(['drained', 'released']);
   });
 });

@@ -59,6 +59,29 @@ export function searchBackendsConfigRule(
   }
 }
 
+/**
+ * A search or indexer process of its own must be told where the embedded LanceDB indexes are:
+ * each defaulting to its own working directory's `./.quarry` would have the indexer write one
+ * directory and search read another, silently. `quarry start` and `quarry reindex` pass their
+ * data directory and do not apply this rule.
+ */
+export function embeddedIndexesDirRule(
+  config: {
+    QUARRY_DATA_DIR?: string | undefined;
+    OPENSEARCH_URL?: string | undefined;
+    QDRANT_URL?: string | undefined;
+  },
+  ctx: z.RefinementCtx,
+): void {
+  if (config.QUARRY_DATA_DIR || (config.OPENSEARCH_URL && config.QDRANT_URL)) return;
+  const embedded = [!config.OPENSEARCH_URL && 'OPENSEARCH_URL', !config.QDRANT_URL && 'QDRANT_URL'].filter(Boolean);
+  ctx.addIssue({
+    code: 'custom',
+    path: ['QUARRY_DATA_DIR'],
+    message: `is required while ${embedded.join(' and ')} ${embedded.length > 1 ? 'are' : 'is'} unset: the embedded LanceDB indexes live in <QUARRY_DATA_DIR>/search, and search and the indexer must both be given the same directory`,
+  });
+}
+
 export const searchBackendsConfigSchema = z.object(searchBackendsConfigShape).superRefine(searchBackendsConfigRule);
 
 export type SearchBackendsConfig = Readonly<z.infer<typeof searchBackendsConfigSchema>>;

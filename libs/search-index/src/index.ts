@@ -62,6 +62,7 @@ export {
   searchBackendsConfigShape,
   searchBackendsConfigSchema,
   searchBackendsConfigRule,
+  embeddedIndexesDirRule,
   type SearchBackends,
   type SearchBackendsConfig,
   type OpenSearchBackendsOptions,

@@ -1,14 +1,15 @@
-// @quarry/telemetry: how every Quarry process reports on itself (ARCHITECTURE.md §8).
-// Logs (pino, never a token), traces (OpenTelemetry through fastify, gRPC and PostgreSQL) and
-// Prometheus metrics.
+// @quarry/telemetry: how every Quarry process reports on itself. Logs (pino, never a token),
+// traces (OpenTelemetry through fastify, gRPC and PostgreSQL) and Prometheus metrics, and the
+// one shape every service starts with (ServiceOptions → RunningService, runService for main.ts).
 //
 // Tracing gRPC and pg means patching those modules as they load, which under ESM only works if
 // telemetry starts before they are first imported. Every service's main.ts therefore reads:
 //
-//   import { startTelemetry } from '@quarry/telemetry';
-//   const telemetry = startTelemetry({ service: 'plan', otlpEndpoint: process.env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined });
-//   const { run } = await import('./run.js'); // everything else, loaded after instrumentation
-//   await run({ telemetry });
+//   await runService({
+//     service: 'plan-engine',
+//     loadConfig: loadPlanEngineConfig,
+//     start: async (config, logger) => (await import('./runtime.js')).startPlanEngine({ ... }),
+//   });
 //
 // main.ts must not statically import anything that reaches @grpc/grpc-js or pg (static imports
 // run before its first line); startTelemetry() throws if they were loaded too early.
@@ -34,3 +35,4 @@ export {
   type MetricsServer,
   type Registry,
 } from './metrics.js';
+export { runService, serveMetrics, serviceMetrics, type RunningService, type ServiceOptions } from './service.js';

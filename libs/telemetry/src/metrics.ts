@@ -77,6 +77,8 @@ export interface MetricsServer {
  */
 export async function startMetricsServer(options: {
   registry: Registry;
+  /** Registries of other services in the same process, appended (see createMetrics' processMetrics). */
+  alsoExpose?: readonly Registry[];
   host: string;
   port: number;
 }): Promise<MetricsServer> {
@@ -86,7 +88,7 @@ export async function startMetricsServer(options: {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not Found\n');
       return;
     }
-    metricsText(options.registry).then(
+    metricsText(options.registry, ...(options.alsoExpose ?? [])).then(
       ({ contentType, body }) =>
         res.writeHead(200, { 'content-type': contentType }).end(req.method === 'HEAD' ? undefined : body),
       () => res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('Metrics collection failed\n'),

@@ -2,9 +2,8 @@
 // results over gRPC (quarry.artifact.v1.ArtifactService), each text-bearing write with its
 // content.created event in the same transaction.
 export { artifactSchemas } from './migrations/index.js';
-export { buildServer, type ArtifactStoreDeps } from './server.js';
 export { createArtifactService, type ArtifactServiceDeps } from './service.js';
-export { startArtifactStore, type ArtifactStore, type ArtifactStoreRuntimeOptions } from './runtime.js';
+export { startArtifactStore, type ArtifactStore } from './runtime.js';
 export { createPlanReferencesClient, type PlanReferences } from './plans.js';
 export { loadArtifactStoreConfig, artifactStoreConfigSchema } from './config.js';
 export { artifactErrors } from './errors.js';

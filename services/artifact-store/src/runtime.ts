@@ -1,42 +1,47 @@
+import { artifactV1 } from '@quarry/contracts';
 import { createDb } from '@quarry/db';
-import { createIdentityVerifier, listenService } from '@quarry/grpc';
-import type { Logger } from 'pino';
+import { buildServiceServer, listenService, type ListeningService } from '@quarry/grpc';
+import { serviceMetrics, type ServiceOptions } from '@quarry/telemetry';
 import { createPlanReferencesClient } from './plans.js';
-import { buildServer } from './server.js';
+import { createArtifactService } from './service.js';
 import type { ArtifactDatabase } from './store/schema.js';
 
-export interface ArtifactStoreRuntimeOptions {
+export interface ArtifactStoreOptions extends ServiceOptions {
   /** App-role connection (RLS applies). */
   databaseUrl: string;
   identityKey: string;
+  /** gRPC port (0 = any free port). */
+  port: number;
   /** host:port of the plan engine, which checks plan and step references. */
   planEngineAddress: string;
-  logger: Logger;
-  host: string;
-  port: number;
 }
+
+export type ArtifactStore = ListeningService;
 
 /**
  * Connects the database and the plan-engine client, builds the server and listens. Used by
- * `main.ts` (a container) and by `quarry start` (all services in one process, real gRPC).
+ * `main.ts` (its own process, /metrics on METRICS_PORT) and by `quarry start` (every service in
+ * one process, real gRPC).
  */
-export async function startArtifactStore(options: ArtifactStoreRuntimeOptions) {
+export async function startArtifactStore(options: ArtifactStoreOptions): Promise<ArtifactStore> {
   const db = createDb<ArtifactDatabase>({
     connectionString: options.databaseUrl,
     applicationName: 'quarry-artifact-store',
     max: 10,
   });
   const plans = createPlanReferencesClient({ address: options.planEngineAddress, identityKey: options.identityKey });
-  const server = buildServer({
-    db,
-    plans,
+  const server = buildServiceServer({
+    definition: artifactV1.ArtifactServiceService,
+    implementation: createArtifactService({ db, plans, logger: options.logger }),
+    identityKey: options.identityKey,
     logger: options.logger,
-    verifier: createIdentityVerifier({ key: options.identityKey }),
   });
-  return listenService(server, options.host, options.port, async () => {
-    plans.close();
-    await db.destroy();
+  return listenService(server, {
+    ...options,
+    metrics: serviceMetrics('artifact-store', options),
+    release: async () => {
+      plans.close();
+      await db.destroy();
+    },
   });
 }
-
-export type ArtifactStore = Awaited<ReturnType<typeof startArtifactStore>>;

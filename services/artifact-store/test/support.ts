@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { artifactV1, planV1 } from '@quarry/contracts';
 import { createDb, sql } from '@quarry/db';
 import { eventsSchemas } from '@quarry/events';
-import { createGrpcClient, createIdentitySigner, createIdentityVerifier, type Identity } from '@quarry/grpc';
+import { buildServiceServer, createGrpcClient, createIdentitySigner, type Identity } from '@quarry/grpc';
 import { planSchemas, startPlanEngine } from '@quarry/plan-engine';
 import { createLogger } from '@quarry/telemetry';
 import { createTestDatabase } from '@quarry/testing';
 import {
   artifactSchemas,
-  buildServer,
+  createArtifactService,
   createPlanReferencesClient,
   type ArtifactDatabase,
   type PlanReferences,
@@ -49,11 +49,11 @@ export async function startTestStore(options: { planEngine?: boolean } = {}) {
     ? createGrpcClient(planV1.PlanServiceClient, planEngine.address, { signer })
     : undefined;
   const db = createDb<ArtifactDatabase>({ connectionString: database.appUrl, max: 2 });
-  const server = buildServer({
-    db,
-    plans: planReferences,
+  const server = buildServiceServer({
+    definition: artifactV1.ArtifactServiceService,
+    implementation: createArtifactService({ db, plans: planReferences, logger }),
+    identityKey: IDENTITY_KEY,
     logger,
-    verifier: createIdentityVerifier({ key: IDENTITY_KEY }),
   });
   const port = await server.listen(HOST, 0);
   const client = createGrpcClient(artifactV1.ArtifactServiceClient, `${HOST}:${port}`, { signer });

@@ -1,4 +1,4 @@
-import { env, loadConfig, z } from '@quarry/config';
+import { DEFAULT_PORTS, env, identityKeyField, loadConfig, serviceFields, z } from '@quarry/config';
 import { createHeuristicProvider } from './heuristic/extractor.js';
 import { ANTHROPIC_DEFAULT_MODEL, createAnthropicProvider } from './providers/anthropic.js';
 import { createOpenAiProvider } from './providers/openai.js';
@@ -73,16 +73,13 @@ export type ExtractionModelsConfig = z.output<typeof extractionModelsConfigSchem
 
 export const extractionConfigSchema = z
   .object({
-    HOST: env.host('127.0.0.1'),
-    PORT: env.port(50054),
-    QUARRY_IDENTITY_KEY: z.string().min(32, 'must be at least 32 characters (it verifies caller identity)'),
+    ...serviceFields(DEFAULT_PORTS.extraction),
+    ...identityKeyField,
     ARTIFACT_STORE_ADDRESS: z
       .string()
       .min(1)
       .describe('host:port of the artifact store (reads source artifacts, stores results)'),
     ...extractionModelsConfigShape,
-    LOG_LEVEL: env.logLevel(),
-    OTEL_EXPORTER_OTLP_ENDPOINT: env.url().optional(),
   })
   .superRefine(extractionModelsRule);
 

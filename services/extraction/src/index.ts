@@ -2,11 +2,10 @@
 // an untrusted JSON Schema and a source text in, validated data with grounded per-field
 // confidence out, stored through the artifact store.
 
-// The service: server, runtime, configuration, errors, provider selection and the sampling exchange.
-export { buildServer, type ExtractionServerDeps } from './server.js';
+// The service: runtime, configuration, errors, provider selection and the sampling exchange.
 export { createExtractionService, type ExtractionServiceDeps } from './service.js';
 export { toExtractedField } from './result-messages.js';
-export { startExtraction, type Extraction, type ExtractionRuntimeOptions } from './runtime.js';
+export { startExtraction, type Extraction, type ExtractionOptions } from './runtime.js';
 export {
   extractionConfigSchema,
   extractionModelsConfigSchema,

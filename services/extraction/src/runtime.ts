@@ -1,30 +1,43 @@
-import { createIdentityVerifier, listenService } from '@quarry/grpc';
+import { extractionV1 } from '@quarry/contracts';
+import { buildServiceServer, listenService, type ListeningService } from '@quarry/grpc';
+import { serviceMetrics, type ServiceOptions } from '@quarry/telemetry';
 import { createArtifactsClient } from './artifacts.js';
 import { stopCompileProbe } from './schema/compile-probe.js';
-import { buildServer } from './server.js';
-import type { ExtractionServiceDeps } from './service.js';
+import { createExtractionService, type ExtractionServiceDeps } from './service.js';
 
 /** The service's deps (providers, choice, sampling, timeouts, logger) and where to listen and call. */
-export interface ExtractionRuntimeOptions extends Omit<ExtractionServiceDeps, 'artifacts' | 'guardOptions'> {
+export interface ExtractionOptions
+  extends Omit<ExtractionServiceDeps, 'artifacts' | 'guardOptions' | 'logger'>, ServiceOptions {
   identityKey: string;
+  /** gRPC port (0 = any free port). */
+  port: number;
   /** host:port of the artifact store (source artifacts' text, storing results). */
   artifactStoreAddress: string;
-  host: string;
-  port: number;
 }
+
+export type Extraction = ListeningService;
 
 /**
- * Connects the artifact-store client, builds the server and listens. Used by `main.ts` (a
- * container) and by `quarry start` (all services in one process, real gRPC).
+ * Connects the artifact-store client, builds the server and listens. Used by `main.ts` (its own
+ * process, /metrics on METRICS_PORT) and by `quarry start` (every service in one process, real gRPC).
  */
-export async function startExtraction(options: ExtractionRuntimeOptions) {
-  const { identityKey, artifactStoreAddress, host, port, ...deps } = options;
+export async function startExtraction(options: ExtractionOptions): Promise<Extraction> {
+  const { identityKey, artifactStoreAddress, host, port, metricsPort, metrics, ...deps } = options;
   const artifacts = createArtifactsClient({ address: artifactStoreAddress, identityKey });
-  const server = buildServer({ ...deps, artifacts, verifier: createIdentityVerifier({ key: identityKey }) });
-  return listenService(server, host, port, async () => {
-    artifacts.close();
-    await stopCompileProbe();
+  const server = buildServiceServer({
+    definition: extractionV1.ExtractionServiceService,
+    implementation: createExtractionService({ ...deps, artifacts }),
+    identityKey,
+    logger: deps.logger,
+  });
+  return listenService(server, {
+    host,
+    port,
+    metricsPort,
+    metrics: serviceMetrics('extraction', { metrics, metricsPort }),
+    release: async () => {
+      artifacts.close();
+      await stopCompileProbe();
+    },
   });
 }
-
-export type Extraction = Awaited<ReturnType<typeof startExtraction>>;

@@ -8,7 +8,7 @@ import { createGrpcClient, createIdentitySigner, QuarryError, type Identity } fr
 import { planSchemas, startPlanEngine } from '@quarry/plan-engine';
 import { createLogger } from '@quarry/telemetry';
 import { createTestDatabase } from '@quarry/testing';
-import { createHeuristicProvider, startExtraction, type ExtractionRuntimeOptions } from '../src/index.js';
+import { createHeuristicProvider, startExtraction, type ExtractionOptions } from '../src/index.js';
 
 // The real system around the extraction service for its integration tests: a fresh migrated
 // PostgreSQL database, the plan engine and the artifact store on loopback ports (as `quarry
@@ -25,7 +25,7 @@ export const as = (orgId: string): { identity: Identity } => ({
 
 export type ExtractionClient = ReturnType<typeof createGrpcClient<typeof extractionV1.ExtractionServiceService>>;
 export type ServiceOptions = Partial<
-  Omit<ExtractionRuntimeOptions, 'identityKey' | 'artifactStoreAddress' | 'logger' | 'host' | 'port'>
+  Omit<ExtractionOptions, 'identityKey' | 'artifactStoreAddress' | 'logger' | 'host' | 'port'>
 >;
 
 export async function startTestSystem() {

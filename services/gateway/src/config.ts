@@ -1,4 +1,4 @@
-import { env, loadConfig, z } from '@quarry/config';
+import { DEFAULT_PORTS, databaseUrlField, env, identityKeyField, loadConfig, serviceFields, z } from '@quarry/config';
 
 const LOOPBACK = ['localhost', '127.0.0.1', '[::1]'];
 const list = (fallback: string) =>
@@ -14,10 +14,9 @@ const list = (fallback: string) =>
 
 /** Every variable the gateway reads; validated once at startup, frozen afterwards. */
 export const gatewayConfigSchema = z.object({
-  HOST: env.host('127.0.0.1'),
-  PORT: env.port(8080),
-  DATABASE_URL: env.url().describe('PostgreSQL connection for the app role (RLS applies)'),
-  QUARRY_IDENTITY_KEY: z.string().min(32, 'must be at least 32 characters (it signs identity for gRPC calls)'),
+  ...serviceFields(DEFAULT_PORTS.gateway),
+  ...databaseUrlField('the app role'),
+  ...identityKeyField,
   QUARRY_ALLOWED_HOSTS: list('').describe(
     'Host header allow-list; defaults to loopback names when HOST is loopback, any otherwise',
   ),
@@ -45,8 +44,6 @@ export const gatewayConfigSchema = z.object({
   QUARRY_MODEL_TOOL_DEADLINE: env
     .duration('150s')
     .describe('deadline of tools that run a model (extract_data): up to two model calls'),
-  LOG_LEVEL: env.logLevel(),
-  OTEL_EXPORTER_OTLP_ENDPOINT: env.url().optional(),
   QUARRY_SERVICES: z
     .string()
     .default('')

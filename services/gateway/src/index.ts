@@ -1,5 +1,6 @@
 export { buildServer, type GatewayDeps, type GatewayHttpOptions } from './server.js';
 export { createGatewayRuntime, type GatewayRuntimeOptions } from './runtime.js';
+export { startGateway } from './start.js';
 export { loadGatewayConfig, gatewayConfigSchema, type GatewayConfig } from './config.js';
 export { gatewaySchemas } from './migrations/index.js';
 export { createIdentityAdmin, IdentityAdminError, type IdentityAdmin, type TokenSummary } from './identity/admin.js';

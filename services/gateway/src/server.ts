@@ -38,8 +38,11 @@ export interface GatewayDeps {
   version: string;
   /** Signs input-required round trips (MCP sampling); ≥ 32 bytes, the same on every replica. */
   requestStateKey: Uint8Array;
-  /** Prometheus exposition for /metrics. */
-  metricsText: () => Promise<{ contentType: string; body: string }>;
+  /**
+   * Prometheus exposition for a /metrics route; without it there is none (the gateway serves its
+   * metrics on a port of their own, METRICS_PORT, so the public port never exposes them).
+   */
+  metricsText?: () => Promise<{ contentType: string; body: string }>;
   /** Dependency checks for /readyz; each resolves true when reachable. */
   readiness: Record<string, () => Promise<boolean>>;
   /** Extra fastify plugins registered first (OpenTelemetry). */
@@ -171,10 +174,13 @@ export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
     const ready = entries.every(([, ok]) => ok);
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', checks });
   });
-  app.get('/metrics', async (_request, reply) => {
-    const { contentType, body } = await deps.metricsText();
-    return reply.type(contentType).send(body);
-  });
+  const { metricsText } = deps;
+  if (metricsText) {
+    app.get('/metrics', async (_request, reply) => {
+      const { contentType, body } = await metricsText();
+      return reply.type(contentType).send(body);
+    });
+  }
 
   const endpoint = createMcpEndpoint({
     dispatcher: deps.dispatcher,

@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { env, loadConfig, z } from '@quarry/config';
+import { DEFAULT_PORTS, databaseUrlField, env, loadConfig, processFields, z } from '@quarry/config';
 import type { KafkaSecurity } from '@quarry/events';
-import { searchBackendsConfigRule, searchBackendsConfigShape } from '@quarry/search-index';
+import { embeddedIndexesDirRule, searchBackendsConfigRule, searchBackendsConfigShape } from '@quarry/search-index';
 
 const indexerConfigShape = z.object({
-  DATABASE_URL: env.url().describe('PostgreSQL for the indexer role: member of quarry_event_consumer, RLS applies'),
+  ...processFields(DEFAULT_PORTS.indexer),
+  ...databaseUrlField('the indexer role (a member of quarry_event_consumer)'),
   KAFKA_BROKERS: z
     .string()
     .regex(/^\s*[^,\s]+(\s*,\s*[^,\s]+)*\s*$/, 'must be a comma-separated list of host:port')
@@ -25,15 +26,12 @@ const indexerConfigShape = z.object({
   KAFKA_SASL_PASSWORD: z.string().min(1).optional(),
   ...searchBackendsConfigShape,
   INDEXER_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
-  METRICS_HOST: env.host('0.0.0.0'),
-  METRICS_PORT: env.port(9464),
-  LOG_LEVEL: env.logLevel(),
-  OTEL_EXPORTER_OTLP_ENDPOINT: env.url().optional(),
 });
 
 /** Every variable the indexer reads; validated once at startup, frozen afterwards. */
 export const indexerConfigSchema = indexerConfigShape.superRefine((config, ctx) => {
   searchBackendsConfigRule(config, ctx);
+  embeddedIndexesDirRule(config, ctx);
   kafkaSecurityRule(config, ctx);
 });
 

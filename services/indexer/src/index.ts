@@ -4,17 +4,15 @@
 // out-of-order delivery always converges to the index of the newest version. Reports lag.
 export { indexerSchemas } from './migrations/index.js';
 export { createIndexHandler, type IndexHandler, type IndexHandlerDeps, type IndexReport } from './handler.js';
+export { startIndexer, type Indexer } from './runtime.js';
 export {
-  startIndexer,
-  startEmbeddedIndexer,
+  startIndexConsumer,
   INDEXER_CONSUMER,
   isTransientIndexError,
-  type Indexer,
-  type IndexerOptions,
-  type EmbeddedIndexerOptions,
+  type IndexConsumer,
   type Lag,
   type LagProbe,
-} from './indexer.js';
+} from './consumer.js';
 export { kafkaLagProbe, type KafkaAdminLike } from './kafka-lag.js';
 export { kafkaPending, type CommittedOffset, type PartitionWatermarks } from './core/kafka-lag.js';
 export {

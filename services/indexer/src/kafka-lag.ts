@@ -1,6 +1,6 @@
 import { CONTENT_CREATED_TOPIC } from '@quarry/events';
 import { kafkaPending, type CommittedOffset, type PartitionWatermarks } from './core/kafka-lag.js';
-import type { LagProbe } from './indexer.js';
+import type { LagProbe } from './consumer.js';
 
 /** The two kafkajs admin calls the probe makes (a connected `kafka.admin()` satisfies it). */
 export interface KafkaAdminLike {
@@ -14,8 +14,8 @@ export interface KafkaAdminLike {
 /**
  * The lag of a consumer group read from Kafka: pending = Σ over the topic's partitions of
  * (high watermark − the group's committed offset). Kafka's admin API gives no event times, so
- * `oldestPendingAgeMs` is always null here; startIndexer then reports the age of the oldest
- * event of the batch in flight instead (see startIndexer). `admin` must be connected.
+ * `oldestPendingAgeMs` is always null here; startIndexConsumer then reports the age of the oldest
+ * event of the batch in flight instead (see startIndexConsumer). `admin` must be connected.
  */
 export function kafkaLagProbe(options: { admin: KafkaAdminLike; groupId: string; topic?: string }): LagProbe {
   const topic = options.topic ?? CONTENT_CREATED_TOPIC;

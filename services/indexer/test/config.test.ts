@@ -15,12 +15,12 @@ const DB = 'postgres://indexer:secret@db.internal:5432/quarry';
 
 describe('loadIndexerConfig', () => {
   it('has defaults for everything but the database', () => {
-    const config = loadIndexerConfig({ DATABASE_URL: DB });
+    const config = loadIndexerConfig({ DATABASE_URL: DB, QUARRY_DATA_DIR: dataDir });
     expect(config).toMatchObject({
       DATABASE_URL: DB,
       INDEXER_BATCH_SIZE: 100,
-      METRICS_HOST: '0.0.0.0',
-      METRICS_PORT: 9464,
+      HOST: '127.0.0.1',
+      METRICS_PORT: 9468,
       QUARRY_OUTBOX_RELAY: true,
       LOG_LEVEL: 'info',
     });
@@ -29,6 +29,7 @@ describe('loadIndexerConfig', () => {
     expect(Object.isFrozen(config)).toBe(true);
     const kafka = loadIndexerConfig({
       DATABASE_URL: DB,
+      QUARRY_DATA_DIR: dataDir,
       KAFKA_BROKERS: 'k1:9092, k2:9092',
       QUARRY_OUTBOX_RELAY: 'false',
       INDEXER_BATCH_SIZE: '5',
@@ -55,10 +56,21 @@ describe('loadIndexerConfig', () => {
     expect(bad).toThrow(/EMBEDDINGS_MODEL: is required when EMBEDDINGS_URL is set/);
     expect(bad).not.toThrow(/secret/);
   });
+
+  it('refuses the embedded indexes without QUARRY_DATA_DIR: search must open the directory the indexer writes', () => {
+    expect(() => loadIndexerConfig({ DATABASE_URL: DB })).toThrow(
+      'QUARRY_DATA_DIR: is required while OPENSEARCH_URL and QDRANT_URL are unset',
+    );
+    expect(() => loadIndexerConfig({ DATABASE_URL: DB, QDRANT_URL: 'http://qdrant:6333' })).toThrow(
+      'QUARRY_DATA_DIR: is required while OPENSEARCH_URL is unset',
+    );
+    const external = { DATABASE_URL: DB, OPENSEARCH_URL: 'http://opensearch:9200', QDRANT_URL: 'http://qdrant:6333' };
+    expect(loadIndexerConfig(external).QUARRY_DATA_DIR).toBeUndefined();
+  });
 });
 
 describe('Kafka TLS and SASL', () => {
-  const KAFKA = { DATABASE_URL: DB, KAFKA_BROKERS: 'b-1.kafka.example:9096' };
+  const KAFKA = { DATABASE_URL: DB, QUARRY_DATA_DIR: dataDir, KAFKA_BROKERS: 'b-1.kafka.example:9096' };
   const SCRAM = {
     KAFKA_SASL_MECHANISM: 'scram-sha-512',
     KAFKA_SASL_USERNAME: 'quarry',
@@ -121,8 +133,10 @@ describe('Kafka TLS and SASL', () => {
       }),
     ).toMatch(/KAFKA_SASL_MECHANISM/);
     expect(refused({ ...KAFKA, KAFKA_TLS_CA_FILE: '/etc/ca.pem' })).toMatch(/KAFKA_TLS_CA_FILE: needs KAFKA_TLS=true/);
-    expect(refused({ DATABASE_URL: DB, ...SCRAM })).toMatch(/KAFKA_SASL_PASSWORD: is only used with KAFKA_BROKERS/);
-    expect(refused({ DATABASE_URL: DB, ...SCRAM })).not.toMatch(/kafka-secret/);
+    expect(refused({ DATABASE_URL: DB, QUARRY_DATA_DIR: dataDir, ...SCRAM })).toMatch(
+      /KAFKA_SASL_PASSWORD: is only used with KAFKA_BROKERS/,
+    );
+    expect(refused({ DATABASE_URL: DB, QUARRY_DATA_DIR: dataDir, ...SCRAM })).not.toMatch(/kafka-secret/);
     // PLAIN over TLS is fine.
     expect(
       kafkaSecurity(
@@ -149,7 +163,7 @@ describe('the indexer process (src/main.ts)', () => {
         PATH: process.env.PATH,
         HOME: process.env.HOME,
         QUARRY_DATA_DIR: dataDir,
-        METRICS_HOST: '127.0.0.1',
+        HOST: '127.0.0.1',
         METRICS_PORT: '0',
         ...env,
       },
@@ -167,7 +181,8 @@ describe('the indexer process (src/main.ts)', () => {
     async () => {
       const { code, output } = await run({});
       expect(code).toBe(1);
-      expect(output).toMatch(/Invalid configuration:[\s\S]*DATABASE_URL/);
+      expect(output).toMatch(/^indexer: Invalid configuration:[\s\S]*DATABASE_URL/);
+      expect(output).not.toMatch(/\n\s+at /); // the message, not a stack trace
     },
     PROCESS_MS + 10_000,
   );

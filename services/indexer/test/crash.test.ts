@@ -56,7 +56,7 @@ function startIndexerProcess(): ChildProcess {
       HOME: process.env.HOME,
       DATABASE_URL: database.appUrl,
       QUARRY_DATA_DIR: dataDir,
-      METRICS_HOST: '127.0.0.1',
+      HOST: '127.0.0.1',
       METRICS_PORT: '0',
       INDEXER_BATCH_SIZE: String(BATCH),
       LOG_LEVEL: 'info',
@@ -137,7 +137,7 @@ describe('crash: SIGKILL the indexer process mid-stream, restart it', () => {
       const started = output
         .join('')
         .split('\n')
-        .filter((l) => l.includes('indexer consuming content events'))
+        .filter((l) => l.includes('"msg":"indexer started"'))
         .at(-1)!;
       const metrics = await (await fetch(`http://127.0.0.1:${JSON.parse(started).metricsPort}/metrics`)).text();
       expect(metrics).toContain('quarry_indexer_lag_seconds');

@@ -6,7 +6,7 @@ import { appendContentEvent, createEmbeddedEventLog, eventsSchemas, grantEventCo
 import { createLocalEmbedder, EmbeddingHttpError, openLanceVectorIndex } from '@quarry/search-index';
 import { createLogger, createMetrics, startMetricsServer } from '@quarry/telemetry';
 import { createTestDatabase, type TestDatabase } from '@quarry/testing';
-import { indexerSchemas, startEmbeddedIndexer, startIndexer, type Indexer } from '../src/index.js';
+import { indexerSchemas, startIndexConsumer, startIndexer, type IndexConsumer } from '../src/index.js';
 import { countingEmbedder, openTestBackends, prose, tempDir, waitUntil, type TestBackends } from './helpers.js';
 
 // The running indexer over the embedded event log (the outbox, real PostgreSQL): it consumes
@@ -65,15 +65,16 @@ const metric = (text: string, name: string): number => {
   return Number(line.slice(line.lastIndexOf(' ') + 1));
 };
 
-describe('startEmbeddedIndexer', () => {
+describe('startIndexer (the outbox as event log)', () => {
   it(
     'indexes what producers append to the outbox, and stops cleanly',
     async () => {
       const b = await backends();
-      const indexer = await startEmbeddedIndexer({
+      const indexer = await startIndexer({
         databaseUrl: database.appUrl,
         backends: b,
         logger,
+        host: '127.0.0.1',
         consumer: 'embedded-e2e',
         batchSize: 3,
       });
@@ -110,7 +111,13 @@ describe('startEmbeddedIndexer', () => {
       rmSync(dir, { recursive: true, force: true });
     });
     await expect(
-      startEmbeddedIndexer({ databaseUrl: database.appUrl, backends: { ...b, vectors }, logger, consumer: 'mismatch' }),
+      startIndexer({
+        databaseUrl: database.appUrl,
+        backends: { ...b, vectors },
+        logger,
+        host: '127.0.0.1',
+        consumer: 'mismatch',
+      }),
     ).rejects.toThrow(/quarry reindex/);
   });
 });
@@ -142,7 +149,7 @@ describe('lag', () => {
       await append(org, 6, 'tor');
       await new Promise((r) => setTimeout(r, 20)); // the oldest pending event is measurably old
 
-      const indexer: Indexer = await startIndexer({
+      const indexer: IndexConsumer = await startIndexConsumer({
         db,
         eventLog,
         backends: { ...b, embedder: gated },
@@ -224,7 +231,7 @@ describe('dead letters', () => {
       );
       const [after] = await append(org, 1, 'wombat');
 
-      const indexer = await startIndexer({
+      const indexer = await startIndexConsumer({
         db,
         eventLog,
         backends: { ...b, embedder: refusing },

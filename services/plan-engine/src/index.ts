@@ -1,8 +1,7 @@
 export * from './core/index.js';
 export { planSchemas } from './migrations/index.js';
-export { buildServer, type PlanEngineDeps } from './server.js';
 export { createPlanService, type PlanServiceDeps } from './service.js';
-export { startPlanEngine, runPlanEngine, type PlanEngine, type PlanEngineRuntimeOptions } from './runtime.js';
+export { startPlanEngine, type PlanEngine } from './runtime.js';
 export {
   registerPlanMetrics,
   countStalledPlans,
@@ -11,7 +10,7 @@ export {
   type PlanMetricsDeps,
 } from './metrics.js';
 export { createPlanChangeListener, type PlanChangeListener } from './plan-changes.js';
-export { loadPlanEngineConfig, planEngineConfigSchema, type PlanEngineConfig } from './config.js';
+export { loadPlanEngineConfig, planEngineConfigSchema } from './config.js';
 export { planErrors } from './errors.js';
 export type { PlanDatabase } from './store/schema.js';
 export { createPlanArtifactsClient, noPlanArtifacts, type PlanArtifacts } from './artifacts.js';

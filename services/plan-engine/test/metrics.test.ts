@@ -11,7 +11,6 @@ import {
   loadPlanEngineConfig,
   planSchemas,
   registerPlanMetrics,
-  runPlanEngine,
   startPlanEngine,
 } from '../src/index.js';
 import { as, KEY, logger, planClient, type PlanClient } from './grpc-support.js';
@@ -21,7 +20,7 @@ import { as, KEY, logger, planClient, type PlanClient } from './grpc-support.js'
 // plan engine's own /metrics serves it.
 
 let database: TestDatabase;
-let engine: Awaited<ReturnType<typeof runPlanEngine>>;
+let engine: Awaited<ReturnType<typeof startPlanEngine>>;
 let client: PlanClient;
 const orgA = randomUUID();
 const orgB = randomUUID();
@@ -69,15 +68,15 @@ const storeStatus = (name: string, status: string) =>
 beforeAll(async () => {
   database = await createTestDatabase({ schemas: [...planSchemas] });
   await grantPlanMetrics(database.admin, database.appRole);
-  const config = loadPlanEngineConfig({
-    DATABASE_URL: database.appUrl,
-    QUARRY_IDENTITY_KEY: KEY,
-    HOST: '127.0.0.1',
-    PORT: '0',
-    METRICS_HOST: '127.0.0.1',
-    METRICS_PORT: '0',
+  // As main.ts starts it: its own process, so it serves its own /metrics (on HOST).
+  engine = await startPlanEngine({
+    databaseUrl: database.appUrl,
+    identityKey: KEY,
+    logger,
+    host: '127.0.0.1',
+    port: 0,
+    metricsPort: 0,
   });
-  engine = await runPlanEngine(config, logger);
   client = planClient(engine.address);
 
   // Org A
@@ -261,11 +260,11 @@ describe('when the count cannot be taken', () => {
 });
 
 describe('configuration', () => {
-  it('serves /metrics on 0.0.0.0:9464 unless METRICS_HOST / METRICS_PORT say otherwise, and refuses a bad port', () => {
+  it('serves /metrics where HOST binds, on 9464 unless METRICS_PORT says otherwise, and refuses a bad port', () => {
     const base = { DATABASE_URL: 'postgres://app@db/quarry', QUARRY_IDENTITY_KEY: KEY };
-    expect(loadPlanEngineConfig(base)).toMatchObject({ METRICS_HOST: '0.0.0.0', METRICS_PORT: 9464, PORT: 50051 });
-    expect(loadPlanEngineConfig({ ...base, METRICS_HOST: '127.0.0.1', METRICS_PORT: '9100' })).toMatchObject({
-      METRICS_HOST: '127.0.0.1',
+    expect(loadPlanEngineConfig(base)).toMatchObject({ HOST: '127.0.0.1', METRICS_PORT: 9464, PORT: 50051 });
+    expect(loadPlanEngineConfig({ ...base, HOST: '0.0.0.0', METRICS_PORT: '9100' })).toMatchObject({
+      HOST: '0.0.0.0',
       METRICS_PORT: 9100,
     });
     expect(() => loadPlanEngineConfig({ ...base, METRICS_PORT: '70000' })).toThrow(/METRICS_PORT/);
@@ -284,6 +283,7 @@ describe('inside another process (quarry start)', () => {
       metrics,
     });
     try {
+      expect(hosted.metricsPort).toBeUndefined(); // nothing listens for scrapes but the host
       const host = createMetrics({ service: 'gateway' });
       const { body } = await metricsText(host.registry, metrics.registry);
       expect(body).toContain('quarry_plan_stalled_plans{service="plan-engine"} 3');

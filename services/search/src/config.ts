@@ -1,14 +1,11 @@
-import { env, loadConfig, z } from '@quarry/config';
-import { searchBackendsConfigRule, searchBackendsConfigShape } from '@quarry/search-index';
+import { DEFAULT_PORTS, env, identityKeyField, loadConfig, serviceFields, z } from '@quarry/config';
+import { embeddedIndexesDirRule, searchBackendsConfigRule, searchBackendsConfigShape } from '@quarry/search-index';
 
 /** Every variable the search service reads; validated once at startup, frozen afterwards. */
 export const searchConfigSchema = z
   .object({
-    HOST: env.host('127.0.0.1'),
-    PORT: env.port(50053),
-    QUARRY_IDENTITY_KEY: z.string().min(32, 'must be at least 32 characters (it verifies caller identity)'),
-    LOG_LEVEL: env.logLevel(),
-    OTEL_EXPORTER_OTLP_ENDPOINT: env.url().optional(),
+    ...serviceFields(DEFAULT_PORTS.search),
+    ...identityKeyField,
     SEARCH_READ_CONSISTENCY: env
       .duration('1s')
       .describe(
@@ -16,7 +13,10 @@ export const searchConfigSchema = z
       ),
     ...searchBackendsConfigShape,
   })
-  .superRefine(searchBackendsConfigRule);
+  .superRefine((config, ctx) => {
+    searchBackendsConfigRule(config, ctx);
+    embeddedIndexesDirRule(config, ctx);
+  });
 
 export type SearchConfig = ReturnType<typeof loadSearchConfig>;
 

@@ -21,6 +21,5 @@ export {
 } from './hybrid.js';
 export { searchErrors, type SearchLeg } from './errors.js';
 export { createSearchService, type SearchServiceDeps } from './service.js';
-export { buildServer, type SearchServerDeps } from './server.js';
-export { startSearch, type SearchRuntime, type SearchRuntimeOptions } from './runtime.js';
+export { startSearch, type SearchRuntime } from './runtime.js';
 export { searchConfigSchema, loadSearchConfig, type SearchConfig } from './config.js';

@@ -1,29 +1,59 @@
-import { createIdentityVerifier, listenService } from '@quarry/grpc';
-import type { Logger } from 'pino';
-import type { SearchBackends } from '@quarry/search-index';
-import { buildServer } from './server.js';
+import { searchV1 } from '@quarry/contracts';
+import { buildServiceServer, listenService, type ListeningService } from '@quarry/grpc';
+import { openSearchBackends, type SearchBackends, type SearchBackendsConfig } from '@quarry/search-index';
+import { serviceMetrics, type ServiceOptions } from '@quarry/telemetry';
+import { createSearchService } from './service.js';
 
-export interface SearchRuntimeOptions {
-  /**
-   * Opened and closed by the caller, not here: `quarry start` shares one set between this
-   * service and the indexer in one process; `main.ts` opens its own.
-   */
-  backends: Pick<SearchBackends, 'bm25' | 'vectors' | 'embedder'>;
-  identityKey: string;
-  logger: Logger;
-  host: string;
-  port: number;
-}
+/** Where the indexes come from: shared by the caller, or opened from the configuration. */
+type SearchIndexes =
+  | {
+      /**
+       * Opened by the caller and shared with an in-process indexer (`quarry start`: embedded
+       * LanceDB is a single-writer directory); used as they are, never closed here.
+       */
+      backends: Pick<SearchBackends, 'bm25' | 'vectors' | 'embedder'>;
+      search?: never;
+    }
+  | {
+      backends?: never;
+      /** Which indexes to open (its own process); closed with the service. */
+      search: SearchBackendsConfig;
+      /** Embedded LanceDB: how soon writes of the separate indexer process become visible. Default 1 s. */
+      readConsistencyMs?: number;
+    };
 
-/** Builds the server over the given backends and listens. Used by `main.ts` and by `quarry start`. */
-export async function startSearch(options: SearchRuntimeOptions) {
-  const server = buildServer({
-    backends: options.backends,
-    logger: options.logger,
-    verifier: createIdentityVerifier({ key: options.identityKey }),
+export type SearchOptions = ServiceOptions &
+  SearchIndexes & {
+    identityKey: string;
+    /** gRPC port (0 = any free port). */
+    port: number;
+  };
+
+export type SearchRuntime = ListeningService;
+
+/**
+ * Builds the server over the indexes and listens. Used by `main.ts` (its own process: opens its
+ * own indexes, /metrics on METRICS_PORT) and by `quarry start` (indexes shared with the indexer).
+ */
+export async function startSearch(options: SearchOptions): Promise<SearchRuntime> {
+  const { logger } = options;
+  let backends: Pick<SearchBackends, 'bm25' | 'vectors' | 'embedder'>;
+  let release = async () => undefined as void;
+  if (options.search) {
+    const opened = await openSearchBackends(options.search, {
+      readConsistencyIntervalSeconds: (options.readConsistencyMs ?? 1_000) / 1000,
+    });
+    logger.info(opened.describe, 'search indexes opened');
+    backends = opened;
+    release = () => opened.close();
+  } else {
+    backends = options.backends;
+  }
+  const server = buildServiceServer({
+    definition: searchV1.SearchServiceService,
+    implementation: createSearchService({ backends, logger }),
+    identityKey: options.identityKey,
+    logger,
   });
-  // The backends stay open: their owner (main.ts or quarry start) closes them.
-  return listenService(server, options.host, options.port);
+  return listenService(server, { ...options, metrics: serviceMetrics('search', options), release });
 }
-
-export type SearchRuntime = Awaited<ReturnType<typeof startSearch>>;

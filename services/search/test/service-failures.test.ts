@@ -1,16 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { searchV1 } from '@quarry/contracts';
 import {
+  buildServiceServer,
   createGrpcClient,
   createIdentitySigner,
-  createIdentityVerifier,
   createRawClient,
   status,
   type GrpcServer,
 } from '@quarry/grpc';
 import { createLogger } from '@quarry/telemetry';
 import { createLocalEmbedder, openLanceVectorIndex, type Bm25Index, type VectorIndex } from '@quarry/search-index';
-import { buildServer } from '../src/index.js';
+import { createSearchService } from '../src/index.js';
 import {
   as,
   bm25,
@@ -36,10 +36,11 @@ useSearchService();
 describe('failures', () => {
   it('refuses to compare vectors of another embedder: FAILED_PRECONDITION INDEX_EMBEDDER_MISMATCH', async () => {
     const other = createLocalEmbedder({ dimension: 128 });
-    const server = buildServer({
-      backends: { bm25, vectors, embedder: other },
+    const server = buildServiceServer({
+      definition: searchV1.SearchServiceService,
+      implementation: createSearchService({ backends: { bm25, vectors, embedder: other }, logger: silent }),
+      identityKey: KEY,
       logger: silent,
-      verifier: createIdentityVerifier({ key: KEY }),
     });
     const c = createGrpcClient(searchV1.SearchServiceClient, `127.0.0.1:${await server.listen('127.0.0.1', 0)}`, {
       signer: createIdentitySigner({ key: KEY, issuer: 'gateway' }),
@@ -81,10 +82,11 @@ describe('failures', () => {
         level: 'error',
         destination: { write: (line: string) => void logLines.push(line) },
       });
-      server = buildServer({
-        backends: { bm25: flakyBm25, vectors, embedder },
+      server = buildServiceServer({
+        definition: searchV1.SearchServiceService,
+        implementation: createSearchService({ backends: { bm25: flakyBm25, vectors, embedder }, logger }),
+        identityKey: KEY,
         logger,
-        verifier: createIdentityVerifier({ key: KEY }),
       });
       c = createGrpcClient(searchV1.SearchServiceClient, `127.0.0.1:${await server.listen('127.0.0.1', 0)}`, {
         signer: createIdentitySigner({ key: KEY, issuer: 'gateway' }),
@@ -120,10 +122,11 @@ describe('failures', () => {
     });
 
     it('names the vector index when that engine fails', async () => {
-      const server2 = buildServer({
-        backends: { bm25, vectors: brokenVectors, embedder },
+      const server2 = buildServiceServer({
+        definition: searchV1.SearchServiceService,
+        implementation: createSearchService({ backends: { bm25, vectors: brokenVectors, embedder }, logger: silent }),
+        identityKey: KEY,
         logger: silent,
-        verifier: createIdentityVerifier({ key: KEY }),
       });
       const c2 = createGrpcClient(searchV1.SearchServiceClient, `127.0.0.1:${await server2.listen('127.0.0.1', 0)}`, {
         signer: createIdentitySigner({ key: KEY, issuer: 'gateway' }),

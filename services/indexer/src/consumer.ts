@@ -1,5 +1,5 @@
-import { createDb, type AnyDb } from '@quarry/db';
-import { consumerLag, createEmbeddedEventLog, type DeliveredEvent, type EventLog } from '@quarry/events';
+import type { AnyDb } from '@quarry/db';
+import { consumerLag, type DeliveredEvent, type EventLog } from '@quarry/events';
 import { EmbeddingHttpError, type ChunkOptions, type SearchBackends } from '@quarry/search-index';
 import type { Logger, Metrics } from '@quarry/telemetry';
 import { assertEmbedderMatches, createIndexHandler, type IndexReport } from './handler.js';
@@ -27,7 +27,7 @@ export function isTransientIndexError(error: unknown): boolean {
   return true;
 }
 
-export interface IndexerOptions {
+export interface IndexConsumerOptions {
   /** See IndexHandlerDeps.db; with the default lag probe it also reads events.consumer_lag. */
   db: AnyDb;
   eventLog: EventLog;
@@ -46,7 +46,7 @@ export interface IndexerOptions {
   chunkOptions?: Partial<ChunkOptions>;
 }
 
-export interface Indexer {
+export interface IndexConsumer {
   lag(): Promise<Lag>;
   /** Stop consuming (the batch in flight finishes and its offset is stored), stop the lag gauges. Backends and db stay open. */
   close(): Promise<void>;
@@ -67,7 +67,7 @@ export interface Indexer {
  * under-state the lag by up to one batch's spread, and stays at 0 if the indexer never gets a
  * batch. `quarry_indexer_pending_events` is exact in both modes.
  */
-export async function startIndexer(options: IndexerOptions): Promise<Indexer> {
+export async function startIndexConsumer(options: IndexConsumerOptions): Promise<IndexConsumer> {
   const { db, logger } = options;
   const consumer = options.consumer ?? INDEXER_CONSUMER;
   await assertEmbedderMatches(options.backends);
@@ -138,48 +138,6 @@ export async function startIndexer(options: IndexerOptions): Promise<Indexer> {
       await refreshing;
     },
   };
-}
-
-export interface EmbeddedIndexerOptions {
-  /** The indexer role (member of quarry_event_consumer). */
-  databaseUrl: string;
-  /** Shared with the search service in `quarry start`; not closed by the indexer. */
-  backends: Pick<SearchBackends, 'bm25' | 'vectors' | 'embedder'>;
-  logger: Logger;
-  metrics?: Metrics;
-  consumer?: string;
-  batchSize?: number;
-  lagIntervalMs?: number;
-}
-
-/**
- * The indexer over the embedded event log (the outbox, woken by LISTEN/NOTIFY), with a pool of
- * its own: what `quarry start` runs in-process. close() stops consuming and releases the pool.
- */
-export async function startEmbeddedIndexer(options: EmbeddedIndexerOptions): Promise<Indexer> {
-  const { logger } = options;
-  const db = createDb({ connectionString: options.databaseUrl, applicationName: 'quarry-indexer', max: 4 });
-  const eventLog = createEmbeddedEventLog({
-    db,
-    connectionString: options.databaseUrl,
-    onError: (err) => logger.warn({ err }, 'event log error (retrying)'),
-  });
-  try {
-    const { backends, metrics, consumer, batchSize, lagIntervalMs } = options;
-    const indexer = await startIndexer({ db, eventLog, backends, logger, metrics, consumer, batchSize, lagIntervalMs });
-    return {
-      lag: indexer.lag,
-      async close() {
-        await indexer.close();
-        await eventLog.close();
-        await db.destroy();
-      },
-    };
-  } catch (error) {
-    await eventLog.close();
-    await db.destroy();
-    throw error;
-  }
 }
 
 function registerMetrics(metrics: Metrics) {

@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { env } from './fields.js';
+
+/**
+ * Every service's default ports, in one table so that any two services run side by side on one
+ * host (the separate-process topology) without a port set by hand; a test holds them distinct.
+ * `port` is the gRPC or HTTP port (the indexer has none), `metricsPort` its Prometheus /metrics.
+ */
+export const DEFAULT_PORTS = {
+  gateway: { port: 8080, metricsPort: 9463 },
+  'plan-engine': { port: 50051, metricsPort: 9464 },
+  'artifact-store': { port: 50052, metricsPort: 9465 },
+  search: { port: 50053, metricsPort: 9466 },
+  extraction: { port: 50054, metricsPort: 9467 },
+  indexer: { metricsPort: 9468 },
+} as const;
+
+/**
+ * HOST, METRICS_PORT, LOG_LEVEL and OTEL_EXPORTER_OTLP_ENDPOINT: what every Quarry process
+ * reads. /metrics binds where HOST binds, so a service on loopback never exposes it wider.
+ */
+export function processFields(defaults: { metricsPort: number }) {
+  return {
+    HOST: env.host('127.0.0.1').describe('interface the service binds, its /metrics included (0.0.0.0 in a container)'),
+    METRICS_PORT: env.port(defaults.metricsPort).describe('Prometheus GET /metrics on HOST (0 = any free port)'),
+    LOG_LEVEL: env.logLevel(),
+    OTEL_EXPORTER_OTLP_ENDPOINT: env.url().optional().describe('send traces over OTLP/HTTP (unset: no tracing)'),
+  };
+}
+
+/** processFields plus PORT: a service that answers calls (gRPC, or the gateway's HTTP). */
+export function serviceFields(defaults: { port: number; metricsPort: number }) {
+  return {
+    ...processFields(defaults),
+    PORT: env.port(defaults.port).describe('gRPC or HTTP port on HOST (0 = any free port)'),
+  };
+}
+
+/** DATABASE_URL: the login role the service connects as (never a superuser: row-level security applies). */
+export function databaseUrlField(role: string) {
+  return { DATABASE_URL: env.url().describe(`PostgreSQL connection as ${role} (row-level security applies)`) };
+}
+
+/** QUARRY_IDENTITY_KEY: the gateway signs each call's identity with it, every gRPC service verifies it. */
+export const identityKeyField = {
+  QUARRY_IDENTITY_KEY: z
+    .string()
+    .min(32, 'must be at least 32 characters (it signs and verifies the caller identity on every gRPC call)'),
+};

@@ -1,0 +1,104 @@
+import { createServer } from 'node:net';
+import type * as grpc from '@grpc/grpc-js';
+import { explainBindError } from '@quarry/config';
+import { descriptorSet } from '@quarry/contracts';
+import { isConnectionFailure } from '@quarry/db';
+import { serveMetrics, type Metrics, type RunningService } from '@quarry/telemetry';
+import { createIdentityVerifier } from './identity.js';
+import { createGrpcServer, type GrpcLogger, type GrpcServer } from './server.js';
+
+export interface ServiceServerOptions {
+  /** The service's grpc-js definition, e.g. ts-proto's `planV1.PlanServiceService`. */
+  definition: grpc.ServiceDefinition;
+  /** Every method written with `unary()`. */
+  implementation: grpc.UntypedServiceImplementation;
+  /** QUARRY_IDENTITY_KEY: every call's signed identity is verified with it before a handler runs. */
+  identityKey: string;
+  logger: GrpcLogger;
+}
+
+/**
+ * A Quarry service's gRPC server, built but not listening: the service, health (kubelet's
+ * gRPC probes) and reflection (grpcurl) from the contracts' descriptor set, every call's
+ * identity verified, and a handler that cannot reach PostgreSQL answered DEPENDENCY_UNAVAILABLE
+ * (retryable) instead of INTERNAL. Every service builds its server here, so they all behave alike.
+ */
+export function buildServiceServer(options: ServiceServerOptions): GrpcServer {
+  return createGrpcServer({
+    services: [{ definition: options.definition, implementation: options.implementation }],
+    verifier: createIdentityVerifier({ key: options.identityKey }),
+    logger: options.logger,
+    descriptorSet,
+    isUnavailable: isConnectionFailure,
+  });
+}
+
+export interface ListenOptions {
+  host: string;
+  /** PORT: the gRPC port (0 = any free port). */
+  port: number;
+  /** METRICS_PORT: serve `metrics` on host:metricsPort too; unset, the hosting process exposes them. */
+  metricsPort?: number;
+  metrics: Metrics;
+  /** What the service owns (pools, clients): released after the server has drained, or when listening fails. */
+  release?: () => Promise<void> | void;
+}
+
+/** A listening gRPC service: every `start<Service>` of a gRPC service returns this. */
+export interface ListeningService extends RunningService {
+  port: number;
+  /** `host:port`, what clients dial. */
+  address: string;
+  serviceNames: readonly string[];
+}
+
+/**
+ * Whether host:port can be bound, tried with a plain socket first: grpc-js would also log its
+ * own "No address added" line to stderr before the configuration error says what to do.
+ */
+function probe(host: string, port: number): Promise<void> {
+  if (port === 0) return Promise.resolve();
+  const socket = createServer();
+  return new Promise<void>((resolve, reject) => {
+    socket.once('error', reject);
+    socket.listen({ host, port, exclusive: true }, () => socket.close(() => resolve()));
+  });
+}
+
+/**
+ * Listen (metrics first, then gRPC) and hand back the one shape every service returns, so each
+ * `start<Service>` only says what it owns. A busy port is a ConfigError naming PORT or
+ * METRICS_PORT; whatever was already started is stopped and released first. close(): health
+ * NOT_SERVING (probes and balancers stop sending), drain for up to `graceMs`, release, and stop
+ * serving metrics last, so the drain can still be scraped.
+ */
+export async function listenService(server: GrpcServer, options: ListenOptions): Promise<ListeningService> {
+  const { host, port } = options;
+  const release = options.release ?? (() => undefined);
+  let served: Awaited<ReturnType<typeof serveMetrics>> | undefined;
+  let bound: number;
+  try {
+    served = await serveMetrics(host, options.metricsPort, options.metrics);
+    bound = await probe(host, port)
+      .then(() => server.listen(host, port))
+      .catch((error: unknown) => {
+        throw explainBindError('PORT', host, port, error);
+      });
+  } catch (error) {
+    server.server.forceShutdown();
+    await served?.close();
+    await release();
+    throw error;
+  }
+  return {
+    port: bound,
+    address: `${host}:${bound}`,
+    metricsPort: served.port,
+    serviceNames: server.serviceNames,
+    async close(graceMs = 10_000) {
+      await server.shutdown(graceMs);
+      await release();
+      await served.close();
+    },
+  };
+}
