@@ -1,4 +1,4 @@
 import preset from '../../jest.preset.js';
 
-// No PostgreSQL here: the search library only talks to its index engines.
+// No PostgreSQL here: the search service only reads its index engines.
 export default { ...preset };
