@@ -2,8 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import { ContractError, createToolCodec, toolCatalogue } from '@quarry/contracts';
 import { properties, required, tool } from './support/tools.js';
 
-// The artifact store's tools (issue 4) as MCP clients see them: names, argument and result
-// fields exactly as the issue names them, what is required, the enums and the limits. The
+// The artifact store's tools as MCP clients see them: names, argument and result
+// fields exactly as the tool catalogue documents them, what is required, the enums and the limits. The
 // internal rpcs (ListPlanArtifacts, ResolvePlanReference) are not tools.
 
 const PLAN_ID = '0b6d1c9e-6f1a-4f5e-9a51-2f8e0a4b7c10';
@@ -31,18 +31,15 @@ describe('the artifact tools', () => {
     ],
   ];
 
-  it.each(contract)(
-    '%s takes and returns exactly the fields issue 4 names',
-    (name, inputs, requiredInputs, outputs) => {
-      const t = tool(name);
-      expect(t.rpc.service).toBe('quarry.artifact.v1.ArtifactService');
-      expect(Object.keys(properties(t.inputSchema))).toEqual(inputs);
-      expect(required(t.inputSchema)).toEqual(requiredInputs);
-      expect(Object.keys(properties(t.outputSchema))).toEqual(outputs);
-      expect(t.description.length).toBeGreaterThan(80);
-      expect(t.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
-    },
-  );
+  it.each(contract)('%s takes and returns exactly the documented fields', (name, inputs, requiredInputs, outputs) => {
+    const t = tool(name);
+    expect(t.rpc.service).toBe('quarry.artifact.v1.ArtifactService');
+    expect(Object.keys(properties(t.inputSchema))).toEqual(inputs);
+    expect(required(t.inputSchema)).toEqual(requiredInputs);
+    expect(Object.keys(properties(t.outputSchema))).toEqual(outputs);
+    expect(t.description.length).toBeGreaterThan(80);
+    expect(t.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
+  });
 
   it('offers the artifact and media types as short lowercase names, and ids as UUIDs', () => {
     expect(properties(tool('store_research').inputSchema).artifactType!.enum).toEqual([

@@ -33,7 +33,7 @@ describe('the tool catalogue', () => {
     });
   });
 
-  it('publishes exactly these tools: ping, the plan engine tools of issue 3, the artifact and search tools of issue 4, extract_data of issue 5', () => {
+  it('publishes exactly these tools: ping, the plan engine tools, the artifact and search tools, extract_data', () => {
     expect(toolCatalogue.map((tool) => tool.name)).toEqual([
       'create_research_plan',
       'extract_data',

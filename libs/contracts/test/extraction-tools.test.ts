@@ -4,7 +4,7 @@ import { CatalogueError, deriveCatalogue } from '../src/catalogue/derive.js';
 import { buildModule } from './support/buf-fixture.js';
 import { properties, required, tool } from './support/tools.js';
 
-// extract_data (issue 5) as MCP clients see it, and the gateway's side channel (MCP sampling and
+// extract_data as MCP clients see it, and the gateway's side channel (MCP sampling and
 // model usage) that proto declares by type and the catalogue keeps out of both schemas.
 
 const SCHEMA = { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] };
@@ -13,7 +13,7 @@ describe('extract_data', () => {
   const t = tool('extract_data');
   const codec = createToolCodec(t);
 
-  it('takes the arguments issue 5 names and returns the extraction with its grounding, served by the extraction service', () => {
+  it('takes the documented arguments and returns the extraction with its grounding, served by the extraction service', () => {
     expect(t.rpc.service).toBe('quarry.extraction.v1.ExtractionService');
     expect(Object.keys(properties(t.inputSchema))).toEqual([
       'sourceText',

@@ -2,8 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import { ContractError, createToolCodec, planV1, type JsonSchema } from '@quarry/contracts';
 import { properties, required, tool } from './support/tools.js';
 
-// The plan engine's tools (issue 3) as MCP clients see them: names, argument and result fields
-// in camelCase exactly as the issue names them, what is required, the constraints a model is
+// The plan engine's tools as MCP clients see them: names, argument and result fields
+// in camelCase exactly as the tool catalogue documents them, what is required, the constraints a model is
 // held to, and the wire format the plan engine will speak.
 
 const keys = (schema: JsonSchema): string[] => Object.keys(properties(schema));
@@ -144,16 +144,13 @@ describe('the plan tools', () => {
     ],
   ];
 
-  it.each(contract)(
-    '%s takes and returns exactly the fields issue 3 names',
-    (name, inputs, requiredInputs, outputs) => {
-      const t = tool(name);
-      expect(t.rpc.service).toBe('quarry.plan.v1.PlanService');
-      expect(keys(t.inputSchema)).toEqual(inputs);
-      expect(required(t.inputSchema)).toEqual(requiredInputs);
-      expect(keys(t.outputSchema)).toEqual(outputs);
-    },
-  );
+  it.each(contract)('%s takes and returns exactly the documented fields', (name, inputs, requiredInputs, outputs) => {
+    const t = tool(name);
+    expect(t.rpc.service).toBe('quarry.plan.v1.PlanService');
+    expect(keys(t.inputSchema)).toEqual(inputs);
+    expect(required(t.inputSchema)).toEqual(requiredInputs);
+    expect(keys(t.outputSchema)).toEqual(outputs);
+  });
 
   it('describes every plan tool and every property of its input and output, at every depth', () => {
     const undescribed: string[] = [];
@@ -198,7 +195,7 @@ describe('the plan tools', () => {
       expect({ name, path, format: property(name, path).format }).toEqual({ name, path, format: 'uuid' });
   });
 
-  it('offers the states, types, actions and decisions of issue 3 as short lowercase names', () => {
+  it('offers the states, types, actions and decisions as short lowercase names', () => {
     expect(property('create_research_plan', 'steps.[].stepType').enum).toEqual([
       'search',
       'extract',

@@ -2,13 +2,13 @@ import { describe, expect, it } from '@jest/globals';
 import { ContractError, createToolCodec, type JsonSchema } from '@quarry/contracts';
 import { properties, required, tool } from './support/tools.js';
 
-// search_sources (issue 4) as MCP clients see it: exactly the arguments and result fields the
-// issue names, the limit's bounds, the filter enums, and a read-only, idempotent annotation.
+// search_sources as MCP clients see it: exactly the arguments and result fields the
+// catalogue documents, the limit's bounds, the filter enums, and a read-only, idempotent annotation.
 
 describe('search_sources', () => {
   const t = tool('search_sources');
 
-  it('takes and returns exactly the fields issue 4 names, served by the search service', () => {
+  it('takes and returns exactly the documented fields, served by the search service', () => {
     expect(t.rpc.service).toBe('quarry.search.v1.SearchService');
     expect(Object.keys(properties(t.inputSchema))).toEqual([
       'query',

@@ -3,7 +3,7 @@ import { type Kysely, sql } from 'kysely';
 
 // Frozen: never edit an applied migration; add a new one.
 //
-// Extraction results (issue 5), stored by the extraction service through StoreExtractionResult.
+// Extraction results (extract_data), stored by the extraction service through StoreExtractionResult.
 // As for artifacts, plan_id/step_id carry no foreign key (the plan engine checks them), and
 // neither does source_artifact_id: the service checks it under the caller's tenant, because a
 // foreign key check would see other orgs' artifacts. A result was made either from a stored

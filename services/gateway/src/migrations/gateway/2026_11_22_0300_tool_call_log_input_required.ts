@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 
 // Frozen: never edit an applied migration; add a new one.
 //
-// A tool call answered with an MCP input-required result (the client's model is asked, issue 5)
+// A tool call answered with an MCP input-required result (the client's model is asked through MCP sampling)
 // is its own outcome: neither a success nor an error, and its retry is logged as another call.
 // Token counts of model-running tools are recorded, so they are never negative.
 export async function up(db: Kysely<unknown>): Promise<void> {
