@@ -3,7 +3,8 @@ import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { type BenchSizes, SIZES } from './phase.js';
 import { formatTable } from './report.js';
-import { runBench } from './run.js';
+import { gatewayCpuPhase } from './gateway-cpu-phase.js';
+import { PHASES, runBench } from './run.js';
 
 export interface BenchIo {
   /** The table and the machine facts. */
@@ -12,10 +13,12 @@ export interface BenchIo {
   err: (line: string) => void;
 }
 
-const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,32]
+const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,32] [--gateway-cpu]
   --quick         smaller sizes, no Cranfield quality (≤ 2 minutes on 2 cores; the full run ≈ 15 minutes)
   --json <file>   also write every figure as { metric: { value, unit, baseline?, ratio? } }
-  --clients list  concurrency levels of the throughput runs (default 16,32)`;
+  --clients list  concurrency levels of the throughput runs (default 16,32)
+  --gateway-cpu   only the gateway's CPU per tool call, by backend client and result decoder, the gateway
+                  in a process of its own (ADR 0021; full: 3 rounds × 20,000 calls per variant ≈ 10 minutes)`;
 
 /** What each group's baseline is (all measured in the same run, on the same machine). */
 const BASELINES = [
@@ -39,6 +42,7 @@ export async function benchCli(argv: readonly string[], io: BenchIo, sizes?: Par
         quick: { type: 'boolean' },
         json: { type: 'string' },
         clients: { type: 'string' },
+        'gateway-cpu': { type: 'boolean' },
         help: { type: 'boolean' },
       },
     }));
@@ -64,6 +68,7 @@ export async function benchCli(argv: readonly string[], io: BenchIo, sizes?: Par
   const started = Date.now();
   const results = await runBench({
     sizes: chosen,
+    phases: values['gateway-cpu'] ? [gatewayCpuPhase] : PHASES,
     progress: (line) => io.err(`[bench ${((Date.now() - started) / 1000).toFixed(0)}s] ${line}`),
   });
   io.out(

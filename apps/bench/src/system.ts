@@ -31,6 +31,8 @@ export interface BenchSystem {
   token: string;
   /** Every backend service as `quarry start` runs them (search backends and indexer included), for in-process baselines. */
   services: Services;
+  /** What a gateway in another process needs to serve the same system (the gateway CPU phase). */
+  gatewaySettings: { databaseUrl: string; identityKey: string; serviceAddresses: Record<string, string> };
   /** A new org `slug` with an owner and a token: phases keep their data apart (e.g. a search corpus of its own). */
   createMember(slug: string): Promise<BenchMember>;
   /** A directory of this run for scratch data (removed with the run). */
@@ -142,6 +144,11 @@ export async function startBenchSystem(options: {
       monolithUrl: monolith.url,
       token: member.token,
       services,
+      gatewaySettings: {
+        databaseUrl,
+        identityKey: config.QUARRY_IDENTITY_KEY,
+        serviceAddresses: { ...services.addresses },
+      },
       createMember: (slug) => createMember(postgres.adminUrl, slug),
       scratchDir: options.searchDir,
       getPlanStatusDirect: async (request) =>

@@ -18,7 +18,12 @@ import addFormats from 'ajv-formats';
 import { enumValueNames, NULL_VALUE_ENUM } from './catalogue/enums.js';
 import { FORMATS, wellKnownSchema } from './catalogue/schema.js';
 import type { ToolDefinition } from './catalogue/types.js';
+import { compileGeneratedDecoder } from './generated-result.js';
 import { compileResultDecoder, type ResultDecoder } from './result-decoder.js';
+
+// MEASUREMENT ONLY: which result decoder the codec tries first (the benchmark's gateway CPU
+// comparison sets it per gateway process): `direct` (default), `generated` or `reflective`.
+const RESULT_DECODER = process.env.QUARRY_BENCH_RESULT_DECODER ?? 'direct';
 
 /**
  * Translates between a tool's JSON arguments/results and the protobuf bytes of its rpc, using
@@ -88,7 +93,14 @@ function buildCodec(tool: ToolDefinition, registry: FileRegistry): ToolCodec {
   const { input, output } = rpcOf(tool, registry);
   const validate = schemaValidator().compile(tool.inputSchema);
   const toProtoJson = messageConverter(input, 'input', new Map());
-  const { direct, reflective } = buildResultDecoders(output, registry);
+  const decoders = buildResultDecoders(output, registry);
+  const { reflective } = decoders;
+  const direct =
+    RESULT_DECODER === 'reflective'
+      ? undefined
+      : RESULT_DECODER === 'generated'
+        ? compileGeneratedDecoder(output)
+        : decoders.direct;
 
   return {
     encodeRequest(args, gateway) {
