@@ -21,10 +21,12 @@ interface Variant {
 
 const VARIANTS: readonly Variant[] = [
   { name: '', client: 'raw', decoder: 'direct' },
-  { name: 'connect', client: 'connect', decoder: 'direct' },
-  { name: 'grpc_js', client: 'grpc-js', decoder: 'direct' },
-  { name: 'generated_decoder', client: 'raw', decoder: 'generated' },
-  { name: 'reflective_decoder', client: 'raw', decoder: 'reflective' },
+  { name: 'raw_generated', client: 'raw', decoder: 'generated' },
+  { name: 'raw_reflective', client: 'raw', decoder: 'reflective' },
+  { name: 'grpc_js_direct', client: 'grpc-js', decoder: 'direct' },
+  { name: 'grpc_js_reflective', client: 'grpc-js', decoder: 'reflective' },
+  { name: 'connect_direct', client: 'connect', decoder: 'direct' },
+  { name: 'connect_reflective', client: 'connect', decoder: 'reflective' },
 ];
 
 /** The built child entry, or its source through the repo's TS loader when not built (smoke tests). */

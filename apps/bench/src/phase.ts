@@ -70,7 +70,7 @@ export const SIZES = {
     loadSeconds: 10,
     stepsPerPlan: 20,
     warmupCalls: 200,
-    gatewayCpu: { calls: 20_000, rounds: 3, warmupCalls: 3_000 },
+    gatewayCpu: { calls: 20_000, rounds: 5, warmupCalls: 3_000 },
     ...CONTENT.full,
   },
   quick: {
