@@ -11,22 +11,17 @@ import { compared, type Results } from './report.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
-/** One way to build the gateway: its backend client and the result decoder its codec tries first. */
+/** One way to build the gateway: the client it calls the services with. */
 interface Variant {
   /** Metric suffix; '' is the gateway as it ships, the baseline of every other variant. */
   name: string;
   client: GatewayClient;
-  decoder: 'direct' | 'generated' | 'reflective';
 }
 
 const VARIANTS: readonly Variant[] = [
-  { name: '', client: 'raw', decoder: 'direct' },
-  { name: 'raw_generated', client: 'raw', decoder: 'generated' },
-  { name: 'raw_reflective', client: 'raw', decoder: 'reflective' },
-  { name: 'grpc_js_direct', client: 'grpc-js', decoder: 'direct' },
-  { name: 'grpc_js_reflective', client: 'grpc-js', decoder: 'reflective' },
-  { name: 'connect_direct', client: 'connect', decoder: 'direct' },
-  { name: 'connect_reflective', client: 'connect', decoder: 'reflective' },
+  { name: '', client: 'raw' },
+  { name: 'grpc_js', client: 'grpc-js' },
+  { name: 'connect', client: 'connect' },
 ];
 
 /** The built child entry, or its source through the repo's TS loader when not built (smoke tests). */
@@ -78,7 +73,6 @@ async function startGatewayProcess(
     env: {
       ...process.env,
       QUARRY_BENCH_GATEWAY: JSON.stringify({ ...settings, client: variant.client }),
-      QUARRY_BENCH_RESULT_DECODER: variant.decoder,
     },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
@@ -142,7 +136,7 @@ async function answerText(url: string, request: { headers: Record<string, string
 }
 
 /**
- * The gateway's CPU per tool call, by how it is built (ADR 0021): the gateway alone in a child
+ * The gateway's CPU per tool call, by the client it calls the services with (ADR 0021): the gateway alone in a child
  * process, the services, PostgreSQL and the load generator outside it; get_plan_status of a
  * 20-step plan at 32 calls in flight; the child's CPU time (user + system) over the calls it
  * answered. Variants take turns, in a rotated order each round, so they share the machine's
@@ -196,5 +190,5 @@ export const gatewayCpuPhase: Phase = {
 };
 
 function label(variant: Variant): string {
-  return `${variant.client} client + ${variant.decoder} decoder`;
+  return `${variant.client} client`;
 }
