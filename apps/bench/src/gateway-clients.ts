@@ -2,61 +2,23 @@ import { fromBinary, toBinary, type DescMethodUnary } from '@bufbuild/protobuf';
 import { type Empty, EmptySchema } from '@bufbuild/protobuf/wkt';
 import { ConnectError } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
-import * as grpc from '@grpc/grpc-js';
 import type { ToolBackend } from '@quarry/gateway';
 import {
-  createGrpcClient,
   DEFAULT_CHANNEL_OPTIONS,
   fromGrpcError,
   IDENTITY_METADATA_KEY,
   type IdentitySigner,
+  Metadata,
   REQUEST_ID_METADATA_KEY,
 } from '@quarry/grpc';
 
-/** The gateway's backend clients the benchmark compares, each making the same unary call with bytes. */
-export type GatewayClient = 'raw' | 'connect' | 'grpc-js';
+/**
+ * The gRPC clients the benchmark compares in the gateway, each making the same unary call with
+ * the gateway's bytes: the one it ships with (grpc-js, `createRawClient`) and connect-node.
+ */
+export type GatewayClient = 'grpc-js' | 'connect';
 
 type Closable = ToolBackend & { close(): void };
-
-const passThrough = (bytes: Uint8Array): Buffer =>
-  Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-const asBytes = (bytes: Buffer): Uint8Array => bytes;
-
-/**
- * grpc-js through the lib's typed client: one generic method per rpc path, with serializers that
- * pass the gateway's bytes through.
- */
-export function grpcJsBackend(address: string, signer: IdentitySigner, defaultDeadlineMs: number): Closable {
-  const methods: Record<string, grpc.MethodDefinition<Uint8Array, Uint8Array>> = {};
-  const methodOf = (path: string) =>
-    (methods[path] ??= {
-      path,
-      requestStream: false,
-      responseStream: false,
-      requestSerialize: passThrough,
-      requestDeserialize: passThrough,
-      responseSerialize: passThrough,
-      responseDeserialize: asBytes,
-    });
-  // Every rpc path the gateway may call is added on first use; the constructor reads the
-  // definition per call, so a lazily filled object is enough.
-  const Ctor = grpc.makeGenericClientConstructor(methods as grpc.ServiceDefinition, 'QuarryBytes');
-  const client = createGrpcClient(Ctor as unknown as Parameters<typeof createGrpcClient<typeof methods>>[0], address, {
-    signer,
-    defaultDeadlineMs,
-  });
-  return {
-    unary(path, request, call) {
-      methodOf(path);
-      return client.call(path as never, request as never, {
-        identity: call.identity,
-        deadlineMs: call.deadlineMs,
-        signal: call.signal,
-      }) as Promise<Uint8Array>;
-    },
-    close: () => client.close(),
-  };
-}
 
 /**
  * @connectrpc/connect-node's gRPC transport over HTTP/2. Connect serializes protobuf-es messages;
@@ -112,7 +74,7 @@ export function connectBackend(address: string, signer: IdentitySigner, defaultD
           code: error.code,
           details: error.rawMessage,
           message: error.rawMessage,
-          metadata: grpc.Metadata.fromHttp2Headers(headers),
+          metadata: Metadata.fromHttp2Headers(headers),
         });
       }
     },

@@ -19,8 +19,7 @@ interface Variant {
 }
 
 const VARIANTS: readonly Variant[] = [
-  { name: '', client: 'raw' },
-  { name: 'grpc_js', client: 'grpc-js' },
+  { name: '', client: 'grpc-js' },
   { name: 'connect', client: 'connect' },
 ];
 

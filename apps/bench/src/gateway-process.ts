@@ -4,7 +4,7 @@
 import { buildServer, createGatewayRuntime, loadGatewayConfig, type ToolBackend } from '@quarry/gateway';
 import { createIdentitySigner } from '@quarry/grpc';
 import { createLogger } from '@quarry/telemetry';
-import { connectBackend, type GatewayClient, grpcJsBackend } from './gateway-clients.js';
+import { connectBackend, type GatewayClient } from './gateway-clients.js';
 
 export interface GatewayProcessSettings {
   databaseUrl: string;
@@ -27,11 +27,8 @@ const config = loadGatewayConfig({
 });
 const logger = createLogger({ service: 'bench-gateway', level: 'warn' });
 const signer = createIdentitySigner({ key: config.QUARRY_IDENTITY_KEY, issuer: 'quarry-gateway' });
-const variants: Record<Exclude<GatewayClient, 'raw'>, typeof grpcJsBackend> = {
-  connect: connectBackend,
-  'grpc-js': grpcJsBackend,
-};
-const make = settings.client === 'raw' ? undefined : variants[settings.client];
+// The gateway's own client is what createGatewayRuntime builds; any other replaces it for every service.
+const make = settings.client === 'connect' ? connectBackend : undefined;
 const backends: Record<string, ToolBackend & { close(): void }> = make
   ? Object.fromEntries(
       Object.entries(settings.serviceAddresses).map(([service, address]) => [

@@ -38,9 +38,9 @@ export interface BenchSystem {
   /** A directory of this run for scratch data (removed with the run). */
   scratchDir: string;
   /**
-   * get_plan_status straight to Quarry's plan engine, over the transport the gateway itself uses
-   * (the raw client, ADR 0017) with the generated codec: what the gateway adds is measured
-   * against exactly the hop it makes, not against a heavier client.
+   * get_plan_status straight to Quarry's plan engine, over the client the gateway itself uses
+   * (`createRawClient`, ADR 0021) with the generated codec: what the gateway adds is measured
+   * against exactly the hop it makes, not against a heavier or lighter client.
    */
   getPlanStatusDirect(request: planV1.GetPlanStatusRequest): Promise<planV1.GetPlanStatusResponse>;
   /** After loading data: fresh planner statistics and a checkpoint, so no run pays for the load. */
