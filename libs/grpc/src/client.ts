@@ -69,12 +69,7 @@ export async function unaryCall<Req, Res>(
   const deadline = effectiveDeadline(options, defaultDeadlineMs);
   const { signal } = options;
   const metadata = new grpc.Metadata();
-  try {
-    await writeIdentity(metadata, signer, options.identity);
-  } catch (error) {
-    // A principal that cannot be signed, or a request id that is no valid header value.
-    throw grpcErrors.INTERNAL({ cause: error });
-  }
+  await writeIdentity(metadata, signer, options.identity);
   propagation.inject(context.active(), metadata, metadataSetter);
   if (signal?.aborted) throw grpcErrors.CANCELLED();
   if (deadline.getTime() <= Date.now()) throw grpcErrors.DEADLINE_EXCEEDED();
