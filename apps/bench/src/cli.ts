@@ -18,7 +18,7 @@ const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,3
   --json <file>   also write every figure as { metric: { value, unit, baseline?, ratio? } }
   --clients list  concurrency levels of the throughput runs (default 16,32)
   --gateway-cpu   only the gateway's CPU per tool call by the gRPC client it uses, the gateway in a process
-                  of its own (ADR 0021; full: 5 rounds × 20,000 calls per client ≈ 10 minutes)`;
+                  of its own (ADR 0022; full: 5 rounds × 20,000 calls per client ≈ 10 minutes)`;
 
 /** What each group's baseline is (all measured in the same run, on the same machine). */
 const BASELINES = [

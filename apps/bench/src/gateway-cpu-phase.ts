@@ -135,11 +135,12 @@ async function answerText(url: string, request: { headers: Record<string, string
 }
 
 /**
- * The gateway's CPU per tool call, by the client it calls the services with (ADR 0021): the gateway alone in a child
- * process, the services, PostgreSQL and the load generator outside it; get_plan_status of a
- * 20-step plan at 32 calls in flight; the child's CPU time (user + system) over the calls it
- * answered. Variants take turns, in a rotated order each round, so they share the machine's
- * drift; the figure is the median over rounds, and the ratio is against the gateway as it ships.
+ * The gateway's CPU per tool call, by the gRPC client it calls the services with (ADR 0022): the
+ * gateway alone in a child process, the services, PostgreSQL and the load generator outside it;
+ * get_plan_status of a 20-step plan at 32 calls in flight; the child's CPU time (user + system)
+ * over the calls it answered. Variants take turns, in a rotated order each round, so they share
+ * the machine's drift; the figure is the median over rounds, and the ratio is against the gateway
+ * as it ships.
  */
 export const gatewayCpuPhase: Phase = {
   name: 'gateway cpu',

@@ -39,7 +39,7 @@ export interface BenchSystem {
   scratchDir: string;
   /**
    * get_plan_status straight to Quarry's plan engine, over the client the gateway itself uses
-   * (`createRawClient`, ADR 0021) with the generated codec: what the gateway adds is measured
+   * (`createRawClient`, ADR 0022) with the generated codec: what the gateway adds is measured
    * against exactly the hop it makes, not against a heavier or lighter client.
    */
   getPlanStatusDirect(request: planV1.GetPlanStatusRequest): Promise<planV1.GetPlanStatusResponse>;

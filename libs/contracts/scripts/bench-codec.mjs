@@ -97,7 +97,7 @@ const putCodec = createToolCodec(putThing, fixtureSet);
 console.log(`put_thing codec built (registry + Ajv compile) in ${(performance.now() - started).toFixed(1)} ms`);
 report('put_thing', putCodec, thing, putCodec.encodeRequest(thing));
 
-// get_plan_status of a 20-step plan half done (what the system benchmark reads; ADR 0021).
+// get_plan_status of a 20-step plan half done (what the system benchmark reads; ADR 0022).
 const statusCodec = createToolCodec(toolCatalogue.find((tool) => tool.name === 'get_plan_status'));
 const at = (second) => new Date(Date.parse('2026-11-22T10:00:00.123Z') + second * 1000);
 const step = (i, done) => ({

@@ -110,7 +110,7 @@ function rpcOf(tool: ToolDefinition, registry: FileRegistry) {
  * Response bytes → the tool's JSON result, with protobuf-es alone: `fromBinary`, `toJson` with
  * every implicit field (what the output schema expects), then the output shape conversion. A
  * hand-written one-pass decoder did not save enough of the gateway's CPU to be worth keeping
- * beside the library (ADR 0021).
+ * beside the library (ADR 0022).
  */
 function resultDecoder(output: DescMessage, registry: FileRegistry): (bytes: Uint8Array) => Record<string, unknown> {
   const fromProtoJson = messageConverter(output, 'output', new Map());

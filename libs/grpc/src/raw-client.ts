@@ -25,7 +25,7 @@ const asBytes: Deserialize<Uint8Array> = (bytes) => bytes;
  * which works from descriptors and makes one such call per MCP tool call. It is a grpc-js
  * channel making the same call as `createGrpcClient` (signed identity, a deadline on every call,
  * cancellation, the QuarryError the server threw) with the bytes passed through. A hand-written
- * node:http2 client saved too little of the gateway's CPU per call to keep (ADR 0021).
+ * node:http2 client saved too little of the gateway's CPU per call to keep (ADR 0022).
  *
  * The channel's defaults (DEFAULT_CHANNEL_OPTIONS) keep the connection alive with pings and
  * reconnect after a GOAWAY or a lost peer; responses over 4 MiB fail RESOURCE_EXHAUSTED
