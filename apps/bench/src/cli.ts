@@ -4,7 +4,8 @@ import { parseArgs } from 'node:util';
 import { cranfieldDir } from './cranfield.js';
 import { type BenchSizes, SIZES } from './phase.js';
 import { formatTable } from './report.js';
-import { runBench } from './run.js';
+import { gatewayCpuPhase } from './gateway-cpu-phase.js';
+import { PHASES, runBench } from './run.js';
 
 export interface BenchIo {
   /** The table and the machine facts. */
@@ -13,12 +14,14 @@ export interface BenchIo {
   err: (line: string) => void;
 }
 
-const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,32] [--cranfield <dir>]
+const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,32] [--cranfield <dir>] [--gateway-cpu]
   --quick           smaller sizes, no Cranfield quality (≤ 2 minutes on 2 cores; the full run ≈ 15 minutes)
   --cranfield <dir> the Cranfield collection (corpus.jsonl, queries.jsonl, qrels.tsv) for the retrieval
                     quality rows; default QUARRY_CRANFIELD_DIR; without either, quality is skipped
   --json <file>     also write every figure as { metric: { value, unit, baseline?, ratio? } }
-  --clients list    concurrency levels of the throughput runs (default 16,32)`;
+  --clients list    concurrency levels of the throughput runs (default 16,32)
+  --gateway-cpu     only the gateway's CPU per tool call by the gRPC client it uses, the gateway in a process
+                    of its own (ADR 0022; full: 5 rounds × 20,000 calls per client ≈ 10 minutes)`;
 
 /** What each group's baseline is (all measured in the same run, on the same machine). */
 const BASELINES = [
@@ -28,6 +31,8 @@ const BASELINES = [
   'p5 ingest the indexer core in process (chunk, embed, upsert); quality vectors/hybrid against BM25 alone;',
   'extraction the same heuristic extraction and scoring in process. p6 = `quarry start` (PostgreSQL apart, as PSS).',
 ].join('\n');
+const GATEWAY_CPU_BASELINE =
+  'Baseline: the gateway as it ships (gateway_cpu_us_per_call); each other row is the same gateway calling the services through another gRPC client.';
 
 /**
  * `npm run bench`: prints one table (and writes the JSON file when asked); returns the exit
@@ -43,6 +48,7 @@ export async function benchCli(argv: readonly string[], io: BenchIo, sizes?: Par
         json: { type: 'string' },
         clients: { type: 'string' },
         cranfield: { type: 'string' },
+        'gateway-cpu': { type: 'boolean' },
         help: { type: 'boolean' },
       },
     }));
@@ -75,13 +81,14 @@ export async function benchCli(argv: readonly string[], io: BenchIo, sizes?: Par
   const results = await runBench({
     sizes: chosen,
     cranfieldDir: cranfield,
+    phases: values['gateway-cpu'] ? [gatewayCpuPhase] : PHASES,
     progress: (line) => io.err(`[bench ${((Date.now() - started) / 1000).toFixed(0)}s] ${line}`),
   });
   io.out(
     `Quarry benchmark, ${new Date().toISOString()}: ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}, ${sizes ? 'custom' : values.quick ? 'quick' : 'full'} run; ratio = Quarry ÷ baseline`,
   );
-  io.out(BASELINES);
-  io.out(quality);
+  io.out(values['gateway-cpu'] ? GATEWAY_CPU_BASELINE : BASELINES);
+  if (!values['gateway-cpu']) io.out(quality);
   io.out(formatTable(results));
   if (values.json) {
     writeFileSync(values.json, `${JSON.stringify(results, null, 2)}\n`);

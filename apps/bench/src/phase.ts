@@ -28,6 +28,8 @@ export interface BenchSizes {
   cranfield: boolean;
   /** extract_data latency rounds (heuristic provider; each round also runs the in-process baseline). */
   extractionCalls: number;
+  /** `--gateway-cpu`: calls measured per gateway variant and round, rounds, and calls before each measurement. */
+  gatewayCpu: { calls: number; rounds: number; warmupCalls: number };
 }
 
 const CONTENT = {
@@ -68,6 +70,7 @@ export const SIZES = {
     loadSeconds: 10,
     stepsPerPlan: 20,
     warmupCalls: 200,
+    gatewayCpu: { calls: 20_000, rounds: 5, warmupCalls: 3_000 },
     ...CONTENT.full,
   },
   quick: {
@@ -77,6 +80,7 @@ export const SIZES = {
     loadSeconds: 2,
     stepsPerPlan: 20,
     warmupCalls: 30,
+    gatewayCpu: { calls: 5_000, rounds: 3, warmupCalls: 1_000 },
     ...CONTENT.quick,
   },
   // Smoke: long enough windows that even a loaded CI machine completes some pairs (a 1 s window
@@ -88,6 +92,7 @@ export const SIZES = {
     loadSeconds: 3,
     stepsPerPlan: 10,
     warmupCalls: 5,
+    gatewayCpu: { calls: 200, rounds: 1, warmupCalls: 50 },
     ...CONTENT.smoke,
   },
 } as const satisfies Record<string, BenchSizes>;

@@ -31,14 +31,16 @@ export interface BenchSystem {
   token: string;
   /** Every backend service as `quarry start` runs them (search backends and indexer included), for in-process baselines. */
   services: Services;
+  /** What a gateway in another process needs to serve the same system (the gateway CPU phase). */
+  gatewaySettings: { databaseUrl: string; identityKey: string; serviceAddresses: Record<string, string> };
   /** A new org `slug` with an owner and a token: phases keep their data apart (e.g. a search corpus of its own). */
   createMember(slug: string): Promise<BenchMember>;
   /** A directory of this run for scratch data (removed with the run). */
   scratchDir: string;
   /**
-   * get_plan_status straight to Quarry's plan engine, over the transport the gateway itself uses
-   * (the raw client, ADR 0017) with the generated codec: what the gateway adds is measured
-   * against exactly the hop it makes, not against a heavier client.
+   * get_plan_status straight to Quarry's plan engine, over the client the gateway itself uses
+   * (`createRawClient`, ADR 0022) with the generated codec: what the gateway adds is measured
+   * against exactly the hop it makes, not against a heavier or lighter client.
    */
   getPlanStatusDirect(request: planV1.GetPlanStatusRequest): Promise<planV1.GetPlanStatusResponse>;
   /** After loading data: fresh planner statistics and a checkpoint, so no run pays for the load. */
@@ -142,6 +144,11 @@ export async function startBenchSystem(options: {
       monolithUrl: monolith.url,
       token: member.token,
       services,
+      gatewaySettings: {
+        databaseUrl,
+        identityKey: config.QUARRY_IDENTITY_KEY,
+        serviceAddresses: { ...services.addresses },
+      },
       createMember: (slug) => createMember(postgres.adminUrl, slug),
       scratchDir: options.searchDir,
       getPlanStatusDirect: async (request) =>

@@ -186,6 +186,23 @@ describe('npm run bench (smoke sizes: seconds, not a measurement)', () => {
     expect(err.some((line) => line.includes('p2 get_next_step+submit_step_result, 32 clients'))).toBe(true);
   });
 
+  it('--gateway-cpu measures the gateway in a process of its own, with each gRPC client', async () => {
+    const file = join(dir, 'gateway-cpu.json');
+    const { out, err, io: streams } = io();
+    await expect(benchCli(['--gateway-cpu', '--json', file], streams, SIZES.smoke)).resolves.toBe(0);
+
+    const results = JSON.parse(readFileSync(file, 'utf8')) as Results;
+    expect(Object.keys(results).sort()).toEqual(['gateway_cpu_us_per_call', 'gateway_cpu_us_per_call_connect']);
+    const shipped = results.gateway_cpu_us_per_call!;
+    const connect = results.gateway_cpu_us_per_call_connect!;
+    expect({ unit: shipped.unit, positive: shipped.value > 0 }).toEqual({ unit: 'µs', positive: true });
+    expect(connect).toMatchObject({ unit: 'µs', baseline: shipped.value });
+    expect(connect.ratio).toBeCloseTo(connect.value / shipped.value, 9);
+    // Each client's gateway answered the same bytes before it was measured.
+    expect(err.filter((line) => /round 1\/1 .* client: \d+ µs CPU\/call/.test(line))).toHaveLength(2);
+    expect(out.join('\n')).toMatch(/the gateway as it ships/);
+  });
+
   it('rejects unknown options and bad concurrency levels without starting anything', async () => {
     const unknown = io();
     await expect(benchCli(['--fast'], unknown.io)).resolves.toBe(2);

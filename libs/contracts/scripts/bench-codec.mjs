@@ -6,9 +6,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildDescriptorSet } from '../dist/catalogue/buf.js';
 import { deriveCatalogue } from '../dist/catalogue/derive.js';
-import { createFileRegistry, fromBinary } from '@bufbuild/protobuf';
-import { FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
-import { buildResultDecoders } from '../dist/codec.js';
 import { createToolCodec, descriptorSet, identityV1, planV1, toolCatalogue } from '../dist/index.js';
 
 function perCall(fn, iterations) {
@@ -100,10 +97,8 @@ const putCodec = createToolCodec(putThing, fixtureSet);
 console.log(`put_thing codec built (registry + Ajv compile) in ${(performance.now() - started).toFixed(1)} ms`);
 report('put_thing', putCodec, thing, putCodec.encodeRequest(thing));
 
-// get_plan_status of a 20-step plan half done (what the system benchmark reads): the codec's
-// direct result decoder against the reflective path it falls back to (ADR 0018).
-const registry = createFileRegistry(fromBinary(FileDescriptorSetSchema, descriptorSet));
-const statusDecoders = buildResultDecoders(registry.getMessage('quarry.plan.v1.GetPlanStatusResponse'), registry);
+// get_plan_status of a 20-step plan half done (what the system benchmark reads; ADR 0022).
+const statusCodec = createToolCodec(toolCatalogue.find((tool) => tool.name === 'get_plan_status'));
 const at = (second) => new Date(Date.parse('2026-11-22T10:00:00.123Z') + second * 1000);
 const step = (i, done) => ({
   stepId: randomUUID(),
@@ -126,8 +121,5 @@ const statusReply = planV1.GetPlanStatusResponse.encode({
   completedSteps: Array.from({ length: 10 }, (_, i) => step(i, true)),
   pendingSteps: Array.from({ length: 10 }, (_, i) => step(i + 10, false)),
 }).finish();
-const direct = perCall(() => statusDecoders.direct(statusReply), 50_000);
-const reflective = perCall(() => statusDecoders.reflective(statusReply), 50_000);
-console.log(
-  `get_plan_status result (${statusReply.length} B): direct ${direct.toFixed(1)} µs, reflective ${reflective.toFixed(1)} µs (${(direct / reflective).toFixed(2)}×)`,
-);
+const decode = perCall(() => statusCodec.decodeResponse(statusReply), 50_000);
+console.log(`get_plan_status result (${statusReply.length} B): decodeResponse ${decode.toFixed(1)} µs`);

@@ -20,7 +20,8 @@ export type {
   ToolDefinition,
   ToolRpc,
 } from './catalogue/types.js';
-export { ContractError, MAX_ARGUMENT_NESTING, type ContractIssue, type ToolCodec } from './codec.js';
+export { MAX_ARGUMENT_NESTING, type ToolCodec } from './codec.js';
+export { ContractError, type ContractIssue } from './contract-error.js';
 export { enumNames, type EnumNames } from './enum-names.js';
 
 /** Every MCP tool, sorted by name, deeply frozen: the gateway lists and dispatches these. */

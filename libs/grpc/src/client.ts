@@ -1,4 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
+import { context, propagation, type TextMapSetter } from '@opentelemetry/api';
 import { fromGrpcError, grpcErrors } from './errors.js';
 import { writeIdentity, type Identity, type IdentitySigner } from './identity.js';
 
@@ -36,10 +37,12 @@ export const DEFAULT_CHANNEL_OPTIONS: grpc.ChannelOptions = {
   'grpc.enable_http_proxy': 0,
 };
 
-const DEFAULT_DEADLINE_MS = 5_000;
+export const DEFAULT_DEADLINE_MS = 5_000;
 
-type Serialize<T> = (value: T) => Buffer;
-type Deserialize<T> = (bytes: Buffer) => T;
+export type Serialize<T> = (value: T) => Buffer;
+export type Deserialize<T> = (bytes: Buffer) => T;
+
+const metadataSetter: TextMapSetter<grpc.Metadata> = { set: (metadata, key, value) => metadata.set(key, value) };
 
 function effectiveDeadline(options: CallOptions, defaultDeadlineMs: number): Date {
   const relative = Date.now() + (options.deadlineMs ?? defaultDeadlineMs);
@@ -47,8 +50,13 @@ function effectiveDeadline(options: CallOptions, defaultDeadlineMs: number): Dat
   return new Date(Math.min(relative, absolute));
 }
 
-/** The one place a unary call is made: signs identity, sets the deadline, maps errors. */
-async function unaryCall<Req, Res>(
+/**
+ * The one place a unary call is made: signs identity, sets the deadline, propagates the active
+ * trace context (the gRPC instrumentation, where OpenTelemetry runs, adds its client span over
+ * it), cancels on the signal, maps errors to QuarryError. Nothing is sent when the signal has
+ * already aborted or the deadline has already passed.
+ */
+export async function unaryCall<Req, Res>(
   client: grpc.Client,
   signer: IdentitySigner,
   defaultDeadlineMs: number,
@@ -62,7 +70,9 @@ async function unaryCall<Req, Res>(
   const { signal } = options;
   const metadata = new grpc.Metadata();
   await writeIdentity(metadata, signer, options.identity);
+  propagation.inject(context.active(), metadata, metadataSetter);
   if (signal?.aborted) throw grpcErrors.CANCELLED();
+  if (deadline.getTime() <= Date.now()) throw grpcErrors.DEADLINE_EXCEEDED();
   return new Promise<Res>((resolve, reject) => {
     const onAbort = () => call.cancel();
     const call = client.makeUnaryRequest(

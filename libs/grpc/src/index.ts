@@ -55,4 +55,4 @@ export {
   type RequestOf,
   type ResponseOf,
 } from './client.js';
-export { createRawClient, type RawClient, type RawClientOptions } from './raw-client.js';
+export { createRawClient, type RawClient } from './raw-client.js';

@@ -1,37 +1,42 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { create, createFileRegistry, fromBinary } from '@bufbuild/protobuf';
+import { FileDescriptorProtoSchema, FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
 import * as grpc from '@grpc/grpc-js';
-import { loadFileDescriptorSetFromBuffer, loadSync } from '@grpc/proto-loader';
 import { service as healthService } from 'grpc-health-check';
 import { createGrpcClient, QuarryError, status } from '../src/index.js';
 import {
   alice,
   ECHO_SERVICE,
   echoDescriptorSet,
-  encodeFileDescriptorSet,
   EchoServiceClient,
   gatewaySigner,
   startEcho,
   type EchoFixture,
 } from './fixtures/echo.js';
+import { bufBuild, messageMethod, registryOf } from './fixtures/protos.js';
 
 const HealthClient = grpc.makeGenericClientConstructor(healthService, 'grpc.health.v1.Health');
 
 // Reflection clients built from the protos that ship inside @grpc/reflection.
 const reflectionProtos = join(dirname(createRequire(import.meta.url).resolve('@grpc/reflection')), '../proto');
+const reflectionRegistry = registryOf(bufBuild(reflectionProtos, 'grpc/reflection'));
 function reflectionClientCtor(version: 'v1' | 'v1alpha') {
-  const loaded = loadSync(join(reflectionProtos, `grpc/reflection/${version}/reflection.proto`));
-  const packageObject = grpc.loadPackageDefinition(loaded) as unknown as {
-    grpc: { reflection: Record<string, { ServerReflection: grpc.ServiceClientConstructor }> };
-  };
-  return packageObject.grpc.reflection[version]!.ServerReflection;
+  const service = reflectionRegistry.getService(`grpc.reflection.${version}.ServerReflection`)!;
+  const info = service.methods.find((m) => m.name === 'ServerReflectionInfo')!;
+  return grpc.makeGenericClientConstructor({ ServerReflectionInfo: messageMethod(info) }, service.typeName);
 }
 
+/** A ServerReflectionResponse as protobuf-es reads it: the answer is the oneof `messageResponse`. */
 interface ReflectionResponse {
-  listServicesResponse?: { service: { name: string }[] };
-  fileDescriptorResponse?: { fileDescriptorProto: Buffer[] };
-  errorResponse?: { errorCode: number; errorMessage: string };
+  messageResponse: { case?: string; value?: unknown };
+}
+
+interface Answers {
+  listServicesResponse: { service: { name: string }[] };
+  fileDescriptorResponse: { fileDescriptorProto: Uint8Array[] };
+  errorResponse: { errorCode: number; errorMessage: string };
 }
 
 /** One request on the ServerReflectionInfo stream, its first answer, and the stream closed. */
@@ -45,8 +50,12 @@ function reflect(client: grpc.Client, request: object): Promise<ReflectionRespon
       resolve(response);
     });
     stream.on('error', reject);
-    stream.write(request);
+    stream.write({ messageRequest: request });
   });
+}
+
+function answer<C extends keyof Answers>(response: ReflectionResponse, which: C): Answers[C] | undefined {
+  return response.messageResponse.case === which ? (response.messageResponse.value as Answers[C]) : undefined;
 }
 
 function check(client: grpc.Client, service: string): Promise<{ status: string }> {
@@ -151,31 +160,33 @@ describe('reflection', () => {
   }
 
   it.each(['v1', 'v1alpha'] as const)('%s lists the registered services, without any identity', async (version) => {
-    const response = await reflect(connect(version), { listServices: '*' });
-    expect(response.listServicesResponse?.service.map((s) => s.name)).toEqual([ECHO_SERVICE]);
+    const response = await reflect(connect(version), { case: 'listServices', value: '*' });
+    expect(answer(response, 'listServicesResponse')?.service.map((s) => s.name)).toEqual([ECHO_SERVICE]);
   });
 
   it.each(['v1', 'v1alpha'] as const)('%s returns the file that declares a symbol', async (version) => {
     for (const symbol of [ECHO_SERVICE, 'quarry.test.v1.EchoRequest', `${ECHO_SERVICE}.Echo`]) {
-      const response = await reflect(connect(version), { fileContainingSymbol: symbol });
-      const files = response.fileDescriptorResponse?.fileDescriptorProto ?? [];
+      const response = await reflect(connect(version), { case: 'fileContainingSymbol', value: symbol });
+      const files = answer(response, 'fileDescriptorResponse')?.fileDescriptorProto ?? [];
       expect(files.length).toBeGreaterThan(0);
       // The returned descriptors are complete enough to build a client from.
-      const rebuilt = loadFileDescriptorSetFromBuffer(encodeFileDescriptorSet(files));
-      expect(Object.keys(rebuilt)).toEqual(expect.arrayContaining([ECHO_SERVICE, 'quarry.test.v1.EchoResponse']));
-      expect(Object.keys(rebuilt[ECHO_SERVICE]!)).toEqual(['Echo', 'Fail', 'Slow']);
+      const rebuilt = createFileRegistry(
+        create(FileDescriptorSetSchema, { file: files.map((file) => fromBinary(FileDescriptorProtoSchema, file)) }),
+      );
+      expect(rebuilt.getMessage('quarry.test.v1.EchoResponse')).toBeDefined();
+      expect(rebuilt.getService(ECHO_SERVICE)?.methods.map((m) => m.name)).toEqual(['Echo', 'Fail', 'Slow']);
     }
   });
 
   it('answers NOT_FOUND for an unknown symbol', async () => {
-    const response = await reflect(connect('v1'), { fileContainingSymbol: 'quarry.nope.v1.Nope' });
-    expect(response.errorResponse?.errorCode).toBe(status.NOT_FOUND);
+    const response = await reflect(connect('v1'), { case: 'fileContainingSymbol', value: 'quarry.nope.v1.Nope' });
+    expect(answer(response, 'errorResponse')?.errorCode).toBe(status.NOT_FOUND);
   });
 
   it('is not served when no descriptor set is given', async () => {
     const bare = await startEcho();
     try {
-      await expect(reflect(connect('v1', bare.address), { listServices: '*' })).rejects.toMatchObject({
+      await expect(reflect(connect('v1', bare.address), { case: 'listServices', value: '*' })).rejects.toMatchObject({
         code: status.UNIMPLEMENTED,
       });
     } finally {

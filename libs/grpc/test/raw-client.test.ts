@@ -25,8 +25,8 @@ import {
   type FailRequest,
 } from './fixtures/echo.js';
 
-// The gateway encodes and decodes messages itself from descriptors; here proto-loader's
-// (protobufjs) serializers stand in for that. The servers are the lib's grpc-js servers.
+// The gateway encodes and decodes messages itself from descriptors; here the fixture's
+// protobuf-es serializers stand in for that. The servers are the lib's grpc-js servers.
 const { echo: echoMethod, slow: slowMethod, fail: failMethod } = EchoServiceService;
 
 const planErrors = defineErrors({
@@ -34,7 +34,7 @@ const planErrors = defineErrors({
 });
 
 function fail(request: FailRequest): never {
-  if (request.status === 0) throw new Error('password=hunter2');
+  if (request.status === status.OK) throw new Error('password=hunter2');
   if (request.status === status.NOT_FOUND)
     throw planErrors.PLAN_NOT_FOUND({ planId: 'p-1' }, { details: { planId: 'p-1' } });
   throw new QuarryError(
@@ -214,7 +214,7 @@ describe('errors on the wire', () => {
 
   it('an unexpected server error is INTERNAL with the server’s generic message', async () => {
     const error = await rejection(
-      raw.unary(failMethod.path, failMethod.requestSerialize({ status: 0 }), { identity: alice }),
+      raw.unary(failMethod.path, failMethod.requestSerialize({ status: status.OK }), { identity: alice }),
     );
     expect(error).toMatchObject({
       code: 'INTERNAL',
@@ -235,7 +235,10 @@ describe('errors on the wire', () => {
   });
 
   it('a response larger than the limit is RESOURCE_EXHAUSTED', async () => {
-    const small = createRawClient(echo.address, { signer: gatewaySigner(), maxResponseBytes: 64 });
+    const small = createRawClient(echo.address, {
+      signer: gatewaySigner(),
+      channelOptions: { 'grpc.max_receive_message_length': 64 },
+    });
     const error = await rejection(
       small.unary(echoMethod.path, echoMethod.requestSerialize({ text: 'y'.repeat(200) }), { identity: alice }),
     );
@@ -244,14 +247,11 @@ describe('errors on the wire', () => {
     small.close();
   });
 
-  it('a header the peer refuses (a NUL in the request id) fails that call, not the connection', async () => {
-    expect(
-      await rejection(
-        raw.unary(echoMethod.path, new Uint8Array(), { identity: { ...alice, requestId: 'nul\u0000here' } }),
-      ),
-    ).toMatchObject({
-      message: expect.stringMatching(/failed/),
-    });
+  it('a request id that is no valid header value (a NUL) fails that call before sending, not the connection', async () => {
+    await expect(
+      raw.unary(echoMethod.path, new Uint8Array(), { identity: { ...alice, requestId: 'nul\u0000here' } }),
+    ).rejects.toThrow(/illegal characters/);
+    expect(echo.calls).toHaveLength(0);
     expect((await echoOf(raw, 'still fine')).text).toBe('still fine');
   });
 
@@ -277,11 +277,11 @@ describe('a server that is not gRPC', () => {
 
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  const callWith = async (answer: (stream: http2.ServerHttp2Stream) => void) => {
+  const callWith = async (answer: (stream: http2.ServerHttp2Stream) => void, deadlineMs?: number) => {
     answers.push(answer);
     const client = createRawClient(address, { signer: gatewaySigner() });
     try {
-      return await rejection(client.unary(echoMethod.path, new Uint8Array([1, 2, 3]), { identity: alice }));
+      return await rejection(client.unary(echoMethod.path, new Uint8Array([1, 2, 3]), { identity: alice, deadlineMs }));
     } finally {
       client.close();
     }
@@ -290,7 +290,7 @@ describe('a server that is not gRPC', () => {
   it('maps an HTTP error status without grpc-status to its gRPC status', async () => {
     const error = await callWith((stream) => stream.respond({ ':status': 503 }, { endStream: true }));
     expect(error).toMatchObject({ status: status.UNAVAILABLE });
-    expect(error.message).toMatch(/HTTP 503/);
+    expect(error.message).toMatch(/HTTP status code 503/);
   });
 
   it('treats a 200 without a grpc-status as INTERNAL', async () => {
@@ -308,14 +308,11 @@ describe('a server that is not gRPC', () => {
       stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
       stream.end(body);
     };
-    expect(await callWith(answer(message(1)))).toMatchObject({
-      status: status.INTERNAL,
-      message: expect.stringMatching(/compressed/),
-    });
-    expect(await callWith(answer(Buffer.concat([message(0), message(0)])))).toMatchObject({
-      status: status.INTERNAL,
-      message: expect.stringMatching(/exactly one/),
-    });
+    expect(await callWith(answer(message(1)))).toMatchObject({ status: status.INTERNAL });
+    // grpc-js stops reading after a unary call's one message, so the call never completes: it
+    // fails at its deadline instead of answering with either message.
+    const twice = await callWith(answer(Buffer.concat([message(0), message(0)])), 300);
+    expect([status.UNIMPLEMENTED, status.DEADLINE_EXCEEDED]).toContain(twice.status);
   });
 });
 
@@ -344,7 +341,19 @@ describe('connections', () => {
       verifier: createIdentityVerifier({ key: KEY }),
     });
     await restarted.listen('127.0.0.1', Number(first.address.split(':')[1]));
-    expect((await echoOf(client, 'after')).text).toBe('after!');
+    // The channel dials again once its reconnect backoff is over (250 ms at first, then growing
+    // to at most 5 s, DEFAULT_CHANNEL_OPTIONS); a call before that still fails UNAVAILABLE.
+    const started = Date.now();
+    for (;;) {
+      const after = await echoOf(client, 'after').catch((error: unknown) => error as QuarryError);
+      if (!(after instanceof QuarryError)) {
+        expect(after.text).toBe('after!');
+        break;
+      }
+      expect(after.status).toBe(status.UNAVAILABLE);
+      expect(Date.now() - started).toBeLessThan(2_000);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     client.close();
     await restarted.shutdown(1_000);
   });
@@ -378,7 +387,10 @@ describe('a peer that stops answering', () => {
 
   it('is noticed by the keepalive ping, so the next call goes over a new connection', async () => {
     const relay = await startRelay(echo.address);
-    const client = createRawClient(relay.address, { signer: gatewaySigner(), keepaliveMs: 50, keepaliveTimeoutMs: 50 });
+    const client = createRawClient(relay.address, {
+      signer: gatewaySigner(),
+      channelOptions: { 'grpc.keepalive_time_ms': 50, 'grpc.keepalive_timeout_ms': 50 },
+    });
     try {
       expect((await echoOf(client, 'before')).text).toBe('before');
       relay.freeze();

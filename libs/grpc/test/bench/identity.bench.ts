@@ -1,12 +1,6 @@
 // Cost of the identity hop, run with `npm run bench` (not part of `npm test`: timings vary).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import {
-  createGrpcClient,
-  createIdentitySigner,
-  createIdentityVerifier,
-  createRawClient,
-  type GrpcClient,
-} from '../../src/index.js';
+import { createGrpcClient, createIdentitySigner, createIdentityVerifier, type GrpcClient } from '../../src/index.js';
 import {
   alice,
   EchoServiceClient,
@@ -80,54 +74,5 @@ describe('a unary call over loopback', () => {
     results.push(`echo call p50 / p99 (last 5000)                ${at(0.5)} / ${at(0.99)} µs`);
     echo.calls.length = 0;
     expect(Number(at(0.5))).toBeLessThan(1_000);
-  });
-});
-
-describe('the raw client against a grpc-js channel (ADR 0017)', () => {
-  let echo: EchoFixture;
-
-  beforeAll(async () => {
-    echo = await startEcho();
-  });
-
-  afterAll(async () => {
-    await echo.close();
-  });
-
-  /** CPU of this process (client and server both live here) per call, 32 calls in flight. */
-  async function cpuPerCall(label: string, call: () => Promise<unknown>): Promise<number> {
-    const run = async (n: number) => {
-      let left = n;
-      await Promise.all(
-        Array.from({ length: 32 }, async () => {
-          while (left-- > 0) await call();
-        }),
-      );
-    };
-    await run(3_000);
-    const before = process.cpuUsage();
-    await run(N);
-    const used = process.cpuUsage(before);
-    const micros = (used.user + used.system) / N;
-    results.push(`${label.padEnd(44)} ${micros.toFixed(1).padStart(8)} µs CPU/call`);
-    echo.calls.length = 0;
-    return micros;
-  }
-
-  it('costs less CPU per call than the typed grpc-js client, the server being the same', async () => {
-    const typed = createGrpcClient(EchoServiceClient, echo.address, { signer: gatewaySigner() });
-    const raw = createRawClient(echo.address, { signer: gatewaySigner() });
-    const bytes = EchoServiceService.echo.requestSerialize({ text: 'x' });
-    const signal = new AbortController().signal;
-    const viaChannel = await cpuPerCall('grpc-js channel + server, c32', () =>
-      typed.call('echo', { text: 'x' }, { identity: alice, signal }),
-    );
-    const viaRaw = await cpuPerCall('raw client (node:http2) + server, c32', () =>
-      raw.unary(EchoServiceService.echo.path, bytes, { identity: alice, signal }),
-    );
-    results.push(`raw ÷ grpc-js channel                           ${(viaRaw / viaChannel).toFixed(2)} ×`);
-    typed.close();
-    raw.close();
-    expect(viaRaw).toBeLessThan(viaChannel);
   });
 });

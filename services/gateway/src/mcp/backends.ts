@@ -1,4 +1,4 @@
-import { createRawClient, type IdentitySigner, QuarryError } from '@quarry/grpc';
+import { createRawClient, type IdentitySigner, QuarryError, status } from '@quarry/grpc';
 import type { BackendCall, ToolBackend } from './dispatcher.js';
 
 interface UnaryMethodDefinition {
@@ -28,7 +28,7 @@ export function createLocalBackend(
   return {
     async unary(path, request, call) {
       const entry = byPath.get(path);
-      if (!entry) throw new QuarryError('UNIMPLEMENTED', 12, `No local handler for ${path}`);
+      if (!entry) throw new QuarryError('UNIMPLEMENTED', status.UNIMPLEMENTED, `No local handler for ${path}`);
       const decoded = entry.def.requestDeserialize(Buffer.from(request));
       const response = await entry.handler(decoded as never, call);
       return entry.def.responseSerialize(response);

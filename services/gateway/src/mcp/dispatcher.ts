@@ -1,7 +1,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { ContractError, createToolCodec, type ObjectSchema, type ToolDefinition } from '@quarry/contracts';
-import { type Identity, QuarryError } from '@quarry/grpc';
+import { type Identity, QuarryError, status } from '@quarry/grpc';
 import type { Logger } from 'pino';
 import { toolErrorFromStatus, type ToolErrorShape } from '../errors.js';
 import type { Principal } from '../identity/schema.js';
@@ -231,14 +231,20 @@ export function createToolDispatcher(options: DispatcherOptions): ToolDispatcher
       if (caller.sampling?.available)
         return { sampling: ask as unknown as SamplingAsk, code: 'INPUT_REQUIRED', usage: asUsage(usage) };
       options.logger.error({ tool: name, requestId }, 'service asked for sampling although the client cannot be asked');
-      return { result: toolError(toolErrorFromStatus(13, undefined, undefined, requestId)), code: 'INTERNAL' };
+      return {
+        result: toolError(toolErrorFromStatus(status.INTERNAL, undefined, undefined, requestId)),
+        code: 'INTERNAL',
+      };
     }
     if (!entry.validateOutput(structured)) {
       options.logger.error(
         { tool: name, requestId, errors: entry.validateOutput.errors },
         'service reply does not match the tool output schema',
       );
-      return { result: toolError(toolErrorFromStatus(13, undefined, undefined, requestId)), code: 'INTERNAL' };
+      return {
+        result: toolError(toolErrorFromStatus(status.INTERNAL, undefined, undefined, requestId)),
+        code: 'INTERNAL',
+      };
     }
     const structuredJson = JSON.stringify(structured);
     return {
@@ -307,7 +313,7 @@ export function createToolDispatcher(options: DispatcherOptions): ToolDispatcher
       } catch (error) {
         options.logger.error({ err: error, tool: name, requestId: caller.requestId }, 'tool call failed');
         finish('tool_error', 'INTERNAL');
-        return { result: toolError(toolErrorFromStatus(13, undefined, undefined, caller.requestId)) };
+        return { result: toolError(toolErrorFromStatus(status.INTERNAL, undefined, undefined, caller.requestId)) };
       }
     },
   };

@@ -19,17 +19,18 @@ import {
   TimestampSchema,
   ValueSchema,
 } from '@bufbuild/protobuf/wkt';
-import { createToolCodec, descriptorSet, toolCatalogue, type ToolDefinition } from '@quarry/contracts';
+import { ContractError, createToolCodec, descriptorSet, toolCatalogue, type ToolDefinition } from '@quarry/contracts';
 import { seededRandom } from '@quarry/testing';
-import { buildResultDecoders } from '../src/codec.js';
 import { deriveCatalogue } from '../src/catalogue/derive.js';
 import { buildFixture, buildModule } from './support/buf-fixture.js';
 
-// The codec decodes results directly (result-decoder.ts) and must give exactly what the
-// reflective path gives (protobuf-es fromBinary + toJson + the output conversion): the same
-// JSON text, key order included, for every result of the catalogue, on random messages, merged
-// messages and hand-made bytes; where the reflective path refuses bytes, the codec refuses them
-// with the same error.
+// The codec decodes a result with protobuf-es (fromBinary, then toJson with every implicit
+// field) and converts it to the tool's JSON. Held here: every result message of the catalogue and
+// of the fixture, on random messages, decodes with every implicit field present; values a result
+// cannot carry and malformed bytes fail with a ContractError about the response, never with
+// anything else; hand-made bytes (unknown fields, packed lists, map entries without key or
+// value, oneof switching, a message occurring twice, timestamps at both ends of their range) give
+// exactly the JSON text expected, key order included.
 
 /** Random draws from a seed, so a failure names a seed that reproduces it. */
 function prng(seed: number) {
@@ -242,21 +243,27 @@ function randomObject(random: Random, depth: number): { [key: string]: Json } {
   return object;
 }
 
-/** What a decoder makes of the bytes: its JSON text (keys in order), or its error. */
-function outcome(decode: (bytes: Uint8Array) => unknown, bytes: Uint8Array): string {
-  try {
-    return JSON.stringify(decode(bytes));
-  } catch (error) {
-    return `error: ${(error as Error).message}`;
-  }
-}
-
 interface Subject {
   name: string;
   desc: DescMessage;
-  codec: { decodeResponse(bytes: Uint8Array): unknown };
-  direct: (bytes: Uint8Array) => unknown;
-  reflective: (bytes: Uint8Array) => unknown;
+  codec: { decodeResponse(bytes: Uint8Array): Record<string, unknown> };
+}
+
+/**
+ * The fields a result must always show (what its output schema requires): lists, maps and every
+ * scalar without explicit presence, whatever its value. Enums are left out when unspecified,
+ * message fields when unset.
+ */
+function missingFields(desc: DescMessage, json: Record<string, unknown>): string[] {
+  return desc.fields
+    .filter((field) => {
+      if (field.oneof) return false;
+      if (field.fieldKind === 'list') return !Array.isArray(json[field.jsonName]);
+      if (field.fieldKind === 'map') return typeof json[field.jsonName] !== 'object';
+      if (field.fieldKind === 'scalar' && !field.proto.proto3Optional) return !(field.jsonName in json);
+      return false;
+    })
+    .map((field) => field.jsonName);
 }
 
 function subjectsOf(tools: readonly ToolDefinition[], set: Uint8Array): Subject[] {
@@ -267,14 +274,23 @@ function subjectsOf(tools: readonly ToolDefinition[], set: Uint8Array): Subject[
     const desc = registry.getService(tool.rpc.service)!.methods.find((m) => m.name === tool.rpc.method)!.output;
     if (seen.has(desc.typeName)) continue;
     seen.add(desc.typeName);
-    const { direct, reflective } = buildResultDecoders(desc, registry);
-    if (!direct) throw new Error(`${desc.typeName} has no direct decoder`);
-    subjects.push({ name: desc.typeName, desc, codec: createToolCodec(tool, set), direct, reflective });
+    subjects.push({ name: desc.typeName, desc, codec: createToolCodec(tool, set) });
   }
   return subjects;
 }
 
-describe('the direct result decoder', () => {
+/** What the codec makes of the bytes: its JSON text (keys in order), or its error. */
+function decoded(subject: Subject, bytes: Uint8Array): string {
+  try {
+    return JSON.stringify(subject.codec.decodeResponse(bytes));
+  } catch (error) {
+    if (!(error instanceof ContractError)) throw error;
+    expect(error.subject).toBe('response');
+    return `error: ${error.message}`;
+  }
+}
+
+describe('decoding a result', () => {
   let subjects: Subject[];
   let thing: Subject;
 
@@ -291,66 +307,41 @@ describe('the direct result decoder', () => {
     expect(results).toContain('quarry.plan.v1.GetPlanStatusResponse');
   });
 
-  it('decodes random results exactly as the reflective path does (JSON text and key order), without falling back', () => {
+  it('decodes random results, every implicit field present', () => {
     for (const subject of subjects) {
       for (let seed = 1; seed <= 150; seed++) {
         const bytes = toBinary(subject.desc, randomMessage(subject.desc, prng(seed), false) as never);
-        const expected = outcome(subject.reflective, bytes);
-        expect({ subject: subject.name, seed, json: outcome(subject.direct, bytes) }).toEqual({
+        const json = decoded(subject, bytes);
+        expect({ subject: subject.name, seed, error: json.startsWith('error') ? json : undefined }).toEqual({
           subject: subject.name,
           seed,
-          json: expected,
+          error: undefined,
         });
-        expect(expected.startsWith('error')).toBe(false);
+        expect({ subject: subject.name, seed, missing: missingFields(subject.desc, JSON.parse(json)) }).toEqual({
+          subject: subject.name,
+          seed,
+          missing: [],
+        });
       }
     }
   });
 
-  it('answers, through the codec, exactly as the reflective path on values a result cannot carry (the same error)', () => {
+  it('refuses values a result cannot carry with a ContractError, and decodes the rest', () => {
     let refused = 0;
     for (const subject of subjects) {
       for (let seed = 1; seed <= 150; seed++) {
         const bytes = toBinary(subject.desc, randomMessage(subject.desc, prng(seed), true) as never);
-        const expected = outcome(subject.reflective, bytes);
-        if (expected.startsWith('error')) refused++;
-        expect({ subject: subject.name, seed, json: outcome((b) => subject.codec.decodeResponse(b), bytes) }).toEqual({
-          subject: subject.name,
-          seed,
-          json: expected,
-        });
+        const json = decoded(subject, bytes);
+        if (json.startsWith('error')) refused++;
+        expect(json).toMatch(/^(error: Invalid response: |\{)/);
       }
     }
     expect(refused).toBeGreaterThan(100); // the wild values were drawn, and refused
   });
 
-  it('merges a message that occurs twice on the wire as protobuf does (singular fields: last wins; messages: merged; lists: appended; oneofs: last member)', () => {
-    for (const subject of subjects) {
-      for (let seed = 1; seed <= 60; seed++) {
-        const random = prng(seed);
-        const first = toBinary(subject.desc, randomMessage(subject.desc, random, false) as never);
-        const second = toBinary(subject.desc, randomMessage(subject.desc, random, false) as never);
-        const bytes = new Uint8Array([...first, ...second]);
-        const expected = outcome(subject.reflective, bytes);
-        // Two valid values can merge into one JSON cannot carry (a Duration's signs): the codec refuses it then.
-        const decode = expected.startsWith('error')
-          ? (b: Uint8Array) => subject.codec.decodeResponse(b)
-          : subject.direct;
-        expect({ subject: subject.name, seed, json: outcome(decode, bytes) }).toEqual({
-          subject: subject.name,
-          seed,
-          json: expected,
-        });
-      }
-    }
-  });
-
   describe('on hand-made bytes of quarry.fixture.v1.Thing', () => {
     const writer = () => new BinaryWriter();
-    const same = (bytes: Uint8Array) => {
-      const expected = outcome(thing.reflective, bytes);
-      expect(outcome((b) => thing.codec.decodeResponse(b), bytes)).toBe(expected);
-      return expected;
-    };
+    const json = (bytes: Uint8Array) => JSON.parse(decoded(thing, bytes)) as Record<string, unknown>;
 
     it('skips unknown fields of every wire type', () => {
       const bytes = writer()
@@ -367,15 +358,19 @@ describe('the direct result decoder', () => {
         .tag(6, WireType.Varint)
         .bool(true)
         .finish();
-      expect(outcome(thing.direct, bytes)).toBe(same(bytes));
-      expect(JSON.parse(same(bytes))).toMatchObject({ text: 'known', flag: true });
+      expect(json(bytes)).toMatchObject({ text: 'known', flag: true });
+      expect(decoded(thing, bytes)).toBe(
+        decoded(
+          thing,
+          writer().tag(1, WireType.LengthDelimited).string('known').tag(6, WireType.Varint).bool(true).finish(),
+        ),
+      );
     });
 
     it('reads repeated numbers packed and unpacked, and enums in lists', () => {
       const packed = writer().tag(24, WireType.LengthDelimited).fork().int32(1).int32(2).join();
       const bytes = packed.tag(24, WireType.Varint).int32(1).finish();
-      expect(outcome(thing.direct, bytes)).toBe(same(bytes));
-      expect(JSON.parse(same(bytes)).kinds).toEqual(['search', 'deep_dive', 'search']);
+      expect(json(bytes).kinds).toEqual(['search', 'deep_dive', 'search']);
     });
 
     it('fills a map entry without key or value with their defaults, and keeps the last of a repeated key', () => {
@@ -398,8 +393,7 @@ describe('the direct result decoder', () => {
         .int32(9)
         .join()
         .finish();
-      expect(outcome(thing.direct, bytes)).toBe(same(bytes));
-      expect(JSON.parse(same(bytes)).counts).toEqual({ '': 3, k: 9 });
+      expect(json(bytes).counts).toEqual({ '': 3, k: 9 });
     });
 
     it('switches a oneof to the member that comes last', () => {
@@ -409,12 +403,23 @@ describe('the direct result decoder', () => {
         .tag(30, WireType.LengthDelimited)
         .string('step')
         .finish();
-      expect(outcome(thing.direct, bytes)).toBe(same(bytes));
-      expect(JSON.parse(same(bytes))).toMatchObject({ stepId: 'step' });
-      expect(JSON.parse(same(bytes))).not.toHaveProperty('planId');
+      expect(json(bytes)).toMatchObject({ stepId: 'step' });
+      expect(json(bytes)).not.toHaveProperty('planId');
     });
 
-    it('refuses what the reflective path refuses, with its error: truncated bytes, invalid UTF-8, an illegal tag, a Struct nested beyond the recursion limit', () => {
+    it('merges a message that occurs twice as protobuf does: the last scalar wins, lists append, messages merge', () => {
+      const once = (init: Record<string, unknown>) => toBinary(thing.desc, create(thing.desc, init as never));
+      const first = once({ text: 'first', i32: 7, tags: ['a'], tree: { name: 'root' } });
+      const second = once({ text: 'second', tags: ['b', 'c'], tree: { kind: 1 } });
+      expect(json(new Uint8Array([...first, ...second]))).toMatchObject({
+        text: 'second',
+        i32: 7,
+        tags: ['a', 'b', 'c'],
+        tree: { name: 'root', kind: 'search', children: [] },
+      });
+    });
+
+    it('refuses truncated bytes, invalid UTF-8, an illegal tag and a Struct nested beyond the recursion limit', () => {
       const deep = JSON.parse('{"a":'.repeat(40) + '1' + '}'.repeat(40));
       const cases = [
         writer().tag(1, WireType.LengthDelimited).string('truncated').finish().subarray(0, 5),
@@ -425,34 +430,18 @@ describe('the direct result decoder', () => {
         new Uint8Array([0x00, 0x01]),
         toBinary(thing.desc, create(thing.desc, { attributes: fromJson(StructSchema, deep) } as never)),
       ];
-      for (const bytes of cases) expect(same(bytes)).toMatch(/^error: Invalid response: /);
+      for (const bytes of cases) expect(decoded(thing, bytes)).toMatch(/^error: Invalid response: /);
     });
 
-    it('writes timestamps as protobuf-es does, across days, centuries and fractions', () => {
-      for (const [seconds, nanos] of [
-        [-62135596800n, 0],
-        [253402300799n, 999_999_999],
-        [0n, 1],
-        [-1n, 500_000_000],
-        [951782400n, 120_000_000],
-        [1795000000n, 123_456_000],
-      ] as const) {
-        const bytes = toBinary(
-          thing.desc,
-          create(thing.desc, { at: create(TimestampSchema, { seconds, nanos }) } as never),
-        );
-        expect(outcome(thing.direct, bytes)).toBe(same(bytes));
-      }
-      expect(
-        JSON.parse(
-          same(
-            toBinary(
-              thing.desc,
-              create(thing.desc, { at: create(TimestampSchema, { seconds: -1n, nanos: 500_000_000 }) } as never),
-            ),
-          ),
-        ).at,
-      ).toBe('1969-12-31T23:59:59.500Z');
+    it('writes timestamps in RFC 3339 with 0, 3, 6 or 9 fractional digits, across days, centuries and both ends of the range', () => {
+      const at = (seconds: bigint, nanos: number) =>
+        json(toBinary(thing.desc, create(thing.desc, { at: create(TimestampSchema, { seconds, nanos }) } as never))).at;
+      expect(at(-62135596800n, 0)).toBe('0001-01-01T00:00:00Z');
+      expect(at(253402300799n, 999_999_999)).toBe('9999-12-31T23:59:59.999999999Z');
+      expect(at(0n, 1)).toBe('1970-01-01T00:00:00.000000001Z');
+      expect(at(-1n, 500_000_000)).toBe('1969-12-31T23:59:59.500Z');
+      expect(at(951782400n, 120_000_000)).toBe('2000-02-29T00:00:00.120Z');
+      expect(at(1795000000n, 123_456_000)).toBe('2026-11-18T11:06:40.123456Z');
     });
   });
 
@@ -460,6 +449,18 @@ describe('the direct result decoder', () => {
     const set = buildModule({
       'quarry/order/v1/order.proto': `syntax = "proto3";
 package quarry.order.v1;
+import "quarry/mcp/v1/options.proto";
+service OrderService {
+  // Read a shuffled message.
+  rpc GetShuffled(GetShuffledRequest) returns (Shuffled) {
+    option (quarry.mcp.v1.tool) = {
+      name: "get_shuffled"
+      title: "Get shuffled"
+      annotations: { read_only: true }
+    };
+  }
+}
+message GetShuffledRequest {}
 message Shuffled {
   string last = 9;
   map<string, string> labels = 2;
@@ -468,9 +469,7 @@ message Shuffled {
 }
 `,
     });
-    const registry = createFileRegistry(fromBinary(FileDescriptorSetSchema, set));
-    const desc = registry.getMessage('quarry.order.v1.Shuffled')!;
-    const { direct, reflective } = buildResultDecoders(desc, registry);
+    const [subject] = subjectsOf(deriveCatalogue(set), set);
     const bytes = new BinaryWriter()
       .tag(9, WireType.LengthDelimited)
       .string('z')
@@ -482,7 +481,6 @@ message Shuffled {
       .tag(1, WireType.Varint)
       .int64(3n)
       .finish();
-    expect(outcome(direct!, bytes)).toBe(outcome(reflective, bytes));
-    expect(outcome(direct!, bytes)).toBe('{"first":3,"labels":{"no value":""},"middle":[],"last":"z"}');
+    expect(decoded(subject!, bytes)).toBe('{"first":3,"labels":{"no value":""},"middle":[],"last":"z"}');
   });
 });
