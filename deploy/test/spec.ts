@@ -214,7 +214,7 @@ export const QUARRY_METRICS = {
 } as const;
 
 /** prom-client's default process metrics (collectDefaultMetrics), on every /metrics. */
-export const PROCESS_METRICS = [
+const PROCESS_METRICS = [
   'process_cpu_seconds_total',
   'process_cpu_user_seconds_total',
   'process_cpu_system_seconds_total',
@@ -237,7 +237,7 @@ export const PROCESS_METRICS = [
 ];
 
 /** Series Prometheus itself records for every scrape target. */
-export const SCRAPE_METRICS = ['up', 'scrape_duration_seconds', 'scrape_samples_scraped'];
+const SCRAPE_METRICS = ['up', 'scrape_duration_seconds', 'scrape_samples_scraped'];
 
 /** Every series name a dashboard or alert may read. */
 export const EXPORTED_SERIES: ReadonlySet<string> = new Set([

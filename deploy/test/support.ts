@@ -148,7 +148,7 @@ type ModelClass = new (data: never) => { validate(): void };
  * its JSON schema. Deliberately a closed list: an object of any other kind fails validation
  * (so nothing slips through unchecked); add its class here when a new kind is needed.
  */
-export const KINDS: Readonly<Record<string, ModelClass>> = Object.fromEntries(
+const KINDS: Readonly<Record<string, ModelClass>> = Object.fromEntries(
   (
     [
       ConfigMap,
@@ -317,7 +317,7 @@ export function mergeValues(base: unknown, override: unknown): unknown {
  * A path pattern as a regular expression, the way Docker reads COPY sources and .dockerignore
  * lines: `*` and `?` within one path segment, `**` across any number of segments.
  */
-export function globRegex(pattern: string): string {
+function globRegex(pattern: string): string {
   return pattern
     .split(/(\*\*\/|\/\*\*|\*\*|\*|\?)/)
     .map((part) => {

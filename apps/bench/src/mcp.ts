@@ -4,7 +4,7 @@ import { Agent, request } from 'node:http';
  * MCP tool calls as a client of the 2026-07-28 era sends them: one stateless JSON-RPC POST
  * carrying its own `_meta` envelope, answered with one JSON body (the SDK client's exact shape).
  */
-export const MCP_PROTOCOL_VERSION = '2026-07-28';
+const MCP_PROTOCOL_VERSION = '2026-07-28';
 
 const ENVELOPE = {
   'io.modelcontextprotocol/protocolVersion': MCP_PROTOCOL_VERSION,
@@ -13,7 +13,7 @@ const ENVELOPE = {
 };
 
 /** Headers of a tools/call POST of `tool`. */
-export function mcpHeaders(token: string, tool: string): Record<string, string> {
+function mcpHeaders(token: string, tool: string): Record<string, string> {
   return {
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',
@@ -25,7 +25,7 @@ export function mcpHeaders(token: string, tool: string): Record<string, string> 
   };
 }
 
-export function toolCallBody(name: string, args: Record<string, unknown>, id = 1): string {
+function toolCallBody(name: string, args: Record<string, unknown>, id = 1): string {
   return JSON.stringify({
     jsonrpc: '2.0',
     id,
@@ -43,7 +43,7 @@ export function toolCallRequest(token: string, name: string, args: Record<string
 export type ToolOutput = Record<string, any>;
 
 /** The structured result of a tools/call response body; throws on a JSON-RPC or tool error. */
-export function toolOutput(body: string): ToolOutput {
+function toolOutput(body: string): ToolOutput {
   const message = JSON.parse(body) as {
     result?: { isError?: boolean; structuredContent?: ToolOutput };
     error?: { message: string };

@@ -55,7 +55,7 @@ function table(rows: Array<Record<string, unknown>>): string {
 }
 
 /** The `quarry` command line. Operator commands use the admin connection (see database.ts). */
-export function buildCli(io: Io): Command {
+function buildCli(io: Io): Command {
   const program = new Command('quarry')
     .description('Quarry: the project manager of AI-assisted research, as a remote MCP server.')
     .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) })

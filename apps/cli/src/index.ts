@@ -1,3 +1,3 @@
-export { buildCli, runCli, type Io } from './commands.js';
+export { runCli, type Io } from './commands.js';
 export { startAll, type StartOptions } from './start.js';
-export { migrateAll, serviceSchemas, APP_ROLE, INDEXER_ROLE } from './migrations.js';
+export { migrateAll, APP_ROLE, INDEXER_ROLE } from './migrations.js';

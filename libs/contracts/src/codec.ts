@@ -135,7 +135,7 @@ function resultDecoder(output: DescMessage, registry: FileRegistry): (bytes: Uin
  * 32 is the most that always decodes, so deeper JSON is refused here with a clear message
  * instead of failing inside the service.
  */
-export const MAX_ARGUMENT_NESTING = 32;
+const MAX_ARGUMENT_NESTING = 32;
 
 // The path of the first top-level argument nested deeper than the limit, if any (bounded walk).
 function tooDeeplyNested(args: unknown): string | undefined {

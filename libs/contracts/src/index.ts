@@ -20,7 +20,7 @@ export type {
   ToolDefinition,
   ToolRpc,
 } from './catalogue/types.js';
-export { MAX_ARGUMENT_NESTING, type ToolCodec } from './codec.js';
+export { type ToolCodec } from './codec.js';
 export { ContractError, type ContractIssue } from './contract-error.js';
 export { enumNames, type EnumNames } from './enum-names.js';
 

@@ -46,15 +46,14 @@ const READS_TENANT = /current_setting\('app\.org_id'/;
  * the tenant is known) must say so and why in its comment, so the exception is visible in the
  * schema and in review: `comment on policy p on t is 'quarry:tenant-exempt: <reason>'`.
  */
-export const TENANT_EXEMPT_MARKER = 'quarry:tenant-exempt:';
 const TENANT_EXEMPT = /^quarry:tenant-exempt:\s*\S.{9,}/s;
 
 /**
- * Check in the catalog what ARCHITECTURE.md §3 promises, and throw listing every violation:
+ * Check in the catalog what docs/architecture.md (Tenancy) promises, and throw listing every violation:
  * each table with `org_id` in `schemas` has RLS ENABLED and FORCED and a policy reading
  * `current_setting('app.org_id', ...)`, and none of its permissive policies ignores the tenant
  * (permissive policies are OR-ed, so one `using (true)` opens the table) unless it is a
- * SELECT-only policy whose comment carries TENANT_EXEMPT_MARKER and a reason; the app role exists,
+ * SELECT-only policy whose comment carries the `quarry:tenant-exempt:` marker and a reason; the app role exists,
  * is not superuser and has no BYPASSRLS (nor can SET ROLE to a role that is), owns no table
  * or schema (nor is a member of an owner: owners can switch RLS off), and cannot CREATE in the
  * schemas or the database.

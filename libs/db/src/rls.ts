@@ -6,7 +6,7 @@ import type { AnyDb } from './connect.js';
  * when no tenant is set, which `nullif` turns into NULL, so the comparison is never true and
  * the row is invisible (rather than the query failing on an invalid uuid cast).
  */
-export function tenantPredicate(column = 'org_id'): RawBuilder<boolean> {
+function tenantPredicate(column = 'org_id'): RawBuilder<boolean> {
   return sql<boolean>`${sql.ref(column)} = nullif(current_setting('app.org_id', true), '')::uuid`;
 }
 

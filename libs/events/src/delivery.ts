@@ -30,7 +30,7 @@ export class DeliveryAborted extends Error {
 
 const MAX_DELAY_MS = 30_000;
 
-export function retryDelay(baseMs: number, attempt: number): number {
+function retryDelay(baseMs: number, attempt: number): number {
   return Math.min(baseMs * 2 ** (attempt - 1), MAX_DELAY_MS);
 }
 

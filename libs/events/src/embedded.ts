@@ -33,7 +33,7 @@ export interface EmbeddedEventLogDeps {
 }
 
 /** Outbox notifications channel (the trigger in the events migration). */
-export const OUTBOX_CHANNEL = 'quarry_outbox';
+const OUTBOX_CHANNEL = 'quarry_outbox';
 
 /**
  * The embedded event log: the outbox table itself, read in id order after a stored consumer

@@ -2,12 +2,7 @@
 // transactional outbox in their own transaction (appendContentEvent); consumers subscribe
 // through the EventLog port, served by the outbox itself (embedded) or by Kafka.
 export { eventsSchemas } from './migrations/index.js';
-export {
-  appendContentEvent,
-  ContentCreatedV1Schema,
-  CONTENT_CREATED_TOPIC,
-  CONTENT_CREATED_DLT,
-} from './content-event.js';
+export { appendContentEvent, ContentCreatedV1Schema, CONTENT_CREATED_TOPIC } from './content-event.js';
 export type { ContentCreatedV1, ContentEventInput, EventHeaders } from './content-event.js';
 export type { EventLog, SubscribeOptions, Subscription, DeliveredEvent, DeadLetter } from './port.js';
 export {
@@ -17,7 +12,6 @@ export {
   isConsumerActive,
   rewindConsumer,
   toDeliveredEvent,
-  OUTBOX_CHANNEL,
 } from './embedded.js';
 export type { EmbeddedEventLogDeps, OutboxRecord } from './embedded.js';
 export { createKafkaEventLog, startOutboxRelay, connectKafka, kafkaClientConfig, type KafkaSecurity } from './kafka.js';
@@ -35,7 +29,5 @@ export {
   fromKafkaMessage,
   toDeadLetterMessage,
   nextOffset,
-  PRODUCER_CONFIG,
-  PRODUCER_ACKS,
 } from './kafka-mapping.js';
 export type { KafkaMessageIn, KafkaMessageOut, KafkaHeaderValue } from './kafka-mapping.js';

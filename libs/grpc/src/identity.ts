@@ -8,7 +8,7 @@ export const IDENTITY_METADATA_KEY = 'x-quarry-identity';
 /** Metadata key of the request id; correlation only, so it travels beside the token, unsigned. */
 export const REQUEST_ID_METADATA_KEY = 'x-quarry-request-id';
 /** The `aud` of every identity token: a token minted for something else is never accepted. */
-export const IDENTITY_AUDIENCE = 'quarry-grpc';
+const IDENTITY_AUDIENCE = 'quarry-grpc';
 
 /** Who is calling: an end user acting through a token, or a Quarry service acting for itself. */
 export interface Identity {

@@ -90,7 +90,7 @@ export interface GrpcServer {
  * Server defaults for loopback and Kubernetes: ping idle clients so dead peers are noticed,
  * and recycle connections every few minutes so long-lived clients spread over new replicas.
  */
-export const DEFAULT_SERVER_OPTIONS: grpc.ServerOptions = {
+const DEFAULT_SERVER_OPTIONS: grpc.ServerOptions = {
   'grpc.keepalive_time_ms': 60_000,
   'grpc.keepalive_timeout_ms': 20_000,
   'grpc.max_connection_age_ms': 5 * 60_000,

@@ -100,7 +100,7 @@ export function embeddedSearchDir(config: Pick<SearchBackendsConfig, 'QUARRY_DAT
   return join(resolve(config.QUARRY_DATA_DIR ?? '.quarry'), 'search');
 }
 
-export function createEmbedder(config: SearchBackendsConfig): Embedder {
+function createEmbedder(config: SearchBackendsConfig): Embedder {
   if (!config.EMBEDDINGS_URL) return createLocalEmbedder();
   return createHttpEmbedder({
     url: config.EMBEDDINGS_URL,

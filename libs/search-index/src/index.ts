@@ -2,15 +2,12 @@
 // embedders and the index adapters (LanceDB embedded; OpenSearch and Qdrant in production). The
 // indexer writes through it, the search service reads through it, `quarry reindex` drops it.
 export * from './types.js';
-export { chunkText, DEFAULT_CHUNK_OPTIONS, type ChunkOptions } from './core/chunker.js';
+export { chunkText, type ChunkOptions } from './core/chunker.js';
 export {
   prepareSource,
   planUpsert,
   planUpsertMany,
-  chunkHash,
-  chunkId,
   sourceKeyString,
-  carriedVectors,
   type UpsertPlan,
   type BatchPlan,
 } from './core/source.js';
@@ -33,31 +30,15 @@ export {
   lanceWhere,
   lanceSourcesWhere,
   lanceChunksWhere,
-  EMBEDDER_METADATA_KEY,
-  dropLanceTables,
   type LanceOptions,
   type LanceBm25Index,
   type LanceVectorIndex,
 } from './adapters/lancedb.js';
-export {
-  openOpenSearchBm25Index,
-  buildOpenSearchClient,
-  openSearchIndexTemplate,
-  openSearchFilters,
-  type OpenSearchBm25Options,
-} from './adapters/opensearch.js';
-export {
-  openQdrantVectorIndex,
-  buildQdrantClient,
-  qdrantFilter,
-  qdrantSourcesFilter,
-  pointId,
-  type QdrantVectorOptions,
-} from './adapters/qdrant.js';
+export { openOpenSearchBm25Index, type OpenSearchBm25Options } from './adapters/opensearch.js';
+export { openQdrantVectorIndex, buildQdrantClient, pointId, type QdrantVectorOptions } from './adapters/qdrant.js';
 export {
   openSearchBackends,
   dropSearchIndexes,
-  createEmbedder,
   embeddedSearchDir,
   searchBackendsConfigShape,
   searchBackendsConfigSchema,

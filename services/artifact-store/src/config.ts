@@ -1,7 +1,7 @@
 import { DEFAULT_PORTS, databaseUrlField, identityKeyField, loadConfig, serviceFields, z } from '@quarry/config';
 
 /** Every variable the artifact store reads; validated once at startup, frozen afterwards. */
-export const artifactStoreConfigSchema = z.object({
+const artifactStoreConfigSchema = z.object({
   ...serviceFields(DEFAULT_PORTS['artifact-store']),
   ...databaseUrlField('the app role'),
   ...identityKeyField,

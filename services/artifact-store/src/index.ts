@@ -5,7 +5,5 @@ export { artifactSchemas } from './migrations/index.js';
 export { createArtifactService, type ArtifactServiceDeps } from './service.js';
 export { startArtifactStore, type ArtifactStore } from './runtime.js';
 export { createPlanReferencesClient, type PlanReferences } from './plans.js';
-export { loadArtifactStoreConfig, artifactStoreConfigSchema } from './config.js';
-export { artifactErrors } from './errors.js';
-export { MAX_TEXT_BYTES, MAX_BINARY_BYTES } from './core/bodies.js';
+export { MAX_TEXT_BYTES } from './core/bodies.js';
 export type { ArtifactDatabase } from './store/schema.js';

@@ -7,7 +7,7 @@ import type { ExtractionProviders } from './selection.js';
 /** An endpoint: http or https only (`localhost:11434` alone would parse as a URL with scheme `localhost:`). */
 const httpUrl = () => z.url({ protocol: /^https?$/, error: 'must be an http(s) URL, e.g. http://localhost:11434/v1' });
 
-export const EXTRACTION_PROVIDERS = ['auto', 'anthropic', 'openai', 'sampling', 'heuristic'] as const;
+const EXTRACTION_PROVIDERS = ['auto', 'anthropic', 'openai', 'sampling', 'heuristic'] as const;
 
 /**
  * Every variable the extraction service reads; validated once at startup, frozen afterwards.
@@ -17,7 +17,7 @@ export const EXTRACTION_PROVIDERS = ['auto', 'anthropic', 'openai', 'sampling', 
  * shell often has one set for other tools).
  */
 /** The model side of the configuration: shared by the service alone and by `quarry start`. */
-export const extractionModelsConfigShape = {
+const extractionModelsConfigShape = {
   EXTRACTION_PROVIDER: z
     .enum(EXTRACTION_PROVIDERS)
     .default('auto')
@@ -42,7 +42,7 @@ export const extractionModelsConfigShape = {
 type ModelsShape = z.output<z.ZodObject<typeof extractionModelsConfigShape>>;
 
 /** Cross-field rules of the model configuration: a provider named explicitly must be usable. */
-export function extractionModelsRule(c: ModelsShape, ctx: z.RefinementCtx): void {
+function extractionModelsRule(c: ModelsShape, ctx: z.RefinementCtx): void {
   if (c.EXTRACTION_TIMEOUT < 1)
     ctx.addIssue({ code: 'custom', path: ['EXTRACTION_TIMEOUT'], message: 'must be at least 1ms' });
   if (c.EXTRACTION_PROVIDER === 'anthropic' && !c.ANTHROPIC_API_KEY) {
@@ -71,7 +71,7 @@ export function extractionModelsRule(c: ModelsShape, ctx: z.RefinementCtx): void
 export const extractionModelsConfigSchema = z.object(extractionModelsConfigShape).superRefine(extractionModelsRule);
 export type ExtractionModelsConfig = z.output<typeof extractionModelsConfigSchema>;
 
-export const extractionConfigSchema = z
+const extractionConfigSchema = z
   .object({
     ...serviceFields(DEFAULT_PORTS.extraction),
     ...identityKeyField,

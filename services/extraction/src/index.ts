@@ -3,18 +3,13 @@
 // confidence out, stored through the artifact store.
 
 // The service: runtime, configuration, errors, provider selection and the sampling exchange.
-export { createExtractionService, type ExtractionServiceDeps } from './service.js';
-export { toExtractedField } from './result-messages.js';
+export { type ExtractionServiceDeps } from './service.js';
 export { startExtraction, type Extraction, type ExtractionOptions } from './runtime.js';
 export {
-  extractionConfigSchema,
   extractionModelsConfigSchema,
-  extractionModelsConfigShape,
   extractionModelsFrom,
-  extractionModelsRule,
   loadExtractionConfig,
   providersFromConfig,
-  EXTRACTION_PROVIDERS,
   type ExtractionConfig,
   type ExtractionModelsConfig,
 } from './config.js';
@@ -28,49 +23,28 @@ export {
 } from './selection.js';
 export {
   samplingRound,
-  samplingRequestFor,
   encodeContinuation,
   decodeContinuation,
   readAnswer,
   firstJsonObject,
   sourceHash,
-  clientModelName,
-  CONTINUATION_VERSION,
   CLIENT_MODEL_FALLBACK,
-  MAX_ANSWER_CHARS,
   type SamplingContinuation,
   type SamplingRoundInput,
   type SamplingStep,
 } from './sampling.js';
-export { createArtifactsClient, type ArtifactPort } from './artifacts.js';
+export { type ArtifactPort } from './artifacts.js';
 
 // Model providers (Anthropic, OpenAI-compatible), their safety framing and the repair round.
-export {
-  buildExtractionPrompt,
-  buildRepairMessage,
-  buildSystemPrompt,
-  delimitSource,
-  neutraliseMarkers,
-  SOURCE_TAG,
-} from './prompt.js';
+export { buildSystemPrompt } from './prompt.js';
 export type { ExtractionPrompt, ExtractionPromptOptions, PromptMessage } from './prompt.js';
 export { ProviderError } from './providers/errors.js';
 export type { ProviderErrorCode, ProviderName } from './providers/errors.js';
-export {
-  ANTHROPIC_DEFAULT_MODEL,
-  anthropicRequestBody,
-  createAnthropicProvider,
-  EXTRACTION_TOOL_NAME,
-} from './providers/anthropic.js';
+export { ANTHROPIC_DEFAULT_MODEL, createAnthropicProvider } from './providers/anthropic.js';
 export type { AnthropicProviderOptions } from './providers/anthropic.js';
-export {
-  createOpenAiProvider,
-  fitsOpenAiStrictMode,
-  OPENAI_DEFAULT_BASE_URL,
-  openAiRequestBody,
-} from './providers/openai.js';
+export { createOpenAiProvider } from './providers/openai.js';
 export type { OpenAiProviderOptions } from './providers/openai.js';
-export { ExtractionInvalidError, extractWithRepair, sumUsage } from './repair.js';
+export { ExtractionInvalidError } from './repair.js';
 export type { RepairOutcome, ValidationResult } from './repair.js';
 
 // Pure core: the schema guard, grounding and confidence; the offline heuristic extractor and its evaluation on
@@ -84,22 +58,13 @@ export {
   MAX_SCHEMA_BYTES,
   MAX_SCHEMA_DEPTH,
   MAX_SOURCE_TEXT_BYTES,
-  MAX_VALIDATION_ERRORS,
-  DEFAULT_GUARD_OPTIONS,
 } from './core/schema-guard.js';
 export type { GuardedSchema, GuardOptions, SchemaDraft, SchemaRule, SchemaValidation } from './core/schema-guard.js';
 export { stopCompileProbe } from './schema/compile-probe.js';
-export { canonicalJson, schemaHash } from './core/canonical.js';
-export {
-  groundValue,
-  labelPolarity,
-  passageSimilarity,
-  wordSimilarity,
-  FUZZY_THRESHOLD,
-  GROUNDING_WEIGHTS,
-} from './core/grounding.js';
+export { schemaHash } from './core/canonical.js';
+export { groundValue, labelPolarity, passageSimilarity, wordSimilarity } from './core/grounding.js';
 export type { Grounding, GroundingHint } from './core/grounding.js';
-export { scoreFields, ABSENT_CONFIDENCE, ABSENT_BUT_MENTIONED_CONFIDENCE } from './core/confidence.js';
+export { scoreFields } from './core/confidence.js';
 export type { FieldScores } from './core/confidence.js';
 export { findDates, parseDate } from './core/dates.js';
 export type { DateMention } from './core/dates.js';

@@ -13,7 +13,7 @@ import type { ExtractionRequest } from './types.js';
  * The model's answer is data as well: it is validated, never executed or followed.
  */
 
-export const SOURCE_TAG = 'source_document';
+const SOURCE_TAG = 'source_document';
 
 export interface PromptMessage {
   role: 'user' | 'assistant';
@@ -44,8 +44,8 @@ export interface ExtractionPromptOptions {
 }
 
 /** At most this many validation errors go into a repair message, each at most this long. */
-export const REPAIR_MAX_ERRORS = 20;
-export const REPAIR_MAX_ERROR_CHARS = 300;
+const REPAIR_MAX_ERRORS = 20;
+const REPAIR_MAX_ERROR_CHARS = 300;
 
 const DEFAULT_ANSWER = 'Answer with one JSON object that matches the schema, and nothing else.';
 
@@ -81,7 +81,7 @@ export function buildSystemPrompt(nonce: string, answerWith: string = DEFAULT_AN
   ].join('\n');
 }
 
-export function buildUserMessage(request: ExtractionRequest, nonce: string, includeSchema = false): string {
+function buildUserMessage(request: ExtractionRequest, nonce: string, includeSchema = false): string {
   const parts = ['Extract the data that the schema defines from the source document below.'];
   if (includeSchema) parts.push(`JSON Schema of the answer:\n${JSON.stringify(request.schema)}`);
   parts.push(delimitSource(request.sourceText, nonce));

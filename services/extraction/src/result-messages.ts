@@ -17,7 +17,7 @@ const GROUNDING: Readonly<Record<GroundingKind, artifactV1.GroundingKind>> = {
   none: artifactV1.GroundingKind.GROUNDING_KIND_NONE,
 };
 
-export function toExtractedField(field: FieldScore): artifactV1.ExtractedField {
+function toExtractedField(field: FieldScore): artifactV1.ExtractedField {
   return {
     path: field.path,
     grounding: GROUNDING[field.grounding],

@@ -32,7 +32,7 @@ export const CONTINUATION_VERSION = 1;
 /** Longest continuation accepted (ours are ~200 bytes). */
 const MAX_CONTINUATION_BYTES = 4096;
 /** Longest answer text searched for JSON (far above any maxTokens a client will honour). */
-export const MAX_ANSWER_CHARS = 512 * 1024;
+const MAX_ANSWER_CHARS = 512 * 1024;
 /** How many `{` positions are tried as the start of the answer's JSON object. */
 const MAX_JSON_STARTS = 32;
 /** The model name recorded when the client did not say which model answered. */
@@ -109,7 +109,7 @@ export function samplingRound(input: SamplingRoundInput): SamplingStep {
 }
 
 /** The SamplingRequest for one attempt: the shared extraction prompt, with the schema stated in it (sampling has no structured-output parameter). */
-export function samplingRequestFor(
+function samplingRequestFor(
   request: ExtractionRequest,
   continuation: SamplingContinuation,
   maxTokens: number,

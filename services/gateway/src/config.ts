@@ -13,7 +13,7 @@ const list = (fallback: string) =>
     );
 
 /** Every variable the gateway reads; validated once at startup, frozen afterwards. */
-export const gatewayConfigSchema = z.object({
+const gatewayConfigSchema = z.object({
   ...serviceFields(DEFAULT_PORTS.gateway),
   ...databaseUrlField('the app role'),
   ...identityKeyField,

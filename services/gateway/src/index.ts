@@ -1,7 +1,7 @@
 export { buildServer, type GatewayDeps, type GatewayHttpOptions } from './server.js';
 export { createGatewayRuntime, type GatewayRuntimeOptions } from './runtime.js';
 export { startGateway } from './start.js';
-export { loadGatewayConfig, gatewayConfigSchema, type GatewayConfig } from './config.js';
+export { loadGatewayConfig, type GatewayConfig } from './config.js';
 export { gatewaySchemas } from './migrations/index.js';
 export { createIdentityAdmin, IdentityAdminError, type IdentityAdmin, type TokenSummary } from './identity/admin.js';
 export {
@@ -13,6 +13,6 @@ export {
 export type { IdentityDatabase, Principal } from './identity/schema.js';
 export { generateToken, hashToken, isWellFormedToken, TOKEN_PREFIX } from './identity/tokens.js';
 export { createToolDispatcher, type ToolBackend, type ToolDispatcher } from './mcp/dispatcher.js';
-export { createLocalBackend, createGrpcBackend } from './mcp/backends.js';
+export { createLocalBackend } from './mcp/backends.js';
 export { createToolCallLog, type ToolCallLog, type ToolCallRecord } from './tool-call-log.js';
 export { httpErrors, jsonRpcErrorBody, toolErrorFromStatus } from './errors.js';

@@ -29,7 +29,7 @@ const indexerConfigShape = z.object({
 });
 
 /** Every variable the indexer reads; validated once at startup, frozen afterwards. */
-export const indexerConfigSchema = indexerConfigShape.superRefine((config, ctx) => {
+const indexerConfigSchema = indexerConfigShape.superRefine((config, ctx) => {
   searchBackendsConfigRule(config, ctx);
   embeddedIndexesDirRule(config, ctx);
   kafkaSecurityRule(config, ctx);

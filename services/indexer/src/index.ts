@@ -15,15 +15,6 @@ export {
 } from './consumer.js';
 export { kafkaLagProbe, type KafkaAdminLike } from './kafka-lag.js';
 export { kafkaPending, type CommittedOffset, type PartitionWatermarks } from './core/kafka-lag.js';
-export {
-  compareEvents,
-  compareVersions,
-  latestPerSource,
-  sourceKeyOf,
-  verdict,
-  versionOf,
-  type Verdict,
-  type Version,
-} from './core/versions.js';
-export { loadIndexerConfig, indexerConfigSchema, kafkaSecurity, type IndexerConfig } from './config.js';
+export { compareEvents, latestPerSource, verdict, versionOf, type Verdict, type Version } from './core/versions.js';
+export { loadIndexerConfig, kafkaSecurity, type IndexerConfig } from './config.js';
 export type { IndexerDatabase, IndexedSourcesTable } from './store.js';

@@ -1,7 +1,7 @@
 import { DEFAULT_PORTS, databaseUrlField, env, identityKeyField, loadConfig, serviceFields, z } from '@quarry/config';
 
 /** Every variable the plan engine reads; validated once at startup, frozen afterwards. */
-export const planEngineConfigSchema = z.object({
+const planEngineConfigSchema = z.object({
   ...serviceFields(DEFAULT_PORTS['plan-engine']),
   ...databaseUrlField('the app role'),
   ...identityKeyField,

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 
 /** The nologin role whose members may call plan.count_stalled_plans (the migration creates it). */
-export const PLAN_METRICS_ROLE = 'quarry_plan_metrics';
+const PLAN_METRICS_ROLE = 'quarry_plan_metrics';
 
 /**
  * Let `role` (the app role the plan engine connects as) count stalled plans across orgs through

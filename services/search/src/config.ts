@@ -2,7 +2,7 @@ import { DEFAULT_PORTS, env, identityKeyField, loadConfig, serviceFields, z } fr
 import { embeddedIndexesDirRule, searchBackendsConfigRule, searchBackendsConfigShape } from '@quarry/search-index';
 
 /** Every variable the search service reads; validated once at startup, frozen afterwards. */
-export const searchConfigSchema = z
+const searchConfigSchema = z
   .object({
     ...serviceFields(DEFAULT_PORTS.search),
     ...identityKeyField,

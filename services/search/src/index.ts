@@ -6,7 +6,6 @@ export {
   rankSources,
   FUSION_WEIGHTS,
   LEXICAL_FUSION_WEIGHTS,
-  RRF_K,
   type QueryType,
   type FusedResult,
   type LegWeights,
@@ -19,7 +18,7 @@ export {
   type HybridSearchResponse,
   type HybridSearchResultItem,
 } from './hybrid.js';
-export { searchErrors, type SearchLeg } from './errors.js';
+export { type SearchLeg } from './errors.js';
 export { createSearchService, type SearchServiceDeps } from './service.js';
 export { startSearch, type SearchRuntime } from './runtime.js';
-export { searchConfigSchema, loadSearchConfig, type SearchConfig } from './config.js';
+export { loadSearchConfig, type SearchConfig } from './config.js';

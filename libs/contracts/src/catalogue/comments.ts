@@ -35,7 +35,7 @@ export function createCommentReader(): (desc: Commented) => string | undefined {
 }
 
 /** Whitespace runs become one space, paragraphs stay, buf's lint directives go. */
-export function normaliseComment(text: string): string {
+function normaliseComment(text: string): string {
   return text
     .split('\n')
     .filter((line) => !/^\s*buf:lint:ignore\b/.test(line))

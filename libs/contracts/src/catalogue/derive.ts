@@ -71,7 +71,7 @@ export class CatalogueError extends Error {
   override name = 'CatalogueError';
 }
 
-export const TOOL_NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
+const TOOL_NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
 
 /** `(quarry.mcp.v1.tool)` in its proto3 JSON form. */
 interface ToolOptions {

@@ -29,7 +29,7 @@ export function enumValueNames(descEnum: DescEnum): readonly EnumValueName[] {
 }
 
 /** True for the conventional "not set" zero value (buf lint ENUM_ZERO_VALUE_SUFFIX). */
-export function isUnspecified(name: string, number: number): boolean {
+function isUnspecified(name: string, number: number): boolean {
   return number === 0 && name.endsWith('_UNSPECIFIED');
 }
 

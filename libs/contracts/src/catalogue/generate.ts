@@ -13,8 +13,8 @@ import { renderCatalogueModule, renderDescriptorSetModule, stripSourceInfo } fro
  * Paths are relative to the repository root, as in proto/buf.gen.yaml.
  */
 
-export const PROTO_DIR = 'proto';
-export const TEMPLATE = 'proto/buf.gen.yaml';
+const PROTO_DIR = 'proto';
+const TEMPLATE = 'proto/buf.gen.yaml';
 /** Where buf.gen.yaml sends ts-proto's output, and where the catalogue files go too. */
 export const GEN_DIR = 'libs/contracts/src/gen';
 

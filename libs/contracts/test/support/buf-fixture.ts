@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildDescriptorSet, runBuf } from '../../src/catalogue/buf.js';
 
-export const packageDir = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const packageDir = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const repoRoot = resolve(packageDir, '../..');
 const mcpProtos = ['options.proto', 'sampling.proto'].map((name) => join(repoRoot, 'proto/quarry/mcp/v1', name));
 

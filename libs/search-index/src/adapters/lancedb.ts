@@ -57,7 +57,7 @@ export interface LanceOptions {
   readConsistencyIntervalSeconds?: number;
 }
 
-export const EMBEDDER_METADATA_KEY = 'quarry.embedder';
+const EMBEDDER_METADATA_KEY = 'quarry.embedder';
 
 const RESULT_COLUMNS = ['source_table', 'source_id', 'chunk_no', 'title', 'text', 'start_offset', 'end_offset'];
 
@@ -80,7 +80,7 @@ function baseFields(): Field[] {
 }
 
 /** SQL string literal for a LanceDB (DataFusion) predicate. */
-export function sqlString(value: string): string {
+function sqlString(value: string): string {
   return `'${value.replace(/'/g, "''")}'`;
 }
 

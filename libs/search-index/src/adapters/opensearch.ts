@@ -33,7 +33,7 @@ export function buildOpenSearchClient(url: string): Client {
 }
 
 /** The index template body (exported so its exact shape is tested and reviewable). */
-export function openSearchIndexTemplate(index: string, shards = 1, replicas = 1): Record<string, unknown> {
+function openSearchIndexTemplate(index: string, shards = 1, replicas = 1): Record<string, unknown> {
   const keyword = { type: 'keyword' };
   return {
     index_patterns: [`${index}*`],
@@ -66,7 +66,7 @@ export function openSearchIndexTemplate(index: string, shards = 1, replicas = 1)
 }
 
 /** `bool.filter` clauses: the org first, then the optional filters (tags: one term per tag = all of them). */
-export function openSearchFilters(orgId: string, filters: ChunkFilters = {}): Record<string, unknown>[] {
+function openSearchFilters(orgId: string, filters: ChunkFilters = {}): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [{ term: { org_id: orgId } }];
   if (filters.sourceTable !== undefined) out.push({ term: { source_table: filters.sourceTable } });
   if (filters.artifactType !== undefined) out.push({ term: { artifact_type: filters.artifactType } });

@@ -42,7 +42,7 @@ export function pointId(key: SourceKey, chunkNo: number): string {
 type Condition = { key: string; match: { value: string } };
 
 /** Payload filter: the org first, then the optional filters (one condition per tag = all of them). */
-export function qdrantFilter(orgId: string, filters: ChunkFilters = {}): { must: Condition[] } {
+function qdrantFilter(orgId: string, filters: ChunkFilters = {}): { must: Condition[] } {
   const must: Condition[] = [{ key: 'org_id', match: { value: orgId } }];
   if (filters.sourceTable !== undefined) must.push({ key: 'source_table', match: { value: filters.sourceTable } });
   if (filters.artifactType !== undefined) must.push({ key: 'artifact_type', match: { value: filters.artifactType } });
@@ -54,7 +54,7 @@ export function qdrantFilter(orgId: string, filters: ChunkFilters = {}): { must:
 type AnyMatch = { key: string; match: { any: string[] } };
 
 /** Payload filter of many sources: one `should` branch per (org, table), each carrying its org. */
-export function qdrantSourcesFilter(keys: readonly SourceKey[]): { should: { must: (Condition | AnyMatch)[] }[] } {
+function qdrantSourcesFilter(keys: readonly SourceKey[]): { should: { must: (Condition | AnyMatch)[] }[] } {
   return {
     should: groupKeys(keys).map((g) => ({
       must: [

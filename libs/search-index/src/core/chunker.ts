@@ -11,7 +11,7 @@ export interface ChunkOptions {
   overlapWords: number;
 }
 
-export const DEFAULT_CHUNK_OPTIONS: Readonly<ChunkOptions> = Object.freeze({
+const DEFAULT_CHUNK_OPTIONS: Readonly<ChunkOptions> = Object.freeze({
   minWords: 160,
   maxWords: 300,
   overlapWords: 40,

@@ -25,7 +25,7 @@ export function prepareSource(meta: SourceMeta, text: string, options?: Partial<
   return { ...normalized, chunks };
 }
 
-export function chunkHash(meta: SourceMeta, chunk: Chunk): string {
+function chunkHash(meta: SourceMeta, chunk: Chunk): string {
   const parts = [
     meta.title,
     meta.planId ?? '',

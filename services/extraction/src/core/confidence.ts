@@ -32,8 +32,8 @@ import { indexOfWords, round3, splitIdentifier } from './text.js';
  * when the schema requires nothing, the mean over the fields present (0 when there are none).
  */
 
-export const ABSENT_CONFIDENCE = 0.5;
-export const ABSENT_BUT_MENTIONED_CONFIDENCE = 0.2;
+const ABSENT_CONFIDENCE = 0.5;
+const ABSENT_BUT_MENTIONED_CONFIDENCE = 0.2;
 
 export interface FieldScores {
   /** Confidence of every scored node by JSON Pointer: leaves, array items, arrays, objects. */

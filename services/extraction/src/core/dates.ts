@@ -71,7 +71,7 @@ const DAY_RANGE = new RegExp(
 );
 const NUMERIC = /(?<![\p{N}\p{L}./-])(\d{1,2})([./-])(\d{1,2})\2(\d{4}|\d{2})(?![\p{N}]|[./-]\p{N})/gu;
 
-export function isoDate(year: number, month: number, day: number): string | undefined {
+function isoDate(year: number, month: number, day: number): string | undefined {
   if (!Number.isInteger(year) || month < 1 || month > 12 || day < 1) return undefined;
   const days = new Date(Date.UTC(year, month, 0)).getUTCDate();
   if (day > days) return undefined;

@@ -46,7 +46,7 @@ export interface GroundingHint {
   enum?: readonly unknown[];
 }
 
-export const GROUNDING_WEIGHTS = Object.freeze({
+const GROUNDING_WEIGHTS = Object.freeze({
   exact: 1,
   normalised: 0.9,
   numeric: 0.9,
@@ -59,7 +59,7 @@ export const GROUNDING_WEIGHTS = Object.freeze({
 });
 
 /** Smallest word-level similarity that counts as a fuzzy match. */
-export const FUZZY_THRESHOLD = 0.75;
+const FUZZY_THRESHOLD = 0.75;
 
 const NONE: Grounding = Object.freeze({ kind: 'none', weight: GROUNDING_WEIGHTS.none });
 

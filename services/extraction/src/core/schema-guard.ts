@@ -99,7 +99,7 @@ export const DEFAULT_GUARD_OPTIONS: Readonly<Required<GuardOptions>> = Object.fr
   compileTimeoutMs: 2000,
 });
 
-export const MAX_VALIDATION_ERRORS = 20;
+const MAX_VALIDATION_ERRORS = 20;
 
 const DRAFTS: Readonly<Record<string, SchemaDraft>> = {
   'https://json-schema.org/draft/2020-12/schema': '2020-12',
@@ -281,7 +281,7 @@ export function validateWith(validateFn: ValidateFunction, data: unknown): Schem
 }
 
 /** Ajv's error as one readable line: `/items/0/date must match format "date"`. */
-export function formatError(error: ErrorObject): string {
+function formatError(error: ErrorObject): string {
   const where = error.instancePath || '(root)';
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {

@@ -109,7 +109,7 @@ export function splitIdentifier(name: string): string {
  * Optimal-string-alignment distance (Levenshtein plus adjacent transpositions, so `Jonh` is one
  * edit from `John`).
  */
-export function editDistance(a: string, b: string): number {
+function editDistance(a: string, b: string): number {
   if (a === b) return 0;
   if (a.length === 0) return b.length;
   if (b.length === 0) return a.length;

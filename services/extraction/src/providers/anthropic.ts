@@ -31,7 +31,7 @@ export interface AnthropicProviderOptions {
 }
 
 export const ANTHROPIC_DEFAULT_MODEL = 'claude-sonnet-5-5';
-export const EXTRACTION_TOOL_NAME = 'record_extraction';
+const EXTRACTION_TOOL_NAME = 'record_extraction';
 
 const TOOL_DESCRIPTION =
   'Record the data extracted from the source document. Include only fields whose values the source states; leave out the others.';
@@ -71,7 +71,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Extr
 }
 
 /** The exact Messages API body for one extraction (exported for tests and for the docs). */
-export function anthropicRequestBody(
+function anthropicRequestBody(
   request: ExtractionRequest,
   { model, maxTokens, nonce }: { model: string; maxTokens: number; nonce?: string },
 ): Anthropic.MessageCreateParamsNonStreaming {
@@ -96,7 +96,7 @@ export function anthropicRequestBody(
 }
 
 /** Turn a Messages API response into an answer, or a typed error when it holds no usable tool call. */
-export function parseAnthropicMessage(message: Anthropic.Message, requestedModel: string): ProviderAnswer {
+function parseAnthropicMessage(message: Anthropic.Message, requestedModel: string): ProviderAnswer {
   const stop = message.stop_reason;
   if (stop === 'refusal') {
     const why = message.stop_details?.explanation ?? message.stop_details?.category;

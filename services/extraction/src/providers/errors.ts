@@ -146,7 +146,7 @@ function cancelled(ctx: CallContext, callerSignal: AbortSignal): ProviderError {
 }
 
 /** Map an error thrown by an SDK call (after the SDK's own retries) to a `ProviderError`. */
-export function toProviderError(ctx: CallContext, err: unknown): ProviderError {
+function toProviderError(ctx: CallContext, err: unknown): ProviderError {
   if (err instanceof ProviderError) return err;
   const { provider, label, sdk } = ctx;
   const tries = `${ctx.maxRetries + 1} attempt${ctx.maxRetries === 0 ? '' : 's'}`;
@@ -231,7 +231,7 @@ export function integerOption(owner: string, name: string, value: number, min: n
   return value;
 }
 
-export function scrub(text: string, secret: string | undefined): string {
+function scrub(text: string, secret: string | undefined): string {
   return secret && secret.length >= 4 ? text.split(secret).join('[redacted]') : text;
 }
 

@@ -46,8 +46,8 @@ export interface OpenAiProviderOptions {
   fetch?: typeof globalThis.fetch;
 }
 
-export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
-export const RESPONSE_FORMAT_NAME = 'record_extraction';
+const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+const RESPONSE_FORMAT_NAME = 'record_extraction';
 
 export function createOpenAiProvider(options: OpenAiProviderOptions): ExtractionProvider {
   if (!options.model) throw new Error('createOpenAiProvider: model is required');
@@ -110,7 +110,7 @@ export interface OpenAiBodyOptions {
 }
 
 /** The exact chat-completions body for one extraction (exported for tests and for the docs). */
-export function openAiRequestBody(
+function openAiRequestBody(
   request: ExtractionRequest,
   options: OpenAiBodyOptions,
 ): OpenAI.ChatCompletionCreateParamsNonStreaming {
@@ -134,7 +134,7 @@ export function openAiRequestBody(
 }
 
 /** Turn a chat completion into an answer, or a typed error when it holds no usable JSON. */
-export function parseChatCompletion(completion: OpenAI.ChatCompletion, requestedModel: string): ProviderAnswer {
+function parseChatCompletion(completion: OpenAI.ChatCompletion, requestedModel: string): ProviderAnswer {
   const choice = Array.isArray(completion.choices) ? completion.choices[0] : undefined;
   const message = choice?.message;
   if (!choice || !isRecord(message)) {

@@ -29,7 +29,7 @@ export function hashToken(token: string): Buffer {
 }
 
 /** Enough of a token to recognise it in a list, far too little to use it. */
-export function tokenHint(token: string): string {
+function tokenHint(token: string): string {
   return `${token.slice(0, TOKEN_PREFIX.length + 4)}…${token.slice(-4)}`;
 }
 

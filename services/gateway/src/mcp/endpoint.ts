@@ -50,7 +50,7 @@ interface SamplingState {
 }
 
 /** The key of the one embedded request a sampling round trip carries. */
-export const SAMPLING_INPUT_KEY = 'model_answer';
+const SAMPLING_INPUT_KEY = 'model_answer';
 
 const DEFAULT_INSTRUCTIONS =
   'Quarry holds research plans and hands out their steps, stores and searches research artifacts, extracts structured data, and keeps an audit trail. ' +

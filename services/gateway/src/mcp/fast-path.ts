@@ -2,7 +2,7 @@ import { classifyInboundRequest, SERVER_INFO_META_KEY, type Implementation } fro
 import type { CallerContext, ToolDispatcher } from './dispatcher.js';
 
 /** The one protocol revision the fast path answers; every other request goes to the SDK. */
-export const FAST_PATH_PROTOCOL_VERSION = '2026-07-28';
+const FAST_PATH_PROTOCOL_VERSION = '2026-07-28';
 
 /** Keys a plain tools/call may carry in params; anything else (requestState, task, …) is the SDK's. */
 const PLAIN_CALL_PARAMS = new Set(['name', 'arguments', '_meta']);

@@ -20,7 +20,7 @@ export function versionOf(value: { occurredAt: string | Date; eventId: string })
 }
 
 /** Negative when `a` is older than `b`, 0 for the same version, positive when newer. */
-export function compareVersions(a: Version, b: Version): number {
+function compareVersions(a: Version, b: Version): number {
   if (a.occurredAtMs !== b.occurredAtMs) return a.occurredAtMs < b.occurredAtMs ? -1 : 1;
   return a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0;
 }

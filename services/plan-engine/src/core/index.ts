@@ -2,14 +2,12 @@ export * from './types.js';
 export {
   PlanEngineError,
   ExpressionError,
-  PLAN_ERROR_KINDS,
   type PlanErrorCode,
   type PlanErrorKind,
   type ExpressionErrorCode,
 } from './errors.js';
 export * from './expression/index.js';
 export {
-  DEFAULT_STALL_THRESHOLD_MS,
   claimableStep,
   currentStep,
   derivePlanStatus,
@@ -23,7 +21,6 @@ export {
   stalledStepIds,
 } from './status.js';
 export {
-  AUDIT_EVENT_TYPES,
   type AuditEvent,
   type AuditEventType,
   type AuditPayloads,
@@ -41,8 +38,7 @@ export {
   type PlanEventType,
   type ReviewDecision,
 } from './events.js';
-export { describeCondition, resolveConditions, takeBranch, type BranchingConditionInput } from './branching.js';
-export { appendFeedback } from './transitions/review.js';
+export { describeCondition, type BranchingConditionInput } from './branching.js';
 export type { ClaimOutcome } from './transitions/change.js';
 export { transition, type TransitionResult } from './transition.js';
 export { createPlan, type CreatePlanInput } from './create.js';

@@ -23,7 +23,7 @@ export interface LoadedPlan {
   steps: StepRow[];
 }
 
-export function toStep(row: StepRow): PlanStep {
+function toStep(row: StepRow): PlanStep {
   return {
     id: row.id,
     order: row.step_order,
@@ -193,7 +193,7 @@ export async function applyEffects(
   if (wrote) await trx.updateTable('plan.research_plans').set({ updated_at: at }).where('id', '=', planId).execute();
 }
 
-export async function appendAudit(
+async function appendAudit(
   trx: Trx,
   context: { orgId: string; planId: string; at: Date },
   type: string,

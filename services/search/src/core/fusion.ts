@@ -44,7 +44,7 @@ export const LEXICAL_FUSION_WEIGHTS: Readonly<Record<QueryType, LegWeights>> = O
   semantic: { keyword: 1, semantic: 0.25 },
 });
 
-export const RRF_K = 60;
+const RRF_K = 60;
 
 export interface FusedResult {
   sourceTable: string;

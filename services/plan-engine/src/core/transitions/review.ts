@@ -40,7 +40,7 @@ export function requestReview(state: PlanSnapshot, event: Extract<PlanEvent, { t
 }
 
 /** How a step's instructions carry the user's feedback after a `modify` decision. */
-export const appendFeedback = (instructions: string, feedback: string): string =>
+const appendFeedback = (instructions: string, feedback: string): string =>
   `${instructions}\n\nUser feedback: ${feedback}`;
 
 /**
