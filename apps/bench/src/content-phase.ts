@@ -351,7 +351,7 @@ async function quality({ system, progress }: PhaseContext, data: Cranfield): Pro
 }
 
 /**
- * Issue 4's benchmarks: the content pipeline (store_research → outbox → indexer → BM25 and
+ * The content pipeline's benchmarks (store_research → outbox → indexer → BM25 and
  * vector indexes → search_sources) on the embedded engines. Freshness, ingest, search latency at
  * growing corpus sizes and retrieval quality on Cranfield, each against a baseline measured in
  * the same run where one means something.
@@ -379,7 +379,7 @@ export const contentPipelinePhase: Phase = {
     // Every load above waited for the indexer; nothing may be left behind.
     const lag = await system.services.indexer.lag();
     results.p5_indexer_pending_end = { value: lag.pending, unit: 'events' };
-    // The headline rows under the names issue 7 gives them: the largest size measured.
+    // The headline rows (p4_search_*, p5_ingest_*): the largest size measured.
     const largest = (counts: readonly number[]) => sizeLabel(Math.max(...counts));
     results.p4_search_p50_ms = results[`p4_search_${largest(sizes.searchChunkCounts)}_p50_ms`]!;
     results.p4_search_p95_ms = results[`p4_search_${largest(sizes.searchChunkCounts)}_p95_ms`]!;

@@ -1,7 +1,7 @@
 // @quarry/bench: `npm run bench` measures the running system against baselines started in the
 // same run (so ratios hold on a noisy machine) and prints one table. Phases add metric groups;
-// the plan tools phase (issue 3) prices the gRPC hop against a monolith baseline, the content
-// pipeline phase (issue 4) times freshness, ingest and search and scores retrieval on Cranfield.
+// the plan tools phase prices the gRPC hop against a monolith baseline, the content
+// pipeline phase times freshness, ingest and search and scores retrieval on Cranfield.
 export { benchCli, type BenchIo } from './cli.js';
 export { type RunOptions } from './run.js';
 export { SIZES, type BenchSizes, type Phase, type PhaseContext } from './phase.js';

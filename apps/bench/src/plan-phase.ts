@@ -101,7 +101,7 @@ function pairClients(
 }
 
 /**
- * Issue 3's benchmark: get_plan_status and get_next_step+submit_step_result through
+ * The plan tools' benchmark: get_plan_status and get_next_step+submit_step_result through
  * MCP → gateway → gRPC → PostgreSQL (Quarry), against the monolith baseline (the same gateway
  * calling the same handlers in-process) over the same MCP HTTP transport, in the same run.
  * Ratios are Quarry ÷ monolith: the price of the microservice hop. Read throughput is also

@@ -6,7 +6,7 @@ export interface Metric {
   ratio?: number;
 }
 
-/** Every figure of a run by its key (issue 7's names); this is also the `--json` file's shape. */
+/** Every figure of a run by its key (e.g. p1_get_plan_status_p50_ms); this is also the `--json` file's shape. */
 export type Results = Record<string, Metric>;
 
 /** A metric compared with a baseline measured in the same run. */
