@@ -45,7 +45,7 @@ export interface LanceOptions {
   /**
    * Also run it once this many chunk rows were written or deleted since the last run (0 = never;
    * default 1000). A batch write can carry hundreds of rows, and rows not yet folded into the FTS
-   * index are searched flat: measured ~15–20 ms more per BM25 query for every 300 of them.
+   * index are searched flat, which slows every BM25 query (ADR 0009 has the figures).
    */
   optimizeEveryRows?: number;
   /**
@@ -102,8 +102,8 @@ function sourceWhere(key: SourceKey): string {
 /**
  * The `where` clause of a batch hash read: one parenthesised group per (org, table), each with
  * its org, behind a leading `source_id IN (…)` of all the ids. The lead is what lets LanceDB use
- * the B-tree on source_id (it plans no index for an OR of groups and would scan the table:
- * measured 48 ms against 21 ms for 100 keys at 100k rows, and the gap grows with the table).
+ * the B-tree on source_id (it plans no index for an OR of groups and would scan the table, a gap
+ * that grows with the table; ADR 0009).
  */
 export function lanceSourcesWhere(keys: readonly SourceKey[]): string {
   const groups = groupKeys(keys);
