@@ -1,6 +1,6 @@
 import { parseDuration } from '@quarry/config';
 import { createDatabaseIfMissing, createDb, type Kysely, sql } from '@quarry/db';
-import { createIdentityAdmin, IdentityAdminError, type IdentityDatabase } from '@quarry/gateway';
+import { createIdentityAdmin, IdentityAdminError, type IdentityAdmin, type IdentityDatabase } from '@quarry/gateway';
 import closeWithGrace from 'close-with-grace';
 import { Command, InvalidArgumentError } from 'commander';
 import { existsSync, readFileSync } from 'node:fs';
@@ -11,7 +11,7 @@ import { migrateAll } from './migrations.js';
 import { reindex } from './reindex.js';
 import { runResearchSession } from './smoke.js';
 import { serviceRoles } from './roles.js';
-import { startAll } from './start.js';
+import { startAll, type RunningQuarry } from './start.js';
 
 export interface Io {
   out: (line: string) => void;
@@ -63,7 +63,7 @@ function buildCli(io: Io): Command {
     .showHelpAfterError();
 
   async function withIdentityAdmin<T>(
-    fn: (admin: ReturnType<typeof createIdentityAdmin>, db: Kysely<IdentityDatabase>) => Promise<T>,
+    fn: (admin: IdentityAdmin, db: Kysely<IdentityDatabase>) => Promise<T>,
   ): Promise<T> {
     const dir = dataDirectory(io.env);
     const database = await openAdminDatabase(dir, io.env);
@@ -87,7 +87,7 @@ function buildCli(io: Io): Command {
     )
     .action(async () => {
       // A fatal error can come while startAll still runs (no system to close yet) or later.
-      const running: { system?: Awaited<ReturnType<typeof startAll>> } = {};
+      const running: { system?: RunningQuarry } = {};
       const stopAfterFatal = (error: Error) => {
         io.err(`error: ${error.message.split('\n')[0]!.replace(/[.:]$/, '')}. Quarry stops.`);
         // Drain what can be drained, but a close that waits on the dead database must not keep a

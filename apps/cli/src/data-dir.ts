@@ -2,6 +2,22 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
+/** The embedded default's data directory; see dataDirectory. */
+export interface DataDirectory {
+  /** Its absolute path. */
+  root: string;
+  /** The embedded PostgreSQL cluster. */
+  postgres: string;
+  /** The first-start token (0600). */
+  devTokenFile: string;
+  /** Create the directory (0711) if it does not exist. */
+  create(): void;
+  /** A random secret created once and reused on every later start. */
+  secret(name: string, bytes?: number): string;
+  /** Write a file only its owner may read (0600). */
+  writePrivate(name: string, content: string): void;
+}
+
 /**
  * `.quarry/` (or QUARRY_DATA_DIR) holds everything the embedded default keeps between runs: the
  * PostgreSQL cluster, generated secrets, the first-start token and the embedded search indexes.
@@ -9,7 +25,7 @@ import { join, resolve } from 'node:path';
  * against an external database (DATABASE_ADMIN_URL) leaves the working directory alone.
  * Secrets are written 0600 and never printed.
  */
-export function dataDirectory(env: Readonly<Record<string, string | undefined>> = process.env) {
+export function dataDirectory(env: Readonly<Record<string, string | undefined>> = process.env): DataDirectory {
   const root = resolve(env.QUARRY_DATA_DIR ?? join(process.cwd(), '.quarry'));
   const path = (name: string) => join(root, name);
 
@@ -29,7 +45,6 @@ export function dataDirectory(env: Readonly<Record<string, string | undefined>> 
     postgres: path('postgres'),
     devTokenFile: path('dev-token'),
     create,
-    /** A random secret created once and reused on every later start. */
     secret(name: string, bytes = 32): string {
       const file = path(`${name}.secret`);
       if (existsSync(file)) return readFileSync(file, 'utf8').trim();
@@ -40,5 +55,3 @@ export function dataDirectory(env: Readonly<Record<string, string | undefined>> 
     writePrivate,
   };
 }
-
-export type DataDirectory = ReturnType<typeof dataDirectory>;

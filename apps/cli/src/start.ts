@@ -4,7 +4,7 @@ import { createIdentityAdmin, type IdentityDatabase, loadGatewayConfig, startGat
 import { extractionModelsConfigSchema } from '@quarry/extraction';
 import { searchBackendsConfigSchema } from '@quarry/search-index';
 import { startServices } from '@quarry/system';
-import { createLogger } from '@quarry/telemetry';
+import { createLogger, type Logger } from '@quarry/telemetry';
 import { dataDirectory } from './data-dir.js';
 import { migrateAll } from './migrations.js';
 import { serviceRoles } from './roles.js';
@@ -21,12 +21,22 @@ export interface StartOptions {
 const DEFAULT_ORG = 'default';
 const DEFAULT_USER = 'admin@localhost';
 
+/** The whole system `quarry start` runs. */
+export interface RunningQuarry {
+  /** The MCP endpoint, e.g. http://127.0.0.1:8080/mcp. */
+  url: string;
+  port: number;
+  logger: Logger;
+  /** Drain in order: stop being ready, finish in-flight requests, release, stop PostgreSQL. */
+  close(): Promise<void>;
+}
+
 /**
  * `npm start`: the whole system on one machine. PostgreSQL is embedded unless DATABASE_URL is
  * set; migrations run; services start on loopback and talk real gRPC; the gateway listens on
  * 127.0.0.1:$PORT. One Node process hosts every service (ADR 0006 has the measurements).
  */
-export async function startAll({ env, out, logLevel, onFatal }: StartOptions) {
+export async function startAll({ env, out, logLevel, onFatal }: StartOptions): Promise<RunningQuarry> {
   const dir = dataDirectory(env);
   const logger = createLogger({
     service: 'quarry',
@@ -127,7 +137,6 @@ export async function startAll({ env, out, logLevel, onFatal }: StartOptions) {
     url,
     port,
     logger,
-    /** Drain in order: stop being ready, finish in-flight requests, release, stop PostgreSQL. */
     async close() {
       beginDrain();
       await stopAll();

@@ -1,9 +1,14 @@
 import { startArtifactStore, type ArtifactStore } from '@quarry/artifact-store';
-import { extractionModelsFrom, startExtraction, type ExtractionModelsConfig } from '@quarry/extraction';
-import { startIndexer } from '@quarry/indexer';
+import {
+  extractionModelsFrom,
+  startExtraction,
+  type Extraction,
+  type ExtractionModelsConfig,
+} from '@quarry/extraction';
+import { startIndexer, type Indexer } from '@quarry/indexer';
 import { startPlanEngine, type PlanEngine } from '@quarry/plan-engine';
-import { openSearchBackends, type SearchBackendsConfig } from '@quarry/search-index';
-import { startSearch } from '@quarry/search';
+import { openSearchBackends, type SearchBackends, type SearchBackendsConfig } from '@quarry/search-index';
+import { startSearch, type SearchRuntime } from '@quarry/search';
 import { createMetrics, type Registry } from '@quarry/telemetry';
 import type { Logger } from 'pino';
 
@@ -21,6 +26,23 @@ export interface StartServicesOptions {
   host?: string;
 }
 
+/** Every backend service, running; see startServices. */
+export interface Services {
+  planEngine: PlanEngine;
+  artifactStore: ArtifactStore;
+  search: SearchRuntime;
+  extraction: Extraction;
+  indexer: Indexer;
+  /** The search indexes the search service and the indexer share. */
+  backends: SearchBackends;
+  /** What the gateway's `serviceAddresses` needs: proto service → host:port. */
+  addresses: Readonly<Record<string, string>>;
+  /** Every service's registry, for the gateway's /metrics to append (`alsoExpose`). */
+  registries: Registry[];
+  /** Drain every service (health NOT_SERVING first); close the gateway before this. */
+  close(graceMs?: number): Promise<void>;
+}
+
 /**
  * Every backend service on loopback ports, wired to each other, with the addresses the gateway
  * routes tools to (keyed by proto service). The one place that knows which services exist:
@@ -30,7 +52,7 @@ export interface StartServicesOptions {
  * registry of its own (`registries`), which the gateway's /metrics appends. The search service
  * and the indexer share one set of opened indexes (embedded LanceDB is a single-writer directory).
  */
-export async function startServices(options: StartServicesOptions) {
+export async function startServices(options: StartServicesOptions): Promise<Services> {
   const host = options.host ?? '127.0.0.1';
   const { databaseUrl, identityKey, logger } = options;
   // One registry per service, without process metrics: the gateway's own registry reports the process.
@@ -76,16 +98,13 @@ export async function startServices(options: StartServicesOptions) {
     extraction,
     indexer,
     backends,
-    /** What the gateway's `serviceAddresses` needs. */
     addresses: {
       'quarry.plan.v1.PlanService': planEngine.address,
       'quarry.artifact.v1.ArtifactService': artifactStore.address,
       'quarry.search.v1.SearchService': search.address,
       'quarry.extraction.v1.ExtractionService': extraction.address,
-    } as Readonly<Record<string, string>>,
-    /** Every service's registry, for the gateway's /metrics to append (`alsoExpose`). */
+    },
     registries,
-    /** Drain every service (health NOT_SERVING first); close the gateway before this. */
     async close(graceMs = 10_000): Promise<void> {
       await indexer.close();
       await extraction.close(graceMs);
@@ -96,5 +115,3 @@ export async function startServices(options: StartServicesOptions) {
     },
   };
 }
-
-export type Services = Awaited<ReturnType<typeof startServices>>;

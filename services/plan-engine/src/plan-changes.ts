@@ -8,13 +8,37 @@ export function planKey(orgId: string, planId: string): string {
   return `${orgId.toLowerCase()}:${planId.toLowerCase()}`;
 }
 
+/** A plan's change, as long-polls and the status cache hear it. */
+export interface PlanWatch {
+  /** True when the plan changed, false when the wait ended or was aborted. */
+  changed: Promise<boolean>;
+  /** Always call it afterwards. */
+  cancel(): void;
+}
+
+/** The process's one LISTEN connection for plan changes; see createPlanChangeListener. */
+export interface PlanChangeListener {
+  start(): Promise<void>;
+  isListening(): boolean;
+  /** Observe every change: a plan's key, or undefined when anything may have changed (reconnect); returns the unsubscribe function. */
+  observe(observer: (key: string | undefined) => void): () => void;
+  /** Resolves true once every change committed before this call has been delivered, false when not listening. */
+  barrier(): Promise<boolean>;
+  /**
+   * Register interest in a plan BEFORE reading it, then await `changed`: it resolves true when
+   * the plan changes, false when `ms` pass or `signal` aborts.
+   */
+  watch(orgId: string, planId: string, ms: number, signal?: AbortSignal): PlanWatch;
+  close(): Promise<void>;
+}
+
 /**
  * One LISTEN connection per process for `quarry_plan_changed` (payload `<org>:<plan>`, sent by
  * table triggers at commit, from any replica). Long-polls wait on it in memory, so a waiting
  * get_plan_status holds no database connection; the status cache (plan-status-cache.ts) drops
  * what it holds on it.
  */
-export function createPlanChangeListener(options: { connectionString: string; logger: Logger }) {
+export function createPlanChangeListener(options: { connectionString: string; logger: Logger }): PlanChangeListener {
   const waiters = new Map<string, Set<() => void>>();
   /** Called with each changed plan's key, or undefined when anything may have changed (reconnect). */
   const observers = new Set<(key: string | undefined) => void>();
@@ -88,5 +112,3 @@ export function createPlanChangeListener(options: { connectionString: string; lo
     },
   };
 }
-
-export type PlanChangeListener = ReturnType<typeof createPlanChangeListener>;

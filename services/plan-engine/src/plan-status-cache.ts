@@ -1,5 +1,15 @@
 import { planKey, type PlanChangeListener } from './plan-changes.js';
 
+/** Plans kept while they do not change; see createPlanStatusCache. */
+export interface PlanStatusCache<T extends object> {
+  /** The plan's data from the cache when it is provably current, else from `load` (and cached). */
+  read(orgId: string, planId: string, load: () => Promise<T>): Promise<T>;
+  /** How many plans are held. */
+  size(): number;
+  /** Stops observing changes and drops every entry. */
+  close(): void;
+}
+
 /**
  * Plans as last read from the database, kept while they do not change, so a get_plan_status of
  * an unchanged plan costs one shared round trip instead of a transaction of five (BEGIN, tenant,
@@ -16,7 +26,7 @@ import { planKey, type PlanChangeListener } from './plan-changes.js';
 export function createPlanStatusCache<T extends object>(
   changes: Pick<PlanChangeListener, 'observe' | 'barrier' | 'isListening'>,
   maxEntries = 10_000,
-) {
+): PlanStatusCache<T> {
   const entries = new Map<string, T>();
   let changesSeen = 0;
   const stopObserving = changes.observe((key) => {
@@ -26,7 +36,6 @@ export function createPlanStatusCache<T extends object>(
   });
 
   return {
-    /** The plan's data from the cache when it is provably current, else from `load` (and cached). */
     async read(orgId: string, planId: string, load: () => Promise<T>): Promise<T> {
       const key = planKey(orgId, planId);
       if (!changes.isListening()) return load();
@@ -54,5 +63,3 @@ export function createPlanStatusCache<T extends object>(
     },
   };
 }
-
-export type PlanStatusCache<T extends object> = ReturnType<typeof createPlanStatusCache<T>>;
