@@ -12,15 +12,8 @@ import type { IHorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/
 import type { IPodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
 import type { IIngress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
 import type { INetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
-import {
-  deployDir,
-  type K8sObject,
-  objectName,
-  onPath,
-  readYamlFile,
-  renderKustomize,
-  validateAll,
-} from './support.js';
+import { objectName, validateAll } from './kubernetes-schema.js';
+import { deployDir, type K8sObject, onPath, readYamlFile, renderKustomize } from './support.js';
 import {
   GATEWAY_ROUTES,
   GRPC_CALLERS,
