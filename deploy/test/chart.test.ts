@@ -4,22 +4,20 @@ import { join } from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsPlugin from 'ajv-formats';
 import { parse } from 'yaml';
+import { hasPath, mergeValues, valuesPaths } from './helm-values.js';
+import { validateAll } from './kubernetes-schema.js';
 import {
   chartDir,
   deployDir,
   fromRepo,
-  hasPath,
   isHelmValues,
   type K8sObject,
   listFiles,
-  mergeValues,
   onPath,
   parseYamlDocuments,
   readYamlFile,
   repoRoot,
   run,
-  validateAll,
-  valuesPaths,
 } from './support.js';
 
 // The Helm chart without a helm binary: every `.Values` path a template reads exists in

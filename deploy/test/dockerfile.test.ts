@@ -2,7 +2,8 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { dockerfileProblems, dockerignoreMatcher, expandGlob, parseDockerfile, repoRoot } from './support.js';
+import { dockerfileProblems, dockerignoreMatcher, expandGlob, parseDockerfile } from './dockerfile-check.js';
+import { repoRoot } from './support.js';
 import { IMAGE_TARGETS } from './spec.js';
 
 // The Dockerfile at the repository root, checked without a Docker engine: every file it copies

@@ -1,31 +1,34 @@
 import { describe, expect, it } from '@jest/globals';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { IContainer } from 'kubernetes-models/v1/Container';
-import type { IConfigMap } from 'kubernetes-models/v1/ConfigMap';
-import type { IPodSpec } from 'kubernetes-models/v1/PodSpec';
 import type { ISecret } from 'kubernetes-models/v1/Secret';
 import type { IService } from 'kubernetes-models/v1/Service';
 import type { IDeployment } from 'kubernetes-models/apps/v1/Deployment';
 import type { IJob } from 'kubernetes-models/batch/v1/Job';
-import type { IHorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
 import type { IPodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
-import type { IIngress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
 import type { INetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
+import { objectName, validateAll } from './kubernetes-schema.js';
 import {
-  deployDir,
-  type K8sObject,
-  objectName,
-  onPath,
-  readYamlFile,
-  renderKustomize,
-  validateAll,
-} from './support.js';
+  all,
+  componentOf,
+  configMap,
+  container,
+  effectiveEnv,
+  envNames,
+  kubectl,
+  matches,
+  named,
+  ofKind,
+  type Overlay,
+  OVERLAYS,
+  podSpec,
+  quarryDeployments,
+  renderOverlays,
+} from './kustomize-support.js';
+import { deployDir, type K8sObject, renderKustomize } from './support.js';
 import {
   GATEWAY_ROUTES,
   GRPC_CALLERS,
   GRPC_SERVICES,
-  IMAGE_TARGETS,
   MIGRATION_ENV,
   MIGRATION_SECRETS,
   OPTIONAL_SECRET_KEYS,
@@ -37,49 +40,10 @@ import {
 
 // The kustomize overlays, rendered by `kubectl kustomize` exactly as `kubectl apply -k` would,
 // checked against the Kubernetes schemas and against deploy-spec: names, ports, probes, env,
-// secrets, labels, policies. These tests are the specification of deploy/base and the overlays.
+// secrets, labels, policies. These tests are the specification of deploy/base and the overlays;
+// what only dev or only prod has is in kustomize-dev.test.ts and kustomize-prod.test.ts.
 
-const OVERLAYS = { dev: 'quarry-dev', prod: 'quarry' } as const;
-type Overlay = keyof typeof OVERLAYS;
-
-const kubectl = onPath('kubectl');
-const rendered: Partial<Record<Overlay, K8sObject[]>> = {};
-if (kubectl)
-  for (const overlay of Object.keys(OVERLAYS) as Overlay[])
-    rendered[overlay] = renderKustomize(join(deployDir, 'overlays', overlay));
-
-const all = (overlay: Overlay): K8sObject[] => rendered[overlay]!;
-const ofKind = <T>(overlay: Overlay, kind: string): T[] =>
-  all(overlay).filter((o) => o.kind === kind) as unknown as T[];
-function named<T>(overlay: Overlay, kind: string, name: string): T {
-  const found = all(overlay).find((o) => o.kind === kind && o.metadata?.name === name);
-  if (!found) throw new Error(`${overlay}: no ${kind}/${name}`);
-  return found as unknown as T;
-}
-const podSpec = (d: IDeployment | IJob): IPodSpec => d.spec!.template.spec!;
-const container = (d: IDeployment | IJob): IContainer => podSpec(d).containers[0]!;
-const envNames = (c: IContainer) => (c.env ?? []).map((e) => e.name);
-const quarryDeployments = (overlay: Overlay) =>
-  ofKind<IDeployment>(overlay, 'Deployment').filter(
-    (d) => d.metadata?.labels?.['app.kubernetes.io/part-of'] === 'quarry',
-  );
-const componentOf = (labels: Record<string, string> | undefined) => labels?.['app.kubernetes.io/component'];
-const matches = (selector: Record<string, string> | undefined, labels: Record<string, string> | undefined) =>
-  Object.entries(selector ?? {}).every(([k, v]) => labels?.[k] === v) && Object.keys(selector ?? {}).length > 0;
-
-/** The ConfigMap an `envFrom.configMapRef` / `configMapKeyRef` points at, by its rendered name. */
-const configMap = (overlay: Overlay, name: string) =>
-  ofKind<IConfigMap>(overlay, 'ConfigMap').find((c) => c.metadata?.name === name);
-
-/** Every variable a container gets: its `env` plus the keys of the ConfigMaps it takes whole. */
-function effectiveEnv(overlay: Overlay, c: IContainer): Set<string> {
-  const names = new Set(envNames(c));
-  for (const source of c.envFrom ?? []) {
-    const cm = source.configMapRef ? configMap(overlay, source.configMapRef.name!) : undefined;
-    for (const key of Object.keys(cm?.data ?? {})) names.add(key);
-  }
-  return names;
-}
+renderOverlays('dev', 'prod');
 
 if (!kubectl) {
   it.skip('kubectl is not on PATH: the kustomize overlays were not rendered or checked (install kubectl to run these checks)', () =>
@@ -310,124 +274,6 @@ if (!kubectl) {
           expect(c.resources?.limits?.memory).toEqual(expect.any(String));
         }
       }
-    });
-  });
-
-  describe('overlays/dev', () => {
-    it('runs one replica of each, without autoscaling, on local quarry/<svc>:dev images', () => {
-      for (const d of quarryDeployments('dev'))
-        expect({ d: d.metadata!.name, replicas: d.spec!.replicas }).toEqual({ d: d.metadata!.name, replicas: 1 });
-      expect(ofKind('dev', 'HorizontalPodAutoscaler')).toEqual([]);
-      const images = [...quarryDeployments('dev'), named<IJob>('dev', 'Job', 'migrate')]
-        .map((w) => container(w).image)
-        .sort();
-      expect(images).toEqual(
-        Object.values(IMAGE_TARGETS)
-          .map((i) => `${i}:dev`)
-          .sort(),
-      );
-    });
-
-    it('logs at debug level and generates the Secret with every spec key (placeholders)', () => {
-      const config = ofKind<IConfigMap>('dev', 'ConfigMap').find((c) =>
-        c.metadata!.name!.startsWith('quarry-config-'),
-      )!;
-      expect(config.data!.LOG_LEVEL).toBe('debug');
-      const [secret, ...others] = ofKind<ISecret>('dev', 'Secret');
-      expect(others).toEqual([]);
-      expect(secret!.metadata!.name).toMatch(/^quarry-secrets-/);
-      expect(Object.keys(secret!.data!).sort()).toEqual([...SECRET_KEYS].sort());
-      expect(Buffer.from(secret!.data!['identity-key']!, 'base64').toString().length).toBeGreaterThanOrEqual(32);
-    });
-
-    it('brings its own development PostgreSQL, Kafka, OpenSearch and Qdrant', () => {
-      for (const dep of ['postgres', 'kafka', 'opensearch', 'qdrant']) {
-        expect(named<IDeployment>('dev', 'Deployment', dep).spec!.replicas).toBe(1);
-        expect(named<IService>('dev', 'Service', dep)).toBeDefined();
-      }
-    });
-  });
-
-  describe('overlays/prod', () => {
-    const version = JSON.parse(readFileSync(join(deployDir, '..', 'package.json'), 'utf8')).version as string;
-
-    it(`pins every image to a registry and version ${version}`, () => {
-      const images = [...quarryDeployments('prod'), named<IJob>('prod', 'Job', 'migrate')].map(
-        (w) => container(w).image!,
-      );
-      for (const image of images)
-        expect(image).toMatch(/^[a-z0-9.-]+\.[a-z]{2,}(:\d+)?\/quarry\/[a-z-]+(:[\w.-]+|@sha256:[0-9a-f]{64})$/);
-      expect(images.filter((i) => i.endsWith(':latest'))).toEqual([]);
-      expect(images.map((i) => i.replace(/^[^/]+\//, '')).sort()).toEqual(
-        Object.values(IMAGE_TARGETS)
-          .map((i) => `${i}:${version}`)
-          .sort(),
-      );
-    });
-
-    it('runs at least two of everything that serves requests: HPAs for gateway and indexer, replicas for the gRPC services', () => {
-      const hpa = (name: string) => named<IHorizontalPodAutoscaler>('prod', 'HorizontalPodAutoscaler', name).spec!;
-      expect(hpa('gateway')).toMatchObject({ minReplicas: 2, scaleTargetRef: { kind: 'Deployment', name: 'gateway' } });
-      expect(hpa('indexer')).toMatchObject({ minReplicas: 2, scaleTargetRef: { kind: 'Deployment', name: 'indexer' } });
-      expect(hpa('indexer').maxReplicas).toBeLessThanOrEqual(6); // the dev/prod topic's partitions
-      for (const svc of ['gateway', 'indexer'])
-        expect(named<IDeployment>('prod', 'Deployment', svc).spec!.replicas).toBeUndefined();
-      for (const svc of GRPC_SERVICES)
-        expect(named<IDeployment>('prod', 'Deployment', svc).spec!.replicas).toBeGreaterThanOrEqual(2);
-    });
-
-    it('spreads every Deployment across zones and nodes', () => {
-      for (const d of quarryDeployments('prod')) {
-        const constraints = podSpec(d).topologySpreadConstraints ?? [];
-        expect({ d: d.metadata!.name, keys: constraints.map((c) => c.topologyKey) }).toEqual({
-          d: d.metadata!.name,
-          keys: ['topology.kubernetes.io/zone', 'kubernetes.io/hostname'],
-        });
-        for (const c of constraints) {
-          expect(matches(c.labelSelector!.matchLabels, d.spec!.template.metadata!.labels)).toBe(true);
-          expect(c.matchLabelKeys).toContain('app.kubernetes.io/component');
-        }
-      }
-    });
-
-    it('creates no Secret: every reference names the external quarry-secrets', () => {
-      expect(ofKind('prod', 'Secret')).toEqual([]);
-    });
-
-    it('exposes only /mcp of the gateway through the Ingress, trusting the proxy and pinning the host', () => {
-      const [ingress, ...others] = ofKind<IIngress>('prod', 'Ingress');
-      expect(others).toEqual([]);
-      const rules = ingress!.spec!.rules!;
-      expect(
-        rules.flatMap((r) =>
-          r.http!.paths.map((p) => [p.path, p.backend.service?.name, p.backend.service?.port?.name]),
-        ),
-      ).toEqual([['/mcp', 'gateway', 'http']]);
-      expect(ingress!.spec!.tls?.[0]?.hosts).toEqual(rules.map((r) => r.host));
-      const config = ofKind<IConfigMap>('prod', 'ConfigMap').find((c) =>
-        c.metadata!.name!.startsWith('quarry-config-'),
-      )!.data!;
-      expect(config.QUARRY_TRUST_PROXY).toBe('true');
-      const inCluster = ['gateway', 'gateway.quarry', 'gateway.quarry.svc', 'gateway.quarry.svc.cluster.local'];
-      expect(config.QUARRY_ALLOWED_HOSTS!.split(',').sort()).toEqual(
-        [...rules.map((r) => r.host), ...inCluster].sort(),
-      );
-    });
-
-    it('includes the monitoring component: ServiceMonitor, the alert rules of deploy/prometheus and the dashboard ConfigMap', () => {
-      const [rule] = readYamlFile(join(deployDir, 'prometheus', 'quarry-rules.yaml')) as K8sObject[];
-      expect(named<K8sObject>('prod', 'PrometheusRule', 'quarry').spec).toEqual(rule!.spec);
-      const monitor = named<K8sObject & { spec: { endpoints: { port: string; path: string }[] } }>(
-        'prod',
-        'ServiceMonitor',
-        'quarry',
-      );
-      expect(monitor.spec.endpoints.map((e) => [e.port, e.path])).toEqual([['metrics', '/metrics']]);
-      const dashboards = named<IConfigMap>('prod', 'ConfigMap', 'quarry-grafana-dashboards');
-      expect(dashboards.metadata!.labels!.grafana_dashboard).toBe('1');
-      expect(dashboards.data!['quarry-overview.json']).toBe(
-        readFileSync(join(deployDir, 'grafana', 'quarry-overview.json'), 'utf8'),
-      );
     });
   });
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { basename, dirname, join, resolve } from 'node:path';
-import { deployDir, fromRepo, isHelmValues, isK8sObject, listFiles, readYamlFile, validateAll } from './support.js';
+import { validateAll } from './kubernetes-schema.js';
+import { deployDir, fromRepo, isHelmValues, isK8sObject, listFiles, readYamlFile } from './support.js';
 
 // Every YAML file under deploy/ is accounted for: a kustomization, a kustomize patch (partial
 // objects, checked through the rendered overlays), Helm values (checked against the chart's

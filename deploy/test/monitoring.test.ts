@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { deployDir, listFiles, promqlMetricNames, readYamlFile, repoRoot, unbalancedBrackets } from './support.js';
+import { promqlMetricNames, unbalancedBrackets } from './promql.js';
+import { deployDir, listFiles, readYamlFile, repoRoot } from './support.js';
 import { EXPORTED_SERIES, QUARRY_METRICS } from './spec.js';
 
 // The Grafana dashboard and the Prometheus alerts read only series Quarry exports (or that

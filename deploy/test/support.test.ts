@@ -1,17 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import {
-  commandWords,
-  copySources,
-  hasPath,
-  mergeValues,
-  onPath,
-  parseDockerfile,
-  parseYamlDocuments,
-  promqlMetricNames,
-  validateAll,
-  validateObject,
-  valuesPaths,
-} from './support.js';
+import { commandWords, copySources, parseDockerfile } from './dockerfile-check.js';
+import { hasPath, mergeValues, valuesPaths } from './helm-values.js';
+import { validateAll, validateObject } from './kubernetes-schema.js';
+import { promqlMetricNames } from './promql.js';
+import { onPath, parseYamlDocuments } from './support.js';
 
 // The checks are only as good as these helpers: each is shown to reject what it must.
 

@@ -1,6 +1,6 @@
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { FORMATS } from './catalogue/schema.js';
+import { FORMATS } from './catalogue/field-constraints.js';
 import { type ContractIssue, joinPath } from './contract-error.js';
 
 // Tool arguments are checked against the tool's input schema (the JSON Schema clients see)

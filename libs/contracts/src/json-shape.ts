@@ -1,6 +1,6 @@
 import { ScalarType, type DescEnum, type DescField, type DescMessage } from '@bufbuild/protobuf';
 import { enumValueNames, NULL_VALUE_ENUM } from './catalogue/enums.js';
-import { wellKnownSchema } from './catalogue/schema.js';
+import { wellKnownSchema } from './catalogue/scalar-schema.js';
 import { ContractError, joinPath } from './contract-error.js';
 
 // What a tool's JSON Schema shows differently from proto3 JSON, mapped both ways: enum short

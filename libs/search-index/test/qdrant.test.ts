@@ -1,12 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import type { Server } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import {
   buildQdrantClient,
   EmbedderMismatchError,
-  openLanceBm25Index,
   openQdrantVectorIndex,
   pointId,
   prepareSource,
@@ -14,76 +10,29 @@ import {
   type EmbeddedSource,
   type VectorIndex,
 } from '../src/index.js';
-import { indexContract } from './contract.js';
+import {
+  collectionInfo,
+  IDENTITY,
+  keyPayload,
+  qdrantReplies,
+  recordingServer,
+  type Responder,
+  type Sent,
+} from './qdrant-mock.js';
 
-interface Sent {
-  method: string;
-  path: string;
-  body: unknown;
-}
-
-/**
- * The Qdrant JS client builds its own undici dispatcher per client (no injectable fetch or
- * dispatcher), so its transport is exercised against a recording HTTP server on 127.0.0.1:0:
- * the real client serialises the requests, the samples below are Qdrant 1.x response bodies.
- */
+// The adapter against a recording server (qdrant-mock.ts): the tests read `sent` and set `respond`.
 let server: Server;
 let url: string;
 let sent: Sent[] = [];
-let respond: (req: Sent) => { status: number; result: unknown } = () => ({ status: 404, result: null });
+let respond: Responder = () => ({ status: 404, result: null });
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (d: Buffer) => (raw += d.toString()));
-    req.on('end', () => {
-      const entry: Sent = { method: req.method!, path: req.url!, body: raw ? JSON.parse(raw) : undefined };
-      sent.push(entry);
-      const { status, result } = respond(entry);
-      const body =
-        status < 300 ? { result, status: 'ok', time: 0.000412 } : { status: { error: String(result) }, time: 0.0001 };
-      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const addr = server.address() as { port: number };
-  url = `http://127.0.0.1:${addr.port}`;
+  ({ server, url } = await recordingServer((entry) => {
+    sent.push(entry);
+    return respond(entry);
+  }));
 });
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
-
-const IDENTITY = { id: 'local-ngram-v1', dimension: 4 };
-const collectionInfo = (size: number, metadata?: object) => ({
-  status: 'green',
-  optimizer_status: 'ok',
-  indexed_vectors_count: 0,
-  points_count: 0,
-  segments_count: 2,
-  config: {
-    params: {
-      vectors: { size, distance: 'Cosine' },
-      shard_number: 1,
-      replication_factor: 1,
-      write_consistency_factor: 1,
-      on_disk_payload: true,
-    },
-    hnsw_config: { m: 16, ef_construct: 100, full_scan_threshold: 10000, max_indexing_threads: 0, on_disk: false },
-    optimizer_config: {
-      deleted_threshold: 0.2,
-      vacuum_min_vector_number: 1000,
-      default_segment_number: 0,
-      flush_interval_sec: 5,
-    },
-    wal_config: { wal_capacity_mb: 32, wal_segments_ahead: 0 },
-    ...(metadata ? { metadata } : {}),
-  },
-  payload_schema: { org_id: { data_type: 'keyword', params: { type: 'keyword', is_tenant: true }, points: 0 } },
-});
-
-const keyPayload = (key: { orgId: string; sourceTable: string; sourceId: string }) => ({
-  org_id: key.orgId,
-  source_table: key.sourceTable,
-  source_id: key.sourceId,
-});
 
 describe('Qdrant vector adapter: exact requests (offline)', () => {
   let index: VectorIndex;
@@ -95,52 +44,10 @@ describe('Qdrant vector adapter: exact requests (offline)', () => {
     sent = [];
     storedPoints = [];
     laterPages = [];
-    respond = (req) => {
-      if (req.path === '/collections/quarry_chunks/exists') return { status: 200, result: { exists: false } };
-      if (req.method === 'PUT' && req.path === '/collections/quarry_chunks') return { status: 200, result: true };
-      if (req.path.startsWith('/collections/quarry_chunks/index'))
-        return { status: 200, result: { operation_id: 1, status: 'completed' } };
-      if (req.path === '/collections/quarry_chunks/points/scroll') {
-        const offset = (req.body as { offset?: number }).offset ?? 0;
-        const points = offset === 0 ? storedPoints : laterPages[offset - 1]!;
-        return { status: 200, result: { points, next_page_offset: offset < laterPages.length ? offset + 1 : null } };
-      }
-      if (
-        req.path.startsWith('/collections/quarry_chunks/points?') ||
-        req.path.startsWith('/collections/quarry_chunks/points/delete')
-      ) {
-        return { status: 200, result: { operation_id: 7, status: 'completed' } };
-      }
-      if (req.path === '/collections/quarry_chunks/points/query') {
-        return {
-          status: 200,
-          result: {
-            points: [
-              {
-                id: '1f0c7a4e-2b8d-5c3e-9a1f-0d2e3c4b5a69',
-                version: 3,
-                score: 0.8731,
-                payload: {
-                  org_id: 'org-a',
-                  source_table: 'research_artifact',
-                  source_id: 's1',
-                  chunk_no: 1,
-                  content_hash: 'h',
-                  plan_id: null,
-                  artifact_type: 'finding',
-                  tags: ['ice'],
-                  title: 'Glaciers',
-                  text: 'Glacier retreat.',
-                  start_offset: 300,
-                  end_offset: 316,
-                },
-              },
-            ],
-          },
-        };
-      }
-      return { status: 400, result: `unexpected ${req.method} ${req.path}` };
-    };
+    respond = qdrantReplies(
+      () => storedPoints,
+      () => laterPages,
+    );
     index = await openQdrantVectorIndex({ client: buildQdrantClient(url), embedder: IDENTITY });
   });
 
@@ -432,27 +339,3 @@ describe('Qdrant vector adapter: exact requests (offline)', () => {
     await expect(openQdrantVectorIndex({ client: buildQdrantClient(url), embedder: IDENTITY })).resolves.toBeDefined();
   });
 });
-
-const QDRANT_URL = process.env.QDRANT_URL;
-if (QDRANT_URL) {
-  const collection = `quarry_test_${process.pid}_${Date.now()}`;
-  const dir = mkdtempSync(join(tmpdir(), 'quarry-search-qd-'));
-  // Qdrant is the vector leg; the BM25 leg of the pair is the embedded one.
-  indexContract(`Qdrant at ${QDRANT_URL} (+ LanceDB BM25)`, {
-    bm25: () => openLanceBm25Index({ dir }),
-    vectors: (embedder) =>
-      openQdrantVectorIndex({
-        client: buildQdrantClient(QDRANT_URL, process.env.QDRANT_API_KEY),
-        embedder,
-        collection,
-      }),
-    cleanup: async () => {
-      rmSync(dir, { recursive: true, force: true });
-      await buildQdrantClient(QDRANT_URL, process.env.QDRANT_API_KEY).deleteCollection(collection);
-    },
-  });
-} else {
-  describe.skip('index contract: Qdrant — skipped because QDRANT_URL is not set', () => {
-    it('runs the shared contract against a real Qdrant', () => {});
-  });
-}

@@ -13,15 +13,10 @@ import {
 } from '@bufbuild/protobuf';
 import { FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
 import { createCommentReader } from './comments.js';
-import {
-  gatewayFieldRole,
-  messageToJsonSchema,
-  SchemaError,
-  type FieldConstraints,
-  type LongPollOption,
-  type OneofConstraints,
-  type SchemaSources,
-} from './schema.js';
+import { SchemaError } from './field-constraints.js';
+import { gatewayFieldRole } from './gateway-fields.js';
+import { messageToJsonSchema } from './schema.js';
+import type { FieldConstraints, LongPollOption, OneofConstraints, SchemaSources } from './schema-sources.js';
 import type { GatewayFields, LongPoll, ToolAnnotations, ToolDefinition } from './types.js';
 
 /**

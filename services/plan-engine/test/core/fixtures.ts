@@ -1,6 +1,11 @@
 import {
   parseExpression,
+  transition,
+  type AuditEvent,
   type BranchingCondition,
+  type Effect,
+  type JsonValue,
+  type PlanEvent,
   type PlanSnapshot,
   type PlanStatus,
   type PlanStep,
@@ -73,3 +78,23 @@ export function deepFreeze<T>(value: T): T {
 
 export const statusOf = (state: PlanSnapshot, stepId: string): StepStatus | undefined =>
   state.steps.find((s) => s.id === stepId)?.status;
+
+/** The audit rows among a transition's effects, in order. */
+export const auditOf = (effects: readonly Effect[]): AuditEvent[] =>
+  effects.flatMap((effect) => (effect.kind === 'append_audit' ? [effect.event] : []));
+
+/** The state after the events, applied one after the other. */
+export const run = (state: PlanSnapshot, ...events: PlanEvent[]): PlanSnapshot =>
+  events.reduce((current, event) => transition(current, event).state, state);
+
+/** submit_step_result at NOW. */
+export const submit = (stepId: string, result: JsonValue, confidence?: number): PlanEvent => ({
+  type: 'submit_step_result',
+  at: NOW,
+  stepId,
+  result,
+  ...(confidence === undefined ? {} : { confidence }),
+});
+
+/** get_next_step at NOW. */
+export const claim: PlanEvent = { type: 'claim_next_step', at: NOW };
