@@ -33,6 +33,7 @@ export {
 export {
   createGrpcServer,
   unary,
+  handlersWith,
   unaryHandlerOf,
   type CallContext,
   type UnaryHandler,
@@ -44,7 +45,9 @@ export {
 export { buildServiceServer, listenService, type ListeningService } from './service.js';
 export {
   createGrpcClient,
+  createRawClient,
   DEFAULT_CHANNEL_OPTIONS,
+  type RawClient,
   type CallOptions,
   type ClientOptions,
   type ClientConstructor,
@@ -53,4 +56,3 @@ export {
   type RequestOf,
   type ResponseOf,
 } from './client.js';
-export { createRawClient, type RawClient } from './raw-client.js';

@@ -42,6 +42,29 @@ export function unary<Req, Res>(fn: UnaryHandler<Req, Res>): grpc.handleUnaryCal
   return Object.assign(unregistered, { [HANDLER]: fn as UnaryHandler<unknown, unknown> });
 }
 
+/** A handler written as a plain function of the service's shared dependencies, the request and the call. */
+export type ServiceHandler<D, Req, Res> = (deps: D, request: Req, ctx: CallContext) => Promise<Res>;
+
+type BoundHandlers<D, H> = {
+  [K in keyof H]: H[K] extends ServiceHandler<D, infer Req, infer Res> ? grpc.handleUnaryCall<Req, Res> : never;
+};
+
+/**
+ * A service's implementation from its handler files: each `(deps, request, ctx)` handler becomes
+ * the `unary()` method of the same name with `deps` bound, so a call goes from the server's
+ * identity check straight to its handler (services/<name>/src/handlers/<rpc>.ts).
+ */
+export function handlersWith<D, H extends Record<string, ServiceHandler<D, never, unknown>>>(
+  deps: D,
+  handlers: H,
+): BoundHandlers<D, H> {
+  const bound: Record<string, grpc.handleUnaryCall<unknown, unknown>> = {};
+  for (const [name, handler] of Object.entries(handlers)) {
+    bound[name] = unary((request: unknown, ctx) => handler(deps, request as never, ctx));
+  }
+  return bound as BoundHandlers<D, H>;
+}
+
 /**
  * The async function a `unary()` method wraps, for callers that serve a service in-process
  * (the benchmark's monolith baseline). Calling it skips identity verification, so only trusted

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { type CallContext, unary, unaryHandlerOf } from '../src/index.js';
+import { type CallContext, handlersWith, unary, unaryHandlerOf } from '../src/index.js';
 
 describe('unaryHandlerOf', () => {
   it('returns the async function a unary() method wraps, callable in-process', async () => {
@@ -16,5 +16,19 @@ describe('unaryHandlerOf', () => {
     expect(unaryHandlerOf((_call: unknown, _callback: unknown) => undefined)).toBeUndefined();
     expect(unaryHandlerOf(undefined)).toBeUndefined();
     expect(unaryHandlerOf({})).toBeUndefined();
+  });
+});
+
+describe('handlersWith', () => {
+  it('makes each (deps, request, ctx) handler the unary() method of its name, deps bound', async () => {
+    const deps = { greeting: 'hello' };
+    const greet = async (d: typeof deps, request: { name: string }, ctx: CallContext) =>
+      `${d.greeting} ${request.name} of ${ctx.identity.orgId}`;
+    const shout = async (d: typeof deps, request: { name: string }) => `${d.greeting.toUpperCase()} ${request.name}`;
+    const implementation = handlersWith(deps, { greet, shout });
+    expect(Object.keys(implementation)).toEqual(['greet', 'shout']);
+    const ctx = { identity: { kind: 'user', orgId: 'org-1', requestId: 'r-1' } } as CallContext;
+    await expect(unaryHandlerOf(implementation.greet)!({ name: 'Ada' }, ctx)).resolves.toBe('hello Ada of org-1');
+    await expect(unaryHandlerOf(implementation.shout)!({ name: 'Ada' }, ctx)).resolves.toBe('HELLO Ada');
   });
 });

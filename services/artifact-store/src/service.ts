@@ -1,5 +1,5 @@
 import type { artifactV1 } from '@quarry/contracts';
-import { unary } from '@quarry/grpc';
+import { handlersWith } from '@quarry/grpc';
 import { checkExtractionTarget } from './handlers/check-extraction-target.js';
 import type { ArtifactServiceDeps } from './handlers/deps.js';
 import { getArtifactText } from './handlers/get-artifact-text.js';
@@ -18,13 +18,13 @@ export type { ArtifactServiceDeps } from './handlers/deps.js';
  * under the caller's tenant (store/), so an event exists exactly when its row does.
  */
 export function createArtifactService(deps: ArtifactServiceDeps): artifactV1.ArtifactServiceServer {
-  return {
-    storeResearch: unary((req, ctx) => storeResearch(deps, req, ctx)),
-    storeResearchOutput: unary((req, ctx) => storeResearchOutput(deps, req, ctx)),
-    submitSubagentReport: unary((req, ctx) => submitSubagentReport(deps, req, ctx)),
-    listPlanArtifacts: unary((req, ctx) => listPlanArtifacts(deps, req, ctx)),
-    getArtifactText: unary((req, ctx) => getArtifactText(deps, req, ctx)),
-    storeExtractionResult: unary((req, ctx) => storeExtractionResult(deps, req, ctx)),
-    checkExtractionTarget: unary((req, ctx) => checkExtractionTarget(deps, req, ctx)),
-  };
+  return handlersWith(deps, {
+    storeResearch,
+    storeResearchOutput,
+    submitSubagentReport,
+    listPlanArtifacts,
+    getArtifactText,
+    storeExtractionResult,
+    checkExtractionTarget,
+  });
 }

@@ -1,5 +1,5 @@
 import type { extractionV1 } from '@quarry/contracts';
-import { unary } from '@quarry/grpc';
+import { handlersWith } from '@quarry/grpc';
 import type { ExtractionServiceDeps } from './handlers/deps.js';
 import { extractData } from './handlers/extract-data.js';
 
@@ -7,7 +7,5 @@ export type { ExtractionServiceDeps } from './handlers/deps.js';
 
 /** The ExtractionService rpcs, one handler each (handlers/). */
 export function createExtractionService(deps: ExtractionServiceDeps): extractionV1.ExtractionServiceServer {
-  return {
-    extractData: unary((req, ctx) => extractData(deps, req, ctx)),
-  };
+  return handlersWith(deps, { extractData });
 }

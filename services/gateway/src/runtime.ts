@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { identityV1, toolCatalogue } from '@quarry/contracts';
 import { createDb } from '@quarry/db';
-import { createIdentitySigner } from '@quarry/grpc';
+import { createIdentitySigner, createRawClient } from '@quarry/grpc';
 import { createMetrics, fastifyOtel, metricsText, type Registry, telemetryRunning } from '@quarry/telemetry';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
@@ -10,7 +10,7 @@ import type { GatewayConfig } from './config.js';
 import { createTokenAuthenticator } from './identity/authenticator.js';
 import { identityServiceImplementation } from './identity/service.js';
 import type { IdentityDatabase } from './identity/schema.js';
-import { createGrpcBackend, createLocalBackend } from './mcp/backends.js';
+import { createLocalBackend } from './mcp/backends.js';
 import { createToolDispatcher, type ToolBackend } from './mcp/dispatcher.js';
 import type { GatewayDeps } from './server.js';
 import { createToolCallLog } from './tool-call-log.js';
@@ -96,8 +96,10 @@ export async function createGatewayRuntime({
   const pendingTimer = setInterval(() => pending.set(toolCallLog.pending()), 5_000).unref();
 
   const signer = createIdentitySigner({ key: config.QUARRY_IDENTITY_KEY, issuer: 'quarry-gateway' });
+  // A gRPC client is a backend as it is: the dispatcher's call carries the identity, deadline and signal it takes.
   const remote = Object.entries(serviceAddresses).map(
-    ([service, address]) => [service, createGrpcBackend(address, signer, config.QUARRY_GRPC_DEADLINE)] as const,
+    ([service, address]) =>
+      [service, createRawClient(address, { signer, defaultDeadlineMs: config.QUARRY_GRPC_DEADLINE })] as const,
   );
   const backends: Record<string, ToolBackend> = {
     [`${identityV1.protobufPackage}.IdentityService`]: createLocalBackend(

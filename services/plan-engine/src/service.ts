@@ -1,5 +1,5 @@
 import type { planV1 } from '@quarry/contracts';
-import { type CallContext, unary } from '@quarry/grpc';
+import { handlersWith } from '@quarry/grpc';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { noPlanArtifacts, type PlanArtifacts } from './artifacts.js';
@@ -49,22 +49,19 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
     now: deps.now ?? (() => new Date()),
     newId: deps.newId ?? (() => crypto.randomUUID()),
   };
-  const handle = <Req, Res>(handler: (deps: PlanHandlerDeps, req: Req, ctx: CallContext) => Promise<Res>) =>
-    unary<Req, Res>((req, ctx) => handler(shared, req, ctx));
-
-  return {
-    createResearchPlan: handle(createResearchPlan),
-    getPlanStatus: handle(getPlanStatus),
-    modifyPlan: handle(modifyPlan),
-    listActivePlans: handle(listActivePlans),
-    getNextStep: handle(getNextStep),
-    submitStepResult: handle(submitStepResult),
-    getStepContext: handle(getStepContext),
-    requestUserReview: handle(requestUserReview),
-    submitUserDecision: handle(submitUserDecision),
-    getResearchContext: handle(getResearchContext),
-    logSkillExecution: handle(logSkillExecution),
-    submitResearchFeedback: handle(submitResearchFeedback),
-    resolvePlanReference: handle(resolvePlanReference),
-  };
+  return handlersWith(shared, {
+    createResearchPlan,
+    getPlanStatus,
+    modifyPlan,
+    listActivePlans,
+    getNextStep,
+    submitStepResult,
+    getStepContext,
+    requestUserReview,
+    submitUserDecision,
+    getResearchContext,
+    logSkillExecution,
+    submitResearchFeedback,
+    resolvePlanReference,
+  });
 }

@@ -1,5 +1,5 @@
 import type { searchV1 } from '@quarry/contracts';
-import { unary } from '@quarry/grpc';
+import { handlersWith } from '@quarry/grpc';
 import type { Logger } from 'pino';
 import type { SearchBackends } from '@quarry/search-index';
 import { tagged } from './engine-failures.js';
@@ -19,7 +19,5 @@ export interface SearchServiceDeps {
  */
 export function createSearchService(deps: SearchServiceDeps): searchV1.SearchServiceServer {
   const search = buildHybridSearch(tagged(deps.backends));
-  return {
-    searchSources: unary((req, ctx) => searchSources({ search, logger: deps.logger }, req, ctx)),
-  };
+  return handlersWith({ search, logger: deps.logger }, { searchSources });
 }

@@ -1,4 +1,4 @@
-import { createRawClient, type IdentitySigner, QuarryError, status } from '@quarry/grpc';
+import { QuarryError, status } from '@quarry/grpc';
 import type { BackendCall, ToolBackend } from './dispatcher.js';
 
 interface UnaryMethodDefinition {
@@ -33,19 +33,5 @@ export function createLocalBackend(
       const response = await entry.handler(decoded as never, call);
       return entry.def.responseSerialize(response);
     },
-  };
-}
-
-/** A gRPC channel to the service that owns the rpc; identity is signed into every call. */
-export function createGrpcBackend(
-  address: string,
-  signer: IdentitySigner,
-  defaultDeadlineMs: number,
-): ToolBackend & { close(): void } {
-  const client = createRawClient(address, { signer, defaultDeadlineMs });
-  return {
-    unary: (path, request, call) =>
-      client.unary(path, request, { identity: call.identity, deadlineMs: call.deadlineMs, signal: call.signal }),
-    close: () => client.close(),
   };
 }
