@@ -25,6 +25,7 @@ const ENGINES = [
   'EMBEDDINGS_MODEL',
   'EMBEDDINGS_API_KEY',
   'EMBEDDINGS_DIMENSION',
+  'EMBEDDINGS_SIMILARITY_FLOOR',
 ];
 
 export const SERVICES: Readonly<Record<ServiceName, ServiceSpec>> = {

@@ -8,14 +8,7 @@ import {
   type ChunkHit,
   type ChunkVectors,
 } from '@quarry/search-index';
-import {
-  buildHybridSearch,
-  classifyQuery,
-  fuse,
-  FUSION_WEIGHTS,
-  LEXICAL_FUSION_WEIGHTS,
-  rankSources,
-} from '@quarry/search';
+import { buildHybridSearch, classifyQuery, rankResults, rankSources } from '@quarry/search';
 import { type Cranfield, loadCranfield, ndcgAt10, recallAt100 } from './cranfield.js';
 import {
   artifactText,
@@ -280,7 +273,7 @@ async function deepHits(search: (limit: number) => Promise<ChunkHit[]>, sources:
 /**
  * Quality on Cranfield, loaded through the real path (store_research over MCP → outbox →
  * indexer → both indexes): nDCG@10 and Recall@100 for BM25 alone, vectors alone and the hybrid
- * (the service's fuse and weights, limit 100), the legs run in process on the running system's
+ * (the service's own ranking, `rankResults`, limit 100), the legs run in process on the running system's
  * backends. Also: search_sources through MCP must give the same top 10 as the same search in
  * process, for every query.
  */
@@ -304,7 +297,6 @@ async function quality({ system, progress }: PhaseContext, data: Cranfield): Pro
     const asDocs = (sourceIds: readonly string[]) => sourceIds.map((id) => docOf.get(id) ?? `unknown:${id}`);
 
     const scope = (limit: number) => ({ orgId: member.orgId, limit });
-    const weights = backends.embedder.lexical ? LEXICAL_FUSION_WEIGHTS : FUSION_WEIGHTS;
     const inProcess = buildHybridSearch(backends);
     const sums = { bm25: { ndcg: 0, recall: 0 }, vectors: { ndcg: 0, recall: 0 }, hybrid: { ndcg: 0, recall: 0 } };
     let agreeing = 0;
@@ -318,9 +310,12 @@ async function quality({ system, progress }: PhaseContext, data: Cranfield): Pro
       const rankings = {
         bm25: sourceIds(keywordHits),
         vectors: sourceIds(semanticHits),
-        hybrid: fuse(keywordHits, semanticHits, { queryType, limit: 100, weights: weights[queryType] }).map(
-          (r) => r.sourceId,
-        ),
+        hybrid: rankResults(keywordHits, semanticHits, {
+          mode: 'hybrid',
+          queryType,
+          limit: 100,
+          embedder: backends.embedder,
+        }).map((r) => r.sourceId),
       };
       for (const [mode, ranked] of Object.entries(rankings) as [keyof typeof sums, string[]][]) {
         sums[mode].ndcg += ndcgAt10(asDocs(ranked), relevant);

@@ -25,6 +25,9 @@ EMBEDDINGS_MODEL: {{ required "embeddings.model is required when embeddings.url 
 {{- with .Values.embeddings.dimension }}
 EMBEDDINGS_DIMENSION: {{ . | int | quote }}
 {{- end }}
+{{- if not (kindIs "invalid" .Values.embeddings.similarityFloor) }}
+EMBEDDINGS_SIMILARITY_FLOOR: {{ .Values.embeddings.similarityFloor | quote }}
+{{- end }}
 QUARRY_DATA_DIR: /tmp/quarry
 {{- end }}
 

@@ -17,11 +17,13 @@ describe('search_sources', () => {
       'artifactType',
       'planId',
       'tags',
+      'mode',
     ]);
     expect(required(t.inputSchema)).toEqual(['query']);
     expect(Object.keys(properties(t.outputSchema))).toEqual([
       'query',
       'queryType',
+      'mode',
       'resultCount',
       'keywordResults',
       'semanticResults',
@@ -57,6 +59,8 @@ describe('search_sources', () => {
     expect(input.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 50 });
     expect(input.planId!.format).toBe('uuid');
     expect(properties(t.outputSchema).queryType!.enum).toEqual(['keyword', 'balanced', 'semantic']);
+    expect(input.mode!.enum).toEqual(['hybrid', 'keyword', 'semantic']);
+    expect(properties(t.outputSchema).mode!.enum).toEqual(['hybrid', 'keyword', 'semantic']);
   });
 
   const problem = (args: unknown): string | undefined => {

@@ -39,6 +39,12 @@ export const searchBackendsConfigShape = {
   EMBEDDINGS_MODEL: z.string().min(1).optional(),
   EMBEDDINGS_API_KEY: z.string().min(1).optional(),
   EMBEDDINGS_DIMENSION: z.coerce.number().int().positive().max(65_536).optional(),
+  EMBEDDINGS_SIMILARITY_FLOOR: z.coerce
+    .number()
+    .min(-1)
+    .max(1)
+    .optional()
+    .describe('Cosine similarity under which a hit found by vector search alone is dropped (default: none)'),
 };
 
 /**
@@ -107,6 +113,9 @@ function createEmbedder(config: SearchBackendsConfig): Embedder {
     model: config.EMBEDDINGS_MODEL!,
     ...(config.EMBEDDINGS_API_KEY ? { apiKey: config.EMBEDDINGS_API_KEY } : {}),
     ...(config.EMBEDDINGS_DIMENSION ? { dimension: config.EMBEDDINGS_DIMENSION } : {}),
+    ...(config.EMBEDDINGS_SIMILARITY_FLOOR !== undefined
+      ? { similarityFloor: config.EMBEDDINGS_SIMILARITY_FLOOR }
+      : {}),
   });
 }
 

@@ -143,6 +143,11 @@ export interface Embedder {
   identity(): Promise<EmbedderIdentity>;
   /** True when vectors only capture shared words (the local embedder): fusion then leans on BM25. */
   readonly lexical?: boolean;
+  /**
+   * Cosine similarity under which a chunk found by the vector index alone is noise for this
+   * embedder (search drops it). Unset: nothing is dropped.
+   */
+  readonly similarityFloor?: number;
   /** One vector per input text, in order. */
   embed(texts: readonly string[]): Promise<number[][]>;
 }

@@ -76,6 +76,7 @@ describe('embedded defaults', () => {
       expect(backends.describe).toEqual({ bm25: 'lancedb', vectors: 'lancedb', embedder: LOCAL_EMBEDDER_VERSION });
       expect(await backends.embedder.identity()).toEqual(await createLocalEmbedder().identity());
       expect(backends.embedder.lexical).toBe(true);
+      expect(backends.embedder.similarityFloor).toBe(0.2);
       await store(backends, 'doc-1', 'The outbox relay publishes events.');
       expect(await found(backends, 'outbox relay')).toEqual({ keyword: ['doc-1'], semantic: ['doc-1'] });
     } finally {
@@ -157,6 +158,16 @@ describe('an index built by one embedder', () => {
     } finally {
       await rebuilt.close();
     }
+    const floored = await openSearchBackends(backendsConfig({ ...httpEnv(), EMBEDDINGS_SIMILARITY_FLOOR: '0.35' }));
+    try {
+      expect(floored.embedder.similarityFloor).toBe(0.35);
+      expect(rebuilt.embedder.similarityFloor).toBeUndefined();
+    } finally {
+      await floored.close();
+    }
+    expect(searchBackendsConfigSchema.safeParse({ EMBEDDINGS_SIMILARITY_FLOOR: '2' }).error?.issues[0]?.path).toEqual([
+      'EMBEDDINGS_SIMILARITY_FLOOR',
+    ]);
     // …and now the local embedder is the stranger.
     await expect(openSearchBackends(backendsConfig())).rejects.toThrow(EmbedderMismatchError);
   });

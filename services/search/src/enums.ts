@@ -1,5 +1,5 @@
 import { artifactV1, enumNames, searchV1 } from '@quarry/contracts';
-import type { QueryType } from './core/fusion.js';
+import type { QueryType, SearchMode } from './core/fusion.js';
 import { searchErrors } from './errors.js';
 
 const invalid = (field: string) => searchErrors.INVALID_ARGUMENT({ field, rule: 'must be one of the listed values' });
@@ -36,4 +36,22 @@ const QUERY_TYPES: Readonly<Record<QueryType, searchV1.QueryType>> = {
 
 export function queryTypeToProto(type: QueryType): searchV1.QueryType {
   return QUERY_TYPES[type];
+}
+
+const SEARCH_MODES: Readonly<Record<SearchMode, searchV1.SearchMode>> = {
+  hybrid: searchV1.SearchMode.SEARCH_MODE_HYBRID,
+  keyword: searchV1.SearchMode.SEARCH_MODE_KEYWORD,
+  semantic: searchV1.SearchMode.SEARCH_MODE_SEMANTIC,
+};
+
+export function searchModeToProto(mode: SearchMode): searchV1.SearchMode {
+  return SEARCH_MODES[mode];
+}
+
+/** The requested mode; UNSPECIFIED or absent means hybrid. */
+export function searchModeOf(value: searchV1.SearchMode | undefined): SearchMode {
+  if (!value) return 'hybrid';
+  const mode = (Object.keys(SEARCH_MODES) as SearchMode[]).find((m) => SEARCH_MODES[m] === value);
+  if (!mode) throw invalid('mode');
+  return mode;
 }

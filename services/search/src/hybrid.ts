@@ -1,11 +1,10 @@
 import {
   classifyQuery,
-  fuse,
-  FUSION_WEIGHTS,
-  LEXICAL_FUSION_WEIGHTS,
+  rankResults,
   rankSources,
   type FusedResult,
   type QueryType,
+  type SearchMode,
 } from './core/fusion.js';
 import { snippet } from './core/snippet.js';
 import {
@@ -21,6 +20,8 @@ export interface HybridSearchRequest {
   query: string;
   /** 1–50, default 10. */
   limit?: number;
+  /** Which legs run: both (default), BM25 only, vectors only. */
+  mode?: SearchMode;
   filters?: ChunkFilters;
 }
 
@@ -35,7 +36,8 @@ export interface HybridSearchResponse {
   query: string;
   queryType: QueryType;
   resultCount: number;
-  /** Distinct sources the keyword leg found (before the limit). */
+  mode: SearchMode;
+  /** Distinct sources the keyword leg found (before the limit); 0 when the mode did not run it. */
   keywordResults: number;
   semanticResults: number;
   results: HybridSearchResultItem[];
@@ -51,9 +53,11 @@ export interface HybridSearchDeps {
 }
 
 /**
- * The search_sources core: both legs always run in parallel (each with the org filter inside
- * its engine), chunks collapse to sources, Reciprocal Rank Fusion (k = 60) weighted by the
- * query type merges them (FUSION_WEIGHTS; LEXICAL_FUSION_WEIGHTS when the embedder is lexical), and the best chunk of each source gives a plain-text snippet.
+ * The search_sources core: the legs the mode asks for run in parallel (each with the org filter
+ * inside its engine), chunks collapse to sources, `rankResults` ranks them (BM25 first with a
+ * lexical embedder, weighted Reciprocal Rank Fusion with a semantic one; vector-only hits under
+ * the embedder's similarity floor dropped), and the best chunk of each source gives a plain-text
+ * snippet.
  */
 export function buildHybridSearch(
   deps: HybridSearchDeps,
@@ -70,23 +74,27 @@ export function buildHybridSearch(
     const limit = request.limit ?? 10;
     if (!Number.isInteger(limit) || limit < 1 || limit > 50)
       throw new RangeError('limit must be an integer between 1 and 50');
-    // Checked once; a failure to reach the embedder is retried on the next request, a mismatch is final.
-    checked ??= checkEmbedder().catch((error: unknown) => {
-      if (!(error instanceof EmbedderMismatchError)) checked = undefined;
-      throw error;
-    });
-    await checked;
+    const mode = request.mode ?? 'hybrid';
+    if (mode !== 'keyword') {
+      // Checked once; a failure to reach the embedder is retried on the next request, a mismatch
+      // is final. Keyword searches need no embedder, so they work even when it is wrong.
+      checked ??= checkEmbedder().catch((error: unknown) => {
+        if (!(error instanceof EmbedderMismatchError)) checked = undefined;
+        throw error;
+      });
+      await checked;
+    }
     const queryType = classifyQuery(request.query);
     const scope = { orgId: request.orgId, filters: request.filters, limit: candidates(limit) };
     const [keywordHits, semanticHits] = await Promise.all([
-      deps.bm25.search(request.query, scope),
-      deps.embedder.embed([request.query]).then(([v]) => deps.vectors.search(v!, scope)),
+      mode === 'semantic' ? [] : deps.bm25.search(request.query, scope),
+      mode === 'keyword' ? [] : deps.embedder.embed([request.query]).then(([v]) => deps.vectors.search(v!, scope)),
     ]);
-    const weights = (deps.embedder.lexical ? LEXICAL_FUSION_WEIGHTS : FUSION_WEIGHTS)[queryType];
-    const fused = fuse(keywordHits, semanticHits, { queryType, limit, weights });
+    const fused = rankResults(keywordHits, semanticHits, { mode, queryType, limit, embedder: deps.embedder });
     return {
       query: request.query,
       queryType,
+      mode,
       resultCount: fused.length,
       keywordResults: rankSources(keywordHits).length,
       semanticResults: rankSources(semanticHits).length,

@@ -3,10 +3,12 @@
 export {
   classifyQuery,
   fuse,
+  keywordFirst,
+  rankResults,
   rankSources,
   FUSION_WEIGHTS,
-  LEXICAL_FUSION_WEIGHTS,
   type QueryType,
+  type SearchMode,
   type FusedResult,
   type LegWeights,
 } from './core/fusion.js';

@@ -67,7 +67,7 @@ describe('hybrid search (RRF over both legs)', () => {
       keywordRank: 1,
       semanticRank: 1,
     });
-    expect(r.results[0]!.rrfScore).toBeCloseTo(1 / 61 + 0.25 / 61, 12); // lexical embedder: LEXICAL_FUSION_WEIGHTS
+    expect(r.results[0]!.rrfScore).toBeCloseTo(1 / 61, 12); // lexical embedder: BM25 first, the RRF of the final rank
     expect(r.results[0]!.textSnippet).toContain('outbox relay publishes content events to Kafka');
     expect(r.results.filter((x) => x.sourceId === 'outbox')).toHaveLength(1);
     expect(r.resultCount).toBe(r.results.length);
@@ -96,6 +96,39 @@ describe('hybrid search (RRF over both legs)', () => {
     });
     expect(r.queryType).toBe('balanced');
     expect(r.results[0]!.rrfScore).toBeCloseTo(1 / 61 + 1 / 61, 12);
+  });
+
+  it('runs only the leg the mode asks for', async () => {
+    const keyword = await search({ orgId: 'org-a', query: 'outbox relay', mode: 'keyword' });
+    expect(keyword).toMatchObject({ mode: 'keyword', semanticResults: 0 });
+    expect(keyword.results.map((x) => x.sourceId)).toEqual(['outbox']);
+    expect(keyword.results.every((x) => x.inKeyword && !x.inSemantic)).toBe(true);
+    const semantic = await search({ orgId: 'org-a', query: 'search latency', mode: 'semantic' });
+    expect(semantic).toMatchObject({ mode: 'semantic', keywordResults: 0 });
+    expect(semantic.results[0]).toMatchObject({ sourceId: 'latency', inKeyword: false, inSemantic: true });
+    // A keyword search asks no embedder: it works even while the embedder is down.
+    const down = { ...embedder, embed: () => Promise.reject(new Error('embedder down')) };
+    const noEmbedder = buildHybridSearch({ bm25, vectors, embedder: down });
+    await expect(noEmbedder({ orgId: 'org-a', query: 'outbox', mode: 'keyword' })).resolves.toMatchObject({
+      resultCount: 1,
+    });
+    await expect(noEmbedder({ orgId: 'org-a', query: 'outbox' })).rejects.toThrow('embedder down');
+  });
+
+  it('drops vector-only hits under the embedder’s similarity floor', async () => {
+    const query = 'weather forecast'; // shares words with the filler sentences only
+    const loose = await buildHybridSearch({ bm25, vectors, embedder: { ...embedder, similarityFloor: -1 } })({
+      orgId: 'org-a',
+      query,
+      mode: 'semantic',
+    });
+    const strict = await buildHybridSearch({ bm25, vectors, embedder: { ...embedder, similarityFloor: 0.99 } })({
+      orgId: 'org-a',
+      query,
+      mode: 'semantic',
+    });
+    expect(loose.resultCount).toBeGreaterThan(0);
+    expect(strict.resultCount).toBe(0);
   });
 
   it('refuses an embedder other than the one that built the vector index', async () => {

@@ -11,14 +11,7 @@ import {
   prepareSource,
   type ChunkHit,
 } from '@quarry/search-index';
-import {
-  buildHybridSearch,
-  classifyQuery,
-  fuse,
-  LEXICAL_FUSION_WEIGHTS,
-  rankSources,
-  type QueryType,
-} from '../src/index.js';
+import { buildHybridSearch, classifyQuery, fuse, rankResults, rankSources, type QueryType } from '../src/index.js';
 
 /**
  * Measurements quoted in docs/adr/0009-search-engines.md. Opt-in, because they take about a
@@ -180,8 +173,8 @@ const ms = (x: number): string => x.toFixed(2);
       const modes: Record<string, (k: ChunkHit[], v: ChunkHit[], qt: QueryType) => string[]> = {
         'BM25 only': (k) => rankSources(k).map((x) => x.hit.sourceId),
         'vectors only (lexical local)': (_k, v) => rankSources(v).map((x) => x.hit.sourceId),
-        'hybrid as built (lexical weights)': (k, v, qt) =>
-          fuse(k, v, { queryType: qt, limit: 100, weights: LEXICAL_FUSION_WEIGHTS[qt] }).map((r) => r.sourceId),
+        'hybrid as built (BM25 first, lexical embedder)': (k, v, qt) =>
+          rankResults(k, v, { mode: 'hybrid', queryType: qt, limit: 100, embedder }).map((r) => r.sourceId),
         'hybrid RRF, query-type weights': (k, v, qt) =>
           fuse(k, v, { queryType: qt, limit: 100 }).map((r) => r.sourceId),
         'hybrid RRF, equal weights': (k, v) => fuse(k, v, { queryType: 'balanced', limit: 100 }).map((r) => r.sourceId),

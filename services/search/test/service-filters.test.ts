@@ -170,6 +170,7 @@ describe('CANARY: an org sees only its own items', () => {
       expect(await searchAs(nobody, query, extra)).toEqual({
         query,
         queryType: expect.any(Number),
+        mode: searchV1.SearchMode.SEARCH_MODE_HYBRID,
         resultCount: 0,
         keywordResults: 0,
         semanticResults: 0,

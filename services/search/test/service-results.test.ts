@@ -41,15 +41,15 @@ describe('search_sources finds what an org stored', () => {
       semanticRank: 1,
       textSnippet: expect.stringContaining('outbox relay publishes content events to Kafka'),
     });
-    // The local embedder is lexical, so fusion weighs BM25 1.0 and vectors 0.25 (LEXICAL_FUSION_WEIGHTS).
-    for (const x of r.results) {
+    // The local embedder is lexical, so BM25's ranking comes first, whole, and the score is the
+    // RRF of each result's final rank; vector-only items can only follow every keyword match.
+    r.results.forEach((x, i) => {
       expect(x.id).toBe(x.sourceId);
       expect(x.inKeyword).toBe(x.keywordRank !== undefined);
       expect(x.inSemantic).toBe(x.semanticRank !== undefined);
-      const expected =
-        (x.keywordRank ? 1 / (60 + x.keywordRank) : 0) + (x.semanticRank ? 0.25 / (60 + x.semanticRank) : 0);
-      expect(x.rrfScore).toBeCloseTo(expected, 12);
-    }
+      expect(x.rrfScore).toBeCloseTo(1 / (60 + i + 1), 12);
+      if (x.inKeyword) expect(x.keywordRank).toBe(i + 1);
+    });
     const scores = r.results.map((x) => x.rrfScore);
     expect(scores).toEqual([...scores].sort((a, b) => b - a));
   });
@@ -115,6 +115,21 @@ describe('limit', () => {
   });
 });
 
+describe('mode', () => {
+  it('hybrid by default; keyword and semantic run one search only and say so', async () => {
+    const hybrid = await searchAs(orgA, 'outbox relay');
+    expect(hybrid.mode).toBe(searchV1.SearchMode.SEARCH_MODE_HYBRID);
+    const keyword = await searchAs(orgA, 'outbox relay', { mode: searchV1.SearchMode.SEARCH_MODE_KEYWORD });
+    expect(keyword).toMatchObject({ mode: searchV1.SearchMode.SEARCH_MODE_KEYWORD, semanticResults: 0 });
+    expect(keyword.results.length).toBeGreaterThan(0);
+    expect(keyword.results.every((x) => x.inKeyword && !x.inSemantic)).toBe(true);
+    const semantic = await searchAs(orgA, 'kafak', { mode: searchV1.SearchMode.SEARCH_MODE_SEMANTIC });
+    expect(semantic).toMatchObject({ mode: searchV1.SearchMode.SEARCH_MODE_SEMANTIC, keywordResults: 0 });
+    expect(semantic.results.length).toBeGreaterThan(0);
+    expect(semantic.results.every((x) => x.inSemantic && !x.inKeyword)).toBe(true);
+  });
+});
+
 describe('bad requests are refused with INVALID_ARGUMENT', () => {
   it.each([
     ['a blank query', request('  \t\n ')],
@@ -126,6 +141,7 @@ describe('bad requests are refused with INVALID_ARGUMENT', () => {
     ['a blank tag', request('outbox', { tags: ['kafka', ' '] })],
     ['a repeated tag', request('outbox', { tags: ['kafka', 'kafka'] })],
     ['more than 20 tags', request('outbox', { tags: Array.from({ length: 21 }, (_, i) => `t${i}`) })],
+    ['an unknown mode', request('outbox', { mode: 7 as searchV1.SearchMode })],
   ])('%s', async (_name, req) => {
     await expect(client.call('searchSources', req, as(orgA))).rejects.toMatchObject({
       status: status.INVALID_ARGUMENT,

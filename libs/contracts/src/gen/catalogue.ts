@@ -2037,7 +2037,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "search_sources",
     "title": "Search stored research",
-    "description": "Search everything stored in your organization (artifacts, outputs, subagent reports) by keywords and meaning at once. Keyword search (BM25) and vector search always both run; their rankings are merged with Reciprocal Rank Fusion, weighted by the query's length (short queries lean on keywords, long questions on meaning). Results are per stored item, best first, each with a snippet of its best-matching passage. Narrow with sourceTable, artifactType, planId and tags. Content stored a moment ago may take a second to appear.",
+    "description": "Search everything stored in your organization (artifacts, outputs, subagent reports) by keywords and meaning at once. By default keyword search (BM25) and vector search both run and their rankings are merged (Reciprocal Rank Fusion weighted by the query's length: short queries lean on keywords, long questions on meaning); mode keyword or semantic runs one of them only. Results are per stored item, best first, each with a snippet of its best-matching passage. Narrow with sourceTable, artifactType, planId and tags. Content stored a moment ago may take a second to appear.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -2089,6 +2089,15 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "maxItems": 20,
           "uniqueItems": true,
           "description": "Only items carrying every one of these tags."
+        },
+        "mode": {
+          "type": "string",
+          "enum": [
+            "hybrid",
+            "keyword",
+            "semantic"
+          ],
+          "description": "Which searches run: hybrid (default), keyword or semantic."
         }
       },
       "required": [
@@ -2111,6 +2120,15 @@ export const toolDefinitions: readonly ToolDefinition[] = [
             "semantic"
           ],
           "description": "How the query was read: keyword, balanced or semantic."
+        },
+        "mode": {
+          "type": "string",
+          "enum": [
+            "hybrid",
+            "keyword",
+            "semantic"
+          ],
+          "description": "Which searches ran: hybrid, keyword or semantic."
         },
         "resultCount": {
           "type": "integer",
@@ -2158,7 +2176,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
               },
               "rrfScore": {
                 "type": "number",
-                "description": "The fused Reciprocal Rank Fusion score (higher is better)."
+                "description": "The fused Reciprocal Rank Fusion score of its place in the results (higher is better)."
               },
               "inKeyword": {
                 "type": "boolean",

@@ -14,6 +14,8 @@ export interface HttpEmbedderOptions {
   model: string;
   apiKey?: string;
   dimension?: number;
+  /** See Embedder.similarityFloor: where it goes depends on the model, so it is configured. */
+  similarityFloor?: number;
   batchSize?: number;
   retries?: number;
   /** First backoff delay; doubles per attempt up to `maxBackoffMs`. */
@@ -101,6 +103,7 @@ export function createHttpEmbedder(options: HttpEmbedderOptions): Embedder {
   };
 
   return {
+    ...(options.similarityFloor !== undefined ? { similarityFloor: options.similarityFloor } : {}),
     async identity(): Promise<EmbedderIdentity> {
       if (dimension === undefined) {
         const [probe] = await withRetry(['dimension probe']);

@@ -1,6 +1,6 @@
 import type { searchV1 } from '@quarry/contracts';
 import type { ChunkFilters } from '@quarry/search-index';
-import { artifactTypeFilter, sourceTableFilter } from '../enums.js';
+import { artifactTypeFilter, searchModeOf, sourceTableFilter } from '../enums.js';
 import { searchErrors } from '../errors.js';
 import type { HybridSearchRequest } from '../hybrid.js';
 
@@ -39,5 +39,5 @@ export function toHybridRequest(req: searchV1.SearchSourcesRequest, orgId: strin
     if (new Set(req.tags).size !== req.tags.length) throw invalid('tags', 'must not repeat a tag');
     filters.tags = [...req.tags];
   }
-  return { orgId, query, limit, filters };
+  return { orgId, query, limit, mode: searchModeOf(req.mode), filters };
 }

@@ -3,7 +3,7 @@ import type { CallContext } from '@quarry/grpc';
 import type { Logger } from 'pino';
 import { toHybridRequest } from '../core/request.js';
 import { searchFailure } from '../engine-failures.js';
-import { queryTypeToProto, sourceTableToProto } from '../enums.js';
+import { queryTypeToProto, searchModeToProto, sourceTableToProto } from '../enums.js';
 import type { HybridSearchRequest, HybridSearchResponse } from '../hybrid.js';
 
 interface SearchSourcesDeps {
@@ -30,6 +30,7 @@ function toProto(r: HybridSearchResponse): searchV1.SearchSourcesResponse {
   return {
     query: r.query,
     queryType: queryTypeToProto(r.queryType),
+    mode: searchModeToProto(r.mode),
     resultCount: r.resultCount,
     keywordResults: r.keywordResults,
     semanticResults: r.semanticResults,

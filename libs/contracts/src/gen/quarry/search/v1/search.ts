@@ -70,6 +70,55 @@ export function sourceTableToJSON(object: SourceTable): string {
   }
 }
 
+/** Which searches run. */
+export enum SearchMode {
+  SEARCH_MODE_UNSPECIFIED = 0,
+  /** SEARCH_MODE_HYBRID - Keyword (BM25) and vector search, merged (the default). */
+  SEARCH_MODE_HYBRID = 1,
+  /** SEARCH_MODE_KEYWORD - Keyword (BM25) search only: exact terms, names, identifiers. */
+  SEARCH_MODE_KEYWORD = 2,
+  /** SEARCH_MODE_SEMANTIC - Vector search only: passages close to the query as a whole. */
+  SEARCH_MODE_SEMANTIC = 3,
+  UNRECOGNIZED = -1,
+}
+
+export function searchModeFromJSON(object: any): SearchMode {
+  switch (object) {
+    case 0:
+    case "SEARCH_MODE_UNSPECIFIED":
+      return SearchMode.SEARCH_MODE_UNSPECIFIED;
+    case 1:
+    case "SEARCH_MODE_HYBRID":
+      return SearchMode.SEARCH_MODE_HYBRID;
+    case 2:
+    case "SEARCH_MODE_KEYWORD":
+      return SearchMode.SEARCH_MODE_KEYWORD;
+    case 3:
+    case "SEARCH_MODE_SEMANTIC":
+      return SearchMode.SEARCH_MODE_SEMANTIC;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return SearchMode.UNRECOGNIZED;
+  }
+}
+
+export function searchModeToJSON(object: SearchMode): string {
+  switch (object) {
+    case SearchMode.SEARCH_MODE_UNSPECIFIED:
+      return "SEARCH_MODE_UNSPECIFIED";
+    case SearchMode.SEARCH_MODE_HYBRID:
+      return "SEARCH_MODE_HYBRID";
+    case SearchMode.SEARCH_MODE_KEYWORD:
+      return "SEARCH_MODE_KEYWORD";
+    case SearchMode.SEARCH_MODE_SEMANTIC:
+      return "SEARCH_MODE_SEMANTIC";
+    case SearchMode.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 /** How the query was read, which sets the fusion weights. */
 export enum QueryType {
   QUERY_TYPE_UNSPECIFIED = 0,
@@ -140,6 +189,8 @@ export interface SearchSourcesRequest {
     | undefined;
   /** Only items carrying every one of these tags. */
   tags: string[];
+  /** Which searches run: hybrid (default), keyword or semantic. */
+  mode?: SearchMode | undefined;
 }
 
 export interface SearchSourcesResponse {
@@ -147,6 +198,8 @@ export interface SearchSourcesResponse {
   query: string;
   /** How the query was read: keyword, balanced or semantic. */
   queryType: QueryType;
+  /** Which searches ran: hybrid, keyword or semantic. */
+  mode: SearchMode;
   /** How many results are returned. */
   resultCount: number;
   /** How many distinct items the keyword (BM25) search matched. */
@@ -166,7 +219,7 @@ export interface SearchResult {
   sourceId: string;
   /** The stored item's title. */
   title: string;
-  /** The fused Reciprocal Rank Fusion score (higher is better). */
+  /** The fused Reciprocal Rank Fusion score of its place in the results (higher is better). */
   rrfScore: number;
   /** Whether keyword search found it. */
   inKeyword: boolean;
@@ -185,7 +238,15 @@ export interface SearchResult {
 }
 
 function createBaseSearchSourcesRequest(): SearchSourcesRequest {
-  return { query: "", limit: undefined, sourceTable: undefined, artifactType: undefined, planId: undefined, tags: [] };
+  return {
+    query: "",
+    limit: undefined,
+    sourceTable: undefined,
+    artifactType: undefined,
+    planId: undefined,
+    tags: [],
+    mode: undefined,
+  };
 }
 
 export const SearchSourcesRequest: MessageFns<SearchSourcesRequest> = {
@@ -207,6 +268,9 @@ export const SearchSourcesRequest: MessageFns<SearchSourcesRequest> = {
     }
     for (const v of message.tags) {
       writer.uint32(50).string(v!);
+    }
+    if (message.mode !== undefined) {
+      writer.uint32(160).int32(message.mode);
     }
     return writer;
   },
@@ -272,6 +336,14 @@ export const SearchSourcesRequest: MessageFns<SearchSourcesRequest> = {
             message.tags.push(reader.string());
             continue;
           }
+          case 20: {
+            if (tag !== 160) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -306,6 +378,7 @@ export const SearchSourcesRequest: MessageFns<SearchSourcesRequest> = {
       tags: globalThis.Array.isArray(object?.tags)
         ? object.tags.map((e: any) => globalThis.String(e))
         : [],
+      mode: isSet(object.mode) ? searchModeFromJSON(object.mode) : undefined,
     };
   },
 
@@ -329,6 +402,9 @@ export const SearchSourcesRequest: MessageFns<SearchSourcesRequest> = {
     if (message.tags?.length) {
       obj.tags = message.tags;
     }
+    if (message.mode !== undefined) {
+      obj.mode = searchModeToJSON(message.mode);
+    }
     return obj;
   },
 
@@ -343,12 +419,13 @@ export const SearchSourcesRequest: MessageFns<SearchSourcesRequest> = {
     message.artifactType = object.artifactType ?? undefined;
     message.planId = object.planId ?? undefined;
     message.tags = object.tags?.map((e) => e) || [];
+    message.mode = object.mode ?? undefined;
     return message;
   },
 };
 
 function createBaseSearchSourcesResponse(): SearchSourcesResponse {
-  return { query: "", queryType: 0, resultCount: 0, keywordResults: 0, semanticResults: 0, results: [] };
+  return { query: "", queryType: 0, mode: 0, resultCount: 0, keywordResults: 0, semanticResults: 0, results: [] };
 }
 
 export const SearchSourcesResponse: MessageFns<SearchSourcesResponse> = {
@@ -358,6 +435,9 @@ export const SearchSourcesResponse: MessageFns<SearchSourcesResponse> = {
     }
     if (message.queryType !== 0) {
       writer.uint32(16).int32(message.queryType);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(160).int32(message.mode);
     }
     if (message.resultCount !== 0) {
       writer.uint32(24).uint32(message.resultCount);
@@ -401,6 +481,14 @@ export const SearchSourcesResponse: MessageFns<SearchSourcesResponse> = {
             }
 
             message.queryType = reader.int32() as any;
+            continue;
+          }
+          case 20: {
+            if (tag !== 160) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
             continue;
           }
           case 3: {
@@ -455,6 +543,7 @@ export const SearchSourcesResponse: MessageFns<SearchSourcesResponse> = {
         : isSet(object.query_type)
         ? queryTypeFromJSON(object.query_type)
         : 0,
+      mode: isSet(object.mode) ? searchModeFromJSON(object.mode) : 0,
       resultCount: isSet(object.resultCount)
         ? globalThis.Number(object.resultCount)
         : isSet(object.result_count)
@@ -484,6 +573,9 @@ export const SearchSourcesResponse: MessageFns<SearchSourcesResponse> = {
     if (message.queryType !== 0) {
       obj.queryType = queryTypeToJSON(message.queryType);
     }
+    if (message.mode !== 0) {
+      obj.mode = searchModeToJSON(message.mode);
+    }
     if (message.resultCount !== 0) {
       obj.resultCount = Math.round(message.resultCount);
     }
@@ -506,6 +598,7 @@ export const SearchSourcesResponse: MessageFns<SearchSourcesResponse> = {
     const message = createBaseSearchSourcesResponse();
     message.query = object.query ?? "";
     message.queryType = object.queryType ?? 0;
+    message.mode = object.mode ?? 0;
     message.resultCount = object.resultCount ?? 0;
     message.keywordResults = object.keywordResults ?? 0;
     message.semanticResults = object.semanticResults ?? 0;
@@ -781,11 +874,12 @@ export type SearchServiceService = typeof SearchServiceService;
 export const SearchServiceService = {
   /**
    * Search everything stored in your organization (artifacts, outputs, subagent reports) by
-   * keywords and meaning at once. Keyword search (BM25) and vector search always both run; their
-   * rankings are merged with Reciprocal Rank Fusion, weighted by the query's length (short
-   * queries lean on keywords, long questions on meaning). Results are per stored item, best
-   * first, each with a snippet of its best-matching passage. Narrow with sourceTable,
-   * artifactType, planId and tags. Content stored a moment ago may take a second to appear.
+   * keywords and meaning at once. By default keyword search (BM25) and vector search both run
+   * and their rankings are merged (Reciprocal Rank Fusion weighted by the query's length: short
+   * queries lean on keywords, long questions on meaning); mode keyword or semantic runs one of
+   * them only. Results are per stored item, best first, each with a snippet of its
+   * best-matching passage. Narrow with sourceTable, artifactType, planId and tags. Content
+   * stored a moment ago may take a second to appear.
    */
   searchSources: {
     path: "/quarry.search.v1.SearchService/SearchSources" as const,
@@ -802,11 +896,12 @@ export const SearchServiceService = {
 export interface SearchServiceServer extends UntypedServiceImplementation {
   /**
    * Search everything stored in your organization (artifacts, outputs, subagent reports) by
-   * keywords and meaning at once. Keyword search (BM25) and vector search always both run; their
-   * rankings are merged with Reciprocal Rank Fusion, weighted by the query's length (short
-   * queries lean on keywords, long questions on meaning). Results are per stored item, best
-   * first, each with a snippet of its best-matching passage. Narrow with sourceTable,
-   * artifactType, planId and tags. Content stored a moment ago may take a second to appear.
+   * keywords and meaning at once. By default keyword search (BM25) and vector search both run
+   * and their rankings are merged (Reciprocal Rank Fusion weighted by the query's length: short
+   * queries lean on keywords, long questions on meaning); mode keyword or semantic runs one of
+   * them only. Results are per stored item, best first, each with a snippet of its
+   * best-matching passage. Narrow with sourceTable, artifactType, planId and tags. Content
+   * stored a moment ago may take a second to appear.
    */
   searchSources: handleUnaryCall<SearchSourcesRequest, SearchSourcesResponse>;
 }
@@ -814,11 +909,12 @@ export interface SearchServiceServer extends UntypedServiceImplementation {
 export interface SearchServiceClient extends Client {
   /**
    * Search everything stored in your organization (artifacts, outputs, subagent reports) by
-   * keywords and meaning at once. Keyword search (BM25) and vector search always both run; their
-   * rankings are merged with Reciprocal Rank Fusion, weighted by the query's length (short
-   * queries lean on keywords, long questions on meaning). Results are per stored item, best
-   * first, each with a snippet of its best-matching passage. Narrow with sourceTable,
-   * artifactType, planId and tags. Content stored a moment ago may take a second to appear.
+   * keywords and meaning at once. By default keyword search (BM25) and vector search both run
+   * and their rankings are merged (Reciprocal Rank Fusion weighted by the query's length: short
+   * queries lean on keywords, long questions on meaning); mode keyword or semantic runs one of
+   * them only. Results are per stored item, best first, each with a snippet of its
+   * best-matching passage. Narrow with sourceTable, artifactType, planId and tags. Content
+   * stored a moment ago may take a second to appear.
    */
   searchSources(
     request: SearchSourcesRequest,
