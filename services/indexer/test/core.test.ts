@@ -90,6 +90,19 @@ describe('verdict: what to do with an event given the recorded version', () => {
     expect(verdict(recorded, v('2026-01-01T00:00:05Z', 'aaaaaaaa-0000-4000-8000-000000000000'))).toBe('stale');
     expect(verdict(recorded, v('2026-01-01T00:00:04.999Z', 'ffffffff-0000-4000-8000-000000000000'))).toBe('stale');
   });
+
+  it('applies a deletion over any creation, and makes every creation stale once a tombstone is recorded', () => {
+    const deletedAt = (at: string, id: string) => versionOf({ occurredAt: at, eventId: id, type: 'content.deleted' });
+    const gone = deletedAt('2026-01-01T00:00:07Z', 'dddddddd-0000-4000-8000-000000000000');
+    expect(verdict(undefined, gone)).toBe('apply');
+    expect(verdict(recorded, gone)).toBe('apply');
+    // Even one stamped before the recorded creation (a producer clock behind).
+    expect(verdict(recorded, deletedAt('2026-01-01T00:00:01Z', 'dddddddd-0000-4000-8000-000000000000'))).toBe('apply');
+    const tomb = versionOf({ occurredAt: '2026-01-01T00:00:07Z', eventId: gone.eventId, deleted: true });
+    expect(verdict(tomb, gone)).toBe('recheck');
+    expect(verdict(tomb, recorded)).toBe('stale');
+    expect(verdict(tomb, v('2026-01-02T00:00:00Z', 'ffffffff-0000-4000-8000-000000000000'))).toBe('stale');
+  });
 });
 
 describe('Kafka lag', () => {
