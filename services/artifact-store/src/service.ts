@@ -1,9 +1,12 @@
 import type { artifactV1 } from '@quarry/contracts';
 import { handlersWith } from '@quarry/grpc';
 import { checkExtractionTarget } from './handlers/check-extraction-target.js';
+import { deleteArtifact } from './handlers/delete-artifact.js';
+import { deleteResearchOutput } from './handlers/delete-research-output.js';
 import type { ArtifactServiceDeps } from './handlers/deps.js';
 import { getArtifactText } from './handlers/get-artifact-text.js';
 import { listPlanArtifacts } from './handlers/list-plan-artifacts.js';
+import { purgePlanContent } from './handlers/purge-plan-content.js';
 import { storeExtractionResult } from './handlers/store-extraction-result.js';
 import { storeResearchOutput } from './handlers/store-research-output.js';
 import { storeResearch } from './handlers/store-research.js';
@@ -26,5 +29,8 @@ export function createArtifactService(deps: ArtifactServiceDeps): artifactV1.Art
     getArtifactText,
     storeExtractionResult,
     checkExtractionTarget,
+    deleteArtifact,
+    deleteResearchOutput,
+    purgePlanContent,
   });
 }
