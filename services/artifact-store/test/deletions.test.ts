@@ -10,7 +10,7 @@ import { as, startTestStore, type TestStore } from './support.js';
 // the rows are gone (not marked), the outbox keeps no copy of their text, one content-free
 // content.deleted event per source is appended, and a deleted, unknown or another org's id all
 // answer the same NOT_FOUND. (The indexes' side: services/indexer/test/handler-deletion.test.ts;
-// delete_plan end to end: services/gateway/test/deletion-tools.e2e.test.ts.)
+// delete_plan: services/plan-engine/test/rpc/delete-plan.test.ts.)
 
 let store: TestStore;
 const orgA = randomUUID();

@@ -266,6 +266,82 @@ export const toolDefinitions: readonly ToolDefinition[] = [
     }
   },
   {
+    "name": "delete_plan",
+    "title": "Delete research plan",
+    "description": "Delete a research plan for good, with everything it produced (for example to honour a data-retention request): its steps, results, reviews, feedback and audit trail, its link from skill executions, and its artifacts, outputs and extraction results with every chunk of them in the search indexes. Only a content-free record that a plan was deleted is kept. Afterwards the plan ID behaves exactly like one that never existed. Deleting a plan that is already gone (or never existed) answers PLAN_NOT_FOUND and changes nothing, so a retry is safe: PLAN_NOT_FOUND after a retry means the first call deleted it. Ask the user before calling it: it cannot be undone.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "planId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The ID of the research plan to delete."
+        }
+      },
+      "required": [
+        "planId"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "planId": {
+          "type": "string",
+          "description": "The deleted plan's ID."
+        },
+        "deleted": {
+          "type": "boolean",
+          "description": "Always true: the plan and everything it produced are deleted."
+        },
+        "stepsDeleted": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 4294967295,
+          "description": "Steps deleted with the plan."
+        },
+        "artifactsDeleted": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 4294967295,
+          "description": "Research artifacts deleted (subagent reports included)."
+        },
+        "outputsDeleted": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 4294967295,
+          "description": "Research outputs (deliverables) deleted."
+        },
+        "extractionResultsDeleted": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 4294967295,
+          "description": "Extraction results deleted."
+        }
+      },
+      "required": [
+        "planId",
+        "deleted",
+        "stepsDeleted",
+        "artifactsDeleted",
+        "outputsDeleted",
+        "extractionResultsDeleted"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": false,
+      "destructiveHint": true,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.plan.v1.PlanService",
+      "method": "DeletePlan",
+      "path": "/quarry.plan.v1.PlanService/DeletePlan"
+    }
+  },
+  {
     "name": "delete_research_output",
     "title": "Delete research output",
     "description": "Delete a research output (deliverable) for good: its row and its text or document bytes, and every chunk of it in the search indexes. Afterwards the ID behaves exactly like one that never existed. Deleting an ID that is already gone (or never existed) answers OUTPUT_NOT_FOUND and changes nothing, so a retry is safe.",
