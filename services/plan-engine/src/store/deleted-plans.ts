@@ -4,12 +4,8 @@ import type { Trx } from './plans.js';
 // Deleting a plan's own rows, inside the caller's tenant transaction (row-level security
 // confines every statement to the caller's org).
 
-/**
- * Delete the plan row (locked first); its steps, conditions, reviews, feedback and submit keys
- * go with it (on delete cascade), and skill executions lose their link to it (set null).
- * Returns the number of steps deleted, or undefined when there is no such plan.
- */
-export async function deletePlanRows(trx: Trx, planId: string): Promise<number | undefined> {
+/** Lock the plan row until the transaction ends; the number of its steps, or undefined when there is no such plan. */
+export async function lockPlanForDeletion(trx: Trx, planId: string): Promise<number | undefined> {
   const plan = await trx
     .selectFrom('plan.research_plans')
     .select('id')
@@ -22,8 +18,16 @@ export async function deletePlanRows(trx: Trx, planId: string): Promise<number |
     .select((eb) => eb.fn.countAll<string>().as('steps'))
     .where('plan_id', '=', planId)
     .executeTakeFirstOrThrow();
-  await trx.deleteFrom('plan.research_plans').where('id', '=', planId).execute();
   return Number(steps);
+}
+
+/**
+ * Delete the plan row (after its audit rows: their foreign key refuses it otherwise); its steps,
+ * conditions, reviews, feedback and submit keys go with it (on delete cascade), and skill
+ * executions lose their link to it (set null).
+ */
+export async function deletePlanRow(trx: Trx, planId: string): Promise<void> {
+  await trx.deleteFrom('plan.research_plans').where('id', '=', planId).execute();
 }
 
 /** The plan's audit rows, through the one path allowed to delete them (see the plan_deletion migration). */

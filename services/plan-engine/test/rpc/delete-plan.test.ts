@@ -89,6 +89,8 @@ async function busyPlan(caller: PlanCaller) {
     feedbackType: FeedbackType.FEEDBACK_TYPE_CLOSING,
     userFeedbackSummary: 'Private summary.',
   });
+  // Read once, so the status cache holds the plan when it is deleted.
+  await caller.call('getPlanStatus', { planId });
   return { planId, stepIds: [first, second], executionId: execution.executionId };
 }
 

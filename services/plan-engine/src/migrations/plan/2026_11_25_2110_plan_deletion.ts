@@ -14,13 +14,11 @@ import { type Kysely, sql } from 'kysely';
 //   function (the app role is never the owner: assertTenantSafety); UPDATE and TRUNCATE stay
 //   refused for everyone.
 // - plan.deleted_plans keeps the content-free tombstone: ids, counts, that hash, who and when.
-//   It is append-only too.
-// - The audit log's foreign key to research_plans goes: an audit row is a record about a plan,
-//   and the plan row is deleted before its audit rows are purged in the same transaction.
+//   It is append-only too, and has no foreign key: it outlives the plan.
+// - The audit log keeps its foreign key to research_plans: a plan with history still cannot be
+//   deleted, except by delete_plan, which purges the history first in the same transaction.
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
-    alter table plan.plan_audit_log drop constraint if exists plan_audit_log_org_id_plan_id_fkey;
-
     create or replace function plan.refuse_audit_log_change() returns trigger language plpgsql as $$
     begin
       if tg_op = 'DELETE' and current_setting('quarry.audit_purge', true) = 'on'
