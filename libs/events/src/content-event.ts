@@ -4,8 +4,6 @@ import { z } from 'zod';
 
 /** The topic (Kafka) and outbox `topic` of content events. */
 export const CONTENT_CREATED_TOPIC = 'content.created';
-/** Where the Kafka adapter parks events that failed `maxAttempts` times. */
-export const CONTENT_CREATED_DLT = 'content.created.dlt';
 /** The topic (Kafka) and outbox `topic` of deletions: a source and its chunks are gone. */
 export const CONTENT_DELETED_TOPIC = 'content.deleted';
 

@@ -144,7 +144,7 @@ describe('Kafka lag', () => {
     ).toBe(10);
   });
 
-  it('kafkaLagProbe asks the admin for the group and the topic and reports no age', async () => {
+  it('kafkaLagProbe asks the admin for the group and both topics, sums them, and reports no age', async () => {
     const asked: unknown[] = [];
     // A structural double of a connected kafkajs admin, answering with kafkajs' response shapes.
     const admin: KafkaAdminLike = {
@@ -154,10 +154,14 @@ describe('Kafka lag', () => {
           { partition: 0, offset: '7', metadata: null },
           { partition: 1, offset: '-1', metadata: null },
         ];
-        return [{ topic: 'content.created', partitions }];
+        return [
+          { topic: 'content.created', partitions },
+          { topic: 'content.deleted', partitions: [{ partition: 0, offset: '1', metadata: null }] },
+        ];
       },
       fetchTopicOffsets: async (topic) => {
         asked.push(['fetchTopicOffsets', topic]);
+        if (topic === 'content.deleted') return [{ partition: 0, offset: '5', high: '5', low: '0' }];
         return [
           { partition: 0, offset: '10', high: '10', low: '0' },
           { partition: 1, offset: '4', high: '4', low: '2' },
@@ -165,10 +169,11 @@ describe('Kafka lag', () => {
       },
     };
     const probe = kafkaLagProbe({ admin, groupId: 'indexer' });
-    expect(await probe()).toEqual({ pending: 3 + 2, oldestPendingAgeMs: null });
+    expect(await probe()).toEqual({ pending: 3 + 2 + 4, oldestPendingAgeMs: null });
     expect(asked).toEqual([
-      ['fetchOffsets', { groupId: 'indexer', topics: ['content.created'] }],
+      ['fetchOffsets', { groupId: 'indexer', topics: ['content.created', 'content.deleted'] }],
       ['fetchTopicOffsets', 'content.created'],
+      ['fetchTopicOffsets', 'content.deleted'],
     ]);
   });
 });
