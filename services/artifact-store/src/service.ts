@@ -18,7 +18,8 @@ export type { ArtifactServiceDeps } from './handlers/deps.js';
  * The ArtifactService rpcs, one handler each (handlers/). Every input is validated (core/) and
  * every plan/step reference resolved (one plan-engine call) before the transaction opens; the
  * row and, when it has text, its content.created event are then written in ONE transaction
- * under the caller's tenant (store/), so an event exists exactly when its row does.
+ * under the caller's tenant (store/), so an event exists exactly when its row does. A deletion
+ * removes the rows and appends their content.deleted events in one transaction the same way.
  */
 export function createArtifactService(deps: ArtifactServiceDeps): artifactV1.ArtifactServiceServer {
   return handlersWith(deps, {
