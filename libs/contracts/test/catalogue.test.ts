@@ -36,6 +36,9 @@ describe('the tool catalogue', () => {
   it('publishes exactly these tools: ping, the plan engine tools, the artifact and search tools, extract_data', () => {
     expect(toolCatalogue.map((tool) => tool.name)).toEqual([
       'create_research_plan',
+      'delete_artifact',
+      'delete_plan',
+      'delete_research_output',
       'extract_data',
       'get_next_step',
       'get_plan_status',
@@ -56,7 +59,7 @@ describe('the tool catalogue', () => {
     ]);
   });
 
-  it('marks exactly the tools that change nothing as read-only, and only modify_plan as destructive', () => {
+  it('marks exactly the tools that change nothing as read-only, and only modify_plan and the deletions as destructive', () => {
     const flagged = (hint: 'readOnlyHint' | 'destructiveHint' | 'idempotentHint') =>
       toolCatalogue.filter((tool) => tool.annotations[hint]).map((tool) => tool.name);
     expect(flagged('readOnlyHint')).toEqual([
@@ -67,9 +70,22 @@ describe('the tool catalogue', () => {
       'ping',
       'search_sources',
     ]);
-    expect(flagged('destructiveHint')).toEqual(['modify_plan']);
-    // Read tools, plus submit_step_result: a retry with the same arguments changes nothing.
-    expect(flagged('idempotentHint')).toEqual([...flagged('readOnlyHint'), 'submit_step_result'].sort());
+    expect(flagged('destructiveHint')).toEqual([
+      'delete_artifact',
+      'delete_plan',
+      'delete_research_output',
+      'modify_plan',
+    ]);
+    // Read tools, plus submit_step_result and the deletions: a retry with the same arguments changes nothing.
+    expect(flagged('idempotentHint')).toEqual(
+      [
+        ...flagged('readOnlyHint'),
+        'submit_step_result',
+        'delete_artifact',
+        'delete_plan',
+        'delete_research_output',
+      ].sort(),
+    );
     expect(toolCatalogue.filter((tool) => tool.annotations.openWorldHint)).toEqual([]);
   });
 

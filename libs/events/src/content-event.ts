@@ -4,8 +4,8 @@ import { z } from 'zod';
 
 /** The topic (Kafka) and outbox `topic` of content events. */
 export const CONTENT_CREATED_TOPIC = 'content.created';
-/** Where the Kafka adapter parks events that failed `maxAttempts` times. */
-export const CONTENT_CREATED_DLT = 'content.created.dlt';
+/** The topic (Kafka) and outbox `topic` of deletions: a source and its chunks are gone. */
+export const CONTENT_DELETED_TOPIC = 'content.deleted';
 
 // guid: any 8-4-4-4-12 hex id, as @quarry/db's isUuid accepts (ids need not be RFC v4).
 const uuid = z.guid();
@@ -31,6 +31,30 @@ export const ContentCreatedV1Schema = z.object({
   occurredAt: z.iso.datetime({ offset: true }),
 });
 export type ContentCreatedV1 = z.infer<typeof ContentCreatedV1Schema>;
+
+/**
+ * Version 1 of `content.deleted`: the source was deleted (delete_artifact, delete_research_output,
+ * delete_plan). It carries ids only, never content. Consumers remove every chunk of the source
+ * and keep a tombstone, so a `content.created` of the same source delivered later (a
+ * redelivery, a replay) is stale and never indexes it again: source ids are never reused.
+ */
+export const ContentDeletedV1Schema = z.object({
+  schemaVersion: z.literal(1),
+  eventId: uuid,
+  type: z.literal('content.deleted'),
+  orgId: uuid,
+  sourceTable: ContentCreatedV1Schema.shape.sourceTable,
+  sourceId: z.string().min(1).max(200),
+  planId: uuid.optional(),
+  occurredAt: z.iso.datetime({ offset: true }),
+});
+export type ContentDeletedV1 = z.infer<typeof ContentDeletedV1Schema>;
+
+/** Every content event a consumer may receive, told apart by `type`. */
+export const ContentEventV1Schema = z.discriminatedUnion('type', [ContentCreatedV1Schema, ContentDeletedV1Schema]);
+export type ContentEventV1 = z.infer<typeof ContentEventV1Schema>;
+
+export type ContentDeletedInput = Omit<ContentDeletedV1, 'schemaVersion' | 'eventId' | 'type' | 'occurredAt'>;
 
 export type ContentEventInput = Omit<ContentCreatedV1, 'schemaVersion' | 'eventId' | 'type' | 'occurredAt'> & {
   occurredAt?: Date;
@@ -72,10 +96,53 @@ export async function appendContentEvent<DB>(
   });
   const headers: EventHeaders = { 'event-type': event.type, 'schema-version': String(event.schemaVersion) };
   if (options.traceparent) headers.traceparent = options.traceparent;
+  await insertOutbox(trx, event, headers);
+  return { eventId: event.eventId };
+}
+
+async function insertOutbox<DB>(trx: Transaction<DB>, event: ContentEventV1, headers: EventHeaders): Promise<void> {
   await sql`select pg_advisory_xact_lock(${OUTBOX_ORDER_LOCK})`.execute(trx);
   await sql`
     insert into events.outbox (event_id, org_id, topic, key, payload, headers)
-    values (${event.eventId}, ${event.orgId}, ${CONTENT_CREATED_TOPIC}, ${event.orgId}, ${JSON.stringify(event)}::jsonb, ${JSON.stringify(headers)}::jsonb)
+    values (${event.eventId}, ${event.orgId}, ${event.type}, ${event.orgId}, ${JSON.stringify(event)}::jsonb, ${JSON.stringify(headers)}::jsonb)
   `.execute(trx);
-  return { eventId: event.eventId };
+}
+
+/**
+ * Record that sources were deleted, in the transaction that deletes their rows: first the
+ * outbox's own copies of their content (their `content.created` rows not yet read, and any dead
+ * letters of them) are removed, so PostgreSQL keeps nothing of the deleted text; then one
+ * `content.deleted` event per source is appended. `trx` must be inside `withTenant` for the
+ * sources' org (row-level security confines both steps to it).
+ */
+export async function appendContentDeletedEvents<DB>(
+  trx: Transaction<DB>,
+  sources: readonly ContentDeletedInput[],
+  options: { traceparent?: string; occurredAt?: Date } = {},
+): Promise<void> {
+  if (sources.length === 0) return;
+  const occurredAt = (options.occurredAt ?? new Date()).toISOString();
+  const events = sources.map((source) =>
+    ContentDeletedV1Schema.parse({
+      ...source,
+      schemaVersion: 1,
+      eventId: randomUUID(),
+      type: CONTENT_DELETED_TOPIC,
+      occurredAt,
+    }),
+  );
+  const keys = JSON.stringify(events.map((e) => ({ sourceTable: e.sourceTable, sourceId: e.sourceId })));
+  for (const table of ['events.outbox', 'events.dead_letters']) {
+    await sql`
+      delete from ${sql.raw(table)} t
+      using jsonb_to_recordset(${keys}::jsonb) as k("sourceTable" text, "sourceId" text)
+      where t.topic = ${CONTENT_CREATED_TOPIC}
+        and t.payload->>'sourceTable' = k."sourceTable" and t.payload->>'sourceId' = k."sourceId"
+    `.execute(trx);
+  }
+  for (const event of events) {
+    const headers: EventHeaders = { 'event-type': event.type, 'schema-version': String(event.schemaVersion) };
+    if (options.traceparent) headers.traceparent = options.traceparent;
+    await insertOutbox(trx, event, headers);
+  }
 }

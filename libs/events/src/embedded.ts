@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { sql, type Kysely } from 'kysely';
 import { createSessionClient, withTenant } from '@quarry/db';
-import { ContentCreatedV1Schema } from './content-event.js';
+import { ContentEventV1Schema } from './content-event.js';
 import { deliver, DeliveryAborted, errorText, notifyDeadLetter, type DeliveryPlan } from './delivery.js';
 import type { DeliveredEvent, EventLog, SubscribeOptions, Subscription } from './port.js';
 
@@ -62,8 +62,8 @@ export function createEmbeddedEventLog(deps: EmbeddedEventLogDeps): EventLog {
 
 /** Map an outbox row to what handlers receive; null when the payload is not a valid event. */
 export function toDeliveredEvent(row: OutboxRecord): DeliveredEvent | null {
-  const parsed = ContentCreatedV1Schema.safeParse(row.payload);
-  if (!parsed.success || parsed.data.orgId !== row.org_id) return null;
+  const parsed = ContentEventV1Schema.safeParse(row.payload);
+  if (!parsed.success || parsed.data.orgId !== row.org_id || parsed.data.type !== row.topic) return null;
   return { offset: String(row.id), topic: row.topic, key: row.key, headers: row.headers ?? {}, event: parsed.data };
 }
 

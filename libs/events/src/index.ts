@@ -2,8 +2,22 @@
 // transactional outbox in their own transaction (appendContentEvent); consumers subscribe
 // through the EventLog port, served by the outbox itself (embedded) or by Kafka.
 export { eventsSchemas } from './migrations/index.js';
-export { appendContentEvent, ContentCreatedV1Schema, CONTENT_CREATED_TOPIC } from './content-event.js';
-export type { ContentCreatedV1, ContentEventInput, EventHeaders } from './content-event.js';
+export {
+  appendContentEvent,
+  appendContentDeletedEvents,
+  ContentCreatedV1Schema,
+  ContentDeletedV1Schema,
+  CONTENT_CREATED_TOPIC,
+  CONTENT_DELETED_TOPIC,
+} from './content-event.js';
+export type {
+  ContentCreatedV1,
+  ContentDeletedV1,
+  ContentDeletedInput,
+  ContentEventV1,
+  ContentEventInput,
+  EventHeaders,
+} from './content-event.js';
 export type { EventLog, SubscribeOptions, Subscription, DeliveredEvent, DeadLetter } from './port.js';
 export {
   createEmbeddedEventLog,
@@ -25,7 +39,7 @@ export type {
 } from './kafka.js';
 export {
   toKafkaMessage,
-  toProducerRecord,
+  toProducerRecords,
   fromKafkaMessage,
   toDeadLetterMessage,
   nextOffset,

@@ -1,4 +1,4 @@
-import { ContentCreatedV1Schema, CONTENT_CREATED_TOPIC } from './content-event.js';
+import { ContentEventV1Schema } from './content-event.js';
 import type { DeliveredEvent } from './port.js';
 
 // The subset of kafkajs' types this package relies on, spelled out so the mapping is pure,
@@ -37,9 +37,20 @@ export function toKafkaMessage(delivered: DeliveredEvent): KafkaMessageOut {
   return { key: event.orgId, value: JSON.stringify(event), headers };
 }
 
-/** The `producer.send` record that relays a batch of outbox events, in their order. */
-export function toProducerRecord(batch: readonly DeliveredEvent[], topic = CONTENT_CREATED_TOPIC) {
-  return { topic, acks: PRODUCER_ACKS, messages: batch.map(toKafkaMessage) };
+/**
+ * The `producer.send` records that relay a batch of outbox events, in their order: each event
+ * goes to the topic named by its type (`content.created`, `content.deleted`), one record per
+ * run of consecutive events of one topic. `topic` sends everything to that one topic instead.
+ */
+export function toProducerRecords(batch: readonly DeliveredEvent[], topic?: string) {
+  const records: { topic: string; acks: number; messages: KafkaMessageOut[] }[] = [];
+  for (const delivered of batch) {
+    const target = topic ?? delivered.event.type;
+    const last = records.at(-1);
+    if (last?.topic === target) last.messages.push(toKafkaMessage(delivered));
+    else records.push({ topic: target, acks: PRODUCER_ACKS, messages: [toKafkaMessage(delivered)] });
+  }
+  return records;
 }
 
 function headerText(value: KafkaHeaderValue): string | undefined {
@@ -58,7 +69,7 @@ export function fromKafkaMessage(topic: string, partition: number, message: Kafk
   } catch {
     return null;
   }
-  const parsed = ContentCreatedV1Schema.safeParse(json);
+  const parsed = ContentEventV1Schema.safeParse(json);
   const key = message.key?.toString() ?? '';
   if (!parsed.success || parsed.data.orgId !== key) return null;
   const headers: Record<string, string> = {};

@@ -1,4 +1,4 @@
-import { CONTENT_CREATED_DLT, CONTENT_CREATED_TOPIC } from './content-event.js';
+import { CONTENT_CREATED_TOPIC, CONTENT_DELETED_TOPIC } from './content-event.js';
 import { deliver, DeliveryAborted, errorText, notifyDeadLetter } from './delivery.js';
 import {
   fromKafkaMessage,
@@ -6,7 +6,7 @@ import {
   PRODUCER_ACKS,
   PRODUCER_CONFIG,
   toDeadLetterMessage,
-  toProducerRecord,
+  toProducerRecords,
   type KafkaMessageIn,
   type KafkaMessageOut,
 } from './kafka-mapping.js';
@@ -83,9 +83,9 @@ export async function connectKafka(
 
 export interface KafkaEventLogDeps {
   kafka: KafkaClient;
-  /** Default `content.created`. */
-  topic?: string;
-  /** Default `content.created.dlt`. */
+  /** The topics consumed. Default `content.created` and `content.deleted`. */
+  topics?: readonly string[];
+  /** Default: `<topic>.dlt` of the topic the message came from (`content.created.dlt`, `content.deleted.dlt`). */
   deadLetterTopic?: string;
   /** Told about errors the subscription survives (e.g. an onDeadLetter hook that threw). */
   onError?: (error: unknown) => void;
@@ -99,8 +99,8 @@ type Item = { message: KafkaMessageIn; delivered: DeliveredEvent };
  * (through an idempotent producer), then committed so the partition keeps moving.
  */
 export function createKafkaEventLog(deps: KafkaEventLogDeps): EventLog {
-  const topic = deps.topic ?? CONTENT_CREATED_TOPIC;
-  const deadLetterTopic = deps.deadLetterTopic ?? CONTENT_CREATED_DLT;
+  const topics = [...(deps.topics ?? [CONTENT_CREATED_TOPIC, CONTENT_DELETED_TOPIC])];
+  const deadLetterTopicOf = (topic: string) => deps.deadLetterTopic ?? `${topic}.dlt`;
   const onError = deps.onError ?? (() => undefined);
   const subscriptions = new Set<Subscription>();
 
@@ -113,7 +113,7 @@ export function createKafkaEventLog(deps: KafkaEventLogDeps): EventLog {
     const consumer = deps.kafka.consumer({ groupId: options.consumer });
     await producer.connect();
     await consumer.connect();
-    await consumer.subscribe({ topics: [topic], fromBeginning: true });
+    await consumer.subscribe({ topics, fromBeginning: true });
 
     async function eachBatch({
       batch,
@@ -134,7 +134,7 @@ export function createKafkaEventLog(deps: KafkaEventLogDeps): EventLog {
         error: string,
       ) => {
         await producer.send({
-          topic: deadLetterTopic,
+          topic: deadLetterTopicOf(batch.topic),
           acks: PRODUCER_ACKS,
           messages: [
             toDeadLetterMessage(batch.topic, partition, message, { consumer: options.consumer, attempts, error }),
@@ -239,7 +239,8 @@ export async function startOutboxRelay(deps: OutboxRelayDeps): Promise<Subscript
     batchSize: deps.batchSize ?? 500,
     maxAttempts: Infinity,
     handler: async (batch) => {
-      await producer.send(toProducerRecord(batch, deps.topic));
+      // One send per run of one topic, in log order: a later send starts once the earlier is acknowledged.
+      for (const record of toProducerRecords(batch, deps.topic)) await producer.send(record);
     },
   });
   return {

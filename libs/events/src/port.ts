@@ -1,4 +1,4 @@
-import type { ContentCreatedV1 } from './content-event.js';
+import type { ContentEventV1 } from './content-event.js';
 
 /** One event as a consumer receives it. */
 export interface DeliveredEvent {
@@ -8,7 +8,8 @@ export interface DeliveredEvent {
   /** The ordering key: the org id. */
   readonly key: string;
   readonly headers: Readonly<Record<string, string>>;
-  readonly event: ContentCreatedV1;
+  /** A `content.created` or a `content.deleted` event (tell them apart by `type`). */
+  readonly event: ContentEventV1;
 }
 
 export interface SubscribeOptions {
@@ -53,7 +54,7 @@ export interface DeadLetter {
   readonly topic: string;
   readonly key: string;
   /** The decoded event; null for a record that was not a valid event (dead-lettered at once). */
-  readonly event: ContentCreatedV1 | null;
+  readonly event: ContentEventV1 | null;
   /** Times the handler failed on it alone (1 for an undecodable record). */
   readonly attempts: number;
   /** The failure, as stored with the dead letter. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import type { DeliveredEvent, EventLog, Subscription } from '../src/index.js';
-import { waitFor } from './helpers.js';
+import { titleOf, waitFor } from './helpers.js';
 
 /** What the shared contract needs from an adapter's test environment. */
 export interface ContractEnv {
@@ -98,7 +98,7 @@ export function eventLogContract(name: string, env: () => ContractEnv): void {
         onDeadLetter: (letter) => reported.push(letter.event?.eventId),
         handler: async (batch) => {
           const events = batch.filter((d) => d.event.orgId === org);
-          if (events.some((d) => d.event.title === 'poison')) throw new Error('poison');
+          if (events.some((d) => titleOf(d) === 'poison')) throw new Error('poison');
           handled.push(...events.map((d) => d.event.eventId));
         },
       });

@@ -8,7 +8,7 @@ import {
   rewindConsumer,
   type DeliveredEvent,
 } from '../src/index.js';
-import { appendEvents, waitFor } from './helpers.js';
+import { appendEvents, titleOf, waitFor } from './helpers.js';
 import { database, logs, newLog, offsetOf, useEventLogDatabase } from './embedded-support.js';
 
 // The embedded event log's consumers: one active instance each, reconnecting, lag and rewinding.
@@ -23,8 +23,7 @@ describe('one active instance per consumer, and lag', () => {
     );
     const byFirst: string[] = [];
     const bySecond: string[] = [];
-    const mine = (batch: readonly DeliveredEvent[]) =>
-      batch.filter((e) => e.event.orgId === org).map((e) => e.event.title);
+    const mine = (batch: readonly DeliveredEvent[]) => batch.filter((e) => e.event.orgId === org).map(titleOf);
     const first = await newLog(200).subscribe({
       consumer: 'standby',
       handler: async (b) => void byFirst.push(...mine(b)),
@@ -58,7 +57,7 @@ describe('one active instance per consumer, and lag', () => {
       consumer: 'reconnect',
       handler: async (b) => {
         ready = true;
-        titles.push(...b.filter((e) => e.event.orgId === org).map((e) => e.event.title));
+        titles.push(...b.filter((e) => e.event.orgId === org).map(titleOf));
       },
     });
     await waitFor(() => ready, 10_000, 'the backlog');
@@ -91,7 +90,7 @@ describe('one active instance per consumer, and lag', () => {
     const log = newLog(200);
     const sub = await log.subscribe({
       consumer: 'rewind',
-      handler: async (b) => void seen.push(...b.filter((e) => e.event.orgId === org).map((e) => e.event.title)),
+      handler: async (b) => void seen.push(...b.filter((e) => e.event.orgId === org).map(titleOf)),
     });
     await waitFor(() => seen.length >= 2, 10_000, 'the first pass');
     expect(await isConsumerActive(database.app, 'rewind')).toBe(true);
@@ -106,7 +105,7 @@ describe('one active instance per consumer, and lag', () => {
     expect(await offsetOf('rewind')).toBeUndefined();
     await log.subscribe({
       consumer: 'rewind',
-      handler: async (b) => void seen.push(...b.filter((e) => e.event.orgId === org).map((e) => e.event.title)),
+      handler: async (b) => void seen.push(...b.filter((e) => e.event.orgId === org).map(titleOf)),
     });
     await waitFor(() => seen.length >= 4, 10_000, 'the replay');
     expect(seen).toEqual(['r1', 'r2', 'r1', 'r2']);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { withTenant, type AnyDb } from '@quarry/db';
-import { appendContentEvent } from '../src/index.js';
+import { appendContentEvent, type DeliveredEvent } from '../src/index.js';
 
 export async function waitFor(condition: () => boolean, timeoutMs = 10_000, what = 'condition'): Promise<void> {
   const until = Date.now() + timeoutMs;
@@ -26,4 +26,9 @@ export async function appendEvents(app: AnyDb, orgId: string, titles: readonly s
     ids.push(eventId);
   }
   return ids;
+}
+
+/** The title of a delivered content.created event ('' for a deletion, which has none). */
+export function titleOf(delivered: DeliveredEvent): string {
+  return delivered.event.type === 'content.created' ? delivered.event.title : '';
 }

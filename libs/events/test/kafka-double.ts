@@ -38,12 +38,16 @@ export class KafkaDouble implements KafkaClient {
     };
   }
 
+  readonly subscriptions: { topics: string[]; fromBeginning?: boolean }[] = [];
+
   consumer(config: { groupId: string }): KafkaConsumerLike {
     this.consumerConfigs.push(config);
     return {
       connect: async () => undefined,
       disconnect: async () => undefined,
-      subscribe: async () => undefined,
+      subscribe: async (options) => {
+        this.subscriptions.push(options);
+      },
       run: async (options) => {
         this.runOptions.push({ autoCommit: options.autoCommit, eachBatchAutoResolve: options.eachBatchAutoResolve });
         this.eachBatch = options.eachBatch;

@@ -11,13 +11,14 @@ import {
   startOutboxRelay,
   toDeadLetterMessage,
   toKafkaMessage,
-  toProducerRecord,
+  toProducerRecords,
   type ContentCreatedV1,
+  type ContentDeletedV1,
   type DeadLetter,
   type DeliveredEvent,
   type EventLog,
 } from '../src/index.js';
-import { appendEvents, waitFor } from './helpers.js';
+import { appendEvents, titleOf, waitFor } from './helpers.js';
 import { KafkaDouble, kafkaMessage } from './kafka-double.js';
 
 const orgId = '7b0f3c2e-1d4a-4f6b-9c8d-0e1f2a3b4c5d';
@@ -66,10 +67,40 @@ describe('Kafka message mapping (offline)', () => {
   });
 
   it('relays a batch as one send to content.created with acks from all replicas, in order', () => {
-    const record = toProducerRecord([delivered(1), delivered(2), delivered(3)]);
-    expect(record.topic).toBe('content.created');
-    expect(record.acks).toBe(-1);
-    expect(record.messages.map((m) => JSON.parse(m.value).eventId)).toEqual([1, 2, 3].map((n) => event(n).eventId));
+    const records = toProducerRecords([delivered(1), delivered(2), delivered(3)]);
+    expect(records).toHaveLength(1);
+    const [record] = records;
+    expect(record!.topic).toBe('content.created');
+    expect(record!.acks).toBe(-1);
+    expect(record!.messages.map((m) => JSON.parse(m.value).eventId)).toEqual([1, 2, 3].map((n) => event(n).eventId));
+  });
+
+  it('relays content.deleted to its own topic, one record per run of a topic, in log order', () => {
+    const deleted = (n: number): DeliveredEvent => {
+      const { sourceTable, sourceId, orgId: org } = event(n);
+      const gone: ContentDeletedV1 = {
+        schemaVersion: 1,
+        eventId: `00000000-0000-4000-9000-00000000000${n}`,
+        type: 'content.deleted',
+        orgId: org,
+        sourceTable,
+        sourceId,
+        occurredAt: '2026-11-21T23:31:00.000Z',
+      };
+      return { offset: String(n), topic: 'content.deleted', key: org, headers: {}, event: gone };
+    };
+    const records = toProducerRecords([delivered(1), delivered(2), deleted(1), delivered(3)]);
+    expect(records.map((r) => [r.topic, r.messages.length])).toEqual([
+      ['content.created', 2],
+      ['content.deleted', 1],
+      ['content.created', 1],
+    ]);
+    expect(records[1]!.messages[0]!.headers['event-type']).toBe('content.deleted');
+    // A consumed content.deleted message decodes to the deletion, keyed by its org.
+    expect(fromKafkaMessage('content.deleted', 0, kafkaMessage(7, records[1]!.messages[0]!))?.event).toEqual(
+      deleted(1).event,
+    );
+    expect(toProducerRecords([delivered(1), deleted(2)], 'elsewhere').map((r) => r.topic)).toEqual(['elsewhere']);
   });
 
   it('decodes a consumed message and rejects undecodable ones or a key that is not the org', () => {
@@ -135,6 +166,7 @@ describe('Kafka event log adapter (kafkajs test double)', () => {
       { idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false },
     ]);
     expect(kafka.consumerConfigs).toEqual([{ groupId: 'indexer' }]);
+    expect(kafka.subscriptions).toEqual([{ topics: ['content.created', 'content.deleted'], fromBeginning: true }]);
     expect(kafka.runOptions).toEqual([{ autoCommit: false, eachBatchAutoResolve: false }]);
 
     const resolved = await kafka.feed(
@@ -163,7 +195,7 @@ describe('Kafka event log adapter (kafkajs test double)', () => {
         reported.push(letter);
       },
       handler: async (batch) => {
-        if (batch.some((e) => e.event.title === 'title 2')) {
+        if (batch.some((e) => titleOf(e) === 'title 2')) {
           if (batch.length === 1) poisonAlone++;
           throw new Error('boom');
         }
@@ -246,7 +278,7 @@ describe('Kafka event log adapter (kafkajs test double)', () => {
         throw new Error('metrics are broken');
       },
       handler: async (b) => {
-        if (b.some((e) => e.event.title === 'title 1')) throw new Error('boom');
+        if (b.some((e) => titleOf(e) === 'title 1')) throw new Error('boom');
         handled.push(...b.map((e) => e.offset));
       },
     });

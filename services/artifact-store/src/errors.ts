@@ -20,6 +20,10 @@ export const artifactErrors = defineErrors({
     status: status.NOT_FOUND,
     message: (p: { artifactId: string }) => `No research artifact ${p.artifactId} in your organization.`,
   },
+  OUTPUT_NOT_FOUND: {
+    status: status.NOT_FOUND,
+    message: (p: { outputId: string }) => `No research output ${p.outputId} in your organization.`,
+  },
   INVALID_BASE64: {
     status: status.INVALID_ARGUMENT,
     message: (p: { mediaType: string }) =>

@@ -1,6 +1,6 @@
 // @quarry/artifact-store: research artifacts, research outputs, subagent reports and extraction
 // results over gRPC (quarry.artifact.v1.ArtifactService), each text-bearing write with its
-// content.created event in the same transaction.
+// content.created event in the same transaction, each deletion with its content.deleted events.
 export { artifactSchemas } from './migrations/index.js';
 export { createArtifactService, type ArtifactServiceDeps } from './service.js';
 export { startArtifactStore, type ArtifactStore } from './runtime.js';

@@ -65,6 +65,8 @@ const schemaCases: [string, string, RegExp, Record<string, unknown>][] = [
     },
   ],
   ['get_plan_status', 'planId', /must match format "uuid"/, { planId: 'plan-1' }],
+  ['delete_plan', 'planId', /must match format "uuid"/, { planId: 'plan-1' }],
+  ['delete_plan', 'planId', /is required/, {}],
   ['get_plan_status', 'waitSeconds', /must be <= 60/, { planId: id, waitSeconds: 61 }],
   ['get_plan_status', 'waitSeconds', /must be integer/, { planId: id, waitSeconds: 1.5 }],
   ['modify_plan', 'action', /must be one of "add_steps", "remove_step"/, { planId: id, action: 'explode' }],
@@ -160,7 +162,7 @@ describe('arguments that break the input schema', () => {
     const { tools } = await client.listTools();
     const planTools = toolCatalogue.filter((t) => t.rpc.service === 'quarry.plan.v1.PlanService').map((t) => t.name);
     expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(planTools));
-    expect(planTools).toHaveLength(12);
+    expect(planTools).toHaveLength(13);
     expect(new Set(schemaCases.map(([tool]) => tool))).toEqual(new Set(planTools));
   });
 

@@ -149,7 +149,7 @@ function registerMetrics(metrics: Metrics) {
     pending: metrics.gauge('quarry_indexer_pending_events', 'Content events not yet indexed'),
     events: metrics.counter(
       'quarry_indexer_events_total',
-      'Content events handled, by outcome (indexed | unchanged | stale)',
+      'Content events handled, by outcome (indexed | deleted | unchanged | stale)',
       ['outcome'],
     ),
     chunksWritten: metrics.counter(
@@ -169,13 +169,14 @@ function registerMetrics(metrics: Metrics) {
     ),
     deadLetters: metrics.counter(
       'quarry_indexer_dead_letters_total',
-      'Content events given up on and moved to the dead letters (events.dead_letters or content.created.dlt); they are not indexed',
+      'Content events given up on and moved to the dead letters (events.dead_letters or the .dlt topic); they are not indexed',
     ),
   };
 }
 
 function count(m: ReturnType<typeof registerMetrics>, report: IndexReport): void {
   m.events.inc({ outcome: 'indexed' }, report.indexed);
+  m.events.inc({ outcome: 'deleted' }, report.deleted);
   m.events.inc({ outcome: 'unchanged' }, report.unchanged);
   m.events.inc({ outcome: 'stale' }, report.stale);
   m.chunksWritten.inc(report.chunksWritten);

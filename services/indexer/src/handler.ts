@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { AnyDb } from '@quarry/db';
-import type { ContentCreatedV1, DeliveredEvent } from '@quarry/events';
+import type { ContentCreatedV1, ContentDeletedV1, DeliveredEvent } from '@quarry/events';
 import {
   EmbedderMismatchError,
   planUpsertMany,
@@ -16,13 +16,15 @@ import type { Logger } from '@quarry/telemetry';
 import { latestPerSource, sourceKeyOf, verdict, versionOf } from './core/versions.js';
 import { readRecorded, recordIndexed, type IndexedSourceRow } from './store.js';
 
-/** What one batch did. Every delivered event is counted in exactly one of indexed / unchanged / stale. */
+/** What one batch did. Every delivered event is counted in exactly one of indexed / deleted / unchanged / stale. */
 export interface IndexReport {
   /** Events delivered in the batch. */
   events: number;
+  /** Deletions applied: every chunk of the source removed from both indexes and a tombstone recorded. */
+  deleted: number;
   /** Newer than what was recorded for their source: now in both indexes and recorded. */
   indexed: number;
-  /** The recorded version itself, delivered again: the indexes were checked against it (and repaired if needed). */
+  /** The recorded version itself, delivered again: the indexes were checked against it (and repaired if needed; for a deletion, the source removed again). */
   unchanged: number;
   /** Older than the recorded version, or superseded by (or a copy of) another event of the same batch: skipped. */
   stale: number;
@@ -83,6 +85,7 @@ export function createIndexHandler(deps: IndexHandlerDeps): IndexHandler {
   return async function handle(batch) {
     const report: IndexReport = {
       events: batch.length,
+      deleted: 0,
       indexed: 0,
       unchanged: 0,
       stale: 0,
@@ -95,9 +98,11 @@ export function createIndexHandler(deps: IndexHandlerDeps): IndexHandler {
     const recorded = await readRecorded(db, latest);
 
     const work: Work[] = [];
+    const deletions: { event: ContentDeletedV1; recheck: boolean }[] = [];
     for (const event of latest) {
       const decision = verdict(recorded.get(sourceKeyOf(event)), versionOf(event));
       if (decision === 'stale') report.stale++;
+      else if (event.type === 'content.deleted') deletions.push({ event, recheck: decision === 'recheck' });
       else
         work.push({
           event,
@@ -146,7 +151,23 @@ export function createIndexHandler(deps: IndexHandlerDeps): IndexHandler {
       if (!w.recheck || chunksWritten + chunksDeleted > 0) records.push(recordOf(w, embedderName));
     }
 
-    // Last: the record says "these chunks are in both indexes", so it follows the writes.
+    // Deletions: every chunk of the source, from both indexes, filtered by its org inside the
+    // engine; a replayed deletion removes whatever a lost or rebuilt index brought back.
+    for (const { event, recheck } of deletions) {
+      const key = { orgId: event.orgId.toLowerCase(), sourceTable: event.sourceTable, sourceId: event.sourceId };
+      const [bRemoved, vRemoved] = settled(
+        await Promise.allSettled([bm25.deleteSource(key), vectors.deleteSource(key)]),
+      );
+      report.chunksDeleted += Math.max(bRemoved, vRemoved);
+      if (recheck) report.unchanged++;
+      else {
+        report.deleted++;
+        records.push(tombstoneOf(event, embedderName));
+      }
+    }
+
+    // Last: the record says "these chunks are in both indexes" (or, for a tombstone, "none
+    // are"), so it follows the writes.
     await recordIndexed(db, records);
     return report;
   };
@@ -190,5 +211,23 @@ function recordOf(w: Work, embedder: string): IndexedSourceRow {
     text_sha256: createHash('sha256').update(event.text).digest('hex'),
     chunk_count: w.source.chunks.length,
     embedder,
+    deleted_at: null,
+  };
+}
+
+const EMPTY_SHA256 = createHash('sha256').update('').digest('hex');
+
+/** The tombstone of a deleted source: its deletion as the version, no chunks, no content. */
+function tombstoneOf(event: ContentDeletedV1, embedder: string): IndexedSourceRow {
+  return {
+    org_id: event.orgId.toLowerCase(),
+    source_table: event.sourceTable,
+    source_id: event.sourceId,
+    event_id: event.eventId.toLowerCase(),
+    occurred_at: new Date(versionOf(event).occurredAtMs),
+    text_sha256: EMPTY_SHA256,
+    chunk_count: 0,
+    embedder,
+    deleted_at: new Date(),
   };
 }

@@ -1,4 +1,4 @@
-// @quarry/indexer: consumes content.created events (embedded outbox or Kafka), chunks each
+// @quarry/indexer: consumes content.created and content.deleted events (embedded outbox or Kafka), chunks each
 // source's text, embeds only the chunks the vector index lacks, upserts the BM25 and vector
 // indexes and records which event version each source comes from, so at-least-once,
 // out-of-order delivery always converges to the index of the newest version. Reports lag.

@@ -13,6 +13,8 @@ export interface IndexedSourcesTable {
   /** `<embedder id>/<dimension>` of the vectors written. */
   embedder: string;
   indexed_at: ColumnType<Date, never, Date>;
+  /** Set on a tombstone: the source was deleted (content.deleted). */
+  deleted_at: Date | null;
 }
 
 export interface IndexerDatabase {
@@ -45,7 +47,7 @@ export async function readRecorded(db: AnyDb, sources: readonly SourceRef[]): Pr
     const rows = await withTenant(typed(db), { orgId }, (trx) =>
       trx
         .selectFrom('indexer.indexed_sources')
-        .select(['org_id', 'source_table', 'source_id', 'event_id', 'occurred_at'])
+        .select(['org_id', 'source_table', 'source_id', 'event_id', 'occurred_at', 'deleted_at'])
         .where('org_id', '=', orgId)
         .where(({ eb, refTuple, tuple }) =>
           eb(
@@ -59,7 +61,7 @@ export async function readRecorded(db: AnyDb, sources: readonly SourceRef[]): Pr
     for (const row of rows) {
       recorded.set(
         sourceKeyOf({ orgId: row.org_id, sourceTable: row.source_table, sourceId: row.source_id }),
-        versionOf({ occurredAt: row.occurred_at, eventId: row.event_id }),
+        versionOf({ occurredAt: row.occurred_at, eventId: row.event_id, deleted: row.deleted_at !== null }),
       );
     }
   }
@@ -69,7 +71,8 @@ export async function readRecorded(db: AnyDb, sources: readonly SourceRef[]): Pr
 /**
  * Record the versions now in the indexes, one transaction per org (as that tenant). A row never
  * moves backwards: when a newer version is already recorded (a concurrent indexer), the older
- * one is not written over it; the same version is written again (a repair refreshes it).
+ * one is not written over it; the same version is written again (a repair refreshes it). A
+ * tombstone (deleted_at) replaces any creation and is never replaced itself.
  */
 export async function recordIndexed(db: AnyDb, rows: readonly IndexedSourceRow[]): Promise<void> {
   for (const [orgId, group] of byOrg(rows.map((r) => ({ ...r, orgId: r.org_id })))) {
@@ -87,9 +90,10 @@ export async function recordIndexed(db: AnyDb, rows: readonly IndexedSourceRow[]
               chunk_count: eb.ref('excluded.chunk_count'),
               embedder: eb.ref('excluded.embedder'),
               indexed_at: sql<Date>`now()`,
+              deleted_at: eb.ref('excluded.deleted_at'),
             }))
             .where(
-              sql<boolean>`(indexer.indexed_sources.occurred_at, indexer.indexed_sources.event_id) <= (excluded.occurred_at, excluded.event_id)`,
+              sql<boolean>`indexer.indexed_sources.deleted_at is null and (excluded.deleted_at is not null or (indexer.indexed_sources.occurred_at, indexer.indexed_sources.event_id) <= (excluded.occurred_at, excluded.event_id))`,
             ),
         )
         .execute(),

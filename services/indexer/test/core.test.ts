@@ -90,6 +90,19 @@ describe('verdict: what to do with an event given the recorded version', () => {
     expect(verdict(recorded, v('2026-01-01T00:00:05Z', 'aaaaaaaa-0000-4000-8000-000000000000'))).toBe('stale');
     expect(verdict(recorded, v('2026-01-01T00:00:04.999Z', 'ffffffff-0000-4000-8000-000000000000'))).toBe('stale');
   });
+
+  it('applies a deletion over any creation, and makes every creation stale once a tombstone is recorded', () => {
+    const deletedAt = (at: string, id: string) => versionOf({ occurredAt: at, eventId: id, type: 'content.deleted' });
+    const gone = deletedAt('2026-01-01T00:00:07Z', 'dddddddd-0000-4000-8000-000000000000');
+    expect(verdict(undefined, gone)).toBe('apply');
+    expect(verdict(recorded, gone)).toBe('apply');
+    // Even one stamped before the recorded creation (a producer clock behind).
+    expect(verdict(recorded, deletedAt('2026-01-01T00:00:01Z', 'dddddddd-0000-4000-8000-000000000000'))).toBe('apply');
+    const tomb = versionOf({ occurredAt: '2026-01-01T00:00:07Z', eventId: gone.eventId, deleted: true });
+    expect(verdict(tomb, gone)).toBe('recheck');
+    expect(verdict(tomb, recorded)).toBe('stale');
+    expect(verdict(tomb, v('2026-01-02T00:00:00Z', 'ffffffff-0000-4000-8000-000000000000'))).toBe('stale');
+  });
 });
 
 describe('Kafka lag', () => {
@@ -131,7 +144,7 @@ describe('Kafka lag', () => {
     ).toBe(10);
   });
 
-  it('kafkaLagProbe asks the admin for the group and the topic and reports no age', async () => {
+  it('kafkaLagProbe asks the admin for the group and both topics, sums them, and reports no age', async () => {
     const asked: unknown[] = [];
     // A structural double of a connected kafkajs admin, answering with kafkajs' response shapes.
     const admin: KafkaAdminLike = {
@@ -141,10 +154,14 @@ describe('Kafka lag', () => {
           { partition: 0, offset: '7', metadata: null },
           { partition: 1, offset: '-1', metadata: null },
         ];
-        return [{ topic: 'content.created', partitions }];
+        return [
+          { topic: 'content.created', partitions },
+          { topic: 'content.deleted', partitions: [{ partition: 0, offset: '1', metadata: null }] },
+        ];
       },
       fetchTopicOffsets: async (topic) => {
         asked.push(['fetchTopicOffsets', topic]);
+        if (topic === 'content.deleted') return [{ partition: 0, offset: '5', high: '5', low: '0' }];
         return [
           { partition: 0, offset: '10', high: '10', low: '0' },
           { partition: 1, offset: '4', high: '4', low: '2' },
@@ -152,10 +169,11 @@ describe('Kafka lag', () => {
       },
     };
     const probe = kafkaLagProbe({ admin, groupId: 'indexer' });
-    expect(await probe()).toEqual({ pending: 3 + 2, oldestPendingAgeMs: null });
+    expect(await probe()).toEqual({ pending: 3 + 2 + 4, oldestPendingAgeMs: null });
     expect(asked).toEqual([
-      ['fetchOffsets', { groupId: 'indexer', topics: ['content.created'] }],
+      ['fetchOffsets', { groupId: 'indexer', topics: ['content.created', 'content.deleted'] }],
       ['fetchTopicOffsets', 'content.created'],
+      ['fetchTopicOffsets', 'content.deleted'],
     ]);
   });
 });

@@ -15,7 +15,7 @@ import {
 import { prepareSource } from '@quarry/search-index';
 import { createTestDatabase, type TestDatabase } from '@quarry/testing';
 import { indexerSchemas, latestPerSource } from '../src/index.js';
-import { dumpTable, prose, tempDir, waitUntil } from './helpers.js';
+import { createdOf, dumpTable, prose, tempDir, waitUntil } from './helpers.js';
 
 // Crash: the real indexer process (src/main.ts) is SIGKILLed in the middle of the stream and
 // restarted; afterwards every event is indexed exactly once. At-least-once delivery redelivers
@@ -150,6 +150,7 @@ describe('crash: SIGKILL the indexer process mid-stream, restart it', () => {
       const latest = latestPerSource(events);
       expect(latest).toHaveLength(SOURCES);
       const expected = latest
+        .map((e) => createdOf({ event: e }))
         .flatMap((e: ContentCreatedV1) =>
           prepareSource(
             { orgId: e.orgId, sourceTable: e.sourceTable, sourceId: e.sourceId, title: e.title },

@@ -48,6 +48,7 @@ export const artifact = (orgId: string, sourceId: string, title: string, text: s
 export const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 export const report = (r: Partial<IndexReport>): IndexReport => ({
   events: 0,
+  deleted: 0,
   indexed: 0,
   unchanged: 0,
   stale: 0,

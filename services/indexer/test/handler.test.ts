@@ -5,7 +5,7 @@ import type { DeliveredEvent } from '@quarry/events';
 import { createLocalEmbedder, prepareSource, sourceKeyString, type SourceMeta } from '@quarry/search-index';
 import { createIndexHandler } from '../src/index.js';
 import { artifact, database, logger, report, setup, sha256, useHandlerDatabase } from './handler-support.js';
-import { appendEvent, dumpIndexedSources, dumpTable, prose } from './helpers.js';
+import { appendEvent, createdOf, dumpIndexedSources, dumpTable, prose } from './helpers.js';
 
 // The batch handler against real PostgreSQL (outbox rows, indexer.indexed_sources under RLS) and
 // real LanceDB indexes with the local embedder.
@@ -14,13 +14,13 @@ import { appendEvent, dumpIndexedSources, dumpTable, prose } from './helpers.js'
 const query = createLocalEmbedder();
 useHandlerDatabase();
 
-const metaOf = ({ event }: DeliveredEvent): SourceMeta => ({
-  orgId: event.orgId,
-  sourceTable: event.sourceTable,
-  sourceId: event.sourceId,
-  title: event.title,
+const metaOf = (d: DeliveredEvent): SourceMeta => ({
+  orgId: d.event.orgId,
+  sourceTable: d.event.sourceTable,
+  sourceId: d.event.sourceId,
+  title: createdOf(d).title,
 });
-const chunksOf = (d: DeliveredEvent) => prepareSource(metaOf(d), d.event.text).chunks;
+const chunksOf = (d: DeliveredEvent) => prepareSource(metaOf(d), createdOf(d).text).chunks;
 
 describe('indexing content events', () => {
   it('puts a source in both indexes, searchable only in its own org, and records its version', async () => {
@@ -37,7 +37,7 @@ describe('indexing content events', () => {
       tags: ['ice'],
     });
     const b = await artifact(orgB, sourceId, 'Other org', 'A glacier note that belongs to org B only.');
-    const aChunks = prepareSource({ ...metaOf(a), artifactType: 'finding', tags: ['ice'] }, a.event.text).chunks;
+    const aChunks = prepareSource({ ...metaOf(a), artifactType: 'finding', tags: ['ice'] }, createdOf(a).text).chunks;
     expect(aChunks.length).toBeGreaterThan(1);
 
     const calls = backends.embedder.calls;
@@ -80,7 +80,7 @@ describe('indexing content events', () => {
         source_id: sourceId,
         event_id: a.event.eventId,
         occurred_at: new Date(a.event.occurredAt),
-        text_sha256: sha256(a.event.text),
+        text_sha256: sha256(createdOf(a).text),
         chunk_count: aChunks.length,
         embedder: 'local-ngram-v1/768',
       }),
@@ -142,7 +142,7 @@ describe('indexing content events', () => {
     );
     for (const table of ['chunks_bm25', 'chunks_vec'] as const) {
       expect((await dumpTable(backends.dir, table, [org])).map((r) => [r.id, r.text])).toEqual([
-        [`${org}/research_artifact/${sourceId}/0`, short.event.text],
+        [`${org}/research_artifact/${sourceId}/0`, createdOf(short).text],
       ]);
     }
     expect(await backends.bm25.search('drumlin', { orgId: org, limit: 10 })).toEqual([]);
@@ -217,7 +217,7 @@ describe('indexing content events', () => {
     const n = chunksOf(event).length;
     // Another writer's view: the batch's hash read claims every chunk is already stored, so
     // nothing is embedded up front; the upsert then finds them missing and asks for them.
-    const prepared = prepareSource(metaOf(event), event.event.text);
+    const prepared = prepareSource(metaOf(event), createdOf(event).text);
     const racing = {
       ...backends.vectors,
       hashesMany: async (keys: Parameters<typeof backends.vectors.hashesMany>[0]) =>

@@ -8,7 +8,9 @@ import { seededRandom } from '@quarry/testing';
 import {
   appendContentEvent,
   toDeliveredEvent,
+  type ContentCreatedV1,
   type ContentEventInput,
+  type ContentEventV1,
   type DeliveredEvent,
   type OutboxRecord,
 } from '@quarry/events';
@@ -154,4 +156,11 @@ export async function waitUntil(
     if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
+}
+
+/** The content.created event a test appended (a deletion here is a mistake in the test). */
+export function createdOf(delivered: { event: ContentEventV1 }): ContentCreatedV1 {
+  if (delivered.event.type !== 'content.created')
+    throw new Error(`expected content.created, got ${delivered.event.type}`);
+  return delivered.event;
 }

@@ -7,11 +7,23 @@ import { type CallContext, createGrpcClient, createIdentitySigner, type GrpcClie
  */
 export interface PlanArtifacts {
   list(ctx: CallContext, planId: string): Promise<planV1.ArtifactSummary[]>;
+  /** Delete everything the artifact store holds for the plan (idempotent: zeros when nothing is left). */
+  purge(ctx: CallContext, planId: string): Promise<artifactV1.PurgePlanContentResponse>;
   close(): void;
 }
 
+const NOTHING_PURGED: artifactV1.PurgePlanContentResponse = {
+  artifactsDeleted: 0,
+  outputsDeleted: 0,
+  extractionResultsDeleted: 0,
+};
+
 /** Without an artifact store (not configured), plans have no artifacts. */
-export const noPlanArtifacts: PlanArtifacts = { list: async () => [], close: () => {} };
+export const noPlanArtifacts: PlanArtifacts = {
+  list: async () => [],
+  purge: async () => NOTHING_PURGED,
+  close: () => {},
+};
 
 const ARTIFACT_TYPE_PREFIX = 'ARTIFACT_TYPE_';
 
@@ -33,22 +45,20 @@ export function createPlanArtifactsClient(options: {
     client ??= createGrpcClient(artifactV1.ArtifactServiceClient, address, { signer });
     return client;
   };
+  const asCaller = (ctx: CallContext) => ({
+    identity: {
+      kind: 'service' as const,
+      serviceName: 'plan-engine',
+      orgId: ctx.identity.orgId,
+      requestId: ctx.identity.requestId,
+    },
+    deadline: ctx.deadline,
+    signal: ctx.signal,
+  });
   return {
+    purge: (ctx, planId) => connect().call('purgePlanContent', { planId }, asCaller(ctx)),
     async list(ctx, planId) {
-      const { artifacts } = await connect().call(
-        'listPlanArtifacts',
-        { planId },
-        {
-          identity: {
-            kind: 'service',
-            serviceName: 'plan-engine',
-            orgId: ctx.identity.orgId,
-            requestId: ctx.identity.requestId,
-          },
-          deadline: ctx.deadline,
-          signal: ctx.signal,
-        },
-      );
+      const { artifacts } = await connect().call('listPlanArtifacts', { planId }, asCaller(ctx));
       return artifacts.map((a) => ({
         id: a.id,
         artifactType: artifactV1.artifactTypeToJSON(a.artifactType).slice(ARTIFACT_TYPE_PREFIX.length).toLowerCase(),

@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { noPlanArtifacts, type PlanArtifacts } from './artifacts.js';
 import { createResearchPlan } from './handlers/create-research-plan.js';
+import { deletePlan } from './handlers/delete-plan.js';
 import { getNextStep } from './handlers/get-next-step.js';
 import { getPlanStatus } from './handlers/get-plan-status.js';
 import { getResearchContext } from './handlers/get-research-context.js';
@@ -63,5 +64,6 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
     logSkillExecution,
     submitResearchFeedback,
     resolvePlanReference,
+    deletePlan,
   });
 }

@@ -211,6 +211,185 @@ export const toolDefinitions: readonly ToolDefinition[] = [
     }
   },
   {
+    "name": "delete_artifact",
+    "title": "Delete research artifact",
+    "description": "Delete a research artifact for good (for example to honour a data-retention request): its row, the extraction results made from it, and every chunk of it in the search indexes (search_sources stops finding it within seconds). Afterwards the ID behaves exactly like one that never existed. Deleting an ID that is already gone (or never existed) answers ARTIFACT_NOT_FOUND and changes nothing, so a retry is safe: ARTIFACT_NOT_FOUND after a retry means the first call deleted it.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "artifactId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The ID of the research artifact to delete (as store_research or submit_subagent_report returned it)."
+        }
+      },
+      "required": [
+        "artifactId"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "artifactId": {
+          "type": "string",
+          "description": "The deleted artifact's ID."
+        },
+        "deleted": {
+          "type": "boolean",
+          "description": "Always true: the artifact is deleted."
+        },
+        "extractionResultsDeleted": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 4294967295,
+          "description": "Extraction results made from the artifact, deleted with it."
+        }
+      },
+      "required": [
+        "artifactId",
+        "deleted",
+        "extractionResultsDeleted"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": false,
+      "destructiveHint": true,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.artifact.v1.ArtifactService",
+      "method": "DeleteArtifact",
+      "path": "/quarry.artifact.v1.ArtifactService/DeleteArtifact"
+    }
+  },
+  {
+    "name": "delete_plan",
+    "title": "Delete research plan",
+    "description": "Delete a research plan for good, with everything it produced (for example to honour a data-retention request): its steps, results, reviews, feedback and audit trail, its link from skill executions, and its artifacts, outputs and extraction results with every chunk of them in the search indexes. Only a content-free record that a plan was deleted is kept. Afterwards the plan ID behaves exactly like one that never existed. Deleting a plan that is already gone (or never existed) answers PLAN_NOT_FOUND and changes nothing, so a retry is safe: PLAN_NOT_FOUND after a retry means the first call deleted it. Ask the user before calling it: it cannot be undone.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "planId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The ID of the research plan to delete."
+        }
+      },
+      "required": [
+        "planId"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "planId": {
+          "type": "string",
+          "description": "The deleted plan's ID."
+        },
+        "deleted": {
+          "type": "boolean",
+          "description": "Always true: the plan and everything it produced are deleted."
+        },
+        "stepsDeleted": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 4294967295,
+          "description": "Steps deleted with the plan."
+        },
+        "artifactsDeleted": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 4294967295,
+          "description": "Research artifacts deleted (subagent reports included)."
+        },
+        "outputsDeleted": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 4294967295,
+          "description": "Research outputs (deliverables) deleted."
+        },
+        "extractionResultsDeleted": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 4294967295,
+          "description": "Extraction results deleted."
+        }
+      },
+      "required": [
+        "planId",
+        "deleted",
+        "stepsDeleted",
+        "artifactsDeleted",
+        "outputsDeleted",
+        "extractionResultsDeleted"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": false,
+      "destructiveHint": true,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.plan.v1.PlanService",
+      "method": "DeletePlan",
+      "path": "/quarry.plan.v1.PlanService/DeletePlan"
+    }
+  },
+  {
+    "name": "delete_research_output",
+    "title": "Delete research output",
+    "description": "Delete a research output (deliverable) for good: its row and its text or document bytes, and every chunk of it in the search indexes. Afterwards the ID behaves exactly like one that never existed. Deleting an ID that is already gone (or never existed) answers OUTPUT_NOT_FOUND and changes nothing, so a retry is safe.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "outputId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The ID of the research output to delete (as store_research_output returned it)."
+        }
+      },
+      "required": [
+        "outputId"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "outputId": {
+          "type": "string",
+          "description": "The deleted output's ID."
+        },
+        "deleted": {
+          "type": "boolean",
+          "description": "Always true: the output is deleted."
+        }
+      },
+      "required": [
+        "outputId",
+        "deleted"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": false,
+      "destructiveHint": true,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.artifact.v1.ArtifactService",
+      "method": "DeleteResearchOutput",
+      "path": "/quarry.artifact.v1.ArtifactService/DeleteResearchOutput"
+    }
+  },
+  {
     "name": "extract_data",
     "title": "Extract structured data",
     "description": "Extract structured data from a text into the shape of a JSON Schema you give. Send the text itself (sourceText) or the ID of a stored research artifact (sourceArtifactId), and an object schema (properties with types, formats, enums; local $ref only; at most 64 KiB, nesting at most 32 deep). The result is validated against the schema, every field is scored by how well it is grounded in the source (an exact quote scores high; a value the text does not contain scores at most 0.1), and the extraction is stored. Fields the source does not state are left out rather than guessed, so make only truly essential fields required. If your client supports MCP sampling, your own model may be asked to do the extraction.",

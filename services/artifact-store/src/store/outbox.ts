@@ -1,4 +1,4 @@
-import { appendContentEvent } from '@quarry/events';
+import { appendContentDeletedEvents, appendContentEvent } from '@quarry/events';
 import type { CallContext } from '@quarry/grpc';
 import type { Transaction } from 'kysely';
 import type { ContentEvent } from '../core/writes.js';
@@ -22,4 +22,18 @@ export async function appendEvent(trx: Trx, ctx: CallContext, sourceId: string, 
     { ...event, sourceId, orgId: ctx.identity.orgId },
     { traceparent: traceparentOf(ctx) },
   );
+}
+
+/**
+ * The content.deleted events of rows deleted in this transaction (and the outbox's own copies
+ * of their content removed), so the indexes forget exactly what PostgreSQL no longer holds.
+ */
+export async function appendDeletedEvents(
+  trx: Trx,
+  ctx: CallContext,
+  sources: Parameters<typeof appendContentDeletedEvents>[1],
+): Promise<void> {
+  await appendContentDeletedEvents(trx as unknown as Transaction<unknown>, sources, {
+    traceparent: traceparentOf(ctx),
+  });
 }

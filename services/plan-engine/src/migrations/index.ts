@@ -1,11 +1,12 @@
 import type { Migration } from 'kysely';
 import * as createPlan from './plan/2026_11_21_2300_create_plan.js';
 import * as countStalledPlans from './plan/2026_11_22_0400_count_stalled_plans.js';
+import * as planDeletion from './plan/2026_11_25_2110_plan_deletion.js';
 
 /**
  * The plan engine owns the `plan` schema: research plans and steps, branching conditions, user
  * reviews, skill executions, feedback, output preferences, submit idempotency keys and the
- * append-only audit log, plus the one cross-tenant aggregate for metrics (count_stalled_plans,
+ * append-only audit log and the content-free tombstones of deleted plans, plus the one cross-tenant aggregate for metrics (count_stalled_plans,
  * callable by members of quarry_plan_metrics: see grantPlanMetrics). Names are timestamps so
  * order is explicit and stable.
  */
@@ -15,6 +16,7 @@ export const planSchemas: ReadonlyArray<{ schema: string; migrations: Record<str
     migrations: {
       '2026_11_21_2300_create_plan': createPlan,
       '2026_11_22_0400_count_stalled_plans': countStalledPlans,
+      '2026_11_25_2110_plan_deletion': planDeletion,
     },
   },
 ];

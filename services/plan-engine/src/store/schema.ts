@@ -113,4 +113,18 @@ export interface PlanDatabase {
     details: Json<Record<string, unknown>>;
     occurred_at: Timestamp;
   };
+  'plan.deleted_plans': {
+    id: Generated<string>;
+    org_id: string;
+    plan_id: string;
+    deleted_by: string;
+    request_id: string | null;
+    steps_deleted: number;
+    artifacts_deleted: number;
+    outputs_deleted: number;
+    extraction_results_deleted: number;
+    audit_rows_purged: number;
+    audit_rows_sha256: string;
+    deleted_at: Generated<Date>;
+  };
 }

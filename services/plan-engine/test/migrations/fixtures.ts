@@ -12,8 +12,11 @@ export const PLAN_TABLES = [
   'output_preferences',
   'step_result_submissions',
   'plan_audit_log',
+  'deleted_plans',
 ] as const;
 export type PlanTable = (typeof PLAN_TABLES)[number];
+/** Tables whose rows are never updated or deleted (a trigger refuses it). */
+export const APPEND_ONLY: readonly PlanTable[] = ['plan_audit_log', 'deleted_plans'];
 
 /** The IDs of one org's seeded rows. */
 export interface SeededOrg {
@@ -75,6 +78,7 @@ export async function seedOrg(admin: AnyDb, orgId: string = randomUUID()): Promi
       'output_preferences',
       'step_result_submissions',
       'plan_audit_log',
+      'deleted_plans',
     ] as const) {
       // Seeding a second plan for the same org keeps its one output-preferences row.
       await trx
@@ -150,6 +154,18 @@ export function newRow(table: PlanTable, refs: SeededOrg): Record<string, unknow
         step_id: stepIds[0],
         event_type: 'plan_modified',
         details: JSON.stringify({ change: 'created' }),
+      };
+    case 'deleted_plans':
+      return {
+        org_id: orgId,
+        plan_id: randomUUID(),
+        deleted_by: 'test',
+        steps_deleted: 1,
+        artifacts_deleted: 0,
+        outputs_deleted: 0,
+        extraction_results_deleted: 0,
+        audit_rows_purged: 1,
+        audit_rows_sha256: 'a'.repeat(64),
       };
   }
 }

@@ -3,7 +3,7 @@ import { assertTenantSafety, createDb, migrate, rlsReport, sql } from '@quarry/d
 import { createTestDatabase, TEST_APP_ROLE, type TestDatabase } from '@quarry/testing';
 import { randomUUID } from 'node:crypto';
 import { countStalledPlans, grantPlanMetrics, planSchemas } from '../../src/index.js';
-import { asTenant, newRow, PLAN_TABLES, seedOrg, visibleOrgs, type SeededOrg } from './fixtures.js';
+import { APPEND_ONLY, asTenant, newRow, PLAN_TABLES, seedOrg, visibleOrgs, type SeededOrg } from './fixtures.js';
 
 // Row-level security of the `plan` schema, seen through the app role services connect as.
 
@@ -72,13 +72,13 @@ describe('the plan schema is tenant-safe', () => {
     const moveToB = asTenant(database.app, a.orgId, (trx) =>
       trx.updateTable(`plan.${table}`).set({ org_id: b.orgId }).execute(),
     );
-    // The audit log refuses every UPDATE before row-level security gets to look.
+    // The audit log and the deletion tombstones refuse every UPDATE before row-level security gets to look.
     await expect(moveToB).rejects.toThrow(
-      table === 'plan_audit_log' ? /append-only/ : /violates row-level security policy/,
+      APPEND_ONLY.includes(table) ? /append-only/ : /violates row-level security policy/,
     );
   });
 
-  it.each(PLAN_TABLES.filter((t) => t !== 'plan_audit_log'))(
+  it.each(PLAN_TABLES.filter((t) => !APPEND_ONLY.includes(t)))(
     "%s: org B can neither change nor delete org A's rows",
     async (table) => {
       const before = await visibleOrgs(database.admin, table);

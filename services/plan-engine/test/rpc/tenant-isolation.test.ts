@@ -160,6 +160,7 @@ describe('org B calling PlanService with org A’s ids', () => {
     const counts = Object.fromEntries(Object.entries(rowsOfA).map(([table, rows]) => [table, rows.length]));
     expect(counts).toEqual({
       branching_conditions: 1,
+      deleted_plans: 0,
       output_preferences: 0,
       plan_audit_log: expect.any(Number),
       plan_steps: 4,

@@ -163,6 +163,7 @@ export const foreignIdCases: Case[] = [
     }),
     code: PLAN_NOT_FOUND,
   },
+  { name: 'delete A’s plan', method: 'deletePlan', args: (i) => ({ planId: i.planId }), code: PLAN_NOT_FOUND },
   {
     name: 'resolve A’s plan (the artifact store’s check)',
     method: 'resolvePlanReference',

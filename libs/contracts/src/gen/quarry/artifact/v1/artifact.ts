@@ -479,6 +479,49 @@ export interface CheckExtractionTargetRequest {
 export interface CheckExtractionTargetResponse {
 }
 
+export interface DeleteArtifactRequest {
+  /**
+   * The ID of the research artifact to delete (as store_research or submit_subagent_report
+   * returned it).
+   */
+  artifactId: string;
+}
+
+export interface DeleteArtifactResponse {
+  /** The deleted artifact's ID. */
+  artifactId: string;
+  /** Always true: the artifact is deleted. */
+  deleted: boolean;
+  /** Extraction results made from the artifact, deleted with it. */
+  extractionResultsDeleted: number;
+}
+
+export interface DeleteResearchOutputRequest {
+  /** The ID of the research output to delete (as store_research_output returned it). */
+  outputId: string;
+}
+
+export interface DeleteResearchOutputResponse {
+  /** The deleted output's ID. */
+  outputId: string;
+  /** Always true: the output is deleted. */
+  deleted: boolean;
+}
+
+export interface PurgePlanContentRequest {
+  /** The plan whose content to delete. */
+  planId: string;
+}
+
+export interface PurgePlanContentResponse {
+  /** Research artifacts deleted (subagent reports included). */
+  artifactsDeleted: number;
+  /** Research outputs deleted. */
+  outputsDeleted: number;
+  /** Extraction results deleted. */
+  extractionResultsDeleted: number;
+}
+
 function createBaseStoreResearchRequest(): StoreResearchRequest {
   return {
     artifactType: 0,
@@ -2785,6 +2828,536 @@ export const CheckExtractionTargetResponse: MessageFns<CheckExtractionTargetResp
   },
 };
 
+function createBaseDeleteArtifactRequest(): DeleteArtifactRequest {
+  return { artifactId: "" };
+}
+
+export const DeleteArtifactRequest: MessageFns<DeleteArtifactRequest> = {
+  encode(message: DeleteArtifactRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.artifactId !== "") {
+      writer.uint32(10).string(message.artifactId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteArtifactRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteArtifactRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.artifactId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteArtifactRequest {
+    return {
+      artifactId: isSet(object.artifactId)
+        ? globalThis.String(object.artifactId)
+        : isSet(object.artifact_id)
+        ? globalThis.String(object.artifact_id)
+        : "",
+    };
+  },
+
+  toJSON(message: DeleteArtifactRequest): unknown {
+    const obj: any = {};
+    if (message.artifactId !== "") {
+      obj.artifactId = message.artifactId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteArtifactRequest>, I>>(base?: I): DeleteArtifactRequest {
+    return DeleteArtifactRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteArtifactRequest>, I>>(object: I): DeleteArtifactRequest {
+    const message = createBaseDeleteArtifactRequest();
+    message.artifactId = object.artifactId ?? "";
+    return message;
+  },
+};
+
+function createBaseDeleteArtifactResponse(): DeleteArtifactResponse {
+  return { artifactId: "", deleted: false, extractionResultsDeleted: 0 };
+}
+
+export const DeleteArtifactResponse: MessageFns<DeleteArtifactResponse> = {
+  encode(message: DeleteArtifactResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.artifactId !== "") {
+      writer.uint32(10).string(message.artifactId);
+    }
+    if (message.deleted !== false) {
+      writer.uint32(16).bool(message.deleted);
+    }
+    if (message.extractionResultsDeleted !== 0) {
+      writer.uint32(24).uint32(message.extractionResultsDeleted);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteArtifactResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteArtifactResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.artifactId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.deleted = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.extractionResultsDeleted = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteArtifactResponse {
+    return {
+      artifactId: isSet(object.artifactId)
+        ? globalThis.String(object.artifactId)
+        : isSet(object.artifact_id)
+        ? globalThis.String(object.artifact_id)
+        : "",
+      deleted: isSet(object.deleted) ? globalThis.Boolean(object.deleted) : false,
+      extractionResultsDeleted: isSet(object.extractionResultsDeleted)
+        ? globalThis.Number(object.extractionResultsDeleted)
+        : isSet(object.extraction_results_deleted)
+        ? globalThis.Number(object.extraction_results_deleted)
+        : 0,
+    };
+  },
+
+  toJSON(message: DeleteArtifactResponse): unknown {
+    const obj: any = {};
+    if (message.artifactId !== "") {
+      obj.artifactId = message.artifactId;
+    }
+    if (message.deleted !== false) {
+      obj.deleted = message.deleted;
+    }
+    if (message.extractionResultsDeleted !== 0) {
+      obj.extractionResultsDeleted = Math.round(message.extractionResultsDeleted);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteArtifactResponse>, I>>(base?: I): DeleteArtifactResponse {
+    return DeleteArtifactResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteArtifactResponse>, I>>(object: I): DeleteArtifactResponse {
+    const message = createBaseDeleteArtifactResponse();
+    message.artifactId = object.artifactId ?? "";
+    message.deleted = object.deleted ?? false;
+    message.extractionResultsDeleted = object.extractionResultsDeleted ?? 0;
+    return message;
+  },
+};
+
+function createBaseDeleteResearchOutputRequest(): DeleteResearchOutputRequest {
+  return { outputId: "" };
+}
+
+export const DeleteResearchOutputRequest: MessageFns<DeleteResearchOutputRequest> = {
+  encode(message: DeleteResearchOutputRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.outputId !== "") {
+      writer.uint32(10).string(message.outputId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteResearchOutputRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteResearchOutputRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.outputId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteResearchOutputRequest {
+    return {
+      outputId: isSet(object.outputId)
+        ? globalThis.String(object.outputId)
+        : isSet(object.output_id)
+        ? globalThis.String(object.output_id)
+        : "",
+    };
+  },
+
+  toJSON(message: DeleteResearchOutputRequest): unknown {
+    const obj: any = {};
+    if (message.outputId !== "") {
+      obj.outputId = message.outputId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteResearchOutputRequest>, I>>(base?: I): DeleteResearchOutputRequest {
+    return DeleteResearchOutputRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteResearchOutputRequest>, I>>(object: I): DeleteResearchOutputRequest {
+    const message = createBaseDeleteResearchOutputRequest();
+    message.outputId = object.outputId ?? "";
+    return message;
+  },
+};
+
+function createBaseDeleteResearchOutputResponse(): DeleteResearchOutputResponse {
+  return { outputId: "", deleted: false };
+}
+
+export const DeleteResearchOutputResponse: MessageFns<DeleteResearchOutputResponse> = {
+  encode(message: DeleteResearchOutputResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.outputId !== "") {
+      writer.uint32(10).string(message.outputId);
+    }
+    if (message.deleted !== false) {
+      writer.uint32(16).bool(message.deleted);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteResearchOutputResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteResearchOutputResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.outputId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.deleted = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteResearchOutputResponse {
+    return {
+      outputId: isSet(object.outputId)
+        ? globalThis.String(object.outputId)
+        : isSet(object.output_id)
+        ? globalThis.String(object.output_id)
+        : "",
+      deleted: isSet(object.deleted) ? globalThis.Boolean(object.deleted) : false,
+    };
+  },
+
+  toJSON(message: DeleteResearchOutputResponse): unknown {
+    const obj: any = {};
+    if (message.outputId !== "") {
+      obj.outputId = message.outputId;
+    }
+    if (message.deleted !== false) {
+      obj.deleted = message.deleted;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteResearchOutputResponse>, I>>(base?: I): DeleteResearchOutputResponse {
+    return DeleteResearchOutputResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteResearchOutputResponse>, I>>(object: I): DeleteResearchOutputResponse {
+    const message = createBaseDeleteResearchOutputResponse();
+    message.outputId = object.outputId ?? "";
+    message.deleted = object.deleted ?? false;
+    return message;
+  },
+};
+
+function createBasePurgePlanContentRequest(): PurgePlanContentRequest {
+  return { planId: "" };
+}
+
+export const PurgePlanContentRequest: MessageFns<PurgePlanContentRequest> = {
+  encode(message: PurgePlanContentRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.planId !== "") {
+      writer.uint32(10).string(message.planId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PurgePlanContentRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePurgePlanContentRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.planId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PurgePlanContentRequest {
+    return {
+      planId: isSet(object.planId)
+        ? globalThis.String(object.planId)
+        : isSet(object.plan_id)
+        ? globalThis.String(object.plan_id)
+        : "",
+    };
+  },
+
+  toJSON(message: PurgePlanContentRequest): unknown {
+    const obj: any = {};
+    if (message.planId !== "") {
+      obj.planId = message.planId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PurgePlanContentRequest>, I>>(base?: I): PurgePlanContentRequest {
+    return PurgePlanContentRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PurgePlanContentRequest>, I>>(object: I): PurgePlanContentRequest {
+    const message = createBasePurgePlanContentRequest();
+    message.planId = object.planId ?? "";
+    return message;
+  },
+};
+
+function createBasePurgePlanContentResponse(): PurgePlanContentResponse {
+  return { artifactsDeleted: 0, outputsDeleted: 0, extractionResultsDeleted: 0 };
+}
+
+export const PurgePlanContentResponse: MessageFns<PurgePlanContentResponse> = {
+  encode(message: PurgePlanContentResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.artifactsDeleted !== 0) {
+      writer.uint32(8).uint32(message.artifactsDeleted);
+    }
+    if (message.outputsDeleted !== 0) {
+      writer.uint32(16).uint32(message.outputsDeleted);
+    }
+    if (message.extractionResultsDeleted !== 0) {
+      writer.uint32(24).uint32(message.extractionResultsDeleted);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PurgePlanContentResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePurgePlanContentResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.artifactsDeleted = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.outputsDeleted = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.extractionResultsDeleted = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PurgePlanContentResponse {
+    return {
+      artifactsDeleted: isSet(object.artifactsDeleted)
+        ? globalThis.Number(object.artifactsDeleted)
+        : isSet(object.artifacts_deleted)
+        ? globalThis.Number(object.artifacts_deleted)
+        : 0,
+      outputsDeleted: isSet(object.outputsDeleted)
+        ? globalThis.Number(object.outputsDeleted)
+        : isSet(object.outputs_deleted)
+        ? globalThis.Number(object.outputs_deleted)
+        : 0,
+      extractionResultsDeleted: isSet(object.extractionResultsDeleted)
+        ? globalThis.Number(object.extractionResultsDeleted)
+        : isSet(object.extraction_results_deleted)
+        ? globalThis.Number(object.extraction_results_deleted)
+        : 0,
+    };
+  },
+
+  toJSON(message: PurgePlanContentResponse): unknown {
+    const obj: any = {};
+    if (message.artifactsDeleted !== 0) {
+      obj.artifactsDeleted = Math.round(message.artifactsDeleted);
+    }
+    if (message.outputsDeleted !== 0) {
+      obj.outputsDeleted = Math.round(message.outputsDeleted);
+    }
+    if (message.extractionResultsDeleted !== 0) {
+      obj.extractionResultsDeleted = Math.round(message.extractionResultsDeleted);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PurgePlanContentResponse>, I>>(base?: I): PurgePlanContentResponse {
+    return PurgePlanContentResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PurgePlanContentResponse>, I>>(object: I): PurgePlanContentResponse {
+    const message = createBasePurgePlanContentResponse();
+    message.artifactsDeleted = object.artifactsDeleted ?? 0;
+    message.outputsDeleted = object.outputsDeleted ?? 0;
+    message.extractionResultsDeleted = object.extractionResultsDeleted ?? 0;
+    return message;
+  },
+};
+
 /**
  * What research produces: artifacts (analyses, syntheses, findings, …), deliverables (research
  * outputs) and subagent reports. Everything stored with text becomes searchable with
@@ -2910,6 +3483,60 @@ export const ArtifactServiceService = {
       Buffer.from(CheckExtractionTargetResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CheckExtractionTargetResponse => CheckExtractionTargetResponse.decode(value),
   },
+  /**
+   * Delete a research artifact for good (for example to honour a data-retention request): its
+   * row, the extraction results made from it, and every chunk of it in the search indexes
+   * (search_sources stops finding it within seconds). Afterwards the ID behaves exactly like one
+   * that never existed. Deleting an ID that is already gone (or never existed) answers
+   * ARTIFACT_NOT_FOUND and changes nothing, so a retry is safe: ARTIFACT_NOT_FOUND after a retry
+   * means the first call deleted it.
+   */
+  deleteArtifact: {
+    path: "/quarry.artifact.v1.ArtifactService/DeleteArtifact" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteArtifactRequest): Buffer =>
+      Buffer.from(DeleteArtifactRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteArtifactRequest => DeleteArtifactRequest.decode(value),
+    responseSerialize: (value: DeleteArtifactResponse): Buffer =>
+      Buffer.from(DeleteArtifactResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteArtifactResponse => DeleteArtifactResponse.decode(value),
+  },
+  /**
+   * Delete a research output (deliverable) for good: its row and its text or document bytes, and
+   * every chunk of it in the search indexes. Afterwards the ID behaves exactly like one that
+   * never existed. Deleting an ID that is already gone (or never existed) answers
+   * OUTPUT_NOT_FOUND and changes nothing, so a retry is safe.
+   */
+  deleteResearchOutput: {
+    path: "/quarry.artifact.v1.ArtifactService/DeleteResearchOutput" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteResearchOutputRequest): Buffer =>
+      Buffer.from(DeleteResearchOutputRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteResearchOutputRequest => DeleteResearchOutputRequest.decode(value),
+    responseSerialize: (value: DeleteResearchOutputResponse): Buffer =>
+      Buffer.from(DeleteResearchOutputResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteResearchOutputResponse => DeleteResearchOutputResponse.decode(value),
+  },
+  /**
+   * Internal, not a tool: delete everything the artifact store holds for a plan of the caller's
+   * organization — its artifacts, outputs and extraction results (and the extraction results
+   * made from those artifacts) — in one transaction with one content.deleted event per source.
+   * The plan engine calls it first when a plan is deleted. Idempotent: a plan with nothing left
+   * (or unknown, or another organization's) answers zero counts.
+   */
+  purgePlanContent: {
+    path: "/quarry.artifact.v1.ArtifactService/PurgePlanContent" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: PurgePlanContentRequest): Buffer =>
+      Buffer.from(PurgePlanContentRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): PurgePlanContentRequest => PurgePlanContentRequest.decode(value),
+    responseSerialize: (value: PurgePlanContentResponse): Buffer =>
+      Buffer.from(PurgePlanContentResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): PurgePlanContentResponse => PurgePlanContentResponse.decode(value),
+  },
 } as const;
 
 export interface ArtifactServiceServer extends UntypedServiceImplementation {
@@ -2959,6 +3586,30 @@ export interface ArtifactServiceServer extends UntypedServiceImplementation {
    * could not be stored. An unknown or foreign plan or step is PLAN_NOT_FOUND / STEP_NOT_FOUND.
    */
   checkExtractionTarget: handleUnaryCall<CheckExtractionTargetRequest, CheckExtractionTargetResponse>;
+  /**
+   * Delete a research artifact for good (for example to honour a data-retention request): its
+   * row, the extraction results made from it, and every chunk of it in the search indexes
+   * (search_sources stops finding it within seconds). Afterwards the ID behaves exactly like one
+   * that never existed. Deleting an ID that is already gone (or never existed) answers
+   * ARTIFACT_NOT_FOUND and changes nothing, so a retry is safe: ARTIFACT_NOT_FOUND after a retry
+   * means the first call deleted it.
+   */
+  deleteArtifact: handleUnaryCall<DeleteArtifactRequest, DeleteArtifactResponse>;
+  /**
+   * Delete a research output (deliverable) for good: its row and its text or document bytes, and
+   * every chunk of it in the search indexes. Afterwards the ID behaves exactly like one that
+   * never existed. Deleting an ID that is already gone (or never existed) answers
+   * OUTPUT_NOT_FOUND and changes nothing, so a retry is safe.
+   */
+  deleteResearchOutput: handleUnaryCall<DeleteResearchOutputRequest, DeleteResearchOutputResponse>;
+  /**
+   * Internal, not a tool: delete everything the artifact store holds for a plan of the caller's
+   * organization — its artifacts, outputs and extraction results (and the extraction results
+   * made from those artifacts) — in one transaction with one content.deleted event per source.
+   * The plan engine calls it first when a plan is deleted. Idempotent: a plan with nothing left
+   * (or unknown, or another organization's) answers zero counts.
+   */
+  purgePlanContent: handleUnaryCall<PurgePlanContentRequest, PurgePlanContentResponse>;
 }
 
 export interface ArtifactServiceClient extends Client {
@@ -3105,6 +3756,72 @@ export interface ArtifactServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CheckExtractionTargetResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Delete a research artifact for good (for example to honour a data-retention request): its
+   * row, the extraction results made from it, and every chunk of it in the search indexes
+   * (search_sources stops finding it within seconds). Afterwards the ID behaves exactly like one
+   * that never existed. Deleting an ID that is already gone (or never existed) answers
+   * ARTIFACT_NOT_FOUND and changes nothing, so a retry is safe: ARTIFACT_NOT_FOUND after a retry
+   * means the first call deleted it.
+   */
+  deleteArtifact(
+    request: DeleteArtifactRequest,
+    callback: (error: ServiceError | null, response: DeleteArtifactResponse) => void,
+  ): ClientUnaryCall;
+  deleteArtifact(
+    request: DeleteArtifactRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteArtifactResponse) => void,
+  ): ClientUnaryCall;
+  deleteArtifact(
+    request: DeleteArtifactRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteArtifactResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Delete a research output (deliverable) for good: its row and its text or document bytes, and
+   * every chunk of it in the search indexes. Afterwards the ID behaves exactly like one that
+   * never existed. Deleting an ID that is already gone (or never existed) answers
+   * OUTPUT_NOT_FOUND and changes nothing, so a retry is safe.
+   */
+  deleteResearchOutput(
+    request: DeleteResearchOutputRequest,
+    callback: (error: ServiceError | null, response: DeleteResearchOutputResponse) => void,
+  ): ClientUnaryCall;
+  deleteResearchOutput(
+    request: DeleteResearchOutputRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteResearchOutputResponse) => void,
+  ): ClientUnaryCall;
+  deleteResearchOutput(
+    request: DeleteResearchOutputRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteResearchOutputResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Internal, not a tool: delete everything the artifact store holds for a plan of the caller's
+   * organization — its artifacts, outputs and extraction results (and the extraction results
+   * made from those artifacts) — in one transaction with one content.deleted event per source.
+   * The plan engine calls it first when a plan is deleted. Idempotent: a plan with nothing left
+   * (or unknown, or another organization's) answers zero counts.
+   */
+  purgePlanContent(
+    request: PurgePlanContentRequest,
+    callback: (error: ServiceError | null, response: PurgePlanContentResponse) => void,
+  ): ClientUnaryCall;
+  purgePlanContent(
+    request: PurgePlanContentRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: PurgePlanContentResponse) => void,
+  ): ClientUnaryCall;
+  purgePlanContent(
+    request: PurgePlanContentRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: PurgePlanContentResponse) => void,
   ): ClientUnaryCall;
 }
 

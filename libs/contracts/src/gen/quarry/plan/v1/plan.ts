@@ -1428,6 +1428,26 @@ export interface SubmitResearchFeedbackResponse {
   stored: boolean;
 }
 
+export interface DeletePlanRequest {
+  /** The ID of the research plan to delete. */
+  planId: string;
+}
+
+export interface DeletePlanResponse {
+  /** The deleted plan's ID. */
+  planId: string;
+  /** Always true: the plan and everything it produced are deleted. */
+  deleted: boolean;
+  /** Steps deleted with the plan. */
+  stepsDeleted: number;
+  /** Research artifacts deleted (subagent reports included). */
+  artifactsDeleted: number;
+  /** Research outputs (deliverables) deleted. */
+  outputsDeleted: number;
+  /** Extraction results deleted. */
+  extractionResultsDeleted: number;
+}
+
 function createBaseNewPlanStep(): NewPlanStep {
   return { stepType: 0, instructions: "" };
 }
@@ -7674,6 +7694,255 @@ export const SubmitResearchFeedbackResponse: MessageFns<SubmitResearchFeedbackRe
   },
 };
 
+function createBaseDeletePlanRequest(): DeletePlanRequest {
+  return { planId: "" };
+}
+
+export const DeletePlanRequest: MessageFns<DeletePlanRequest> = {
+  encode(message: DeletePlanRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.planId !== "") {
+      writer.uint32(10).string(message.planId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeletePlanRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeletePlanRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.planId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeletePlanRequest {
+    return {
+      planId: isSet(object.planId)
+        ? globalThis.String(object.planId)
+        : isSet(object.plan_id)
+        ? globalThis.String(object.plan_id)
+        : "",
+    };
+  },
+
+  toJSON(message: DeletePlanRequest): unknown {
+    const obj: any = {};
+    if (message.planId !== "") {
+      obj.planId = message.planId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeletePlanRequest>, I>>(base?: I): DeletePlanRequest {
+    return DeletePlanRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeletePlanRequest>, I>>(object: I): DeletePlanRequest {
+    const message = createBaseDeletePlanRequest();
+    message.planId = object.planId ?? "";
+    return message;
+  },
+};
+
+function createBaseDeletePlanResponse(): DeletePlanResponse {
+  return {
+    planId: "",
+    deleted: false,
+    stepsDeleted: 0,
+    artifactsDeleted: 0,
+    outputsDeleted: 0,
+    extractionResultsDeleted: 0,
+  };
+}
+
+export const DeletePlanResponse: MessageFns<DeletePlanResponse> = {
+  encode(message: DeletePlanResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.planId !== "") {
+      writer.uint32(10).string(message.planId);
+    }
+    if (message.deleted !== false) {
+      writer.uint32(16).bool(message.deleted);
+    }
+    if (message.stepsDeleted !== 0) {
+      writer.uint32(24).uint32(message.stepsDeleted);
+    }
+    if (message.artifactsDeleted !== 0) {
+      writer.uint32(32).uint32(message.artifactsDeleted);
+    }
+    if (message.outputsDeleted !== 0) {
+      writer.uint32(40).uint32(message.outputsDeleted);
+    }
+    if (message.extractionResultsDeleted !== 0) {
+      writer.uint32(48).uint32(message.extractionResultsDeleted);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeletePlanResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeletePlanResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.planId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.deleted = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.stepsDeleted = reader.uint32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.artifactsDeleted = reader.uint32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.outputsDeleted = reader.uint32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.extractionResultsDeleted = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeletePlanResponse {
+    return {
+      planId: isSet(object.planId)
+        ? globalThis.String(object.planId)
+        : isSet(object.plan_id)
+        ? globalThis.String(object.plan_id)
+        : "",
+      deleted: isSet(object.deleted) ? globalThis.Boolean(object.deleted) : false,
+      stepsDeleted: isSet(object.stepsDeleted)
+        ? globalThis.Number(object.stepsDeleted)
+        : isSet(object.steps_deleted)
+        ? globalThis.Number(object.steps_deleted)
+        : 0,
+      artifactsDeleted: isSet(object.artifactsDeleted)
+        ? globalThis.Number(object.artifactsDeleted)
+        : isSet(object.artifacts_deleted)
+        ? globalThis.Number(object.artifacts_deleted)
+        : 0,
+      outputsDeleted: isSet(object.outputsDeleted)
+        ? globalThis.Number(object.outputsDeleted)
+        : isSet(object.outputs_deleted)
+        ? globalThis.Number(object.outputs_deleted)
+        : 0,
+      extractionResultsDeleted: isSet(object.extractionResultsDeleted)
+        ? globalThis.Number(object.extractionResultsDeleted)
+        : isSet(object.extraction_results_deleted)
+        ? globalThis.Number(object.extraction_results_deleted)
+        : 0,
+    };
+  },
+
+  toJSON(message: DeletePlanResponse): unknown {
+    const obj: any = {};
+    if (message.planId !== "") {
+      obj.planId = message.planId;
+    }
+    if (message.deleted !== false) {
+      obj.deleted = message.deleted;
+    }
+    if (message.stepsDeleted !== 0) {
+      obj.stepsDeleted = Math.round(message.stepsDeleted);
+    }
+    if (message.artifactsDeleted !== 0) {
+      obj.artifactsDeleted = Math.round(message.artifactsDeleted);
+    }
+    if (message.outputsDeleted !== 0) {
+      obj.outputsDeleted = Math.round(message.outputsDeleted);
+    }
+    if (message.extractionResultsDeleted !== 0) {
+      obj.extractionResultsDeleted = Math.round(message.extractionResultsDeleted);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeletePlanResponse>, I>>(base?: I): DeletePlanResponse {
+    return DeletePlanResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeletePlanResponse>, I>>(object: I): DeletePlanResponse {
+    const message = createBaseDeletePlanResponse();
+    message.planId = object.planId ?? "";
+    message.deleted = object.deleted ?? false;
+    message.stepsDeleted = object.stepsDeleted ?? 0;
+    message.artifactsDeleted = object.artifactsDeleted ?? 0;
+    message.outputsDeleted = object.outputsDeleted ?? 0;
+    message.extractionResultsDeleted = object.extractionResultsDeleted ?? 0;
+    return message;
+  },
+};
+
 /**
  * The research workflow: plans made of ordered steps that clients claim, work on and report
  * back, with branching, user reviews, skill-execution tracking, feedback and an append-only
@@ -7931,6 +8200,25 @@ export const PlanServiceService = {
       Buffer.from(ResolvePlanReferenceResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ResolvePlanReferenceResponse => ResolvePlanReferenceResponse.decode(value),
   },
+  /**
+   * Delete a research plan for good, with everything it produced (for example to honour a
+   * data-retention request): its steps, results, reviews, feedback and audit trail, its link
+   * from skill executions, and its artifacts, outputs and extraction results with every chunk of
+   * them in the search indexes. Only a content-free record that a plan was deleted is kept.
+   * Afterwards the plan ID behaves exactly like one that never existed. Deleting a plan that is
+   * already gone (or never existed) answers PLAN_NOT_FOUND and changes nothing, so a retry is
+   * safe: PLAN_NOT_FOUND after a retry means the first call deleted it. Ask the user before
+   * calling it: it cannot be undone.
+   */
+  deletePlan: {
+    path: "/quarry.plan.v1.PlanService/DeletePlan" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeletePlanRequest): Buffer => Buffer.from(DeletePlanRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeletePlanRequest => DeletePlanRequest.decode(value),
+    responseSerialize: (value: DeletePlanResponse): Buffer => Buffer.from(DeletePlanResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeletePlanResponse => DeletePlanResponse.decode(value),
+  },
 } as const;
 
 export interface PlanServiceServer extends UntypedServiceImplementation {
@@ -8054,6 +8342,17 @@ export interface PlanServiceServer extends UntypedServiceImplementation {
    * (PLAN_NOT_FOUND / STEP_NOT_FOUND).
    */
   resolvePlanReference: handleUnaryCall<ResolvePlanReferenceRequest, ResolvePlanReferenceResponse>;
+  /**
+   * Delete a research plan for good, with everything it produced (for example to honour a
+   * data-retention request): its steps, results, reviews, feedback and audit trail, its link
+   * from skill executions, and its artifacts, outputs and extraction results with every chunk of
+   * them in the search indexes. Only a content-free record that a plan was deleted is kept.
+   * Afterwards the plan ID behaves exactly like one that never existed. Deleting a plan that is
+   * already gone (or never existed) answers PLAN_NOT_FOUND and changes nothing, so a retry is
+   * safe: PLAN_NOT_FOUND after a retry means the first call deleted it. Ask the user before
+   * calling it: it cannot be undone.
+   */
+  deletePlan: handleUnaryCall<DeletePlanRequest, DeletePlanResponse>;
 }
 
 export interface PlanServiceClient extends Client {
@@ -8358,6 +8657,31 @@ export interface PlanServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ResolvePlanReferenceResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Delete a research plan for good, with everything it produced (for example to honour a
+   * data-retention request): its steps, results, reviews, feedback and audit trail, its link
+   * from skill executions, and its artifacts, outputs and extraction results with every chunk of
+   * them in the search indexes. Only a content-free record that a plan was deleted is kept.
+   * Afterwards the plan ID behaves exactly like one that never existed. Deleting a plan that is
+   * already gone (or never existed) answers PLAN_NOT_FOUND and changes nothing, so a retry is
+   * safe: PLAN_NOT_FOUND after a retry means the first call deleted it. Ask the user before
+   * calling it: it cannot be undone.
+   */
+  deletePlan(
+    request: DeletePlanRequest,
+    callback: (error: ServiceError | null, response: DeletePlanResponse) => void,
+  ): ClientUnaryCall;
+  deletePlan(
+    request: DeletePlanRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeletePlanResponse) => void,
+  ): ClientUnaryCall;
+  deletePlan(
+    request: DeletePlanRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeletePlanResponse) => void,
   ): ClientUnaryCall;
 }
 

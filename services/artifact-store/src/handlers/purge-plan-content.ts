@@ -1,0 +1,38 @@
+import type { artifactV1 } from '@quarry/contracts';
+import { isUuid } from '@quarry/db';
+import type { CallContext } from '@quarry/grpc';
+import { deletionEvents } from '../core/deletions.js';
+import { deleteArtifactRows, deleteExtractionRows, deleteOutputRows } from '../store/deletions.js';
+import { appendDeletedEvents } from '../store/outbox.js';
+import { inTenant } from '../store/tenant.js';
+import type { ArtifactServiceDeps } from './deps.js';
+
+/**
+ * PurgePlanContent (internal, the plan engine's delete_plan): everything stored for the plan —
+ * artifacts, outputs, extraction results of the plan or made from its artifacts — deleted in
+ * one transaction with one content.deleted event per source. Idempotent: called again (a retry
+ * after the plan engine failed in between) it finds nothing and answers zeros; an unknown or
+ * another org's plan has nothing to delete either.
+ */
+export async function purgePlanContent(
+  deps: ArtifactServiceDeps,
+  req: artifactV1.PurgePlanContentRequest,
+  ctx: CallContext,
+): Promise<artifactV1.PurgePlanContentResponse> {
+  if (!isUuid(req.planId)) return { artifactsDeleted: 0, outputsDeleted: 0, extractionResultsDeleted: 0 };
+  const { planId } = req;
+  return inTenant(deps.db, ctx, async (trx) => {
+    const artifacts = await deleteArtifactRows(trx, { planId });
+    const outputs = await deleteOutputRows(trx, { planId });
+    const extractions = await deleteExtractionRows(trx, {
+      planId,
+      sourceArtifactIds: artifacts.map((a) => a.sourceId),
+    });
+    await appendDeletedEvents(trx, ctx, deletionEvents(ctx.identity.orgId, [...artifacts, ...outputs, ...extractions]));
+    return {
+      artifactsDeleted: artifacts.length,
+      outputsDeleted: outputs.length,
+      extractionResultsDeleted: extractions.length,
+    };
+  });
+}

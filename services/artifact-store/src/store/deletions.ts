@@ -1,0 +1,58 @@
+import type { SourceTable } from '../core/deletions.js';
+import type { Trx } from './tenant.js';
+
+// Deleting content for good, inside the caller's tenant transaction (row-level security confines
+// every statement to the caller's org). Each function returns what it deleted, as the sources
+// whose content.deleted events the handler appends in the same transaction.
+
+export interface DeletedSource {
+  sourceTable: SourceTable;
+  sourceId: string;
+  planId: string | null;
+}
+
+export async function deleteArtifactRows(
+  trx: Trx,
+  where: { artifactId: string } | { planId: string },
+): Promise<DeletedSource[]> {
+  const rows = await trx
+    .deleteFrom('artifact.research_artifacts')
+    .$if('artifactId' in where, (q) => q.where('id', '=', (where as { artifactId: string }).artifactId))
+    .$if('planId' in where, (q) => q.where('plan_id', '=', (where as { planId: string }).planId))
+    .returning(['id', 'plan_id'])
+    .execute();
+  return rows.map((r) => ({ sourceTable: 'research_artifact', sourceId: r.id, planId: r.plan_id }));
+}
+
+export async function deleteOutputRows(
+  trx: Trx,
+  where: { outputId: string } | { planId: string },
+): Promise<DeletedSource[]> {
+  const rows = await trx
+    .deleteFrom('artifact.research_outputs')
+    .$if('outputId' in where, (q) => q.where('id', '=', (where as { outputId: string }).outputId))
+    .$if('planId' in where, (q) => q.where('plan_id', '=', (where as { planId: string }).planId))
+    .returning(['id', 'plan_id'])
+    .execute();
+  return rows.map((r) => ({ sourceTable: 'research_output', sourceId: r.id, planId: r.plan_id }));
+}
+
+/** Extraction results of a plan and/or made from the given artifacts. */
+export async function deleteExtractionRows(
+  trx: Trx,
+  where: { planId?: string; sourceArtifactIds: readonly string[] },
+): Promise<DeletedSource[]> {
+  const { planId, sourceArtifactIds } = where;
+  if (!planId && sourceArtifactIds.length === 0) return [];
+  const rows = await trx
+    .deleteFrom('artifact.extraction_results')
+    .where((eb) =>
+      eb.or([
+        ...(planId ? [eb('plan_id', '=', planId)] : []),
+        ...(sourceArtifactIds.length > 0 ? [eb('source_artifact_id', 'in', [...sourceArtifactIds])] : []),
+      ]),
+    )
+    .returning(['id', 'plan_id'])
+    .execute();
+  return rows.map((r) => ({ sourceTable: 'extraction_result', sourceId: r.id, planId: r.plan_id }));
+}
