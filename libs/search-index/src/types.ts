@@ -70,6 +70,10 @@ export interface ChunkHit {
   start: number;
   end: number;
   score: number;
+  /** The source's plan, when it has one (stored beside every chunk). */
+  planId?: string;
+  /** The source's tags (stored beside every chunk). */
+  tags?: string[];
 }
 
 /** What an upsert did, chunk by chunk. Re-upserting identical content reports only `unchanged`. */

@@ -76,7 +76,17 @@ describe('OpenSearch BM25 adapter: exact requests (offline)', () => {
         query: { routing: 'org-a' },
         body: {
           size: 7,
-          _source: ['source_table', 'source_id', 'chunk_no', 'title', 'text', 'start_offset', 'end_offset'],
+          _source: [
+            'source_table',
+            'source_id',
+            'chunk_no',
+            'title',
+            'text',
+            'start_offset',
+            'end_offset',
+            'plan_id',
+            'tags',
+          ],
           query: {
             bool: {
               must: [{ multi_match: { query: 'glacier retreat', fields: ['title^2', 'text'], type: 'best_fields' } }],

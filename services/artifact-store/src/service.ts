@@ -2,26 +2,41 @@ import type { artifactV1 } from '@quarry/contracts';
 import { handlersWith } from '@quarry/grpc';
 import { checkExtractionTarget } from './handlers/check-extraction-target.js';
 import type { ArtifactServiceDeps } from './handlers/deps.js';
+import { fetch } from './handlers/fetch.js';
 import { getArtifactText } from './handlers/get-artifact-text.js';
+import { getArtifact } from './handlers/get-artifact.js';
+import { getExtraction } from './handlers/get-extraction.js';
+import { getResearchOutput } from './handlers/get-research-output.js';
+import { listArtifacts } from './handlers/list-artifacts.js';
 import { listPlanArtifacts } from './handlers/list-plan-artifacts.js';
+import { listTags } from './handlers/list-tags.js';
 import { storeExtractionResult } from './handlers/store-extraction-result.js';
 import { storeResearchOutput } from './handlers/store-research-output.js';
 import { storeResearch } from './handlers/store-research.js';
 import { submitSubagentReport } from './handlers/submit-subagent-report.js';
+import { updateArtifactTags } from './handlers/update-artifact-tags.js';
 
-export type { ArtifactServiceDeps } from './handlers/deps.js';
+export type { ArtifactServiceDeps, ReadSettings } from './handlers/deps.js';
 
 /**
  * The ArtifactService rpcs, one handler each (handlers/). Every input is validated (core/) and
  * every plan/step reference resolved (one plan-engine call) before the transaction opens; the
  * row and, when it has text, its content.created event are then written in ONE transaction
- * under the caller's tenant (store/), so an event exists exactly when its row does.
+ * under the caller's tenant (store/), so an event exists exactly when its row does. Reads page
+ * long text within a byte budget (handlers/text-pages.ts).
  */
 export function createArtifactService(deps: ArtifactServiceDeps): artifactV1.ArtifactServiceServer {
   return handlersWith(deps, {
     storeResearch,
     storeResearchOutput,
     submitSubagentReport,
+    getArtifact,
+    getResearchOutput,
+    getExtraction,
+    fetch,
+    listArtifacts,
+    listTags,
+    updateArtifactTags,
     listPlanArtifacts,
     getArtifactText,
     storeExtractionResult,

@@ -29,6 +29,9 @@ export type HybridSearchResultItem = Omit<FusedResult, 'bestChunk'> & {
   /** The source id (results are per source, not per chunk). */
   id: string;
   textSnippet: string;
+  /** The source's plan and tags, as stored beside its chunks. */
+  planId?: string;
+  tags: string[];
 };
 
 export interface HybridSearchResponse {
@@ -94,6 +97,8 @@ export function buildHybridSearch(
         id: r.sourceId,
         ...r,
         textSnippet: snippet(bestChunk.text, request.query),
+        ...(bestChunk.planId ? { planId: bestChunk.planId } : {}),
+        tags: bestChunk.tags ?? [],
       })),
     };
   };

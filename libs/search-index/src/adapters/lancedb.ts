@@ -59,7 +59,17 @@ export interface LanceOptions {
 
 const EMBEDDER_METADATA_KEY = 'quarry.embedder';
 
-const RESULT_COLUMNS = ['source_table', 'source_id', 'chunk_no', 'title', 'text', 'start_offset', 'end_offset'];
+const RESULT_COLUMNS = [
+  'source_table',
+  'source_id',
+  'chunk_no',
+  'title',
+  'text',
+  'start_offset',
+  'end_offset',
+  'plan_id',
+  'tags',
+];
 
 function baseFields(): Field[] {
   return [

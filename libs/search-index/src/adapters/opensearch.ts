@@ -87,7 +87,17 @@ function sourceFilter(key: SourceKey): Record<string, unknown> {
   };
 }
 
-const RESULT_FIELDS = ['source_table', 'source_id', 'chunk_no', 'title', 'text', 'start_offset', 'end_offset'];
+const RESULT_FIELDS = [
+  'source_table',
+  'source_id',
+  'chunk_no',
+  'title',
+  'text',
+  'start_offset',
+  'end_offset',
+  'plan_id',
+  'tags',
+];
 
 interface SearchBody {
   hits: { hits: { _score: number | null; _source?: Record<string, unknown> }[] };

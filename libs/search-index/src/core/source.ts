@@ -71,7 +71,16 @@ export function chunkHitOf(doc: Readonly<Record<string, unknown>>, score: number
     start: Number(doc.start_offset),
     end: Number(doc.end_offset),
     score,
+    ...(typeof doc.plan_id === 'string' && doc.plan_id ? { planId: doc.plan_id } : {}),
+    tags: stringsOf(doc.tags),
   };
+}
+
+/** A stored list of strings as an array (LanceDB hands back an Arrow vector, the others JSON arrays). */
+function stringsOf(value: unknown): string[] {
+  if (value === null || value === undefined || typeof value === 'string') return [];
+  if (typeof value === 'object' && Symbol.iterator in value) return Array.from(value as Iterable<unknown>, String);
+  return [];
 }
 
 export function chunkId(key: SourceKey, chunkNo: number): string {

@@ -14,3 +14,8 @@ export async function insertExtractionResult(
     .executeTakeFirstOrThrow();
   return inserted.id;
 }
+
+/** Everything stored for an extraction result (get_extraction, fetch). */
+export function readExtraction(trx: Trx, extractionId: string) {
+  return trx.selectFrom('artifact.extraction_results').selectAll().where('id', '=', extractionId).executeTakeFirst();
+}

@@ -10,3 +10,8 @@ export async function insertOutput(trx: Trx, orgId: string, row: NewRow<'artifac
     .executeTakeFirstOrThrow();
   return inserted.id;
 }
+
+/** Everything stored for a research output (get_research_output, fetch). */
+export function readOutput(trx: Trx, outputId: string) {
+  return trx.selectFrom('artifact.research_outputs').selectAll().where('id', '=', outputId).executeTakeFirst();
+}
