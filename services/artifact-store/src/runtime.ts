@@ -20,7 +20,7 @@ export interface ArtifactStoreOptions extends ServiceOptions {
 }
 
 /** What a read returns by default: enough for a long report, far below what a client chokes on (ADR 0024). */
-export const DEFAULT_READ_BUDGET_BYTES = 256 * 1024;
+const DEFAULT_READ_BUDGET_BYTES = 256 * 1024;
 
 export type ArtifactStore = ListeningService;
 

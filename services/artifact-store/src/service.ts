@@ -16,7 +16,7 @@ import { storeResearch } from './handlers/store-research.js';
 import { submitSubagentReport } from './handlers/submit-subagent-report.js';
 import { updateArtifactTags } from './handlers/update-artifact-tags.js';
 
-export type { ArtifactServiceDeps, ReadSettings } from './handlers/deps.js';
+export type { ArtifactServiceDeps } from './handlers/deps.js';
 
 /**
  * The ArtifactService rpcs, one handler each (handlers/). Every input is validated (core/) and
