@@ -37,11 +37,17 @@ describe('the tool catalogue', () => {
     expect(toolCatalogue.map((tool) => tool.name)).toEqual([
       'create_research_plan',
       'extract_data',
+      'fetch',
+      'get_artifact',
+      'get_extraction',
       'get_next_step',
       'get_plan_status',
       'get_research_context',
+      'get_research_output',
       'get_step_context',
       'list_active_plans',
+      'list_artifacts',
+      'list_tags',
       'log_skill_execution',
       'modify_plan',
       'ping',
@@ -53,6 +59,7 @@ describe('the tool catalogue', () => {
       'submit_step_result',
       'submit_subagent_report',
       'submit_user_decision',
+      'update_artifact_tags',
     ]);
   });
 
@@ -60,16 +67,25 @@ describe('the tool catalogue', () => {
     const flagged = (hint: 'readOnlyHint' | 'destructiveHint' | 'idempotentHint') =>
       toolCatalogue.filter((tool) => tool.annotations[hint]).map((tool) => tool.name);
     expect(flagged('readOnlyHint')).toEqual([
+      'fetch',
+      'get_artifact',
+      'get_extraction',
       'get_plan_status',
       'get_research_context',
+      'get_research_output',
       'get_step_context',
       'list_active_plans',
+      'list_artifacts',
+      'list_tags',
       'ping',
       'search_sources',
     ]);
     expect(flagged('destructiveHint')).toEqual(['modify_plan']);
-    // Read tools, plus submit_step_result: a retry with the same arguments changes nothing.
-    expect(flagged('idempotentHint')).toEqual([...flagged('readOnlyHint'), 'submit_step_result'].sort());
+    // Read tools, plus submit_step_result and update_artifact_tags: a retry with the same
+    // arguments changes nothing.
+    expect(flagged('idempotentHint')).toEqual(
+      [...flagged('readOnlyHint'), 'submit_step_result', 'update_artifact_tags'].sort(),
+    );
     expect(toolCatalogue.filter((tool) => tool.annotations.openWorldHint)).toEqual([]);
   });
 

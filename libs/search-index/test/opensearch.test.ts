@@ -113,6 +113,7 @@ describe('OpenSearch BM25 adapter: exact requests (offline)', () => {
         start: 400,
         end: 416,
         score: 1.5,
+        tags: [],
       },
     ]);
   });

@@ -114,6 +114,7 @@ describe('Qdrant vector adapter: exact requests (offline)', () => {
         start: 300,
         end: 316,
         score: 0.8731,
+        tags: ['ice'],
       },
     ]);
   });

@@ -40,6 +40,9 @@ describe('search_sources finds what an org stored', () => {
       keywordRank: 1,
       semanticRank: 1,
       textSnippet: expect.stringContaining('outbox relay publishes content events to Kafka'),
+      url: `quarry://artifacts/${docs.outbox.id}`,
+      planId: docs.outbox.planId,
+      tags: ['kafka', 'outbox'],
     });
     // The local embedder is lexical, so fusion weighs BM25 1.0 and vectors 0.25 (LEXICAL_FUSION_WEIGHTS).
     for (const x of r.results) {

@@ -2207,7 +2207,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         "createdSince": {
           "type": "string",
           "format": "date-time",
-          "description": "Only artifacts stored at or after this time (RFC 3339, e.g. 2026-11-01T00:00:00Z)."
+          "description": "Only artifacts stored at or after this time (an RFC 3339 date-time with its offset or Z)."
         },
         "cursor": {
           "type": "string",

@@ -773,7 +773,7 @@ export interface ListArtifactsRequest {
     | undefined;
   /** Only artifacts carrying every one of these tags. */
   tags: string[];
-  /** Only artifacts stored at or after this time (RFC 3339, e.g. 2026-11-01T00:00:00Z). */
+  /** Only artifacts stored at or after this time (an RFC 3339 date-time with its offset or Z). */
   createdSince?:
     | Date
     | undefined;
