@@ -17,6 +17,8 @@ export interface SourceMeta extends SourceKey {
   planId?: string;
   artifactType?: string;
   tags?: string[];
+  /** When the source was stored (ISO 8601), when known. */
+  createdAt?: string;
 }
 
 /** A contiguous slice of the source text; `start`/`end` are character offsets into it. */
@@ -74,6 +76,8 @@ export interface ChunkHit {
   planId?: string;
   /** The source's tags (stored beside every chunk). */
   tags?: string[];
+  /** When the source was stored (ISO 8601), when its documents record it. */
+  createdAt?: string;
 }
 
 /** What an upsert did, chunk by chunk. Re-upserting identical content reports only `unchanged`. */

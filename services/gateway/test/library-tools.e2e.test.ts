@@ -150,6 +150,7 @@ describe('search → fetch, and tags the indexes follow', () => {
       url: `quarry://artifacts/${id}`,
       planId,
       tags: ['arctic'],
+      createdAt: (await modern.ok('get_artifact', { id })).data.createdAt,
     });
     const fetched = await legacy.ok('fetch', { id: found.data.results[0].url });
     expect(fetched.data).toMatchObject({

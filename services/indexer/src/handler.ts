@@ -175,6 +175,7 @@ function sourceMeta(event: ContentCreatedV1): SourceMeta {
     ...(event.planId ? { planId: event.planId } : {}),
     ...(event.artifactType ? { artifactType: event.artifactType } : {}),
     ...(event.tags ? { tags: event.tags } : {}),
+    ...(event.createdAt ? { createdAt: event.createdAt } : {}),
   };
 }
 

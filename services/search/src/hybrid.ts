@@ -32,6 +32,8 @@ export type HybridSearchResultItem = Omit<FusedResult, 'bestChunk'> & {
   /** The source's plan and tags, as stored beside its chunks. */
   planId?: string;
   tags: string[];
+  /** When the source was stored (ISO 8601), when its documents record it. */
+  createdAt?: string;
 };
 
 export interface HybridSearchResponse {
@@ -99,6 +101,7 @@ export function buildHybridSearch(
         textSnippet: snippet(bestChunk.text, request.query),
         ...(bestChunk.planId ? { planId: bestChunk.planId } : {}),
         tags: bestChunk.tags ?? [],
+        ...(bestChunk.createdAt ? { createdAt: bestChunk.createdAt } : {}),
       })),
     };
   };

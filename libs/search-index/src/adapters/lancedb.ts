@@ -69,6 +69,7 @@ const RESULT_COLUMNS = [
   'end_offset',
   'plan_id',
   'tags',
+  'created_at',
 ];
 
 function baseFields(): Field[] {
@@ -83,6 +84,7 @@ function baseFields(): Field[] {
     new Field('plan_id', new Utf8(), true),
     new Field('artifact_type', new Utf8(), true),
     new Field('tags', new List(new Field('item', new Utf8(), true)), false),
+    new Field('created_at', new Utf8(), true),
     new Field('text', new Utf8(), false),
     new Field('start_offset', new Int32(), false),
     new Field('end_offset', new Int32(), false),
@@ -244,6 +246,11 @@ async function openTable(
   const table = (await conn.tableNames()).includes(name)
     ? await conn.openTable(name)
     : await conn.createEmptyTable(name, schema, { mode: 'create', existOk: true });
+  // Tables made before documents carried created_at get it as an all-null column (LanceDB adds
+  // a column without rewriting the data); the next version of each source fills it.
+  if (!(await table.schema()).fields.some((f) => f.name === 'created_at')) {
+    await table.addColumns([{ name: 'created_at', valueSql: 'CAST(NULL AS string)' }]);
+  }
   // Upserts look up a source's stored hashes; a B-tree on source_id keeps that off a full scan.
   if (!(await table.listIndices()).some((i) => i.columns.includes('source_id'))) {
     await table.createIndex('source_id', { config: lancedb.Index.btree(), replace: true });

@@ -28,15 +28,20 @@ export async function updateArtifactTags(
     const { tags, changed } = retag(row.tags, req.add, req.remove);
     if (changed) {
       await setArtifactTags(trx, row.id, tags);
-      await appendEvent(trx, ctx, row.id, {
-        sourceTable: 'research_artifact',
-        planId: row.plan_id ?? undefined,
-        stepId: row.step_id ?? undefined,
-        artifactType: row.artifact_type,
-        title: row.title,
-        text: artifactText(row.content_text, row.content),
-        tags: tags.length ? tags : undefined,
-      });
+      await appendEvent(
+        trx,
+        ctx,
+        { id: row.id, createdAt: row.created_at },
+        {
+          sourceTable: 'research_artifact',
+          planId: row.plan_id ?? undefined,
+          stepId: row.step_id ?? undefined,
+          artifactType: row.artifact_type,
+          title: row.title,
+          text: artifactText(row.content_text, row.content),
+          tags: tags.length ? tags : undefined,
+        },
+      );
     }
     return { id: row.id, tags, changed };
   });

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { NewRow } from './schema.js';
+import type { Inserted, NewRow } from './schema.js';
 import type { Trx } from './tenant.js';
 
 // Research artifacts (client artifacts and subagent reports), always inside the caller's
@@ -9,13 +9,13 @@ export async function insertArtifact(
   trx: Trx,
   orgId: string,
   row: NewRow<'artifact.research_artifacts'>,
-): Promise<string> {
+): Promise<Inserted> {
   const inserted = await trx
     .insertInto('artifact.research_artifacts')
     .values({ ...row, org_id: orgId })
-    .returning('id')
+    .returning(['id', 'created_at'])
     .executeTakeFirstOrThrow();
-  return inserted.id;
+  return { id: inserted.id, createdAt: inserted.created_at };
 }
 
 /** A plan's artifacts, oldest first (ties by id, so the order is stable), at most `limit`. */

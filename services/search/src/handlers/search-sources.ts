@@ -47,6 +47,7 @@ function toProto(r: HybridSearchResponse): searchV1.SearchSourcesResponse {
       url: sourceUrl(x.sourceTable as SourceTableName, x.sourceId),
       planId: x.planId,
       tags: x.tags,
+      createdAt: x.createdAt ? new Date(x.createdAt) : undefined,
     })),
   };
 }
