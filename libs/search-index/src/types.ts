@@ -138,6 +138,19 @@ export interface VectorIndex extends ChunkStore<EmbeddedSource> {
    */
   upsertMany(sources: readonly IndexedSource[], vectors: ChunkVectors): Promise<UpsertReport[]>;
   search(vector: number[], scope: SearchScope): Promise<ChunkHit[]>;
+  /**
+   * The text and vector stored for every chunk of the given sources, in one read:
+   * sourceKeyString(key) → chunkNo → StoredVector (an empty map for a key with nothing stored).
+   * A chunk rewritten only because its source's metadata changed (new tags, say) keeps its text,
+   * so a caller can write it again with the vector it has instead of embedding the text again.
+   */
+  storedVectors(keys: readonly SourceKey[]): Promise<Map<string, Map<number, StoredVector>>>;
+}
+
+/** A chunk's text and vector as the vector index holds them. */
+export interface StoredVector {
+  text: string;
+  vector: number[];
 }
 
 /** Which embedder produced a vector space; vectors of different identities never mix. */

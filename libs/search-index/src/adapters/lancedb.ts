@@ -20,6 +20,7 @@ import type {
   IndexedSource,
   SearchScope,
   SourceKey,
+  StoredVector,
   UpsertReport,
   VectorIndex,
 } from '../types.js';
@@ -346,6 +347,28 @@ export async function openLanceVectorIndex(
     deleteSource: (k) => store.deleteSource(k),
     hashes: (k) => store.hashes(k),
     hashesMany: (k) => store.hashesMany(k),
+    async storedVectors(keys) {
+      const out = new Map(keys.map((k) => [sourceKeyString(k), new Map<number, StoredVector>()]));
+      if (keys.length === 0) return out;
+      const rows = (await table
+        .query()
+        .where(lanceSourcesWhere(keys))
+        .select(['org_id', 'source_table', 'source_id', 'chunk_no', 'text', 'vector'])
+        .limit(100_000_000)
+        .toArray()) as Row[];
+      for (const r of rows) {
+        const key = sourceKeyString({
+          orgId: String(r.org_id),
+          sourceTable: String(r.source_table),
+          sourceId: String(r.source_id),
+        });
+        out.get(key)?.set(Number(r.chunk_no), {
+          text: String(r.text),
+          vector: Array.from(r.vector as Iterable<number>),
+        });
+      }
+      return out;
+    },
     optimize: () => store.optimize(),
     close: () => store.close(),
     async search(vector: number[], scope: SearchScope): Promise<ChunkHit[]> {
