@@ -36,7 +36,7 @@ afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
 describe('Qdrant vector adapter: exact requests (offline)', () => {
   let index: VectorIndex;
-  let storedPoints: { id: string; payload: Record<string, unknown> }[];
+  let storedPoints: { id: string; payload: Record<string, unknown>; vector?: number[] }[];
   /** Scroll pages after the first, answered in turn (the first page is `storedPoints`). */
   let laterPages: { id: string; payload: Record<string, unknown> }[][];
 
