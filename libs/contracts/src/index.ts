@@ -23,6 +23,7 @@ export type {
 export { type ToolCodec } from './codec.js';
 export { ContractError, type ContractIssue } from './contract-error.js';
 export { enumNames, type EnumNames } from './enum-names.js';
+export { parseSourceUrl, sourceUrl, type SourceTableName } from './source-url.js';
 
 /** Every MCP tool, sorted by name, deeply frozen: the gateway lists and dispatches these. */
 export const toolCatalogue: readonly ToolDefinition[] = deepFreeze(toolDefinitions);

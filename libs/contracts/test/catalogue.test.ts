@@ -40,11 +40,17 @@ describe('the tool catalogue', () => {
       'delete_plan',
       'delete_research_output',
       'extract_data',
+      'fetch',
+      'get_artifact',
+      'get_extraction',
       'get_next_step',
       'get_plan_status',
       'get_research_context',
+      'get_research_output',
       'get_step_context',
       'list_active_plans',
+      'list_artifacts',
+      'list_tags',
       'log_skill_execution',
       'modify_plan',
       'ping',
@@ -56,6 +62,7 @@ describe('the tool catalogue', () => {
       'submit_step_result',
       'submit_subagent_report',
       'submit_user_decision',
+      'update_artifact_tags',
     ]);
   });
 
@@ -63,10 +70,16 @@ describe('the tool catalogue', () => {
     const flagged = (hint: 'readOnlyHint' | 'destructiveHint' | 'idempotentHint') =>
       toolCatalogue.filter((tool) => tool.annotations[hint]).map((tool) => tool.name);
     expect(flagged('readOnlyHint')).toEqual([
+      'fetch',
+      'get_artifact',
+      'get_extraction',
       'get_plan_status',
       'get_research_context',
+      'get_research_output',
       'get_step_context',
       'list_active_plans',
+      'list_artifacts',
+      'list_tags',
       'ping',
       'search_sources',
     ]);
@@ -76,11 +89,13 @@ describe('the tool catalogue', () => {
       'delete_research_output',
       'modify_plan',
     ]);
-    // Read tools, plus submit_step_result and the deletions: a retry with the same arguments changes nothing.
+    // Read tools, plus submit_step_result, update_artifact_tags and the deletions: a retry with the
+    // same arguments changes nothing.
     expect(flagged('idempotentHint')).toEqual(
       [
         ...flagged('readOnlyHint'),
         'submit_step_result',
+        'update_artifact_tags',
         'delete_artifact',
         'delete_plan',
         'delete_research_output',

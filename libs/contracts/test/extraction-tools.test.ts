@@ -50,7 +50,10 @@ describe('extract_data', () => {
     });
     expect(JSON.stringify(t.inputSchema)).not.toMatch(/clientSampling|continuation/);
     expect(JSON.stringify(t.outputSchema)).not.toMatch(/samplingRequest|modelUsage|inputTokens/);
-    expect(toolCatalogue.filter((other) => other.gatewayFields).map((other) => other.name)).toEqual(['extract_data']);
+    expect(toolCatalogue.filter((other) => other.gatewayFields).map((other) => other.name)).toEqual([
+      'extract_data',
+      'get_research_output',
+    ]);
   });
 
   const problem = (args: unknown): string | undefined => {

@@ -49,6 +49,7 @@ describe('generateContracts', () => {
       'quarry/extraction/v1/extraction.ts',
       'quarry/identity/v1/identity.ts',
       'quarry/mcp/v1/options.ts',
+      'quarry/mcp/v1/resource.ts',
       'quarry/mcp/v1/sampling.ts',
       'quarry/plan/v1/plan.ts',
       'quarry/search/v1/search.ts',

@@ -41,6 +41,10 @@ describe('search_sources', () => {
       'keywordRank',
       'semanticRank',
       'textSnippet',
+      'url',
+      'planId',
+      'createdAt',
+      'tags',
     ]);
     expect(t.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true });
   });

@@ -29,6 +29,11 @@ export const ContentCreatedV1Schema = z.object({
   tags: z.array(z.string().min(1).max(200)).max(100).optional(),
   /** ISO 8601 with offset, e.g. 2026-11-21T23:30:00.000Z. */
   occurredAt: z.iso.datetime({ offset: true }),
+  /**
+   * When the source itself was stored (ISO 8601 with offset); equal to occurredAt's moment for
+   * the first version, earlier for a later one (e.g. new tags). Optional: older events lack it.
+   */
+  createdAt: z.iso.datetime({ offset: true }).optional(),
 });
 export type ContentCreatedV1 = z.infer<typeof ContentCreatedV1Schema>;
 

@@ -17,6 +17,8 @@ export interface SourceMeta extends SourceKey {
   planId?: string;
   artifactType?: string;
   tags?: string[];
+  /** When the source was stored (ISO 8601), when known. */
+  createdAt?: string;
 }
 
 /** A contiguous slice of the source text; `start`/`end` are character offsets into it. */
@@ -70,6 +72,12 @@ export interface ChunkHit {
   start: number;
   end: number;
   score: number;
+  /** The source's plan, when it has one (stored beside every chunk). */
+  planId?: string;
+  /** The source's tags (stored beside every chunk). */
+  tags?: string[];
+  /** When the source was stored (ISO 8601), when its documents record it. */
+  createdAt?: string;
 }
 
 /** What an upsert did, chunk by chunk. Re-upserting identical content reports only `unchanged`. */
@@ -130,6 +138,19 @@ export interface VectorIndex extends ChunkStore<EmbeddedSource> {
    */
   upsertMany(sources: readonly IndexedSource[], vectors: ChunkVectors): Promise<UpsertReport[]>;
   search(vector: number[], scope: SearchScope): Promise<ChunkHit[]>;
+  /**
+   * The text and vector stored for every chunk of the given sources, in one read:
+   * sourceKeyString(key) → chunkNo → StoredVector (an empty map for a key with nothing stored).
+   * A chunk rewritten only because its source's metadata changed (new tags, say) keeps its text,
+   * so a caller can write it again with the vector it has instead of embedding the text again.
+   */
+  storedVectors(keys: readonly SourceKey[]): Promise<Map<string, Map<number, StoredVector>>>;
+}
+
+/** A chunk's text and vector as the vector index holds them. */
+export interface StoredVector {
+  text: string;
+  vector: number[];
 }
 
 /** Which embedder produced a vector space; vectors of different identities never mix. */

@@ -296,6 +296,32 @@ export function indexContract(name: string, engine: ContractEngine): void {
         await removeAll([a, quoted, b]);
       });
 
+      it('reads back the text and vector of every chunk of many sources, per org, nothing for unknown ones', async () => {
+        const a = prepareSource(meta(ORG_A, 'v-shared', 'Shared'), para('moraines', 80));
+        const b = prepareSource(meta(ORG_B, 'v-shared', 'Shared'), 'Org B writes about moraines too.');
+        const ea = await embedded(a);
+        const eb = await embedded(b);
+        await vectors.upsert(ea);
+        await vectors.upsert(eb);
+        const unknown = { orgId: ORG_A, sourceTable: 'research_artifact', sourceId: 'v-unknown' };
+        const stored = await vectors.storedVectors([a, b, unknown]);
+        expect([...stored.keys()]).toEqual([sourceKeyString(a), sourceKeyString(b), sourceKeyString(unknown)]);
+        expect(stored.get(sourceKeyString(unknown))).toEqual(new Map());
+        for (const source of [ea, eb]) {
+          const chunks = stored.get(sourceKeyString(source))!;
+          expect(chunks.size).toBe(source.chunks.length);
+          for (const c of source.chunks) {
+            expect(chunks.get(c.chunkNo)!.text).toBe(c.text);
+            // Engines store float32: the same vector up to that precision.
+            const back = chunks.get(c.chunkNo)!.vector;
+            expect(back).toHaveLength(c.vector.length);
+            back.forEach((x, i) => expect(x).toBeCloseTo(c.vector[i]!, 5));
+          }
+        }
+        expect(await vectors.storedVectors([])).toEqual(new Map());
+        await removeAll([a, b]);
+      });
+
       it('upserts many sources of two orgs at once: new, changed, unchanged and removed chunks, each with its report', async () => {
         const grow = para('sandur plains', 60);
         const v1 = [

@@ -95,3 +95,31 @@ describe('LanceDB compaction', () => {
     },
   );
 });
+
+describe('LanceDB tables made before documents carried created_at', () => {
+  it('gain the column on open; old rows read without it, new versions with it', async () => {
+    const where = mkdtempSync(join(tmpdir(), 'quarry-search-created-'));
+    try {
+      const index = await openLanceBm25Index({ dir: where });
+      const meta = { orgId: 'o', sourceTable: 'research_artifact', sourceId: 's1', title: 'Glaciers' };
+      await index.upsertMany([prepareSource(meta, 'Glacier retreat in the Alps.')]);
+      await index.close();
+      // Make the table as an older Quarry left it: no created_at column.
+      const conn = await lancedb.connect(where);
+      const table = await conn.openTable('chunks_bm25');
+      await table.dropColumns(['created_at']);
+      table.close();
+      conn.close();
+
+      const reopened = await openLanceBm25Index({ dir: where });
+      const scope = { orgId: 'o', limit: 5 };
+      expect((await reopened.search('glacier', scope))[0]).not.toHaveProperty('createdAt');
+      const createdAt = '2026-11-25T21:00:00.000Z';
+      await reopened.upsertMany([prepareSource({ ...meta, createdAt }, 'Glacier retreat in the Alps.')]);
+      expect((await reopened.search('glacier', scope))[0]).toMatchObject({ sourceId: 's1', createdAt, tags: [] });
+      await reopened.close();
+    } finally {
+      rmSync(where, { recursive: true, force: true });
+    }
+  });
+});

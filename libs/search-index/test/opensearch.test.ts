@@ -76,7 +76,18 @@ describe('OpenSearch BM25 adapter: exact requests (offline)', () => {
         query: { routing: 'org-a' },
         body: {
           size: 7,
-          _source: ['source_table', 'source_id', 'chunk_no', 'title', 'text', 'start_offset', 'end_offset'],
+          _source: [
+            'source_table',
+            'source_id',
+            'chunk_no',
+            'title',
+            'text',
+            'start_offset',
+            'end_offset',
+            'plan_id',
+            'tags',
+            'created_at',
+          ],
           query: {
             bool: {
               must: [{ multi_match: { query: 'glacier retreat', fields: ['title^2', 'text'], type: 'best_fields' } }],
@@ -103,6 +114,7 @@ describe('OpenSearch BM25 adapter: exact requests (offline)', () => {
         start: 400,
         end: 416,
         score: 1.5,
+        tags: [],
       },
     ]);
   });
@@ -155,6 +167,7 @@ describe('OpenSearch BM25 adapter: exact requests (offline)', () => {
           plan_id: 'p1',
           artifact_type: null,
           tags: ['x'],
+          created_at: null,
           title: 'T',
           text: 'Fresh text.',
           start_offset: 0,
@@ -271,6 +284,7 @@ describe('OpenSearch BM25 adapter: exact requests (offline)', () => {
       plan_id: null,
       artifact_type: null,
       tags: [],
+      created_at: null,
       title: s.title,
       text: s.chunks[0]!.text,
       start_offset: 0,
@@ -313,5 +327,27 @@ describe('OpenSearch BM25 adapter: exact requests (offline)', () => {
         },
       },
     ]);
+  });
+});
+
+describe('OpenSearch BM25 adapter: an index made before documents carried created_at', () => {
+  it('gets the created_at mapping added (the mapping is strict), and nothing is recreated', async () => {
+    const replies = engineReplies(
+      () => [],
+      () => ({}),
+    );
+    const mock = mockClient((req) => {
+      if (req.method === 'HEAD' && req.path === '/quarry-chunks') return { status: 200 };
+      if (req.method === 'POST' && req.path === '/quarry-chunks/_mapping')
+        return { status: 200, body: { acknowledged: true } };
+      return replies(req);
+    });
+    await openOpenSearchBm25Index({ client: mock.client });
+    expect(mock.sent.map((r) => `${r.method} ${r.path}`)).toEqual([
+      'POST /_index_template/quarry-chunks-template',
+      'HEAD /quarry-chunks',
+      'POST /quarry-chunks/_mapping',
+    ]);
+    expect(mock.sent[2]!.body).toEqual({ properties: { created_at: { type: 'date' } } });
   });
 });

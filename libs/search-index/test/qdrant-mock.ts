@@ -67,7 +67,7 @@ export const keyPayload = (key: { orgId: string; sourceTable: string; sourceId: 
   source_id: key.sourceId,
 });
 
-type StoredPoint = { id: string; payload: Record<string, unknown> };
+type StoredPoint = { id: string; payload: Record<string, unknown>; vector?: number[] };
 
 /**
  * A Qdrant that answers the adapter's normal work: a fresh collection, scroll pages from

@@ -36,7 +36,7 @@ afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
 describe('Qdrant vector adapter: exact requests (offline)', () => {
   let index: VectorIndex;
-  let storedPoints: { id: string; payload: Record<string, unknown> }[];
+  let storedPoints: { id: string; payload: Record<string, unknown>; vector?: number[] }[];
   /** Scroll pages after the first, answered in turn (the first page is `storedPoints`). */
   let laterPages: { id: string; payload: Record<string, unknown> }[][];
 
@@ -114,6 +114,7 @@ describe('Qdrant vector adapter: exact requests (offline)', () => {
         start: 300,
         end: 316,
         score: 0.8731,
+        tags: ['ice'],
       },
     ]);
   });
@@ -168,6 +169,7 @@ describe('Qdrant vector adapter: exact requests (offline)', () => {
               plan_id: null,
               artifact_type: null,
               tags: ['x'],
+              created_at: null,
               title: 'T',
               text: 'Fresh text.',
               start_offset: 0,
@@ -249,6 +251,31 @@ describe('Qdrant vector adapter: exact requests (offline)', () => {
     expect(sent).toEqual([]);
   });
 
+  it('reads stored texts and vectors with the same scroll filter, asking for the text and the vectors', async () => {
+    const a1 = { orgId: 'org-a', sourceTable: 'research_artifact', sourceId: 's1' };
+    const b1 = { ...a1, orgId: 'org-b' };
+    storedPoints = [
+      {
+        id: pointId(a1, 0),
+        payload: { ...keyPayload(a1), chunk_no: 0, content_hash: 'a1-0', text: 'Moraines.' },
+        vector: [0.5, 0.25],
+      },
+    ];
+    sent = [];
+    expect(await index.storedVectors([a1, b1])).toEqual(
+      new Map([
+        [sourceKeyString(a1), new Map([[0, { text: 'Moraines.', vector: [0.5, 0.25] }]])],
+        [sourceKeyString(b1), new Map()],
+      ]),
+    );
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.body).toMatchObject({
+      with_payload: ['org_id', 'source_table', 'source_id', 'chunk_no', 'content_hash', 'text'],
+      with_vector: true,
+    });
+    expect(JSON.stringify(sent[0]!.body)).toContain('"org-b"');
+  });
+
   it('upserts many sources of two orgs with one scroll, upserts of at most 256 points and one delete', async () => {
     const vector = [0, 1, 0, 0];
     const sources = Array.from({ length: 260 }, (_, i) =>
@@ -297,6 +324,7 @@ describe('Qdrant vector adapter: exact requests (offline)', () => {
           plan_id: null,
           artifact_type: null,
           tags: [],
+          created_at: null,
           title: s.title,
           text: s.chunks[0]!.text,
           start_offset: 0,

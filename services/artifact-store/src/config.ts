@@ -6,6 +6,13 @@ const artifactStoreConfigSchema = z.object({
   ...databaseUrlField('the app role'),
   ...identityKeyField,
   PLAN_ENGINE_ADDRESS: z.string().min(1).describe('host:port of the plan engine (checks plan and step references)'),
+  READ_BUDGET_BYTES: z.coerce
+    .number()
+    .int()
+    .min(4096)
+    .max(1048576)
+    .default(262144)
+    .describe('bytes of text a read tool returns per call unless the caller asks for less or more (ADR 0024)'),
 });
 
 export function loadArtifactStoreConfig(source: Readonly<Record<string, string | undefined>> = process.env) {

@@ -3,6 +3,7 @@ import { artifactErrors } from './errors.js';
 
 export type ArtifactType = 'analysis' | 'synthesis' | 'comparison' | 'summary' | 'source_list' | 'finding';
 export type MediaType = 'conversation' | 'markdown' | 'html' | 'word' | 'excel' | 'powerpoint';
+export type ArtifactSourceName = 'client' | 'subagent';
 export type Grounding = 'exact' | 'normalised' | 'numeric' | 'date' | 'fuzzy' | 'none';
 
 /** Proto enums ↔ stored names (`ARTIFACT_TYPE_SOURCE_LIST` ↔ `source_list`); a required one that is unset is INVALID_ARGUMENT. */
@@ -22,5 +23,10 @@ export const mediaTypes = enumNames<artifactV1.MediaType, MediaType>(
 export const groundings = enumNames<artifactV1.GroundingKind, Grounding>(
   artifactV1.groundingKindToJSON,
   artifactV1.groundingKindFromJSON,
+  invalid,
+);
+export const artifactSources = enumNames<artifactV1.ArtifactSource, ArtifactSourceName>(
+  artifactV1.artifactSourceToJSON,
+  artifactV1.artifactSourceFromJSON,
   invalid,
 );

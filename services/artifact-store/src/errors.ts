@@ -4,7 +4,8 @@ import { defineErrors, status } from '@quarry/grpc';
  * The artifact store's error catalogue. Codes are stable: the gateway passes them to the model
  * as the tool error's `code`. Plan and step references are refused by the plan engine itself
  * (PLAN_NOT_FOUND / STEP_NOT_FOUND pass through unchanged). ARTIFACT_NOT_FOUND is the same for
- * a missing, a malformed and another organization's artifact id, so ids reveal nothing.
+ * a missing, a malformed and another organization's artifact id, so ids reveal nothing; so are
+ * OUTPUT_NOT_FOUND, EXTRACTION_NOT_FOUND and ITEM_NOT_FOUND (fetch, which reads all three).
  */
 export const artifactErrors = defineErrors({
   INVALID_ARGUMENT: {
@@ -23,6 +24,19 @@ export const artifactErrors = defineErrors({
   OUTPUT_NOT_FOUND: {
     status: status.NOT_FOUND,
     message: (p: { outputId: string }) => `No research output ${p.outputId} in your organization.`,
+  },
+  EXTRACTION_NOT_FOUND: {
+    status: status.NOT_FOUND,
+    message: (p: { extractionId: string }) => `No extraction result ${p.extractionId} in your organization.`,
+  },
+  ITEM_NOT_FOUND: {
+    status: status.NOT_FOUND,
+    message: (p: { id: string }) => `No artifact, research output or extraction result ${p.id} in your organization.`,
+  },
+  INVALID_CURSOR: {
+    status: status.INVALID_ARGUMENT,
+    message: () =>
+      '`cursor` is not one this tool returned for this id and these filters; call again without it to start over.',
   },
   INVALID_BASE64: {
     status: status.INVALID_ARGUMENT,

@@ -14,5 +14,6 @@ await runService({
       databaseUrl: config.DATABASE_URL,
       identityKey: config.QUARRY_IDENTITY_KEY,
       planEngineAddress: config.PLAN_ENGINE_ADDRESS,
+      readBudgetBytes: config.READ_BUDGET_BYTES,
     }),
 });

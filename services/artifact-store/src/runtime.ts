@@ -2,6 +2,7 @@ import { artifactV1 } from '@quarry/contracts';
 import { createDb } from '@quarry/db';
 import { buildServiceServer, listenService, type ListeningService } from '@quarry/grpc';
 import { serviceMetrics, type ServiceOptions } from '@quarry/telemetry';
+import { createCursorCodec } from './core/read-cursor.js';
 import { createPlanReferencesClient } from './plans.js';
 import { createArtifactService } from './service.js';
 import type { ArtifactDatabase } from './store/schema.js';
@@ -14,7 +15,12 @@ export interface ArtifactStoreOptions extends ServiceOptions {
   port: number;
   /** host:port of the plan engine, which checks plan and step references. */
   planEngineAddress: string;
+  /** Bytes of text a read tool returns when the caller does not say (default 262144). */
+  readBudgetBytes?: number;
 }
+
+/** What a read returns by default: enough for a long report, far below what a client chokes on (ADR 0024). */
+const DEFAULT_READ_BUDGET_BYTES = 256 * 1024;
 
 export type ArtifactStore = ListeningService;
 
@@ -32,7 +38,15 @@ export async function startArtifactStore(options: ArtifactStoreOptions): Promise
   const plans = createPlanReferencesClient({ address: options.planEngineAddress, identityKey: options.identityKey });
   const server = buildServiceServer({
     definition: artifactV1.ArtifactServiceService,
-    implementation: createArtifactService({ db, plans, logger: options.logger }),
+    implementation: createArtifactService({
+      db,
+      plans,
+      reads: {
+        budgetBytes: options.readBudgetBytes ?? DEFAULT_READ_BUDGET_BYTES,
+        cursors: createCursorCodec(options.identityKey),
+      },
+      logger: options.logger,
+    }),
     identityKey: options.identityKey,
     logger: options.logger,
   });

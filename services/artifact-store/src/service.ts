@@ -4,13 +4,20 @@ import { checkExtractionTarget } from './handlers/check-extraction-target.js';
 import { deleteArtifact } from './handlers/delete-artifact.js';
 import { deleteResearchOutput } from './handlers/delete-research-output.js';
 import type { ArtifactServiceDeps } from './handlers/deps.js';
+import { fetch } from './handlers/fetch.js';
 import { getArtifactText } from './handlers/get-artifact-text.js';
+import { getArtifact } from './handlers/get-artifact.js';
+import { getExtraction } from './handlers/get-extraction.js';
+import { getResearchOutput } from './handlers/get-research-output.js';
+import { listArtifacts } from './handlers/list-artifacts.js';
 import { listPlanArtifacts } from './handlers/list-plan-artifacts.js';
 import { purgePlanContent } from './handlers/purge-plan-content.js';
+import { listTags } from './handlers/list-tags.js';
 import { storeExtractionResult } from './handlers/store-extraction-result.js';
 import { storeResearchOutput } from './handlers/store-research-output.js';
 import { storeResearch } from './handlers/store-research.js';
 import { submitSubagentReport } from './handlers/submit-subagent-report.js';
+import { updateArtifactTags } from './handlers/update-artifact-tags.js';
 
 export type { ArtifactServiceDeps } from './handlers/deps.js';
 
@@ -20,12 +27,20 @@ export type { ArtifactServiceDeps } from './handlers/deps.js';
  * row and, when it has text, its content.created event are then written in ONE transaction
  * under the caller's tenant (store/), so an event exists exactly when its row does. A deletion
  * removes the rows and appends their content.deleted events in one transaction the same way.
+ * Reads page long text within a byte budget (handlers/text-pages.ts).
  */
 export function createArtifactService(deps: ArtifactServiceDeps): artifactV1.ArtifactServiceServer {
   return handlersWith(deps, {
     storeResearch,
     storeResearchOutput,
     submitSubagentReport,
+    getArtifact,
+    getResearchOutput,
+    getExtraction,
+    fetch,
+    listArtifacts,
+    listTags,
+    updateArtifactTags,
     listPlanArtifacts,
     getArtifactText,
     storeExtractionResult,

@@ -67,7 +67,8 @@ describe('StoreResearch', () => {
       title: 'Lithium prices fell 20% in 2024',
       stored: true,
     });
-    expect(await row('artifact.research_artifacts', answer.id)).toMatchObject({
+    const stored = await row('artifact.research_artifacts', answer.id);
+    expect(stored).toMatchObject({
       org_id: orgA,
       plan_id: plan.planId,
       step_id: plan.stepId,
@@ -96,6 +97,8 @@ describe('StoreResearch', () => {
       text: 'Lithium carbonate prices fell by about 20 percent during 2024.',
       tags: ['lithium', 'prices'],
       occurredAt: expect.any(String),
+      // When the row was stored, which the indexes keep for search results.
+      createdAt: (stored.created_at as Date).toISOString(),
     });
   });
 

@@ -112,6 +112,8 @@ describe('StoreExtractionResult', () => {
       title: 'Extraction (Paper): Attention Is All You Need · 2017 · Ashish Vaswani',
       text: 'title: Attention Is All You Need\nyear: 2017\nauthors[0].name: Ashish Vaswani\nauthors[1].name: Noam Shazeer',
       occurredAt: expect.any(String),
+      // When the row was stored, which the indexes keep for search results.
+      createdAt: (rows[0]!.created_at as Date).toISOString(),
     });
   });
 

@@ -9,6 +9,7 @@ import { createTestDatabase } from '@quarry/testing';
 import {
   artifactSchemas,
   createArtifactService,
+  createCursorCodec,
   createPlanReferencesClient,
   type ArtifactDatabase,
   type PlanReferences,
@@ -33,7 +34,7 @@ const everyPlanResolves: PlanReferences = { resolve: async () => {}, close: () =
  * plan engine (its schema in the same database, reached through createPlanReferencesClient as
  * in production), and `plans` creates plans in it; otherwise every plan reference resolves.
  */
-export async function startTestStore(options: { planEngine?: boolean } = {}) {
+export async function startTestStore(options: { planEngine?: boolean; readBudgetBytes?: number } = {}) {
   const database = await createTestDatabase({
     schemas: [...(options.planEngine ? planSchemas : []), ...eventsSchemas, ...artifactSchemas],
   });
@@ -51,7 +52,12 @@ export async function startTestStore(options: { planEngine?: boolean } = {}) {
   const db = createDb<ArtifactDatabase>({ connectionString: database.appUrl, max: 2 });
   const server = buildServiceServer({
     definition: artifactV1.ArtifactServiceService,
-    implementation: createArtifactService({ db, plans: planReferences, logger }),
+    implementation: createArtifactService({
+      db,
+      plans: planReferences,
+      reads: { budgetBytes: options.readBudgetBytes ?? 256 * 1024, cursors: createCursorCodec(IDENTITY_KEY) },
+      logger,
+    }),
     identityKey: IDENTITY_KEY,
     logger,
   });

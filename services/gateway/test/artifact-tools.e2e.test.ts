@@ -137,6 +137,7 @@ describe('store_research', () => {
       text: 'Lithium carbonate prices fell by about 20 percent during 2024.',
       tags: ['lithium', 'prices'],
       occurredAt: expect.any(String),
+      createdAt: (rows[0]!.created_at as Date).toISOString(),
     });
   });
 });

@@ -147,6 +147,10 @@ describe('search_sources finds what was stored, through MCP', () => {
       keywordRank: 1,
       semanticRank: expect.any(Number),
       textSnippet: expect.stringMatching(/volume/i),
+      url: `quarry://artifacts/${stored.finding}`,
+      planId: planA,
+      tags: ['alps', 'climate'],
+      createdAt: (await a.ok('get_artifact', { id: stored.finding })).data.createdAt,
     });
     expect(answer.data.resultCount).toBe(answer.data.results.length);
   });

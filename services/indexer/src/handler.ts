@@ -5,12 +5,14 @@ import {
   EmbedderMismatchError,
   planUpsertMany,
   prepareSource,
+  sourceKeyString,
   type ChunkOptions,
   type ChunkVectors,
   type IndexedChunk,
   type IndexedSource,
   type SearchBackends,
   type SourceMeta,
+  type VectorIndex,
 } from '@quarry/search-index';
 import type { Logger } from '@quarry/telemetry';
 import { latestPerSource, sourceKeyOf, verdict, versionOf } from './core/versions.js';
@@ -65,8 +67,9 @@ interface Work {
  * in indexer.indexed_sources. It resolves when all of that is durable, which is when the event
  * log may store its offset; if it throws, nothing is recorded and the batch is delivered again.
  *
- * Engine round trips do not grow with the batch: one hash read of the vector index, one embed
- * call, then one upsertMany per index (each one hash read, one write, one delete). Embedding
+ * Engine round trips do not grow with the batch: one hash read of the vector index (and one
+ * read of the stored vectors when a source already indexed changed), one embed call, then one
+ * upsertMany per index (each one hash read, one write, one delete). Embedding
  * comes before any write, so input the embedder refuses leaves both indexes untouched.
  */
 export function createIndexHandler(deps: IndexHandlerDeps): IndexHandler {
@@ -112,11 +115,19 @@ export function createIndexHandler(deps: IndexHandlerDeps): IndexHandler {
     }
     const sources = work.map((w) => w.source);
 
-    // Only chunks whose hash the vector index lacks are embedded, all in one call.
-    const changed = planUpsertMany(await vectors.hashesMany(sources), sources).writes.map((w) => w.chunk);
-    const embedded = await embed(changed.map((c) => c.text));
-    const vectorOf = new Map<IndexedChunk, number[]>(changed.map((c, i) => [c, embedded[i]!]));
-    report.chunksEmbedded = changed.length;
+    // Only chunks whose hash the vector index lacks are written. A chunk whose text the index
+    // already holds at the same place of the same source changed only in its metadata (new tags,
+    // say): it is written again with the vector it has. The rest are embedded, all in one call.
+    const storedHashes = await vectors.hashesMany(sources);
+    const changed = planUpsertMany(storedHashes, sources).writes;
+    const vectorOf = await keptVectors(
+      vectors,
+      changed.filter((w) => (storedHashes.get(sourceKeyString(w.source))?.size ?? 0) > 0),
+    );
+    const toEmbed = changed.map((w) => w.chunk).filter((c) => !vectorOf.has(c));
+    const embedded = await embed(toEmbed.map((c) => c.text));
+    toEmbed.forEach((c, i) => vectorOf.set(c, embedded[i]!));
+    report.chunksEmbedded = toEmbed.length;
 
     // The vector index asks for exactly the chunks it writes. If another writer changed it since
     // the hash read, that can include chunks not embedded above: they are embedded now.
@@ -173,6 +184,26 @@ export function createIndexHandler(deps: IndexHandlerDeps): IndexHandler {
   };
 }
 
+/**
+ * The vectors the index already holds for chunks about to be rewritten with the same text (read
+ * only for sources that have something stored, so a batch of new sources costs no extra read).
+ */
+async function keptVectors(
+  vectors: VectorIndex,
+  rewrites: readonly { source: IndexedSource; chunk: IndexedChunk }[],
+): Promise<Map<IndexedChunk, number[]>> {
+  const kept = new Map<IndexedChunk, number[]>();
+  if (rewrites.length === 0) return kept;
+  const keys = [...new Map(rewrites.map((w) => [sourceKeyString(w.source), w.source])).values()];
+  const stored = await vectors.storedVectors(keys);
+  for (const { source, chunk } of rewrites) {
+    const prior = stored.get(sourceKeyString(source))?.get(chunk.chunkNo);
+    if (prior && prior.text === chunk.text && prior.vector.length === vectors.embedder.dimension)
+      kept.set(chunk, prior.vector);
+  }
+  return kept;
+}
+
 /** Fail fast when the embedder would write vectors the index was not built for. */
 export async function assertEmbedderMatches(backends: Pick<SearchBackends, 'vectors' | 'embedder'>): Promise<void> {
   const identity = await backends.embedder.identity();
@@ -196,6 +227,7 @@ function sourceMeta(event: ContentCreatedV1): SourceMeta {
     ...(event.planId ? { planId: event.planId } : {}),
     ...(event.artifactType ? { artifactType: event.artifactType } : {}),
     ...(event.tags ? { tags: event.tags } : {}),
+    ...(event.createdAt ? { createdAt: event.createdAt } : {}),
   };
 }
 

@@ -30,6 +30,11 @@ export type HybridSearchResultItem = Omit<FusedResult, 'bestChunk'> & {
   /** The source id (results are per source, not per chunk). */
   id: string;
   textSnippet: string;
+  /** The source's plan and tags, as stored beside its chunks. */
+  planId?: string;
+  tags: string[];
+  /** When the source was stored (ISO 8601), when its documents record it. */
+  createdAt?: string;
 };
 
 export interface HybridSearchResponse {
@@ -102,6 +107,9 @@ export function buildHybridSearch(
         id: r.sourceId,
         ...r,
         textSnippet: snippet(bestChunk.text, request.query),
+        ...(bestChunk.planId ? { planId: bestChunk.planId } : {}),
+        tags: bestChunk.tags ?? [],
+        ...(bestChunk.createdAt ? { createdAt: bestChunk.createdAt } : {}),
       })),
     };
   };

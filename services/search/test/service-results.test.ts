@@ -40,6 +40,9 @@ describe('search_sources finds what an org stored', () => {
       keywordRank: 1,
       semanticRank: 1,
       textSnippet: expect.stringContaining('outbox relay publishes content events to Kafka'),
+      url: `quarry://artifacts/${docs.outbox.id}`,
+      planId: docs.outbox.planId,
+      tags: ['kafka', 'outbox'],
     });
     // The local embedder is lexical, so BM25's ranking comes first, whole, and the score is the
     // RRF of each result's final rank; vector-only items can only follow every keyword match.

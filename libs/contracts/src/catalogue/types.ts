@@ -76,4 +76,6 @@ export interface GatewayFields {
   readonly samplingRequest?: string;
   /** Response field of type quarry.mcp.v1.ModelUsage: recorded in the tool-call log. */
   readonly modelUsage?: string;
+  /** Response field of type quarry.mcp.v1.EmbeddedResource: becomes an embedded resource in the result's content. */
+  readonly embeddedResource?: string;
 }

@@ -595,6 +595,462 @@ export const toolDefinitions: readonly ToolDefinition[] = [
     }
   },
   {
+    "name": "fetch",
+    "title": "Fetch a stored item",
+    "description": "Fetch the full text of anything search_sources found, by its id (an artifact, output or extraction id, or its quarry:// url): {id, title, text, url, metadata}. Use it to read and cite a search result. Long text comes in pages: metadata.next_cursor, when present, is the cursor for the next part.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "The id of an artifact, output or extraction (as search_sources returned it), or its url."
+        },
+        "cursor": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 1000,
+          "description": "metadata.next_cursor of the previous call, for the next page of a long text."
+        }
+      },
+      "required": [
+        "id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string",
+          "description": "The item's ID."
+        },
+        "title": {
+          "type": "string",
+          "description": "Its title."
+        },
+        "text": {
+          "type": "string",
+          "description": "Its full text (or this page of it, when metadata.next_cursor is set)."
+        },
+        "url": {
+          "type": "string",
+          "description": "Its stable address, for citing it (quarry://artifacts/{id}, quarry://outputs/{id} or quarry://extractions/{id})."
+        },
+        "metadata": {
+          "type": "object",
+          "additionalProperties": {
+            "type": "string"
+          },
+          "description": "What else is known about it: source_table, plan_id, step_id, created_at, tags (comma separated), artifact_type, media_type, mime_type, total_bytes, offset, next_cursor."
+        }
+      },
+      "required": [
+        "id",
+        "title",
+        "text",
+        "url",
+        "metadata"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.artifact.v1.ArtifactService",
+      "method": "Fetch",
+      "path": "/quarry.artifact.v1.ArtifactService/Fetch"
+    }
+  },
+  {
+    "name": "get_artifact",
+    "title": "Get research artifact",
+    "description": "Read a research artifact back whole: its content (the JSON object stored), its contentText, tags, plan and step, confidence and when it was stored. Long text comes in pages: when page.nextCursor is set, call again with the same id and that cursor for the next part (the content object comes with the first page only). A content object larger than maxBytes is left out (contentOmitted): ask again with a larger maxBytes to get it.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The artifact's ID (as store_research, list_artifacts or search_sources returned it)."
+        },
+        "cursor": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 1000,
+          "description": "The page.nextCursor of the previous call, for the next page of long text."
+        },
+        "maxBytes": {
+          "type": "integer",
+          "minimum": 4096,
+          "maximum": 1048576,
+          "description": "The most text to return in this call, in bytes of UTF-8 (default 262144; 4096 to 1048576)."
+        }
+      },
+      "required": [
+        "id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string",
+          "description": "The artifact's ID."
+        },
+        "artifactType": {
+          "type": "string",
+          "enum": [
+            "analysis",
+            "synthesis",
+            "comparison",
+            "summary",
+            "source_list",
+            "finding"
+          ],
+          "description": "What kind of artifact it is."
+        },
+        "title": {
+          "type": "string",
+          "description": "Its title."
+        },
+        "content": {
+          "type": "object",
+          "description": "The JSON object stored as its content (first page only; left out when larger than maxBytes)."
+        },
+        "contentOmitted": {
+          "type": "boolean",
+          "description": "True when content was left out because it is larger than maxBytes."
+        },
+        "contentBytes": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 4294967295,
+          "description": "Size of the content object as JSON, in bytes."
+        },
+        "contentText": {
+          "type": "string",
+          "description": "This page of its contentText, when it has one."
+        },
+        "page": {
+          "type": "object",
+          "properties": {
+            "totalBytes": {
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 4294967295,
+              "description": "Size of the whole text, in bytes of UTF-8."
+            },
+            "offset": {
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 4294967295,
+              "description": "Where this page starts in the whole text, in bytes of UTF-8."
+            },
+            "returnedBytes": {
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 4294967295,
+              "description": "Size of this page, in bytes of UTF-8."
+            },
+            "nextCursor": {
+              "type": "string",
+              "description": "Set when more text follows: send it back as `cursor` (with the same id) for the next page."
+            }
+          },
+          "required": [
+            "totalBytes",
+            "offset",
+            "returnedBytes"
+          ],
+          "additionalProperties": false,
+          "description": "Where this page of contentText sits, when it has one."
+        },
+        "tags": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "Its tags."
+        },
+        "confidence": {
+          "type": "number",
+          "description": "The confidence stored with it (0–1), if any."
+        },
+        "planId": {
+          "type": "string",
+          "description": "The plan it belongs to, if any."
+        },
+        "stepId": {
+          "type": "string",
+          "description": "The step of that plan, if any."
+        },
+        "source": {
+          "type": "string",
+          "enum": [
+            "client",
+            "subagent"
+          ],
+          "description": "Who stored it: client or subagent."
+        },
+        "createdAt": {
+          "type": "string",
+          "format": "date-time",
+          "description": "When it was stored."
+        },
+        "url": {
+          "type": "string",
+          "description": "Its stable address (quarry://artifacts/{id}), for citing it."
+        }
+      },
+      "required": [
+        "id",
+        "title",
+        "contentOmitted",
+        "contentBytes",
+        "tags",
+        "url"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.artifact.v1.ArtifactService",
+      "method": "GetArtifact",
+      "path": "/quarry.artifact.v1.ArtifactService/GetArtifact"
+    }
+  },
+  {
+    "name": "get_extraction",
+    "title": "Get extraction result",
+    "description": "Read a stored extraction result (extract_data) back: the data, the confidence of every field and overall, the schema it was made with, where the source came from, plan and step. Source text sent with the call comes in pages when long (follow page.nextCursor).",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The extraction's ID (as extract_data or search_sources returned it)."
+        },
+        "cursor": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 1000,
+          "description": "The page.nextCursor of the previous call, for the next page of the source text."
+        },
+        "maxBytes": {
+          "type": "integer",
+          "minimum": 4096,
+          "maximum": 1048576,
+          "description": "The most source text to return in this call, in bytes of UTF-8 (default 262144; 4096 to 1048576)."
+        }
+      },
+      "required": [
+        "id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string",
+          "description": "The extraction's ID."
+        },
+        "data": {
+          "type": "object",
+          "description": "The extracted data."
+        },
+        "fieldConfidences": {
+          "type": "object",
+          "additionalProperties": {
+            "type": "number"
+          },
+          "description": "Confidence per extracted value (0–1), keyed by JSON Pointer."
+        },
+        "fields": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "path": {
+                "type": "string",
+                "description": "JSON Pointer of the value in the data, e.g. \"/authors/0/name\"."
+              },
+              "grounding": {
+                "type": "string",
+                "enum": [
+                  "exact",
+                  "normalised",
+                  "numeric",
+                  "date",
+                  "fuzzy",
+                  "none"
+                ],
+                "description": "How the value was found in the source text."
+              },
+              "spanStart": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 4294967295,
+                "description": "Character offset where the value starts in the source text (when grounded)."
+              },
+              "spanEnd": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 4294967295,
+                "description": "Character offset where it ends, exclusive (when grounded)."
+              },
+              "confidence": {
+                "type": "number",
+                "description": "Confidence in the value, 0–1."
+              }
+            },
+            "required": [
+              "path",
+              "confidence"
+            ],
+            "additionalProperties": false
+          },
+          "description": "Grounding and span of every extracted value."
+        },
+        "overallConfidence": {
+          "type": "number",
+          "description": "Mean confidence over the schema's required fields, 0–1."
+        },
+        "provider": {
+          "type": "string",
+          "description": "Which extractor made it: anthropic, openai, sampling or heuristic."
+        },
+        "model": {
+          "type": "string",
+          "description": "The model, as its provider reported it."
+        },
+        "extractionSchema": {
+          "type": "object",
+          "description": "The JSON Schema it was made with."
+        },
+        "schemaHash": {
+          "type": "string",
+          "description": "SHA-256 of the schema's canonical JSON, hex."
+        },
+        "schemaVersion": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 4294967295,
+          "description": "The schema's version number."
+        },
+        "sourceArtifactId": {
+          "type": "string",
+          "description": "The research artifact the source text was read from, if it was one."
+        },
+        "sourceText": {
+          "type": "string",
+          "description": "This page of the source text sent with the call, if it was sent (spans are offsets into the whole text)."
+        },
+        "page": {
+          "type": "object",
+          "properties": {
+            "totalBytes": {
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 4294967295,
+              "description": "Size of the whole text, in bytes of UTF-8."
+            },
+            "offset": {
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 4294967295,
+              "description": "Where this page starts in the whole text, in bytes of UTF-8."
+            },
+            "returnedBytes": {
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 4294967295,
+              "description": "Size of this page, in bytes of UTF-8."
+            },
+            "nextCursor": {
+              "type": "string",
+              "description": "Set when more text follows: send it back as `cursor` (with the same id) for the next page."
+            }
+          },
+          "required": [
+            "totalBytes",
+            "offset",
+            "returnedBytes"
+          ],
+          "additionalProperties": false,
+          "description": "Where this page of source text sits (when the text was sent with the call)."
+        },
+        "sourceUrl": {
+          "type": "string",
+          "description": "Where the source came from, if given."
+        },
+        "sourcePage": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 4294967295,
+          "description": "Page of the source document, if given."
+        },
+        "sourceSection": {
+          "type": "string",
+          "description": "Section of the source document, if given."
+        },
+        "planId": {
+          "type": "string",
+          "description": "The plan it belongs to, if any."
+        },
+        "stepId": {
+          "type": "string",
+          "description": "The step of that plan, if any."
+        },
+        "createdAt": {
+          "type": "string",
+          "format": "date-time",
+          "description": "When it was stored."
+        },
+        "url": {
+          "type": "string",
+          "description": "Its stable address (quarry://extractions/{id}), for citing it."
+        }
+      },
+      "required": [
+        "id",
+        "fieldConfidences",
+        "fields",
+        "overallConfidence",
+        "provider",
+        "model",
+        "schemaHash",
+        "schemaVersion",
+        "url"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.artifact.v1.ArtifactService",
+      "method": "GetExtraction",
+      "path": "/quarry.artifact.v1.ArtifactService/GetExtraction"
+    }
+  },
+  {
     "name": "get_next_step",
     "title": "Get next step",
     "description": "Claim the next step of a plan to work on: the first pending step moves to in_progress and is yours (two agents calling at the same moment never get the same step). Do the work the instructions describe, then report it with submit_step_result.\n\nCheck `status` first: next_step (work on `step`); plan_complete (every step is done: write the deliverable using outputMediaType and the formatting instructions and notes returned with it); plan_failed (stop); awaiting_review (the user must decide with submit_user_decision before work continues); no_pending_steps (nothing to claim now because the remaining steps are in progress elsewhere: wait with get_plan_status and try again).",
@@ -1416,6 +1872,159 @@ export const toolDefinitions: readonly ToolDefinition[] = [
     }
   },
   {
+    "name": "get_research_output",
+    "title": "Get research output",
+    "description": "Read a deliverable stored with store_research_output back. Text forms (conversation, markdown, html) come back as text in `content`, in pages when long (follow page.nextCursor). Binary documents (word, excel, powerpoint) come back whole as an embedded resource with their MIME type, byte for byte as stored, with their size and SHA-256 here.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "outputId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The output's ID (as store_research_output or search_sources returned it)."
+        },
+        "cursor": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 1000,
+          "description": "The page.nextCursor of the previous call, for the next page of a long text output."
+        },
+        "maxBytes": {
+          "type": "integer",
+          "minimum": 4096,
+          "maximum": 1048576,
+          "description": "The most text to return in this call, in bytes of UTF-8 (default 262144; 4096 to 1048576)."
+        }
+      },
+      "required": [
+        "outputId"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "outputId": {
+          "type": "string",
+          "description": "The output's ID."
+        },
+        "planId": {
+          "type": "string",
+          "description": "The plan it delivers."
+        },
+        "mediaType": {
+          "type": "string",
+          "enum": [
+            "conversation",
+            "markdown",
+            "html",
+            "word",
+            "excel",
+            "powerpoint"
+          ],
+          "description": "Its form."
+        },
+        "mimeType": {
+          "type": "string",
+          "description": "Its MIME type (text/markdown, text/html, text/plain, or the Office document type)."
+        },
+        "title": {
+          "type": "string",
+          "description": "Its title."
+        },
+        "content": {
+          "type": "string",
+          "description": "This page of the text, for conversation, markdown and html (absent for binary documents)."
+        },
+        "page": {
+          "type": "object",
+          "properties": {
+            "totalBytes": {
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 4294967295,
+              "description": "Size of the whole text, in bytes of UTF-8."
+            },
+            "offset": {
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 4294967295,
+              "description": "Where this page starts in the whole text, in bytes of UTF-8."
+            },
+            "returnedBytes": {
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 4294967295,
+              "description": "Size of this page, in bytes of UTF-8."
+            },
+            "nextCursor": {
+              "type": "string",
+              "description": "Set when more text follows: send it back as `cursor` (with the same id) for the next page."
+            }
+          },
+          "required": [
+            "totalBytes",
+            "offset",
+            "returnedBytes"
+          ],
+          "additionalProperties": false,
+          "description": "Where this page of text sits (text forms only)."
+        },
+        "sizeBytes": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 4294967295,
+          "description": "Size of the stored output in bytes (UTF-8 text, or the document's bytes)."
+        },
+        "sha256": {
+          "type": "string",
+          "description": "SHA-256 of the stored bytes, hex: compare it with the embedded document's."
+        },
+        "contentSummary": {
+          "type": "string",
+          "description": "The summary stored with it, if any."
+        },
+        "formattingNotesUsed": {
+          "type": "string",
+          "description": "The formatting notes stored with it, if any."
+        },
+        "createdAt": {
+          "type": "string",
+          "format": "date-time",
+          "description": "When it was stored."
+        },
+        "url": {
+          "type": "string",
+          "description": "Its stable address (quarry://outputs/{id}), for citing it."
+        }
+      },
+      "required": [
+        "outputId",
+        "planId",
+        "mimeType",
+        "title",
+        "sizeBytes",
+        "sha256",
+        "url"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.artifact.v1.ArtifactService",
+      "method": "GetResearchOutput",
+      "path": "/quarry.artifact.v1.ArtifactService/GetResearchOutput"
+    },
+    "gatewayFields": {
+      "embeddedResource": "document"
+    }
+  },
+  {
     "name": "get_step_context",
     "title": "Get step context",
     "description": "Get what you need to work on a step: the step itself, short summaries of the results of earlier steps (by default every completed step before it; or exactly the steps you name in priorStepIds), and the research artifacts stored for the plan. Use it before starting a step that builds on earlier work.",
@@ -1737,6 +2346,212 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "service": "quarry.plan.v1.PlanService",
       "method": "ListActivePlans",
       "path": "/quarry.plan.v1.PlanService/ListActivePlans"
+    }
+  },
+  {
+    "name": "list_artifacts",
+    "title": "List research artifacts",
+    "description": "Browse the research artifacts of your organization, most recent first, optionally only those of a plan, of a kind, carrying every one of some tags, or stored since a time. Returns a page; pass nextCursor back (with the same filters) for the next one.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "planId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "Only artifacts of this research plan."
+        },
+        "artifactType": {
+          "type": "string",
+          "enum": [
+            "analysis",
+            "synthesis",
+            "comparison",
+            "summary",
+            "source_list",
+            "finding"
+          ],
+          "description": "Only artifacts of this kind."
+        },
+        "tags": {
+          "type": "array",
+          "items": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 100
+          },
+          "maxItems": 20,
+          "uniqueItems": true,
+          "description": "Only artifacts carrying every one of these tags."
+        },
+        "createdSince": {
+          "type": "string",
+          "format": "date-time",
+          "description": "Only artifacts stored at or after this time (an RFC 3339 date-time with its offset or Z)."
+        },
+        "cursor": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 1000,
+          "description": "The nextCursor of the previous page (send the same filters with it)."
+        },
+        "limit": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 100,
+          "description": "How many artifacts per page, 1 to 100 (default 20)."
+        }
+      },
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "artifacts": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "id": {
+                "type": "string",
+                "description": "The artifact's ID."
+              },
+              "artifactType": {
+                "type": "string",
+                "enum": [
+                  "analysis",
+                  "synthesis",
+                  "comparison",
+                  "summary",
+                  "source_list",
+                  "finding"
+                ],
+                "description": "What kind of artifact it is."
+              },
+              "title": {
+                "type": "string",
+                "description": "Its title."
+              },
+              "tags": {
+                "type": "array",
+                "items": {
+                  "type": "string"
+                },
+                "description": "Its tags."
+              },
+              "confidence": {
+                "type": "number",
+                "description": "The confidence stored with it (0–1), if any."
+              },
+              "planId": {
+                "type": "string",
+                "description": "The plan it belongs to, if any."
+              },
+              "stepId": {
+                "type": "string",
+                "description": "The step of that plan, if any."
+              },
+              "source": {
+                "type": "string",
+                "enum": [
+                  "client",
+                  "subagent"
+                ],
+                "description": "Who stored it: client or subagent."
+              },
+              "createdAt": {
+                "type": "string",
+                "format": "date-time",
+                "description": "When it was stored."
+              },
+              "url": {
+                "type": "string",
+                "description": "Its stable address (quarry://artifacts/{id})."
+              }
+            },
+            "required": [
+              "id",
+              "title",
+              "tags",
+              "url"
+            ],
+            "additionalProperties": false
+          },
+          "description": "The artifacts of this page, most recent first."
+        },
+        "nextCursor": {
+          "type": "string",
+          "description": "Set when more artifacts follow: pass it as `cursor` for the next page."
+        }
+      },
+      "required": [
+        "artifacts"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.artifact.v1.ArtifactService",
+      "method": "ListArtifacts",
+      "path": "/quarry.artifact.v1.ArtifactService/ListArtifacts"
+    }
+  },
+  {
+    "name": "list_tags",
+    "title": "List tags",
+    "description": "Every tag used on your organization's research artifacts, with how many artifacts carry it, most used first. Use it to pick tags for list_artifacts or search_sources.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {},
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "tags": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "tag": {
+                "type": "string",
+                "description": "The tag."
+              },
+              "count": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 4294967295,
+                "description": "How many of your organization's research artifacts carry it."
+              }
+            },
+            "required": [
+              "tag",
+              "count"
+            ],
+            "additionalProperties": false
+          },
+          "description": "Every tag in use, most used first (ties in alphabetical order)."
+        }
+      },
+      "required": [
+        "tags"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.artifact.v1.ArtifactService",
+      "method": "ListTags",
+      "path": "/quarry.artifact.v1.ArtifactService/ListTags"
     }
   },
   {
@@ -2380,6 +3195,26 @@ export const toolDefinitions: readonly ToolDefinition[] = [
               "textSnippet": {
                 "type": "string",
                 "description": "The best-matching passage, as plain text."
+              },
+              "url": {
+                "type": "string",
+                "description": "The item's stable address, for citing it (quarry://artifacts/{id}, quarry://outputs/{id} or quarry://extractions/{id}); fetch reads it whole."
+              },
+              "planId": {
+                "type": "string",
+                "description": "The research plan it belongs to, if any."
+              },
+              "createdAt": {
+                "type": "string",
+                "format": "date-time",
+                "description": "When it was stored (absent for items indexed before this was recorded)."
+              },
+              "tags": {
+                "type": "array",
+                "items": {
+                  "type": "string"
+                },
+                "description": "Its tags."
               }
             },
             "required": [
@@ -2389,7 +3224,9 @@ export const toolDefinitions: readonly ToolDefinition[] = [
               "rrfScore",
               "inKeyword",
               "inSemantic",
-              "textSnippet"
+              "textSnippet",
+              "url",
+              "tags"
             ],
             "additionalProperties": false
           },
@@ -3015,6 +3852,84 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "service": "quarry.plan.v1.PlanService",
       "method": "SubmitUserDecision",
       "path": "/quarry.plan.v1.PlanService/SubmitUserDecision"
+    }
+  },
+  {
+    "name": "update_artifact_tags",
+    "title": "Update artifact tags",
+    "description": "Add and remove tags of a research artifact (a tag in both lists is removed). Calling it again with the same lists changes nothing. search_sources filters by the new tags shortly after. Returns the artifact's tags as they now are.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The artifact's ID."
+        },
+        "add": {
+          "type": "array",
+          "items": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 100
+          },
+          "maxItems": 50,
+          "uniqueItems": true,
+          "description": "Tags to add (already present ones are kept once)."
+        },
+        "remove": {
+          "type": "array",
+          "items": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 100
+          },
+          "maxItems": 50,
+          "uniqueItems": true,
+          "description": "Tags to remove (absent ones are ignored; a tag also in `add` is removed)."
+        }
+      },
+      "required": [
+        "id"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string",
+          "description": "The artifact's ID."
+        },
+        "tags": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "Its tags as they now are, in the order they were added."
+        },
+        "changed": {
+          "type": "boolean",
+          "description": "Whether this call changed them."
+        }
+      },
+      "required": [
+        "id",
+        "tags",
+        "changed"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.artifact.v1.ArtifactService",
+      "method": "UpdateArtifactTags",
+      "path": "/quarry.artifact.v1.ArtifactService/UpdateArtifactTags"
     }
   }
 ];

@@ -20,6 +20,7 @@ import type {
   IndexedSource,
   SearchScope,
   SourceKey,
+  StoredVector,
   UpsertReport,
   VectorIndex,
 } from '../types.js';
@@ -59,7 +60,18 @@ export interface LanceOptions {
 
 const EMBEDDER_METADATA_KEY = 'quarry.embedder';
 
-const RESULT_COLUMNS = ['source_table', 'source_id', 'chunk_no', 'title', 'text', 'start_offset', 'end_offset'];
+const RESULT_COLUMNS = [
+  'source_table',
+  'source_id',
+  'chunk_no',
+  'title',
+  'text',
+  'start_offset',
+  'end_offset',
+  'plan_id',
+  'tags',
+  'created_at',
+];
 
 function baseFields(): Field[] {
   return [
@@ -73,6 +85,7 @@ function baseFields(): Field[] {
     new Field('plan_id', new Utf8(), true),
     new Field('artifact_type', new Utf8(), true),
     new Field('tags', new List(new Field('item', new Utf8(), true)), false),
+    new Field('created_at', new Utf8(), true),
     new Field('text', new Utf8(), false),
     new Field('start_offset', new Int32(), false),
     new Field('end_offset', new Int32(), false),
@@ -234,6 +247,11 @@ async function openTable(
   const table = (await conn.tableNames()).includes(name)
     ? await conn.openTable(name)
     : await conn.createEmptyTable(name, schema, { mode: 'create', existOk: true });
+  // Tables made before documents carried created_at get it as an all-null column (LanceDB adds
+  // a column without rewriting the data); the next version of each source fills it.
+  if (!(await table.schema()).fields.some((f) => f.name === 'created_at')) {
+    await table.addColumns([{ name: 'created_at', valueSql: 'CAST(NULL AS string)' }]);
+  }
   // Upserts look up a source's stored hashes; a B-tree on source_id keeps that off a full scan.
   if (!(await table.listIndices()).some((i) => i.columns.includes('source_id'))) {
     await table.createIndex('source_id', { config: lancedb.Index.btree(), replace: true });
@@ -329,6 +347,28 @@ export async function openLanceVectorIndex(
     deleteSource: (k) => store.deleteSource(k),
     hashes: (k) => store.hashes(k),
     hashesMany: (k) => store.hashesMany(k),
+    async storedVectors(keys) {
+      const out = new Map(keys.map((k) => [sourceKeyString(k), new Map<number, StoredVector>()]));
+      if (keys.length === 0) return out;
+      const rows = (await table
+        .query()
+        .where(lanceSourcesWhere(keys))
+        .select(['org_id', 'source_table', 'source_id', 'chunk_no', 'text', 'vector'])
+        .limit(100_000_000)
+        .toArray()) as Row[];
+      for (const r of rows) {
+        const key = sourceKeyString({
+          orgId: String(r.org_id),
+          sourceTable: String(r.source_table),
+          sourceId: String(r.source_id),
+        });
+        out.get(key)?.set(Number(r.chunk_no), {
+          text: String(r.text),
+          vector: Array.from(r.vector as Iterable<number>),
+        });
+      }
+      return out;
+    },
     optimize: () => store.optimize(),
     close: () => store.close(),
     async search(vector: number[], scope: SearchScope): Promise<ChunkHit[]> {

@@ -32,6 +32,9 @@ export function buildOpenSearchClient(url: string): Client {
   return new Client({ node: url });
 }
 
+/** When the source was stored (ISO 8601); null for documents indexed before it was recorded. */
+const CREATED_AT = { type: 'date' } as const;
+
 /** The index template body (exported so its exact shape is tested and reviewable). */
 function openSearchIndexTemplate(index: string, shards = 1, replicas = 1): Record<string, unknown> {
   const keyword = { type: 'keyword' };
@@ -55,6 +58,7 @@ function openSearchIndexTemplate(index: string, shards = 1, replicas = 1): Recor
           plan_id: keyword,
           artifact_type: keyword,
           tags: keyword,
+          created_at: CREATED_AT,
           title: { type: 'text', analyzer: 'english' },
           text: { type: 'text', analyzer: 'english' },
           start_offset: { type: 'integer', index: false },
@@ -87,7 +91,18 @@ function sourceFilter(key: SourceKey): Record<string, unknown> {
   };
 }
 
-const RESULT_FIELDS = ['source_table', 'source_id', 'chunk_no', 'title', 'text', 'start_offset', 'end_offset'];
+const RESULT_FIELDS = [
+  'source_table',
+  'source_id',
+  'chunk_no',
+  'title',
+  'text',
+  'start_offset',
+  'end_offset',
+  'plan_id',
+  'tags',
+  'created_at',
+];
 
 interface SearchBody {
   hits: { hits: { _score: number | null; _source?: Record<string, unknown> }[] };
@@ -103,6 +118,9 @@ export async function openOpenSearchBm25Index(options: OpenSearchBm25Options): P
   });
   const exists = await client.indices.exists({ index });
   if (!exists.body) await client.indices.create({ index });
+  // An index made before documents carried created_at gets the field's mapping (additive; the
+  // mapping is strict, so a document with an unmapped field would be refused).
+  else await client.indices.putMapping({ index, body: { properties: { created_at: CREATED_AT } } });
 
   /**
    * One `_msearch` with one search per source, each routed by and filtered on its org: exact per

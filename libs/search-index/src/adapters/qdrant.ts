@@ -11,7 +11,15 @@ import {
   requestVectors,
   sourceKeyString,
 } from '../core/source.js';
-import type { ChunkFilters, ChunkHit, EmbedderIdentity, SearchScope, SourceKey, VectorIndex } from '../types.js';
+import type {
+  ChunkFilters,
+  ChunkHit,
+  EmbedderIdentity,
+  SearchScope,
+  SourceKey,
+  StoredVector,
+  VectorIndex,
+} from '../types.js';
 import { EmbedderMismatchError } from '../types.js';
 
 /**
@@ -72,6 +80,16 @@ const UPSERT_POINTS = 256;
 
 const FILTER_FIELDS = ['source_table', 'source_id', 'plan_id', 'artifact_type', 'tags'];
 
+/** A stored point as a scroll reads it back (text and vector only when asked for). */
+interface ScrolledPoint {
+  id: string | number;
+  key: string;
+  chunkNo: number;
+  hash: string;
+  text?: string;
+  vector?: number[];
+}
+
 export async function openQdrantVectorIndex(options: QdrantVectorOptions): Promise<VectorIndex> {
   const { client, embedder } = options;
   const collection = options.collection ?? 'quarry_chunks';
@@ -102,19 +120,22 @@ export async function openQdrantVectorIndex(options: QdrantVectorOptions): Promi
       throw new EmbedderMismatchError(stored, embedder);
   }
 
-  /** Every stored point of the given sources, in as few scroll pages as the filter allows. */
-  const scrollSources = async (
-    keys: readonly SourceKey[],
-  ): Promise<{ id: string | number; key: string; chunkNo: number; hash: string }[]> => {
-    const out: { id: string | number; key: string; chunkNo: number; hash: string }[] = [];
+  /**
+   * Every stored point of the given sources, in as few scroll pages as the filter allows; with
+   * `withText`, each point's text and vector too (storedVectors).
+   */
+  const scrollSources = async (keys: readonly SourceKey[], withText = false): Promise<ScrolledPoint[]> => {
+    const out: ScrolledPoint[] = [];
     if (keys.length === 0) return out;
     let offset: string | number | undefined;
     do {
       const page = await client.scroll(collection, {
         filter: qdrantSourcesFilter(keys),
         limit: SCROLL_PAGE,
-        with_payload: ['org_id', 'source_table', 'source_id', 'chunk_no', 'content_hash'],
-        with_vector: false,
+        with_payload: withText
+          ? ['org_id', 'source_table', 'source_id', 'chunk_no', 'content_hash', 'text']
+          : ['org_id', 'source_table', 'source_id', 'chunk_no', 'content_hash'],
+        with_vector: withText,
         ...(offset !== undefined ? { offset } : {}),
       });
       for (const p of page.points) {
@@ -124,7 +145,13 @@ export async function openQdrantVectorIndex(options: QdrantVectorOptions): Promi
           sourceTable: String(s.source_table),
           sourceId: String(s.source_id),
         });
-        out.push({ id: p.id, key, chunkNo: Number(s.chunk_no), hash: String(s.content_hash) });
+        out.push({
+          id: p.id,
+          key,
+          chunkNo: Number(s.chunk_no),
+          hash: String(s.content_hash),
+          ...(withText ? { text: String(s.text), vector: p.vector as number[] } : {}),
+        });
       }
       const next = page.next_page_offset;
       offset = typeof next === 'string' || typeof next === 'number' ? next : undefined;
@@ -161,6 +188,12 @@ export async function openQdrantVectorIndex(options: QdrantVectorOptions): Promi
     embedder: Object.freeze({ ...embedder }),
     hashesMany,
     hashes: async (key) => (await hashesMany([key])).get(sourceKeyString(key))!,
+    async storedVectors(keys) {
+      const out = new Map(keys.map((k) => [sourceKeyString(k), new Map<number, StoredVector>()]));
+      for (const p of await scrollSources(keys, true))
+        out.get(p.key)?.set(p.chunkNo, { text: p.text ?? '', vector: p.vector ?? [] });
+      return out;
+    },
     upsertMany,
     async upsert(source) {
       checkVectors(source, embedder);

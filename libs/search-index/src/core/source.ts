@@ -34,6 +34,8 @@ function chunkHash(meta: SourceMeta, chunk: Chunk): string {
     chunk.start,
     chunk.end,
     chunk.text,
+    // Only when known, so documents indexed before sources carried it keep their hashes.
+    ...(meta.createdAt ? [meta.createdAt] : []),
   ];
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 }
@@ -52,6 +54,7 @@ export function chunkDocument(source: IndexedSource | EmbeddedSource, chunk: Ind
     plan_id: source.planId ?? null,
     artifact_type: source.artifactType ?? null,
     tags: source.tags ?? [],
+    created_at: source.createdAt ?? null,
     title: source.title,
     text: chunk.text,
     start_offset: chunk.start,
@@ -71,7 +74,17 @@ export function chunkHitOf(doc: Readonly<Record<string, unknown>>, score: number
     start: Number(doc.start_offset),
     end: Number(doc.end_offset),
     score,
+    ...(typeof doc.plan_id === 'string' && doc.plan_id ? { planId: doc.plan_id } : {}),
+    tags: stringsOf(doc.tags),
+    ...(typeof doc.created_at === 'string' && doc.created_at ? { createdAt: doc.created_at } : {}),
   };
+}
+
+/** A stored list of strings as an array (LanceDB hands back an Arrow vector, the others JSON arrays). */
+function stringsOf(value: unknown): string[] {
+  if (value === null || value === undefined || typeof value === 'string') return [];
+  if (typeof value === 'object' && Symbol.iterator in value) return Array.from(value as Iterable<unknown>, String);
+  return [];
 }
 
 export function chunkId(key: SourceKey, chunkNo: number): string {

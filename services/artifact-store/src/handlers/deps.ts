@@ -1,11 +1,20 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import type { CursorCodec } from '../core/read-cursor.js';
 import type { PlanReferences } from '../plans.js';
 import type { ArtifactDatabase } from '../store/schema.js';
+
+/** How the read tools page long text (docs/adr/0024-read-back-budget-and-urls.md). */
+export interface ReadSettings {
+  /** Bytes of text a read returns when the caller does not say (maxBytes). */
+  budgetBytes: number;
+  cursors: CursorCodec;
+}
 
 /** What every ArtifactService handler may use. */
 export interface ArtifactServiceDeps {
   db: Kysely<ArtifactDatabase>;
   plans: PlanReferences;
+  reads: ReadSettings;
   logger: Logger;
 }

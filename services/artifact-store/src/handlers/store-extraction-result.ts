@@ -25,8 +25,8 @@ export async function storeExtractionResult(
     const sourceId = row.source_artifact_id;
     if (sourceId != null && !(isUuid(sourceId) && (await artifactExists(trx, sourceId))))
       throw artifactErrors.ARTIFACT_NOT_FOUND({ artifactId: sourceId });
-    const extractionId = await insertExtractionResult(trx, ctx.identity.orgId, row);
-    await appendEvent(trx, ctx, extractionId, extractionEvent(req));
-    return { extractionId };
+    const inserted = await insertExtractionResult(trx, ctx.identity.orgId, row);
+    await appendEvent(trx, ctx, inserted, extractionEvent(req));
+    return { extractionId: inserted.id };
   });
 }

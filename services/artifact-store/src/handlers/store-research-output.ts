@@ -15,8 +15,8 @@ export async function storeResearchOutput(
   const write = researchOutput(req);
   await deps.plans.resolve(ctx, req.planId);
   return inTenant(deps.db, ctx, async (trx) => {
-    const outputId = await insertOutput(trx, ctx.identity.orgId, write.row);
-    await appendEvent(trx, ctx, outputId, write.event);
-    return { outputId, mediaType: req.mediaType, title: req.title, stored: true };
+    const inserted = await insertOutput(trx, ctx.identity.orgId, write.row);
+    await appendEvent(trx, ctx, inserted, write.event);
+    return { outputId: inserted.id, mediaType: req.mediaType, title: req.title, stored: true };
   });
 }

@@ -15,8 +15,8 @@ export async function storeResearch(
   const write = researchArtifact(req);
   if (req.planId) await deps.plans.resolve(ctx, req.planId, req.stepId);
   return inTenant(deps.db, ctx, async (trx) => {
-    const id = await insertArtifact(trx, ctx.identity.orgId, write.row);
-    await appendEvent(trx, ctx, id, write.event);
-    return { id, artifactType: req.artifactType, title: req.title, stored: true };
+    const inserted = await insertArtifact(trx, ctx.identity.orgId, write.row);
+    await appendEvent(trx, ctx, inserted, write.event);
+    return { id: inserted.id, artifactType: req.artifactType, title: req.title, stored: true };
   });
 }

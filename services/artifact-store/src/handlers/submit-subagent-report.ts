@@ -15,8 +15,8 @@ export async function submitSubagentReport(
   const write = subagentReport(req);
   await deps.plans.resolve(ctx, req.planId, req.stepId);
   return inTenant(deps.db, ctx, async (trx) => {
-    const reportId = await insertArtifact(trx, ctx.identity.orgId, write.row);
-    await appendEvent(trx, ctx, reportId, write.event);
-    return { reportId, stored: true };
+    const inserted = await insertArtifact(trx, ctx.identity.orgId, write.row);
+    await appendEvent(trx, ctx, inserted, write.event);
+    return { reportId: inserted.id, stored: true };
   });
 }

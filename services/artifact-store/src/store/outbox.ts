@@ -2,6 +2,7 @@ import { appendContentDeletedEvents, appendContentEvent } from '@quarry/events';
 import type { CallContext } from '@quarry/grpc';
 import type { Transaction } from 'kysely';
 import type { ContentEvent } from '../core/writes.js';
+import type { Inserted } from './schema.js';
 import type { Trx } from './tenant.js';
 
 function traceparentOf(ctx: CallContext): string | undefined {
@@ -10,16 +11,16 @@ function traceparentOf(ctx: CallContext): string | undefined {
 }
 
 /**
- * The content.created event of the row `sourceId`, appended to the outbox in the row's own
- * transaction, so an event exists exactly when its row does. Blank text has nothing to index:
- * no event.
+ * The content.created event of the row `source` (its id, and when it was stored, which the
+ * indexes keep for search results), appended to the outbox in the row's own transaction, so an
+ * event exists exactly when its row does. Blank text has nothing to index: no event.
  */
-export async function appendEvent(trx: Trx, ctx: CallContext, sourceId: string, event: ContentEvent): Promise<void> {
+export async function appendEvent(trx: Trx, ctx: CallContext, source: Inserted, event: ContentEvent): Promise<void> {
   if (!event.text.trim()) return;
   // The outbox lives in the `events` schema, which this service's database type does not name.
   await appendContentEvent(
     trx as unknown as Transaction<unknown>,
-    { ...event, sourceId, orgId: ctx.identity.orgId },
+    { ...event, sourceId: source.id, createdAt: source.createdAt.toISOString(), orgId: ctx.identity.orgId },
     { traceparent: traceparentOf(ctx) },
   );
 }

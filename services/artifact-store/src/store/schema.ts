@@ -62,3 +62,9 @@ export interface ArtifactDatabase {
 
 /** A new row of `table` as the handlers build it: the org is added from the caller's identity when it is inserted. */
 export type NewRow<T extends keyof ArtifactDatabase> = Omit<Insertable<ArtifactDatabase[T]>, 'org_id'>;
+
+/** What an insert gives back: the new row's id and when it was stored. */
+export interface Inserted {
+  id: string;
+  createdAt: Date;
+}

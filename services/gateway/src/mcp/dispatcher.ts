@@ -227,6 +227,9 @@ export function createToolDispatcher(options: DispatcherOptions): ToolDispatcher
     const structured = entry.codec.decodeResponse(response);
     const usage = gatewayFields?.modelUsage ? takeField(structured, gatewayFields.modelUsage) : undefined;
     const ask = gatewayFields?.samplingRequest ? takeField(structured, gatewayFields.samplingRequest) : undefined;
+    const resource = gatewayFields?.embeddedResource
+      ? takeField(structured, gatewayFields.embeddedResource)
+      : undefined;
     if (ask !== undefined) {
       if (caller.sampling?.available)
         return { sampling: ask as unknown as SamplingAsk, code: 'INPUT_REQUIRED', usage: asUsage(usage) };
@@ -247,6 +250,15 @@ export function createToolDispatcher(options: DispatcherOptions): ToolDispatcher
       };
     }
     const structuredJson = JSON.stringify(structured);
+    if (resource) {
+      // A file the reply carries (quarry.mcp.v1.EmbeddedResource): after the JSON, as an MCP
+      // embedded resource; its bytes travel once, outside structuredContent.
+      const content: CallToolResult['content'] = [
+        { type: 'text', text: structuredJson },
+        { type: 'resource', resource: embeddedResourceOf(resource) },
+      ];
+      return { result: { content, structuredContent: structured }, code: 'OK', usage: asUsage(usage) };
+    }
     return {
       result: { content: [{ type: 'text', text: structuredJson }], structuredContent: structured },
       structuredJson,
@@ -338,6 +350,15 @@ function takeField(structured: Record<string, unknown>, key: string): Record<str
   const value = structured[key];
   delete structured[key];
   return value && typeof value === 'object' ? (value as Record<string, unknown>) : undefined;
+}
+
+/** quarry.mcp.v1.EmbeddedResource in proto3 JSON (bytes as base64) → an MCP blob resource. */
+function embeddedResourceOf(value: Record<string, unknown>) {
+  return {
+    uri: String(value.uri ?? ''),
+    mimeType: String(value.mimeType ?? 'application/octet-stream'),
+    blob: typeof value.blob === 'string' ? value.blob : '',
+  };
 }
 
 function asUsage(value: unknown): ModelUsage | undefined {

@@ -1,4 +1,4 @@
-import type { searchV1 } from '@quarry/contracts';
+import { type searchV1, type SourceTableName, sourceUrl } from '@quarry/contracts';
 import type { CallContext } from '@quarry/grpc';
 import type { Logger } from 'pino';
 import { toHybridRequest } from '../core/request.js';
@@ -45,6 +45,10 @@ function toProto(r: HybridSearchResponse): searchV1.SearchSourcesResponse {
       keywordRank: x.keywordRank ?? undefined,
       semanticRank: x.semanticRank ?? undefined,
       textSnippet: x.textSnippet,
+      url: sourceUrl(x.sourceTable as SourceTableName, x.sourceId),
+      planId: x.planId,
+      tags: x.tags,
+      createdAt: x.createdAt ? new Date(x.createdAt) : undefined,
     })),
   };
 }

@@ -17,6 +17,7 @@ import {
 } from "@grpc/grpc-js";
 import { Struct } from "../../../google/protobuf/struct.js";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
+import { EmbeddedResource } from "../../mcp/v1/resource.js";
 
 export const protobufPackage = "quarry.artifact.v1";
 
@@ -227,6 +228,48 @@ export function groundingKindToJSON(object: GroundingKind): string {
     case GroundingKind.GROUNDING_KIND_NONE:
       return "GROUNDING_KIND_NONE";
     case GroundingKind.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+/** Who stored an artifact. */
+export enum ArtifactSource {
+  ARTIFACT_SOURCE_UNSPECIFIED = 0,
+  /** ARTIFACT_SOURCE_CLIENT - A client, with store_research. */
+  ARTIFACT_SOURCE_CLIENT = 1,
+  /** ARTIFACT_SOURCE_SUBAGENT - A subagent, with submit_subagent_report. */
+  ARTIFACT_SOURCE_SUBAGENT = 2,
+  UNRECOGNIZED = -1,
+}
+
+export function artifactSourceFromJSON(object: any): ArtifactSource {
+  switch (object) {
+    case 0:
+    case "ARTIFACT_SOURCE_UNSPECIFIED":
+      return ArtifactSource.ARTIFACT_SOURCE_UNSPECIFIED;
+    case 1:
+    case "ARTIFACT_SOURCE_CLIENT":
+      return ArtifactSource.ARTIFACT_SOURCE_CLIENT;
+    case 2:
+    case "ARTIFACT_SOURCE_SUBAGENT":
+      return ArtifactSource.ARTIFACT_SOURCE_SUBAGENT;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return ArtifactSource.UNRECOGNIZED;
+  }
+}
+
+export function artifactSourceToJSON(object: ArtifactSource): string {
+  switch (object) {
+    case ArtifactSource.ARTIFACT_SOURCE_UNSPECIFIED:
+      return "ARTIFACT_SOURCE_UNSPECIFIED";
+    case ArtifactSource.ARTIFACT_SOURCE_CLIENT:
+      return "ARTIFACT_SOURCE_CLIENT";
+    case ArtifactSource.ARTIFACT_SOURCE_SUBAGENT:
+      return "ARTIFACT_SOURCE_SUBAGENT";
+    case ArtifactSource.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
   }
@@ -520,6 +563,342 @@ export interface PurgePlanContentResponse {
   outputsDeleted: number;
   /** Extraction results deleted. */
   extractionResultsDeleted: number;
+}
+
+/** Where a page of long text sits in the whole. */
+export interface TextPage {
+  /** Size of the whole text, in bytes of UTF-8. */
+  totalBytes: number;
+  /** Where this page starts in the whole text, in bytes of UTF-8. */
+  offset: number;
+  /** Size of this page, in bytes of UTF-8. */
+  returnedBytes: number;
+  /** Set when more text follows: send it back as `cursor` (with the same id) for the next page. */
+  nextCursor?: string | undefined;
+}
+
+export interface GetArtifactRequest {
+  /** The artifact's ID (as store_research, list_artifacts or search_sources returned it). */
+  id: string;
+  /** The page.nextCursor of the previous call, for the next page of long text. */
+  cursor?:
+    | string
+    | undefined;
+  /** The most text to return in this call, in bytes of UTF-8 (default 262144; 4096 to 1048576). */
+  maxBytes?: number | undefined;
+}
+
+export interface GetArtifactResponse {
+  /** The artifact's ID. */
+  id: string;
+  /** What kind of artifact it is. */
+  artifactType: ArtifactType;
+  /** Its title. */
+  title: string;
+  /** The JSON object stored as its content (first page only; left out when larger than maxBytes). */
+  content?:
+    | { [key: string]: unknown }
+    | undefined;
+  /** True when content was left out because it is larger than maxBytes. */
+  contentOmitted: boolean;
+  /** Size of the content object as JSON, in bytes. */
+  contentBytes: number;
+  /** This page of its contentText, when it has one. */
+  contentText?:
+    | string
+    | undefined;
+  /** Where this page of contentText sits, when it has one. */
+  page?:
+    | TextPage
+    | undefined;
+  /** Its tags. */
+  tags: string[];
+  /** The confidence stored with it (0–1), if any. */
+  confidence?:
+    | number
+    | undefined;
+  /** The plan it belongs to, if any. */
+  planId?:
+    | string
+    | undefined;
+  /** The step of that plan, if any. */
+  stepId?:
+    | string
+    | undefined;
+  /** Who stored it: client or subagent. */
+  source: ArtifactSource;
+  /** When it was stored. */
+  createdAt?:
+    | Date
+    | undefined;
+  /** Its stable address (quarry://artifacts/{id}), for citing it. */
+  url: string;
+}
+
+export interface GetResearchOutputRequest {
+  /** The output's ID (as store_research_output or search_sources returned it). */
+  outputId: string;
+  /** The page.nextCursor of the previous call, for the next page of a long text output. */
+  cursor?:
+    | string
+    | undefined;
+  /** The most text to return in this call, in bytes of UTF-8 (default 262144; 4096 to 1048576). */
+  maxBytes?: number | undefined;
+}
+
+export interface GetResearchOutputResponse {
+  /** The output's ID. */
+  outputId: string;
+  /** The plan it delivers. */
+  planId: string;
+  /** Its form. */
+  mediaType: MediaType;
+  /** Its MIME type (text/markdown, text/html, text/plain, or the Office document type). */
+  mimeType: string;
+  /** Its title. */
+  title: string;
+  /** This page of the text, for conversation, markdown and html (absent for binary documents). */
+  content?:
+    | string
+    | undefined;
+  /** Where this page of text sits (text forms only). */
+  page?:
+    | TextPage
+    | undefined;
+  /** Size of the stored output in bytes (UTF-8 text, or the document's bytes). */
+  sizeBytes: number;
+  /** SHA-256 of the stored bytes, hex: compare it with the embedded document's. */
+  sha256: string;
+  /** The summary stored with it, if any. */
+  contentSummary?:
+    | string
+    | undefined;
+  /** The formatting notes stored with it, if any. */
+  formattingNotesUsed?:
+    | string
+    | undefined;
+  /** When it was stored. */
+  createdAt?:
+    | Date
+    | undefined;
+  /** Its stable address (quarry://outputs/{id}), for citing it. */
+  url: string;
+  /** A binary document's bytes, returned to the client as an embedded resource. */
+  document?: EmbeddedResource | undefined;
+}
+
+export interface GetExtractionRequest {
+  /** The extraction's ID (as extract_data or search_sources returned it). */
+  id: string;
+  /** The page.nextCursor of the previous call, for the next page of the source text. */
+  cursor?:
+    | string
+    | undefined;
+  /**
+   * The most source text to return in this call, in bytes of UTF-8 (default 262144; 4096 to
+   * 1048576).
+   */
+  maxBytes?: number | undefined;
+}
+
+export interface GetExtractionResponse {
+  /** The extraction's ID. */
+  id: string;
+  /** The extracted data. */
+  data?:
+    | { [key: string]: unknown }
+    | undefined;
+  /** Confidence per extracted value (0–1), keyed by JSON Pointer. */
+  fieldConfidences: { [key: string]: number };
+  /** Grounding and span of every extracted value. */
+  fields: ExtractedField[];
+  /** Mean confidence over the schema's required fields, 0–1. */
+  overallConfidence: number;
+  /** Which extractor made it: anthropic, openai, sampling or heuristic. */
+  provider: string;
+  /** The model, as its provider reported it. */
+  model: string;
+  /** The JSON Schema it was made with. */
+  extractionSchema?:
+    | { [key: string]: unknown }
+    | undefined;
+  /** SHA-256 of the schema's canonical JSON, hex. */
+  schemaHash: string;
+  /** The schema's version number. */
+  schemaVersion: number;
+  /** The research artifact the source text was read from, if it was one. */
+  sourceArtifactId?:
+    | string
+    | undefined;
+  /**
+   * This page of the source text sent with the call, if it was sent (spans are offsets into
+   * the whole text).
+   */
+  sourceText?:
+    | string
+    | undefined;
+  /** Where this page of source text sits (when the text was sent with the call). */
+  page?:
+    | TextPage
+    | undefined;
+  /** Where the source came from, if given. */
+  sourceUrl?:
+    | string
+    | undefined;
+  /** Page of the source document, if given. */
+  sourcePage?:
+    | number
+    | undefined;
+  /** Section of the source document, if given. */
+  sourceSection?:
+    | string
+    | undefined;
+  /** The plan it belongs to, if any. */
+  planId?:
+    | string
+    | undefined;
+  /** The step of that plan, if any. */
+  stepId?:
+    | string
+    | undefined;
+  /** When it was stored. */
+  createdAt?:
+    | Date
+    | undefined;
+  /** Its stable address (quarry://extractions/{id}), for citing it. */
+  url: string;
+}
+
+export interface GetExtractionResponse_FieldConfidencesEntry {
+  key: string;
+  value: number;
+}
+
+export interface FetchRequest {
+  /** The id of an artifact, output or extraction (as search_sources returned it), or its url. */
+  id: string;
+  /** metadata.next_cursor of the previous call, for the next page of a long text. */
+  cursor?: string | undefined;
+}
+
+export interface FetchResponse {
+  /** The item's ID. */
+  id: string;
+  /** Its title. */
+  title: string;
+  /** Its full text (or this page of it, when metadata.next_cursor is set). */
+  text: string;
+  /**
+   * Its stable address, for citing it (quarry://artifacts/{id}, quarry://outputs/{id} or
+   * quarry://extractions/{id}).
+   */
+  url: string;
+  /**
+   * What else is known about it: source_table, plan_id, step_id, created_at, tags (comma
+   * separated), artifact_type, media_type, mime_type, total_bytes, offset, next_cursor.
+   */
+  metadata: { [key: string]: string };
+}
+
+export interface FetchResponse_MetadataEntry {
+  key: string;
+  value: string;
+}
+
+export interface ListArtifactsRequest {
+  /** Only artifacts of this research plan. */
+  planId?:
+    | string
+    | undefined;
+  /** Only artifacts of this kind. */
+  artifactType?:
+    | ArtifactType
+    | undefined;
+  /** Only artifacts carrying every one of these tags. */
+  tags: string[];
+  /** Only artifacts stored at or after this time (an RFC 3339 date-time with its offset or Z). */
+  createdSince?:
+    | Date
+    | undefined;
+  /** The nextCursor of the previous page (send the same filters with it). */
+  cursor?:
+    | string
+    | undefined;
+  /** How many artifacts per page, 1 to 100 (default 20). */
+  limit?: number | undefined;
+}
+
+/** One research artifact in a list (get_artifact reads it whole). */
+export interface ArtifactSummary {
+  /** The artifact's ID. */
+  id: string;
+  /** What kind of artifact it is. */
+  artifactType: ArtifactType;
+  /** Its title. */
+  title: string;
+  /** Its tags. */
+  tags: string[];
+  /** The confidence stored with it (0–1), if any. */
+  confidence?:
+    | number
+    | undefined;
+  /** The plan it belongs to, if any. */
+  planId?:
+    | string
+    | undefined;
+  /** The step of that plan, if any. */
+  stepId?:
+    | string
+    | undefined;
+  /** Who stored it: client or subagent. */
+  source: ArtifactSource;
+  /** When it was stored. */
+  createdAt?:
+    | Date
+    | undefined;
+  /** Its stable address (quarry://artifacts/{id}). */
+  url: string;
+}
+
+export interface ListArtifactsResponse {
+  /** The artifacts of this page, most recent first. */
+  artifacts: ArtifactSummary[];
+  /** Set when more artifacts follow: pass it as `cursor` for the next page. */
+  nextCursor?: string | undefined;
+}
+
+export interface ListTagsRequest {
+}
+
+/** A tag and how many artifacts carry it. */
+export interface TagCount {
+  /** The tag. */
+  tag: string;
+  /** How many of your organization's research artifacts carry it. */
+  count: number;
+}
+
+export interface ListTagsResponse {
+  /** Every tag in use, most used first (ties in alphabetical order). */
+  tags: TagCount[];
+}
+
+export interface UpdateArtifactTagsRequest {
+  /** The artifact's ID. */
+  id: string;
+  /** Tags to add (already present ones are kept once). */
+  add: string[];
+  /** Tags to remove (absent ones are ignored; a tag also in `add` is removed). */
+  remove: string[];
+}
+
+export interface UpdateArtifactTagsResponse {
+  /** The artifact's ID. */
+  id: string;
+  /** Its tags as they now are, in the order they were added. */
+  tags: string[];
+  /** Whether this call changed them. */
+  changed: boolean;
 }
 
 function createBaseStoreResearchRequest(): StoreResearchRequest {
@@ -3358,6 +3737,2934 @@ export const PurgePlanContentResponse: MessageFns<PurgePlanContentResponse> = {
   },
 };
 
+function createBaseTextPage(): TextPage {
+  return { totalBytes: 0, offset: 0, returnedBytes: 0, nextCursor: undefined };
+}
+
+export const TextPage: MessageFns<TextPage> = {
+  encode(message: TextPage, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.totalBytes !== 0) {
+      writer.uint32(8).uint32(message.totalBytes);
+    }
+    if (message.offset !== 0) {
+      writer.uint32(16).uint32(message.offset);
+    }
+    if (message.returnedBytes !== 0) {
+      writer.uint32(24).uint32(message.returnedBytes);
+    }
+    if (message.nextCursor !== undefined) {
+      writer.uint32(34).string(message.nextCursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TextPage {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTextPage();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.totalBytes = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.offset = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.returnedBytes = reader.uint32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TextPage {
+    return {
+      totalBytes: isSet(object.totalBytes)
+        ? globalThis.Number(object.totalBytes)
+        : isSet(object.total_bytes)
+        ? globalThis.Number(object.total_bytes)
+        : 0,
+      offset: isSet(object.offset) ? globalThis.Number(object.offset) : 0,
+      returnedBytes: isSet(object.returnedBytes)
+        ? globalThis.Number(object.returnedBytes)
+        : isSet(object.returned_bytes)
+        ? globalThis.Number(object.returned_bytes)
+        : 0,
+      nextCursor: isSet(object.nextCursor)
+        ? globalThis.String(object.nextCursor)
+        : isSet(object.next_cursor)
+        ? globalThis.String(object.next_cursor)
+        : undefined,
+    };
+  },
+
+  toJSON(message: TextPage): unknown {
+    const obj: any = {};
+    if (message.totalBytes !== 0) {
+      obj.totalBytes = Math.round(message.totalBytes);
+    }
+    if (message.offset !== 0) {
+      obj.offset = Math.round(message.offset);
+    }
+    if (message.returnedBytes !== 0) {
+      obj.returnedBytes = Math.round(message.returnedBytes);
+    }
+    if (message.nextCursor !== undefined) {
+      obj.nextCursor = message.nextCursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<TextPage>, I>>(base?: I): TextPage {
+    return TextPage.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<TextPage>, I>>(object: I): TextPage {
+    const message = createBaseTextPage();
+    message.totalBytes = object.totalBytes ?? 0;
+    message.offset = object.offset ?? 0;
+    message.returnedBytes = object.returnedBytes ?? 0;
+    message.nextCursor = object.nextCursor ?? undefined;
+    return message;
+  },
+};
+
+function createBaseGetArtifactRequest(): GetArtifactRequest {
+  return { id: "", cursor: undefined, maxBytes: undefined };
+}
+
+export const GetArtifactRequest: MessageFns<GetArtifactRequest> = {
+  encode(message: GetArtifactRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.cursor !== undefined) {
+      writer.uint32(18).string(message.cursor);
+    }
+    if (message.maxBytes !== undefined) {
+      writer.uint32(24).uint32(message.maxBytes);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetArtifactRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetArtifactRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.maxBytes = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetArtifactRequest {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
+      maxBytes: isSet(object.maxBytes)
+        ? globalThis.Number(object.maxBytes)
+        : isSet(object.max_bytes)
+        ? globalThis.Number(object.max_bytes)
+        : undefined,
+    };
+  },
+
+  toJSON(message: GetArtifactRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.cursor !== undefined) {
+      obj.cursor = message.cursor;
+    }
+    if (message.maxBytes !== undefined) {
+      obj.maxBytes = Math.round(message.maxBytes);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetArtifactRequest>, I>>(base?: I): GetArtifactRequest {
+    return GetArtifactRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetArtifactRequest>, I>>(object: I): GetArtifactRequest {
+    const message = createBaseGetArtifactRequest();
+    message.id = object.id ?? "";
+    message.cursor = object.cursor ?? undefined;
+    message.maxBytes = object.maxBytes ?? undefined;
+    return message;
+  },
+};
+
+function createBaseGetArtifactResponse(): GetArtifactResponse {
+  return {
+    id: "",
+    artifactType: 0,
+    title: "",
+    content: undefined,
+    contentOmitted: false,
+    contentBytes: 0,
+    contentText: undefined,
+    page: undefined,
+    tags: [],
+    confidence: undefined,
+    planId: undefined,
+    stepId: undefined,
+    source: 0,
+    createdAt: undefined,
+    url: "",
+  };
+}
+
+export const GetArtifactResponse: MessageFns<GetArtifactResponse> = {
+  encode(message: GetArtifactResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.artifactType !== 0) {
+      writer.uint32(16).int32(message.artifactType);
+    }
+    if (message.title !== "") {
+      writer.uint32(26).string(message.title);
+    }
+    if (message.content !== undefined) {
+      Struct.encode(Struct.wrap(message.content), writer.uint32(34).fork()).join();
+    }
+    if (message.contentOmitted !== false) {
+      writer.uint32(40).bool(message.contentOmitted);
+    }
+    if (message.contentBytes !== 0) {
+      writer.uint32(48).uint32(message.contentBytes);
+    }
+    if (message.contentText !== undefined) {
+      writer.uint32(58).string(message.contentText);
+    }
+    if (message.page !== undefined) {
+      TextPage.encode(message.page, writer.uint32(66).fork()).join();
+    }
+    for (const v of message.tags) {
+      writer.uint32(74).string(v!);
+    }
+    if (message.confidence !== undefined) {
+      writer.uint32(81).double(message.confidence);
+    }
+    if (message.planId !== undefined) {
+      writer.uint32(90).string(message.planId);
+    }
+    if (message.stepId !== undefined) {
+      writer.uint32(98).string(message.stepId);
+    }
+    if (message.source !== 0) {
+      writer.uint32(104).int32(message.source);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(114).fork()).join();
+    }
+    if (message.url !== "") {
+      writer.uint32(122).string(message.url);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetArtifactResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetArtifactResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.artifactType = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.title = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.content = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.contentOmitted = reader.bool();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.contentBytes = reader.uint32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.contentText = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.page = TextPage.decode(reader, reader.uint32());
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.tags.push(reader.string());
+            continue;
+          }
+          case 10: {
+            if (tag !== 81) {
+              break;
+            }
+
+            message.confidence = reader.double();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.planId = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.stepId = reader.string();
+            continue;
+          }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.source = reader.int32() as any;
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetArtifactResponse {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      artifactType: isSet(object.artifactType)
+        ? artifactTypeFromJSON(object.artifactType)
+        : isSet(object.artifact_type)
+        ? artifactTypeFromJSON(object.artifact_type)
+        : 0,
+      title: isSet(object.title) ? globalThis.String(object.title) : "",
+      content: isObject(object.content) ? object.content : undefined,
+      contentOmitted: isSet(object.contentOmitted)
+        ? globalThis.Boolean(object.contentOmitted)
+        : isSet(object.content_omitted)
+        ? globalThis.Boolean(object.content_omitted)
+        : false,
+      contentBytes: isSet(object.contentBytes)
+        ? globalThis.Number(object.contentBytes)
+        : isSet(object.content_bytes)
+        ? globalThis.Number(object.content_bytes)
+        : 0,
+      contentText: isSet(object.contentText)
+        ? globalThis.String(object.contentText)
+        : isSet(object.content_text)
+        ? globalThis.String(object.content_text)
+        : undefined,
+      page: isSet(object.page) ? TextPage.fromJSON(object.page) : undefined,
+      tags: globalThis.Array.isArray(object?.tags)
+        ? object.tags.map((e: any) => globalThis.String(e))
+        : [],
+      confidence: isSet(object.confidence) ? globalThis.Number(object.confidence) : undefined,
+      planId: isSet(object.planId)
+        ? globalThis.String(object.planId)
+        : isSet(object.plan_id)
+        ? globalThis.String(object.plan_id)
+        : undefined,
+      stepId: isSet(object.stepId)
+        ? globalThis.String(object.stepId)
+        : isSet(object.step_id)
+        ? globalThis.String(object.step_id)
+        : undefined,
+      source: isSet(object.source) ? artifactSourceFromJSON(object.source) : 0,
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+      url: isSet(object.url) ? globalThis.String(object.url) : "",
+    };
+  },
+
+  toJSON(message: GetArtifactResponse): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.artifactType !== 0) {
+      obj.artifactType = artifactTypeToJSON(message.artifactType);
+    }
+    if (message.title !== "") {
+      obj.title = message.title;
+    }
+    if (message.content !== undefined) {
+      obj.content = message.content;
+    }
+    if (message.contentOmitted !== false) {
+      obj.contentOmitted = message.contentOmitted;
+    }
+    if (message.contentBytes !== 0) {
+      obj.contentBytes = Math.round(message.contentBytes);
+    }
+    if (message.contentText !== undefined) {
+      obj.contentText = message.contentText;
+    }
+    if (message.page !== undefined) {
+      obj.page = TextPage.toJSON(message.page);
+    }
+    if (message.tags?.length) {
+      obj.tags = message.tags;
+    }
+    if (message.confidence !== undefined) {
+      obj.confidence = floatToJson(message.confidence);
+    }
+    if (message.planId !== undefined) {
+      obj.planId = message.planId;
+    }
+    if (message.stepId !== undefined) {
+      obj.stepId = message.stepId;
+    }
+    if (message.source !== 0) {
+      obj.source = artifactSourceToJSON(message.source);
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
+    }
+    if (message.url !== "") {
+      obj.url = message.url;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetArtifactResponse>, I>>(base?: I): GetArtifactResponse {
+    return GetArtifactResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetArtifactResponse>, I>>(object: I): GetArtifactResponse {
+    const message = createBaseGetArtifactResponse();
+    message.id = object.id ?? "";
+    message.artifactType = object.artifactType ?? 0;
+    message.title = object.title ?? "";
+    message.content = object.content ?? undefined;
+    message.contentOmitted = object.contentOmitted ?? false;
+    message.contentBytes = object.contentBytes ?? 0;
+    message.contentText = object.contentText ?? undefined;
+    message.page = (object.page !== undefined && object.page !== null) ? TextPage.fromPartial(object.page) : undefined;
+    message.tags = object.tags?.map((e) => e) || [];
+    message.confidence = object.confidence ?? undefined;
+    message.planId = object.planId ?? undefined;
+    message.stepId = object.stepId ?? undefined;
+    message.source = object.source ?? 0;
+    message.createdAt = object.createdAt ?? undefined;
+    message.url = object.url ?? "";
+    return message;
+  },
+};
+
+function createBaseGetResearchOutputRequest(): GetResearchOutputRequest {
+  return { outputId: "", cursor: undefined, maxBytes: undefined };
+}
+
+export const GetResearchOutputRequest: MessageFns<GetResearchOutputRequest> = {
+  encode(message: GetResearchOutputRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.outputId !== "") {
+      writer.uint32(10).string(message.outputId);
+    }
+    if (message.cursor !== undefined) {
+      writer.uint32(18).string(message.cursor);
+    }
+    if (message.maxBytes !== undefined) {
+      writer.uint32(24).uint32(message.maxBytes);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetResearchOutputRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetResearchOutputRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.outputId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.maxBytes = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetResearchOutputRequest {
+    return {
+      outputId: isSet(object.outputId)
+        ? globalThis.String(object.outputId)
+        : isSet(object.output_id)
+        ? globalThis.String(object.output_id)
+        : "",
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
+      maxBytes: isSet(object.maxBytes)
+        ? globalThis.Number(object.maxBytes)
+        : isSet(object.max_bytes)
+        ? globalThis.Number(object.max_bytes)
+        : undefined,
+    };
+  },
+
+  toJSON(message: GetResearchOutputRequest): unknown {
+    const obj: any = {};
+    if (message.outputId !== "") {
+      obj.outputId = message.outputId;
+    }
+    if (message.cursor !== undefined) {
+      obj.cursor = message.cursor;
+    }
+    if (message.maxBytes !== undefined) {
+      obj.maxBytes = Math.round(message.maxBytes);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetResearchOutputRequest>, I>>(base?: I): GetResearchOutputRequest {
+    return GetResearchOutputRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetResearchOutputRequest>, I>>(object: I): GetResearchOutputRequest {
+    const message = createBaseGetResearchOutputRequest();
+    message.outputId = object.outputId ?? "";
+    message.cursor = object.cursor ?? undefined;
+    message.maxBytes = object.maxBytes ?? undefined;
+    return message;
+  },
+};
+
+function createBaseGetResearchOutputResponse(): GetResearchOutputResponse {
+  return {
+    outputId: "",
+    planId: "",
+    mediaType: 0,
+    mimeType: "",
+    title: "",
+    content: undefined,
+    page: undefined,
+    sizeBytes: 0,
+    sha256: "",
+    contentSummary: undefined,
+    formattingNotesUsed: undefined,
+    createdAt: undefined,
+    url: "",
+    document: undefined,
+  };
+}
+
+export const GetResearchOutputResponse: MessageFns<GetResearchOutputResponse> = {
+  encode(message: GetResearchOutputResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.outputId !== "") {
+      writer.uint32(10).string(message.outputId);
+    }
+    if (message.planId !== "") {
+      writer.uint32(18).string(message.planId);
+    }
+    if (message.mediaType !== 0) {
+      writer.uint32(24).int32(message.mediaType);
+    }
+    if (message.mimeType !== "") {
+      writer.uint32(34).string(message.mimeType);
+    }
+    if (message.title !== "") {
+      writer.uint32(42).string(message.title);
+    }
+    if (message.content !== undefined) {
+      writer.uint32(50).string(message.content);
+    }
+    if (message.page !== undefined) {
+      TextPage.encode(message.page, writer.uint32(58).fork()).join();
+    }
+    if (message.sizeBytes !== 0) {
+      writer.uint32(64).uint32(message.sizeBytes);
+    }
+    if (message.sha256 !== "") {
+      writer.uint32(74).string(message.sha256);
+    }
+    if (message.contentSummary !== undefined) {
+      writer.uint32(82).string(message.contentSummary);
+    }
+    if (message.formattingNotesUsed !== undefined) {
+      writer.uint32(90).string(message.formattingNotesUsed);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(98).fork()).join();
+    }
+    if (message.url !== "") {
+      writer.uint32(106).string(message.url);
+    }
+    if (message.document !== undefined) {
+      EmbeddedResource.encode(message.document, writer.uint32(114).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetResearchOutputResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetResearchOutputResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.outputId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.planId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.mediaType = reader.int32() as any;
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.mimeType = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.title = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.content = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.page = TextPage.decode(reader, reader.uint32());
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.sizeBytes = reader.uint32();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.sha256 = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.contentSummary = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.formattingNotesUsed = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.document = EmbeddedResource.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetResearchOutputResponse {
+    return {
+      outputId: isSet(object.outputId)
+        ? globalThis.String(object.outputId)
+        : isSet(object.output_id)
+        ? globalThis.String(object.output_id)
+        : "",
+      planId: isSet(object.planId)
+        ? globalThis.String(object.planId)
+        : isSet(object.plan_id)
+        ? globalThis.String(object.plan_id)
+        : "",
+      mediaType: isSet(object.mediaType)
+        ? mediaTypeFromJSON(object.mediaType)
+        : isSet(object.media_type)
+        ? mediaTypeFromJSON(object.media_type)
+        : 0,
+      mimeType: isSet(object.mimeType)
+        ? globalThis.String(object.mimeType)
+        : isSet(object.mime_type)
+        ? globalThis.String(object.mime_type)
+        : "",
+      title: isSet(object.title) ? globalThis.String(object.title) : "",
+      content: isSet(object.content) ? globalThis.String(object.content) : undefined,
+      page: isSet(object.page) ? TextPage.fromJSON(object.page) : undefined,
+      sizeBytes: isSet(object.sizeBytes)
+        ? globalThis.Number(object.sizeBytes)
+        : isSet(object.size_bytes)
+        ? globalThis.Number(object.size_bytes)
+        : 0,
+      sha256: isSet(object.sha256) ? globalThis.String(object.sha256) : "",
+      contentSummary: isSet(object.contentSummary)
+        ? globalThis.String(object.contentSummary)
+        : isSet(object.content_summary)
+        ? globalThis.String(object.content_summary)
+        : undefined,
+      formattingNotesUsed: isSet(object.formattingNotesUsed)
+        ? globalThis.String(object.formattingNotesUsed)
+        : isSet(object.formatting_notes_used)
+        ? globalThis.String(object.formatting_notes_used)
+        : undefined,
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+      url: isSet(object.url) ? globalThis.String(object.url) : "",
+      document: isSet(object.document) ? EmbeddedResource.fromJSON(object.document) : undefined,
+    };
+  },
+
+  toJSON(message: GetResearchOutputResponse): unknown {
+    const obj: any = {};
+    if (message.outputId !== "") {
+      obj.outputId = message.outputId;
+    }
+    if (message.planId !== "") {
+      obj.planId = message.planId;
+    }
+    if (message.mediaType !== 0) {
+      obj.mediaType = mediaTypeToJSON(message.mediaType);
+    }
+    if (message.mimeType !== "") {
+      obj.mimeType = message.mimeType;
+    }
+    if (message.title !== "") {
+      obj.title = message.title;
+    }
+    if (message.content !== undefined) {
+      obj.content = message.content;
+    }
+    if (message.page !== undefined) {
+      obj.page = TextPage.toJSON(message.page);
+    }
+    if (message.sizeBytes !== 0) {
+      obj.sizeBytes = Math.round(message.sizeBytes);
+    }
+    if (message.sha256 !== "") {
+      obj.sha256 = message.sha256;
+    }
+    if (message.contentSummary !== undefined) {
+      obj.contentSummary = message.contentSummary;
+    }
+    if (message.formattingNotesUsed !== undefined) {
+      obj.formattingNotesUsed = message.formattingNotesUsed;
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
+    }
+    if (message.url !== "") {
+      obj.url = message.url;
+    }
+    if (message.document !== undefined) {
+      obj.document = EmbeddedResource.toJSON(message.document);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetResearchOutputResponse>, I>>(base?: I): GetResearchOutputResponse {
+    return GetResearchOutputResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetResearchOutputResponse>, I>>(object: I): GetResearchOutputResponse {
+    const message = createBaseGetResearchOutputResponse();
+    message.outputId = object.outputId ?? "";
+    message.planId = object.planId ?? "";
+    message.mediaType = object.mediaType ?? 0;
+    message.mimeType = object.mimeType ?? "";
+    message.title = object.title ?? "";
+    message.content = object.content ?? undefined;
+    message.page = (object.page !== undefined && object.page !== null) ? TextPage.fromPartial(object.page) : undefined;
+    message.sizeBytes = object.sizeBytes ?? 0;
+    message.sha256 = object.sha256 ?? "";
+    message.contentSummary = object.contentSummary ?? undefined;
+    message.formattingNotesUsed = object.formattingNotesUsed ?? undefined;
+    message.createdAt = object.createdAt ?? undefined;
+    message.url = object.url ?? "";
+    message.document = (object.document !== undefined && object.document !== null)
+      ? EmbeddedResource.fromPartial(object.document)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseGetExtractionRequest(): GetExtractionRequest {
+  return { id: "", cursor: undefined, maxBytes: undefined };
+}
+
+export const GetExtractionRequest: MessageFns<GetExtractionRequest> = {
+  encode(message: GetExtractionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.cursor !== undefined) {
+      writer.uint32(18).string(message.cursor);
+    }
+    if (message.maxBytes !== undefined) {
+      writer.uint32(24).uint32(message.maxBytes);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetExtractionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetExtractionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.maxBytes = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetExtractionRequest {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
+      maxBytes: isSet(object.maxBytes)
+        ? globalThis.Number(object.maxBytes)
+        : isSet(object.max_bytes)
+        ? globalThis.Number(object.max_bytes)
+        : undefined,
+    };
+  },
+
+  toJSON(message: GetExtractionRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.cursor !== undefined) {
+      obj.cursor = message.cursor;
+    }
+    if (message.maxBytes !== undefined) {
+      obj.maxBytes = Math.round(message.maxBytes);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetExtractionRequest>, I>>(base?: I): GetExtractionRequest {
+    return GetExtractionRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetExtractionRequest>, I>>(object: I): GetExtractionRequest {
+    const message = createBaseGetExtractionRequest();
+    message.id = object.id ?? "";
+    message.cursor = object.cursor ?? undefined;
+    message.maxBytes = object.maxBytes ?? undefined;
+    return message;
+  },
+};
+
+function createBaseGetExtractionResponse(): GetExtractionResponse {
+  return {
+    id: "",
+    data: undefined,
+    fieldConfidences: {},
+    fields: [],
+    overallConfidence: 0,
+    provider: "",
+    model: "",
+    extractionSchema: undefined,
+    schemaHash: "",
+    schemaVersion: 0,
+    sourceArtifactId: undefined,
+    sourceText: undefined,
+    page: undefined,
+    sourceUrl: undefined,
+    sourcePage: undefined,
+    sourceSection: undefined,
+    planId: undefined,
+    stepId: undefined,
+    createdAt: undefined,
+    url: "",
+  };
+}
+
+export const GetExtractionResponse: MessageFns<GetExtractionResponse> = {
+  encode(message: GetExtractionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.data !== undefined) {
+      Struct.encode(Struct.wrap(message.data), writer.uint32(18).fork()).join();
+    }
+    globalThis.Object.entries(message.fieldConfidences).forEach(([key, value]: [string, number]) => {
+      GetExtractionResponse_FieldConfidencesEntry.encode({ key: key as any, value }, writer.uint32(26).fork()).join();
+    });
+    for (const v of message.fields) {
+      ExtractedField.encode(v!, writer.uint32(34).fork()).join();
+    }
+    if (message.overallConfidence !== 0) {
+      writer.uint32(41).double(message.overallConfidence);
+    }
+    if (message.provider !== "") {
+      writer.uint32(50).string(message.provider);
+    }
+    if (message.model !== "") {
+      writer.uint32(58).string(message.model);
+    }
+    if (message.extractionSchema !== undefined) {
+      Struct.encode(Struct.wrap(message.extractionSchema), writer.uint32(66).fork()).join();
+    }
+    if (message.schemaHash !== "") {
+      writer.uint32(74).string(message.schemaHash);
+    }
+    if (message.schemaVersion !== 0) {
+      writer.uint32(80).uint32(message.schemaVersion);
+    }
+    if (message.sourceArtifactId !== undefined) {
+      writer.uint32(90).string(message.sourceArtifactId);
+    }
+    if (message.sourceText !== undefined) {
+      writer.uint32(98).string(message.sourceText);
+    }
+    if (message.page !== undefined) {
+      TextPage.encode(message.page, writer.uint32(106).fork()).join();
+    }
+    if (message.sourceUrl !== undefined) {
+      writer.uint32(114).string(message.sourceUrl);
+    }
+    if (message.sourcePage !== undefined) {
+      writer.uint32(120).uint32(message.sourcePage);
+    }
+    if (message.sourceSection !== undefined) {
+      writer.uint32(130).string(message.sourceSection);
+    }
+    if (message.planId !== undefined) {
+      writer.uint32(138).string(message.planId);
+    }
+    if (message.stepId !== undefined) {
+      writer.uint32(146).string(message.stepId);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(154).fork()).join();
+    }
+    if (message.url !== "") {
+      writer.uint32(162).string(message.url);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetExtractionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetExtractionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.data = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            const entry3 = GetExtractionResponse_FieldConfidencesEntry.decode(reader, reader.uint32());
+            if (entry3.value !== undefined) {
+              message.fieldConfidences[entry3.key] = entry3.value;
+            }
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.fields.push(ExtractedField.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 41) {
+              break;
+            }
+
+            message.overallConfidence = reader.double();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.provider = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.model = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.extractionSchema = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.schemaHash = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.schemaVersion = reader.uint32();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.sourceArtifactId = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.sourceText = reader.string();
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.page = TextPage.decode(reader, reader.uint32());
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.sourceUrl = reader.string();
+            continue;
+          }
+          case 15: {
+            if (tag !== 120) {
+              break;
+            }
+
+            message.sourcePage = reader.uint32();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.sourceSection = reader.string();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.planId = reader.string();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.stepId = reader.string();
+            continue;
+          }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetExtractionResponse {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      data: isObject(object.data) ? object.data : undefined,
+      fieldConfidences: isObject(object.fieldConfidences)
+        ? (globalThis.Object.entries(object.fieldConfidences) as [string, any][]).reduce(
+          (acc: { [key: string]: number }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.Number(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : isObject(object.field_confidences)
+        ? (globalThis.Object.entries(object.field_confidences) as [string, any][]).reduce(
+          (acc: { [key: string]: number }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.Number(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      fields: globalThis.Array.isArray(object?.fields) ? object.fields.map((e: any) => ExtractedField.fromJSON(e)) : [],
+      overallConfidence: isSet(object.overallConfidence)
+        ? globalThis.Number(object.overallConfidence)
+        : isSet(object.overall_confidence)
+        ? globalThis.Number(object.overall_confidence)
+        : 0,
+      provider: isSet(object.provider) ? globalThis.String(object.provider) : "",
+      model: isSet(object.model) ? globalThis.String(object.model) : "",
+      extractionSchema: isObject(object.extractionSchema)
+        ? object.extractionSchema
+        : isObject(object.extraction_schema)
+        ? object.extraction_schema
+        : undefined,
+      schemaHash: isSet(object.schemaHash)
+        ? globalThis.String(object.schemaHash)
+        : isSet(object.schema_hash)
+        ? globalThis.String(object.schema_hash)
+        : "",
+      schemaVersion: isSet(object.schemaVersion)
+        ? globalThis.Number(object.schemaVersion)
+        : isSet(object.schema_version)
+        ? globalThis.Number(object.schema_version)
+        : 0,
+      sourceArtifactId: isSet(object.sourceArtifactId)
+        ? globalThis.String(object.sourceArtifactId)
+        : isSet(object.source_artifact_id)
+        ? globalThis.String(object.source_artifact_id)
+        : undefined,
+      sourceText: isSet(object.sourceText)
+        ? globalThis.String(object.sourceText)
+        : isSet(object.source_text)
+        ? globalThis.String(object.source_text)
+        : undefined,
+      page: isSet(object.page) ? TextPage.fromJSON(object.page) : undefined,
+      sourceUrl: isSet(object.sourceUrl)
+        ? globalThis.String(object.sourceUrl)
+        : isSet(object.source_url)
+        ? globalThis.String(object.source_url)
+        : undefined,
+      sourcePage: isSet(object.sourcePage)
+        ? globalThis.Number(object.sourcePage)
+        : isSet(object.source_page)
+        ? globalThis.Number(object.source_page)
+        : undefined,
+      sourceSection: isSet(object.sourceSection)
+        ? globalThis.String(object.sourceSection)
+        : isSet(object.source_section)
+        ? globalThis.String(object.source_section)
+        : undefined,
+      planId: isSet(object.planId)
+        ? globalThis.String(object.planId)
+        : isSet(object.plan_id)
+        ? globalThis.String(object.plan_id)
+        : undefined,
+      stepId: isSet(object.stepId)
+        ? globalThis.String(object.stepId)
+        : isSet(object.step_id)
+        ? globalThis.String(object.step_id)
+        : undefined,
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+      url: isSet(object.url) ? globalThis.String(object.url) : "",
+    };
+  },
+
+  toJSON(message: GetExtractionResponse): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.data !== undefined) {
+      obj.data = message.data;
+    }
+    if (message.fieldConfidences) {
+      const entries = globalThis.Object.entries(message.fieldConfidences) as [string, number][];
+      if (entries.length > 0) {
+        obj.fieldConfidences = {};
+        entries.forEach(([k, v]) => {
+          obj.fieldConfidences[k] = floatToJson(v);
+        });
+      }
+    }
+    if (message.fields?.length) {
+      obj.fields = message.fields.map((e) => ExtractedField.toJSON(e));
+    }
+    if (message.overallConfidence !== 0) {
+      obj.overallConfidence = floatToJson(message.overallConfidence);
+    }
+    if (message.provider !== "") {
+      obj.provider = message.provider;
+    }
+    if (message.model !== "") {
+      obj.model = message.model;
+    }
+    if (message.extractionSchema !== undefined) {
+      obj.extractionSchema = message.extractionSchema;
+    }
+    if (message.schemaHash !== "") {
+      obj.schemaHash = message.schemaHash;
+    }
+    if (message.schemaVersion !== 0) {
+      obj.schemaVersion = Math.round(message.schemaVersion);
+    }
+    if (message.sourceArtifactId !== undefined) {
+      obj.sourceArtifactId = message.sourceArtifactId;
+    }
+    if (message.sourceText !== undefined) {
+      obj.sourceText = message.sourceText;
+    }
+    if (message.page !== undefined) {
+      obj.page = TextPage.toJSON(message.page);
+    }
+    if (message.sourceUrl !== undefined) {
+      obj.sourceUrl = message.sourceUrl;
+    }
+    if (message.sourcePage !== undefined) {
+      obj.sourcePage = Math.round(message.sourcePage);
+    }
+    if (message.sourceSection !== undefined) {
+      obj.sourceSection = message.sourceSection;
+    }
+    if (message.planId !== undefined) {
+      obj.planId = message.planId;
+    }
+    if (message.stepId !== undefined) {
+      obj.stepId = message.stepId;
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
+    }
+    if (message.url !== "") {
+      obj.url = message.url;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetExtractionResponse>, I>>(base?: I): GetExtractionResponse {
+    return GetExtractionResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetExtractionResponse>, I>>(object: I): GetExtractionResponse {
+    const message = createBaseGetExtractionResponse();
+    message.id = object.id ?? "";
+    message.data = object.data ?? undefined;
+    message.fieldConfidences = (globalThis.Object.entries(object.fieldConfidences ?? {}) as [string, number][]).reduce(
+      (acc: { [key: string]: number }, [key, value]: [string, number]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.Number(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.fields = object.fields?.map((e) => ExtractedField.fromPartial(e)) || [];
+    message.overallConfidence = object.overallConfidence ?? 0;
+    message.provider = object.provider ?? "";
+    message.model = object.model ?? "";
+    message.extractionSchema = object.extractionSchema ?? undefined;
+    message.schemaHash = object.schemaHash ?? "";
+    message.schemaVersion = object.schemaVersion ?? 0;
+    message.sourceArtifactId = object.sourceArtifactId ?? undefined;
+    message.sourceText = object.sourceText ?? undefined;
+    message.page = (object.page !== undefined && object.page !== null) ? TextPage.fromPartial(object.page) : undefined;
+    message.sourceUrl = object.sourceUrl ?? undefined;
+    message.sourcePage = object.sourcePage ?? undefined;
+    message.sourceSection = object.sourceSection ?? undefined;
+    message.planId = object.planId ?? undefined;
+    message.stepId = object.stepId ?? undefined;
+    message.createdAt = object.createdAt ?? undefined;
+    message.url = object.url ?? "";
+    return message;
+  },
+};
+
+function createBaseGetExtractionResponse_FieldConfidencesEntry(): GetExtractionResponse_FieldConfidencesEntry {
+  return { key: "", value: 0 };
+}
+
+export const GetExtractionResponse_FieldConfidencesEntry: MessageFns<GetExtractionResponse_FieldConfidencesEntry> = {
+  encode(
+    message: GetExtractionResponse_FieldConfidencesEntry,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== 0) {
+      writer.uint32(17).double(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetExtractionResponse_FieldConfidencesEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetExtractionResponse_FieldConfidencesEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 17) {
+              break;
+            }
+
+            message.value = reader.double();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetExtractionResponse_FieldConfidencesEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.Number(object.value) : 0,
+    };
+  },
+
+  toJSON(message: GetExtractionResponse_FieldConfidencesEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== 0) {
+      obj.value = floatToJson(message.value);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetExtractionResponse_FieldConfidencesEntry>, I>>(
+    base?: I,
+  ): GetExtractionResponse_FieldConfidencesEntry {
+    return GetExtractionResponse_FieldConfidencesEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetExtractionResponse_FieldConfidencesEntry>, I>>(
+    object: I,
+  ): GetExtractionResponse_FieldConfidencesEntry {
+    const message = createBaseGetExtractionResponse_FieldConfidencesEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? 0;
+    return message;
+  },
+};
+
+function createBaseFetchRequest(): FetchRequest {
+  return { id: "", cursor: undefined };
+}
+
+export const FetchRequest: MessageFns<FetchRequest> = {
+  encode(message: FetchRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.cursor !== undefined) {
+      writer.uint32(18).string(message.cursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FetchRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFetchRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FetchRequest {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
+    };
+  },
+
+  toJSON(message: FetchRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.cursor !== undefined) {
+      obj.cursor = message.cursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<FetchRequest>, I>>(base?: I): FetchRequest {
+    return FetchRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<FetchRequest>, I>>(object: I): FetchRequest {
+    const message = createBaseFetchRequest();
+    message.id = object.id ?? "";
+    message.cursor = object.cursor ?? undefined;
+    return message;
+  },
+};
+
+function createBaseFetchResponse(): FetchResponse {
+  return { id: "", title: "", text: "", url: "", metadata: {} };
+}
+
+export const FetchResponse: MessageFns<FetchResponse> = {
+  encode(message: FetchResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.title !== "") {
+      writer.uint32(18).string(message.title);
+    }
+    if (message.text !== "") {
+      writer.uint32(26).string(message.text);
+    }
+    if (message.url !== "") {
+      writer.uint32(34).string(message.url);
+    }
+    globalThis.Object.entries(message.metadata).forEach(([key, value]: [string, string]) => {
+      FetchResponse_MetadataEntry.encode({ key: key as any, value }, writer.uint32(42).fork()).join();
+    });
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FetchResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFetchResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.title = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.text = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            const entry5 = FetchResponse_MetadataEntry.decode(reader, reader.uint32());
+            if (entry5.value !== undefined) {
+              message.metadata[entry5.key] = entry5.value;
+            }
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FetchResponse {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      title: isSet(object.title) ? globalThis.String(object.title) : "",
+      text: isSet(object.text) ? globalThis.String(object.text) : "",
+      url: isSet(object.url) ? globalThis.String(object.url) : "",
+      metadata: isObject(object.metadata)
+        ? (globalThis.Object.entries(object.metadata) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+    };
+  },
+
+  toJSON(message: FetchResponse): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.title !== "") {
+      obj.title = message.title;
+    }
+    if (message.text !== "") {
+      obj.text = message.text;
+    }
+    if (message.url !== "") {
+      obj.url = message.url;
+    }
+    if (message.metadata) {
+      const entries = globalThis.Object.entries(message.metadata) as [string, string][];
+      if (entries.length > 0) {
+        obj.metadata = {};
+        entries.forEach(([k, v]) => {
+          obj.metadata[k] = v;
+        });
+      }
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<FetchResponse>, I>>(base?: I): FetchResponse {
+    return FetchResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<FetchResponse>, I>>(object: I): FetchResponse {
+    const message = createBaseFetchResponse();
+    message.id = object.id ?? "";
+    message.title = object.title ?? "";
+    message.text = object.text ?? "";
+    message.url = object.url ?? "";
+    message.metadata = (globalThis.Object.entries(object.metadata ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    return message;
+  },
+};
+
+function createBaseFetchResponse_MetadataEntry(): FetchResponse_MetadataEntry {
+  return { key: "", value: "" };
+}
+
+export const FetchResponse_MetadataEntry: MessageFns<FetchResponse_MetadataEntry> = {
+  encode(message: FetchResponse_MetadataEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FetchResponse_MetadataEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFetchResponse_MetadataEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FetchResponse_MetadataEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: FetchResponse_MetadataEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<FetchResponse_MetadataEntry>, I>>(base?: I): FetchResponse_MetadataEntry {
+    return FetchResponse_MetadataEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<FetchResponse_MetadataEntry>, I>>(object: I): FetchResponse_MetadataEntry {
+    const message = createBaseFetchResponse_MetadataEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseListArtifactsRequest(): ListArtifactsRequest {
+  return {
+    planId: undefined,
+    artifactType: undefined,
+    tags: [],
+    createdSince: undefined,
+    cursor: undefined,
+    limit: undefined,
+  };
+}
+
+export const ListArtifactsRequest: MessageFns<ListArtifactsRequest> = {
+  encode(message: ListArtifactsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.planId !== undefined) {
+      writer.uint32(10).string(message.planId);
+    }
+    if (message.artifactType !== undefined) {
+      writer.uint32(16).int32(message.artifactType);
+    }
+    for (const v of message.tags) {
+      writer.uint32(26).string(v!);
+    }
+    if (message.createdSince !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdSince), writer.uint32(34).fork()).join();
+    }
+    if (message.cursor !== undefined) {
+      writer.uint32(42).string(message.cursor);
+    }
+    if (message.limit !== undefined) {
+      writer.uint32(48).uint32(message.limit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListArtifactsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListArtifactsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.planId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.artifactType = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.tags.push(reader.string());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.createdSince = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.limit = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListArtifactsRequest {
+    return {
+      planId: isSet(object.planId)
+        ? globalThis.String(object.planId)
+        : isSet(object.plan_id)
+        ? globalThis.String(object.plan_id)
+        : undefined,
+      artifactType: isSet(object.artifactType)
+        ? artifactTypeFromJSON(object.artifactType)
+        : isSet(object.artifact_type)
+        ? artifactTypeFromJSON(object.artifact_type)
+        : undefined,
+      tags: globalThis.Array.isArray(object?.tags) ? object.tags.map((e: any) => globalThis.String(e)) : [],
+      createdSince: isSet(object.createdSince)
+        ? fromJsonTimestamp(object.createdSince)
+        : isSet(object.created_since)
+        ? fromJsonTimestamp(object.created_since)
+        : undefined,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : undefined,
+    };
+  },
+
+  toJSON(message: ListArtifactsRequest): unknown {
+    const obj: any = {};
+    if (message.planId !== undefined) {
+      obj.planId = message.planId;
+    }
+    if (message.artifactType !== undefined) {
+      obj.artifactType = artifactTypeToJSON(message.artifactType);
+    }
+    if (message.tags?.length) {
+      obj.tags = message.tags;
+    }
+    if (message.createdSince !== undefined) {
+      obj.createdSince = message.createdSince.toISOString();
+    }
+    if (message.cursor !== undefined) {
+      obj.cursor = message.cursor;
+    }
+    if (message.limit !== undefined) {
+      obj.limit = Math.round(message.limit);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListArtifactsRequest>, I>>(base?: I): ListArtifactsRequest {
+    return ListArtifactsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListArtifactsRequest>, I>>(object: I): ListArtifactsRequest {
+    const message = createBaseListArtifactsRequest();
+    message.planId = object.planId ?? undefined;
+    message.artifactType = object.artifactType ?? undefined;
+    message.tags = object.tags?.map((e) => e) || [];
+    message.createdSince = object.createdSince ?? undefined;
+    message.cursor = object.cursor ?? undefined;
+    message.limit = object.limit ?? undefined;
+    return message;
+  },
+};
+
+function createBaseArtifactSummary(): ArtifactSummary {
+  return {
+    id: "",
+    artifactType: 0,
+    title: "",
+    tags: [],
+    confidence: undefined,
+    planId: undefined,
+    stepId: undefined,
+    source: 0,
+    createdAt: undefined,
+    url: "",
+  };
+}
+
+export const ArtifactSummary: MessageFns<ArtifactSummary> = {
+  encode(message: ArtifactSummary, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.artifactType !== 0) {
+      writer.uint32(16).int32(message.artifactType);
+    }
+    if (message.title !== "") {
+      writer.uint32(26).string(message.title);
+    }
+    for (const v of message.tags) {
+      writer.uint32(34).string(v!);
+    }
+    if (message.confidence !== undefined) {
+      writer.uint32(41).double(message.confidence);
+    }
+    if (message.planId !== undefined) {
+      writer.uint32(50).string(message.planId);
+    }
+    if (message.stepId !== undefined) {
+      writer.uint32(58).string(message.stepId);
+    }
+    if (message.source !== 0) {
+      writer.uint32(64).int32(message.source);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(74).fork()).join();
+    }
+    if (message.url !== "") {
+      writer.uint32(82).string(message.url);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ArtifactSummary {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseArtifactSummary();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.artifactType = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.title = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.tags.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 41) {
+              break;
+            }
+
+            message.confidence = reader.double();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.planId = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.stepId = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.source = reader.int32() as any;
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ArtifactSummary {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      artifactType: isSet(object.artifactType)
+        ? artifactTypeFromJSON(object.artifactType)
+        : isSet(object.artifact_type)
+        ? artifactTypeFromJSON(object.artifact_type)
+        : 0,
+      title: isSet(object.title) ? globalThis.String(object.title) : "",
+      tags: globalThis.Array.isArray(object?.tags) ? object.tags.map((e: any) => globalThis.String(e)) : [],
+      confidence: isSet(object.confidence) ? globalThis.Number(object.confidence) : undefined,
+      planId: isSet(object.planId)
+        ? globalThis.String(object.planId)
+        : isSet(object.plan_id)
+        ? globalThis.String(object.plan_id)
+        : undefined,
+      stepId: isSet(object.stepId)
+        ? globalThis.String(object.stepId)
+        : isSet(object.step_id)
+        ? globalThis.String(object.step_id)
+        : undefined,
+      source: isSet(object.source) ? artifactSourceFromJSON(object.source) : 0,
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+      url: isSet(object.url) ? globalThis.String(object.url) : "",
+    };
+  },
+
+  toJSON(message: ArtifactSummary): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.artifactType !== 0) {
+      obj.artifactType = artifactTypeToJSON(message.artifactType);
+    }
+    if (message.title !== "") {
+      obj.title = message.title;
+    }
+    if (message.tags?.length) {
+      obj.tags = message.tags;
+    }
+    if (message.confidence !== undefined) {
+      obj.confidence = floatToJson(message.confidence);
+    }
+    if (message.planId !== undefined) {
+      obj.planId = message.planId;
+    }
+    if (message.stepId !== undefined) {
+      obj.stepId = message.stepId;
+    }
+    if (message.source !== 0) {
+      obj.source = artifactSourceToJSON(message.source);
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
+    }
+    if (message.url !== "") {
+      obj.url = message.url;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ArtifactSummary>, I>>(base?: I): ArtifactSummary {
+    return ArtifactSummary.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ArtifactSummary>, I>>(object: I): ArtifactSummary {
+    const message = createBaseArtifactSummary();
+    message.id = object.id ?? "";
+    message.artifactType = object.artifactType ?? 0;
+    message.title = object.title ?? "";
+    message.tags = object.tags?.map((e) => e) || [];
+    message.confidence = object.confidence ?? undefined;
+    message.planId = object.planId ?? undefined;
+    message.stepId = object.stepId ?? undefined;
+    message.source = object.source ?? 0;
+    message.createdAt = object.createdAt ?? undefined;
+    message.url = object.url ?? "";
+    return message;
+  },
+};
+
+function createBaseListArtifactsResponse(): ListArtifactsResponse {
+  return { artifacts: [], nextCursor: undefined };
+}
+
+export const ListArtifactsResponse: MessageFns<ListArtifactsResponse> = {
+  encode(message: ListArtifactsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.artifacts) {
+      ArtifactSummary.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextCursor !== undefined) {
+      writer.uint32(18).string(message.nextCursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListArtifactsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListArtifactsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.artifacts.push(ArtifactSummary.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListArtifactsResponse {
+    return {
+      artifacts: globalThis.Array.isArray(object?.artifacts)
+        ? object.artifacts.map((e: any) => ArtifactSummary.fromJSON(e))
+        : [],
+      nextCursor: isSet(object.nextCursor)
+        ? globalThis.String(object.nextCursor)
+        : isSet(object.next_cursor)
+        ? globalThis.String(object.next_cursor)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ListArtifactsResponse): unknown {
+    const obj: any = {};
+    if (message.artifacts?.length) {
+      obj.artifacts = message.artifacts.map((e) => ArtifactSummary.toJSON(e));
+    }
+    if (message.nextCursor !== undefined) {
+      obj.nextCursor = message.nextCursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListArtifactsResponse>, I>>(base?: I): ListArtifactsResponse {
+    return ListArtifactsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListArtifactsResponse>, I>>(object: I): ListArtifactsResponse {
+    const message = createBaseListArtifactsResponse();
+    message.artifacts = object.artifacts?.map((e) => ArtifactSummary.fromPartial(e)) || [];
+    message.nextCursor = object.nextCursor ?? undefined;
+    return message;
+  },
+};
+
+function createBaseListTagsRequest(): ListTagsRequest {
+  return {};
+}
+
+export const ListTagsRequest: MessageFns<ListTagsRequest> = {
+  encode(_: ListTagsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListTagsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListTagsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ListTagsRequest {
+    return {};
+  },
+
+  toJSON(_: ListTagsRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListTagsRequest>, I>>(base?: I): ListTagsRequest {
+    return ListTagsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListTagsRequest>, I>>(_: I): ListTagsRequest {
+    const message = createBaseListTagsRequest();
+    return message;
+  },
+};
+
+function createBaseTagCount(): TagCount {
+  return { tag: "", count: 0 };
+}
+
+export const TagCount: MessageFns<TagCount> = {
+  encode(message: TagCount, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tag !== "") {
+      writer.uint32(10).string(message.tag);
+    }
+    if (message.count !== 0) {
+      writer.uint32(16).uint32(message.count);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TagCount {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTagCount();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tag = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.count = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TagCount {
+    return {
+      tag: isSet(object.tag) ? globalThis.String(object.tag) : "",
+      count: isSet(object.count) ? globalThis.Number(object.count) : 0,
+    };
+  },
+
+  toJSON(message: TagCount): unknown {
+    const obj: any = {};
+    if (message.tag !== "") {
+      obj.tag = message.tag;
+    }
+    if (message.count !== 0) {
+      obj.count = Math.round(message.count);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<TagCount>, I>>(base?: I): TagCount {
+    return TagCount.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<TagCount>, I>>(object: I): TagCount {
+    const message = createBaseTagCount();
+    message.tag = object.tag ?? "";
+    message.count = object.count ?? 0;
+    return message;
+  },
+};
+
+function createBaseListTagsResponse(): ListTagsResponse {
+  return { tags: [] };
+}
+
+export const ListTagsResponse: MessageFns<ListTagsResponse> = {
+  encode(message: ListTagsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.tags) {
+      TagCount.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListTagsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListTagsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tags.push(TagCount.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListTagsResponse {
+    return { tags: globalThis.Array.isArray(object?.tags) ? object.tags.map((e: any) => TagCount.fromJSON(e)) : [] };
+  },
+
+  toJSON(message: ListTagsResponse): unknown {
+    const obj: any = {};
+    if (message.tags?.length) {
+      obj.tags = message.tags.map((e) => TagCount.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListTagsResponse>, I>>(base?: I): ListTagsResponse {
+    return ListTagsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListTagsResponse>, I>>(object: I): ListTagsResponse {
+    const message = createBaseListTagsResponse();
+    message.tags = object.tags?.map((e) => TagCount.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseUpdateArtifactTagsRequest(): UpdateArtifactTagsRequest {
+  return { id: "", add: [], remove: [] };
+}
+
+export const UpdateArtifactTagsRequest: MessageFns<UpdateArtifactTagsRequest> = {
+  encode(message: UpdateArtifactTagsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    for (const v of message.add) {
+      writer.uint32(18).string(v!);
+    }
+    for (const v of message.remove) {
+      writer.uint32(26).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateArtifactTagsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateArtifactTagsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.add.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.remove.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateArtifactTagsRequest {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      add: globalThis.Array.isArray(object?.add) ? object.add.map((e: any) => globalThis.String(e)) : [],
+      remove: globalThis.Array.isArray(object?.remove) ? object.remove.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: UpdateArtifactTagsRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.add?.length) {
+      obj.add = message.add;
+    }
+    if (message.remove?.length) {
+      obj.remove = message.remove;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateArtifactTagsRequest>, I>>(base?: I): UpdateArtifactTagsRequest {
+    return UpdateArtifactTagsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateArtifactTagsRequest>, I>>(object: I): UpdateArtifactTagsRequest {
+    const message = createBaseUpdateArtifactTagsRequest();
+    message.id = object.id ?? "";
+    message.add = object.add?.map((e) => e) || [];
+    message.remove = object.remove?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseUpdateArtifactTagsResponse(): UpdateArtifactTagsResponse {
+  return { id: "", tags: [], changed: false };
+}
+
+export const UpdateArtifactTagsResponse: MessageFns<UpdateArtifactTagsResponse> = {
+  encode(message: UpdateArtifactTagsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    for (const v of message.tags) {
+      writer.uint32(18).string(v!);
+    }
+    if (message.changed !== false) {
+      writer.uint32(24).bool(message.changed);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateArtifactTagsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateArtifactTagsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.tags.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.changed = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateArtifactTagsResponse {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      tags: globalThis.Array.isArray(object?.tags) ? object.tags.map((e: any) => globalThis.String(e)) : [],
+      changed: isSet(object.changed) ? globalThis.Boolean(object.changed) : false,
+    };
+  },
+
+  toJSON(message: UpdateArtifactTagsResponse): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.tags?.length) {
+      obj.tags = message.tags;
+    }
+    if (message.changed !== false) {
+      obj.changed = message.changed;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateArtifactTagsResponse>, I>>(base?: I): UpdateArtifactTagsResponse {
+    return UpdateArtifactTagsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateArtifactTagsResponse>, I>>(object: I): UpdateArtifactTagsResponse {
+    const message = createBaseUpdateArtifactTagsResponse();
+    message.id = object.id ?? "";
+    message.tags = object.tags?.map((e) => e) || [];
+    message.changed = object.changed ?? false;
+    return message;
+  },
+};
+
 /**
  * What research produces: artifacts (analyses, syntheses, findings, …), deliverables (research
  * outputs) and subagent reports. Everything stored with text becomes searchable with
@@ -3418,6 +6725,113 @@ export const ArtifactServiceService = {
     responseSerialize: (value: SubmitSubagentReportResponse): Buffer =>
       Buffer.from(SubmitSubagentReportResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): SubmitSubagentReportResponse => SubmitSubagentReportResponse.decode(value),
+  },
+  /**
+   * Read a research artifact back whole: its content (the JSON object stored), its contentText,
+   * tags, plan and step, confidence and when it was stored. Long text comes in pages: when
+   * page.nextCursor is set, call again with the same id and that cursor for the next part (the
+   * content object comes with the first page only). A content object larger than maxBytes is
+   * left out (contentOmitted): ask again with a larger maxBytes to get it.
+   */
+  getArtifact: {
+    path: "/quarry.artifact.v1.ArtifactService/GetArtifact" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetArtifactRequest): Buffer => Buffer.from(GetArtifactRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetArtifactRequest => GetArtifactRequest.decode(value),
+    responseSerialize: (value: GetArtifactResponse): Buffer => Buffer.from(GetArtifactResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetArtifactResponse => GetArtifactResponse.decode(value),
+  },
+  /**
+   * Read a deliverable stored with store_research_output back. Text forms (conversation,
+   * markdown, html) come back as text in `content`, in pages when long (follow page.nextCursor).
+   * Binary documents (word, excel, powerpoint) come back whole as an embedded resource with
+   * their MIME type, byte for byte as stored, with their size and SHA-256 here.
+   */
+  getResearchOutput: {
+    path: "/quarry.artifact.v1.ArtifactService/GetResearchOutput" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetResearchOutputRequest): Buffer =>
+      Buffer.from(GetResearchOutputRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetResearchOutputRequest => GetResearchOutputRequest.decode(value),
+    responseSerialize: (value: GetResearchOutputResponse): Buffer =>
+      Buffer.from(GetResearchOutputResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetResearchOutputResponse => GetResearchOutputResponse.decode(value),
+  },
+  /**
+   * Read a stored extraction result (extract_data) back: the data, the confidence of every
+   * field and overall, the schema it was made with, where the source came from, plan and step.
+   * Source text sent with the call comes in pages when long (follow page.nextCursor).
+   */
+  getExtraction: {
+    path: "/quarry.artifact.v1.ArtifactService/GetExtraction" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetExtractionRequest): Buffer => Buffer.from(GetExtractionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetExtractionRequest => GetExtractionRequest.decode(value),
+    responseSerialize: (value: GetExtractionResponse): Buffer =>
+      Buffer.from(GetExtractionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetExtractionResponse => GetExtractionResponse.decode(value),
+  },
+  /**
+   * Fetch the full text of anything search_sources found, by its id (an artifact, output or
+   * extraction id, or its quarry:// url): {id, title, text, url, metadata}. Use it to read and
+   * cite a search result. Long text comes in pages: metadata.next_cursor, when present, is the
+   * cursor for the next part.
+   */
+  fetch: {
+    path: "/quarry.artifact.v1.ArtifactService/Fetch" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: FetchRequest): Buffer => Buffer.from(FetchRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): FetchRequest => FetchRequest.decode(value),
+    responseSerialize: (value: FetchResponse): Buffer => Buffer.from(FetchResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): FetchResponse => FetchResponse.decode(value),
+  },
+  /**
+   * Browse the research artifacts of your organization, most recent first, optionally only those
+   * of a plan, of a kind, carrying every one of some tags, or stored since a time. Returns a page;
+   * pass nextCursor back (with the same filters) for the next one.
+   */
+  listArtifacts: {
+    path: "/quarry.artifact.v1.ArtifactService/ListArtifacts" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListArtifactsRequest): Buffer => Buffer.from(ListArtifactsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListArtifactsRequest => ListArtifactsRequest.decode(value),
+    responseSerialize: (value: ListArtifactsResponse): Buffer =>
+      Buffer.from(ListArtifactsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListArtifactsResponse => ListArtifactsResponse.decode(value),
+  },
+  /**
+   * Every tag used on your organization's research artifacts, with how many artifacts carry it,
+   * most used first. Use it to pick tags for list_artifacts or search_sources.
+   */
+  listTags: {
+    path: "/quarry.artifact.v1.ArtifactService/ListTags" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListTagsRequest): Buffer => Buffer.from(ListTagsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListTagsRequest => ListTagsRequest.decode(value),
+    responseSerialize: (value: ListTagsResponse): Buffer => Buffer.from(ListTagsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListTagsResponse => ListTagsResponse.decode(value),
+  },
+  /**
+   * Add and remove tags of a research artifact (a tag in both lists is removed). Calling it
+   * again with the same lists changes nothing. search_sources filters by the new tags shortly
+   * after. Returns the artifact's tags as they now are.
+   */
+  updateArtifactTags: {
+    path: "/quarry.artifact.v1.ArtifactService/UpdateArtifactTags" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateArtifactTagsRequest): Buffer =>
+      Buffer.from(UpdateArtifactTagsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateArtifactTagsRequest => UpdateArtifactTagsRequest.decode(value),
+    responseSerialize: (value: UpdateArtifactTagsResponse): Buffer =>
+      Buffer.from(UpdateArtifactTagsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateArtifactTagsResponse => UpdateArtifactTagsResponse.decode(value),
   },
   /**
    * Internal, not a tool: the artifacts stored for a plan of the caller's organization, oldest
@@ -3563,6 +6977,51 @@ export interface ArtifactServiceServer extends UntypedServiceImplementation {
    */
   submitSubagentReport: handleUnaryCall<SubmitSubagentReportRequest, SubmitSubagentReportResponse>;
   /**
+   * Read a research artifact back whole: its content (the JSON object stored), its contentText,
+   * tags, plan and step, confidence and when it was stored. Long text comes in pages: when
+   * page.nextCursor is set, call again with the same id and that cursor for the next part (the
+   * content object comes with the first page only). A content object larger than maxBytes is
+   * left out (contentOmitted): ask again with a larger maxBytes to get it.
+   */
+  getArtifact: handleUnaryCall<GetArtifactRequest, GetArtifactResponse>;
+  /**
+   * Read a deliverable stored with store_research_output back. Text forms (conversation,
+   * markdown, html) come back as text in `content`, in pages when long (follow page.nextCursor).
+   * Binary documents (word, excel, powerpoint) come back whole as an embedded resource with
+   * their MIME type, byte for byte as stored, with their size and SHA-256 here.
+   */
+  getResearchOutput: handleUnaryCall<GetResearchOutputRequest, GetResearchOutputResponse>;
+  /**
+   * Read a stored extraction result (extract_data) back: the data, the confidence of every
+   * field and overall, the schema it was made with, where the source came from, plan and step.
+   * Source text sent with the call comes in pages when long (follow page.nextCursor).
+   */
+  getExtraction: handleUnaryCall<GetExtractionRequest, GetExtractionResponse>;
+  /**
+   * Fetch the full text of anything search_sources found, by its id (an artifact, output or
+   * extraction id, or its quarry:// url): {id, title, text, url, metadata}. Use it to read and
+   * cite a search result. Long text comes in pages: metadata.next_cursor, when present, is the
+   * cursor for the next part.
+   */
+  fetch: handleUnaryCall<FetchRequest, FetchResponse>;
+  /**
+   * Browse the research artifacts of your organization, most recent first, optionally only those
+   * of a plan, of a kind, carrying every one of some tags, or stored since a time. Returns a page;
+   * pass nextCursor back (with the same filters) for the next one.
+   */
+  listArtifacts: handleUnaryCall<ListArtifactsRequest, ListArtifactsResponse>;
+  /**
+   * Every tag used on your organization's research artifacts, with how many artifacts carry it,
+   * most used first. Use it to pick tags for list_artifacts or search_sources.
+   */
+  listTags: handleUnaryCall<ListTagsRequest, ListTagsResponse>;
+  /**
+   * Add and remove tags of a research artifact (a tag in both lists is removed). Calling it
+   * again with the same lists changes nothing. search_sources filters by the new tags shortly
+   * after. Returns the artifact's tags as they now are.
+   */
+  updateArtifactTags: handleUnaryCall<UpdateArtifactTagsRequest, UpdateArtifactTagsResponse>;
+  /**
    * Internal, not a tool: the artifacts stored for a plan of the caller's organization, oldest
    * first (the plan engine calls it for get_step_context and get_research_context). An unknown
    * or foreign plan has no artifacts.
@@ -3676,6 +7135,149 @@ export interface ArtifactServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: SubmitSubagentReportResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Read a research artifact back whole: its content (the JSON object stored), its contentText,
+   * tags, plan and step, confidence and when it was stored. Long text comes in pages: when
+   * page.nextCursor is set, call again with the same id and that cursor for the next part (the
+   * content object comes with the first page only). A content object larger than maxBytes is
+   * left out (contentOmitted): ask again with a larger maxBytes to get it.
+   */
+  getArtifact(
+    request: GetArtifactRequest,
+    callback: (error: ServiceError | null, response: GetArtifactResponse) => void,
+  ): ClientUnaryCall;
+  getArtifact(
+    request: GetArtifactRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetArtifactResponse) => void,
+  ): ClientUnaryCall;
+  getArtifact(
+    request: GetArtifactRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetArtifactResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Read a deliverable stored with store_research_output back. Text forms (conversation,
+   * markdown, html) come back as text in `content`, in pages when long (follow page.nextCursor).
+   * Binary documents (word, excel, powerpoint) come back whole as an embedded resource with
+   * their MIME type, byte for byte as stored, with their size and SHA-256 here.
+   */
+  getResearchOutput(
+    request: GetResearchOutputRequest,
+    callback: (error: ServiceError | null, response: GetResearchOutputResponse) => void,
+  ): ClientUnaryCall;
+  getResearchOutput(
+    request: GetResearchOutputRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetResearchOutputResponse) => void,
+  ): ClientUnaryCall;
+  getResearchOutput(
+    request: GetResearchOutputRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetResearchOutputResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Read a stored extraction result (extract_data) back: the data, the confidence of every
+   * field and overall, the schema it was made with, where the source came from, plan and step.
+   * Source text sent with the call comes in pages when long (follow page.nextCursor).
+   */
+  getExtraction(
+    request: GetExtractionRequest,
+    callback: (error: ServiceError | null, response: GetExtractionResponse) => void,
+  ): ClientUnaryCall;
+  getExtraction(
+    request: GetExtractionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetExtractionResponse) => void,
+  ): ClientUnaryCall;
+  getExtraction(
+    request: GetExtractionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetExtractionResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Fetch the full text of anything search_sources found, by its id (an artifact, output or
+   * extraction id, or its quarry:// url): {id, title, text, url, metadata}. Use it to read and
+   * cite a search result. Long text comes in pages: metadata.next_cursor, when present, is the
+   * cursor for the next part.
+   */
+  fetch(
+    request: FetchRequest,
+    callback: (error: ServiceError | null, response: FetchResponse) => void,
+  ): ClientUnaryCall;
+  fetch(
+    request: FetchRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: FetchResponse) => void,
+  ): ClientUnaryCall;
+  fetch(
+    request: FetchRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: FetchResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Browse the research artifacts of your organization, most recent first, optionally only those
+   * of a plan, of a kind, carrying every one of some tags, or stored since a time. Returns a page;
+   * pass nextCursor back (with the same filters) for the next one.
+   */
+  listArtifacts(
+    request: ListArtifactsRequest,
+    callback: (error: ServiceError | null, response: ListArtifactsResponse) => void,
+  ): ClientUnaryCall;
+  listArtifacts(
+    request: ListArtifactsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListArtifactsResponse) => void,
+  ): ClientUnaryCall;
+  listArtifacts(
+    request: ListArtifactsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListArtifactsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Every tag used on your organization's research artifacts, with how many artifacts carry it,
+   * most used first. Use it to pick tags for list_artifacts or search_sources.
+   */
+  listTags(
+    request: ListTagsRequest,
+    callback: (error: ServiceError | null, response: ListTagsResponse) => void,
+  ): ClientUnaryCall;
+  listTags(
+    request: ListTagsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListTagsResponse) => void,
+  ): ClientUnaryCall;
+  listTags(
+    request: ListTagsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListTagsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Add and remove tags of a research artifact (a tag in both lists is removed). Calling it
+   * again with the same lists changes nothing. search_sources filters by the new tags shortly
+   * after. Returns the artifact's tags as they now are.
+   */
+  updateArtifactTags(
+    request: UpdateArtifactTagsRequest,
+    callback: (error: ServiceError | null, response: UpdateArtifactTagsResponse) => void,
+  ): ClientUnaryCall;
+  updateArtifactTags(
+    request: UpdateArtifactTagsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateArtifactTagsResponse) => void,
+  ): ClientUnaryCall;
+  updateArtifactTags(
+    request: UpdateArtifactTagsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateArtifactTagsResponse) => void,
   ): ClientUnaryCall;
   /**
    * Internal, not a tool: the artifacts stored for a plan of the caller's organization, oldest

@@ -15,6 +15,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { Timestamp } from "../../../google/protobuf/timestamp.js";
 import { ArtifactType, artifactTypeFromJSON, artifactTypeToJSON } from "../../artifact/v1/artifact.js";
 
 export const protobufPackage = "quarry.search.v1";
@@ -235,6 +236,21 @@ export interface SearchResult {
     | undefined;
   /** The best-matching passage, as plain text. */
   textSnippet: string;
+  /**
+   * The item's stable address, for citing it (quarry://artifacts/{id}, quarry://outputs/{id} or
+   * quarry://extractions/{id}); fetch reads it whole.
+   */
+  url: string;
+  /** The research plan it belongs to, if any. */
+  planId?:
+    | string
+    | undefined;
+  /** When it was stored (absent for items indexed before this was recorded). */
+  createdAt?:
+    | Date
+    | undefined;
+  /** Its tags. */
+  tags: string[];
 }
 
 function createBaseSearchSourcesRequest(): SearchSourcesRequest {
@@ -619,6 +635,10 @@ function createBaseSearchResult(): SearchResult {
     keywordRank: undefined,
     semanticRank: undefined,
     textSnippet: "",
+    url: "",
+    planId: undefined,
+    createdAt: undefined,
+    tags: [],
   };
 }
 
@@ -653,6 +673,18 @@ export const SearchResult: MessageFns<SearchResult> = {
     }
     if (message.textSnippet !== "") {
       writer.uint32(82).string(message.textSnippet);
+    }
+    if (message.url !== "") {
+      writer.uint32(90).string(message.url);
+    }
+    if (message.planId !== undefined) {
+      writer.uint32(98).string(message.planId);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(106).fork()).join();
+    }
+    for (const v of message.tags) {
+      writer.uint32(114).string(v!);
     }
     return writer;
   },
@@ -750,6 +782,38 @@ export const SearchResult: MessageFns<SearchResult> = {
             message.textSnippet = reader.string();
             continue;
           }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.planId = reader.string();
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.tags.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -806,6 +870,20 @@ export const SearchResult: MessageFns<SearchResult> = {
         : isSet(object.text_snippet)
         ? globalThis.String(object.text_snippet)
         : "",
+      url: isSet(object.url) ? globalThis.String(object.url) : "",
+      planId: isSet(object.planId)
+        ? globalThis.String(object.planId)
+        : isSet(object.plan_id)
+        ? globalThis.String(object.plan_id)
+        : undefined,
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+      tags: globalThis.Array.isArray(object?.tags)
+        ? object.tags.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -841,6 +919,18 @@ export const SearchResult: MessageFns<SearchResult> = {
     if (message.textSnippet !== "") {
       obj.textSnippet = message.textSnippet;
     }
+    if (message.url !== "") {
+      obj.url = message.url;
+    }
+    if (message.planId !== undefined) {
+      obj.planId = message.planId;
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
+    }
+    if (message.tags?.length) {
+      obj.tags = message.tags;
+    }
     return obj;
   },
 
@@ -859,6 +949,10 @@ export const SearchResult: MessageFns<SearchResult> = {
     message.keywordRank = object.keywordRank ?? undefined;
     message.semanticRank = object.semanticRank ?? undefined;
     message.textSnippet = object.textSnippet ?? "";
+    message.url = object.url ?? "";
+    message.planId = object.planId ?? undefined;
+    message.createdAt = object.createdAt ?? undefined;
+    message.tags = object.tags?.map((e) => e) || [];
     return message;
   },
 };
@@ -959,6 +1053,28 @@ type KeysOfUnion<T> = T extends T ? keyof T : never;
 export type Exact<P, I extends P> = unknown extends P ? P
   : P extends Builtin ? P
   : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
+
+function toTimestamp(date: Date): Timestamp {
+  const seconds = Math.trunc(date.getTime() / 1_000);
+  const nanos = (date.getTime() % 1_000) * 1_000_000;
+  return { seconds, nanos };
+}
+
+function fromTimestamp(t: Timestamp): Date {
+  let millis = (t.seconds || 0) * 1_000;
+  millis += (t.nanos || 0) / 1_000_000;
+  return new globalThis.Date(millis);
+}
+
+function fromJsonTimestamp(o: any): Date {
+  if (o instanceof globalThis.Date) {
+    return o;
+  } else if (typeof o === "string") {
+    return new globalThis.Date(o);
+  } else {
+    return fromTimestamp(Timestamp.fromJSON(o));
+  }
+}
 
 function isSet(value: any): boolean {
   return value !== null && value !== undefined;

@@ -1,0 +1,99 @@
+import { type artifactV1, parseSourceUrl, type SourceTableName, sourceUrl } from '@quarry/contracts';
+import { isUuid } from '@quarry/db';
+import type { CallContext } from '@quarry/grpc';
+import { outputText } from '../core/fetched-text.js';
+import { artifactText, extractionText, extractionTitle } from '../core/indexed-text.js';
+import { mimeTypeOf } from '../core/media-types.js';
+import type { MediaType } from '../enums.js';
+import { artifactErrors } from '../errors.js';
+import { readArtifact } from '../store/artifacts.js';
+import { readExtraction } from '../store/extraction-results.js';
+import { readOutput } from '../store/outputs.js';
+import { inTenant, type Trx } from '../store/tenant.js';
+import type { ArtifactServiceDeps } from './deps.js';
+import { budgetOf, readOffset, textPage } from './text-pages.js';
+
+interface Found {
+  sourceTable: SourceTableName;
+  id: string;
+  title: string;
+  text: string;
+  metadata: Record<string, string | null | undefined>;
+}
+
+async function findAny(trx: Trx, id: string, only: SourceTableName | undefined): Promise<Found | undefined> {
+  if (!only || only === 'research_artifact') {
+    const a = await readArtifact(trx, id);
+    if (a)
+      return {
+        sourceTable: 'research_artifact',
+        id: a.id,
+        title: a.title,
+        text: artifactText(a.content_text, a.content),
+        metadata: {
+          plan_id: a.plan_id,
+          step_id: a.step_id,
+          created_at: a.created_at.toISOString(),
+          artifact_type: a.artifact_type,
+          tags: a.tags.join(','),
+        },
+      };
+  }
+  if (!only || only === 'research_output') {
+    const o = await readOutput(trx, id);
+    if (o)
+      return {
+        sourceTable: 'research_output',
+        id: o.id,
+        title: o.title,
+        text: outputText(o),
+        metadata: {
+          plan_id: o.plan_id,
+          created_at: o.created_at.toISOString(),
+          media_type: o.media_type,
+          mime_type: mimeTypeOf(o.media_type as MediaType),
+        },
+      };
+  }
+  if (!only || only === 'extraction_result') {
+    const e = await readExtraction(trx, id);
+    if (e)
+      return {
+        sourceTable: 'extraction_result',
+        id: e.id,
+        title: extractionTitle(e.extraction_schema, e.data, e.schema_hash),
+        text: extractionText(e.data),
+        metadata: {
+          plan_id: e.plan_id,
+          step_id: e.step_id,
+          created_at: e.created_at.toISOString(),
+          source_url: e.source_url,
+        },
+      };
+  }
+  return undefined;
+}
+
+/**
+ * Fetch: any stored item by id or url, in the shape deep-research connectors read
+ * ({id, title, text, url, metadata}); the text within the byte budget, the next page's cursor
+ * in metadata.next_cursor. A missing, malformed and another org's id are refused alike.
+ */
+export async function fetch(
+  deps: ArtifactServiceDeps,
+  req: artifactV1.FetchRequest,
+  ctx: CallContext,
+): Promise<artifactV1.FetchResponse> {
+  const named = parseSourceUrl(req.id);
+  const id = named?.id ?? req.id;
+  const found = isUuid(id) ? await inTenant(deps.db, ctx, (trx) => findAny(trx, id, named?.sourceTable)) : undefined;
+  if (!found) throw artifactErrors.ITEM_NOT_FOUND({ id: req.id });
+  const scope = `fetch:${found.id}`;
+  const page = textPage(deps, scope, found.text, readOffset(deps, scope, req.cursor), budgetOf(deps, undefined));
+  const metadata: Record<string, string> = { source_table: found.sourceTable };
+  for (const [key, value] of Object.entries(found.metadata)) if (value) metadata[key] = value;
+  metadata.total_bytes = String(page.page.totalBytes);
+  metadata.offset = String(page.page.offset);
+  if (page.page.nextCursor) metadata.next_cursor = page.page.nextCursor;
+  return { id: found.id, title: found.title, text: page.text, url: sourceUrl(found.sourceTable, found.id), metadata };
+}
