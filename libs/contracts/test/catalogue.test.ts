@@ -59,9 +59,10 @@ describe('the tool catalogue', () => {
   it('marks exactly the tools that change nothing as read-only, and only modify_plan as destructive', () => {
     const flagged = (hint: 'readOnlyHint' | 'destructiveHint' | 'idempotentHint') =>
       toolCatalogue.filter((tool) => tool.annotations[hint]).map((tool) => tool.name);
+    // get_research_context writes session_resumed when given a sessionId, so it is not read-only:
+    // the gateway must confirm the caller's token before it runs (ADR 0016).
     expect(flagged('readOnlyHint')).toEqual([
       'get_plan_status',
-      'get_research_context',
       'get_step_context',
       'list_active_plans',
       'ping',

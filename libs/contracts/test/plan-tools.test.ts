@@ -77,6 +77,7 @@ describe('the plan tools', () => {
         'outputFormattingInstructions',
         'planFormattingNotes',
         'stepFormattingNotes',
+        'review',
       ],
     ],
     [

@@ -142,14 +142,14 @@ const schemaCases: [string, string, RegExp, Record<string, unknown>][] = [
   [
     'submit_research_feedback',
     'userSatisfaction',
-    /must be >= 1/,
-    { planId: id, feedbackType: 'closing', userSatisfaction: 0 },
+    /must be one of "positive", "neutral", "negative", "none"/,
+    { planId: id, feedbackType: 'closing', userSatisfaction: 'great' },
   ],
   [
     'submit_research_feedback',
     'userSatisfaction',
-    /must be <= 5/,
-    { planId: id, feedbackType: 'closing', userSatisfaction: 9 },
+    /must be one of "positive", "neutral", "negative", "none"/,
+    { planId: id, feedbackType: 'closing', userSatisfaction: 5 },
   ],
 ];
 

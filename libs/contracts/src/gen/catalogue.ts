@@ -540,6 +540,45 @@ export const toolDefinitions: readonly ToolDefinition[] = [
             "additionalProperties": false
           },
           "description": "With plan_complete: formatting notes submitted with step results, in plan order (empty otherwise)."
+        },
+        "review": {
+          "type": "object",
+          "properties": {
+            "reviewId": {
+              "type": "string",
+              "description": "The review's ID."
+            },
+            "stepId": {
+              "type": "string",
+              "description": "The step under review: pass it to submit_user_decision."
+            },
+            "stepOrder": {
+              "type": "integer",
+              "minimum": -2147483648,
+              "maximum": 2147483647,
+              "description": "That step's position in the plan."
+            },
+            "summary": {
+              "type": "string",
+              "description": "The summary given when the review was requested."
+            },
+            "questions": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              },
+              "description": "The questions for the user."
+            }
+          },
+          "required": [
+            "reviewId",
+            "stepId",
+            "stepOrder",
+            "summary",
+            "questions"
+          ],
+          "additionalProperties": false,
+          "description": "With awaiting_review: the step under review and what the user is asked; show them to the user and submit their decision with submit_user_decision."
         }
       },
       "required": [
@@ -864,7 +903,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "get_research_context",
     "title": "Get research context",
-    "description": "Load everything about a plan to resume work on it, for example in a new conversation: the plan, every step with its result, the plan's artifacts, the 20 most recent audit events, the linked skill execution and your organization's output preferences. Pass your sessionId so the audit log records that this session resumed the plan.",
+    "description": "Load everything about a plan to resume work on it, for example in a new conversation: the plan, every step with its result, the plan's artifacts, the 20 most recent audit events, the linked skill execution and the output preferences for the deliverable. Pass your sessionId so the audit log records that this session resumed the plan (that is the one thing this tool writes; without a sessionId it changes nothing).",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -891,7 +930,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         "plan": {
           "type": "object",
           "properties": {
-            "planId": {
+            "id": {
               "type": "string",
               "description": "The research plan ID."
             },
@@ -949,7 +988,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
             }
           },
           "required": [
-            "planId",
+            "id",
             "name",
             "researchQuestion",
             "progress",
@@ -1011,7 +1050,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
                 "description": "The confidence submitted with the result (0–1), if any."
               },
               "stepExecutionReport": {
-                "type": "string",
+                "type": "object",
                 "description": "The execution report submitted with the result, if any."
               },
               "outputFormattingNotes": {
@@ -1031,6 +1070,10 @@ export const toolDefinitions: readonly ToolDefinition[] = [
                 "type": "string",
                 "format": "date-time",
                 "description": "When the step was completed, skipped or failed."
+              },
+              "resultSummary": {
+                "type": "string",
+                "description": "A bounded summary of the step's result (the whole result is in `result`)."
               }
             },
             "required": [
@@ -1115,11 +1158,11 @@ export const toolDefinitions: readonly ToolDefinition[] = [
                 "type": "string",
                 "description": "The client session that caused it, if known."
               },
-              "details": {
+              "eventData": {
                 "type": "object",
-                "description": "Event details (e.g. old and new status, the rationale of a change)."
+                "description": "Event details: for plan_modified and user_reviewed, `action` names what happened (created, add_steps, …; review_requested, decision_submitted), with the rationale, status change or decision."
               },
-              "occurredAt": {
+              "createdAt": {
                 "type": "string",
                 "format": "date-time",
                 "description": "When it happened."
@@ -1135,7 +1178,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         "skillExecution": {
           "type": "object",
           "properties": {
-            "executionId": {
+            "id": {
               "type": "string",
               "description": "The execution's ID."
             },
@@ -1187,7 +1230,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
             }
           },
           "required": [
-            "executionId",
+            "id",
             "skillName"
           ],
           "additionalProperties": false,
@@ -1206,15 +1249,51 @@ export const toolDefinitions: readonly ToolDefinition[] = [
                 "excel",
                 "powerpoint"
               ],
-              "description": "The default form of deliverables."
+              "description": "The form the deliverable should take (the organization's default)."
             },
             "outputFormattingInstructions": {
               "type": "string",
               "description": "The organization's standing formatting instructions, if any."
+            },
+            "planFormattingNotes": {
+              "type": "string",
+              "description": "The formatting notes given when the plan was created, if any."
+            },
+            "stepFormattingNotes": {
+              "type": "array",
+              "items": {
+                "type": "object",
+                "properties": {
+                  "stepId": {
+                    "type": "string",
+                    "description": "The step the notes came with."
+                  },
+                  "stepOrder": {
+                    "type": "integer",
+                    "minimum": -2147483648,
+                    "maximum": 2147483647,
+                    "description": "That step's position in the plan."
+                  },
+                  "notes": {
+                    "type": "string",
+                    "description": "The notes."
+                  }
+                },
+                "required": [
+                  "stepId",
+                  "stepOrder",
+                  "notes"
+                ],
+                "additionalProperties": false
+              },
+              "description": "Formatting notes submitted with step results, in plan order."
             }
           },
+          "required": [
+            "stepFormattingNotes"
+          ],
           "additionalProperties": false,
-          "description": "Your organization's output preferences for the deliverable."
+          "description": "The output preferences for the deliverable: the organization's defaults and the plan's and steps' formatting notes."
         }
       },
       "required": [
@@ -1225,9 +1304,9 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "additionalProperties": false
     },
     "annotations": {
-      "readOnlyHint": true,
+      "readOnlyHint": false,
       "destructiveHint": false,
-      "idempotentHint": true,
+      "idempotentHint": false,
       "openWorldHint": false
     },
     "rpc": {
@@ -1446,7 +1525,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "list_active_plans",
     "title": "List active plans",
-    "description": "List your organization's research plans that are not finished (not completed or failed), most recently updated first. Use it to find a plan to resume. Pages: pass the returned nextCursor as cursor to get the next page.",
+    "description": "List your organization's research plans that are not finished (not completed or failed), most recently updated first. Use it to find a plan to resume. Every active plan is returned unless you ask for a page: send limit (and then the returned nextCursor as cursor) to page through them.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -1460,7 +1539,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "type": "integer",
           "minimum": 1,
           "maximum": 100,
-          "description": "How many plans to return per page, 1–100 (default 20)."
+          "description": "Ask for a page of at most this many plans (1–100); omit to get every active plan (with a cursor and no limit, pages hold 20)."
         }
       },
       "additionalProperties": false
@@ -2450,7 +2529,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "submit_research_feedback",
     "title": "Submit research feedback",
-    "description": "Record the user's feedback on a piece of research: `initial` right after the plan is presented, `closing` when the research is delivered. Ask the user; only record what they said.",
+    "description": "Record the user's feedback on a piece of research, at two moments: `initial` right after you delivered the results, and `closing` when the conversation moves on to something else. Ask the user; only record what they said.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -2465,13 +2544,17 @@ export const toolDefinitions: readonly ToolDefinition[] = [
             "initial",
             "closing"
           ],
-          "description": "initial (right after the plan was presented) or closing (when the research was delivered)."
+          "description": "initial (right after you delivered the results) or closing (when the conversation moves on)."
         },
         "userSatisfaction": {
-          "type": "integer",
-          "minimum": 1,
-          "maximum": 5,
-          "description": "The user's satisfaction from 1 (very unsatisfied) to 5 (very satisfied)."
+          "type": "string",
+          "enum": [
+            "positive",
+            "neutral",
+            "negative",
+            "none"
+          ],
+          "description": "How the user felt about the research: positive, neutral, negative, or none when they did not say."
         },
         "userFeedbackSummary": {
           "type": "string",
@@ -2574,10 +2657,9 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "description": "How confident you are in the result, from 0 (not at all) to 1 (certain)."
         },
         "stepExecutionReport": {
-          "type": "string",
-          "minLength": 1,
-          "maxLength": 20000,
-          "description": "How the step went: what you did, what you could not do, and anything the next steps should know."
+          "type": "object",
+          "maxProperties": 100,
+          "description": "How the step went, as a JSON object: your thinking, the web searches and fetches you made, the tool calls, what you could not do, and anything the next steps should know (e.g. {\"thinking\": \"…\", \"webSearches\": [{\"query\": \"…\"}], \"toolCalls\": [{\"tool\": \"…\"}]}). At most 64 KB once serialized."
         },
         "outputFormattingNotes": {
           "type": "string",

@@ -35,7 +35,8 @@ export interface PlanStep {
   readonly result: JsonValue | null;
   /** Self-reported confidence in [0, 1], `null` when the client gave none. */
   readonly confidence: number | null;
-  readonly executionReport: string | null;
+  /** The execution report submitted with the result (thinking, searches, tool calls…); `null` when none. */
+  readonly executionReport: JsonValue | null;
   /** Output formatting notes from the step's result, gathered into the final deliverable. */
   readonly formattingNotes: string | null;
   /** Why the step failed (fail_step reason, rejected review feedback), else `null`. */

@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
 import * as createPlan from './plan/2026_11_21_2300_create_plan.js';
 import * as countStalledPlans from './plan/2026_11_22_0400_count_stalled_plans.js';
+import * as trovellaFieldShapes from './plan/2026_11_25_2100_trovella_field_shapes.js';
 
 /**
  * The plan engine owns the `plan` schema: research plans and steps, branching conditions, user
@@ -15,6 +16,7 @@ export const planSchemas: ReadonlyArray<{ schema: string; migrations: Record<str
     migrations: {
       '2026_11_21_2300_create_plan': createPlan,
       '2026_11_22_0400_count_stalled_plans': countStalledPlans,
+      '2026_11_25_2100_trovella_field_shapes': trovellaFieldShapes,
     },
   },
 ];

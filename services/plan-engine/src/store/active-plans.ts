@@ -18,24 +18,21 @@ export async function countActivePlans(trx: Trx): Promise<number> {
 }
 
 /**
- * Up to `limit` unfinished plans after `after`, most recently updated first (ties by id), each
- * with its steps; `more` says whether another page follows.
+ * Up to `limit` (or all) unfinished plans after `after`, most recently updated first (ties by
+ * id), each with its steps; `more` says whether another page follows.
  */
 export async function activePlansPage(
   trx: Trx,
-  page: { after: PageKey | undefined; limit: number },
+  page: { after: PageKey | undefined; limit: number | undefined },
 ): Promise<{ plans: { plan: PlanRow; steps: StepProgress[] }[]; more: boolean }> {
-  let query = activePlans(trx)
-    .selectAll('p')
-    .orderBy('p.updated_at', 'desc')
-    .orderBy('p.id', 'desc')
-    .limit(page.limit + 1);
+  let query = activePlans(trx).selectAll('p').orderBy('p.updated_at', 'desc').orderBy('p.id', 'desc');
+  if (page.limit !== undefined) query = query.limit(page.limit + 1);
   if (page.after) {
     const { updatedAt, id } = page.after;
     query = query.where(sql<boolean>`(p.updated_at, p.id) < (${updatedAt}::timestamptz, ${id}::uuid)`);
   }
   const rows = await query.execute();
-  const shown = rows.slice(0, page.limit);
+  const shown = page.limit === undefined ? rows : rows.slice(0, page.limit);
   const steps =
     shown.length === 0
       ? []
@@ -52,5 +49,5 @@ export async function activePlansPage(
     steps
       .filter((step) => step.plan_id === planId)
       .map((step) => ({ id: step.id, status: step.status as StepStatus, startedAt: step.started_at }));
-  return { plans: shown.map((plan) => ({ plan, steps: stepsOf(plan.id) })), more: rows.length > page.limit };
+  return { plans: shown.map((plan) => ({ plan, steps: stepsOf(plan.id) })), more: rows.length > shown.length };
 }

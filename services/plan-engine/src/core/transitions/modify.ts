@@ -62,7 +62,7 @@ export function addSteps(state: PlanSnapshot, event: ModifyEvent<'add_steps'>): 
   const steps = renumber(merged);
   const added = new Set(event.steps.map((step) => step.id));
   return modified(state, { ...state, status: settleStatus(state.status, steps), steps }, event, null, {
-    change: 'steps_added',
+    action: 'add_steps',
     steps: steps
       .filter((step) => added.has(step.id))
       .map((step) => ({ stepId: step.id, stepOrder: step.order, stepType: step.type })),
@@ -114,7 +114,7 @@ export function removeStep(state: PlanSnapshot, event: ModifyEvent<'remove_step'
   );
   const conditions = state.conditions.filter((condition) => !dropped.includes(condition));
   return modified(state, { status: settleStatus(state.status, steps), steps, conditions }, event, step.id, {
-    change: 'step_removed',
+    action: 'remove_step',
     stepOrder: step.order,
     droppedConditionIds: dropped.map((condition) => condition.id),
     rationale: event.rationale ?? null,
@@ -145,7 +145,7 @@ export function reorderSteps(state: PlanSnapshot, event: ModifyEvent<'reorder_st
     }
   }
   return modified(state, { ...state, steps }, event, null, {
-    change: 'steps_reordered',
+    action: 'reorder_steps',
     previousStepIds: state.steps.map((step) => step.id),
     stepIds: steps.map((step) => step.id),
     rationale: event.rationale ?? null,
@@ -179,7 +179,7 @@ export function updateStepInstructions(state: PlanSnapshot, event: ModifyEvent<'
   );
   const steps = replaceStep(state.steps, { ...step, instructions });
   return modified(state, { ...state, steps }, event, step.id, {
-    change: 'instructions_updated',
+    action: 'update_step_instructions',
     previousInstructions: step.instructions,
     instructions,
     rationale: event.rationale ?? null,
@@ -203,7 +203,7 @@ export function failStep(state: PlanSnapshot, event: ModifyEvent<'fail_step'>): 
     { ...state, status: settleStatus(state.status, steps), steps },
     event,
     step.id,
-    { change: 'step_failed', reason, rationale: event.rationale ?? null },
+    { action: 'fail_step', reason, rationale: event.rationale ?? null },
     [auditEvent('step_failed', { stepOrder: step.order, reason, via: 'modify_plan' }, ids)],
   );
 }

@@ -516,9 +516,9 @@ export function skillExecutionStatusToJSON(object: SkillExecutionStatus): string
 /** When research feedback was collected. */
 export enum FeedbackType {
   FEEDBACK_TYPE_UNSPECIFIED = 0,
-  /** FEEDBACK_TYPE_INITIAL - Right after the plan was presented. */
+  /** FEEDBACK_TYPE_INITIAL - Right after the results were delivered. */
   FEEDBACK_TYPE_INITIAL = 1,
-  /** FEEDBACK_TYPE_CLOSING - When the research was delivered. */
+  /** FEEDBACK_TYPE_CLOSING - When the conversation moves on from the research. */
   FEEDBACK_TYPE_CLOSING = 2,
   UNRECOGNIZED = -1,
 }
@@ -550,6 +550,62 @@ export function feedbackTypeToJSON(object: FeedbackType): string {
     case FeedbackType.FEEDBACK_TYPE_CLOSING:
       return "FEEDBACK_TYPE_CLOSING";
     case FeedbackType.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+/** How the user felt about the research. */
+export enum UserSatisfaction {
+  USER_SATISFACTION_UNSPECIFIED = 0,
+  /** USER_SATISFACTION_POSITIVE - The user was pleased. */
+  USER_SATISFACTION_POSITIVE = 1,
+  /** USER_SATISFACTION_NEUTRAL - Neither pleased nor displeased. */
+  USER_SATISFACTION_NEUTRAL = 2,
+  /** USER_SATISFACTION_NEGATIVE - The user was displeased. */
+  USER_SATISFACTION_NEGATIVE = 3,
+  /** USER_SATISFACTION_NONE - The user expressed no opinion. */
+  USER_SATISFACTION_NONE = 4,
+  UNRECOGNIZED = -1,
+}
+
+export function userSatisfactionFromJSON(object: any): UserSatisfaction {
+  switch (object) {
+    case 0:
+    case "USER_SATISFACTION_UNSPECIFIED":
+      return UserSatisfaction.USER_SATISFACTION_UNSPECIFIED;
+    case 1:
+    case "USER_SATISFACTION_POSITIVE":
+      return UserSatisfaction.USER_SATISFACTION_POSITIVE;
+    case 2:
+    case "USER_SATISFACTION_NEUTRAL":
+      return UserSatisfaction.USER_SATISFACTION_NEUTRAL;
+    case 3:
+    case "USER_SATISFACTION_NEGATIVE":
+      return UserSatisfaction.USER_SATISFACTION_NEGATIVE;
+    case 4:
+    case "USER_SATISFACTION_NONE":
+      return UserSatisfaction.USER_SATISFACTION_NONE;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return UserSatisfaction.UNRECOGNIZED;
+  }
+}
+
+export function userSatisfactionToJSON(object: UserSatisfaction): string {
+  switch (object) {
+    case UserSatisfaction.USER_SATISFACTION_UNSPECIFIED:
+      return "USER_SATISFACTION_UNSPECIFIED";
+    case UserSatisfaction.USER_SATISFACTION_POSITIVE:
+      return "USER_SATISFACTION_POSITIVE";
+    case UserSatisfaction.USER_SATISFACTION_NEUTRAL:
+      return "USER_SATISFACTION_NEUTRAL";
+    case UserSatisfaction.USER_SATISFACTION_NEGATIVE:
+      return "USER_SATISFACTION_NEGATIVE";
+    case UserSatisfaction.USER_SATISFACTION_NONE:
+      return "USER_SATISFACTION_NONE";
+    case UserSatisfaction.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
   }
@@ -768,12 +824,20 @@ export interface StepOverview {
   completedAt?: Date | undefined;
 }
 
-/** Output preferences of the organization, for the final deliverable. */
+/** Output preferences for the final deliverable of a plan. */
 export interface OutputPreferences {
-  /** The default form of deliverables. */
+  /** The form the deliverable should take (the organization's default). */
   outputMediaType: OutputMediaType;
   /** The organization's standing formatting instructions, if any. */
-  outputFormattingInstructions?: string | undefined;
+  outputFormattingInstructions?:
+    | string
+    | undefined;
+  /** The formatting notes given when the plan was created, if any. */
+  planFormattingNotes?:
+    | string
+    | undefined;
+  /** Formatting notes submitted with step results, in plan order. */
+  stepFormattingNotes: StepFormattingNote[];
 }
 
 export interface ResolvePlanReferenceRequest {
@@ -965,7 +1029,10 @@ export interface ListActivePlansRequest {
   cursor?:
     | string
     | undefined;
-  /** How many plans to return per page, 1–100 (default 20). */
+  /**
+   * Ask for a page of at most this many plans (1–100); omit to get every active plan (with a
+   * cursor and no limit, pages hold 20).
+   */
   limit?: number | undefined;
 }
 
@@ -1052,6 +1119,25 @@ export interface GetNextStepResponse {
    * otherwise).
    */
   stepFormattingNotes: StepFormattingNote[];
+  /**
+   * With awaiting_review: the step under review and what the user is asked; show them to the
+   * user and submit their decision with submit_user_decision.
+   */
+  review?: PendingReview | undefined;
+}
+
+/** A review the plan is waiting on. */
+export interface PendingReview {
+  /** The review's ID. */
+  reviewId: string;
+  /** The step under review: pass it to submit_user_decision. */
+  stepId: string;
+  /** That step's position in the plan. */
+  stepOrder: number;
+  /** The summary given when the review was requested. */
+  summary: string;
+  /** The questions for the user. */
+  questions: string[];
 }
 
 export interface SubmitStepResultRequest {
@@ -1071,11 +1157,13 @@ export interface SubmitStepResultRequest {
     | number
     | undefined;
   /**
-   * How the step went: what you did, what you could not do, and anything the next steps should
-   * know.
+   * How the step went, as a JSON object: your thinking, the web searches and fetches you made,
+   * the tool calls, what you could not do, and anything the next steps should know (e.g.
+   * {"thinking": "…", "webSearches": [{"query": "…"}], "toolCalls": [{"tool": "…"}]}). At most
+   * 64 KB once serialized.
    */
   stepExecutionReport?:
-    | string
+    | { [key: string]: unknown }
     | undefined;
   /**
    * Formatting advice for the final deliverable that this step revealed (e.g. "the comparison
@@ -1200,7 +1288,7 @@ export interface GetResearchContextRequest {
 /** A plan in full. */
 export interface PlanDetails {
   /** The research plan ID. */
-  planId: string;
+  id: string;
   /** The plan's name. */
   name: string;
   /** The research question. */
@@ -1253,7 +1341,7 @@ export interface StepDetails {
     | undefined;
   /** The execution report submitted with the result, if any. */
   stepExecutionReport?:
-    | string
+    | { [key: string]: unknown }
     | undefined;
   /** The formatting notes submitted with the result, if any. */
   outputFormattingNotes?:
@@ -1268,7 +1356,11 @@ export interface StepDetails {
     | Date
     | undefined;
   /** When the step was completed, skipped or failed. */
-  completedAt?: Date | undefined;
+  completedAt?:
+    | Date
+    | undefined;
+  /** A bounded summary of the step's result (the whole result is in `result`). */
+  resultSummary?: string | undefined;
 }
 
 /** One entry of a plan's audit log. */
@@ -1285,18 +1377,22 @@ export interface AuditEvent {
   sessionId?:
     | string
     | undefined;
-  /** Event details (e.g. old and new status, the rationale of a change). */
-  details?:
+  /**
+   * Event details: for plan_modified and user_reviewed, `action` names what happened (created,
+   * add_steps, …; review_requested, decision_submitted), with the rationale, status change or
+   * decision.
+   */
+  eventData?:
     | { [key: string]: unknown }
     | undefined;
   /** When it happened. */
-  occurredAt?: Date | undefined;
+  createdAt?: Date | undefined;
 }
 
 /** A tracked run of a research skill. */
 export interface SkillExecution {
   /** The execution's ID. */
-  executionId: string;
+  id: string;
   /** research, research-scan or research-deep. */
   skillName: string;
   /** Where the run is. */
@@ -1344,7 +1440,10 @@ export interface GetResearchContextResponse {
   skillExecution?:
     | SkillExecution
     | undefined;
-  /** Your organization's output preferences for the deliverable. */
+  /**
+   * The output preferences for the deliverable: the organization's defaults and the plan's and
+   * steps' formatting notes.
+   */
   outputPreferences?: OutputPreferences | undefined;
 }
 
@@ -1393,11 +1492,17 @@ export interface LogSkillExecutionResponse {
 export interface SubmitResearchFeedbackRequest {
   /** The research plan ID. */
   planId: string;
-  /** initial (right after the plan was presented) or closing (when the research was delivered). */
+  /**
+   * initial (right after you delivered the results) or closing (when the conversation moves
+   * on).
+   */
   feedbackType: FeedbackType;
-  /** The user's satisfaction from 1 (very unsatisfied) to 5 (very satisfied). */
+  /**
+   * How the user felt about the research: positive, neutral, negative, or none when they did
+   * not say.
+   */
   userSatisfaction?:
-    | number
+    | UserSatisfaction
     | undefined;
   /** The user's feedback in a few sentences. */
   userFeedbackSummary?:
@@ -1936,7 +2041,12 @@ export const StepOverview: MessageFns<StepOverview> = {
 };
 
 function createBaseOutputPreferences(): OutputPreferences {
-  return { outputMediaType: 0, outputFormattingInstructions: undefined };
+  return {
+    outputMediaType: 0,
+    outputFormattingInstructions: undefined,
+    planFormattingNotes: undefined,
+    stepFormattingNotes: [],
+  };
 }
 
 export const OutputPreferences: MessageFns<OutputPreferences> = {
@@ -1946,6 +2056,12 @@ export const OutputPreferences: MessageFns<OutputPreferences> = {
     }
     if (message.outputFormattingInstructions !== undefined) {
       writer.uint32(18).string(message.outputFormattingInstructions);
+    }
+    if (message.planFormattingNotes !== undefined) {
+      writer.uint32(26).string(message.planFormattingNotes);
+    }
+    for (const v of message.stepFormattingNotes) {
+      StepFormattingNote.encode(v!, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -1979,6 +2095,22 @@ export const OutputPreferences: MessageFns<OutputPreferences> = {
             message.outputFormattingInstructions = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.planFormattingNotes = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.stepFormattingNotes.push(StepFormattingNote.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2003,6 +2135,16 @@ export const OutputPreferences: MessageFns<OutputPreferences> = {
         : isSet(object.output_formatting_instructions)
         ? globalThis.String(object.output_formatting_instructions)
         : undefined,
+      planFormattingNotes: isSet(object.planFormattingNotes)
+        ? globalThis.String(object.planFormattingNotes)
+        : isSet(object.plan_formatting_notes)
+        ? globalThis.String(object.plan_formatting_notes)
+        : undefined,
+      stepFormattingNotes: globalThis.Array.isArray(object?.stepFormattingNotes)
+        ? object.stepFormattingNotes.map((e: any) => StepFormattingNote.fromJSON(e))
+        : globalThis.Array.isArray(object?.step_formatting_notes)
+        ? object.step_formatting_notes.map((e: any) => StepFormattingNote.fromJSON(e))
+        : [],
     };
   },
 
@@ -2014,6 +2156,12 @@ export const OutputPreferences: MessageFns<OutputPreferences> = {
     if (message.outputFormattingInstructions !== undefined) {
       obj.outputFormattingInstructions = message.outputFormattingInstructions;
     }
+    if (message.planFormattingNotes !== undefined) {
+      obj.planFormattingNotes = message.planFormattingNotes;
+    }
+    if (message.stepFormattingNotes?.length) {
+      obj.stepFormattingNotes = message.stepFormattingNotes.map((e) => StepFormattingNote.toJSON(e));
+    }
     return obj;
   },
 
@@ -2024,6 +2172,8 @@ export const OutputPreferences: MessageFns<OutputPreferences> = {
     const message = createBaseOutputPreferences();
     message.outputMediaType = object.outputMediaType ?? 0;
     message.outputFormattingInstructions = object.outputFormattingInstructions ?? undefined;
+    message.planFormattingNotes = object.planFormattingNotes ?? undefined;
+    message.stepFormattingNotes = object.stepFormattingNotes?.map((e) => StepFormattingNote.fromPartial(e)) || [];
     return message;
   },
 };
@@ -4379,6 +4529,7 @@ function createBaseGetNextStepResponse(): GetNextStepResponse {
     outputFormattingInstructions: undefined,
     planFormattingNotes: undefined,
     stepFormattingNotes: [],
+    review: undefined,
   };
 }
 
@@ -4401,6 +4552,9 @@ export const GetNextStepResponse: MessageFns<GetNextStepResponse> = {
     }
     for (const v of message.stepFormattingNotes) {
       StepFormattingNote.encode(v!, writer.uint32(50).fork()).join();
+    }
+    if (message.review !== undefined) {
+      PendingReview.encode(message.review, writer.uint32(58).fork()).join();
     }
     return writer;
   },
@@ -4466,6 +4620,14 @@ export const GetNextStepResponse: MessageFns<GetNextStepResponse> = {
             message.stepFormattingNotes.push(StepFormattingNote.decode(reader, reader.uint32()));
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.review = PendingReview.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4502,6 +4664,7 @@ export const GetNextStepResponse: MessageFns<GetNextStepResponse> = {
         : globalThis.Array.isArray(object?.step_formatting_notes)
         ? object.step_formatting_notes.map((e: any) => StepFormattingNote.fromJSON(e))
         : [],
+      review: isSet(object.review) ? PendingReview.fromJSON(object.review) : undefined,
     };
   },
 
@@ -4525,6 +4688,9 @@ export const GetNextStepResponse: MessageFns<GetNextStepResponse> = {
     if (message.stepFormattingNotes?.length) {
       obj.stepFormattingNotes = message.stepFormattingNotes.map((e) => StepFormattingNote.toJSON(e));
     }
+    if (message.review !== undefined) {
+      obj.review = PendingReview.toJSON(message.review);
+    }
     return obj;
   },
 
@@ -4541,6 +4707,156 @@ export const GetNextStepResponse: MessageFns<GetNextStepResponse> = {
     message.outputFormattingInstructions = object.outputFormattingInstructions ?? undefined;
     message.planFormattingNotes = object.planFormattingNotes ?? undefined;
     message.stepFormattingNotes = object.stepFormattingNotes?.map((e) => StepFormattingNote.fromPartial(e)) || [];
+    message.review = (object.review !== undefined && object.review !== null)
+      ? PendingReview.fromPartial(object.review)
+      : undefined;
+    return message;
+  },
+};
+
+function createBasePendingReview(): PendingReview {
+  return { reviewId: "", stepId: "", stepOrder: 0, summary: "", questions: [] };
+}
+
+export const PendingReview: MessageFns<PendingReview> = {
+  encode(message: PendingReview, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.reviewId !== "") {
+      writer.uint32(10).string(message.reviewId);
+    }
+    if (message.stepId !== "") {
+      writer.uint32(18).string(message.stepId);
+    }
+    if (message.stepOrder !== 0) {
+      writer.uint32(24).int32(message.stepOrder);
+    }
+    if (message.summary !== "") {
+      writer.uint32(34).string(message.summary);
+    }
+    for (const v of message.questions) {
+      writer.uint32(42).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PendingReview {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePendingReview();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.reviewId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.stepId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.stepOrder = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.summary = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.questions.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PendingReview {
+    return {
+      reviewId: isSet(object.reviewId)
+        ? globalThis.String(object.reviewId)
+        : isSet(object.review_id)
+        ? globalThis.String(object.review_id)
+        : "",
+      stepId: isSet(object.stepId)
+        ? globalThis.String(object.stepId)
+        : isSet(object.step_id)
+        ? globalThis.String(object.step_id)
+        : "",
+      stepOrder: isSet(object.stepOrder)
+        ? globalThis.Number(object.stepOrder)
+        : isSet(object.step_order)
+        ? globalThis.Number(object.step_order)
+        : 0,
+      summary: isSet(object.summary) ? globalThis.String(object.summary) : "",
+      questions: globalThis.Array.isArray(object?.questions)
+        ? object.questions.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: PendingReview): unknown {
+    const obj: any = {};
+    if (message.reviewId !== "") {
+      obj.reviewId = message.reviewId;
+    }
+    if (message.stepId !== "") {
+      obj.stepId = message.stepId;
+    }
+    if (message.stepOrder !== 0) {
+      obj.stepOrder = Math.round(message.stepOrder);
+    }
+    if (message.summary !== "") {
+      obj.summary = message.summary;
+    }
+    if (message.questions?.length) {
+      obj.questions = message.questions;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PendingReview>, I>>(base?: I): PendingReview {
+    return PendingReview.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PendingReview>, I>>(object: I): PendingReview {
+    const message = createBasePendingReview();
+    message.reviewId = object.reviewId ?? "";
+    message.stepId = object.stepId ?? "";
+    message.stepOrder = object.stepOrder ?? 0;
+    message.summary = object.summary ?? "";
+    message.questions = object.questions?.map((e) => e) || [];
     return message;
   },
 };
@@ -4573,7 +4889,7 @@ export const SubmitStepResultRequest: MessageFns<SubmitStepResultRequest> = {
       writer.uint32(33).double(message.confidence);
     }
     if (message.stepExecutionReport !== undefined) {
-      writer.uint32(42).string(message.stepExecutionReport);
+      Struct.encode(Struct.wrap(message.stepExecutionReport), writer.uint32(42).fork()).join();
     }
     if (message.outputFormattingNotes !== undefined) {
       writer.uint32(50).string(message.outputFormattingNotes);
@@ -4637,7 +4953,7 @@ export const SubmitStepResultRequest: MessageFns<SubmitStepResultRequest> = {
               break;
             }
 
-            message.stepExecutionReport = reader.string();
+            message.stepExecutionReport = Struct.unwrap(Struct.decode(reader, reader.uint32()));
             continue;
           }
           case 6: {
@@ -4690,10 +5006,10 @@ export const SubmitStepResultRequest: MessageFns<SubmitStepResultRequest> = {
         : "",
       result: isObject(object.result) ? object.result : undefined,
       confidence: isSet(object.confidence) ? globalThis.Number(object.confidence) : undefined,
-      stepExecutionReport: isSet(object.stepExecutionReport)
-        ? globalThis.String(object.stepExecutionReport)
-        : isSet(object.step_execution_report)
-        ? globalThis.String(object.step_execution_report)
+      stepExecutionReport: isObject(object.stepExecutionReport)
+        ? object.stepExecutionReport
+        : isObject(object.step_execution_report)
+        ? object.step_execution_report
         : undefined,
       outputFormattingNotes: isSet(object.outputFormattingNotes)
         ? globalThis.String(object.outputFormattingNotes)
@@ -5852,7 +6168,7 @@ export const GetResearchContextRequest: MessageFns<GetResearchContextRequest> = 
 
 function createBasePlanDetails(): PlanDetails {
   return {
-    planId: "",
+    id: "",
     name: "",
     researchQuestion: "",
     status: 0,
@@ -5868,8 +6184,8 @@ function createBasePlanDetails(): PlanDetails {
 
 export const PlanDetails: MessageFns<PlanDetails> = {
   encode(message: PlanDetails, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.planId !== "") {
-      writer.uint32(10).string(message.planId);
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
     }
     if (message.name !== "") {
       writer.uint32(18).string(message.name);
@@ -5922,7 +6238,7 @@ export const PlanDetails: MessageFns<PlanDetails> = {
               break;
             }
 
-            message.planId = reader.string();
+            message.id = reader.string();
             continue;
           }
           case 2: {
@@ -6019,11 +6335,7 @@ export const PlanDetails: MessageFns<PlanDetails> = {
 
   fromJSON(object: any): PlanDetails {
     return {
-      planId: isSet(object.planId)
-        ? globalThis.String(object.planId)
-        : isSet(object.plan_id)
-        ? globalThis.String(object.plan_id)
-        : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
       name: isSet(object.name) ? globalThis.String(object.name) : "",
       researchQuestion: isSet(object.researchQuestion)
         ? globalThis.String(object.researchQuestion)
@@ -6067,8 +6379,8 @@ export const PlanDetails: MessageFns<PlanDetails> = {
 
   toJSON(message: PlanDetails): unknown {
     const obj: any = {};
-    if (message.planId !== "") {
-      obj.planId = message.planId;
+    if (message.id !== "") {
+      obj.id = message.id;
     }
     if (message.name !== "") {
       obj.name = message.name;
@@ -6108,7 +6420,7 @@ export const PlanDetails: MessageFns<PlanDetails> = {
   },
   fromPartial<I extends Exact<DeepPartial<PlanDetails>, I>>(object: I): PlanDetails {
     const message = createBasePlanDetails();
-    message.planId = object.planId ?? "";
+    message.id = object.id ?? "";
     message.name = object.name ?? "";
     message.researchQuestion = object.researchQuestion ?? "";
     message.status = object.status ?? 0;
@@ -6137,6 +6449,7 @@ function createBaseStepDetails(): StepDetails {
     failureReason: undefined,
     startedAt: undefined,
     completedAt: undefined,
+    resultSummary: undefined,
   };
 }
 
@@ -6164,7 +6477,7 @@ export const StepDetails: MessageFns<StepDetails> = {
       writer.uint32(57).double(message.confidence);
     }
     if (message.stepExecutionReport !== undefined) {
-      writer.uint32(66).string(message.stepExecutionReport);
+      Struct.encode(Struct.wrap(message.stepExecutionReport), writer.uint32(66).fork()).join();
     }
     if (message.outputFormattingNotes !== undefined) {
       writer.uint32(74).string(message.outputFormattingNotes);
@@ -6177,6 +6490,9 @@ export const StepDetails: MessageFns<StepDetails> = {
     }
     if (message.completedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.completedAt), writer.uint32(98).fork()).join();
+    }
+    if (message.resultSummary !== undefined) {
+      writer.uint32(106).string(message.resultSummary);
     }
     return writer;
   },
@@ -6255,7 +6571,7 @@ export const StepDetails: MessageFns<StepDetails> = {
               break;
             }
 
-            message.stepExecutionReport = reader.string();
+            message.stepExecutionReport = Struct.unwrap(Struct.decode(reader, reader.uint32()));
             continue;
           }
           case 9: {
@@ -6288,6 +6604,14 @@ export const StepDetails: MessageFns<StepDetails> = {
             }
 
             message.completedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.resultSummary = reader.string();
             continue;
           }
         }
@@ -6323,10 +6647,10 @@ export const StepDetails: MessageFns<StepDetails> = {
       instructions: isSet(object.instructions) ? globalThis.String(object.instructions) : "",
       result: isObject(object.result) ? object.result : undefined,
       confidence: isSet(object.confidence) ? globalThis.Number(object.confidence) : undefined,
-      stepExecutionReport: isSet(object.stepExecutionReport)
-        ? globalThis.String(object.stepExecutionReport)
-        : isSet(object.step_execution_report)
-        ? globalThis.String(object.step_execution_report)
+      stepExecutionReport: isObject(object.stepExecutionReport)
+        ? object.stepExecutionReport
+        : isObject(object.step_execution_report)
+        ? object.step_execution_report
         : undefined,
       outputFormattingNotes: isSet(object.outputFormattingNotes)
         ? globalThis.String(object.outputFormattingNotes)
@@ -6347,6 +6671,11 @@ export const StepDetails: MessageFns<StepDetails> = {
         ? fromJsonTimestamp(object.completedAt)
         : isSet(object.completed_at)
         ? fromJsonTimestamp(object.completed_at)
+        : undefined,
+      resultSummary: isSet(object.resultSummary)
+        ? globalThis.String(object.resultSummary)
+        : isSet(object.result_summary)
+        ? globalThis.String(object.result_summary)
         : undefined,
     };
   },
@@ -6389,6 +6718,9 @@ export const StepDetails: MessageFns<StepDetails> = {
     if (message.completedAt !== undefined) {
       obj.completedAt = message.completedAt.toISOString();
     }
+    if (message.resultSummary !== undefined) {
+      obj.resultSummary = message.resultSummary;
+    }
     return obj;
   },
 
@@ -6409,6 +6741,7 @@ export const StepDetails: MessageFns<StepDetails> = {
     message.failureReason = object.failureReason ?? undefined;
     message.startedAt = object.startedAt ?? undefined;
     message.completedAt = object.completedAt ?? undefined;
+    message.resultSummary = object.resultSummary ?? undefined;
     return message;
   },
 };
@@ -6419,8 +6752,8 @@ function createBaseAuditEvent(): AuditEvent {
     eventType: 0,
     stepId: undefined,
     sessionId: undefined,
-    details: undefined,
-    occurredAt: undefined,
+    eventData: undefined,
+    createdAt: undefined,
   };
 }
 
@@ -6438,11 +6771,11 @@ export const AuditEvent: MessageFns<AuditEvent> = {
     if (message.sessionId !== undefined) {
       writer.uint32(34).string(message.sessionId);
     }
-    if (message.details !== undefined) {
-      Struct.encode(Struct.wrap(message.details), writer.uint32(42).fork()).join();
+    if (message.eventData !== undefined) {
+      Struct.encode(Struct.wrap(message.eventData), writer.uint32(42).fork()).join();
     }
-    if (message.occurredAt !== undefined) {
-      Timestamp.encode(toTimestamp(message.occurredAt), writer.uint32(50).fork()).join();
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -6497,7 +6830,7 @@ export const AuditEvent: MessageFns<AuditEvent> = {
               break;
             }
 
-            message.details = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            message.eventData = Struct.unwrap(Struct.decode(reader, reader.uint32()));
             continue;
           }
           case 6: {
@@ -6505,7 +6838,7 @@ export const AuditEvent: MessageFns<AuditEvent> = {
               break;
             }
 
-            message.occurredAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -6542,11 +6875,15 @@ export const AuditEvent: MessageFns<AuditEvent> = {
         : isSet(object.session_id)
         ? globalThis.String(object.session_id)
         : undefined,
-      details: isObject(object.details) ? object.details : undefined,
-      occurredAt: isSet(object.occurredAt)
-        ? fromJsonTimestamp(object.occurredAt)
-        : isSet(object.occurred_at)
-        ? fromJsonTimestamp(object.occurred_at)
+      eventData: isObject(object.eventData)
+        ? object.eventData
+        : isObject(object.event_data)
+        ? object.event_data
+        : undefined,
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
         : undefined,
     };
   },
@@ -6565,11 +6902,11 @@ export const AuditEvent: MessageFns<AuditEvent> = {
     if (message.sessionId !== undefined) {
       obj.sessionId = message.sessionId;
     }
-    if (message.details !== undefined) {
-      obj.details = message.details;
+    if (message.eventData !== undefined) {
+      obj.eventData = message.eventData;
     }
-    if (message.occurredAt !== undefined) {
-      obj.occurredAt = message.occurredAt.toISOString();
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
     }
     return obj;
   },
@@ -6583,15 +6920,15 @@ export const AuditEvent: MessageFns<AuditEvent> = {
     message.eventType = object.eventType ?? 0;
     message.stepId = object.stepId ?? undefined;
     message.sessionId = object.sessionId ?? undefined;
-    message.details = object.details ?? undefined;
-    message.occurredAt = object.occurredAt ?? undefined;
+    message.eventData = object.eventData ?? undefined;
+    message.createdAt = object.createdAt ?? undefined;
     return message;
   },
 };
 
 function createBaseSkillExecution(): SkillExecution {
   return {
-    executionId: "",
+    id: "",
     skillName: "",
     status: 0,
     planId: undefined,
@@ -6606,8 +6943,8 @@ function createBaseSkillExecution(): SkillExecution {
 
 export const SkillExecution: MessageFns<SkillExecution> = {
   encode(message: SkillExecution, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.executionId !== "") {
-      writer.uint32(10).string(message.executionId);
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
     }
     if (message.skillName !== "") {
       writer.uint32(18).string(message.skillName);
@@ -6657,7 +6994,7 @@ export const SkillExecution: MessageFns<SkillExecution> = {
               break;
             }
 
-            message.executionId = reader.string();
+            message.id = reader.string();
             continue;
           }
           case 2: {
@@ -6746,11 +7083,7 @@ export const SkillExecution: MessageFns<SkillExecution> = {
 
   fromJSON(object: any): SkillExecution {
     return {
-      executionId: isSet(object.executionId)
-        ? globalThis.String(object.executionId)
-        : isSet(object.execution_id)
-        ? globalThis.String(object.execution_id)
-        : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
       skillName: isSet(object.skillName)
         ? globalThis.String(object.skillName)
         : isSet(object.skill_name)
@@ -6793,8 +7126,8 @@ export const SkillExecution: MessageFns<SkillExecution> = {
 
   toJSON(message: SkillExecution): unknown {
     const obj: any = {};
-    if (message.executionId !== "") {
-      obj.executionId = message.executionId;
+    if (message.id !== "") {
+      obj.id = message.id;
     }
     if (message.skillName !== "") {
       obj.skillName = message.skillName;
@@ -6831,7 +7164,7 @@ export const SkillExecution: MessageFns<SkillExecution> = {
   },
   fromPartial<I extends Exact<DeepPartial<SkillExecution>, I>>(object: I): SkillExecution {
     const message = createBaseSkillExecution();
-    message.executionId = object.executionId ?? "";
+    message.id = object.id ?? "";
     message.skillName = object.skillName ?? "";
     message.status = object.status ?? 0;
     message.planId = object.planId ?? undefined;
@@ -7415,7 +7748,7 @@ export const SubmitResearchFeedbackRequest: MessageFns<SubmitResearchFeedbackReq
               break;
             }
 
-            message.userSatisfaction = reader.int32();
+            message.userSatisfaction = reader.int32() as any;
             continue;
           }
           case 4: {
@@ -7483,9 +7816,9 @@ export const SubmitResearchFeedbackRequest: MessageFns<SubmitResearchFeedbackReq
         ? feedbackTypeFromJSON(object.feedback_type)
         : 0,
       userSatisfaction: isSet(object.userSatisfaction)
-        ? globalThis.Number(object.userSatisfaction)
+        ? userSatisfactionFromJSON(object.userSatisfaction)
         : isSet(object.user_satisfaction)
-        ? globalThis.Number(object.user_satisfaction)
+        ? userSatisfactionFromJSON(object.user_satisfaction)
         : undefined,
       userFeedbackSummary: isSet(object.userFeedbackSummary)
         ? globalThis.String(object.userFeedbackSummary)
@@ -7524,7 +7857,7 @@ export const SubmitResearchFeedbackRequest: MessageFns<SubmitResearchFeedbackReq
       obj.feedbackType = feedbackTypeToJSON(message.feedbackType);
     }
     if (message.userSatisfaction !== undefined) {
-      obj.userSatisfaction = Math.round(message.userSatisfaction);
+      obj.userSatisfaction = userSatisfactionToJSON(message.userSatisfaction);
     }
     if (message.userFeedbackSummary !== undefined) {
       obj.userFeedbackSummary = message.userFeedbackSummary;
@@ -7755,9 +8088,10 @@ export const PlanServiceService = {
     responseDeserialize: (value: Buffer): ModifyPlanResponse => ModifyPlanResponse.decode(value),
   },
   /**
-   * List your organization's research plans that are not finished (not completed or failed),
-   * most recently updated first. Use it to find a plan to resume. Pages: pass the returned
-   * nextCursor as cursor to get the next page.
+   * List your organization's research plans that are not finished (not completed or
+   * failed), most recently updated first. Use it to find a plan to resume. Every active plan
+   * is returned unless you ask for a page: send limit (and then the returned nextCursor as
+   * cursor) to page through them.
    */
   listActivePlans: {
     path: "/quarry.plan.v1.PlanService/ListActivePlans" as const,
@@ -7865,8 +8199,9 @@ export const PlanServiceService = {
   /**
    * Load everything about a plan to resume work on it, for example in a new conversation: the
    * plan, every step with its result, the plan's artifacts, the 20 most recent audit events,
-   * the linked skill execution and your organization's output preferences. Pass your sessionId
-   * so the audit log records that this session resumed the plan.
+   * the linked skill execution and the output preferences for the deliverable. Pass your
+   * sessionId so the audit log records that this session resumed the plan (that is the one
+   * thing this tool writes; without a sessionId it changes nothing).
    */
   getResearchContext: {
     path: "/quarry.plan.v1.PlanService/GetResearchContext" as const,
@@ -7898,9 +8233,9 @@ export const PlanServiceService = {
     responseDeserialize: (value: Buffer): LogSkillExecutionResponse => LogSkillExecutionResponse.decode(value),
   },
   /**
-   * Record the user's feedback on a piece of research: `initial` right after the plan is
-   * presented, `closing` when the research is delivered. Ask the user; only record what they
-   * said.
+   * Record the user's feedback on a piece of research, at two moments: `initial` right after
+   * you delivered the results, and `closing` when the conversation moves on to something else.
+   * Ask the user; only record what they said.
    */
   submitResearchFeedback: {
     path: "/quarry.plan.v1.PlanService/SubmitResearchFeedback" as const,
@@ -7977,9 +8312,10 @@ export interface PlanServiceServer extends UntypedServiceImplementation {
    */
   modifyPlan: handleUnaryCall<ModifyPlanRequest, ModifyPlanResponse>;
   /**
-   * List your organization's research plans that are not finished (not completed or failed),
-   * most recently updated first. Use it to find a plan to resume. Pages: pass the returned
-   * nextCursor as cursor to get the next page.
+   * List your organization's research plans that are not finished (not completed or
+   * failed), most recently updated first. Use it to find a plan to resume. Every active plan
+   * is returned unless you ask for a page: send limit (and then the returned nextCursor as
+   * cursor) to page through them.
    */
   listActivePlans: handleUnaryCall<ListActivePlansRequest, ListActivePlansResponse>;
   /**
@@ -8029,8 +8365,9 @@ export interface PlanServiceServer extends UntypedServiceImplementation {
   /**
    * Load everything about a plan to resume work on it, for example in a new conversation: the
    * plan, every step with its result, the plan's artifacts, the 20 most recent audit events,
-   * the linked skill execution and your organization's output preferences. Pass your sessionId
-   * so the audit log records that this session resumed the plan.
+   * the linked skill execution and the output preferences for the deliverable. Pass your
+   * sessionId so the audit log records that this session resumed the plan (that is the one
+   * thing this tool writes; without a sessionId it changes nothing).
    */
   getResearchContext: handleUnaryCall<GetResearchContextRequest, GetResearchContextResponse>;
   /**
@@ -8042,9 +8379,9 @@ export interface PlanServiceServer extends UntypedServiceImplementation {
    */
   logSkillExecution: handleUnaryCall<LogSkillExecutionRequest, LogSkillExecutionResponse>;
   /**
-   * Record the user's feedback on a piece of research: `initial` right after the plan is
-   * presented, `closing` when the research is delivered. Ask the user; only record what they
-   * said.
+   * Record the user's feedback on a piece of research, at two moments: `initial` right after
+   * you delivered the results, and `closing` when the conversation moves on to something else.
+   * Ask the user; only record what they said.
    */
   submitResearchFeedback: handleUnaryCall<SubmitResearchFeedbackRequest, SubmitResearchFeedbackResponse>;
   /**
@@ -8142,9 +8479,10 @@ export interface PlanServiceClient extends Client {
     callback: (error: ServiceError | null, response: ModifyPlanResponse) => void,
   ): ClientUnaryCall;
   /**
-   * List your organization's research plans that are not finished (not completed or failed),
-   * most recently updated first. Use it to find a plan to resume. Pages: pass the returned
-   * nextCursor as cursor to get the next page.
+   * List your organization's research plans that are not finished (not completed or
+   * failed), most recently updated first. Use it to find a plan to resume. Every active plan
+   * is returned unless you ask for a page: send limit (and then the returned nextCursor as
+   * cursor) to page through them.
    */
   listActivePlans(
     request: ListActivePlansRequest,
@@ -8278,8 +8616,9 @@ export interface PlanServiceClient extends Client {
   /**
    * Load everything about a plan to resume work on it, for example in a new conversation: the
    * plan, every step with its result, the plan's artifacts, the 20 most recent audit events,
-   * the linked skill execution and your organization's output preferences. Pass your sessionId
-   * so the audit log records that this session resumed the plan.
+   * the linked skill execution and the output preferences for the deliverable. Pass your
+   * sessionId so the audit log records that this session resumed the plan (that is the one
+   * thing this tool writes; without a sessionId it changes nothing).
    */
   getResearchContext(
     request: GetResearchContextRequest,
@@ -8319,9 +8658,9 @@ export interface PlanServiceClient extends Client {
     callback: (error: ServiceError | null, response: LogSkillExecutionResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Record the user's feedback on a piece of research: `initial` right after the plan is
-   * presented, `closing` when the research is delivered. Ask the user; only record what they
-   * said.
+   * Record the user's feedback on a piece of research, at two moments: `initial` right after
+   * you delivered the results, and `closing` when the conversation moves on to something else.
+   * Ask the user; only record what they said.
    */
   submitResearchFeedback(
     request: SubmitResearchFeedbackRequest,
