@@ -1743,14 +1743,14 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "modify_plan",
     "title": "Modify plan",
-    "description": "Change a plan that is still planning or executing. Choose one action and send the fields that action needs (each field says which action it belongs to):\n\nadd_steps: `steps`, the new steps, each inserted after its `insertAfterOrder` (or appended at the end); later steps move down.\n\nremove_step: `stepId`, a step that is still pending; later steps move up.\n\nreorder_steps: `stepOrder`, every step ID of the plan, each once, in the new order.\n\nupdate_step_instructions: `stepId` and `updatedInstructions`.\n\nfail_step: `stepId` and optionally `reason`; the step (pending or in progress) is marked failed and the plan carries on with the next step.\n\nBranching conditions stay attached to the same steps when orders change. Add a modificationRationale so the audit log says why. Returns the plan's steps after the change.",
+    "description": "Change a plan that is still planning or executing (fail_step also works on a stalled plan: giving up on the stuck step gets it going again). Choose one action and send the fields that action needs (each field says which action it belongs to):\n\nadd_steps: `steps`, the new steps, each inserted after its `insertAfterOrder` (or appended at the end); later steps move down.\n\nremove_step: `stepId`, a step that is still pending; later steps move up.\n\nreorder_steps: `stepOrder`, every step ID of the plan, each once, in the new order.\n\nupdate_step_instructions: `stepId` and `updatedInstructions`.\n\nfail_step: `stepId` and optionally `reason`; the step (pending or in progress) is marked failed and the plan carries on with the next step.\n\nBranching conditions stay attached to the same steps when orders change. Add a modificationRationale so the audit log says why. Returns the plan's steps after the change.",
     "inputSchema": {
       "type": "object",
       "properties": {
         "planId": {
           "type": "string",
           "format": "uuid",
-          "description": "The research plan ID. The plan must be planning or executing."
+          "description": "The research plan ID. The plan must be planning or executing (or stalled, for fail_step)."
         },
         "action": {
           "type": "string",

@@ -37,7 +37,10 @@ const PLANS: Record<PlanStatus, PlanSnapshot> = {
 const SUBMIT = 'submit_step_result needs a plan that is planning, executing, stalled or awaiting_review';
 const REVIEW = 'request_user_review needs a plan that is executing, stalled or awaiting_review';
 const DECIDE = 'submit_user_decision needs a plan that is awaiting_review';
-const modify = (action: string): string => `modify_plan(${action}) needs a plan that is planning or executing`;
+const modify = (action: string): string =>
+  action === 'fail_step'
+    ? 'modify_plan(fail_step) needs a plan that is planning, executing or stalled'
+    : `modify_plan(${action}) needs a plan that is planning or executing`;
 const planRefused = (status: PlanStatus, rule: string): Expectation =>
   refused('PLAN_STATE_CONFLICT', `Plan is ${status}; ${rule}`);
 const decideRefusedIn = (status: PlanStatus): Cell => cell('s2', planRefused(status, DECIDE));
@@ -150,7 +153,8 @@ const PLAN_TABLE: Record<PlanStatus, Record<PlanColumn, Cell>> = {
     remove_step: cell('s3', planRefused('stalled', modify('remove_step'))),
     reorder_steps: cell('-', planRefused('stalled', modify('reorder_steps'))),
     update_step_instructions: cell('s2', planRefused('stalled', modify('update_step_instructions'))),
-    fail_step: cell('s2', planRefused('stalled', modify('fail_step'))),
+    // Giving up on the stuck step is allowed, and the plan is executing again.
+    fail_step: cell('s2', ok('executing', ['plan_modified', 'step_failed', 'plan_status_changed'], { step: 'failed' })),
     detect_stall: cell('-', ok('stalled', [])),
     resume_session: cell('-', ok('stalled', ['session_resumed'])),
     record_feedback: cell('-', ok('stalled', ['feedback_recorded'])),

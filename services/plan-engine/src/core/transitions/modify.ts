@@ -12,7 +12,7 @@ import {
   requireText,
   settleStatus,
 } from '../rules.js';
-import { STEP_TYPES, type PlanSnapshot, type PlanStep } from '../types.js';
+import { STEP_TYPES, type PlanSnapshot, type PlanStatus, type PlanStep } from '../types.js';
 import type { Change } from './change.js';
 import { statusChange } from './status-change.js';
 
@@ -21,9 +21,14 @@ type ModifyEvent<T extends (typeof MODIFY_EVENT_TYPES)[number] = (typeof MODIFY_
   { type: T }
 >;
 
-/** modify_plan works on plans still being planned or executed, never on paused or finished ones. */
+/**
+ * modify_plan works on plans still being planned or executed, never on paused or finished ones;
+ * fail_step also on a stalled plan, since giving up on the stuck step is how it gets going again.
+ */
 function requireModifiable(state: PlanSnapshot, action: string): void {
-  requirePlanStatus(state, ['planning', 'executing'], `modify_plan(${action})`);
+  const statuses: PlanStatus[] =
+    action === 'fail_step' ? ['planning', 'executing', 'stalled'] : ['planning', 'executing'];
+  requirePlanStatus(state, statuses, `modify_plan(${action})`);
 }
 
 const modified = (

@@ -178,7 +178,10 @@ export enum PlanStatus {
   PLAN_STATUS_EXECUTING = 2,
   /** PLAN_STATUS_AWAITING_REVIEW - Paused until the user decides on a step under review. */
   PLAN_STATUS_AWAITING_REVIEW = 3,
-  /** PLAN_STATUS_STALLED - A step has been in progress for too long (30 minutes). */
+  /**
+   * PLAN_STATUS_STALLED - A step has been in progress for too long (30 minutes): found by a periodic check, and left
+   * as soon as work on the plan resumes (a step claimed or a result submitted).
+   */
   PLAN_STATUS_STALLED = 4,
   /** PLAN_STATUS_COMPLETED - Every step is completed or skipped. */
   PLAN_STATUS_COMPLETED = 5,
@@ -985,7 +988,7 @@ export interface AddedStep {
 }
 
 export interface ModifyPlanRequest {
-  /** The research plan ID. The plan must be planning or executing. */
+  /** The research plan ID. The plan must be planning or executing (or stalled, for fail_step). */
   planId: string;
   /** The change to make; send the fields it needs and no others. */
   action: ModifyPlanAction;
@@ -8060,7 +8063,8 @@ export const PlanServiceService = {
     responseDeserialize: (value: Buffer): GetPlanStatusResponse => GetPlanStatusResponse.decode(value),
   },
   /**
-   * Change a plan that is still planning or executing. Choose one action and send the fields
+   * Change a plan that is still planning or executing (fail_step also works on a stalled plan:
+   * giving up on the stuck step gets it going again). Choose one action and send the fields
    * that action needs (each field says which action it belongs to):
    *
    * add_steps: `steps`, the new steps, each inserted after its `insertAfterOrder` (or appended
@@ -8292,7 +8296,8 @@ export interface PlanServiceServer extends UntypedServiceImplementation {
    */
   getPlanStatus: handleUnaryCall<GetPlanStatusRequest, GetPlanStatusResponse>;
   /**
-   * Change a plan that is still planning or executing. Choose one action and send the fields
+   * Change a plan that is still planning or executing (fail_step also works on a stalled plan:
+   * giving up on the stuck step gets it going again). Choose one action and send the fields
    * that action needs (each field says which action it belongs to):
    *
    * add_steps: `steps`, the new steps, each inserted after its `insertAfterOrder` (or appended
@@ -8445,7 +8450,8 @@ export interface PlanServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetPlanStatusResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Change a plan that is still planning or executing. Choose one action and send the fields
+   * Change a plan that is still planning or executing (fail_step also works on a stalled plan:
+   * giving up on the stuck step gets it going again). Choose one action and send the fields
    * that action needs (each field says which action it belongs to):
    *
    * add_steps: `steps`, the new steps, each inserted after its `insertAfterOrder` (or appended
