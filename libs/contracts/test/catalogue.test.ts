@@ -35,6 +35,8 @@ describe('the tool catalogue', () => {
 
   it('publishes exactly these tools: ping, the plan engine tools, the artifact and search tools, extract_data', () => {
     expect(toolCatalogue.map((tool) => tool.name)).toEqual([
+      'archive_plan',
+      'cancel_plan',
       'create_research_plan',
       'extract_data',
       'get_next_step',
@@ -42,6 +44,7 @@ describe('the tool catalogue', () => {
       'get_research_context',
       'get_step_context',
       'list_active_plans',
+      'list_plans',
       'log_skill_execution',
       'modify_plan',
       'ping',
@@ -53,10 +56,11 @@ describe('the tool catalogue', () => {
       'submit_step_result',
       'submit_subagent_report',
       'submit_user_decision',
+      'unarchive_plan',
     ]);
   });
 
-  it('marks exactly the tools that change nothing as read-only, and only modify_plan as destructive', () => {
+  it('marks exactly the tools that change nothing as read-only, and modify_plan and cancel_plan as destructive', () => {
     const flagged = (hint: 'readOnlyHint' | 'destructiveHint' | 'idempotentHint') =>
       toolCatalogue.filter((tool) => tool.annotations[hint]).map((tool) => tool.name);
     // get_research_context writes session_resumed when given a sessionId, so it is not read-only:
@@ -65,12 +69,15 @@ describe('the tool catalogue', () => {
       'get_plan_status',
       'get_step_context',
       'list_active_plans',
+      'list_plans',
       'ping',
       'search_sources',
     ]);
-    expect(flagged('destructiveHint')).toEqual(['modify_plan']);
-    // Read tools, plus submit_step_result: a retry with the same arguments changes nothing.
-    expect(flagged('idempotentHint')).toEqual([...flagged('readOnlyHint'), 'submit_step_result'].sort());
+    expect(flagged('destructiveHint')).toEqual(['cancel_plan', 'modify_plan']);
+    // Read tools, plus the writes a retry with the same arguments leaves as they were.
+    expect(flagged('idempotentHint')).toEqual(
+      [...flagged('readOnlyHint'), 'archive_plan', 'cancel_plan', 'submit_step_result', 'unarchive_plan'].sort(),
+    );
     expect(toolCatalogue.filter((tool) => tool.annotations.openWorldHint)).toEqual([]);
   });
 

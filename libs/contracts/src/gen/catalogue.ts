@@ -4,6 +4,160 @@ import type { ToolDefinition } from '../catalogue/types.js';
 /** Every rpc with (quarry.mcp.v1.tool), sorted by tool name. */
 export const toolDefinitions: readonly ToolDefinition[] = [
   {
+    "name": "archive_plan",
+    "title": "Archive plan",
+    "description": "Archive a plan the user no longer wants to see in active lists: it disappears from list_active_plans and from list_plans (unless includeArchived), but keeps its status, steps, results and artifacts, stays readable by ID and searchable, and can be restored with unarchive_plan. Archiving an archived plan changes nothing.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "planId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The research plan ID."
+        },
+        "sessionId": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "Your client session ID, recorded in the audit log."
+        }
+      },
+      "required": [
+        "planId"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "planId": {
+          "type": "string",
+          "description": "The research plan ID."
+        },
+        "archived": {
+          "type": "boolean",
+          "description": "True: the plan is archived."
+        },
+        "status": {
+          "type": "string",
+          "enum": [
+            "planning",
+            "executing",
+            "awaiting_review",
+            "stalled",
+            "completed",
+            "failed",
+            "cancelled"
+          ],
+          "description": "The plan's status, unchanged by archiving."
+        }
+      },
+      "required": [
+        "planId",
+        "archived"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.plan.v1.PlanService",
+      "method": "ArchivePlan",
+      "path": "/quarry.plan.v1.PlanService/ArchivePlan"
+    }
+  },
+  {
+    "name": "cancel_plan",
+    "title": "Cancel plan",
+    "description": "Cancel a plan that is not finished, when the user decides to stop the research: the plan becomes cancelled for good, with your reason in its audit log. No more steps are handed out (get_next_step answers plan_failed) and results, reviews and plan changes are refused; the plan and what it produced stay readable. Only do this when the user asked for it. Cancelling a cancelled plan again returns the same answer; a completed or failed plan cannot be cancelled.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "planId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The research plan ID. The plan must not be completed or failed."
+        },
+        "reason": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 2000,
+          "description": "Why the plan is cancelled (the user's words if possible); recorded in the audit log."
+        },
+        "sessionId": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "Your client session ID, recorded in the audit log."
+        }
+      },
+      "required": [
+        "planId",
+        "reason"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "planId": {
+          "type": "string",
+          "description": "The research plan ID."
+        },
+        "status": {
+          "type": "string",
+          "enum": [
+            "planning",
+            "executing",
+            "awaiting_review",
+            "stalled",
+            "completed",
+            "failed",
+            "cancelled"
+          ],
+          "description": "cancelled."
+        },
+        "previousStatus": {
+          "type": "string",
+          "enum": [
+            "planning",
+            "executing",
+            "awaiting_review",
+            "stalled",
+            "completed",
+            "failed",
+            "cancelled"
+          ],
+          "description": "The status the plan had before it was cancelled."
+        },
+        "cancelledAt": {
+          "type": "string",
+          "format": "date-time",
+          "description": "When the plan was cancelled."
+        }
+      },
+      "required": [
+        "planId"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": false,
+      "destructiveHint": true,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.plan.v1.PlanService",
+      "method": "CancelPlan",
+      "path": "/quarry.plan.v1.PlanService/CancelPlan"
+    }
+  },
+  {
     "name": "create_research_plan",
     "title": "Create research plan",
     "description": "Create a research plan: an ordered list of steps that you (or other agents) will then work through with get_next_step and submit_step_result. Call this once you have agreed the research question and approach with the user.\n\nSteps are numbered 1..n in the order given. Optional branching conditions are checked when the step they follow completes (for example \"if confidence < 0.7 after step 2, skip to step 5\"); a condition that references a step order that does not exist, or whose expression does not parse, rejects the whole plan. Passing your sessionId links the plan to the skill execution you logged with log_skill_execution in the same session. Returns the new plan's ID and its first step.",
@@ -418,7 +572,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "get_next_step",
     "title": "Get next step",
-    "description": "Claim the next step of a plan to work on: the first pending step moves to in_progress and is yours (two agents calling at the same moment never get the same step). Do the work the instructions describe, then report it with submit_step_result.\n\nCheck `status` first: next_step (work on `step`); plan_complete (every step is done: write the deliverable using outputMediaType and the formatting instructions and notes returned with it); plan_failed (stop); awaiting_review (the user must decide with submit_user_decision before work continues); no_pending_steps (nothing to claim now because the remaining steps are in progress elsewhere: wait with get_plan_status and try again).",
+    "description": "Claim the next step of a plan to work on: the first pending step moves to in_progress and is yours (two agents calling at the same moment never get the same step). Do the work the instructions describe, then report it with submit_step_result.\n\nCheck `status` first: next_step (work on `step`); plan_complete (every step is done: write the deliverable using outputMediaType and the formatting instructions and notes returned with it); plan_failed (the plan failed or was cancelled: stop); awaiting_review (the user must decide with submit_user_decision before work continues); no_pending_steps (nothing to claim now because the remaining steps are in progress elsewhere: wait with get_plan_status and try again).",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -641,7 +795,8 @@ export const toolDefinitions: readonly ToolDefinition[] = [
             "awaiting_review",
             "stalled",
             "completed",
-            "failed"
+            "failed",
+            "cancelled"
           ],
           "description": "The plan's recorded status."
         },
@@ -653,7 +808,8 @@ export const toolDefinitions: readonly ToolDefinition[] = [
             "awaiting_review",
             "stalled",
             "completed",
-            "failed"
+            "failed",
+            "cancelled"
           ],
           "description": "The status the plan's steps imply (e.g. completed once every step is completed or skipped); it can run ahead of `status` until the next call that changes the plan."
         },
@@ -950,7 +1106,8 @@ export const toolDefinitions: readonly ToolDefinition[] = [
                 "awaiting_review",
                 "stalled",
                 "completed",
-                "failed"
+                "failed",
+                "cancelled"
               ],
               "description": "The plan's status."
             },
@@ -1578,7 +1735,8 @@ export const toolDefinitions: readonly ToolDefinition[] = [
                   "awaiting_review",
                   "stalled",
                   "completed",
-                  "failed"
+                  "failed",
+                  "cancelled"
                 ],
                 "description": "The plan's status: planning, executing, awaiting_review or stalled."
               },
@@ -1637,6 +1795,155 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "service": "quarry.plan.v1.PlanService",
       "method": "ListActivePlans",
       "path": "/quarry.plan.v1.PlanService/ListActivePlans"
+    }
+  },
+  {
+    "name": "list_plans",
+    "title": "List plans",
+    "description": "Find research plans in any state, finished ones included, most recently updated first: filter by status, by words in the name or research question (query), or by last change (updatedSince). Archived plans are left out unless you pass includeArchived. Pages of 20 by default: pass the returned nextCursor as cursor (with the same filters) for the next page.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "status": {
+          "type": "string",
+          "enum": [
+            "planning",
+            "executing",
+            "awaiting_review",
+            "stalled",
+            "completed",
+            "failed",
+            "cancelled"
+          ],
+          "description": "Only plans with this status (as stored; planning, executing, awaiting_review, stalled, completed, failed or cancelled). Omit for every status."
+        },
+        "query": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "Only plans whose name or research question contains these words (case-insensitive)."
+        },
+        "updatedSince": {
+          "type": "string",
+          "format": "date-time",
+          "description": "Only plans changed at or after this time (an RFC 3339 date and time, in UTC or with an offset)."
+        },
+        "includeArchived": {
+          "type": "boolean",
+          "description": "True to include archived plans."
+        },
+        "cursor": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 512,
+          "description": "The nextCursor of the previous page; omit for the first page."
+        },
+        "limit": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 100,
+          "description": "How many plans per page, 1–100 (default 20)."
+        }
+      },
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "plans": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "planId": {
+                "type": "string",
+                "description": "The research plan ID."
+              },
+              "name": {
+                "type": "string",
+                "description": "The plan's name."
+              },
+              "researchQuestion": {
+                "type": "string",
+                "description": "The research question."
+              },
+              "status": {
+                "type": "string",
+                "enum": [
+                  "planning",
+                  "executing",
+                  "awaiting_review",
+                  "stalled",
+                  "completed",
+                  "failed",
+                  "cancelled"
+                ],
+                "description": "The plan's status."
+              },
+              "progress": {
+                "type": "number",
+                "description": "Percentage of steps completed or skipped, 0–100."
+              },
+              "totalSteps": {
+                "type": "integer",
+                "minimum": -2147483648,
+                "maximum": 2147483647,
+                "description": "How many steps the plan has."
+              },
+              "completedSteps": {
+                "type": "integer",
+                "minimum": -2147483648,
+                "maximum": 2147483647,
+                "description": "How many steps are completed or skipped."
+              },
+              "archived": {
+                "type": "boolean",
+                "description": "True when the plan is archived."
+              },
+              "createdAt": {
+                "type": "string",
+                "format": "date-time",
+                "description": "When the plan was created."
+              },
+              "updatedAt": {
+                "type": "string",
+                "format": "date-time",
+                "description": "When the plan last changed."
+              }
+            },
+            "required": [
+              "planId",
+              "name",
+              "researchQuestion",
+              "progress",
+              "totalSteps",
+              "completedSteps",
+              "archived"
+            ],
+            "additionalProperties": false
+          },
+          "description": "This page of plans, most recently updated first."
+        },
+        "nextCursor": {
+          "type": "string",
+          "description": "Pass as cursor (with the same filters) to get the next page; absent on the last page."
+        }
+      },
+      "required": [
+        "plans"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.plan.v1.PlanService",
+      "method": "ListPlans",
+      "path": "/quarry.plan.v1.PlanService/ListPlans"
     }
   },
   {
@@ -1877,7 +2184,8 @@ export const toolDefinitions: readonly ToolDefinition[] = [
             "awaiting_review",
             "stalled",
             "completed",
-            "failed"
+            "failed",
+            "cancelled"
           ],
           "description": "The plan's status after the change."
         },
@@ -2091,7 +2399,8 @@ export const toolDefinitions: readonly ToolDefinition[] = [
             "awaiting_review",
             "stalled",
             "completed",
-            "failed"
+            "failed",
+            "cancelled"
           ],
           "description": "The plan's status now: awaiting_review."
         }
@@ -2702,7 +3011,8 @@ export const toolDefinitions: readonly ToolDefinition[] = [
             "awaiting_review",
             "stalled",
             "completed",
-            "failed"
+            "failed",
+            "cancelled"
           ],
           "description": "The plan's status after the step and its branching conditions were applied."
         }
@@ -2880,7 +3190,8 @@ export const toolDefinitions: readonly ToolDefinition[] = [
             "awaiting_review",
             "stalled",
             "completed",
-            "failed"
+            "failed",
+            "cancelled"
           ],
           "description": "The plan's status now."
         }
@@ -2900,6 +3211,73 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "service": "quarry.plan.v1.PlanService",
       "method": "SubmitUserDecision",
       "path": "/quarry.plan.v1.PlanService/SubmitUserDecision"
+    }
+  },
+  {
+    "name": "unarchive_plan",
+    "title": "Unarchive plan",
+    "description": "Bring an archived plan back into the active lists (see archive_plan). Unarchiving a plan that is not archived changes nothing.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "planId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The research plan ID."
+        },
+        "sessionId": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "Your client session ID, recorded in the audit log."
+        }
+      },
+      "required": [
+        "planId"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "planId": {
+          "type": "string",
+          "description": "The research plan ID."
+        },
+        "archived": {
+          "type": "boolean",
+          "description": "False: the plan is back in the active lists."
+        },
+        "status": {
+          "type": "string",
+          "enum": [
+            "planning",
+            "executing",
+            "awaiting_review",
+            "stalled",
+            "completed",
+            "failed",
+            "cancelled"
+          ],
+          "description": "The plan's status."
+        }
+      },
+      "required": [
+        "planId",
+        "archived"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.plan.v1.PlanService",
+      "method": "UnarchivePlan",
+      "path": "/quarry.plan.v1.PlanService/UnarchivePlan"
     }
   }
 ];

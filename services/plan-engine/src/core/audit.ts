@@ -1,7 +1,8 @@
 import type { PlanEventType } from './events.js';
 import type { BranchAction, PlanStatus } from './types.js';
 
-export type StatusChangeCause = Exclude<PlanEventType, 'detect_stall'> | 'branch_condition' | 'stall_detected';
+export type StatusChangeCause =
+  Exclude<PlanEventType, 'detect_stall'> | 'branch_condition' | 'stall_detected' | 'cancel_plan';
 
 /** The eight business event types of `plan_audit_log`. */
 export const AUDIT_EVENT_TYPES = [
@@ -48,7 +49,9 @@ export type PlanModification =
       readonly instructions: string;
       readonly rationale: string | null;
     }
-  | { readonly action: 'fail_step'; readonly reason: string | null; readonly rationale: string | null };
+  | { readonly action: 'fail_step'; readonly reason: string | null; readonly rationale: string | null }
+  /** archive_plan / unarchive_plan: the plan's flag changed, not its steps or status. */
+  | { readonly action: 'archive' | 'unarchive' };
 
 /** The branch a submitted result triggered (recorded on its `step_completed` row). */
 export interface BranchTaken {
@@ -78,6 +81,8 @@ export interface AuditPayloads {
     readonly conditionId?: string;
     /** The overdue steps (cause `stall_detected`). */
     readonly stalledStepIds?: readonly string[];
+    /** The caller's reason (cause `cancel_plan`). */
+    readonly reason?: string;
   };
   user_reviewed:
     | { readonly action: 'review_requested'; readonly summary: string; readonly questions: readonly string[] }

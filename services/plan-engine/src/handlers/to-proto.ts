@@ -82,6 +82,19 @@ export function activePlanOf(
   };
 }
 
+/** A plan in list_plans: what it is, how far it got, and whether it is archived. */
+export function planListingOf(
+  plan: PlanRow,
+  steps: readonly Pick<PlanStep, 'status'>[],
+  reported: Reported,
+): planV1.PlanListing {
+  return {
+    ...activePlanOf(plan, steps, reported),
+    archived: plan.archived_at !== null,
+    createdAt: plan.created_at,
+  };
+}
+
 /** The step get_next_step hands out. */
 export function claimedStep(step: PlanStep): planV1.ClaimedStep {
   return {

@@ -3,6 +3,7 @@ import * as createPlan from './plan/2026_11_21_2300_create_plan.js';
 import * as countStalledPlans from './plan/2026_11_22_0400_count_stalled_plans.js';
 import * as trovellaFieldShapes from './plan/2026_11_25_2100_trovella_field_shapes.js';
 import * as markStalledPlans from './plan/2026_11_25_2110_mark_stalled_plans.js';
+import * as archiveAndCancel from './plan/2026_11_25_2140_archive_and_cancel.js';
 
 /**
  * The plan engine owns the `plan` schema: research plans and steps, branching conditions, user
@@ -20,6 +21,7 @@ export const planSchemas: ReadonlyArray<{ schema: string; migrations: Record<str
       '2026_11_22_0400_count_stalled_plans': countStalledPlans,
       '2026_11_25_2100_trovella_field_shapes': trovellaFieldShapes,
       '2026_11_25_2110_mark_stalled_plans': markStalledPlans,
+      '2026_11_25_2140_archive_and_cancel': archiveAndCancel,
     },
   },
 ];

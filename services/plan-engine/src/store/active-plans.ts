@@ -6,10 +6,14 @@ import type { PlanRow, Trx } from './plans.js';
 /** What the list needs of a step to report progress and stalls (the core's rules decide both). */
 export type StepProgress = Pick<PlanStep, 'id' | 'status' | 'startedAt'>;
 
+/** Not finished and not archived (research_plans_listed_active_idx). */
 const activePlans = (trx: Trx) =>
-  trx.selectFrom('plan.research_plans as p').where('p.status', 'not in', ['completed', 'failed']);
+  trx
+    .selectFrom('plan.research_plans as p')
+    .where('p.status', 'not in', ['completed', 'failed', 'cancelled'])
+    .where('p.archived_at', 'is', null);
 
-/** How many plans of the org are not finished. */
+/** How many plans of the org are not finished (archived ones left out). */
 export async function countActivePlans(trx: Trx): Promise<number> {
   const { count } = await activePlans(trx)
     .select((eb) => eb.fn.countAll<string>().as('count'))
@@ -33,6 +37,14 @@ export async function activePlansPage(
   }
   const rows = await query.execute();
   const shown = page.limit === undefined ? rows : rows.slice(0, page.limit);
+  return { plans: await withStepProgress(trx, shown), more: rows.length > shown.length };
+}
+
+/** Each plan with the progress fields of its steps, in one query. */
+export async function withStepProgress(
+  trx: Trx,
+  shown: PlanRow[],
+): Promise<{ plan: PlanRow; steps: StepProgress[] }[]> {
   const steps =
     shown.length === 0
       ? []
@@ -49,5 +61,5 @@ export async function activePlansPage(
     steps
       .filter((step) => step.plan_id === planId)
       .map((step) => ({ id: step.id, status: step.status as StepStatus, startedAt: step.started_at }));
-  return { plans: shown.map((plan) => ({ plan, steps: stepsOf(plan.id) })), more: rows.length > shown.length };
+  return shown.map((plan) => ({ plan, steps: stepsOf(plan.id) }));
 }

@@ -18,6 +18,10 @@ export interface PlanDatabase {
     skill_execution_id: string | null;
     created_at: Generated<Date>;
     updated_at: Timestamp;
+    archived_at: Timestamp | null;
+    cancelled_at: Timestamp | null;
+    cancelled_from: string | null;
+    cancellation_reason: string | null;
   };
   'plan.plan_steps': {
     id: string;

@@ -32,6 +32,8 @@ const PLANS: Record<PlanStatus, PlanSnapshot> = {
   stalled: plan('stalled', ['completed', 'in_progress', 'pending', 'pending']),
   completed: plan('completed', ['completed', 'completed', 'skipped', 'failed']),
   failed: plan('failed', ['completed', 'failed', 'in_progress', 'pending']),
+  // cancel_plan leaves the steps as they were: where the work stopped.
+  cancelled: plan('cancelled', ['completed', 'in_progress', 'awaiting_input', 'pending']),
 };
 
 const SUBMIT = 'submit_step_result needs a plan that is planning, executing, stalled or awaiting_review';
@@ -194,6 +196,25 @@ const PLAN_TABLE: Record<PlanStatus, Record<PlanColumn, Cell>> = {
     detect_stall: cell('-', ok('failed', [])),
     resume_session: cell('-', ok('failed', ['session_resumed'])),
     record_feedback: cell('-', ok('failed', ['feedback_recorded'])),
+  },
+  // Terminal like failed; get_next_step answers plan_failed, so a client stops.
+  cancelled: {
+    claim_next_step: cell('-', ok('cancelled', [], { outcome: { status: 'plan_failed' } })),
+    submit_step_result: cell('s3', planRefused('cancelled', SUBMIT)),
+    [AUTO_ADVANCE]: cell('s4', planRefused('cancelled', SUBMIT)),
+    request_review: cell('s3', planRefused('cancelled', REVIEW)),
+    'decide_review:approve': decideRefusedIn('cancelled'),
+    'decide_review:reject': decideRefusedIn('cancelled'),
+    'decide_review:modify': decideRefusedIn('cancelled'),
+    'decide_review:skip': decideRefusedIn('cancelled'),
+    add_steps: cell('-', planRefused('cancelled', modify('add_steps'))),
+    remove_step: cell('s4', planRefused('cancelled', modify('remove_step'))),
+    reorder_steps: cell('-', planRefused('cancelled', modify('reorder_steps'))),
+    update_step_instructions: cell('s4', planRefused('cancelled', modify('update_step_instructions'))),
+    fail_step: cell('s4', planRefused('cancelled', modify('fail_step'))),
+    detect_stall: cell('-', ok('cancelled', [])),
+    resume_session: cell('-', ok('cancelled', ['session_resumed'])),
+    record_feedback: cell('-', ok('cancelled', ['feedback_recorded'])),
   },
 };
 

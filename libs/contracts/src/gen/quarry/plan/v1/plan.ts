@@ -187,6 +187,8 @@ export enum PlanStatus {
   PLAN_STATUS_COMPLETED = 5,
   /** PLAN_STATUS_FAILED - Failed (a branching condition or the user rejected a step). */
   PLAN_STATUS_FAILED = 6,
+  /** PLAN_STATUS_CANCELLED - Cancelled with cancel_plan: finished, nothing more is done on it. */
+  PLAN_STATUS_CANCELLED = 7,
   UNRECOGNIZED = -1,
 }
 
@@ -213,6 +215,9 @@ export function planStatusFromJSON(object: any): PlanStatus {
     case 6:
     case "PLAN_STATUS_FAILED":
       return PlanStatus.PLAN_STATUS_FAILED;
+    case 7:
+    case "PLAN_STATUS_CANCELLED":
+      return PlanStatus.PLAN_STATUS_CANCELLED;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -236,6 +241,8 @@ export function planStatusToJSON(object: PlanStatus): string {
       return "PLAN_STATUS_COMPLETED";
     case PlanStatus.PLAN_STATUS_FAILED:
       return "PLAN_STATUS_FAILED";
+    case PlanStatus.PLAN_STATUS_CANCELLED:
+      return "PLAN_STATUS_CANCELLED";
     case PlanStatus.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -1534,6 +1541,122 @@ export interface SubmitResearchFeedbackResponse {
   feedbackType: FeedbackType;
   /** True: the feedback is recorded. */
   stored: boolean;
+}
+
+export interface ListPlansRequest {
+  /**
+   * Only plans with this status (as stored; planning, executing, awaiting_review, stalled,
+   * completed, failed or cancelled). Omit for every status.
+   */
+  status?:
+    | PlanStatus
+    | undefined;
+  /** Only plans whose name or research question contains these words (case-insensitive). */
+  query?:
+    | string
+    | undefined;
+  /**
+   * Only plans changed at or after this time (an RFC 3339 date and time, in UTC or with an
+   * offset).
+   */
+  updatedSince?:
+    | Date
+    | undefined;
+  /** True to include archived plans. */
+  includeArchived?:
+    | boolean
+    | undefined;
+  /** The nextCursor of the previous page; omit for the first page. */
+  cursor?:
+    | string
+    | undefined;
+  /** How many plans per page, 1–100 (default 20). */
+  limit?: number | undefined;
+}
+
+/** A plan as list_plans shows it. */
+export interface PlanListing {
+  /** The research plan ID. */
+  planId: string;
+  /** The plan's name. */
+  name: string;
+  /** The research question. */
+  researchQuestion: string;
+  /** The plan's status. */
+  status: PlanStatus;
+  /** Percentage of steps completed or skipped, 0–100. */
+  progress: number;
+  /** How many steps the plan has. */
+  totalSteps: number;
+  /** How many steps are completed or skipped. */
+  completedSteps: number;
+  /** True when the plan is archived. */
+  archived: boolean;
+  /** When the plan was created. */
+  createdAt?:
+    | Date
+    | undefined;
+  /** When the plan last changed. */
+  updatedAt?: Date | undefined;
+}
+
+export interface ListPlansResponse {
+  /** This page of plans, most recently updated first. */
+  plans: PlanListing[];
+  /** Pass as cursor (with the same filters) to get the next page; absent on the last page. */
+  nextCursor?: string | undefined;
+}
+
+export interface ArchivePlanRequest {
+  /** The research plan ID. */
+  planId: string;
+  /** Your client session ID, recorded in the audit log. */
+  sessionId?: string | undefined;
+}
+
+export interface ArchivePlanResponse {
+  /** The research plan ID. */
+  planId: string;
+  /** True: the plan is archived. */
+  archived: boolean;
+  /** The plan's status, unchanged by archiving. */
+  status: PlanStatus;
+}
+
+export interface UnarchivePlanRequest {
+  /** The research plan ID. */
+  planId: string;
+  /** Your client session ID, recorded in the audit log. */
+  sessionId?: string | undefined;
+}
+
+export interface UnarchivePlanResponse {
+  /** The research plan ID. */
+  planId: string;
+  /** False: the plan is back in the active lists. */
+  archived: boolean;
+  /** The plan's status. */
+  status: PlanStatus;
+}
+
+export interface CancelPlanRequest {
+  /** The research plan ID. The plan must not be completed or failed. */
+  planId: string;
+  /** Why the plan is cancelled (the user's words if possible); recorded in the audit log. */
+  reason: string;
+  /** Your client session ID, recorded in the audit log. */
+  sessionId?: string | undefined;
+}
+
+export interface CancelPlanResponse {
+  /** The research plan ID. */
+  planId: string;
+  /** cancelled. */
+  status: PlanStatus;
+  /** The status the plan had before it was cancelled. */
+  previousStatus: PlanStatus;
+  /** When the plan was cancelled. */
+  cancelledAt?: Date | undefined;
 }
 
 function createBaseNewPlanStep(): NewPlanStep {
@@ -8010,6 +8133,1141 @@ export const SubmitResearchFeedbackResponse: MessageFns<SubmitResearchFeedbackRe
   },
 };
 
+function createBaseListPlansRequest(): ListPlansRequest {
+  return {
+    status: undefined,
+    query: undefined,
+    updatedSince: undefined,
+    includeArchived: undefined,
+    cursor: undefined,
+    limit: undefined,
+  };
+}
+
+export const ListPlansRequest: MessageFns<ListPlansRequest> = {
+  encode(message: ListPlansRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.status !== undefined) {
+      writer.uint32(8).int32(message.status);
+    }
+    if (message.query !== undefined) {
+      writer.uint32(18).string(message.query);
+    }
+    if (message.updatedSince !== undefined) {
+      Timestamp.encode(toTimestamp(message.updatedSince), writer.uint32(26).fork()).join();
+    }
+    if (message.includeArchived !== undefined) {
+      writer.uint32(32).bool(message.includeArchived);
+    }
+    if (message.cursor !== undefined) {
+      writer.uint32(42).string(message.cursor);
+    }
+    if (message.limit !== undefined) {
+      writer.uint32(48).int32(message.limit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListPlansRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListPlansRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.status = reader.int32() as any;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.query = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.updatedSince = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.includeArchived = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListPlansRequest {
+    return {
+      status: isSet(object.status) ? planStatusFromJSON(object.status) : undefined,
+      query: isSet(object.query) ? globalThis.String(object.query) : undefined,
+      updatedSince: isSet(object.updatedSince)
+        ? fromJsonTimestamp(object.updatedSince)
+        : isSet(object.updated_since)
+        ? fromJsonTimestamp(object.updated_since)
+        : undefined,
+      includeArchived: isSet(object.includeArchived)
+        ? globalThis.Boolean(object.includeArchived)
+        : isSet(object.include_archived)
+        ? globalThis.Boolean(object.include_archived)
+        : undefined,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : undefined,
+    };
+  },
+
+  toJSON(message: ListPlansRequest): unknown {
+    const obj: any = {};
+    if (message.status !== undefined) {
+      obj.status = planStatusToJSON(message.status);
+    }
+    if (message.query !== undefined) {
+      obj.query = message.query;
+    }
+    if (message.updatedSince !== undefined) {
+      obj.updatedSince = message.updatedSince.toISOString();
+    }
+    if (message.includeArchived !== undefined) {
+      obj.includeArchived = message.includeArchived;
+    }
+    if (message.cursor !== undefined) {
+      obj.cursor = message.cursor;
+    }
+    if (message.limit !== undefined) {
+      obj.limit = Math.round(message.limit);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListPlansRequest>, I>>(base?: I): ListPlansRequest {
+    return ListPlansRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListPlansRequest>, I>>(object: I): ListPlansRequest {
+    const message = createBaseListPlansRequest();
+    message.status = object.status ?? undefined;
+    message.query = object.query ?? undefined;
+    message.updatedSince = object.updatedSince ?? undefined;
+    message.includeArchived = object.includeArchived ?? undefined;
+    message.cursor = object.cursor ?? undefined;
+    message.limit = object.limit ?? undefined;
+    return message;
+  },
+};
+
+function createBasePlanListing(): PlanListing {
+  return {
+    planId: "",
+    name: "",
+    researchQuestion: "",
+    status: 0,
+    progress: 0,
+    totalSteps: 0,
+    completedSteps: 0,
+    archived: false,
+    createdAt: undefined,
+    updatedAt: undefined,
+  };
+}
+
+export const PlanListing: MessageFns<PlanListing> = {
+  encode(message: PlanListing, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.planId !== "") {
+      writer.uint32(10).string(message.planId);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.researchQuestion !== "") {
+      writer.uint32(26).string(message.researchQuestion);
+    }
+    if (message.status !== 0) {
+      writer.uint32(32).int32(message.status);
+    }
+    if (message.progress !== 0) {
+      writer.uint32(41).double(message.progress);
+    }
+    if (message.totalSteps !== 0) {
+      writer.uint32(48).int32(message.totalSteps);
+    }
+    if (message.completedSteps !== 0) {
+      writer.uint32(56).int32(message.completedSteps);
+    }
+    if (message.archived !== false) {
+      writer.uint32(64).bool(message.archived);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(74).fork()).join();
+    }
+    if (message.updatedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.updatedAt), writer.uint32(82).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PlanListing {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePlanListing();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.planId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.researchQuestion = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.status = reader.int32() as any;
+            continue;
+          }
+          case 5: {
+            if (tag !== 41) {
+              break;
+            }
+
+            message.progress = reader.double();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.totalSteps = reader.int32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.completedSteps = reader.int32();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.archived = reader.bool();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.updatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PlanListing {
+    return {
+      planId: isSet(object.planId)
+        ? globalThis.String(object.planId)
+        : isSet(object.plan_id)
+        ? globalThis.String(object.plan_id)
+        : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      researchQuestion: isSet(object.researchQuestion)
+        ? globalThis.String(object.researchQuestion)
+        : isSet(object.research_question)
+        ? globalThis.String(object.research_question)
+        : "",
+      status: isSet(object.status) ? planStatusFromJSON(object.status) : 0,
+      progress: isSet(object.progress) ? globalThis.Number(object.progress) : 0,
+      totalSteps: isSet(object.totalSteps)
+        ? globalThis.Number(object.totalSteps)
+        : isSet(object.total_steps)
+        ? globalThis.Number(object.total_steps)
+        : 0,
+      completedSteps: isSet(object.completedSteps)
+        ? globalThis.Number(object.completedSteps)
+        : isSet(object.completed_steps)
+        ? globalThis.Number(object.completed_steps)
+        : 0,
+      archived: isSet(object.archived) ? globalThis.Boolean(object.archived) : false,
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+      updatedAt: isSet(object.updatedAt)
+        ? fromJsonTimestamp(object.updatedAt)
+        : isSet(object.updated_at)
+        ? fromJsonTimestamp(object.updated_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: PlanListing): unknown {
+    const obj: any = {};
+    if (message.planId !== "") {
+      obj.planId = message.planId;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.researchQuestion !== "") {
+      obj.researchQuestion = message.researchQuestion;
+    }
+    if (message.status !== 0) {
+      obj.status = planStatusToJSON(message.status);
+    }
+    if (message.progress !== 0) {
+      obj.progress = floatToJson(message.progress);
+    }
+    if (message.totalSteps !== 0) {
+      obj.totalSteps = Math.round(message.totalSteps);
+    }
+    if (message.completedSteps !== 0) {
+      obj.completedSteps = Math.round(message.completedSteps);
+    }
+    if (message.archived !== false) {
+      obj.archived = message.archived;
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
+    }
+    if (message.updatedAt !== undefined) {
+      obj.updatedAt = message.updatedAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PlanListing>, I>>(base?: I): PlanListing {
+    return PlanListing.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PlanListing>, I>>(object: I): PlanListing {
+    const message = createBasePlanListing();
+    message.planId = object.planId ?? "";
+    message.name = object.name ?? "";
+    message.researchQuestion = object.researchQuestion ?? "";
+    message.status = object.status ?? 0;
+    message.progress = object.progress ?? 0;
+    message.totalSteps = object.totalSteps ?? 0;
+    message.completedSteps = object.completedSteps ?? 0;
+    message.archived = object.archived ?? false;
+    message.createdAt = object.createdAt ?? undefined;
+    message.updatedAt = object.updatedAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseListPlansResponse(): ListPlansResponse {
+  return { plans: [], nextCursor: undefined };
+}
+
+export const ListPlansResponse: MessageFns<ListPlansResponse> = {
+  encode(message: ListPlansResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.plans) {
+      PlanListing.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextCursor !== undefined) {
+      writer.uint32(18).string(message.nextCursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListPlansResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListPlansResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.plans.push(PlanListing.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListPlansResponse {
+    return {
+      plans: globalThis.Array.isArray(object?.plans) ? object.plans.map((e: any) => PlanListing.fromJSON(e)) : [],
+      nextCursor: isSet(object.nextCursor)
+        ? globalThis.String(object.nextCursor)
+        : isSet(object.next_cursor)
+        ? globalThis.String(object.next_cursor)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ListPlansResponse): unknown {
+    const obj: any = {};
+    if (message.plans?.length) {
+      obj.plans = message.plans.map((e) => PlanListing.toJSON(e));
+    }
+    if (message.nextCursor !== undefined) {
+      obj.nextCursor = message.nextCursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListPlansResponse>, I>>(base?: I): ListPlansResponse {
+    return ListPlansResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListPlansResponse>, I>>(object: I): ListPlansResponse {
+    const message = createBaseListPlansResponse();
+    message.plans = object.plans?.map((e) => PlanListing.fromPartial(e)) || [];
+    message.nextCursor = object.nextCursor ?? undefined;
+    return message;
+  },
+};
+
+function createBaseArchivePlanRequest(): ArchivePlanRequest {
+  return { planId: "", sessionId: undefined };
+}
+
+export const ArchivePlanRequest: MessageFns<ArchivePlanRequest> = {
+  encode(message: ArchivePlanRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.planId !== "") {
+      writer.uint32(10).string(message.planId);
+    }
+    if (message.sessionId !== undefined) {
+      writer.uint32(18).string(message.sessionId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ArchivePlanRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseArchivePlanRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.planId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ArchivePlanRequest {
+    return {
+      planId: isSet(object.planId)
+        ? globalThis.String(object.planId)
+        : isSet(object.plan_id)
+        ? globalThis.String(object.plan_id)
+        : "",
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ArchivePlanRequest): unknown {
+    const obj: any = {};
+    if (message.planId !== "") {
+      obj.planId = message.planId;
+    }
+    if (message.sessionId !== undefined) {
+      obj.sessionId = message.sessionId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ArchivePlanRequest>, I>>(base?: I): ArchivePlanRequest {
+    return ArchivePlanRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ArchivePlanRequest>, I>>(object: I): ArchivePlanRequest {
+    const message = createBaseArchivePlanRequest();
+    message.planId = object.planId ?? "";
+    message.sessionId = object.sessionId ?? undefined;
+    return message;
+  },
+};
+
+function createBaseArchivePlanResponse(): ArchivePlanResponse {
+  return { planId: "", archived: false, status: 0 };
+}
+
+export const ArchivePlanResponse: MessageFns<ArchivePlanResponse> = {
+  encode(message: ArchivePlanResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.planId !== "") {
+      writer.uint32(10).string(message.planId);
+    }
+    if (message.archived !== false) {
+      writer.uint32(16).bool(message.archived);
+    }
+    if (message.status !== 0) {
+      writer.uint32(24).int32(message.status);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ArchivePlanResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseArchivePlanResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.planId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.archived = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.status = reader.int32() as any;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ArchivePlanResponse {
+    return {
+      planId: isSet(object.planId)
+        ? globalThis.String(object.planId)
+        : isSet(object.plan_id)
+        ? globalThis.String(object.plan_id)
+        : "",
+      archived: isSet(object.archived) ? globalThis.Boolean(object.archived) : false,
+      status: isSet(object.status) ? planStatusFromJSON(object.status) : 0,
+    };
+  },
+
+  toJSON(message: ArchivePlanResponse): unknown {
+    const obj: any = {};
+    if (message.planId !== "") {
+      obj.planId = message.planId;
+    }
+    if (message.archived !== false) {
+      obj.archived = message.archived;
+    }
+    if (message.status !== 0) {
+      obj.status = planStatusToJSON(message.status);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ArchivePlanResponse>, I>>(base?: I): ArchivePlanResponse {
+    return ArchivePlanResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ArchivePlanResponse>, I>>(object: I): ArchivePlanResponse {
+    const message = createBaseArchivePlanResponse();
+    message.planId = object.planId ?? "";
+    message.archived = object.archived ?? false;
+    message.status = object.status ?? 0;
+    return message;
+  },
+};
+
+function createBaseUnarchivePlanRequest(): UnarchivePlanRequest {
+  return { planId: "", sessionId: undefined };
+}
+
+export const UnarchivePlanRequest: MessageFns<UnarchivePlanRequest> = {
+  encode(message: UnarchivePlanRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.planId !== "") {
+      writer.uint32(10).string(message.planId);
+    }
+    if (message.sessionId !== undefined) {
+      writer.uint32(18).string(message.sessionId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UnarchivePlanRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUnarchivePlanRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.planId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UnarchivePlanRequest {
+    return {
+      planId: isSet(object.planId)
+        ? globalThis.String(object.planId)
+        : isSet(object.plan_id)
+        ? globalThis.String(object.plan_id)
+        : "",
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: UnarchivePlanRequest): unknown {
+    const obj: any = {};
+    if (message.planId !== "") {
+      obj.planId = message.planId;
+    }
+    if (message.sessionId !== undefined) {
+      obj.sessionId = message.sessionId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UnarchivePlanRequest>, I>>(base?: I): UnarchivePlanRequest {
+    return UnarchivePlanRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UnarchivePlanRequest>, I>>(object: I): UnarchivePlanRequest {
+    const message = createBaseUnarchivePlanRequest();
+    message.planId = object.planId ?? "";
+    message.sessionId = object.sessionId ?? undefined;
+    return message;
+  },
+};
+
+function createBaseUnarchivePlanResponse(): UnarchivePlanResponse {
+  return { planId: "", archived: false, status: 0 };
+}
+
+export const UnarchivePlanResponse: MessageFns<UnarchivePlanResponse> = {
+  encode(message: UnarchivePlanResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.planId !== "") {
+      writer.uint32(10).string(message.planId);
+    }
+    if (message.archived !== false) {
+      writer.uint32(16).bool(message.archived);
+    }
+    if (message.status !== 0) {
+      writer.uint32(24).int32(message.status);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UnarchivePlanResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUnarchivePlanResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.planId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.archived = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.status = reader.int32() as any;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UnarchivePlanResponse {
+    return {
+      planId: isSet(object.planId)
+        ? globalThis.String(object.planId)
+        : isSet(object.plan_id)
+        ? globalThis.String(object.plan_id)
+        : "",
+      archived: isSet(object.archived) ? globalThis.Boolean(object.archived) : false,
+      status: isSet(object.status) ? planStatusFromJSON(object.status) : 0,
+    };
+  },
+
+  toJSON(message: UnarchivePlanResponse): unknown {
+    const obj: any = {};
+    if (message.planId !== "") {
+      obj.planId = message.planId;
+    }
+    if (message.archived !== false) {
+      obj.archived = message.archived;
+    }
+    if (message.status !== 0) {
+      obj.status = planStatusToJSON(message.status);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UnarchivePlanResponse>, I>>(base?: I): UnarchivePlanResponse {
+    return UnarchivePlanResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UnarchivePlanResponse>, I>>(object: I): UnarchivePlanResponse {
+    const message = createBaseUnarchivePlanResponse();
+    message.planId = object.planId ?? "";
+    message.archived = object.archived ?? false;
+    message.status = object.status ?? 0;
+    return message;
+  },
+};
+
+function createBaseCancelPlanRequest(): CancelPlanRequest {
+  return { planId: "", reason: "", sessionId: undefined };
+}
+
+export const CancelPlanRequest: MessageFns<CancelPlanRequest> = {
+  encode(message: CancelPlanRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.planId !== "") {
+      writer.uint32(10).string(message.planId);
+    }
+    if (message.reason !== "") {
+      writer.uint32(18).string(message.reason);
+    }
+    if (message.sessionId !== undefined) {
+      writer.uint32(26).string(message.sessionId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CancelPlanRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCancelPlanRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.planId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CancelPlanRequest {
+    return {
+      planId: isSet(object.planId)
+        ? globalThis.String(object.planId)
+        : isSet(object.plan_id)
+        ? globalThis.String(object.plan_id)
+        : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: CancelPlanRequest): unknown {
+    const obj: any = {};
+    if (message.planId !== "") {
+      obj.planId = message.planId;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.sessionId !== undefined) {
+      obj.sessionId = message.sessionId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CancelPlanRequest>, I>>(base?: I): CancelPlanRequest {
+    return CancelPlanRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CancelPlanRequest>, I>>(object: I): CancelPlanRequest {
+    const message = createBaseCancelPlanRequest();
+    message.planId = object.planId ?? "";
+    message.reason = object.reason ?? "";
+    message.sessionId = object.sessionId ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCancelPlanResponse(): CancelPlanResponse {
+  return { planId: "", status: 0, previousStatus: 0, cancelledAt: undefined };
+}
+
+export const CancelPlanResponse: MessageFns<CancelPlanResponse> = {
+  encode(message: CancelPlanResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.planId !== "") {
+      writer.uint32(10).string(message.planId);
+    }
+    if (message.status !== 0) {
+      writer.uint32(16).int32(message.status);
+    }
+    if (message.previousStatus !== 0) {
+      writer.uint32(24).int32(message.previousStatus);
+    }
+    if (message.cancelledAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.cancelledAt), writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CancelPlanResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCancelPlanResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.planId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.status = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.previousStatus = reader.int32() as any;
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.cancelledAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CancelPlanResponse {
+    return {
+      planId: isSet(object.planId)
+        ? globalThis.String(object.planId)
+        : isSet(object.plan_id)
+        ? globalThis.String(object.plan_id)
+        : "",
+      status: isSet(object.status) ? planStatusFromJSON(object.status) : 0,
+      previousStatus: isSet(object.previousStatus)
+        ? planStatusFromJSON(object.previousStatus)
+        : isSet(object.previous_status)
+        ? planStatusFromJSON(object.previous_status)
+        : 0,
+      cancelledAt: isSet(object.cancelledAt)
+        ? fromJsonTimestamp(object.cancelledAt)
+        : isSet(object.cancelled_at)
+        ? fromJsonTimestamp(object.cancelled_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: CancelPlanResponse): unknown {
+    const obj: any = {};
+    if (message.planId !== "") {
+      obj.planId = message.planId;
+    }
+    if (message.status !== 0) {
+      obj.status = planStatusToJSON(message.status);
+    }
+    if (message.previousStatus !== 0) {
+      obj.previousStatus = planStatusToJSON(message.previousStatus);
+    }
+    if (message.cancelledAt !== undefined) {
+      obj.cancelledAt = message.cancelledAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CancelPlanResponse>, I>>(base?: I): CancelPlanResponse {
+    return CancelPlanResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CancelPlanResponse>, I>>(object: I): CancelPlanResponse {
+    const message = createBaseCancelPlanResponse();
+    message.planId = object.planId ?? "";
+    message.status = object.status ?? 0;
+    message.previousStatus = object.previousStatus ?? 0;
+    message.cancelledAt = object.cancelledAt ?? undefined;
+    return message;
+  },
+};
+
 /**
  * The research workflow: plans made of ordered steps that clients claim, work on and report
  * back, with branching, user reviews, skill-execution tracking, feedback and an append-only
@@ -8115,7 +9373,7 @@ export const PlanServiceService = {
    *
    * Check `status` first: next_step (work on `step`); plan_complete (every step is done: write
    * the deliverable using outputMediaType and the formatting instructions and notes returned
-   * with it); plan_failed (stop); awaiting_review (the user must decide with
+   * with it); plan_failed (the plan failed or was cancelled: stop); awaiting_review (the user must decide with
    * submit_user_decision before work continues); no_pending_steps (nothing to claim now because
    * the remaining steps are in progress elsewhere: wait with get_plan_status and try again).
    */
@@ -8254,6 +9512,67 @@ export const PlanServiceService = {
       SubmitResearchFeedbackResponse.decode(value),
   },
   /**
+   * Find research plans in any state, finished ones included, most recently updated first: filter
+   * by status, by words in the name or research question (query), or by last change
+   * (updatedSince). Archived plans are left out unless you pass includeArchived. Pages of 20 by
+   * default: pass the returned nextCursor as cursor (with the same filters) for the next page.
+   */
+  listPlans: {
+    path: "/quarry.plan.v1.PlanService/ListPlans" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListPlansRequest): Buffer => Buffer.from(ListPlansRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListPlansRequest => ListPlansRequest.decode(value),
+    responseSerialize: (value: ListPlansResponse): Buffer => Buffer.from(ListPlansResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListPlansResponse => ListPlansResponse.decode(value),
+  },
+  /**
+   * Archive a plan the user no longer wants to see in active lists: it disappears from
+   * list_active_plans and from list_plans (unless includeArchived), but keeps its status, steps,
+   * results and artifacts, stays readable by ID and searchable, and can be restored with
+   * unarchive_plan. Archiving an archived plan changes nothing.
+   */
+  archivePlan: {
+    path: "/quarry.plan.v1.PlanService/ArchivePlan" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ArchivePlanRequest): Buffer => Buffer.from(ArchivePlanRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ArchivePlanRequest => ArchivePlanRequest.decode(value),
+    responseSerialize: (value: ArchivePlanResponse): Buffer => Buffer.from(ArchivePlanResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ArchivePlanResponse => ArchivePlanResponse.decode(value),
+  },
+  /**
+   * Bring an archived plan back into the active lists (see archive_plan). Unarchiving a plan that
+   * is not archived changes nothing.
+   */
+  unarchivePlan: {
+    path: "/quarry.plan.v1.PlanService/UnarchivePlan" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UnarchivePlanRequest): Buffer => Buffer.from(UnarchivePlanRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UnarchivePlanRequest => UnarchivePlanRequest.decode(value),
+    responseSerialize: (value: UnarchivePlanResponse): Buffer =>
+      Buffer.from(UnarchivePlanResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UnarchivePlanResponse => UnarchivePlanResponse.decode(value),
+  },
+  /**
+   * Cancel a plan that is not finished, when the user decides to stop the research: the plan
+   * becomes cancelled for good, with your reason in its audit log. No more steps are handed out
+   * (get_next_step answers plan_failed) and results, reviews and plan changes are refused; the
+   * plan and what it produced stay readable. Only do this when the user asked for it. Cancelling
+   * a cancelled plan again returns the same answer; a completed or failed plan cannot be
+   * cancelled.
+   */
+  cancelPlan: {
+    path: "/quarry.plan.v1.PlanService/CancelPlan" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CancelPlanRequest): Buffer => Buffer.from(CancelPlanRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CancelPlanRequest => CancelPlanRequest.decode(value),
+    responseSerialize: (value: CancelPlanResponse): Buffer => Buffer.from(CancelPlanResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CancelPlanResponse => CancelPlanResponse.decode(value),
+  },
+  /**
    * Internal, not a tool: check that a plan (and optionally one of its steps) exists in the
    * caller's organization. Other services (artifact-store) call it before storing anything that
    * points at a plan. A plan or step of another organization is reported as missing
@@ -8330,7 +9649,7 @@ export interface PlanServiceServer extends UntypedServiceImplementation {
    *
    * Check `status` first: next_step (work on `step`); plan_complete (every step is done: write
    * the deliverable using outputMediaType and the formatting instructions and notes returned
-   * with it); plan_failed (stop); awaiting_review (the user must decide with
+   * with it); plan_failed (the plan failed or was cancelled: stop); awaiting_review (the user must decide with
    * submit_user_decision before work continues); no_pending_steps (nothing to claim now because
    * the remaining steps are in progress elsewhere: wait with get_plan_status and try again).
    */
@@ -8389,6 +9708,34 @@ export interface PlanServiceServer extends UntypedServiceImplementation {
    * Ask the user; only record what they said.
    */
   submitResearchFeedback: handleUnaryCall<SubmitResearchFeedbackRequest, SubmitResearchFeedbackResponse>;
+  /**
+   * Find research plans in any state, finished ones included, most recently updated first: filter
+   * by status, by words in the name or research question (query), or by last change
+   * (updatedSince). Archived plans are left out unless you pass includeArchived. Pages of 20 by
+   * default: pass the returned nextCursor as cursor (with the same filters) for the next page.
+   */
+  listPlans: handleUnaryCall<ListPlansRequest, ListPlansResponse>;
+  /**
+   * Archive a plan the user no longer wants to see in active lists: it disappears from
+   * list_active_plans and from list_plans (unless includeArchived), but keeps its status, steps,
+   * results and artifacts, stays readable by ID and searchable, and can be restored with
+   * unarchive_plan. Archiving an archived plan changes nothing.
+   */
+  archivePlan: handleUnaryCall<ArchivePlanRequest, ArchivePlanResponse>;
+  /**
+   * Bring an archived plan back into the active lists (see archive_plan). Unarchiving a plan that
+   * is not archived changes nothing.
+   */
+  unarchivePlan: handleUnaryCall<UnarchivePlanRequest, UnarchivePlanResponse>;
+  /**
+   * Cancel a plan that is not finished, when the user decides to stop the research: the plan
+   * becomes cancelled for good, with your reason in its audit log. No more steps are handed out
+   * (get_next_step answers plan_failed) and results, reviews and plan changes are refused; the
+   * plan and what it produced stay readable. Only do this when the user asked for it. Cancelling
+   * a cancelled plan again returns the same answer; a completed or failed plan cannot be
+   * cancelled.
+   */
+  cancelPlan: handleUnaryCall<CancelPlanRequest, CancelPlanResponse>;
   /**
    * Internal, not a tool: check that a plan (and optionally one of its steps) exists in the
    * caller's organization. Other services (artifact-store) call it before storing anything that
@@ -8512,7 +9859,7 @@ export interface PlanServiceClient extends Client {
    *
    * Check `status` first: next_step (work on `step`); plan_complete (every step is done: write
    * the deliverable using outputMediaType and the formatting instructions and notes returned
-   * with it); plan_failed (stop); awaiting_review (the user must decide with
+   * with it); plan_failed (the plan failed or was cancelled: stop); awaiting_review (the user must decide with
    * submit_user_decision before work continues); no_pending_steps (nothing to claim now because
    * the remaining steps are in progress elsewhere: wait with get_plan_status and try again).
    */
@@ -8682,6 +10029,90 @@ export interface PlanServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: SubmitResearchFeedbackResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Find research plans in any state, finished ones included, most recently updated first: filter
+   * by status, by words in the name or research question (query), or by last change
+   * (updatedSince). Archived plans are left out unless you pass includeArchived. Pages of 20 by
+   * default: pass the returned nextCursor as cursor (with the same filters) for the next page.
+   */
+  listPlans(
+    request: ListPlansRequest,
+    callback: (error: ServiceError | null, response: ListPlansResponse) => void,
+  ): ClientUnaryCall;
+  listPlans(
+    request: ListPlansRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListPlansResponse) => void,
+  ): ClientUnaryCall;
+  listPlans(
+    request: ListPlansRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListPlansResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Archive a plan the user no longer wants to see in active lists: it disappears from
+   * list_active_plans and from list_plans (unless includeArchived), but keeps its status, steps,
+   * results and artifacts, stays readable by ID and searchable, and can be restored with
+   * unarchive_plan. Archiving an archived plan changes nothing.
+   */
+  archivePlan(
+    request: ArchivePlanRequest,
+    callback: (error: ServiceError | null, response: ArchivePlanResponse) => void,
+  ): ClientUnaryCall;
+  archivePlan(
+    request: ArchivePlanRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ArchivePlanResponse) => void,
+  ): ClientUnaryCall;
+  archivePlan(
+    request: ArchivePlanRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ArchivePlanResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Bring an archived plan back into the active lists (see archive_plan). Unarchiving a plan that
+   * is not archived changes nothing.
+   */
+  unarchivePlan(
+    request: UnarchivePlanRequest,
+    callback: (error: ServiceError | null, response: UnarchivePlanResponse) => void,
+  ): ClientUnaryCall;
+  unarchivePlan(
+    request: UnarchivePlanRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UnarchivePlanResponse) => void,
+  ): ClientUnaryCall;
+  unarchivePlan(
+    request: UnarchivePlanRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UnarchivePlanResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Cancel a plan that is not finished, when the user decides to stop the research: the plan
+   * becomes cancelled for good, with your reason in its audit log. No more steps are handed out
+   * (get_next_step answers plan_failed) and results, reviews and plan changes are refused; the
+   * plan and what it produced stay readable. Only do this when the user asked for it. Cancelling
+   * a cancelled plan again returns the same answer; a completed or failed plan cannot be
+   * cancelled.
+   */
+  cancelPlan(
+    request: CancelPlanRequest,
+    callback: (error: ServiceError | null, response: CancelPlanResponse) => void,
+  ): ClientUnaryCall;
+  cancelPlan(
+    request: CancelPlanRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CancelPlanResponse) => void,
+  ): ClientUnaryCall;
+  cancelPlan(
+    request: CancelPlanRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CancelPlanResponse) => void,
   ): ClientUnaryCall;
   /**
    * Internal, not a tool: check that a plan (and optionally one of its steps) exists in the
