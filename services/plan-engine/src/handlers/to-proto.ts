@@ -136,7 +136,7 @@ export function priorStep(step: PlanStep): planV1.PriorStep {
 }
 
 /** What get_next_step adds once the plan is complete: the notes for the final deliverable. */
-export function deliverableNotes(
+function deliverableNotes(
   plan: PlanRow,
   steps: readonly PlanStep[],
 ): Pick<planV1.GetNextStepResponse, 'planFormattingNotes' | 'stepFormattingNotes'> {
