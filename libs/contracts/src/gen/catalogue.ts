@@ -1682,7 +1682,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "list_active_plans",
     "title": "List active plans",
-    "description": "List your organization's research plans that are not finished (not completed or failed), most recently updated first. Use it to find a plan to resume. Every active plan is returned unless you ask for a page: send limit (and then the returned nextCursor as cursor) to page through them.",
+    "description": "List your organization's research plans that are not finished (not completed, failed or cancelled) and not archived, most recently updated first. Use it to find a plan to resume. Every active plan is returned unless you ask for a page: send limit (and then the returned nextCursor as cursor) to page through them.",
     "inputSchema": {
       "type": "object",
       "properties": {

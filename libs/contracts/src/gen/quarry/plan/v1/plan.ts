@@ -9350,8 +9350,8 @@ export const PlanServiceService = {
     responseDeserialize: (value: Buffer): ModifyPlanResponse => ModifyPlanResponse.decode(value),
   },
   /**
-   * List your organization's research plans that are not finished (not completed or
-   * failed), most recently updated first. Use it to find a plan to resume. Every active plan
+   * List your organization's research plans that are not finished (not completed, failed or
+   * cancelled) and not archived, most recently updated first. Use it to find a plan to resume. Every active plan
    * is returned unless you ask for a page: send limit (and then the returned nextCursor as
    * cursor) to page through them.
    */
@@ -9636,8 +9636,8 @@ export interface PlanServiceServer extends UntypedServiceImplementation {
    */
   modifyPlan: handleUnaryCall<ModifyPlanRequest, ModifyPlanResponse>;
   /**
-   * List your organization's research plans that are not finished (not completed or
-   * failed), most recently updated first. Use it to find a plan to resume. Every active plan
+   * List your organization's research plans that are not finished (not completed, failed or
+   * cancelled) and not archived, most recently updated first. Use it to find a plan to resume. Every active plan
    * is returned unless you ask for a page: send limit (and then the returned nextCursor as
    * cursor) to page through them.
    */
@@ -9832,8 +9832,8 @@ export interface PlanServiceClient extends Client {
     callback: (error: ServiceError | null, response: ModifyPlanResponse) => void,
   ): ClientUnaryCall;
   /**
-   * List your organization's research plans that are not finished (not completed or
-   * failed), most recently updated first. Use it to find a plan to resume. Every active plan
+   * List your organization's research plans that are not finished (not completed, failed or
+   * cancelled) and not archived, most recently updated first. Use it to find a plan to resume. Every active plan
    * is returned unless you ask for a page: send limit (and then the returned nextCursor as
    * cursor) to page through them.
    */
