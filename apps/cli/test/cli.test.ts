@@ -6,12 +6,15 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { runCli } from '@quarry/cli';
 import { loadConfig } from '@quarry/config';
 import { appUrlFrom } from '@quarry/db';
-import { buildServer, createGatewayRuntime, loadGatewayConfig } from '@quarry/gateway';
+import { buildServer, createGatewayRuntime, gatewaySchemas, loadGatewayConfig } from '@quarry/gateway';
 import { extractionModelsConfigSchema } from '@quarry/extraction';
 import { searchBackendsConfigSchema } from '@quarry/search-index';
-import { startServices } from '@quarry/system';
+import { backendSchemas, startServices } from '@quarry/system';
 import { createLogger } from '@quarry/telemetry';
 import { createTestDatabase, type TestDatabase } from '@quarry/testing';
+
+/** Every service's migrations: a fresh database gets all of them. */
+const MIGRATIONS = [...gatewaySchemas, ...backendSchemas].reduce((n, s) => n + Object.keys(s.migrations).length, 0);
 
 const ROLE = 'cli_test_app';
 const PASSWORD = 'cli-test-password-0123456789';
@@ -94,7 +97,9 @@ describe('quarry CLI', () => {
     const first = await quarry('migrate');
     expect(first).toMatchObject({
       code: 0,
-      out: expect.stringMatching(/Applied 12 migration\(s\)[\s\S]*identity\/2026_11_21_2200_create_identity/),
+      out: expect.stringMatching(
+        new RegExp(`Applied ${MIGRATIONS} migration\\(s\\)[\\s\\S]*identity/2026_11_21_2200_create_identity`),
+      ),
     });
     expect(first.out).toMatch(/artifact\/2026_11_22_0200_create_extraction_results/);
     expect(first.out).toMatch(/plan\/2026_11_22_0400_count_stalled_plans/);

@@ -2,7 +2,7 @@ import { artifactSchemas } from '@quarry/artifact-store';
 import { migrate, provisionAppRole, type AnyDb } from '@quarry/db';
 import { eventsSchemas, grantEventConsumer } from '@quarry/events';
 import { indexerSchemas } from '@quarry/indexer';
-import { grantPlanMetrics, planSchemas } from '@quarry/plan-engine';
+import { grantPlanMaintenance, grantPlanMetrics, planSchemas } from '@quarry/plan-engine';
 
 /**
  * The backend services' schemas, in dependency order (each service owns its migrations). The
@@ -41,7 +41,11 @@ export async function migrateSchemas(admin: AnyDb, schemas: Schemas): Promise<st
 export async function provisionServiceRoles(admin: AnyDb, schemas: Schemas, roles: ServiceRoles): Promise<void> {
   await provisionAppRole(admin, { ...roles.app, schemas: schemas.map((s) => s.schema) });
   // The plan engine's /metrics counts stalled plans of every org through one aggregate function.
-  if (schemas.some((s) => s.schema === 'plan')) await grantPlanMetrics(admin, roles.app.role);
+  // Its stall sweep marks overdue plans of every org stalled through one function.
+  if (schemas.some((s) => s.schema === 'plan')) {
+    await grantPlanMetrics(admin, roles.app.role);
+    await grantPlanMaintenance(admin, roles.app.role);
+  }
   await provisionIndexerRole(admin, roles.indexer);
 }
 

@@ -35,6 +35,8 @@ describe('the tool catalogue', () => {
 
   it('publishes exactly these tools: ping, the plan engine tools, the artifact and search tools, extract_data', () => {
     expect(toolCatalogue.map((tool) => tool.name)).toEqual([
+      'archive_plan',
+      'cancel_plan',
       'create_research_plan',
       'delete_artifact',
       'delete_plan',
@@ -50,6 +52,7 @@ describe('the tool catalogue', () => {
       'get_step_context',
       'list_active_plans',
       'list_artifacts',
+      'list_plans',
       'list_tags',
       'log_skill_execution',
       'modify_plan',
@@ -62,39 +65,45 @@ describe('the tool catalogue', () => {
       'submit_step_result',
       'submit_subagent_report',
       'submit_user_decision',
+      'unarchive_plan',
       'update_artifact_tags',
     ]);
   });
 
-  it('marks exactly the tools that change nothing as read-only, and only modify_plan and the deletions as destructive', () => {
+  it('marks exactly the tools that change nothing as read-only, and modify_plan, cancel_plan and the deletions as destructive', () => {
     const flagged = (hint: 'readOnlyHint' | 'destructiveHint' | 'idempotentHint') =>
       toolCatalogue.filter((tool) => tool.annotations[hint]).map((tool) => tool.name);
+    // get_research_context writes session_resumed when given a sessionId, so it is not read-only:
+    // the gateway must confirm the caller's token before it runs (ADR 0016).
     expect(flagged('readOnlyHint')).toEqual([
       'fetch',
       'get_artifact',
       'get_extraction',
       'get_plan_status',
-      'get_research_context',
       'get_research_output',
       'get_step_context',
       'list_active_plans',
       'list_artifacts',
+      'list_plans',
       'list_tags',
       'ping',
       'search_sources',
     ]);
     expect(flagged('destructiveHint')).toEqual([
+      'cancel_plan',
       'delete_artifact',
       'delete_plan',
       'delete_research_output',
       'modify_plan',
     ]);
-    // Read tools, plus submit_step_result, update_artifact_tags and the deletions: a retry with the
-    // same arguments changes nothing.
+    // Read tools, plus the writes a retry with the same arguments leaves as they were.
     expect(flagged('idempotentHint')).toEqual(
       [
         ...flagged('readOnlyHint'),
+        'archive_plan',
+        'cancel_plan',
         'submit_step_result',
+        'unarchive_plan',
         'update_artifact_tags',
         'delete_artifact',
         'delete_plan',

@@ -34,7 +34,7 @@ describe('the plan tools', () => {
       ],
       [
         'submit_research_feedback',
-        { planId: PLAN_ID, feedbackType: 'closing', userSatisfaction: 5, followUpRequested: false },
+        { planId: PLAN_ID, feedbackType: 'closing', userSatisfaction: 'positive', followUpRequested: false },
       ],
       ['modify_plan', { planId: PLAN_ID, action: 'reorder_steps', stepOrder: [STEP_ID, PLAN_ID] }],
       [
@@ -70,8 +70,8 @@ describe('the plan tools', () => {
       ],
       [
         'submit_research_feedback',
-        { planId: PLAN_ID, feedbackType: 'initial', userSatisfaction: 6 },
-        'userSatisfaction: must be <= 5',
+        { planId: PLAN_ID, feedbackType: 'initial', userSatisfaction: 5 },
+        'userSatisfaction: must be one of "positive", "neutral", "negative", "none"',
       ],
       [
         'create_research_plan',

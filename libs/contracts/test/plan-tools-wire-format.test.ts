@@ -88,7 +88,7 @@ describe('the plan tools', () => {
       const result = codec.decodeResponse(
         planV1.GetResearchContextResponse.encode({
           plan: {
-            planId: PLAN_ID,
+            id: PLAN_ID,
             name: 'n',
             researchQuestion: 'q',
             status: planV1.PlanStatus.PLAN_STATUS_EXECUTING,
@@ -104,11 +104,14 @@ describe('the plan tools', () => {
               eventId: 42,
               eventType: planV1.AuditEventType.AUDIT_EVENT_TYPE_STEP_STARTED,
               stepId: STEP_ID,
-              details: { from: 'pending', to: 'in_progress' },
-              occurredAt: new Date('2026-01-02T03:04:06.000Z'),
+              eventData: { from: 'pending', to: 'in_progress' },
+              createdAt: new Date('2026-01-02T03:04:06.000Z'),
             },
           ],
-          outputPreferences: { outputMediaType: planV1.OutputMediaType.OUTPUT_MEDIA_TYPE_WORD },
+          outputPreferences: {
+            outputMediaType: planV1.OutputMediaType.OUTPUT_MEDIA_TYPE_WORD,
+            stepFormattingNotes: [],
+          },
         }).finish(),
       );
       expect(result.recentAuditEvents).toEqual([
@@ -116,12 +119,12 @@ describe('the plan tools', () => {
           eventId: 42,
           eventType: 'step_started',
           stepId: STEP_ID,
-          details: { from: 'pending', to: 'in_progress' },
-          occurredAt: '2026-01-02T03:04:06Z',
+          eventData: { from: 'pending', to: 'in_progress' },
+          createdAt: '2026-01-02T03:04:06Z',
         },
       ]);
       expect(result.plan).toMatchObject({ status: 'executing', progress: 50, createdAt: '2026-01-02T03:04:05Z' });
-      expect(result.outputPreferences).toEqual({ outputMediaType: 'word' });
+      expect(result.outputPreferences).toEqual({ outputMediaType: 'word', stepFormattingNotes: [] });
       expect(result).not.toHaveProperty('skillExecution');
     });
   });

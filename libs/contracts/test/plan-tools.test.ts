@@ -77,6 +77,7 @@ describe('the plan tools', () => {
         'outputFormattingInstructions',
         'planFormattingNotes',
         'stepFormattingNotes',
+        'review',
       ],
     ],
     [
@@ -219,7 +220,7 @@ describe('the plan tools', () => {
     expect(property('submit_research_feedback', 'feedbackType').enum).toEqual(['initial', 'closing']);
     const status = tool('get_plan_status').outputSchema;
     expect(properties(status).status).toMatchObject({
-      enum: ['planning', 'executing', 'awaiting_review', 'stalled', 'completed', 'failed'],
+      enum: ['planning', 'executing', 'awaiting_review', 'stalled', 'completed', 'failed', 'cancelled'],
     });
     const stepStatus = properties(properties(status).currentStep as JsonSchema).status;
     expect(stepStatus).toMatchObject({

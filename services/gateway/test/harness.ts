@@ -17,7 +17,7 @@ import { loadConfig } from '@quarry/config';
 import { extractionModelsConfigSchema } from '@quarry/extraction';
 import { searchBackendsConfigSchema } from '@quarry/search-index';
 import { backendSchemas, provisionIndexerRole, startServices } from '@quarry/system';
-import { grantPlanMetrics } from '@quarry/plan-engine';
+import { grantPlanMaintenance, grantPlanMetrics } from '@quarry/plan-engine';
 import type { Kysely } from 'kysely';
 
 export type Era = 'legacy' | 'modern';
@@ -28,6 +28,7 @@ export async function startTestGateway(env: Record<string, string> = {}) {
   const indexerRole = { role: 'quarry_indexer', password: 'indexer-test-password' };
   await provisionIndexerRole(database.admin, indexerRole);
   await grantPlanMetrics(database.admin, database.appRole);
+  await grantPlanMaintenance(database.admin, database.appRole);
   const dataDir = mkdtempSync(join(tmpdir(), 'quarry-gateway-test-'));
   const admin = createIdentityAdmin(database.admin as Kysely<IdentityDatabase>);
   await admin.createOrg({ slug: 'acme', name: 'Acme Research' });

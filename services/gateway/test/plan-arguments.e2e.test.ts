@@ -122,6 +122,11 @@ const schemaCases: [string, string, RegExp, Record<string, unknown>][] = [
     { planId: id, stepId: id, decision: 'maybe' },
   ],
   ['get_research_context', 'sessionId', /must NOT have fewer than 1 characters/, { planId: id, sessionId: '' }],
+  ['list_plans', 'status', /must be one of "planning"/, { status: 'paused' }],
+  ['list_plans', 'updatedSince', /must match format "date-time"/, { updatedSince: 'yesterday' }],
+  ['archive_plan', 'planId', /must match format "uuid"/, { planId: 'plan-1' }],
+  ['unarchive_plan', 'planId', /is required/, {}],
+  ['cancel_plan', 'reason', /is required/, { planId: id }],
   ['log_skill_execution', 'skillName', /must match pattern/, { skillName: 'research-wide', status: 'started' }],
   [
     'log_skill_execution',
@@ -144,14 +149,14 @@ const schemaCases: [string, string, RegExp, Record<string, unknown>][] = [
   [
     'submit_research_feedback',
     'userSatisfaction',
-    /must be >= 1/,
-    { planId: id, feedbackType: 'closing', userSatisfaction: 0 },
+    /must be one of "positive", "neutral", "negative", "none"/,
+    { planId: id, feedbackType: 'closing', userSatisfaction: 'great' },
   ],
   [
     'submit_research_feedback',
     'userSatisfaction',
-    /must be <= 5/,
-    { planId: id, feedbackType: 'closing', userSatisfaction: 9 },
+    /must be one of "positive", "neutral", "negative", "none"/,
+    { planId: id, feedbackType: 'closing', userSatisfaction: 5 },
   ],
 ];
 
@@ -162,7 +167,7 @@ describe('arguments that break the input schema', () => {
     const { tools } = await client.listTools();
     const planTools = toolCatalogue.filter((t) => t.rpc.service === 'quarry.plan.v1.PlanService').map((t) => t.name);
     expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(planTools));
-    expect(planTools).toHaveLength(13);
+    expect(planTools).toHaveLength(17);
     expect(new Set(schemaCases.map(([tool]) => tool))).toEqual(new Set(planTools));
   });
 

@@ -97,6 +97,36 @@ describe('a research plan through the gateway', () => {
     expect(listed.data).toMatchObject({ activePlans: 0, plans: [] });
   });
 
+  it('is found with list_plans, archived and back, and cancelled for good', async () => {
+    const { planId } = (
+      await call('create_research_plan', {
+        name: 'Library',
+        researchQuestion: 'Where did the quokkas go?',
+        steps: [{ stepType: 'search', instructions: 'Look around' }],
+      })
+    ).data;
+    expect((await call('list_plans', { query: 'quokkas' })).data.plans).toEqual([
+      expect.objectContaining({ planId, status: 'planning', archived: false, createdAt: expect.any(String) }),
+    ]);
+    expect((await call('archive_plan', { planId })).data).toEqual({ planId, archived: true, status: 'planning' });
+    expect((await call('list_plans', { query: 'quokkas' })).data.plans).toEqual([]);
+    expect((await call('list_plans', { query: 'quokkas', includeArchived: true })).data.plans).toHaveLength(1);
+    expect((await call('unarchive_plan', { planId })).data).toMatchObject({ archived: false });
+
+    const cancelled = await call('cancel_plan', { planId, reason: 'The user stopped the research.' });
+    expect(cancelled.data).toEqual({
+      planId,
+      status: 'cancelled',
+      previousStatus: 'planning',
+      cancelledAt: expect.any(String),
+    });
+    expect((await call('cancel_plan', { planId, reason: 'again' })).data).toEqual(cancelled.data);
+    expect((await call('get_next_step', { planId })).data).toMatchObject({ status: 'plan_failed' });
+    expect((await call('list_plans', { status: 'cancelled', query: 'quokkas' })).data.plans).toHaveLength(1);
+    const refused = await call('cancel_plan', { planId: '00000000-0000-4000-8000-000000000000', reason: 'x' });
+    expect(refused.data.error).toMatchObject({ code: 'PLAN_NOT_FOUND' });
+  });
+
   it('answers another org’s or an unknown plan id with not-found', async () => {
     const missing = await call('get_plan_status', { planId: '00000000-0000-4000-8000-000000000000' });
     expect(missing.isError).toBe(true);

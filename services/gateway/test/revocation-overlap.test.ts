@@ -29,9 +29,15 @@ import { buildStubServer } from './stub-deps.js';
 
 const logger = createLogger({ service: 'gateway-test', level: 'silent' });
 const ping = toolCatalogue.find((t) => t.name === 'ping')!;
-// ping's rpc under other names: ping itself is never logged; `touch` stands for a tool that writes.
+// ping's rpc under other names: ping itself is never logged; `touch` stands for a tool that writes,
+// with the annotations of get_research_context (which writes session_resumed when given a
+// sessionId), so that tool is held to the write path too.
 const whoami: ToolDefinition = { ...ping, name: 'whoami' };
-const touch: ToolDefinition = { ...ping, name: 'touch', annotations: { ...ping.annotations, readOnlyHint: false } };
+const touch: ToolDefinition = {
+  ...ping,
+  name: 'touch',
+  annotations: toolCatalogue.find((t) => t.name === 'get_research_context')!.annotations,
+};
 const implementation = {
   ping: async (_request: unknown, { principal }: { principal: Principal }) => ({
     message: `Connected to Quarry as ${principal.name} (${principal.email}).`,

@@ -145,6 +145,27 @@ describe('mcp_tool_call_log', () => {
     ).rejects.toThrow(/row-level security/);
   });
 
+  it('is insert-only: the app role can neither change nor remove a logged call, even its own org’s', async () => {
+    const log = createToolCallLog({ db: app, logger, flushIntervalMs: 60_000 });
+    await dispatcherWith(log).call('whoami', {}, { principal: orgA, requestId: 'req-kept' });
+    await log.close();
+    const before = await rowsSeenBy(orgA.orgId);
+    const asA = (statement: ReturnType<typeof sql>) =>
+      app.transaction().execute(async (trx) => {
+        await sql`select set_config('app.org_id', ${orgA.orgId}, true)`.execute(trx);
+        await statement.execute(trx);
+      });
+    await expect(asA(sql`update gateway.mcp_tool_call_log set outcome = 'tool_error'`)).rejects.toThrow(
+      /insert-only: UPDATE/,
+    );
+    await expect(asA(sql`delete from gateway.mcp_tool_call_log where request_id = 'req-kept'`)).rejects.toThrow(
+      /insert-only: DELETE/,
+    );
+    await expect(asA(sql`delete from gateway.mcp_tool_call_log where false`)).rejects.toThrow(/insert-only/);
+    await expect(asA(sql`truncate gateway.mcp_tool_call_log`)).rejects.toThrow(/insert-only|permission denied/);
+    expect(await rowsSeenBy(orgA.orgId)).toEqual(before);
+  });
+
   it('counts what it drops when the queue is full instead of blocking the request', async () => {
     const drops: Array<[number, string]> = [];
     const log = createToolCallLog({

@@ -6,6 +6,7 @@ const planEngineConfigSchema = z.object({
   ...databaseUrlField('the app role'),
   ...identityKeyField,
   QUARRY_STALL_THRESHOLD: env.duration('30m'),
+  QUARRY_STALL_SWEEP_INTERVAL: env.duration('1m'),
   ARTIFACT_STORE_ADDRESS: z
     .string()
     .min(1)

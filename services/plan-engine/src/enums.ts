@@ -45,6 +45,11 @@ export const feedbackTypes = enumNames<planV1.FeedbackType, 'initial' | 'closing
   planV1.feedbackTypeFromJSON,
   invalid,
 );
+export const userSatisfactions = enumNames<planV1.UserSatisfaction, 'positive' | 'neutral' | 'negative' | 'none'>(
+  planV1.userSatisfactionToJSON,
+  planV1.userSatisfactionFromJSON,
+  invalid,
+);
 export const mediaTypes = enumNames<
   planV1.OutputMediaType,
   'conversation' | 'markdown' | 'html' | 'word' | 'excel' | 'powerpoint'

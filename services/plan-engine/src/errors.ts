@@ -24,7 +24,7 @@ export const planErrors = defineErrors({
   },
   INVALID_CURSOR: {
     status: status.INVALID_ARGUMENT,
-    message: '`cursor` is not a cursor returned by list_active_plans.',
+    message: '`cursor` is not a cursor returned by list_active_plans or list_plans.',
   },
   SKILL_EXECUTION_FINISHED: {
     status: status.FAILED_PRECONDITION,

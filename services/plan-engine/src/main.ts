@@ -14,6 +14,7 @@ await runService({
       databaseUrl: config.DATABASE_URL,
       identityKey: config.QUARRY_IDENTITY_KEY,
       stallThresholdMs: config.QUARRY_STALL_THRESHOLD,
+      stallSweepIntervalMs: config.QUARRY_STALL_SWEEP_INTERVAL,
       artifactStoreAddress: config.ARTIFACT_STORE_ADDRESS,
     }),
 });

@@ -6,6 +6,7 @@ import { createPlanArtifactsClient, noPlanArtifacts } from './artifacts.js';
 import { registerPlanMetrics } from './metrics.js';
 import { createPlanChangeListener } from './plan-changes.js';
 import { createPlanService } from './service.js';
+import { startStallSweep } from './stall-sweep.js';
 import type { PlanDatabase } from './store/schema.js';
 
 export interface PlanEngineOptions extends ServiceOptions {
@@ -15,6 +16,8 @@ export interface PlanEngineOptions extends ServiceOptions {
   /** gRPC port (0 = any free port). */
   port: number;
   stallThresholdMs?: number;
+  /** Time between stall sweeps (plan.mark_stalled_plans); default one minute. */
+  stallSweepIntervalMs?: number;
   /**
    * host:port of the artifact store; without it, the context tools list no artifacts. A
    * function is read at the first call (for an artifact store started after the plan engine).
@@ -25,8 +28,8 @@ export interface PlanEngineOptions extends ServiceOptions {
 export type PlanEngine = ListeningService;
 
 /**
- * Connects the database and the plan-change listener, builds the server and listens, with the
- * quarry_plan_* metrics (stalled plans) in its registry. Used by `main.ts` (its own process,
+ * Connects the database and the plan-change listener, starts the stall sweep, builds the server
+ * and listens, with the quarry_plan_* metrics (stalled plans) in its registry. Used by `main.ts` (its own process,
  * /metrics on METRICS_PORT) and by `quarry start` (every service in one process, real gRPC).
  */
 export async function startPlanEngine(options: PlanEngineOptions): Promise<PlanEngine> {
@@ -40,7 +43,15 @@ export async function startPlanEngine(options: PlanEngineOptions): Promise<PlanE
   const artifacts = options.artifactStoreAddress
     ? createPlanArtifactsClient({ address: options.artifactStoreAddress, identityKey: options.identityKey })
     : noPlanArtifacts;
+  const stallThresholdMs = options.stallThresholdMs ?? 30 * 60_000;
+  const sweep = startStallSweep({
+    db,
+    thresholdMs: stallThresholdMs,
+    intervalMs: options.stallSweepIntervalMs ?? 60_000,
+    logger,
+  });
   const release = async () => {
+    await sweep.stop();
     artifacts.close();
     await changes.close();
     await db.destroy();
@@ -51,7 +62,6 @@ export async function startPlanEngine(options: PlanEngineOptions): Promise<PlanE
     await release();
     throw error;
   }
-  const stallThresholdMs = options.stallThresholdMs ?? 30 * 60_000;
   const metrics = serviceMetrics('plan-engine', options);
   registerPlanMetrics(metrics, { db, stallThresholdMs, logger });
   const server = buildServiceServer({

@@ -3,6 +3,8 @@ import { handlersWith } from '@quarry/grpc';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { noPlanArtifacts, type PlanArtifacts } from './artifacts.js';
+import { archivePlan } from './handlers/archive-plan.js';
+import { cancelPlan } from './handlers/cancel-plan.js';
 import { createResearchPlan } from './handlers/create-research-plan.js';
 import { deletePlan } from './handlers/delete-plan.js';
 import { getNextStep } from './handlers/get-next-step.js';
@@ -10,6 +12,7 @@ import { getPlanStatus } from './handlers/get-plan-status.js';
 import { getResearchContext } from './handlers/get-research-context.js';
 import { getStepContext } from './handlers/get-step-context.js';
 import { listActivePlans } from './handlers/list-active-plans.js';
+import { listPlans } from './handlers/list-plans.js';
 import { logSkillExecution } from './handlers/log-skill-execution.js';
 import { modifyPlan } from './handlers/modify-plan.js';
 import type { PlanHandlerDeps } from './handlers/plan-transaction.js';
@@ -18,6 +21,7 @@ import { resolvePlanReference } from './handlers/resolve-plan-reference.js';
 import { submitResearchFeedback } from './handlers/submit-research-feedback.js';
 import { submitStepResult } from './handlers/submit-step-result.js';
 import { submitUserDecision } from './handlers/submit-user-decision.js';
+import { unarchivePlan } from './handlers/unarchive-plan.js';
 import type { PlanChangeListener } from './plan-changes.js';
 import { createPlanStatusCache } from './plan-status-cache.js';
 import type { LoadedPlan } from './store/plans.js';
@@ -63,6 +67,10 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
     getResearchContext,
     logSkillExecution,
     submitResearchFeedback,
+    listPlans,
+    archivePlan,
+    unarchivePlan,
+    cancelPlan,
     resolvePlanReference,
     deletePlan,
   });

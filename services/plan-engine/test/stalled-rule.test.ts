@@ -6,9 +6,10 @@ import { type PlanStatus, reportedPlanStatus, type StepStatus } from '../src/cor
 import { planSchemas } from '../src/index.js';
 import { loadPlan, type Trx } from '../src/store/plans.js';
 
-// "Stalled" is stated twice: in TypeScript (core/status.ts, reportedPlanStatus, which every rpc
-// reports with) and in SQL (plan.count_stalled_plans, which the stalled-plans gauge counts with
-// across orgs). Over a table of plans, both must give the same answer, and the expected one.
+// "Stalled" is stated three times: in TypeScript (core/status.ts, reportedPlanStatus, which every
+// rpc reports with) and twice in SQL (plan.count_stalled_plans, which the stalled-plans gauge
+// counts with across orgs, and plan.mark_stalled_plans, the sweep that stores stalls). Over a
+// table of plans, all must give the same answer, and the expected one.
 
 const THRESHOLD = '30 minutes';
 const THRESHOLD_MS = 30 * 60_000;
@@ -174,8 +175,11 @@ async function insertCase(trx: AnyDb, c: Case): Promise<string> {
  * Both answers for the plans of `cases`, in one transaction that is rolled back (so the cases do
  * not see each other): the SQL count, and the plans the core reports as stalled at the same now().
  */
-async function answers(list: Case[], thresholdMs: number): Promise<{ sqlCount: number; coreStalled: string[] }> {
-  let outcome: { sqlCount: number; coreStalled: string[] } | undefined;
+async function answers(
+  list: Case[],
+  thresholdMs: number,
+): Promise<{ sqlCount: number; coreStalled: string[]; sweptStalled: string[] }> {
+  let outcome: { sqlCount: number; coreStalled: string[]; sweptStalled: string[] } | undefined;
   const rollback = new Error('rollback');
   await database.admin
     .transaction()
@@ -190,7 +194,15 @@ async function answers(list: Case[], thresholdMs: number): Promise<{ sqlCount: n
         const reported = reportedPlanStatus(plan.status as PlanStatus, snapshot.steps, rows[0]!.now, thresholdMs);
         if (reported.status === 'stalled') coreStalled.push(list[i]!.name);
       }
-      outcome = { sqlCount: Number(rows[0]!.n), coreStalled };
+      // The sweep at the same now(): what it leaves stored as stalled is what the core reports.
+      await sql`select plan.mark_stalled_plans(${thresholdMs} * interval '1 millisecond', 1000)`.execute(trx);
+      const sweptStalled: string[] = [];
+      for (const [i, planId] of planIds.entries()) {
+        const stored = await sql<{ status: string }>`
+          select status from plan.research_plans where id = ${planId}`.execute(trx);
+        if (stored.rows[0]!.status === 'stalled') sweptStalled.push(list[i]!.name);
+      }
+      outcome = { sqlCount: Number(rows[0]!.n), coreStalled, sweptStalled };
       throw rollback;
     })
     .catch((error: unknown) => {
@@ -201,17 +213,22 @@ async function answers(list: Case[], thresholdMs: number): Promise<{ sqlCount: n
 
 describe('the stall rule in core/status.ts and in plan.count_stalled_plans', () => {
   it.each(cases)('agree on "$name" (stalled: $stalled)', async (c) => {
-    const { sqlCount, coreStalled } = await answers([c], THRESHOLD_MS);
-    expect({ sql: sqlCount === 1, core: coreStalled.length === 1 }).toEqual({ sql: c.stalled, core: c.stalled });
+    const { sqlCount, coreStalled, sweptStalled } = await answers([c], THRESHOLD_MS);
+    expect({ sql: sqlCount === 1, core: coreStalled.length === 1, sweep: sweptStalled.length === 1 }).toEqual({
+      sql: c.stalled,
+      core: c.stalled,
+      sweep: c.stalled,
+    });
   });
 
   it('agree on all the plans at once, in many orgs, under other thresholds too', async () => {
     const expected = cases.filter((c) => c.stalled).map((c) => c.name);
     const all = await answers(cases, THRESHOLD_MS);
-    expect(all).toEqual({ sqlCount: expected.length, coreStalled: expected });
+    expect(all).toEqual({ sqlCount: expected.length, coreStalled: expected, sweptStalled: expected });
     for (const thresholdMs of [60_000, 50 * 60_000, 150 * 60_000, 4 * 3_600_000]) {
       const other = await answers(cases, thresholdMs);
       expect(other.sqlCount).toBe(other.coreStalled.length);
+      expect(other.sweptStalled).toEqual(other.coreStalled);
     }
   });
 });

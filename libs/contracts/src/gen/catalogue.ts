@@ -4,6 +4,160 @@ import type { ToolDefinition } from '../catalogue/types.js';
 /** Every rpc with (quarry.mcp.v1.tool), sorted by tool name. */
 export const toolDefinitions: readonly ToolDefinition[] = [
   {
+    "name": "archive_plan",
+    "title": "Archive plan",
+    "description": "Archive a plan the user no longer wants to see in active lists: it disappears from list_active_plans and from list_plans (unless includeArchived), but keeps its status, steps, results and artifacts, stays readable by ID and searchable, and can be restored with unarchive_plan. Archiving an archived plan changes nothing.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "planId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The research plan ID."
+        },
+        "sessionId": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "Your client session ID, recorded in the audit log."
+        }
+      },
+      "required": [
+        "planId"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "planId": {
+          "type": "string",
+          "description": "The research plan ID."
+        },
+        "archived": {
+          "type": "boolean",
+          "description": "True: the plan is archived."
+        },
+        "status": {
+          "type": "string",
+          "enum": [
+            "planning",
+            "executing",
+            "awaiting_review",
+            "stalled",
+            "completed",
+            "failed",
+            "cancelled"
+          ],
+          "description": "The plan's status, unchanged by archiving."
+        }
+      },
+      "required": [
+        "planId",
+        "archived"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.plan.v1.PlanService",
+      "method": "ArchivePlan",
+      "path": "/quarry.plan.v1.PlanService/ArchivePlan"
+    }
+  },
+  {
+    "name": "cancel_plan",
+    "title": "Cancel plan",
+    "description": "Cancel a plan that is not finished, when the user decides to stop the research: the plan becomes cancelled for good, with your reason in its audit log. No more steps are handed out (get_next_step answers plan_failed) and results, reviews and plan changes are refused; the plan and what it produced stay readable. Only do this when the user asked for it. Cancelling a cancelled plan again returns the same answer; a completed or failed plan cannot be cancelled.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "planId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The research plan ID. The plan must not be completed or failed."
+        },
+        "reason": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 2000,
+          "description": "Why the plan is cancelled (the user's words if possible); recorded in the audit log."
+        },
+        "sessionId": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "Your client session ID, recorded in the audit log."
+        }
+      },
+      "required": [
+        "planId",
+        "reason"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "planId": {
+          "type": "string",
+          "description": "The research plan ID."
+        },
+        "status": {
+          "type": "string",
+          "enum": [
+            "planning",
+            "executing",
+            "awaiting_review",
+            "stalled",
+            "completed",
+            "failed",
+            "cancelled"
+          ],
+          "description": "cancelled."
+        },
+        "previousStatus": {
+          "type": "string",
+          "enum": [
+            "planning",
+            "executing",
+            "awaiting_review",
+            "stalled",
+            "completed",
+            "failed",
+            "cancelled"
+          ],
+          "description": "The status the plan had before it was cancelled."
+        },
+        "cancelledAt": {
+          "type": "string",
+          "format": "date-time",
+          "description": "When the plan was cancelled."
+        }
+      },
+      "required": [
+        "planId"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": false,
+      "destructiveHint": true,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.plan.v1.PlanService",
+      "method": "CancelPlan",
+      "path": "/quarry.plan.v1.PlanService/CancelPlan"
+    }
+  },
+  {
     "name": "create_research_plan",
     "title": "Create research plan",
     "description": "Create a research plan: an ordered list of steps that you (or other agents) will then work through with get_next_step and submit_step_result. Call this once you have agreed the research question and approach with the user.\n\nSteps are numbered 1..n in the order given. Optional branching conditions are checked when the step they follow completes (for example \"if confidence < 0.7 after step 2, skip to step 5\"); a condition that references a step order that does not exist, or whose expression does not parse, rejects the whole plan. Passing your sessionId links the plan to the skill execution you logged with log_skill_execution in the same session. Returns the new plan's ID and its first step.",
@@ -1053,7 +1207,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "get_next_step",
     "title": "Get next step",
-    "description": "Claim the next step of a plan to work on: the first pending step moves to in_progress and is yours (two agents calling at the same moment never get the same step). Do the work the instructions describe, then report it with submit_step_result.\n\nCheck `status` first: next_step (work on `step`); plan_complete (every step is done: write the deliverable using outputMediaType and the formatting instructions and notes returned with it); plan_failed (stop); awaiting_review (the user must decide with submit_user_decision before work continues); no_pending_steps (nothing to claim now because the remaining steps are in progress elsewhere: wait with get_plan_status and try again).",
+    "description": "Claim the next step of a plan to work on: the first pending step moves to in_progress and is yours (two agents calling at the same moment never get the same step). Do the work the instructions describe, then report it with submit_step_result.\n\nCheck `status` first: next_step (work on `step`); plan_complete (every step is done: write the deliverable using outputMediaType and the formatting instructions and notes returned with it); plan_failed (the plan failed or was cancelled: stop); awaiting_review (the user must decide with submit_user_decision before work continues); no_pending_steps (nothing to claim now because the remaining steps are in progress elsewhere: wait with get_plan_status and try again).",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -1175,6 +1329,45 @@ export const toolDefinitions: readonly ToolDefinition[] = [
             "additionalProperties": false
           },
           "description": "With plan_complete: formatting notes submitted with step results, in plan order (empty otherwise)."
+        },
+        "review": {
+          "type": "object",
+          "properties": {
+            "reviewId": {
+              "type": "string",
+              "description": "The review's ID."
+            },
+            "stepId": {
+              "type": "string",
+              "description": "The step under review: pass it to submit_user_decision."
+            },
+            "stepOrder": {
+              "type": "integer",
+              "minimum": -2147483648,
+              "maximum": 2147483647,
+              "description": "That step's position in the plan."
+            },
+            "summary": {
+              "type": "string",
+              "description": "The summary given when the review was requested."
+            },
+            "questions": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              },
+              "description": "The questions for the user."
+            }
+          },
+          "required": [
+            "reviewId",
+            "stepId",
+            "stepOrder",
+            "summary",
+            "questions"
+          ],
+          "additionalProperties": false,
+          "description": "With awaiting_review: the step under review and what the user is asked; show them to the user and submit their decision with submit_user_decision."
         }
       },
       "required": [
@@ -1237,7 +1430,8 @@ export const toolDefinitions: readonly ToolDefinition[] = [
             "awaiting_review",
             "stalled",
             "completed",
-            "failed"
+            "failed",
+            "cancelled"
           ],
           "description": "The plan's recorded status."
         },
@@ -1249,7 +1443,8 @@ export const toolDefinitions: readonly ToolDefinition[] = [
             "awaiting_review",
             "stalled",
             "completed",
-            "failed"
+            "failed",
+            "cancelled"
           ],
           "description": "The status the plan's steps imply (e.g. completed once every step is completed or skipped); it can run ahead of `status` until the next call that changes the plan."
         },
@@ -1499,7 +1694,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "get_research_context",
     "title": "Get research context",
-    "description": "Load everything about a plan to resume work on it, for example in a new conversation: the plan, every step with its result, the plan's artifacts, the 20 most recent audit events, the linked skill execution and your organization's output preferences. Pass your sessionId so the audit log records that this session resumed the plan.",
+    "description": "Load everything about a plan to resume work on it, for example in a new conversation: the plan, every step with its result, the plan's artifacts, the 20 most recent audit events, the linked skill execution and the output preferences for the deliverable. Pass your sessionId so the audit log records that this session resumed the plan (that is the one thing this tool writes; without a sessionId it changes nothing).",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -1526,7 +1721,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         "plan": {
           "type": "object",
           "properties": {
-            "planId": {
+            "id": {
               "type": "string",
               "description": "The research plan ID."
             },
@@ -1546,7 +1741,8 @@ export const toolDefinitions: readonly ToolDefinition[] = [
                 "awaiting_review",
                 "stalled",
                 "completed",
-                "failed"
+                "failed",
+                "cancelled"
               ],
               "description": "The plan's status."
             },
@@ -1584,7 +1780,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
             }
           },
           "required": [
-            "planId",
+            "id",
             "name",
             "researchQuestion",
             "progress",
@@ -1646,7 +1842,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
                 "description": "The confidence submitted with the result (0–1), if any."
               },
               "stepExecutionReport": {
-                "type": "string",
+                "type": "object",
                 "description": "The execution report submitted with the result, if any."
               },
               "outputFormattingNotes": {
@@ -1666,6 +1862,10 @@ export const toolDefinitions: readonly ToolDefinition[] = [
                 "type": "string",
                 "format": "date-time",
                 "description": "When the step was completed, skipped or failed."
+              },
+              "resultSummary": {
+                "type": "string",
+                "description": "A bounded summary of the step's result (the whole result is in `result`)."
               }
             },
             "required": [
@@ -1750,11 +1950,11 @@ export const toolDefinitions: readonly ToolDefinition[] = [
                 "type": "string",
                 "description": "The client session that caused it, if known."
               },
-              "details": {
+              "eventData": {
                 "type": "object",
-                "description": "Event details (e.g. old and new status, the rationale of a change)."
+                "description": "Event details: for plan_modified and user_reviewed, `action` names what happened (created, add_steps, …; review_requested, decision_submitted), with the rationale, status change or decision."
               },
-              "occurredAt": {
+              "createdAt": {
                 "type": "string",
                 "format": "date-time",
                 "description": "When it happened."
@@ -1770,7 +1970,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         "skillExecution": {
           "type": "object",
           "properties": {
-            "executionId": {
+            "id": {
               "type": "string",
               "description": "The execution's ID."
             },
@@ -1822,7 +2022,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
             }
           },
           "required": [
-            "executionId",
+            "id",
             "skillName"
           ],
           "additionalProperties": false,
@@ -1841,15 +2041,51 @@ export const toolDefinitions: readonly ToolDefinition[] = [
                 "excel",
                 "powerpoint"
               ],
-              "description": "The default form of deliverables."
+              "description": "The form the deliverable should take (the organization's default)."
             },
             "outputFormattingInstructions": {
               "type": "string",
               "description": "The organization's standing formatting instructions, if any."
+            },
+            "planFormattingNotes": {
+              "type": "string",
+              "description": "The formatting notes given when the plan was created, if any."
+            },
+            "stepFormattingNotes": {
+              "type": "array",
+              "items": {
+                "type": "object",
+                "properties": {
+                  "stepId": {
+                    "type": "string",
+                    "description": "The step the notes came with."
+                  },
+                  "stepOrder": {
+                    "type": "integer",
+                    "minimum": -2147483648,
+                    "maximum": 2147483647,
+                    "description": "That step's position in the plan."
+                  },
+                  "notes": {
+                    "type": "string",
+                    "description": "The notes."
+                  }
+                },
+                "required": [
+                  "stepId",
+                  "stepOrder",
+                  "notes"
+                ],
+                "additionalProperties": false
+              },
+              "description": "Formatting notes submitted with step results, in plan order."
             }
           },
+          "required": [
+            "stepFormattingNotes"
+          ],
           "additionalProperties": false,
-          "description": "Your organization's output preferences for the deliverable."
+          "description": "The output preferences for the deliverable: the organization's defaults and the plan's and steps' formatting notes."
         }
       },
       "required": [
@@ -1860,9 +2096,9 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "additionalProperties": false
     },
     "annotations": {
-      "readOnlyHint": true,
+      "readOnlyHint": false,
       "destructiveHint": false,
-      "idempotentHint": true,
+      "idempotentHint": false,
       "openWorldHint": false
     },
     "rpc": {
@@ -2234,7 +2470,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "list_active_plans",
     "title": "List active plans",
-    "description": "List your organization's research plans that are not finished (not completed or failed), most recently updated first. Use it to find a plan to resume. Pages: pass the returned nextCursor as cursor to get the next page.",
+    "description": "List your organization's research plans that are not finished (not completed, failed or cancelled) and not archived, most recently updated first. Use it to find a plan to resume. Every active plan is returned unless you ask for a page: send limit (and then the returned nextCursor as cursor) to page through them.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -2248,7 +2484,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "type": "integer",
           "minimum": 1,
           "maximum": 100,
-          "description": "How many plans to return per page, 1–100 (default 20)."
+          "description": "Ask for a page of at most this many plans (1–100); omit to get every active plan (with a cursor and no limit, pages hold 20)."
         }
       },
       "additionalProperties": false
@@ -2287,7 +2523,8 @@ export const toolDefinitions: readonly ToolDefinition[] = [
                   "awaiting_review",
                   "stalled",
                   "completed",
-                  "failed"
+                  "failed",
+                  "cancelled"
                 ],
                 "description": "The plan's status: planning, executing, awaiting_review or stalled."
               },
@@ -2501,6 +2738,155 @@ export const toolDefinitions: readonly ToolDefinition[] = [
     }
   },
   {
+    "name": "list_plans",
+    "title": "List plans",
+    "description": "Find research plans in any state, finished ones included, most recently updated first: filter by status, by words in the name or research question (query), or by last change (updatedSince). Archived plans are left out unless you pass includeArchived. Pages of 20 by default: pass the returned nextCursor as cursor (with the same filters) for the next page.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "status": {
+          "type": "string",
+          "enum": [
+            "planning",
+            "executing",
+            "awaiting_review",
+            "stalled",
+            "completed",
+            "failed",
+            "cancelled"
+          ],
+          "description": "Only plans with this status (as stored; planning, executing, awaiting_review, stalled, completed, failed or cancelled). Omit for every status."
+        },
+        "query": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "Only plans whose name or research question contains these words (case-insensitive)."
+        },
+        "updatedSince": {
+          "type": "string",
+          "format": "date-time",
+          "description": "Only plans changed at or after this time (an RFC 3339 date and time, in UTC or with an offset)."
+        },
+        "includeArchived": {
+          "type": "boolean",
+          "description": "True to include archived plans."
+        },
+        "cursor": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 512,
+          "description": "The nextCursor of the previous page; omit for the first page."
+        },
+        "limit": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 100,
+          "description": "How many plans per page, 1–100 (default 20)."
+        }
+      },
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "plans": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "planId": {
+                "type": "string",
+                "description": "The research plan ID."
+              },
+              "name": {
+                "type": "string",
+                "description": "The plan's name."
+              },
+              "researchQuestion": {
+                "type": "string",
+                "description": "The research question."
+              },
+              "status": {
+                "type": "string",
+                "enum": [
+                  "planning",
+                  "executing",
+                  "awaiting_review",
+                  "stalled",
+                  "completed",
+                  "failed",
+                  "cancelled"
+                ],
+                "description": "The plan's status."
+              },
+              "progress": {
+                "type": "number",
+                "description": "Percentage of steps completed or skipped, 0–100."
+              },
+              "totalSteps": {
+                "type": "integer",
+                "minimum": -2147483648,
+                "maximum": 2147483647,
+                "description": "How many steps the plan has."
+              },
+              "completedSteps": {
+                "type": "integer",
+                "minimum": -2147483648,
+                "maximum": 2147483647,
+                "description": "How many steps are completed or skipped."
+              },
+              "archived": {
+                "type": "boolean",
+                "description": "True when the plan is archived."
+              },
+              "createdAt": {
+                "type": "string",
+                "format": "date-time",
+                "description": "When the plan was created."
+              },
+              "updatedAt": {
+                "type": "string",
+                "format": "date-time",
+                "description": "When the plan last changed."
+              }
+            },
+            "required": [
+              "planId",
+              "name",
+              "researchQuestion",
+              "progress",
+              "totalSteps",
+              "completedSteps",
+              "archived"
+            ],
+            "additionalProperties": false
+          },
+          "description": "This page of plans, most recently updated first."
+        },
+        "nextCursor": {
+          "type": "string",
+          "description": "Pass as cursor (with the same filters) to get the next page; absent on the last page."
+        }
+      },
+      "required": [
+        "plans"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.plan.v1.PlanService",
+      "method": "ListPlans",
+      "path": "/quarry.plan.v1.PlanService/ListPlans"
+    }
+  },
+  {
     "name": "list_tags",
     "title": "List tags",
     "description": "Every tag used on your organization's research artifacts, with how many artifacts carry it, most used first. Use it to pick tags for list_artifacts or search_sources.",
@@ -2658,14 +3044,14 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "modify_plan",
     "title": "Modify plan",
-    "description": "Change a plan that is still planning or executing. Choose one action and send the fields that action needs (each field says which action it belongs to):\n\nadd_steps: `steps`, the new steps, each inserted after its `insertAfterOrder` (or appended at the end); later steps move down.\n\nremove_step: `stepId`, a step that is still pending; later steps move up.\n\nreorder_steps: `stepOrder`, every step ID of the plan, each once, in the new order.\n\nupdate_step_instructions: `stepId` and `updatedInstructions`.\n\nfail_step: `stepId` and optionally `reason`; the step (pending or in progress) is marked failed and the plan carries on with the next step.\n\nBranching conditions stay attached to the same steps when orders change. Add a modificationRationale so the audit log says why. Returns the plan's steps after the change.",
+    "description": "Change a plan that is still planning or executing (fail_step also works on a stalled plan: giving up on the stuck step gets it going again). Choose one action and send the fields that action needs (each field says which action it belongs to):\n\nadd_steps: `steps`, the new steps, each inserted after its `insertAfterOrder` (or appended at the end); later steps move down.\n\nremove_step: `stepId`, a step that is still pending; later steps move up.\n\nreorder_steps: `stepOrder`, every step ID of the plan, each once, in the new order.\n\nupdate_step_instructions: `stepId` and `updatedInstructions`.\n\nfail_step: `stepId` and optionally `reason`; the step (pending or in progress) is marked failed and the plan carries on with the next step.\n\nBranching conditions stay attached to the same steps when orders change. Add a modificationRationale so the audit log says why. Returns the plan's steps after the change.",
     "inputSchema": {
       "type": "object",
       "properties": {
         "planId": {
           "type": "string",
           "format": "uuid",
-          "description": "The research plan ID. The plan must be planning or executing."
+          "description": "The research plan ID. The plan must be planning or executing (or stalled, for fail_step)."
         },
         "action": {
           "type": "string",
@@ -2792,7 +3178,8 @@ export const toolDefinitions: readonly ToolDefinition[] = [
             "awaiting_review",
             "stalled",
             "completed",
-            "failed"
+            "failed",
+            "cancelled"
           ],
           "description": "The plan's status after the change."
         },
@@ -3006,7 +3393,8 @@ export const toolDefinitions: readonly ToolDefinition[] = [
             "awaiting_review",
             "stalled",
             "completed",
-            "failed"
+            "failed",
+            "cancelled"
           ],
           "description": "The plan's status now: awaiting_review."
         }
@@ -3484,7 +3872,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "submit_research_feedback",
     "title": "Submit research feedback",
-    "description": "Record the user's feedback on a piece of research: `initial` right after the plan is presented, `closing` when the research is delivered. Ask the user; only record what they said.",
+    "description": "Record the user's feedback on a piece of research, at two moments: `initial` right after you delivered the results, and `closing` when the conversation moves on to something else. Ask the user; only record what they said.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -3499,13 +3887,17 @@ export const toolDefinitions: readonly ToolDefinition[] = [
             "initial",
             "closing"
           ],
-          "description": "initial (right after the plan was presented) or closing (when the research was delivered)."
+          "description": "initial (right after you delivered the results) or closing (when the conversation moves on)."
         },
         "userSatisfaction": {
-          "type": "integer",
-          "minimum": 1,
-          "maximum": 5,
-          "description": "The user's satisfaction from 1 (very unsatisfied) to 5 (very satisfied)."
+          "type": "string",
+          "enum": [
+            "positive",
+            "neutral",
+            "negative",
+            "none"
+          ],
+          "description": "How the user felt about the research: positive, neutral, negative, or none when they did not say."
         },
         "userFeedbackSummary": {
           "type": "string",
@@ -3608,10 +4000,9 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "description": "How confident you are in the result, from 0 (not at all) to 1 (certain)."
         },
         "stepExecutionReport": {
-          "type": "string",
-          "minLength": 1,
-          "maxLength": 20000,
-          "description": "How the step went: what you did, what you could not do, and anything the next steps should know."
+          "type": "object",
+          "maxProperties": 100,
+          "description": "How the step went, as a JSON object: your thinking, the web searches and fetches you made, the tool calls, what you could not do, and anything the next steps should know (e.g. {\"thinking\": \"…\", \"webSearches\": [{\"query\": \"…\"}], \"toolCalls\": [{\"tool\": \"…\"}]}). At most 64 KB once serialized."
         },
         "outputFormattingNotes": {
           "type": "string",
@@ -3654,7 +4045,8 @@ export const toolDefinitions: readonly ToolDefinition[] = [
             "awaiting_review",
             "stalled",
             "completed",
-            "failed"
+            "failed",
+            "cancelled"
           ],
           "description": "The plan's status after the step and its branching conditions were applied."
         }
@@ -3832,7 +4224,8 @@ export const toolDefinitions: readonly ToolDefinition[] = [
             "awaiting_review",
             "stalled",
             "completed",
-            "failed"
+            "failed",
+            "cancelled"
           ],
           "description": "The plan's status now."
         }
@@ -3852,6 +4245,73 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "service": "quarry.plan.v1.PlanService",
       "method": "SubmitUserDecision",
       "path": "/quarry.plan.v1.PlanService/SubmitUserDecision"
+    }
+  },
+  {
+    "name": "unarchive_plan",
+    "title": "Unarchive plan",
+    "description": "Bring an archived plan back into the active lists (see archive_plan). Unarchiving a plan that is not archived changes nothing.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "planId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The research plan ID."
+        },
+        "sessionId": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "Your client session ID, recorded in the audit log."
+        }
+      },
+      "required": [
+        "planId"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "planId": {
+          "type": "string",
+          "description": "The research plan ID."
+        },
+        "archived": {
+          "type": "boolean",
+          "description": "False: the plan is back in the active lists."
+        },
+        "status": {
+          "type": "string",
+          "enum": [
+            "planning",
+            "executing",
+            "awaiting_review",
+            "stalled",
+            "completed",
+            "failed",
+            "cancelled"
+          ],
+          "description": "The plan's status."
+        }
+      },
+      "required": [
+        "planId",
+        "archived"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.plan.v1.PlanService",
+      "method": "UnarchivePlan",
+      "path": "/quarry.plan.v1.PlanService/UnarchivePlan"
     }
   },
   {

@@ -2,10 +2,11 @@ import type { Migration } from 'kysely';
 import * as createIdentity from './identity/2026_11_21_2200_create_identity.js';
 import * as createToolCallLog from './gateway/2026_11_21_2200_create_tool_call_log.js';
 import * as toolCallLogInputRequired from './gateway/2026_11_22_0300_tool_call_log_input_required.js';
+import * as toolCallLogInsertOnly from './gateway/2026_11_25_2130_tool_call_log_insert_only.js';
 
 /**
  * The gateway owns two schemas: `identity` (organizations, users, memberships, tokens) and
- * `gateway` (the MCP tool-call log). Names are timestamps so order is explicit and stable.
+ * `gateway` (the MCP tool-call log, insert-only). Names are timestamps so order is explicit and stable.
  */
 export const gatewaySchemas: ReadonlyArray<{ schema: string; migrations: Record<string, Migration> }> = [
   { schema: 'identity', migrations: { '2026_11_21_2200_create_identity': createIdentity } },
@@ -14,6 +15,7 @@ export const gatewaySchemas: ReadonlyArray<{ schema: string; migrations: Record<
     migrations: {
       '2026_11_21_2200_create_tool_call_log': createToolCallLog,
       '2026_11_22_0300_tool_call_log_input_required': toolCallLogInputRequired,
+      '2026_11_25_2130_tool_call_log_insert_only': toolCallLogInsertOnly,
     },
   },
 ];

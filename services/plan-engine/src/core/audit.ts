@@ -1,7 +1,8 @@
 import type { PlanEventType } from './events.js';
 import type { BranchAction, PlanStatus } from './types.js';
 
-export type StatusChangeCause = Exclude<PlanEventType, 'detect_stall'> | 'branch_condition' | 'stall_detected';
+export type StatusChangeCause =
+  Exclude<PlanEventType, 'detect_stall'> | 'branch_condition' | 'stall_detected' | 'cancel_plan';
 
 /** The eight business event types of `plan_audit_log`. */
 export const AUDIT_EVENT_TYPES = [
@@ -16,39 +17,41 @@ export const AUDIT_EVENT_TYPES = [
 ] as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 
-/** What a `plan_modified` row records; `rationale` is the caller's modificationRationale (or planDesignRationale). */
+/** What a `plan_modified` row records (`action`: created or the modify_plan action); `rationale` is the caller's modificationRationale (or planDesignRationale). */
 export type PlanModification =
   | {
-      readonly change: 'created';
+      readonly action: 'created';
       readonly stepCount: number;
       readonly conditionCount: number;
       readonly rationale: string | null;
     }
   | {
-      readonly change: 'steps_added';
+      readonly action: 'add_steps';
       readonly steps: readonly { readonly stepId: string; readonly stepOrder: number; readonly stepType: string }[];
       readonly rationale: string | null;
     }
   | {
-      readonly change: 'step_removed';
+      readonly action: 'remove_step';
       readonly stepOrder: number;
       /** Conditions dropped with the step because they were attached to it or skipped to it. */
       readonly droppedConditionIds: readonly string[];
       readonly rationale: string | null;
     }
   | {
-      readonly change: 'steps_reordered';
+      readonly action: 'reorder_steps';
       readonly previousStepIds: readonly string[];
       readonly stepIds: readonly string[];
       readonly rationale: string | null;
     }
   | {
-      readonly change: 'instructions_updated';
+      readonly action: 'update_step_instructions';
       readonly previousInstructions: string;
       readonly instructions: string;
       readonly rationale: string | null;
     }
-  | { readonly change: 'step_failed'; readonly reason: string | null; readonly rationale: string | null };
+  | { readonly action: 'fail_step'; readonly reason: string | null; readonly rationale: string | null }
+  /** archive_plan / unarchive_plan: the plan's flag changed, not its steps or status. */
+  | { readonly action: 'archive' | 'unarchive' };
 
 /** The branch a submitted result triggered (recorded on its `step_completed` row). */
 export interface BranchTaken {
@@ -78,10 +81,12 @@ export interface AuditPayloads {
     readonly conditionId?: string;
     /** The overdue steps (cause `stall_detected`). */
     readonly stalledStepIds?: readonly string[];
+    /** The caller's reason (cause `cancel_plan`). */
+    readonly reason?: string;
   };
   user_reviewed:
-    | { readonly phase: 'requested'; readonly summary: string; readonly questions: readonly string[] }
-    | { readonly phase: 'decided'; readonly decision: string; readonly feedback: string | null };
+    | { readonly action: 'review_requested'; readonly summary: string; readonly questions: readonly string[] }
+    | { readonly action: 'decision_submitted'; readonly decision: string; readonly feedback: string | null };
   session_resumed: Record<string, never>;
   feedback_recorded: { readonly feedbackId: string; readonly feedbackType: 'initial' | 'closing' };
 }

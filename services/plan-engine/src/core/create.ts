@@ -41,7 +41,7 @@ export function createPlan(input: CreatePlanInput): TransitionResult {
   const created = auditEvent(
     'plan_modified',
     {
-      change: 'created',
+      action: 'created',
       stepCount: steps.length,
       conditionCount: conditions.length,
       rationale: input.rationale ?? null,

@@ -51,7 +51,7 @@ export function effectsOf(before: PlanSnapshot, after: PlanSnapshot, audit: read
   return [...writes, ...appended, ...notify];
 }
 
-/** Field by field; results compare by reference because transitions never copy an unchanged result. */
+/** Field by field; results and reports compare by reference because transitions never copy an unchanged one. */
 function sameStep(a: PlanStep, b: PlanStep): boolean {
   return (
     a.order === b.order &&

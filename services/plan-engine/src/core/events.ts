@@ -36,7 +36,7 @@ export type PlanEvent =
       readonly stepId: string;
       readonly result: JsonValue;
       readonly confidence?: number | null;
-      readonly executionReport?: string | null;
+      readonly executionReport?: JsonValue | null;
       readonly formattingNotes?: string | null;
     } & EventBase)
   /** request_user_review */

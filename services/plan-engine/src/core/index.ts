@@ -42,6 +42,8 @@ export { describeCondition, type BranchingConditionInput } from './branching.js'
 export type { ClaimOutcome } from './transitions/change.js';
 export { transition, type TransitionResult } from './transition.js';
 export { createPlan, type CreatePlanInput } from './create.js';
+export { cancelPlan, type CancelDecision } from './cancel.js';
+export { archiveEffects } from './archive.js';
 export { modifyFieldViolation } from './modify-arguments.js';
 export { summarizeResult } from './result-summary.js';
 export { isFinishedSkillStatus } from './skill-execution.js';

@@ -3,13 +3,22 @@ import type { ParsedExpression } from './expression/ast.js';
 /**
  * The plan's stored status. `stalled` and `failed` are never derived from the steps alone:
  * `stalled` depends on the clock (see `isPlanStalled`) and `failed` records a decision
- * (a rejected review or a `fail` branch), so both live on the plan itself.
+ * (a rejected review or a `fail` branch), so both live on the plan itself, as does `cancelled`
+ * (cancel_plan).
  */
-export const PLAN_STATUSES = ['planning', 'executing', 'awaiting_review', 'stalled', 'completed', 'failed'] as const;
+export const PLAN_STATUSES = [
+  'planning',
+  'executing',
+  'awaiting_review',
+  'stalled',
+  'completed',
+  'failed',
+  'cancelled',
+] as const;
 export type PlanStatus = (typeof PLAN_STATUSES)[number];
 
 /** Statuses a plan never leaves: every later event is refused or changes nothing. */
-export const TERMINAL_PLAN_STATUSES: readonly PlanStatus[] = ['completed', 'failed'];
+export const TERMINAL_PLAN_STATUSES: readonly PlanStatus[] = ['completed', 'failed', 'cancelled'];
 
 export const STEP_STATUSES = ['pending', 'in_progress', 'awaiting_input', 'completed', 'skipped', 'failed'] as const;
 export type StepStatus = (typeof STEP_STATUSES)[number];
@@ -35,7 +44,8 @@ export interface PlanStep {
   readonly result: JsonValue | null;
   /** Self-reported confidence in [0, 1], `null` when the client gave none. */
   readonly confidence: number | null;
-  readonly executionReport: string | null;
+  /** The execution report submitted with the result (thinking, searches, tool calls…); `null` when none. */
+  readonly executionReport: JsonValue | null;
   /** Output formatting notes from the step's result, gathered into the final deliverable. */
   readonly formattingNotes: string | null;
   /** Why the step failed (fail_step reason, rejected review feedback), else `null`. */

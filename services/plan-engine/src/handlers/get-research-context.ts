@@ -39,7 +39,7 @@ export async function getResearchContext(
       artifacts: [],
       recentAuditEvents: audit.map(auditEventOf),
       skillExecution: skill ? skillExecutionOf(skill) : undefined,
-      outputPreferences: outputPreferencesOf(prefs),
+      outputPreferences: outputPreferencesOf(prefs, plan, steps),
     };
   });
   // Asked for outside the transaction, so no connection waits on another service.

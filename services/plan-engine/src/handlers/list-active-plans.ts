@@ -8,13 +8,16 @@ import { activePlanOf } from './to-proto.js';
 
 const DEFAULT_PAGE = 20;
 
-/** list_active_plans: the org's unfinished plans, most recently updated first, a page at a time. */
+/**
+ * list_active_plans: the org's unfinished plans, most recently updated first: all of them, as
+ * the public contract has it, unless the client asks for a page (a limit, or a cursor).
+ */
 export async function listActivePlans(
   deps: PlanHandlerDeps,
   req: planV1.ListActivePlansRequest,
   ctx: CallContext,
 ): Promise<planV1.ListActivePlansResponse> {
-  const limit = req.limit ?? DEFAULT_PAGE;
+  const limit = req.limit ?? (req.cursor ? DEFAULT_PAGE : undefined);
   const after = req.cursor ? decodeCursor(req.cursor) : undefined;
   const at = deps.now();
   return inTenant(deps, ctx, async (trx) => {

@@ -1,6 +1,6 @@
 import type { planV1 } from '@quarry/contracts';
 import type { CallContext } from '@quarry/grpc';
-import { feedbackTypes } from '../enums.js';
+import { feedbackTypes, userSatisfactions } from '../enums.js';
 import { insertFeedback } from '../store/feedback.js';
 import { applyTransition, inTenant, mustLoad, type PlanHandlerDeps } from './plan-transaction.js';
 
@@ -18,7 +18,9 @@ export async function submitResearchFeedback(
       org_id: ctx.identity.orgId,
       plan_id: req.planId,
       feedback_type: feedbackType,
-      user_satisfaction: req.userSatisfaction ?? null,
+      user_satisfaction: req.userSatisfaction
+        ? userSatisfactions.required(req.userSatisfaction, 'userSatisfaction')
+        : null,
       user_feedback_summary: req.userFeedbackSummary ?? null,
       improvement_suggestions: req.improvementSuggestions ?? null,
       follow_up_requested: req.followUpRequested ?? null,

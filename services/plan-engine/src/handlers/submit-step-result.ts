@@ -6,6 +6,9 @@ import { planErrors } from '../errors.js';
 import { earlierSubmission, recordSubmission } from '../store/submissions.js';
 import { applyTransition, inTenant, mustLoad, type PlanHandlerDeps } from './plan-transaction.js';
 
+/** The execution report is kept with the step and read back whole by get_research_context. */
+const MAX_EXECUTION_REPORT_BYTES = 64 * 1024;
+
 /**
  * submit_step_result: records a step's result (the core also starts a pending step and applies
  * the branching conditions). With an idempotency key, every retry gets the first answer and
@@ -17,6 +20,13 @@ export async function submitStepResult(
   ctx: CallContext,
 ): Promise<planV1.SubmitStepResultResponse> {
   if (!req.result) throw planErrors.INVALID_ARGUMENT({ field: 'result', rule: 'is required (a JSON object)' });
+  const report = req.stepExecutionReport;
+  if (report && Buffer.byteLength(JSON.stringify(report)) > MAX_EXECUTION_REPORT_BYTES) {
+    throw planErrors.INVALID_ARGUMENT({
+      field: 'stepExecutionReport',
+      rule: `must be at most ${MAX_EXECUTION_REPORT_BYTES} bytes once serialized as JSON; summarise it`,
+    });
+  }
   return inTenant(deps, ctx, async (trx) => {
     const loaded = await mustLoad(trx, req.planId, true);
     const at = deps.now(); // under the plan lock: times follow commit order
@@ -35,7 +45,7 @@ export async function submitStepResult(
       stepId: req.stepId,
       result: req.result as JsonValue,
       confidence: req.confidence ?? null,
-      executionReport: req.stepExecutionReport ?? null,
+      executionReport: (report ?? null) as JsonValue | null,
       formattingNotes: req.outputFormattingNotes ?? null,
       sessionId: req.sessionId ?? null,
       at,

@@ -82,6 +82,19 @@ export function activePlanOf(
   };
 }
 
+/** A plan in list_plans: what it is, how far it got, and whether it is archived. */
+export function planListingOf(
+  plan: PlanRow,
+  steps: readonly Pick<PlanStep, 'status'>[],
+  reported: Reported,
+): planV1.PlanListing {
+  return {
+    ...activePlanOf(plan, steps, reported),
+    archived: plan.archived_at !== null,
+    createdAt: plan.created_at,
+  };
+}
+
 /** The step get_next_step hands out. */
 export function claimedStep(step: PlanStep): planV1.ClaimedStep {
   return {
@@ -102,11 +115,12 @@ export function stepDetail(step: PlanStep): planV1.StepDetails {
     instructions: step.instructions,
     result: asObject(step.result),
     confidence: step.confidence ?? undefined,
-    stepExecutionReport: step.executionReport ?? undefined,
+    stepExecutionReport: asObject(step.executionReport),
     outputFormattingNotes: step.formattingNotes ?? undefined,
     failureReason: step.failureReason ?? undefined,
     startedAt: step.startedAt ?? undefined,
     completedAt: step.completedAt ?? undefined,
+    resultSummary: step.result === null ? undefined : summarizeResult(step.result),
   };
 }
 
@@ -122,7 +136,7 @@ export function priorStep(step: PlanStep): planV1.PriorStep {
 }
 
 /** What get_next_step adds once the plan is complete: the notes for the final deliverable. */
-export function deliverableNotes(
+function deliverableNotes(
   plan: PlanRow,
   steps: readonly PlanStep[],
 ): Pick<planV1.GetNextStepResponse, 'planFormattingNotes' | 'stepFormattingNotes'> {
@@ -134,18 +148,23 @@ export function deliverableNotes(
   };
 }
 
-/** The org's preferences, `conversation` when it set none. */
-export function outputPreferencesOf(row: OutputPreferencesRow | undefined): planV1.OutputPreferences {
+/** What the deliverable of `plan` should look like: the org's preferences (`conversation` when it set none) and the plan's and steps' notes. */
+export function outputPreferencesOf(
+  row: OutputPreferencesRow | undefined,
+  plan: PlanRow,
+  steps: readonly PlanStep[],
+): planV1.OutputPreferences {
   return {
     outputMediaType: mediaTypes.valueOf((row?.output_media_type ?? 'conversation') as 'conversation'),
     outputFormattingInstructions: row?.output_formatting_instructions ?? undefined,
+    ...deliverableNotes(plan, steps),
   };
 }
 
 /** The plan as get_research_context shows it: `steps` are the ones after a resume, `reported` the status before. */
 export function planDetailsOf(plan: PlanRow, steps: readonly PlanStep[], reported: Reported): planV1.PlanDetails {
   return {
-    planId: plan.id,
+    id: plan.id,
     name: plan.name,
     researchQuestion: plan.research_question,
     status: planStatuses.valueOf(reported.status),
@@ -165,14 +184,14 @@ export function auditEventOf(row: AuditRow): planV1.AuditEvent {
     eventType: auditEventTypes.valueOf(row.event_type),
     stepId: row.step_id ?? undefined,
     sessionId: row.session_id ?? undefined,
-    details: asObject(row.details),
-    occurredAt: row.occurred_at,
+    eventData: eventDataOf(row.event_type, asObject(row.details)),
+    createdAt: row.occurred_at,
   };
 }
 
 export function skillExecutionOf(row: SkillExecutionRow): planV1.SkillExecution {
   return {
-    executionId: row.id,
+    id: row.id,
     skillName: row.skill_name,
     status: skillStatuses.valueOf(row.status as 'started'),
     planId: row.plan_id ?? undefined,
@@ -183,4 +202,26 @@ export function skillExecutionOf(row: SkillExecutionRow): planV1.SkillExecution 
     completedAt: row.completed_at ?? undefined,
     durationMs: row.duration_ms === null ? undefined : Number(row.duration_ms),
   };
+}
+
+/** How rows written before plan_modified and user_reviewed named their `action` (`change` / `phase`). */
+const EARLIER_ACTION_NAMES: Readonly<Record<string, string>> = {
+  steps_added: 'add_steps',
+  step_removed: 'remove_step',
+  steps_reordered: 'reorder_steps',
+  instructions_updated: 'update_step_instructions',
+  requested: 'review_requested',
+  decided: 'decision_submitted',
+};
+
+/** The audit row's details as eventData; the log is never rewritten, so older rows are renamed on the way out. */
+function eventDataOf(
+  type: string,
+  details: { [key: string]: unknown } | undefined,
+): { [key: string]: unknown } | undefined {
+  if (!details || 'action' in details) return details;
+  const key = type === 'plan_modified' ? 'change' : type === 'user_reviewed' ? 'phase' : undefined;
+  if (!key || typeof details[key] !== 'string') return details;
+  const { [key]: earlier, ...rest } = details;
+  return { action: EARLIER_ACTION_NAMES[earlier as string] ?? earlier, ...rest };
 }

@@ -1,14 +1,19 @@
 import type { Migration } from 'kysely';
 import * as createPlan from './plan/2026_11_21_2300_create_plan.js';
 import * as countStalledPlans from './plan/2026_11_22_0400_count_stalled_plans.js';
-import * as planDeletion from './plan/2026_11_25_2110_plan_deletion.js';
+import * as trovellaFieldShapes from './plan/2026_11_25_2100_trovella_field_shapes.js';
+import * as markStalledPlans from './plan/2026_11_25_2110_mark_stalled_plans.js';
+import * as archiveAndCancel from './plan/2026_11_25_2140_archive_and_cancel.js';
+import * as planDeletion from './plan/2026_11_25_2150_plan_deletion.js';
 
 /**
  * The plan engine owns the `plan` schema: research plans and steps, branching conditions, user
- * reviews, skill executions, feedback, output preferences, submit idempotency keys and the
- * append-only audit log and the content-free tombstones of deleted plans, plus the one cross-tenant aggregate for metrics (count_stalled_plans,
- * callable by members of quarry_plan_metrics: see grantPlanMetrics). Names are timestamps so
- * order is explicit and stable.
+ * reviews, skill executions, feedback, output preferences, submit idempotency keys, the
+ * append-only audit log and the content-free tombstones of deleted plans, plus the one
+ * cross-tenant aggregate for metrics (count_stalled_plans, callable by members of
+ * quarry_plan_metrics: see grantPlanMetrics) and the stall sweep (mark_stalled_plans, callable by
+ * members of quarry_plan_maintenance: see grantPlanMaintenance). Names are timestamps so order is
+ * explicit and stable.
  */
 export const planSchemas: ReadonlyArray<{ schema: string; migrations: Record<string, Migration> }> = [
   {
@@ -16,7 +21,10 @@ export const planSchemas: ReadonlyArray<{ schema: string; migrations: Record<str
     migrations: {
       '2026_11_21_2300_create_plan': createPlan,
       '2026_11_22_0400_count_stalled_plans': countStalledPlans,
-      '2026_11_25_2110_plan_deletion': planDeletion,
+      '2026_11_25_2100_trovella_field_shapes': trovellaFieldShapes,
+      '2026_11_25_2110_mark_stalled_plans': markStalledPlans,
+      '2026_11_25_2140_archive_and_cancel': archiveAndCancel,
+      '2026_11_25_2150_plan_deletion': planDeletion,
     },
   },
 ];

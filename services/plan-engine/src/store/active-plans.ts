@@ -6,10 +6,14 @@ import type { PlanRow, Trx } from './plans.js';
 /** What the list needs of a step to report progress and stalls (the core's rules decide both). */
 export type StepProgress = Pick<PlanStep, 'id' | 'status' | 'startedAt'>;
 
+/** Not finished and not archived (research_plans_listed_active_idx). */
 const activePlans = (trx: Trx) =>
-  trx.selectFrom('plan.research_plans as p').where('p.status', 'not in', ['completed', 'failed']);
+  trx
+    .selectFrom('plan.research_plans as p')
+    .where('p.status', 'not in', ['completed', 'failed', 'cancelled'])
+    .where('p.archived_at', 'is', null);
 
-/** How many plans of the org are not finished. */
+/** How many plans of the org are not finished (archived ones left out). */
 export async function countActivePlans(trx: Trx): Promise<number> {
   const { count } = await activePlans(trx)
     .select((eb) => eb.fn.countAll<string>().as('count'))
@@ -18,24 +22,29 @@ export async function countActivePlans(trx: Trx): Promise<number> {
 }
 
 /**
- * Up to `limit` unfinished plans after `after`, most recently updated first (ties by id), each
- * with its steps; `more` says whether another page follows.
+ * Up to `limit` (or all) unfinished plans after `after`, most recently updated first (ties by
+ * id), each with its steps; `more` says whether another page follows.
  */
 export async function activePlansPage(
   trx: Trx,
-  page: { after: PageKey | undefined; limit: number },
+  page: { after: PageKey | undefined; limit: number | undefined },
 ): Promise<{ plans: { plan: PlanRow; steps: StepProgress[] }[]; more: boolean }> {
-  let query = activePlans(trx)
-    .selectAll('p')
-    .orderBy('p.updated_at', 'desc')
-    .orderBy('p.id', 'desc')
-    .limit(page.limit + 1);
+  let query = activePlans(trx).selectAll('p').orderBy('p.updated_at', 'desc').orderBy('p.id', 'desc');
+  if (page.limit !== undefined) query = query.limit(page.limit + 1);
   if (page.after) {
     const { updatedAt, id } = page.after;
     query = query.where(sql<boolean>`(p.updated_at, p.id) < (${updatedAt}::timestamptz, ${id}::uuid)`);
   }
   const rows = await query.execute();
-  const shown = rows.slice(0, page.limit);
+  const shown = page.limit === undefined ? rows : rows.slice(0, page.limit);
+  return { plans: await withStepProgress(trx, shown), more: rows.length > shown.length };
+}
+
+/** Each plan with the progress fields of its steps, in one query. */
+export async function withStepProgress(
+  trx: Trx,
+  shown: PlanRow[],
+): Promise<{ plan: PlanRow; steps: StepProgress[] }[]> {
   const steps =
     shown.length === 0
       ? []
@@ -52,5 +61,5 @@ export async function activePlansPage(
     steps
       .filter((step) => step.plan_id === planId)
       .map((step) => ({ id: step.id, status: step.status as StepStatus, startedAt: step.started_at }));
-  return { plans: shown.map((plan) => ({ plan, steps: stepsOf(plan.id) })), more: rows.length > page.limit };
+  return shown.map((plan) => ({ plan, steps: stepsOf(plan.id) }));
 }

@@ -25,3 +25,16 @@ export async function decideOpenReview(
     .executeTakeFirst();
   return row?.id;
 }
+
+/** The plan's oldest review still waiting for a decision, if any. */
+export async function openReviewOfPlan(trx: Trx, planId: string) {
+  return trx
+    .selectFrom('plan.user_reviews')
+    .select(['id', 'step_id', 'summary', 'questions'])
+    .where('plan_id', '=', planId)
+    .where('decision', 'is', null)
+    .orderBy('requested_at')
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+}

@@ -18,6 +18,10 @@ export interface PlanDatabase {
     skill_execution_id: string | null;
     created_at: Generated<Date>;
     updated_at: Timestamp;
+    archived_at: Timestamp | null;
+    cancelled_at: Timestamp | null;
+    cancelled_from: string | null;
+    cancellation_reason: string | null;
   };
   'plan.plan_steps': {
     id: string;
@@ -29,7 +33,7 @@ export interface PlanDatabase {
     status: string;
     result: Json | null;
     confidence: number | null;
-    step_execution_report: string | null;
+    step_execution_report: Json | null;
     formatting_notes: string | null;
     started_at: Timestamp | null;
     completed_at: Timestamp | null;
@@ -81,7 +85,7 @@ export interface PlanDatabase {
     org_id: string;
     plan_id: string;
     feedback_type: string;
-    user_satisfaction: number | null;
+    user_satisfaction: 'positive' | 'neutral' | 'negative' | 'none' | null;
     user_feedback_summary: string | null;
     improvement_suggestions: string | null;
     follow_up_requested: boolean | null;

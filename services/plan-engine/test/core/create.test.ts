@@ -71,7 +71,7 @@ describe('createPlan (create_research_plan)', () => {
         type: 'plan_modified',
         stepId: null,
         sessionId: 'sess',
-        payload: { change: 'created', stepCount: 2, conditionCount: 1, rationale: 'Broad then deep' },
+        payload: { action: 'created', stepCount: 2, conditionCount: 1, rationale: 'Broad then deep' },
       },
     });
   });

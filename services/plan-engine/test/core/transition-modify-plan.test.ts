@@ -41,7 +41,7 @@ describe('modify_plan', () => {
         stepId: null,
         sessionId: null,
         payload: {
-          change: 'steps_added',
+          action: 'add_steps',
           steps: [{ stepId: 'a', stepOrder: 2, stepType: 'critique' }],
           rationale: 'Need a critique',
         },
@@ -94,7 +94,7 @@ describe('modify_plan', () => {
     expect(ids(after)).toBe('1:s1 2:s3 3:s4');
     expect(after.conditions.map((c) => c.id)).toEqual(['other']);
     expect(auditOf(effects)[0]?.payload).toEqual({
-      change: 'step_removed',
+      action: 'remove_step',
       stepOrder: 2,
       droppedConditionIds: ['from-s2', 'to-s2'],
       rationale: null,
@@ -156,7 +156,7 @@ describe('modify_plan', () => {
     expect(auditOf(effects)[0]).toMatchObject({
       stepId: 's3',
       payload: {
-        change: 'instructions_updated',
+        action: 'update_step_instructions',
         previousInstructions: 'Do step 3',
         instructions: 'Narrow to EU',
         rationale: 'Scope',

@@ -22,7 +22,7 @@ describe('request_user_review and submit_user_decision', () => {
     expect(auditOf(effects)[0]).toMatchObject({
       type: 'user_reviewed',
       stepId: 's1',
-      payload: { phase: 'requested', summary: 'Check', questions: ['A?', 'B?'] },
+      payload: { action: 'review_requested', summary: 'Check', questions: ['A?', 'B?'] },
     });
   });
 

@@ -32,12 +32,17 @@ const PLANS: Record<PlanStatus, PlanSnapshot> = {
   stalled: plan('stalled', ['completed', 'in_progress', 'pending', 'pending']),
   completed: plan('completed', ['completed', 'completed', 'skipped', 'failed']),
   failed: plan('failed', ['completed', 'failed', 'in_progress', 'pending']),
+  // cancel_plan leaves the steps as they were: where the work stopped.
+  cancelled: plan('cancelled', ['completed', 'in_progress', 'awaiting_input', 'pending']),
 };
 
 const SUBMIT = 'submit_step_result needs a plan that is planning, executing, stalled or awaiting_review';
 const REVIEW = 'request_user_review needs a plan that is executing, stalled or awaiting_review';
 const DECIDE = 'submit_user_decision needs a plan that is awaiting_review';
-const modify = (action: string): string => `modify_plan(${action}) needs a plan that is planning or executing`;
+const modify = (action: string): string =>
+  action === 'fail_step'
+    ? 'modify_plan(fail_step) needs a plan that is planning, executing or stalled'
+    : `modify_plan(${action}) needs a plan that is planning or executing`;
 const planRefused = (status: PlanStatus, rule: string): Expectation =>
   refused('PLAN_STATE_CONFLICT', `Plan is ${status}; ${rule}`);
 const decideRefusedIn = (status: PlanStatus): Cell => cell('s2', planRefused(status, DECIDE));
@@ -150,7 +155,8 @@ const PLAN_TABLE: Record<PlanStatus, Record<PlanColumn, Cell>> = {
     remove_step: cell('s3', planRefused('stalled', modify('remove_step'))),
     reorder_steps: cell('-', planRefused('stalled', modify('reorder_steps'))),
     update_step_instructions: cell('s2', planRefused('stalled', modify('update_step_instructions'))),
-    fail_step: cell('s2', planRefused('stalled', modify('fail_step'))),
+    // Giving up on the stuck step is allowed, and the plan is executing again.
+    fail_step: cell('s2', ok('executing', ['plan_modified', 'step_failed', 'plan_status_changed'], { step: 'failed' })),
     detect_stall: cell('-', ok('stalled', [])),
     resume_session: cell('-', ok('stalled', ['session_resumed'])),
     record_feedback: cell('-', ok('stalled', ['feedback_recorded'])),
@@ -190,6 +196,25 @@ const PLAN_TABLE: Record<PlanStatus, Record<PlanColumn, Cell>> = {
     detect_stall: cell('-', ok('failed', [])),
     resume_session: cell('-', ok('failed', ['session_resumed'])),
     record_feedback: cell('-', ok('failed', ['feedback_recorded'])),
+  },
+  // Terminal like failed; get_next_step answers plan_failed, so a client stops.
+  cancelled: {
+    claim_next_step: cell('-', ok('cancelled', [], { outcome: { status: 'plan_failed' } })),
+    submit_step_result: cell('s3', planRefused('cancelled', SUBMIT)),
+    [AUTO_ADVANCE]: cell('s4', planRefused('cancelled', SUBMIT)),
+    request_review: cell('s3', planRefused('cancelled', REVIEW)),
+    'decide_review:approve': decideRefusedIn('cancelled'),
+    'decide_review:reject': decideRefusedIn('cancelled'),
+    'decide_review:modify': decideRefusedIn('cancelled'),
+    'decide_review:skip': decideRefusedIn('cancelled'),
+    add_steps: cell('-', planRefused('cancelled', modify('add_steps'))),
+    remove_step: cell('s4', planRefused('cancelled', modify('remove_step'))),
+    reorder_steps: cell('-', planRefused('cancelled', modify('reorder_steps'))),
+    update_step_instructions: cell('s4', planRefused('cancelled', modify('update_step_instructions'))),
+    fail_step: cell('s4', planRefused('cancelled', modify('fail_step'))),
+    detect_stall: cell('-', ok('cancelled', [])),
+    resume_session: cell('-', ok('cancelled', ['session_resumed'])),
+    record_feedback: cell('-', ok('cancelled', ['feedback_recorded'])),
   },
 };
 

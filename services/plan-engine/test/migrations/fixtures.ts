@@ -136,7 +136,7 @@ export function newRow(table: PlanTable, refs: SeededOrg): Record<string, unknow
         metadata: JSON.stringify({ depth: 1 }),
       };
     case 'research_feedback':
-      return { org_id: orgId, plan_id: planId, feedback_type: 'initial', user_satisfaction: 4 };
+      return { org_id: orgId, plan_id: planId, feedback_type: 'initial', user_satisfaction: 'positive' };
     case 'output_preferences':
       return { org_id: orgId, output_media_type: 'markdown', output_formatting_instructions: 'Short.' };
     case 'step_result_submissions':

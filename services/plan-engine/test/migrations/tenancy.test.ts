@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { assertTenantSafety, createDb, migrate, rlsReport, sql } from '@quarry/db';
 import { createTestDatabase, TEST_APP_ROLE, type TestDatabase } from '@quarry/testing';
 import { randomUUID } from 'node:crypto';
-import { countStalledPlans, grantPlanMetrics, planSchemas } from '../../src/index.js';
+import { countStalledPlans, grantPlanMaintenance, grantPlanMetrics, planSchemas } from '../../src/index.js';
+import { markStalledPlans } from '../../src/stall-sweep.js';
 import { APPEND_ONLY, asTenant, newRow, PLAN_TABLES, seedOrg, visibleOrgs, type SeededOrg } from './fixtures.js';
 
 // Row-level security of the `plan` schema, seen through the app role services connect as.
@@ -168,7 +169,7 @@ describe('plan.count_stalled_plans: the one cross-tenant read, for the stalled-p
     ).resolves.toBeUndefined();
   });
 
-  it('counts every org when the schema owner is not a superuser (FORCE row level security binds it otherwise)', async () => {
+  it('counts and sweeps every org when the schema owner is not a superuser (FORCE row level security binds it otherwise)', async () => {
     // A managed PostgreSQL whose admin is an ordinary role: it migrates and owns the schema.
     const owner = `plan_owner_${randomUUID().slice(0, 8)}`;
     const other = await createTestDatabase();
@@ -189,6 +190,17 @@ describe('plan.count_stalled_plans: the one cross-tenant read, for the stalled-p
         other.admin,
       );
       expect(await countStalledPlans(other.app, { thresholdMs: 30 * 60_000, timeoutMs: 2_000 })).toBe(2);
+      // The stall sweep writes each plan under its own tenant, through the same policies.
+      await grantPlanMaintenance(other.admin, TEST_APP_ROLE);
+      expect(await markStalledPlans(other.app, { thresholdMs: 30 * 60_000, maxPlans: 10 })).toBe(2);
+      const { rows } = await sql<{ status: string; marks: string }>`
+        select p.status, (select count(*) from plan.plan_audit_log a
+          where a.plan_id = p.id and a.details->>'cause' = 'stall_detected') as marks
+        from plan.research_plans p where p.id in (${x.planId}, ${y.planId})`.execute(other.admin);
+      expect(rows).toEqual([
+        { status: 'stalled', marks: '1' },
+        { status: 'stalled', marks: '1' },
+      ]);
       await expect(
         assertTenantSafety(other.admin, { schemas: ['plan'], appRole: TEST_APP_ROLE }),
       ).resolves.toBeUndefined();

@@ -59,7 +59,7 @@ describe('create_research_plan', () => {
         planId,
         stepId: null,
         sessionId: 's-create',
-        details: { change: 'created', stepCount: 3, conditionCount: 1, rationale: 'Search, then think' },
+        details: { action: 'created', stepCount: 3, conditionCount: 1, rationale: 'Search, then think' },
       },
     ]);
     await tools.expectSameTransaction(rows, 'research_plans', planId);

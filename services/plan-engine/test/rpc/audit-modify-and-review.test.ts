@@ -53,7 +53,7 @@ describe('modify_plan', () => {
         stepId: null,
         sessionId: 's-modify',
         details: {
-          change: 'steps_added',
+          action: 'add_steps',
           steps: [{ stepId: added.stepId, stepOrder: 2, stepType: 'critique' }],
           rationale: 'needs a critique',
         },
@@ -76,7 +76,7 @@ describe('modify_plan', () => {
         planId,
         stepId: null,
         sessionId: null,
-        details: { change: 'steps_reordered', previousStepIds: steps, stepIds: order, rationale: null },
+        details: { action: 'reorder_steps', previousStepIds: steps, stepIds: order, rationale: null },
       },
     ]);
     await tools.expectSameTransaction(rows, 'research_plans', planId);
@@ -98,7 +98,7 @@ describe('modify_plan', () => {
         stepId: steps[1],
         sessionId: null,
         details: {
-          change: 'instructions_updated',
+          action: 'update_step_instructions',
           previousInstructions: 'Step 3',
           instructions: 'Step 3, sharper',
           rationale: 'clarity',
@@ -122,7 +122,7 @@ describe('modify_plan', () => {
         planId,
         stepId: removed,
         sessionId: null,
-        details: { change: 'step_removed', stepOrder: 3, droppedConditionIds: [], rationale: 'not needed' },
+        details: { action: 'remove_step', stepOrder: 3, droppedConditionIds: [], rationale: 'not needed' },
       },
     ]);
     await tools.expectSameTransaction(rows, 'research_plans', planId);
@@ -158,7 +158,7 @@ describe('modify_plan', () => {
         planId: other.planId,
         stepId: other.steps[1],
         sessionId: null,
-        details: { change: 'step_removed', stepOrder: 2, droppedConditionIds: [attached, targeting], rationale: null },
+        details: { action: 'remove_step', stepOrder: 2, droppedConditionIds: [attached, targeting], rationale: null },
       },
     ]);
     expect(await conditionIdsOf(engine.database.admin, other.planId)).toEqual([kept]);
@@ -183,7 +183,7 @@ describe('modify_plan', () => {
         planId,
         stepId: steps[2],
         sessionId: 's-fail-step',
-        details: { change: 'step_failed', reason: 'source gone', rationale: null },
+        details: { action: 'fail_step', reason: 'source gone', rationale: null },
       },
       {
         type: 'step_failed',
@@ -250,7 +250,7 @@ describe('request_user_review and submit_user_decision', () => {
         planId,
         stepId: steps[0],
         sessionId: 's-review',
-        details: { phase: 'requested', summary: 'Look', questions: ['Good?'] },
+        details: { action: 'review_requested', summary: 'Look', questions: ['Good?'] },
       },
       {
         type: 'plan_status_changed',
@@ -296,7 +296,7 @@ describe('request_user_review and submit_user_decision', () => {
           planId,
           stepId: steps[0],
           sessionId: 's-decide',
-          details: { phase: 'decided', decision, feedback: feedback ?? null },
+          details: { action: 'decision_submitted', decision, feedback: feedback ?? null },
         },
         ...(stepEvent ? [{ ...stepEvent, planId, stepId: steps[0], sessionId: 's-decide' }] : []),
         {

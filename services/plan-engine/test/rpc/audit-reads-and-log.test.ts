@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { planV1 } from '@quarry/contracts';
 import { sql } from '@quarry/db';
 import {
   AuditEventType,
@@ -7,6 +8,7 @@ import {
   type PlanCaller,
   PlanStatus,
   SkillExecutionStatus,
+  UserSatisfaction,
 } from '../support/plan-api.js';
 import { type AuditTools, auditTools, events } from '../support/audit.js';
 import { startTestPlanEngine, type TestPlanEngine } from '../support/plan-engine.js';
@@ -52,7 +54,7 @@ describe('get_research_context, submit_research_feedback, log_skill_execution', 
     const { answer, rows } = await tools.auditedOk('submitResearchFeedback', {
       planId,
       feedbackType: FeedbackType.FEEDBACK_TYPE_CLOSING,
-      userSatisfaction: 5,
+      userSatisfaction: UserSatisfaction.USER_SATISFACTION_POSITIVE,
       sessionId: 's-feedback',
     });
     expect(events(rows)).toEqual([
@@ -65,13 +67,13 @@ describe('get_research_context, submit_research_feedback, log_skill_execution', 
       },
     ]);
     await tools.expectSameTransaction(rows, 'research_feedback', answer.feedbackId);
-    // The range (1–5) is a rule of the proto field, which the gateway's tool codec answers with
-    // INVALID_ARGUMENT; here the database's check constraint refuses it, and nothing is kept.
-    await tools.expectRefusedWithoutTrace('submitResearchFeedback', {
-      planId,
-      feedbackType: FeedbackType.FEEDBACK_TYPE_CLOSING,
-      userSatisfaction: 9,
-    });
+    // The gateway's tool codec only lets the enum's names through; a number the enum does not
+    // have, sent straight over gRPC, is refused too, and nothing is kept.
+    await tools.expectRefusedWithoutTrace(
+      'submitResearchFeedback',
+      { planId, feedbackType: FeedbackType.FEEDBACK_TYPE_CLOSING, userSatisfaction: 9 as planV1.UserSatisfaction },
+      'INVALID_ARGUMENT',
+    );
     await tools.expectRefusedWithoutTrace(
       'submitResearchFeedback',
       { planId: randomUUID(), feedbackType: FeedbackType.FEEDBACK_TYPE_INITIAL },

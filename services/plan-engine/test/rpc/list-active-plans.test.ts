@@ -91,6 +91,25 @@ describe('list_active_plans', () => {
     expect(mine.activePlans).toBe(1);
   });
 
+  it('returns every active plan when no page is asked for, more than a page holds', async () => {
+    const org = engine.newOrg();
+    for (let i = 0; i < 25; i += 1) {
+      await org.call('createResearchPlan', { name: `P${i}`, researchQuestion: 'Q?', steps: stepsOf('search') });
+    }
+    const all = await org.call('listActivePlans', {});
+    expect({ count: all.activePlans, shown: all.plans.length, next: all.nextCursor }).toEqual({
+      count: 25,
+      shown: 25,
+      next: undefined,
+    });
+    // Asking for a page still pages; a cursor without a limit gives pages of 20.
+    const page = await org.call('listActivePlans', { limit: 3 });
+    expect(page.plans).toHaveLength(3);
+    const rest = await org.call('listActivePlans', { cursor: page.nextCursor });
+    expect({ shown: rest.plans.length, more: Boolean(rest.nextCursor) }).toEqual({ shown: 20, more: true });
+    expect(new Set([...page.plans, ...rest.plans].map((p) => p.planId)).size).toBe(23);
+  });
+
   it('reports a plan with a step in progress for longer than the threshold as stalled', async () => {
     const org = engine.newOrg();
     const { planId } = await org.call('createResearchPlan', {

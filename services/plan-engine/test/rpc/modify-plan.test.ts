@@ -158,13 +158,13 @@ describe('modify_plan', () => {
     });
 
     const audit = await auditRows(engine.database.admin, { planId });
-    expect(audit.filter((row) => row.eventType === 'plan_modified').map((row) => row.details.change)).toEqual([
+    expect(audit.filter((row) => row.eventType === 'plan_modified').map((row) => row.details.action)).toEqual([
       'created',
-      'steps_added',
-      'instructions_updated',
-      'step_removed',
-      'steps_reordered',
-      'step_failed',
+      'add_steps',
+      'update_step_instructions',
+      'remove_step',
+      'reorder_steps',
+      'fail_step',
     ]);
     expect(audit.find((row) => row.eventType === 'step_failed')).toMatchObject({
       stepId: id.C,
@@ -243,7 +243,7 @@ describe('modify_plan', () => {
     );
     const removed = await api.call('modifyPlan', { planId, action: REMOVE_STEP, stepId: id.C });
     expect(shape(removed.steps)).toEqual(['1:A:in_progress', '2:B:pending']);
-    const row = (await auditRows(engine.database.admin, { planId })).find((r) => r.details.change === 'step_removed')!;
+    const row = (await auditRows(engine.database.admin, { planId })).find((r) => r.details.action === 'remove_step')!;
     expect(row.details).toMatchObject({ stepOrder: 3, droppedConditionIds: [expect.any(String)] });
     // With the condition gone, a confident A no longer skips anything.
     await api.call('submitStepResult', { planId, stepId: id.A, result: {}, confidence: 0.99 });

@@ -13,6 +13,7 @@ import {
   StepStatus,
   StepType,
   stepsOf,
+  UserSatisfaction,
 } from '../support/plan-api.js';
 import { startTestPlanEngine, type TestPlanEngine } from '../support/plan-engine.js';
 import { auditRows } from '../support/plan-rows.js';
@@ -45,7 +46,7 @@ describe('submit_research_feedback', () => {
     const initial = await api.call('submitResearchFeedback', {
       planId,
       feedbackType: FeedbackType.FEEDBACK_TYPE_INITIAL,
-      userSatisfaction: 4,
+      userSatisfaction: UserSatisfaction.USER_SATISFACTION_NEUTRAL,
       userFeedbackSummary: 'Good plan.',
       sessionId: 'fb',
     });
@@ -63,7 +64,7 @@ describe('submit_research_feedback', () => {
     const closing = await api.call('submitResearchFeedback', {
       planId,
       feedbackType: FeedbackType.FEEDBACK_TYPE_CLOSING,
-      userSatisfaction: 5,
+      userSatisfaction: UserSatisfaction.USER_SATISFACTION_POSITIVE,
       improvementSuggestions: 'More charts.',
       followUpRequested: true,
       followUpDetails: 'Sodium-ion next.',
@@ -78,7 +79,7 @@ describe('submit_research_feedback', () => {
       {
         id: initial.feedbackId,
         feedback_type: 'initial',
-        user_satisfaction: 4,
+        user_satisfaction: 'neutral',
         user_feedback_summary: 'Good plan.',
         improvement_suggestions: null,
         follow_up_requested: null,
@@ -88,7 +89,7 @@ describe('submit_research_feedback', () => {
       {
         id: closing.feedbackId,
         feedback_type: 'closing',
-        user_satisfaction: 5,
+        user_satisfaction: 'positive',
         user_feedback_summary: null,
         improvement_suggestions: 'More charts.',
         follow_up_requested: true,
@@ -146,7 +147,7 @@ describe('resuming a plan with get_research_context', () => {
       stepId: first,
       result: { sources: { count: 6 }, urls: ['https://example.org/a'] },
       confidence: 0.75,
-      stepExecutionReport: 'Searched three databases.',
+      stepExecutionReport: { thinking: 'Breadth first.', webSearches: [{ query: 'sodium-ion' }] },
       outputFormattingNotes: 'Table of sources.',
       sessionId: 'first-session',
     });
@@ -168,7 +169,7 @@ describe('resuming a plan with get_research_context', () => {
 
     const context = await org.call('getResearchContext', { planId, sessionId: 'second-session' });
     expect(context.plan).toEqual({
-      planId,
+      id: planId,
       name: 'Resumable',
       researchQuestion: 'Can another session pick this up?',
       status: PlanStatus.PLAN_STATUS_EXECUTING,
@@ -192,7 +193,7 @@ describe('resuming a plan with get_research_context', () => {
       instructions: 'Step 1: search',
       result: { sources: { count: 6 }, urls: ['https://example.org/a'] },
       confidence: 0.75,
-      stepExecutionReport: 'Searched three databases.',
+      stepExecutionReport: { thinking: 'Breadth first.', webSearches: [{ query: 'sodium-ion' }] },
       outputFormattingNotes: 'Table of sources.',
       startedAt: expect.any(Date),
       completedAt: expect.any(Date),
@@ -201,7 +202,7 @@ describe('resuming a plan with get_research_context', () => {
     expect(context.steps[2]!.result).toBeUndefined();
     expect(context.artifacts).toEqual([]);
     expect(context.skillExecution).toMatchObject({
-      executionId,
+      id: executionId,
       status: SkillExecutionStatus.SKILL_EXECUTION_STATUS_EXECUTING,
       planId,
       sessionId: 'first-session',
@@ -209,6 +210,8 @@ describe('resuming a plan with get_research_context', () => {
     expect(context.outputPreferences).toEqual({
       outputMediaType: OutputMediaType.OUTPUT_MEDIA_TYPE_MARKDOWN,
       outputFormattingInstructions: 'Use H2 headings.',
+      planFormattingNotes: 'One page.',
+      stepFormattingNotes: [{ stepId: first, stepOrder: 1, notes: 'Table of sources.' }],
     });
 
     // The resume itself is on record, and is the newest event.
@@ -218,7 +221,7 @@ describe('resuming a plan with get_research_context', () => {
     expect(context.recentAuditEvents[0]).toMatchObject({
       eventType: AuditEventType.AUDIT_EVENT_TYPE_SESSION_RESUMED,
       sessionId: 'second-session',
-      occurredAt: expect.any(Date),
+      createdAt: expect.any(Date),
     });
     expect(context.recentAuditEvents.map((e) => eventName(e.eventType))).toEqual(
       audit.map((r) => r.eventType).reverse(),
@@ -242,7 +245,7 @@ describe('resuming a plan with get_research_context', () => {
     expect([...ids].sort((a, b) => b - a)).toEqual(ids);
     expect(context.recentAuditEvents[0]).toMatchObject({
       eventType: AuditEventType.AUDIT_EVENT_TYPE_PLAN_STATUS_CHANGED,
-      details: { to: 'completed' },
+      eventData: { to: 'completed' },
     });
     expect(context.recentAuditEvents.map((e) => eventName(e.eventType))).toEqual(
       audit
@@ -250,6 +253,27 @@ describe('resuming a plan with get_research_context', () => {
         .map((r) => r.eventType)
         .reverse(),
     );
+  });
+
+  it('names audit event data as the public contract does, for rows written before too', async () => {
+    const org = engine.newOrg();
+    const { planId } = await org.call('createResearchPlan', {
+      name: 'Named',
+      researchQuestion: 'Q?',
+      steps: stepsOf('search', 'analyze'),
+    });
+    // Rows written while plan_modified and user_reviewed named their action `change` / `phase`.
+    await sql`
+      insert into plan.plan_audit_log (org_id, plan_id, event_type, details) values
+        (${org.orgId}, ${planId}, 'plan_modified', '{"change": "steps_added", "steps": [], "rationale": null}'),
+        (${org.orgId}, ${planId}, 'user_reviewed', '{"phase": "requested", "summary": "S", "questions": []}')
+    `.execute(admin());
+    const context = await org.call('getResearchContext', { planId });
+    expect(context.recentAuditEvents.map((e) => [eventName(e.eventType), e.eventData])).toEqual([
+      ['user_reviewed', { action: 'review_requested', summary: 'S', questions: [] }],
+      ['plan_modified', { action: 'add_steps', steps: [], rationale: null }],
+      ['plan_modified', { action: 'created', stepCount: 2, conditionCount: 0, rationale: null }],
+    ]);
   });
 
   it('answers an unknown plan with not-found', async () => {

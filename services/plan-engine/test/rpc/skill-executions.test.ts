@@ -79,7 +79,7 @@ describe('log_skill_execution', () => {
 
     const context = await api.call('getResearchContext', { planId });
     expect(context.skillExecution).toEqual({
-      executionId,
+      id: executionId,
       skillName: 'research-deep',
       status: COMPLETED,
       planId,

@@ -155,6 +155,26 @@ describe('submit_step_result', () => {
   });
 });
 
+describe('the execution report of submit_step_result', () => {
+  it('is an object kept whole with the step, and one over 64 KB is refused without a trace', async () => {
+    const { planId, steps } = await newPlan('search', 'analyze');
+    const report = { thinking: 'Started broad.', webSearches: [{ query: 'sodium-ion cost' }], toolCalls: [] };
+    await api.call('submitStepResult', { planId, stepId: steps[0], result: { n: 1 }, stepExecutionReport: report });
+    const context = await api.call('getResearchContext', { planId });
+    expect(context.steps[0]).toMatchObject({ stepExecutionReport: report, resultSummary: expect.any(String) });
+
+    const before = await auditRows(admin(), { planId });
+    const huge = { thinking: 'x'.repeat(64 * 1024) };
+    expectRefusal(
+      await api.refusal('submitStepResult', { planId, stepId: steps[1], result: {}, stepExecutionReport: huge }),
+      'INVALID_ARGUMENT',
+      /`stepExecutionReport`/,
+    );
+    expect(await auditRows(admin(), { planId })).toEqual(before);
+    expect((await api.call('getPlanStatus', { planId })).pendingSteps.map((s) => s.stepId)).toEqual([steps[1]]);
+  });
+});
+
 describe('get_step_context', () => {
   const longResult = { findings: Array.from({ length: 200 }, (_, i) => `finding number ${i} about storage costs`) };
   let plan: { planId: string; steps: string[] };

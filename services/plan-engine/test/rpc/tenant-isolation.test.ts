@@ -149,7 +149,7 @@ describe('org B calling PlanService with org A’s ids', () => {
       currentStep: { stepId: a.stepIds[2], status: StepStatus.STEP_STATUS_AWAITING_INPUT },
       priorSteps: [{ resultSummary: 'A found things' }],
     });
-    expect(research.skillExecution).toMatchObject({ executionId: a.executionId, planId: a.planId });
+    expect(research.skillExecution).toMatchObject({ id: a.executionId, planId: a.planId });
     expect(await orgA.call('resolvePlanReference', { planId: a.planId, stepId: a.stepIds[2] })).toEqual({
       planId: a.planId,
       stepId: a.stepIds[2],

@@ -50,8 +50,17 @@ describe('a user review', () => {
       stepStatus: StepStatus.STEP_STATUS_AWAITING_INPUT,
       planStatus: PlanStatus.PLAN_STATUS_AWAITING_REVIEW,
     });
+    // get_next_step names the step under review and what the user is asked.
     expect(await api.call('getNextStep', { planId })).toMatchObject({
       status: NextStepStatus.NEXT_STEP_STATUS_AWAITING_REVIEW,
+      step: undefined,
+      review: {
+        reviewId: requested.reviewId,
+        stepId: one,
+        stepOrder: 1,
+        summary: 'Found 12 sources.',
+        questions: ['Include preprints?'],
+      },
     });
     expect(await api.call('getPlanStatus', { planId })).toMatchObject({
       status: PlanStatus.PLAN_STATUS_AWAITING_REVIEW,
@@ -150,14 +159,14 @@ describe('a user review', () => {
 
     const reviews = (await audit(planId))
       .filter((row) => row.eventType === 'user_reviewed')
-      .map((row) => [row.details.phase, row.details.decision ?? null]);
+      .map((row) => [row.details.action, row.details.decision ?? null]);
     expect(reviews).toEqual([
-      ['requested', null],
-      ['decided', 'approve'],
-      ['requested', null],
-      ['decided', 'modify'],
-      ['requested', null],
-      ['decided', 'skip'],
+      ['review_requested', null],
+      ['decision_submitted', 'approve'],
+      ['review_requested', null],
+      ['decision_submitted', 'modify'],
+      ['review_requested', null],
+      ['decision_submitted', 'skip'],
     ]);
   });
 

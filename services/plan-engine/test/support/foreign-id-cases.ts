@@ -49,6 +49,14 @@ const STEP_NOT_FOUND = 'STEP_NOT_FOUND';
 export const foreignIdCases: Case[] = [
   // Org A's plan.
   { name: 'status of A’s plan', method: 'getPlanStatus', args: (i) => ({ planId: i.planId }), code: PLAN_NOT_FOUND },
+  { name: 'archive A’s plan', method: 'archivePlan', args: (i) => ({ planId: i.planId }), code: PLAN_NOT_FOUND },
+  { name: 'unarchive A’s plan', method: 'unarchivePlan', args: (i) => ({ planId: i.planId }), code: PLAN_NOT_FOUND },
+  {
+    name: 'cancel A’s plan',
+    method: 'cancelPlan',
+    args: (i) => ({ planId: i.planId, reason: 'B wants it gone' }),
+    code: PLAN_NOT_FOUND,
+  },
   {
     name: 'long-poll on A’s plan',
     method: 'getPlanStatus',

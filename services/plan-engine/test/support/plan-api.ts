@@ -25,6 +25,7 @@ export const {
   SkillExecutionStatus,
   StepStatus,
   StepType,
+  UserSatisfaction,
 } = planV1;
 
 const messages = planV1 as unknown as Record<string, { fromPartial(object: unknown): unknown }>;

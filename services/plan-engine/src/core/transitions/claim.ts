@@ -14,7 +14,8 @@ import { statusChange } from './status-change.js';
  */
 export function claimNextStep(state: PlanSnapshot, event: Extract<PlanEvent, { type: 'claim_next_step' }>): Change {
   if (state.status === 'completed') return unchanged(state, { status: 'plan_complete' });
-  if (state.status === 'failed') return unchanged(state, { status: 'plan_failed' });
+  // A cancelled plan answers as a failed one does: the client stops.
+  if (state.status === 'failed' || state.status === 'cancelled') return unchanged(state, { status: 'plan_failed' });
   if (state.status === 'awaiting_review') return unchanged(state, { status: 'awaiting_review' });
 
   const next = claimableStep(state.steps);

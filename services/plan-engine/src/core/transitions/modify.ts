@@ -12,7 +12,7 @@ import {
   requireText,
   settleStatus,
 } from '../rules.js';
-import { STEP_TYPES, type PlanSnapshot, type PlanStep } from '../types.js';
+import { STEP_TYPES, type PlanSnapshot, type PlanStatus, type PlanStep } from '../types.js';
 import type { Change } from './change.js';
 import { statusChange } from './status-change.js';
 
@@ -21,9 +21,14 @@ type ModifyEvent<T extends (typeof MODIFY_EVENT_TYPES)[number] = (typeof MODIFY_
   { type: T }
 >;
 
-/** modify_plan works on plans still being planned or executed, never on paused or finished ones. */
+/**
+ * modify_plan works on plans still being planned or executed, never on paused or finished ones;
+ * fail_step also on a stalled plan, since giving up on the stuck step is how it gets going again.
+ */
 function requireModifiable(state: PlanSnapshot, action: string): void {
-  requirePlanStatus(state, ['planning', 'executing'], `modify_plan(${action})`);
+  const statuses: PlanStatus[] =
+    action === 'fail_step' ? ['planning', 'executing', 'stalled'] : ['planning', 'executing'];
+  requirePlanStatus(state, statuses, `modify_plan(${action})`);
 }
 
 const modified = (
@@ -62,7 +67,7 @@ export function addSteps(state: PlanSnapshot, event: ModifyEvent<'add_steps'>): 
   const steps = renumber(merged);
   const added = new Set(event.steps.map((step) => step.id));
   return modified(state, { ...state, status: settleStatus(state.status, steps), steps }, event, null, {
-    change: 'steps_added',
+    action: 'add_steps',
     steps: steps
       .filter((step) => added.has(step.id))
       .map((step) => ({ stepId: step.id, stepOrder: step.order, stepType: step.type })),
@@ -114,7 +119,7 @@ export function removeStep(state: PlanSnapshot, event: ModifyEvent<'remove_step'
   );
   const conditions = state.conditions.filter((condition) => !dropped.includes(condition));
   return modified(state, { status: settleStatus(state.status, steps), steps, conditions }, event, step.id, {
-    change: 'step_removed',
+    action: 'remove_step',
     stepOrder: step.order,
     droppedConditionIds: dropped.map((condition) => condition.id),
     rationale: event.rationale ?? null,
@@ -145,7 +150,7 @@ export function reorderSteps(state: PlanSnapshot, event: ModifyEvent<'reorder_st
     }
   }
   return modified(state, { ...state, steps }, event, null, {
-    change: 'steps_reordered',
+    action: 'reorder_steps',
     previousStepIds: state.steps.map((step) => step.id),
     stepIds: steps.map((step) => step.id),
     rationale: event.rationale ?? null,
@@ -179,7 +184,7 @@ export function updateStepInstructions(state: PlanSnapshot, event: ModifyEvent<'
   );
   const steps = replaceStep(state.steps, { ...step, instructions });
   return modified(state, { ...state, steps }, event, step.id, {
-    change: 'instructions_updated',
+    action: 'update_step_instructions',
     previousInstructions: step.instructions,
     instructions,
     rationale: event.rationale ?? null,
@@ -203,7 +208,7 @@ export function failStep(state: PlanSnapshot, event: ModifyEvent<'fail_step'>): 
     { ...state, status: settleStatus(state.status, steps), steps },
     event,
     step.id,
-    { change: 'step_failed', reason, rationale: event.rationale ?? null },
+    { action: 'fail_step', reason, rationale: event.rationale ?? null },
     [auditEvent('step_failed', { stepOrder: step.order, reason, via: 'modify_plan' }, ids)],
   );
 }

@@ -31,7 +31,7 @@ export function requestReview(state: PlanSnapshot, event: Extract<PlanEvent, { t
     audit: [
       auditEvent(
         'user_reviewed',
-        { phase: 'requested', summary, questions: event.questions ?? [] },
+        { action: 'review_requested', summary, questions: event.questions ?? [] },
         { stepId: step.id, sessionId: event.sessionId },
       ),
       ...statusChange(state.status, status, 'request_review', event.sessionId),
@@ -65,7 +65,7 @@ export function decideReview(state: PlanSnapshot, event: Extract<PlanEvent, { ty
 
   const ids = { stepId: step.id, sessionId: event.sessionId };
   const audit: AuditEvent[] = [
-    auditEvent('user_reviewed', { phase: 'decided', decision: event.decision, feedback }, ids),
+    auditEvent('user_reviewed', { action: 'decision_submitted', decision: event.decision, feedback }, ids),
   ];
   let decided: PlanStep;
   switch (event.decision) {

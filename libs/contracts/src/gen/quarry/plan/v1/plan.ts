@@ -178,12 +178,17 @@ export enum PlanStatus {
   PLAN_STATUS_EXECUTING = 2,
   /** PLAN_STATUS_AWAITING_REVIEW - Paused until the user decides on a step under review. */
   PLAN_STATUS_AWAITING_REVIEW = 3,
-  /** PLAN_STATUS_STALLED - A step has been in progress for too long (30 minutes). */
+  /**
+   * PLAN_STATUS_STALLED - A step has been in progress for too long (30 minutes): found by a periodic check, and left
+   * as soon as work on the plan resumes (a step claimed or a result submitted).
+   */
   PLAN_STATUS_STALLED = 4,
   /** PLAN_STATUS_COMPLETED - Every step is completed or skipped. */
   PLAN_STATUS_COMPLETED = 5,
   /** PLAN_STATUS_FAILED - Failed (a branching condition or the user rejected a step). */
   PLAN_STATUS_FAILED = 6,
+  /** PLAN_STATUS_CANCELLED - Cancelled with cancel_plan: finished, nothing more is done on it. */
+  PLAN_STATUS_CANCELLED = 7,
   UNRECOGNIZED = -1,
 }
 
@@ -210,6 +215,9 @@ export function planStatusFromJSON(object: any): PlanStatus {
     case 6:
     case "PLAN_STATUS_FAILED":
       return PlanStatus.PLAN_STATUS_FAILED;
+    case 7:
+    case "PLAN_STATUS_CANCELLED":
+      return PlanStatus.PLAN_STATUS_CANCELLED;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -233,6 +241,8 @@ export function planStatusToJSON(object: PlanStatus): string {
       return "PLAN_STATUS_COMPLETED";
     case PlanStatus.PLAN_STATUS_FAILED:
       return "PLAN_STATUS_FAILED";
+    case PlanStatus.PLAN_STATUS_CANCELLED:
+      return "PLAN_STATUS_CANCELLED";
     case PlanStatus.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -516,9 +526,9 @@ export function skillExecutionStatusToJSON(object: SkillExecutionStatus): string
 /** When research feedback was collected. */
 export enum FeedbackType {
   FEEDBACK_TYPE_UNSPECIFIED = 0,
-  /** FEEDBACK_TYPE_INITIAL - Right after the plan was presented. */
+  /** FEEDBACK_TYPE_INITIAL - Right after the results were delivered. */
   FEEDBACK_TYPE_INITIAL = 1,
-  /** FEEDBACK_TYPE_CLOSING - When the research was delivered. */
+  /** FEEDBACK_TYPE_CLOSING - When the conversation moves on from the research. */
   FEEDBACK_TYPE_CLOSING = 2,
   UNRECOGNIZED = -1,
 }
@@ -550,6 +560,62 @@ export function feedbackTypeToJSON(object: FeedbackType): string {
     case FeedbackType.FEEDBACK_TYPE_CLOSING:
       return "FEEDBACK_TYPE_CLOSING";
     case FeedbackType.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+/** How the user felt about the research. */
+export enum UserSatisfaction {
+  USER_SATISFACTION_UNSPECIFIED = 0,
+  /** USER_SATISFACTION_POSITIVE - The user was pleased. */
+  USER_SATISFACTION_POSITIVE = 1,
+  /** USER_SATISFACTION_NEUTRAL - Neither pleased nor displeased. */
+  USER_SATISFACTION_NEUTRAL = 2,
+  /** USER_SATISFACTION_NEGATIVE - The user was displeased. */
+  USER_SATISFACTION_NEGATIVE = 3,
+  /** USER_SATISFACTION_NONE - The user expressed no opinion. */
+  USER_SATISFACTION_NONE = 4,
+  UNRECOGNIZED = -1,
+}
+
+export function userSatisfactionFromJSON(object: any): UserSatisfaction {
+  switch (object) {
+    case 0:
+    case "USER_SATISFACTION_UNSPECIFIED":
+      return UserSatisfaction.USER_SATISFACTION_UNSPECIFIED;
+    case 1:
+    case "USER_SATISFACTION_POSITIVE":
+      return UserSatisfaction.USER_SATISFACTION_POSITIVE;
+    case 2:
+    case "USER_SATISFACTION_NEUTRAL":
+      return UserSatisfaction.USER_SATISFACTION_NEUTRAL;
+    case 3:
+    case "USER_SATISFACTION_NEGATIVE":
+      return UserSatisfaction.USER_SATISFACTION_NEGATIVE;
+    case 4:
+    case "USER_SATISFACTION_NONE":
+      return UserSatisfaction.USER_SATISFACTION_NONE;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return UserSatisfaction.UNRECOGNIZED;
+  }
+}
+
+export function userSatisfactionToJSON(object: UserSatisfaction): string {
+  switch (object) {
+    case UserSatisfaction.USER_SATISFACTION_UNSPECIFIED:
+      return "USER_SATISFACTION_UNSPECIFIED";
+    case UserSatisfaction.USER_SATISFACTION_POSITIVE:
+      return "USER_SATISFACTION_POSITIVE";
+    case UserSatisfaction.USER_SATISFACTION_NEUTRAL:
+      return "USER_SATISFACTION_NEUTRAL";
+    case UserSatisfaction.USER_SATISFACTION_NEGATIVE:
+      return "USER_SATISFACTION_NEGATIVE";
+    case UserSatisfaction.USER_SATISFACTION_NONE:
+      return "USER_SATISFACTION_NONE";
+    case UserSatisfaction.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
   }
@@ -768,12 +834,20 @@ export interface StepOverview {
   completedAt?: Date | undefined;
 }
 
-/** Output preferences of the organization, for the final deliverable. */
+/** Output preferences for the final deliverable of a plan. */
 export interface OutputPreferences {
-  /** The default form of deliverables. */
+  /** The form the deliverable should take (the organization's default). */
   outputMediaType: OutputMediaType;
   /** The organization's standing formatting instructions, if any. */
-  outputFormattingInstructions?: string | undefined;
+  outputFormattingInstructions?:
+    | string
+    | undefined;
+  /** The formatting notes given when the plan was created, if any. */
+  planFormattingNotes?:
+    | string
+    | undefined;
+  /** Formatting notes submitted with step results, in plan order. */
+  stepFormattingNotes: StepFormattingNote[];
 }
 
 export interface ResolvePlanReferenceRequest {
@@ -921,7 +995,7 @@ export interface AddedStep {
 }
 
 export interface ModifyPlanRequest {
-  /** The research plan ID. The plan must be planning or executing. */
+  /** The research plan ID. The plan must be planning or executing (or stalled, for fail_step). */
   planId: string;
   /** The change to make; send the fields it needs and no others. */
   action: ModifyPlanAction;
@@ -965,7 +1039,10 @@ export interface ListActivePlansRequest {
   cursor?:
     | string
     | undefined;
-  /** How many plans to return per page, 1–100 (default 20). */
+  /**
+   * Ask for a page of at most this many plans (1–100); omit to get every active plan (with a
+   * cursor and no limit, pages hold 20).
+   */
   limit?: number | undefined;
 }
 
@@ -1052,6 +1129,25 @@ export interface GetNextStepResponse {
    * otherwise).
    */
   stepFormattingNotes: StepFormattingNote[];
+  /**
+   * With awaiting_review: the step under review and what the user is asked; show them to the
+   * user and submit their decision with submit_user_decision.
+   */
+  review?: PendingReview | undefined;
+}
+
+/** A review the plan is waiting on. */
+export interface PendingReview {
+  /** The review's ID. */
+  reviewId: string;
+  /** The step under review: pass it to submit_user_decision. */
+  stepId: string;
+  /** That step's position in the plan. */
+  stepOrder: number;
+  /** The summary given when the review was requested. */
+  summary: string;
+  /** The questions for the user. */
+  questions: string[];
 }
 
 export interface SubmitStepResultRequest {
@@ -1071,11 +1167,13 @@ export interface SubmitStepResultRequest {
     | number
     | undefined;
   /**
-   * How the step went: what you did, what you could not do, and anything the next steps should
-   * know.
+   * How the step went, as a JSON object: your thinking, the web searches and fetches you made,
+   * the tool calls, what you could not do, and anything the next steps should know (e.g.
+   * {"thinking": "…", "webSearches": [{"query": "…"}], "toolCalls": [{"tool": "…"}]}). At most
+   * 64 KB once serialized.
    */
   stepExecutionReport?:
-    | string
+    | { [key: string]: unknown }
     | undefined;
   /**
    * Formatting advice for the final deliverable that this step revealed (e.g. "the comparison
@@ -1200,7 +1298,7 @@ export interface GetResearchContextRequest {
 /** A plan in full. */
 export interface PlanDetails {
   /** The research plan ID. */
-  planId: string;
+  id: string;
   /** The plan's name. */
   name: string;
   /** The research question. */
@@ -1253,7 +1351,7 @@ export interface StepDetails {
     | undefined;
   /** The execution report submitted with the result, if any. */
   stepExecutionReport?:
-    | string
+    | { [key: string]: unknown }
     | undefined;
   /** The formatting notes submitted with the result, if any. */
   outputFormattingNotes?:
@@ -1268,7 +1366,11 @@ export interface StepDetails {
     | Date
     | undefined;
   /** When the step was completed, skipped or failed. */
-  completedAt?: Date | undefined;
+  completedAt?:
+    | Date
+    | undefined;
+  /** A bounded summary of the step's result (the whole result is in `result`). */
+  resultSummary?: string | undefined;
 }
 
 /** One entry of a plan's audit log. */
@@ -1285,18 +1387,22 @@ export interface AuditEvent {
   sessionId?:
     | string
     | undefined;
-  /** Event details (e.g. old and new status, the rationale of a change). */
-  details?:
+  /**
+   * Event details: for plan_modified and user_reviewed, `action` names what happened (created,
+   * add_steps, …; review_requested, decision_submitted), with the rationale, status change or
+   * decision.
+   */
+  eventData?:
     | { [key: string]: unknown }
     | undefined;
   /** When it happened. */
-  occurredAt?: Date | undefined;
+  createdAt?: Date | undefined;
 }
 
 /** A tracked run of a research skill. */
 export interface SkillExecution {
   /** The execution's ID. */
-  executionId: string;
+  id: string;
   /** research, research-scan or research-deep. */
   skillName: string;
   /** Where the run is. */
@@ -1344,7 +1450,10 @@ export interface GetResearchContextResponse {
   skillExecution?:
     | SkillExecution
     | undefined;
-  /** Your organization's output preferences for the deliverable. */
+  /**
+   * The output preferences for the deliverable: the organization's defaults and the plan's and
+   * steps' formatting notes.
+   */
   outputPreferences?: OutputPreferences | undefined;
 }
 
@@ -1393,11 +1502,17 @@ export interface LogSkillExecutionResponse {
 export interface SubmitResearchFeedbackRequest {
   /** The research plan ID. */
   planId: string;
-  /** initial (right after the plan was presented) or closing (when the research was delivered). */
+  /**
+   * initial (right after you delivered the results) or closing (when the conversation moves
+   * on).
+   */
   feedbackType: FeedbackType;
-  /** The user's satisfaction from 1 (very unsatisfied) to 5 (very satisfied). */
+  /**
+   * How the user felt about the research: positive, neutral, negative, or none when they did
+   * not say.
+   */
   userSatisfaction?:
-    | number
+    | UserSatisfaction
     | undefined;
   /** The user's feedback in a few sentences. */
   userFeedbackSummary?:
@@ -1446,6 +1561,122 @@ export interface DeletePlanResponse {
   outputsDeleted: number;
   /** Extraction results deleted. */
   extractionResultsDeleted: number;
+}
+
+export interface ListPlansRequest {
+  /**
+   * Only plans with this status (as stored; planning, executing, awaiting_review, stalled,
+   * completed, failed or cancelled). Omit for every status.
+   */
+  status?:
+    | PlanStatus
+    | undefined;
+  /** Only plans whose name or research question contains these words (case-insensitive). */
+  query?:
+    | string
+    | undefined;
+  /**
+   * Only plans changed at or after this time (an RFC 3339 date and time, in UTC or with an
+   * offset).
+   */
+  updatedSince?:
+    | Date
+    | undefined;
+  /** True to include archived plans. */
+  includeArchived?:
+    | boolean
+    | undefined;
+  /** The nextCursor of the previous page; omit for the first page. */
+  cursor?:
+    | string
+    | undefined;
+  /** How many plans per page, 1–100 (default 20). */
+  limit?: number | undefined;
+}
+
+/** A plan as list_plans shows it. */
+export interface PlanListing {
+  /** The research plan ID. */
+  planId: string;
+  /** The plan's name. */
+  name: string;
+  /** The research question. */
+  researchQuestion: string;
+  /** The plan's status. */
+  status: PlanStatus;
+  /** Percentage of steps completed or skipped, 0–100. */
+  progress: number;
+  /** How many steps the plan has. */
+  totalSteps: number;
+  /** How many steps are completed or skipped. */
+  completedSteps: number;
+  /** True when the plan is archived. */
+  archived: boolean;
+  /** When the plan was created. */
+  createdAt?:
+    | Date
+    | undefined;
+  /** When the plan last changed. */
+  updatedAt?: Date | undefined;
+}
+
+export interface ListPlansResponse {
+  /** This page of plans, most recently updated first. */
+  plans: PlanListing[];
+  /** Pass as cursor (with the same filters) to get the next page; absent on the last page. */
+  nextCursor?: string | undefined;
+}
+
+export interface ArchivePlanRequest {
+  /** The research plan ID. */
+  planId: string;
+  /** Your client session ID, recorded in the audit log. */
+  sessionId?: string | undefined;
+}
+
+export interface ArchivePlanResponse {
+  /** The research plan ID. */
+  planId: string;
+  /** True: the plan is archived. */
+  archived: boolean;
+  /** The plan's status, unchanged by archiving. */
+  status: PlanStatus;
+}
+
+export interface UnarchivePlanRequest {
+  /** The research plan ID. */
+  planId: string;
+  /** Your client session ID, recorded in the audit log. */
+  sessionId?: string | undefined;
+}
+
+export interface UnarchivePlanResponse {
+  /** The research plan ID. */
+  planId: string;
+  /** False: the plan is back in the active lists. */
+  archived: boolean;
+  /** The plan's status. */
+  status: PlanStatus;
+}
+
+export interface CancelPlanRequest {
+  /** The research plan ID. The plan must not be completed or failed. */
+  planId: string;
+  /** Why the plan is cancelled (the user's words if possible); recorded in the audit log. */
+  reason: string;
+  /** Your client session ID, recorded in the audit log. */
+  sessionId?: string | undefined;
+}
+
+export interface CancelPlanResponse {
+  /** The research plan ID. */
+  planId: string;
+  /** cancelled. */
+  status: PlanStatus;
+  /** The status the plan had before it was cancelled. */
+  previousStatus: PlanStatus;
+  /** When the plan was cancelled. */
+  cancelledAt?: Date | undefined;
 }
 
 function createBaseNewPlanStep(): NewPlanStep {
@@ -1956,7 +2187,12 @@ export const StepOverview: MessageFns<StepOverview> = {
 };
 
 function createBaseOutputPreferences(): OutputPreferences {
-  return { outputMediaType: 0, outputFormattingInstructions: undefined };
+  return {
+    outputMediaType: 0,
+    outputFormattingInstructions: undefined,
+    planFormattingNotes: undefined,
+    stepFormattingNotes: [],
+  };
 }
 
 export const OutputPreferences: MessageFns<OutputPreferences> = {
@@ -1966,6 +2202,12 @@ export const OutputPreferences: MessageFns<OutputPreferences> = {
     }
     if (message.outputFormattingInstructions !== undefined) {
       writer.uint32(18).string(message.outputFormattingInstructions);
+    }
+    if (message.planFormattingNotes !== undefined) {
+      writer.uint32(26).string(message.planFormattingNotes);
+    }
+    for (const v of message.stepFormattingNotes) {
+      StepFormattingNote.encode(v!, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -1999,6 +2241,22 @@ export const OutputPreferences: MessageFns<OutputPreferences> = {
             message.outputFormattingInstructions = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.planFormattingNotes = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.stepFormattingNotes.push(StepFormattingNote.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2023,6 +2281,16 @@ export const OutputPreferences: MessageFns<OutputPreferences> = {
         : isSet(object.output_formatting_instructions)
         ? globalThis.String(object.output_formatting_instructions)
         : undefined,
+      planFormattingNotes: isSet(object.planFormattingNotes)
+        ? globalThis.String(object.planFormattingNotes)
+        : isSet(object.plan_formatting_notes)
+        ? globalThis.String(object.plan_formatting_notes)
+        : undefined,
+      stepFormattingNotes: globalThis.Array.isArray(object?.stepFormattingNotes)
+        ? object.stepFormattingNotes.map((e: any) => StepFormattingNote.fromJSON(e))
+        : globalThis.Array.isArray(object?.step_formatting_notes)
+        ? object.step_formatting_notes.map((e: any) => StepFormattingNote.fromJSON(e))
+        : [],
     };
   },
 
@@ -2034,6 +2302,12 @@ export const OutputPreferences: MessageFns<OutputPreferences> = {
     if (message.outputFormattingInstructions !== undefined) {
       obj.outputFormattingInstructions = message.outputFormattingInstructions;
     }
+    if (message.planFormattingNotes !== undefined) {
+      obj.planFormattingNotes = message.planFormattingNotes;
+    }
+    if (message.stepFormattingNotes?.length) {
+      obj.stepFormattingNotes = message.stepFormattingNotes.map((e) => StepFormattingNote.toJSON(e));
+    }
     return obj;
   },
 
@@ -2044,6 +2318,8 @@ export const OutputPreferences: MessageFns<OutputPreferences> = {
     const message = createBaseOutputPreferences();
     message.outputMediaType = object.outputMediaType ?? 0;
     message.outputFormattingInstructions = object.outputFormattingInstructions ?? undefined;
+    message.planFormattingNotes = object.planFormattingNotes ?? undefined;
+    message.stepFormattingNotes = object.stepFormattingNotes?.map((e) => StepFormattingNote.fromPartial(e)) || [];
     return message;
   },
 };
@@ -4399,6 +4675,7 @@ function createBaseGetNextStepResponse(): GetNextStepResponse {
     outputFormattingInstructions: undefined,
     planFormattingNotes: undefined,
     stepFormattingNotes: [],
+    review: undefined,
   };
 }
 
@@ -4421,6 +4698,9 @@ export const GetNextStepResponse: MessageFns<GetNextStepResponse> = {
     }
     for (const v of message.stepFormattingNotes) {
       StepFormattingNote.encode(v!, writer.uint32(50).fork()).join();
+    }
+    if (message.review !== undefined) {
+      PendingReview.encode(message.review, writer.uint32(58).fork()).join();
     }
     return writer;
   },
@@ -4486,6 +4766,14 @@ export const GetNextStepResponse: MessageFns<GetNextStepResponse> = {
             message.stepFormattingNotes.push(StepFormattingNote.decode(reader, reader.uint32()));
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.review = PendingReview.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4522,6 +4810,7 @@ export const GetNextStepResponse: MessageFns<GetNextStepResponse> = {
         : globalThis.Array.isArray(object?.step_formatting_notes)
         ? object.step_formatting_notes.map((e: any) => StepFormattingNote.fromJSON(e))
         : [],
+      review: isSet(object.review) ? PendingReview.fromJSON(object.review) : undefined,
     };
   },
 
@@ -4545,6 +4834,9 @@ export const GetNextStepResponse: MessageFns<GetNextStepResponse> = {
     if (message.stepFormattingNotes?.length) {
       obj.stepFormattingNotes = message.stepFormattingNotes.map((e) => StepFormattingNote.toJSON(e));
     }
+    if (message.review !== undefined) {
+      obj.review = PendingReview.toJSON(message.review);
+    }
     return obj;
   },
 
@@ -4561,6 +4853,156 @@ export const GetNextStepResponse: MessageFns<GetNextStepResponse> = {
     message.outputFormattingInstructions = object.outputFormattingInstructions ?? undefined;
     message.planFormattingNotes = object.planFormattingNotes ?? undefined;
     message.stepFormattingNotes = object.stepFormattingNotes?.map((e) => StepFormattingNote.fromPartial(e)) || [];
+    message.review = (object.review !== undefined && object.review !== null)
+      ? PendingReview.fromPartial(object.review)
+      : undefined;
+    return message;
+  },
+};
+
+function createBasePendingReview(): PendingReview {
+  return { reviewId: "", stepId: "", stepOrder: 0, summary: "", questions: [] };
+}
+
+export const PendingReview: MessageFns<PendingReview> = {
+  encode(message: PendingReview, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.reviewId !== "") {
+      writer.uint32(10).string(message.reviewId);
+    }
+    if (message.stepId !== "") {
+      writer.uint32(18).string(message.stepId);
+    }
+    if (message.stepOrder !== 0) {
+      writer.uint32(24).int32(message.stepOrder);
+    }
+    if (message.summary !== "") {
+      writer.uint32(34).string(message.summary);
+    }
+    for (const v of message.questions) {
+      writer.uint32(42).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PendingReview {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePendingReview();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.reviewId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.stepId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.stepOrder = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.summary = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.questions.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PendingReview {
+    return {
+      reviewId: isSet(object.reviewId)
+        ? globalThis.String(object.reviewId)
+        : isSet(object.review_id)
+        ? globalThis.String(object.review_id)
+        : "",
+      stepId: isSet(object.stepId)
+        ? globalThis.String(object.stepId)
+        : isSet(object.step_id)
+        ? globalThis.String(object.step_id)
+        : "",
+      stepOrder: isSet(object.stepOrder)
+        ? globalThis.Number(object.stepOrder)
+        : isSet(object.step_order)
+        ? globalThis.Number(object.step_order)
+        : 0,
+      summary: isSet(object.summary) ? globalThis.String(object.summary) : "",
+      questions: globalThis.Array.isArray(object?.questions)
+        ? object.questions.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: PendingReview): unknown {
+    const obj: any = {};
+    if (message.reviewId !== "") {
+      obj.reviewId = message.reviewId;
+    }
+    if (message.stepId !== "") {
+      obj.stepId = message.stepId;
+    }
+    if (message.stepOrder !== 0) {
+      obj.stepOrder = Math.round(message.stepOrder);
+    }
+    if (message.summary !== "") {
+      obj.summary = message.summary;
+    }
+    if (message.questions?.length) {
+      obj.questions = message.questions;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PendingReview>, I>>(base?: I): PendingReview {
+    return PendingReview.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PendingReview>, I>>(object: I): PendingReview {
+    const message = createBasePendingReview();
+    message.reviewId = object.reviewId ?? "";
+    message.stepId = object.stepId ?? "";
+    message.stepOrder = object.stepOrder ?? 0;
+    message.summary = object.summary ?? "";
+    message.questions = object.questions?.map((e) => e) || [];
     return message;
   },
 };
@@ -4593,7 +5035,7 @@ export const SubmitStepResultRequest: MessageFns<SubmitStepResultRequest> = {
       writer.uint32(33).double(message.confidence);
     }
     if (message.stepExecutionReport !== undefined) {
-      writer.uint32(42).string(message.stepExecutionReport);
+      Struct.encode(Struct.wrap(message.stepExecutionReport), writer.uint32(42).fork()).join();
     }
     if (message.outputFormattingNotes !== undefined) {
       writer.uint32(50).string(message.outputFormattingNotes);
@@ -4657,7 +5099,7 @@ export const SubmitStepResultRequest: MessageFns<SubmitStepResultRequest> = {
               break;
             }
 
-            message.stepExecutionReport = reader.string();
+            message.stepExecutionReport = Struct.unwrap(Struct.decode(reader, reader.uint32()));
             continue;
           }
           case 6: {
@@ -4710,10 +5152,10 @@ export const SubmitStepResultRequest: MessageFns<SubmitStepResultRequest> = {
         : "",
       result: isObject(object.result) ? object.result : undefined,
       confidence: isSet(object.confidence) ? globalThis.Number(object.confidence) : undefined,
-      stepExecutionReport: isSet(object.stepExecutionReport)
-        ? globalThis.String(object.stepExecutionReport)
-        : isSet(object.step_execution_report)
-        ? globalThis.String(object.step_execution_report)
+      stepExecutionReport: isObject(object.stepExecutionReport)
+        ? object.stepExecutionReport
+        : isObject(object.step_execution_report)
+        ? object.step_execution_report
         : undefined,
       outputFormattingNotes: isSet(object.outputFormattingNotes)
         ? globalThis.String(object.outputFormattingNotes)
@@ -5872,7 +6314,7 @@ export const GetResearchContextRequest: MessageFns<GetResearchContextRequest> = 
 
 function createBasePlanDetails(): PlanDetails {
   return {
-    planId: "",
+    id: "",
     name: "",
     researchQuestion: "",
     status: 0,
@@ -5888,8 +6330,8 @@ function createBasePlanDetails(): PlanDetails {
 
 export const PlanDetails: MessageFns<PlanDetails> = {
   encode(message: PlanDetails, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.planId !== "") {
-      writer.uint32(10).string(message.planId);
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
     }
     if (message.name !== "") {
       writer.uint32(18).string(message.name);
@@ -5942,7 +6384,7 @@ export const PlanDetails: MessageFns<PlanDetails> = {
               break;
             }
 
-            message.planId = reader.string();
+            message.id = reader.string();
             continue;
           }
           case 2: {
@@ -6039,11 +6481,7 @@ export const PlanDetails: MessageFns<PlanDetails> = {
 
   fromJSON(object: any): PlanDetails {
     return {
-      planId: isSet(object.planId)
-        ? globalThis.String(object.planId)
-        : isSet(object.plan_id)
-        ? globalThis.String(object.plan_id)
-        : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
       name: isSet(object.name) ? globalThis.String(object.name) : "",
       researchQuestion: isSet(object.researchQuestion)
         ? globalThis.String(object.researchQuestion)
@@ -6087,8 +6525,8 @@ export const PlanDetails: MessageFns<PlanDetails> = {
 
   toJSON(message: PlanDetails): unknown {
     const obj: any = {};
-    if (message.planId !== "") {
-      obj.planId = message.planId;
+    if (message.id !== "") {
+      obj.id = message.id;
     }
     if (message.name !== "") {
       obj.name = message.name;
@@ -6128,7 +6566,7 @@ export const PlanDetails: MessageFns<PlanDetails> = {
   },
   fromPartial<I extends Exact<DeepPartial<PlanDetails>, I>>(object: I): PlanDetails {
     const message = createBasePlanDetails();
-    message.planId = object.planId ?? "";
+    message.id = object.id ?? "";
     message.name = object.name ?? "";
     message.researchQuestion = object.researchQuestion ?? "";
     message.status = object.status ?? 0;
@@ -6157,6 +6595,7 @@ function createBaseStepDetails(): StepDetails {
     failureReason: undefined,
     startedAt: undefined,
     completedAt: undefined,
+    resultSummary: undefined,
   };
 }
 
@@ -6184,7 +6623,7 @@ export const StepDetails: MessageFns<StepDetails> = {
       writer.uint32(57).double(message.confidence);
     }
     if (message.stepExecutionReport !== undefined) {
-      writer.uint32(66).string(message.stepExecutionReport);
+      Struct.encode(Struct.wrap(message.stepExecutionReport), writer.uint32(66).fork()).join();
     }
     if (message.outputFormattingNotes !== undefined) {
       writer.uint32(74).string(message.outputFormattingNotes);
@@ -6197,6 +6636,9 @@ export const StepDetails: MessageFns<StepDetails> = {
     }
     if (message.completedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.completedAt), writer.uint32(98).fork()).join();
+    }
+    if (message.resultSummary !== undefined) {
+      writer.uint32(106).string(message.resultSummary);
     }
     return writer;
   },
@@ -6275,7 +6717,7 @@ export const StepDetails: MessageFns<StepDetails> = {
               break;
             }
 
-            message.stepExecutionReport = reader.string();
+            message.stepExecutionReport = Struct.unwrap(Struct.decode(reader, reader.uint32()));
             continue;
           }
           case 9: {
@@ -6308,6 +6750,14 @@ export const StepDetails: MessageFns<StepDetails> = {
             }
 
             message.completedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.resultSummary = reader.string();
             continue;
           }
         }
@@ -6343,10 +6793,10 @@ export const StepDetails: MessageFns<StepDetails> = {
       instructions: isSet(object.instructions) ? globalThis.String(object.instructions) : "",
       result: isObject(object.result) ? object.result : undefined,
       confidence: isSet(object.confidence) ? globalThis.Number(object.confidence) : undefined,
-      stepExecutionReport: isSet(object.stepExecutionReport)
-        ? globalThis.String(object.stepExecutionReport)
-        : isSet(object.step_execution_report)
-        ? globalThis.String(object.step_execution_report)
+      stepExecutionReport: isObject(object.stepExecutionReport)
+        ? object.stepExecutionReport
+        : isObject(object.step_execution_report)
+        ? object.step_execution_report
         : undefined,
       outputFormattingNotes: isSet(object.outputFormattingNotes)
         ? globalThis.String(object.outputFormattingNotes)
@@ -6367,6 +6817,11 @@ export const StepDetails: MessageFns<StepDetails> = {
         ? fromJsonTimestamp(object.completedAt)
         : isSet(object.completed_at)
         ? fromJsonTimestamp(object.completed_at)
+        : undefined,
+      resultSummary: isSet(object.resultSummary)
+        ? globalThis.String(object.resultSummary)
+        : isSet(object.result_summary)
+        ? globalThis.String(object.result_summary)
         : undefined,
     };
   },
@@ -6409,6 +6864,9 @@ export const StepDetails: MessageFns<StepDetails> = {
     if (message.completedAt !== undefined) {
       obj.completedAt = message.completedAt.toISOString();
     }
+    if (message.resultSummary !== undefined) {
+      obj.resultSummary = message.resultSummary;
+    }
     return obj;
   },
 
@@ -6429,6 +6887,7 @@ export const StepDetails: MessageFns<StepDetails> = {
     message.failureReason = object.failureReason ?? undefined;
     message.startedAt = object.startedAt ?? undefined;
     message.completedAt = object.completedAt ?? undefined;
+    message.resultSummary = object.resultSummary ?? undefined;
     return message;
   },
 };
@@ -6439,8 +6898,8 @@ function createBaseAuditEvent(): AuditEvent {
     eventType: 0,
     stepId: undefined,
     sessionId: undefined,
-    details: undefined,
-    occurredAt: undefined,
+    eventData: undefined,
+    createdAt: undefined,
   };
 }
 
@@ -6458,11 +6917,11 @@ export const AuditEvent: MessageFns<AuditEvent> = {
     if (message.sessionId !== undefined) {
       writer.uint32(34).string(message.sessionId);
     }
-    if (message.details !== undefined) {
-      Struct.encode(Struct.wrap(message.details), writer.uint32(42).fork()).join();
+    if (message.eventData !== undefined) {
+      Struct.encode(Struct.wrap(message.eventData), writer.uint32(42).fork()).join();
     }
-    if (message.occurredAt !== undefined) {
-      Timestamp.encode(toTimestamp(message.occurredAt), writer.uint32(50).fork()).join();
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -6517,7 +6976,7 @@ export const AuditEvent: MessageFns<AuditEvent> = {
               break;
             }
 
-            message.details = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            message.eventData = Struct.unwrap(Struct.decode(reader, reader.uint32()));
             continue;
           }
           case 6: {
@@ -6525,7 +6984,7 @@ export const AuditEvent: MessageFns<AuditEvent> = {
               break;
             }
 
-            message.occurredAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -6562,11 +7021,15 @@ export const AuditEvent: MessageFns<AuditEvent> = {
         : isSet(object.session_id)
         ? globalThis.String(object.session_id)
         : undefined,
-      details: isObject(object.details) ? object.details : undefined,
-      occurredAt: isSet(object.occurredAt)
-        ? fromJsonTimestamp(object.occurredAt)
-        : isSet(object.occurred_at)
-        ? fromJsonTimestamp(object.occurred_at)
+      eventData: isObject(object.eventData)
+        ? object.eventData
+        : isObject(object.event_data)
+        ? object.event_data
+        : undefined,
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
         : undefined,
     };
   },
@@ -6585,11 +7048,11 @@ export const AuditEvent: MessageFns<AuditEvent> = {
     if (message.sessionId !== undefined) {
       obj.sessionId = message.sessionId;
     }
-    if (message.details !== undefined) {
-      obj.details = message.details;
+    if (message.eventData !== undefined) {
+      obj.eventData = message.eventData;
     }
-    if (message.occurredAt !== undefined) {
-      obj.occurredAt = message.occurredAt.toISOString();
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
     }
     return obj;
   },
@@ -6603,15 +7066,15 @@ export const AuditEvent: MessageFns<AuditEvent> = {
     message.eventType = object.eventType ?? 0;
     message.stepId = object.stepId ?? undefined;
     message.sessionId = object.sessionId ?? undefined;
-    message.details = object.details ?? undefined;
-    message.occurredAt = object.occurredAt ?? undefined;
+    message.eventData = object.eventData ?? undefined;
+    message.createdAt = object.createdAt ?? undefined;
     return message;
   },
 };
 
 function createBaseSkillExecution(): SkillExecution {
   return {
-    executionId: "",
+    id: "",
     skillName: "",
     status: 0,
     planId: undefined,
@@ -6626,8 +7089,8 @@ function createBaseSkillExecution(): SkillExecution {
 
 export const SkillExecution: MessageFns<SkillExecution> = {
   encode(message: SkillExecution, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.executionId !== "") {
-      writer.uint32(10).string(message.executionId);
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
     }
     if (message.skillName !== "") {
       writer.uint32(18).string(message.skillName);
@@ -6677,7 +7140,7 @@ export const SkillExecution: MessageFns<SkillExecution> = {
               break;
             }
 
-            message.executionId = reader.string();
+            message.id = reader.string();
             continue;
           }
           case 2: {
@@ -6766,11 +7229,7 @@ export const SkillExecution: MessageFns<SkillExecution> = {
 
   fromJSON(object: any): SkillExecution {
     return {
-      executionId: isSet(object.executionId)
-        ? globalThis.String(object.executionId)
-        : isSet(object.execution_id)
-        ? globalThis.String(object.execution_id)
-        : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
       skillName: isSet(object.skillName)
         ? globalThis.String(object.skillName)
         : isSet(object.skill_name)
@@ -6813,8 +7272,8 @@ export const SkillExecution: MessageFns<SkillExecution> = {
 
   toJSON(message: SkillExecution): unknown {
     const obj: any = {};
-    if (message.executionId !== "") {
-      obj.executionId = message.executionId;
+    if (message.id !== "") {
+      obj.id = message.id;
     }
     if (message.skillName !== "") {
       obj.skillName = message.skillName;
@@ -6851,7 +7310,7 @@ export const SkillExecution: MessageFns<SkillExecution> = {
   },
   fromPartial<I extends Exact<DeepPartial<SkillExecution>, I>>(object: I): SkillExecution {
     const message = createBaseSkillExecution();
-    message.executionId = object.executionId ?? "";
+    message.id = object.id ?? "";
     message.skillName = object.skillName ?? "";
     message.status = object.status ?? 0;
     message.planId = object.planId ?? undefined;
@@ -7435,7 +7894,7 @@ export const SubmitResearchFeedbackRequest: MessageFns<SubmitResearchFeedbackReq
               break;
             }
 
-            message.userSatisfaction = reader.int32();
+            message.userSatisfaction = reader.int32() as any;
             continue;
           }
           case 4: {
@@ -7503,9 +7962,9 @@ export const SubmitResearchFeedbackRequest: MessageFns<SubmitResearchFeedbackReq
         ? feedbackTypeFromJSON(object.feedback_type)
         : 0,
       userSatisfaction: isSet(object.userSatisfaction)
-        ? globalThis.Number(object.userSatisfaction)
+        ? userSatisfactionFromJSON(object.userSatisfaction)
         : isSet(object.user_satisfaction)
-        ? globalThis.Number(object.user_satisfaction)
+        ? userSatisfactionFromJSON(object.user_satisfaction)
         : undefined,
       userFeedbackSummary: isSet(object.userFeedbackSummary)
         ? globalThis.String(object.userFeedbackSummary)
@@ -7544,7 +8003,7 @@ export const SubmitResearchFeedbackRequest: MessageFns<SubmitResearchFeedbackReq
       obj.feedbackType = feedbackTypeToJSON(message.feedbackType);
     }
     if (message.userSatisfaction !== undefined) {
-      obj.userSatisfaction = Math.round(message.userSatisfaction);
+      obj.userSatisfaction = userSatisfactionToJSON(message.userSatisfaction);
     }
     if (message.userFeedbackSummary !== undefined) {
       obj.userFeedbackSummary = message.userFeedbackSummary;
@@ -7943,6 +8402,1141 @@ export const DeletePlanResponse: MessageFns<DeletePlanResponse> = {
   },
 };
 
+function createBaseListPlansRequest(): ListPlansRequest {
+  return {
+    status: undefined,
+    query: undefined,
+    updatedSince: undefined,
+    includeArchived: undefined,
+    cursor: undefined,
+    limit: undefined,
+  };
+}
+
+export const ListPlansRequest: MessageFns<ListPlansRequest> = {
+  encode(message: ListPlansRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.status !== undefined) {
+      writer.uint32(8).int32(message.status);
+    }
+    if (message.query !== undefined) {
+      writer.uint32(18).string(message.query);
+    }
+    if (message.updatedSince !== undefined) {
+      Timestamp.encode(toTimestamp(message.updatedSince), writer.uint32(26).fork()).join();
+    }
+    if (message.includeArchived !== undefined) {
+      writer.uint32(32).bool(message.includeArchived);
+    }
+    if (message.cursor !== undefined) {
+      writer.uint32(42).string(message.cursor);
+    }
+    if (message.limit !== undefined) {
+      writer.uint32(48).int32(message.limit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListPlansRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListPlansRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.status = reader.int32() as any;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.query = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.updatedSince = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.includeArchived = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListPlansRequest {
+    return {
+      status: isSet(object.status) ? planStatusFromJSON(object.status) : undefined,
+      query: isSet(object.query) ? globalThis.String(object.query) : undefined,
+      updatedSince: isSet(object.updatedSince)
+        ? fromJsonTimestamp(object.updatedSince)
+        : isSet(object.updated_since)
+        ? fromJsonTimestamp(object.updated_since)
+        : undefined,
+      includeArchived: isSet(object.includeArchived)
+        ? globalThis.Boolean(object.includeArchived)
+        : isSet(object.include_archived)
+        ? globalThis.Boolean(object.include_archived)
+        : undefined,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : undefined,
+    };
+  },
+
+  toJSON(message: ListPlansRequest): unknown {
+    const obj: any = {};
+    if (message.status !== undefined) {
+      obj.status = planStatusToJSON(message.status);
+    }
+    if (message.query !== undefined) {
+      obj.query = message.query;
+    }
+    if (message.updatedSince !== undefined) {
+      obj.updatedSince = message.updatedSince.toISOString();
+    }
+    if (message.includeArchived !== undefined) {
+      obj.includeArchived = message.includeArchived;
+    }
+    if (message.cursor !== undefined) {
+      obj.cursor = message.cursor;
+    }
+    if (message.limit !== undefined) {
+      obj.limit = Math.round(message.limit);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListPlansRequest>, I>>(base?: I): ListPlansRequest {
+    return ListPlansRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListPlansRequest>, I>>(object: I): ListPlansRequest {
+    const message = createBaseListPlansRequest();
+    message.status = object.status ?? undefined;
+    message.query = object.query ?? undefined;
+    message.updatedSince = object.updatedSince ?? undefined;
+    message.includeArchived = object.includeArchived ?? undefined;
+    message.cursor = object.cursor ?? undefined;
+    message.limit = object.limit ?? undefined;
+    return message;
+  },
+};
+
+function createBasePlanListing(): PlanListing {
+  return {
+    planId: "",
+    name: "",
+    researchQuestion: "",
+    status: 0,
+    progress: 0,
+    totalSteps: 0,
+    completedSteps: 0,
+    archived: false,
+    createdAt: undefined,
+    updatedAt: undefined,
+  };
+}
+
+export const PlanListing: MessageFns<PlanListing> = {
+  encode(message: PlanListing, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.planId !== "") {
+      writer.uint32(10).string(message.planId);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.researchQuestion !== "") {
+      writer.uint32(26).string(message.researchQuestion);
+    }
+    if (message.status !== 0) {
+      writer.uint32(32).int32(message.status);
+    }
+    if (message.progress !== 0) {
+      writer.uint32(41).double(message.progress);
+    }
+    if (message.totalSteps !== 0) {
+      writer.uint32(48).int32(message.totalSteps);
+    }
+    if (message.completedSteps !== 0) {
+      writer.uint32(56).int32(message.completedSteps);
+    }
+    if (message.archived !== false) {
+      writer.uint32(64).bool(message.archived);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(74).fork()).join();
+    }
+    if (message.updatedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.updatedAt), writer.uint32(82).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PlanListing {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePlanListing();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.planId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.researchQuestion = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.status = reader.int32() as any;
+            continue;
+          }
+          case 5: {
+            if (tag !== 41) {
+              break;
+            }
+
+            message.progress = reader.double();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.totalSteps = reader.int32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.completedSteps = reader.int32();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.archived = reader.bool();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.updatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PlanListing {
+    return {
+      planId: isSet(object.planId)
+        ? globalThis.String(object.planId)
+        : isSet(object.plan_id)
+        ? globalThis.String(object.plan_id)
+        : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      researchQuestion: isSet(object.researchQuestion)
+        ? globalThis.String(object.researchQuestion)
+        : isSet(object.research_question)
+        ? globalThis.String(object.research_question)
+        : "",
+      status: isSet(object.status) ? planStatusFromJSON(object.status) : 0,
+      progress: isSet(object.progress) ? globalThis.Number(object.progress) : 0,
+      totalSteps: isSet(object.totalSteps)
+        ? globalThis.Number(object.totalSteps)
+        : isSet(object.total_steps)
+        ? globalThis.Number(object.total_steps)
+        : 0,
+      completedSteps: isSet(object.completedSteps)
+        ? globalThis.Number(object.completedSteps)
+        : isSet(object.completed_steps)
+        ? globalThis.Number(object.completed_steps)
+        : 0,
+      archived: isSet(object.archived) ? globalThis.Boolean(object.archived) : false,
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+      updatedAt: isSet(object.updatedAt)
+        ? fromJsonTimestamp(object.updatedAt)
+        : isSet(object.updated_at)
+        ? fromJsonTimestamp(object.updated_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: PlanListing): unknown {
+    const obj: any = {};
+    if (message.planId !== "") {
+      obj.planId = message.planId;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.researchQuestion !== "") {
+      obj.researchQuestion = message.researchQuestion;
+    }
+    if (message.status !== 0) {
+      obj.status = planStatusToJSON(message.status);
+    }
+    if (message.progress !== 0) {
+      obj.progress = floatToJson(message.progress);
+    }
+    if (message.totalSteps !== 0) {
+      obj.totalSteps = Math.round(message.totalSteps);
+    }
+    if (message.completedSteps !== 0) {
+      obj.completedSteps = Math.round(message.completedSteps);
+    }
+    if (message.archived !== false) {
+      obj.archived = message.archived;
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
+    }
+    if (message.updatedAt !== undefined) {
+      obj.updatedAt = message.updatedAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PlanListing>, I>>(base?: I): PlanListing {
+    return PlanListing.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PlanListing>, I>>(object: I): PlanListing {
+    const message = createBasePlanListing();
+    message.planId = object.planId ?? "";
+    message.name = object.name ?? "";
+    message.researchQuestion = object.researchQuestion ?? "";
+    message.status = object.status ?? 0;
+    message.progress = object.progress ?? 0;
+    message.totalSteps = object.totalSteps ?? 0;
+    message.completedSteps = object.completedSteps ?? 0;
+    message.archived = object.archived ?? false;
+    message.createdAt = object.createdAt ?? undefined;
+    message.updatedAt = object.updatedAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseListPlansResponse(): ListPlansResponse {
+  return { plans: [], nextCursor: undefined };
+}
+
+export const ListPlansResponse: MessageFns<ListPlansResponse> = {
+  encode(message: ListPlansResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.plans) {
+      PlanListing.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextCursor !== undefined) {
+      writer.uint32(18).string(message.nextCursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListPlansResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListPlansResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.plans.push(PlanListing.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListPlansResponse {
+    return {
+      plans: globalThis.Array.isArray(object?.plans) ? object.plans.map((e: any) => PlanListing.fromJSON(e)) : [],
+      nextCursor: isSet(object.nextCursor)
+        ? globalThis.String(object.nextCursor)
+        : isSet(object.next_cursor)
+        ? globalThis.String(object.next_cursor)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ListPlansResponse): unknown {
+    const obj: any = {};
+    if (message.plans?.length) {
+      obj.plans = message.plans.map((e) => PlanListing.toJSON(e));
+    }
+    if (message.nextCursor !== undefined) {
+      obj.nextCursor = message.nextCursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListPlansResponse>, I>>(base?: I): ListPlansResponse {
+    return ListPlansResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListPlansResponse>, I>>(object: I): ListPlansResponse {
+    const message = createBaseListPlansResponse();
+    message.plans = object.plans?.map((e) => PlanListing.fromPartial(e)) || [];
+    message.nextCursor = object.nextCursor ?? undefined;
+    return message;
+  },
+};
+
+function createBaseArchivePlanRequest(): ArchivePlanRequest {
+  return { planId: "", sessionId: undefined };
+}
+
+export const ArchivePlanRequest: MessageFns<ArchivePlanRequest> = {
+  encode(message: ArchivePlanRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.planId !== "") {
+      writer.uint32(10).string(message.planId);
+    }
+    if (message.sessionId !== undefined) {
+      writer.uint32(18).string(message.sessionId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ArchivePlanRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseArchivePlanRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.planId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ArchivePlanRequest {
+    return {
+      planId: isSet(object.planId)
+        ? globalThis.String(object.planId)
+        : isSet(object.plan_id)
+        ? globalThis.String(object.plan_id)
+        : "",
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ArchivePlanRequest): unknown {
+    const obj: any = {};
+    if (message.planId !== "") {
+      obj.planId = message.planId;
+    }
+    if (message.sessionId !== undefined) {
+      obj.sessionId = message.sessionId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ArchivePlanRequest>, I>>(base?: I): ArchivePlanRequest {
+    return ArchivePlanRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ArchivePlanRequest>, I>>(object: I): ArchivePlanRequest {
+    const message = createBaseArchivePlanRequest();
+    message.planId = object.planId ?? "";
+    message.sessionId = object.sessionId ?? undefined;
+    return message;
+  },
+};
+
+function createBaseArchivePlanResponse(): ArchivePlanResponse {
+  return { planId: "", archived: false, status: 0 };
+}
+
+export const ArchivePlanResponse: MessageFns<ArchivePlanResponse> = {
+  encode(message: ArchivePlanResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.planId !== "") {
+      writer.uint32(10).string(message.planId);
+    }
+    if (message.archived !== false) {
+      writer.uint32(16).bool(message.archived);
+    }
+    if (message.status !== 0) {
+      writer.uint32(24).int32(message.status);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ArchivePlanResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseArchivePlanResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.planId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.archived = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.status = reader.int32() as any;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ArchivePlanResponse {
+    return {
+      planId: isSet(object.planId)
+        ? globalThis.String(object.planId)
+        : isSet(object.plan_id)
+        ? globalThis.String(object.plan_id)
+        : "",
+      archived: isSet(object.archived) ? globalThis.Boolean(object.archived) : false,
+      status: isSet(object.status) ? planStatusFromJSON(object.status) : 0,
+    };
+  },
+
+  toJSON(message: ArchivePlanResponse): unknown {
+    const obj: any = {};
+    if (message.planId !== "") {
+      obj.planId = message.planId;
+    }
+    if (message.archived !== false) {
+      obj.archived = message.archived;
+    }
+    if (message.status !== 0) {
+      obj.status = planStatusToJSON(message.status);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ArchivePlanResponse>, I>>(base?: I): ArchivePlanResponse {
+    return ArchivePlanResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ArchivePlanResponse>, I>>(object: I): ArchivePlanResponse {
+    const message = createBaseArchivePlanResponse();
+    message.planId = object.planId ?? "";
+    message.archived = object.archived ?? false;
+    message.status = object.status ?? 0;
+    return message;
+  },
+};
+
+function createBaseUnarchivePlanRequest(): UnarchivePlanRequest {
+  return { planId: "", sessionId: undefined };
+}
+
+export const UnarchivePlanRequest: MessageFns<UnarchivePlanRequest> = {
+  encode(message: UnarchivePlanRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.planId !== "") {
+      writer.uint32(10).string(message.planId);
+    }
+    if (message.sessionId !== undefined) {
+      writer.uint32(18).string(message.sessionId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UnarchivePlanRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUnarchivePlanRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.planId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UnarchivePlanRequest {
+    return {
+      planId: isSet(object.planId)
+        ? globalThis.String(object.planId)
+        : isSet(object.plan_id)
+        ? globalThis.String(object.plan_id)
+        : "",
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: UnarchivePlanRequest): unknown {
+    const obj: any = {};
+    if (message.planId !== "") {
+      obj.planId = message.planId;
+    }
+    if (message.sessionId !== undefined) {
+      obj.sessionId = message.sessionId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UnarchivePlanRequest>, I>>(base?: I): UnarchivePlanRequest {
+    return UnarchivePlanRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UnarchivePlanRequest>, I>>(object: I): UnarchivePlanRequest {
+    const message = createBaseUnarchivePlanRequest();
+    message.planId = object.planId ?? "";
+    message.sessionId = object.sessionId ?? undefined;
+    return message;
+  },
+};
+
+function createBaseUnarchivePlanResponse(): UnarchivePlanResponse {
+  return { planId: "", archived: false, status: 0 };
+}
+
+export const UnarchivePlanResponse: MessageFns<UnarchivePlanResponse> = {
+  encode(message: UnarchivePlanResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.planId !== "") {
+      writer.uint32(10).string(message.planId);
+    }
+    if (message.archived !== false) {
+      writer.uint32(16).bool(message.archived);
+    }
+    if (message.status !== 0) {
+      writer.uint32(24).int32(message.status);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UnarchivePlanResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUnarchivePlanResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.planId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.archived = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.status = reader.int32() as any;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UnarchivePlanResponse {
+    return {
+      planId: isSet(object.planId)
+        ? globalThis.String(object.planId)
+        : isSet(object.plan_id)
+        ? globalThis.String(object.plan_id)
+        : "",
+      archived: isSet(object.archived) ? globalThis.Boolean(object.archived) : false,
+      status: isSet(object.status) ? planStatusFromJSON(object.status) : 0,
+    };
+  },
+
+  toJSON(message: UnarchivePlanResponse): unknown {
+    const obj: any = {};
+    if (message.planId !== "") {
+      obj.planId = message.planId;
+    }
+    if (message.archived !== false) {
+      obj.archived = message.archived;
+    }
+    if (message.status !== 0) {
+      obj.status = planStatusToJSON(message.status);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UnarchivePlanResponse>, I>>(base?: I): UnarchivePlanResponse {
+    return UnarchivePlanResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UnarchivePlanResponse>, I>>(object: I): UnarchivePlanResponse {
+    const message = createBaseUnarchivePlanResponse();
+    message.planId = object.planId ?? "";
+    message.archived = object.archived ?? false;
+    message.status = object.status ?? 0;
+    return message;
+  },
+};
+
+function createBaseCancelPlanRequest(): CancelPlanRequest {
+  return { planId: "", reason: "", sessionId: undefined };
+}
+
+export const CancelPlanRequest: MessageFns<CancelPlanRequest> = {
+  encode(message: CancelPlanRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.planId !== "") {
+      writer.uint32(10).string(message.planId);
+    }
+    if (message.reason !== "") {
+      writer.uint32(18).string(message.reason);
+    }
+    if (message.sessionId !== undefined) {
+      writer.uint32(26).string(message.sessionId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CancelPlanRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCancelPlanRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.planId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CancelPlanRequest {
+    return {
+      planId: isSet(object.planId)
+        ? globalThis.String(object.planId)
+        : isSet(object.plan_id)
+        ? globalThis.String(object.plan_id)
+        : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: CancelPlanRequest): unknown {
+    const obj: any = {};
+    if (message.planId !== "") {
+      obj.planId = message.planId;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.sessionId !== undefined) {
+      obj.sessionId = message.sessionId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CancelPlanRequest>, I>>(base?: I): CancelPlanRequest {
+    return CancelPlanRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CancelPlanRequest>, I>>(object: I): CancelPlanRequest {
+    const message = createBaseCancelPlanRequest();
+    message.planId = object.planId ?? "";
+    message.reason = object.reason ?? "";
+    message.sessionId = object.sessionId ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCancelPlanResponse(): CancelPlanResponse {
+  return { planId: "", status: 0, previousStatus: 0, cancelledAt: undefined };
+}
+
+export const CancelPlanResponse: MessageFns<CancelPlanResponse> = {
+  encode(message: CancelPlanResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.planId !== "") {
+      writer.uint32(10).string(message.planId);
+    }
+    if (message.status !== 0) {
+      writer.uint32(16).int32(message.status);
+    }
+    if (message.previousStatus !== 0) {
+      writer.uint32(24).int32(message.previousStatus);
+    }
+    if (message.cancelledAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.cancelledAt), writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CancelPlanResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCancelPlanResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.planId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.status = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.previousStatus = reader.int32() as any;
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.cancelledAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CancelPlanResponse {
+    return {
+      planId: isSet(object.planId)
+        ? globalThis.String(object.planId)
+        : isSet(object.plan_id)
+        ? globalThis.String(object.plan_id)
+        : "",
+      status: isSet(object.status) ? planStatusFromJSON(object.status) : 0,
+      previousStatus: isSet(object.previousStatus)
+        ? planStatusFromJSON(object.previousStatus)
+        : isSet(object.previous_status)
+        ? planStatusFromJSON(object.previous_status)
+        : 0,
+      cancelledAt: isSet(object.cancelledAt)
+        ? fromJsonTimestamp(object.cancelledAt)
+        : isSet(object.cancelled_at)
+        ? fromJsonTimestamp(object.cancelled_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: CancelPlanResponse): unknown {
+    const obj: any = {};
+    if (message.planId !== "") {
+      obj.planId = message.planId;
+    }
+    if (message.status !== 0) {
+      obj.status = planStatusToJSON(message.status);
+    }
+    if (message.previousStatus !== 0) {
+      obj.previousStatus = planStatusToJSON(message.previousStatus);
+    }
+    if (message.cancelledAt !== undefined) {
+      obj.cancelledAt = message.cancelledAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CancelPlanResponse>, I>>(base?: I): CancelPlanResponse {
+    return CancelPlanResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CancelPlanResponse>, I>>(object: I): CancelPlanResponse {
+    const message = createBaseCancelPlanResponse();
+    message.planId = object.planId ?? "";
+    message.status = object.status ?? 0;
+    message.previousStatus = object.previousStatus ?? 0;
+    message.cancelledAt = object.cancelledAt ?? undefined;
+    return message;
+  },
+};
+
 /**
  * The research workflow: plans made of ordered steps that clients claim, work on and report
  * back, with branching, user reviews, skill-execution tracking, feedback and an append-only
@@ -7996,7 +9590,8 @@ export const PlanServiceService = {
     responseDeserialize: (value: Buffer): GetPlanStatusResponse => GetPlanStatusResponse.decode(value),
   },
   /**
-   * Change a plan that is still planning or executing. Choose one action and send the fields
+   * Change a plan that is still planning or executing (fail_step also works on a stalled plan:
+   * giving up on the stuck step gets it going again). Choose one action and send the fields
    * that action needs (each field says which action it belongs to):
    *
    * add_steps: `steps`, the new steps, each inserted after its `insertAfterOrder` (or appended
@@ -8024,9 +9619,10 @@ export const PlanServiceService = {
     responseDeserialize: (value: Buffer): ModifyPlanResponse => ModifyPlanResponse.decode(value),
   },
   /**
-   * List your organization's research plans that are not finished (not completed or failed),
-   * most recently updated first. Use it to find a plan to resume. Pages: pass the returned
-   * nextCursor as cursor to get the next page.
+   * List your organization's research plans that are not finished (not completed, failed or
+   * cancelled) and not archived, most recently updated first. Use it to find a plan to resume. Every active plan
+   * is returned unless you ask for a page: send limit (and then the returned nextCursor as
+   * cursor) to page through them.
    */
   listActivePlans: {
     path: "/quarry.plan.v1.PlanService/ListActivePlans" as const,
@@ -8046,7 +9642,7 @@ export const PlanServiceService = {
    *
    * Check `status` first: next_step (work on `step`); plan_complete (every step is done: write
    * the deliverable using outputMediaType and the formatting instructions and notes returned
-   * with it); plan_failed (stop); awaiting_review (the user must decide with
+   * with it); plan_failed (the plan failed or was cancelled: stop); awaiting_review (the user must decide with
    * submit_user_decision before work continues); no_pending_steps (nothing to claim now because
    * the remaining steps are in progress elsewhere: wait with get_plan_status and try again).
    */
@@ -8134,8 +9730,9 @@ export const PlanServiceService = {
   /**
    * Load everything about a plan to resume work on it, for example in a new conversation: the
    * plan, every step with its result, the plan's artifacts, the 20 most recent audit events,
-   * the linked skill execution and your organization's output preferences. Pass your sessionId
-   * so the audit log records that this session resumed the plan.
+   * the linked skill execution and the output preferences for the deliverable. Pass your
+   * sessionId so the audit log records that this session resumed the plan (that is the one
+   * thing this tool writes; without a sessionId it changes nothing).
    */
   getResearchContext: {
     path: "/quarry.plan.v1.PlanService/GetResearchContext" as const,
@@ -8167,9 +9764,9 @@ export const PlanServiceService = {
     responseDeserialize: (value: Buffer): LogSkillExecutionResponse => LogSkillExecutionResponse.decode(value),
   },
   /**
-   * Record the user's feedback on a piece of research: `initial` right after the plan is
-   * presented, `closing` when the research is delivered. Ask the user; only record what they
-   * said.
+   * Record the user's feedback on a piece of research, at two moments: `initial` right after
+   * you delivered the results, and `closing` when the conversation moves on to something else.
+   * Ask the user; only record what they said.
    */
   submitResearchFeedback: {
     path: "/quarry.plan.v1.PlanService/SubmitResearchFeedback" as const,
@@ -8182,6 +9779,67 @@ export const PlanServiceService = {
       Buffer.from(SubmitResearchFeedbackResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): SubmitResearchFeedbackResponse =>
       SubmitResearchFeedbackResponse.decode(value),
+  },
+  /**
+   * Find research plans in any state, finished ones included, most recently updated first: filter
+   * by status, by words in the name or research question (query), or by last change
+   * (updatedSince). Archived plans are left out unless you pass includeArchived. Pages of 20 by
+   * default: pass the returned nextCursor as cursor (with the same filters) for the next page.
+   */
+  listPlans: {
+    path: "/quarry.plan.v1.PlanService/ListPlans" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListPlansRequest): Buffer => Buffer.from(ListPlansRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListPlansRequest => ListPlansRequest.decode(value),
+    responseSerialize: (value: ListPlansResponse): Buffer => Buffer.from(ListPlansResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListPlansResponse => ListPlansResponse.decode(value),
+  },
+  /**
+   * Archive a plan the user no longer wants to see in active lists: it disappears from
+   * list_active_plans and from list_plans (unless includeArchived), but keeps its status, steps,
+   * results and artifacts, stays readable by ID and searchable, and can be restored with
+   * unarchive_plan. Archiving an archived plan changes nothing.
+   */
+  archivePlan: {
+    path: "/quarry.plan.v1.PlanService/ArchivePlan" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ArchivePlanRequest): Buffer => Buffer.from(ArchivePlanRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ArchivePlanRequest => ArchivePlanRequest.decode(value),
+    responseSerialize: (value: ArchivePlanResponse): Buffer => Buffer.from(ArchivePlanResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ArchivePlanResponse => ArchivePlanResponse.decode(value),
+  },
+  /**
+   * Bring an archived plan back into the active lists (see archive_plan). Unarchiving a plan that
+   * is not archived changes nothing.
+   */
+  unarchivePlan: {
+    path: "/quarry.plan.v1.PlanService/UnarchivePlan" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UnarchivePlanRequest): Buffer => Buffer.from(UnarchivePlanRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UnarchivePlanRequest => UnarchivePlanRequest.decode(value),
+    responseSerialize: (value: UnarchivePlanResponse): Buffer =>
+      Buffer.from(UnarchivePlanResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UnarchivePlanResponse => UnarchivePlanResponse.decode(value),
+  },
+  /**
+   * Cancel a plan that is not finished, when the user decides to stop the research: the plan
+   * becomes cancelled for good, with your reason in its audit log. No more steps are handed out
+   * (get_next_step answers plan_failed) and results, reviews and plan changes are refused; the
+   * plan and what it produced stay readable. Only do this when the user asked for it. Cancelling
+   * a cancelled plan again returns the same answer; a completed or failed plan cannot be
+   * cancelled.
+   */
+  cancelPlan: {
+    path: "/quarry.plan.v1.PlanService/CancelPlan" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CancelPlanRequest): Buffer => Buffer.from(CancelPlanRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CancelPlanRequest => CancelPlanRequest.decode(value),
+    responseSerialize: (value: CancelPlanResponse): Buffer => Buffer.from(CancelPlanResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CancelPlanResponse => CancelPlanResponse.decode(value),
   },
   /**
    * Internal, not a tool: check that a plan (and optionally one of its steps) exists in the
@@ -8245,7 +9903,8 @@ export interface PlanServiceServer extends UntypedServiceImplementation {
    */
   getPlanStatus: handleUnaryCall<GetPlanStatusRequest, GetPlanStatusResponse>;
   /**
-   * Change a plan that is still planning or executing. Choose one action and send the fields
+   * Change a plan that is still planning or executing (fail_step also works on a stalled plan:
+   * giving up on the stuck step gets it going again). Choose one action and send the fields
    * that action needs (each field says which action it belongs to):
    *
    * add_steps: `steps`, the new steps, each inserted after its `insertAfterOrder` (or appended
@@ -8265,9 +9924,10 @@ export interface PlanServiceServer extends UntypedServiceImplementation {
    */
   modifyPlan: handleUnaryCall<ModifyPlanRequest, ModifyPlanResponse>;
   /**
-   * List your organization's research plans that are not finished (not completed or failed),
-   * most recently updated first. Use it to find a plan to resume. Pages: pass the returned
-   * nextCursor as cursor to get the next page.
+   * List your organization's research plans that are not finished (not completed, failed or
+   * cancelled) and not archived, most recently updated first. Use it to find a plan to resume. Every active plan
+   * is returned unless you ask for a page: send limit (and then the returned nextCursor as
+   * cursor) to page through them.
    */
   listActivePlans: handleUnaryCall<ListActivePlansRequest, ListActivePlansResponse>;
   /**
@@ -8277,7 +9937,7 @@ export interface PlanServiceServer extends UntypedServiceImplementation {
    *
    * Check `status` first: next_step (work on `step`); plan_complete (every step is done: write
    * the deliverable using outputMediaType and the formatting instructions and notes returned
-   * with it); plan_failed (stop); awaiting_review (the user must decide with
+   * with it); plan_failed (the plan failed or was cancelled: stop); awaiting_review (the user must decide with
    * submit_user_decision before work continues); no_pending_steps (nothing to claim now because
    * the remaining steps are in progress elsewhere: wait with get_plan_status and try again).
    */
@@ -8317,8 +9977,9 @@ export interface PlanServiceServer extends UntypedServiceImplementation {
   /**
    * Load everything about a plan to resume work on it, for example in a new conversation: the
    * plan, every step with its result, the plan's artifacts, the 20 most recent audit events,
-   * the linked skill execution and your organization's output preferences. Pass your sessionId
-   * so the audit log records that this session resumed the plan.
+   * the linked skill execution and the output preferences for the deliverable. Pass your
+   * sessionId so the audit log records that this session resumed the plan (that is the one
+   * thing this tool writes; without a sessionId it changes nothing).
    */
   getResearchContext: handleUnaryCall<GetResearchContextRequest, GetResearchContextResponse>;
   /**
@@ -8330,11 +9991,39 @@ export interface PlanServiceServer extends UntypedServiceImplementation {
    */
   logSkillExecution: handleUnaryCall<LogSkillExecutionRequest, LogSkillExecutionResponse>;
   /**
-   * Record the user's feedback on a piece of research: `initial` right after the plan is
-   * presented, `closing` when the research is delivered. Ask the user; only record what they
-   * said.
+   * Record the user's feedback on a piece of research, at two moments: `initial` right after
+   * you delivered the results, and `closing` when the conversation moves on to something else.
+   * Ask the user; only record what they said.
    */
   submitResearchFeedback: handleUnaryCall<SubmitResearchFeedbackRequest, SubmitResearchFeedbackResponse>;
+  /**
+   * Find research plans in any state, finished ones included, most recently updated first: filter
+   * by status, by words in the name or research question (query), or by last change
+   * (updatedSince). Archived plans are left out unless you pass includeArchived. Pages of 20 by
+   * default: pass the returned nextCursor as cursor (with the same filters) for the next page.
+   */
+  listPlans: handleUnaryCall<ListPlansRequest, ListPlansResponse>;
+  /**
+   * Archive a plan the user no longer wants to see in active lists: it disappears from
+   * list_active_plans and from list_plans (unless includeArchived), but keeps its status, steps,
+   * results and artifacts, stays readable by ID and searchable, and can be restored with
+   * unarchive_plan. Archiving an archived plan changes nothing.
+   */
+  archivePlan: handleUnaryCall<ArchivePlanRequest, ArchivePlanResponse>;
+  /**
+   * Bring an archived plan back into the active lists (see archive_plan). Unarchiving a plan that
+   * is not archived changes nothing.
+   */
+  unarchivePlan: handleUnaryCall<UnarchivePlanRequest, UnarchivePlanResponse>;
+  /**
+   * Cancel a plan that is not finished, when the user decides to stop the research: the plan
+   * becomes cancelled for good, with your reason in its audit log. No more steps are handed out
+   * (get_next_step answers plan_failed) and results, reviews and plan changes are refused; the
+   * plan and what it produced stay readable. Only do this when the user asked for it. Cancelling
+   * a cancelled plan again returns the same answer; a completed or failed plan cannot be
+   * cancelled.
+   */
+  cancelPlan: handleUnaryCall<CancelPlanRequest, CancelPlanResponse>;
   /**
    * Internal, not a tool: check that a plan (and optionally one of its steps) exists in the
    * caller's organization. Other services (artifact-store) call it before storing anything that
@@ -8407,7 +10096,8 @@ export interface PlanServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetPlanStatusResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Change a plan that is still planning or executing. Choose one action and send the fields
+   * Change a plan that is still planning or executing (fail_step also works on a stalled plan:
+   * giving up on the stuck step gets it going again). Choose one action and send the fields
    * that action needs (each field says which action it belongs to):
    *
    * add_steps: `steps`, the new steps, each inserted after its `insertAfterOrder` (or appended
@@ -8441,9 +10131,10 @@ export interface PlanServiceClient extends Client {
     callback: (error: ServiceError | null, response: ModifyPlanResponse) => void,
   ): ClientUnaryCall;
   /**
-   * List your organization's research plans that are not finished (not completed or failed),
-   * most recently updated first. Use it to find a plan to resume. Pages: pass the returned
-   * nextCursor as cursor to get the next page.
+   * List your organization's research plans that are not finished (not completed, failed or
+   * cancelled) and not archived, most recently updated first. Use it to find a plan to resume. Every active plan
+   * is returned unless you ask for a page: send limit (and then the returned nextCursor as
+   * cursor) to page through them.
    */
   listActivePlans(
     request: ListActivePlansRequest,
@@ -8467,7 +10158,7 @@ export interface PlanServiceClient extends Client {
    *
    * Check `status` first: next_step (work on `step`); plan_complete (every step is done: write
    * the deliverable using outputMediaType and the formatting instructions and notes returned
-   * with it); plan_failed (stop); awaiting_review (the user must decide with
+   * with it); plan_failed (the plan failed or was cancelled: stop); awaiting_review (the user must decide with
    * submit_user_decision before work continues); no_pending_steps (nothing to claim now because
    * the remaining steps are in progress elsewhere: wait with get_plan_status and try again).
    */
@@ -8577,8 +10268,9 @@ export interface PlanServiceClient extends Client {
   /**
    * Load everything about a plan to resume work on it, for example in a new conversation: the
    * plan, every step with its result, the plan's artifacts, the 20 most recent audit events,
-   * the linked skill execution and your organization's output preferences. Pass your sessionId
-   * so the audit log records that this session resumed the plan.
+   * the linked skill execution and the output preferences for the deliverable. Pass your
+   * sessionId so the audit log records that this session resumed the plan (that is the one
+   * thing this tool writes; without a sessionId it changes nothing).
    */
   getResearchContext(
     request: GetResearchContextRequest,
@@ -8618,9 +10310,9 @@ export interface PlanServiceClient extends Client {
     callback: (error: ServiceError | null, response: LogSkillExecutionResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Record the user's feedback on a piece of research: `initial` right after the plan is
-   * presented, `closing` when the research is delivered. Ask the user; only record what they
-   * said.
+   * Record the user's feedback on a piece of research, at two moments: `initial` right after
+   * you delivered the results, and `closing` when the conversation moves on to something else.
+   * Ask the user; only record what they said.
    */
   submitResearchFeedback(
     request: SubmitResearchFeedbackRequest,
@@ -8636,6 +10328,90 @@ export interface PlanServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: SubmitResearchFeedbackResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Find research plans in any state, finished ones included, most recently updated first: filter
+   * by status, by words in the name or research question (query), or by last change
+   * (updatedSince). Archived plans are left out unless you pass includeArchived. Pages of 20 by
+   * default: pass the returned nextCursor as cursor (with the same filters) for the next page.
+   */
+  listPlans(
+    request: ListPlansRequest,
+    callback: (error: ServiceError | null, response: ListPlansResponse) => void,
+  ): ClientUnaryCall;
+  listPlans(
+    request: ListPlansRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListPlansResponse) => void,
+  ): ClientUnaryCall;
+  listPlans(
+    request: ListPlansRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListPlansResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Archive a plan the user no longer wants to see in active lists: it disappears from
+   * list_active_plans and from list_plans (unless includeArchived), but keeps its status, steps,
+   * results and artifacts, stays readable by ID and searchable, and can be restored with
+   * unarchive_plan. Archiving an archived plan changes nothing.
+   */
+  archivePlan(
+    request: ArchivePlanRequest,
+    callback: (error: ServiceError | null, response: ArchivePlanResponse) => void,
+  ): ClientUnaryCall;
+  archivePlan(
+    request: ArchivePlanRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ArchivePlanResponse) => void,
+  ): ClientUnaryCall;
+  archivePlan(
+    request: ArchivePlanRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ArchivePlanResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Bring an archived plan back into the active lists (see archive_plan). Unarchiving a plan that
+   * is not archived changes nothing.
+   */
+  unarchivePlan(
+    request: UnarchivePlanRequest,
+    callback: (error: ServiceError | null, response: UnarchivePlanResponse) => void,
+  ): ClientUnaryCall;
+  unarchivePlan(
+    request: UnarchivePlanRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UnarchivePlanResponse) => void,
+  ): ClientUnaryCall;
+  unarchivePlan(
+    request: UnarchivePlanRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UnarchivePlanResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Cancel a plan that is not finished, when the user decides to stop the research: the plan
+   * becomes cancelled for good, with your reason in its audit log. No more steps are handed out
+   * (get_next_step answers plan_failed) and results, reviews and plan changes are refused; the
+   * plan and what it produced stay readable. Only do this when the user asked for it. Cancelling
+   * a cancelled plan again returns the same answer; a completed or failed plan cannot be
+   * cancelled.
+   */
+  cancelPlan(
+    request: CancelPlanRequest,
+    callback: (error: ServiceError | null, response: CancelPlanResponse) => void,
+  ): ClientUnaryCall;
+  cancelPlan(
+    request: CancelPlanRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CancelPlanResponse) => void,
+  ): ClientUnaryCall;
+  cancelPlan(
+    request: CancelPlanRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CancelPlanResponse) => void,
   ): ClientUnaryCall;
   /**
    * Internal, not a tool: check that a plan (and optionally one of its steps) exists in the
