@@ -8,6 +8,9 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config.js';
 import { createTokenAuthenticator } from './identity/authenticator.js';
+import { createAccessTokenVerifier, reloadingKeySet } from './oauth/access-tokens.js';
+import { createAuthorizationServer } from './oauth/authorization-server.js';
+import { ensureSigningKeys, publicKeySet } from './oauth/signing-keys.js';
 import { identityServiceImplementation } from './identity/service.js';
 import type { IdentityDatabase } from './identity/schema.js';
 import { createLocalBackend } from './mcp/backends.js';
@@ -78,12 +81,33 @@ export async function createGatewayRuntime({
     ['path'],
   );
 
+  // The embedded OAuth authorization server: its issuer is the gateway's public URL, and the
+  // only resource it issues tokens for is this gateway's MCP endpoint.
+  const issuer = config.publicUrl;
+  const resource = `${issuer}/mcp`;
+  const derive = (purpose: string) =>
+    createHmac('sha256', config.QUARRY_IDENTITY_KEY).update(`quarry-gateway/${purpose}`).digest();
+  const provider = createAuthorizationServer({
+    issuer,
+    resource,
+    db,
+    signingKeys: await ensureSigningKeys(db),
+    cookieKeys: [derive('oauth-cookies').toString('base64url')],
+    trustProxy: config.QUARRY_TRUST_PROXY,
+    accessTokenTtlSeconds: Math.max(1, Math.round(config.QUARRY_OAUTH_ACCESS_TOKEN_TTL / 1000)),
+    logger,
+  });
   const authenticator = createTokenAuthenticator({
     db,
     listenConnectionString: config.DATABASE_URL,
     logger,
     cacheTtlMs: config.QUARRY_TOKEN_CACHE_TTL,
     strictRevocation: config.QUARRY_STRICT_REVOCATION,
+    accessTokens: createAccessTokenVerifier({
+      issuer,
+      audience: resource,
+      keys: reloadingKeySet(() => publicKeySet(db)),
+    }),
   });
   await authenticator.start();
   const toolCallLog = createToolCallLog({
@@ -136,9 +160,12 @@ export async function createGatewayRuntime({
     logger,
     version: VERSION,
     // Its own key, derived from the identity key every replica already shares.
-    requestStateKey: createHmac('sha256', config.QUARRY_IDENTITY_KEY)
-      .update('quarry-gateway/mcp-request-state')
-      .digest(),
+    requestStateKey: derive('mcp-request-state'),
+    oauth: {
+      resource,
+      authorizationServers: [issuer],
+      embedded: { provider, db, csrfKey: derive('oauth-csrf') },
+    },
     metricsText: () => metricsText(metrics.registry, ...alsoExpose),
     readiness: {
       accepting: async () => !draining,
