@@ -243,6 +243,16 @@ describe('the MCP endpoint', () => {
     expect((await refusal(await callTool(unsigned, 'ping'))).status).toBe(401);
   });
 
+  it('refuses the tokens of a grant an operator revoked, from the next request on', async () => {
+    const { token, claims } = await validClaims();
+    expect((await callTool(token, 'ping')).status).toBe(200);
+    const oauth = createOAuthAdmin(db);
+    const grant = (await oauth.listGrants({ orgSlug: 'acme' })).find((g) => g.client === claims.client_id)!;
+    await oauth.revokeGrant(grant.id);
+    const answer = await refusal(await callTool(token, 'ping'));
+    expect(answer).toMatchObject({ status: 401, message: expect.stringMatching(/revoked/) });
+  });
+
   it('answers 403 insufficient_scope naming the scope a write tool needs', async () => {
     const clientId = await register();
     const { code, verifier } = await codeFor(clientId, { scope: 'quarry:read' });
