@@ -46,6 +46,24 @@ const gatewayConfigSchema = z.object({
       "the gateway's public base URL (the OAuth issuer; the MCP resource is <url>/mcp); defaults to http://HOST:PORT, with 127.0.0.1 for a wildcard HOST",
     ),
   QUARRY_OAUTH_ACCESS_TOKEN_TTL: env.duration('1h').describe('lifetime of the OAuth access tokens Quarry issues'),
+  QUARRY_OAUTH_ISSUER: z
+    .url()
+    .optional()
+    .describe(
+      'an external authorization server (Keycloak, Auth0, Entra ID, Okta…): Quarry is then only the resource server',
+    ),
+  QUARRY_OAUTH_AUDIENCE: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("the external issuer's audience for Quarry (default: the MCP URL)"),
+  QUARRY_OAUTH_JWKS_URL: z
+    .url()
+    .optional()
+    .describe("the external issuer's JWKS (default: from its discovery document)"),
+  QUARRY_OAUTH_EMAIL_CLAIM: z.string().min(1).default('email'),
+  QUARRY_OAUTH_ORG_CLAIM: z.string().min(1).default('quarry_org').describe('the claim naming the org by slug'),
+  QUARRY_OAUTH_DEFAULT_ORG: z.string().min(1).optional().describe('the org of tokens without the org claim'),
   QUARRY_TOOL_LOG_QUEUE: z.coerce.number().int().min(1).default(10_000),
   QUARRY_GRPC_DEADLINE: env.duration('10s'),
   QUARRY_MODEL_TOOL_DEADLINE: env

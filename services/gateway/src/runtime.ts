@@ -10,6 +10,7 @@ import type { GatewayConfig } from './config.js';
 import { createTokenAuthenticator } from './identity/authenticator.js';
 import { createAccessTokenVerifier, reloadingKeySet } from './oauth/access-tokens.js';
 import { createAuthorizationServer } from './oauth/authorization-server.js';
+import { createExternalTokenVerifier } from './oauth/external-tokens.js';
 import { ensureSigningKeys, publicKeySet } from './oauth/signing-keys.js';
 import { identityServiceImplementation } from './identity/service.js';
 import type { IdentityDatabase } from './identity/schema.js';
@@ -81,33 +82,52 @@ export async function createGatewayRuntime({
     ['path'],
   );
 
-  // The embedded OAuth authorization server: its issuer is the gateway's public URL, and the
-  // only resource it issues tokens for is this gateway's MCP endpoint.
-  const issuer = config.publicUrl;
-  const resource = `${issuer}/mcp`;
+  // OAuth: by default the embedded authorization server, whose issuer is the gateway's public URL
+  // and whose only resource is this gateway's MCP endpoint; or an external issuer's tokens.
+  const resource = `${config.publicUrl}/mcp`;
   const derive = (purpose: string) =>
     createHmac('sha256', config.QUARRY_IDENTITY_KEY).update(`quarry-gateway/${purpose}`).digest();
-  const provider = createAuthorizationServer({
-    issuer,
-    resource,
-    db,
-    signingKeys: await ensureSigningKeys(db),
-    cookieKeys: [derive('oauth-cookies').toString('base64url')],
-    trustProxy: config.QUARRY_TRUST_PROXY,
-    accessTokenTtlSeconds: Math.max(1, Math.round(config.QUARRY_OAUTH_ACCESS_TOKEN_TTL / 1000)),
-    logger,
-  });
+  const oauth = config.QUARRY_OAUTH_ISSUER
+    ? {
+        http: { resource, authorizationServers: [config.QUARRY_OAUTH_ISSUER] },
+        accessTokens: createExternalTokenVerifier({
+          issuer: config.QUARRY_OAUTH_ISSUER,
+          audience: config.QUARRY_OAUTH_AUDIENCE ?? resource,
+          jwksUrl: config.QUARRY_OAUTH_JWKS_URL,
+          emailClaim: config.QUARRY_OAUTH_EMAIL_CLAIM,
+          orgClaim: config.QUARRY_OAUTH_ORG_CLAIM,
+          defaultOrg: config.QUARRY_OAUTH_DEFAULT_ORG,
+        }),
+      }
+    : await embeddedAuthorizationServer();
+  async function embeddedAuthorizationServer() {
+    const issuer = config.publicUrl;
+    const provider = createAuthorizationServer({
+      issuer,
+      resource,
+      db,
+      signingKeys: await ensureSigningKeys(db),
+      cookieKeys: [derive('oauth-cookies').toString('base64url')],
+      trustProxy: config.QUARRY_TRUST_PROXY,
+      accessTokenTtlSeconds: Math.max(1, Math.round(config.QUARRY_OAUTH_ACCESS_TOKEN_TTL / 1000)),
+      logger,
+    });
+    return {
+      http: { resource, authorizationServers: [issuer], embedded: { provider, db, csrfKey: derive('oauth-csrf') } },
+      accessTokens: createAccessTokenVerifier({
+        issuer,
+        audience: resource,
+        keys: reloadingKeySet(() => publicKeySet(db)),
+      }),
+    };
+  }
   const authenticator = createTokenAuthenticator({
     db,
     listenConnectionString: config.DATABASE_URL,
     logger,
     cacheTtlMs: config.QUARRY_TOKEN_CACHE_TTL,
     strictRevocation: config.QUARRY_STRICT_REVOCATION,
-    accessTokens: createAccessTokenVerifier({
-      issuer,
-      audience: resource,
-      keys: reloadingKeySet(() => publicKeySet(db)),
-    }),
+    accessTokens: oauth.accessTokens,
   });
   await authenticator.start();
   const toolCallLog = createToolCallLog({
@@ -161,11 +181,7 @@ export async function createGatewayRuntime({
     version: VERSION,
     // Its own key, derived from the identity key every replica already shares.
     requestStateKey: derive('mcp-request-state'),
-    oauth: {
-      resource,
-      authorizationServers: [issuer],
-      embedded: { provider, db, csrfKey: derive('oauth-csrf') },
-    },
+    oauth: oauth.http,
     metricsText: () => metricsText(metrics.registry, ...alsoExpose),
     readiness: {
       accepting: async () => !draining,

@@ -103,7 +103,10 @@ const callTool = (token: string, name: string, args: Record<string, unknown> = {
 describe('the authorization endpoint', () => {
   it('refuses a request without PKCE, or with plain PKCE', async () => {
     const clientId = await register();
-    for (const extra of [{ code_challenge: '', code_challenge_method: '' }, { code_challenge_method: 'plain' }]) {
+    for (const extra of [
+      { code_challenge: '', code_challenge_method: '' },
+      { code_challenge_method: 'plain' },
+    ] as Array<Record<string, string>>) {
       const pkce = pkcePair();
       const answer = await createBrowser().request(authorizeUrl(clientId, pkce.challenge, extra));
       // The error goes back to the registered redirect URI, and only there.

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { createNotificationListener } from '@quarry/db';
 import type { Logger } from 'pino';
 import { type AccessTokenVerifier, looksLikeJwt } from '../oauth/access-tokens.js';
-import { type Found, forAccessToken, loadGrant, loadToken } from './credentials.js';
+import { type Found, loadToken } from './credentials.js';
 import type { IdentityDatabase, Principal } from './schema.js';
 import { hashesEqual, hashToken, isWellFormedToken } from './tokens.js';
 
@@ -176,15 +176,15 @@ export function createTokenAuthenticator(options: AuthenticatorOptions): TokenAu
     if (!options.accessTokens || !looksLikeJwt(token)) return { ok: false, reason: 'malformed' };
     const verified = await options.accessTokens.verify(token);
     if (!verified.ok) return verified;
-    const { claims } = verified;
-    const hash = hashToken(`grant:${claims.grantId}`);
+    const { credential } = verified;
+    const hash = hashToken(credential.key);
     return {
       ok: true,
       hash,
       key: hash.toString('hex'),
       at: now(),
-      load: () => loadGrant(db, claims),
-      shape: (grant) => forAccessToken(grant, claims),
+      load: () => credential.load(db),
+      shape: credential.shape,
     };
   }
 

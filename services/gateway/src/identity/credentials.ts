@@ -102,3 +102,48 @@ export function forAccessToken(grant: Principal, claims: AccessTokenClaims): Pri
     scopes: Object.freeze(claims.scopes.filter((s) => grant.scopes.includes(s))),
   });
 }
+
+/** Who an external issuer's access token names: a user by email, in an org by slug. */
+export interface ExternalSubject {
+  /** A stable id for the credential (derived from the issuer and subject): the log's token id. */
+  credentialId: string;
+  email: string;
+  orgSlug: string;
+}
+
+/**
+ * The member an external issuer's token names. Organizations and users carry no tenant; the
+ * membership is read in the named org (RLS applies), so a user of another org is missing.
+ */
+export async function loadMember(db: Kysely<IdentityDatabase>, subject: ExternalSubject): Promise<Found | undefined> {
+  const org = await db
+    .selectFrom('identity.organizations')
+    .select(['id', 'slug'])
+    .where('slug', '=', subject.orgSlug)
+    .executeTakeFirst();
+  if (!org) return undefined;
+  return db.transaction().execute(async (trx) => {
+    await sql`select set_config('app.org_id', ${org.id}, true)`.execute(trx);
+    const row = await trx
+      .selectFrom('identity.memberships as m')
+      .innerJoin('identity.users as u', 'u.id', 'm.user_id')
+      .select(['u.id', 'u.email', 'u.name'])
+      .where('m.org_id', '=', org.id)
+      .where('u.email', '=', subject.email.toLowerCase())
+      .executeTakeFirst();
+    if (!row) return undefined;
+    return {
+      revokedAt: null,
+      principal: Object.freeze({
+        tokenId: subject.credentialId,
+        orgId: org.id,
+        orgSlug: org.slug,
+        userId: row.id,
+        email: row.email,
+        name: row.name,
+        expiresAt: null,
+        scopes: Object.freeze([]),
+      }),
+    };
+  });
+}

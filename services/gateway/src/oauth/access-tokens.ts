@@ -1,9 +1,22 @@
 import { createLocalJWKSet, errors, type JSONWebKeySet, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import type { Kysely } from 'kysely';
 import type { AuthFailure } from '../identity/authenticator.js';
-import type { AccessTokenClaims } from '../identity/credentials.js';
+import { type Found, forAccessToken, loadGrant } from '../identity/credentials.js';
+import type { IdentityDatabase, Principal } from '../identity/schema.js';
 import { isScope } from '../identity/scopes.js';
 
-export type VerifiedAccessToken = { ok: true; claims: AccessTokenClaims } | { ok: false; reason: AuthFailure };
+/**
+ * A verified access token, ready for the authenticator: `key` names the cache entry its
+ * principal shares with other tokens of the same grant (or subject), `load` reads that principal,
+ * and `shape` narrows it to this token's scopes and lifetime.
+ */
+export interface VerifiedCredential {
+  key: string;
+  load: (db: Kysely<IdentityDatabase>) => Promise<Found | undefined>;
+  shape: (principal: Principal) => Principal;
+}
+
+export type VerifiedAccessToken = { ok: true; credential: VerifiedCredential } | { ok: false; reason: AuthFailure };
 
 /** Checks OAuth access tokens (JWTs) meant for this resource server. */
 export interface AccessTokenVerifier {
@@ -48,22 +61,23 @@ export function createAccessTokenVerifier(options: {
         const grant = payload[GRANT_CLAIM];
         if (typeof org !== 'string' || typeof grant !== 'string') return { ok: false, reason: 'unknown' };
         const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(isScope) : [];
+        const claims = {
+          grantId: grant,
+          userId: payload.sub!,
+          orgId: org,
+          scopes,
+          expiresAt: new Date(payload.exp! * 1000),
+        };
         return {
           ok: true,
-          claims: {
-            grantId: grant,
-            userId: payload.sub!,
-            orgId: org,
-            scopes,
-            expiresAt: new Date(payload.exp! * 1000),
+          credential: {
+            key: `grant:${grant}`,
+            load: (db) => loadGrant(db, claims),
+            shape: (principal) => forAccessToken(principal, claims),
           },
         };
       } catch (error) {
-        if (error instanceof errors.JWTExpired) return { ok: false, reason: 'expired' };
-        if (error instanceof errors.JWTClaimValidationFailed && error.claim === 'aud')
-          return { ok: false, reason: 'audience' };
-        if (error instanceof errors.JOSEError) return { ok: false, reason: 'unknown' };
-        throw error;
+        return refusal(error);
       }
     },
   };
@@ -94,4 +108,13 @@ export function reloadingKeySet(load: () => Promise<JSONWebKeySet>, reloadMs = 1
       return (await reload())(header, token);
     }
   };
+}
+
+/** Why jose refused a token, as the gateway tells the client. */
+export function refusal(error: unknown): { ok: false; reason: AuthFailure } {
+  if (error instanceof errors.JWTExpired) return { ok: false, reason: 'expired' };
+  if (error instanceof errors.JWTClaimValidationFailed && error.claim === 'aud')
+    return { ok: false, reason: 'audience' };
+  if (error instanceof errors.JOSEError) return { ok: false, reason: 'unknown' };
+  throw error;
 }
