@@ -3,10 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { runCli } from '@quarry/cli';
-import { createDb, sql } from '@quarry/db';
+import { createDb, type Kysely, sql } from '@quarry/db';
 import type { IdentityDatabase } from '@quarry/gateway';
 import { createTestDatabase, type TestDatabase } from '@quarry/testing';
-import type { Kysely } from 'kysely';
 
 // The operator's OAuth commands over a real migrated database: sign-in passwords, token
 // scopes, grants and clients.

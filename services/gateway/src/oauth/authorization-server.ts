@@ -25,7 +25,7 @@ export interface AuthorizationServerOptions {
 }
 
 /** The OAuth routes, all under /oauth so they never collide with the MCP endpoint. */
-export const OAUTH_ROUTES = {
+const OAUTH_ROUTES = {
   authorization: '/oauth/authorize',
   token: '/oauth/token',
   registration: '/oauth/register',
