@@ -151,6 +151,7 @@ export function registerInteractions(app: FastifyInstance, options: InteractionO
       if (!csrfValid(details.uid, form.csrf) || foreignOrigin(request))
         return html(reply, 403, errorPage('Request refused', 'The form did not come from this page; reload it.'));
       const email = (form.email ?? '').trim().toLowerCase();
+      const name = await clientName(String(details.params.client_id));
       const page = (status: number, error: string) =>
         html(
           reply,
@@ -158,7 +159,7 @@ export function registerInteractions(app: FastifyInstance, options: InteractionO
           loginPage({
             action: request.url,
             csrf: form.csrf!,
-            clientName: String(details.params.client_id),
+            clientName: name,
             email,
             error,
           }),
