@@ -9,7 +9,6 @@ import type { Logger } from 'pino';
 import type { GatewayConfig } from './config.js';
 import { createTokenAuthenticator } from './identity/authenticator.js';
 import { createAccessTokenVerifier, reloadingKeySet } from './oauth/access-tokens.js';
-import { createAuthorizationServer } from './oauth/authorization-server.js';
 import { createExternalTokenVerifier } from './oauth/external-tokens.js';
 import { ensureSigningKeys, publicKeySet } from './oauth/signing-keys.js';
 import { identityServiceImplementation } from './identity/service.js';
@@ -101,6 +100,8 @@ export async function createGatewayRuntime({
       }
     : await embeddedAuthorizationServer();
   async function embeddedAuthorizationServer() {
+    // Loaded only here: oidc-provider warns on Node 20 as it loads, which CLI commands need not print.
+    const { createAuthorizationServer } = await import('./oauth/authorization-server.js');
     const issuer = config.publicUrl;
     const provider = createAuthorizationServer({
       issuer,
