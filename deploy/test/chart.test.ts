@@ -148,6 +148,41 @@ if (onPath('helm')) {
       expect(validateAll(objects, 'helm template')).toEqual([]);
     });
 
+    it('gives the gateway its OAuth issuer: the ingress host by default, or an external authorization server', () => {
+      const gatewayConfig = (objects: K8sObject[]) =>
+        (
+          objects.find((o) => o.kind === 'ConfigMap' && /gateway/.test(o.metadata?.name ?? '')) as unknown as {
+            data: Record<string, string>;
+          }
+        ).data;
+      const embedded = gatewayConfig(helmTemplate());
+      expect(embedded).toMatchObject({
+        QUARRY_PUBLIC_URL: 'https://quarry.example.com',
+        QUARRY_OAUTH_ACCESS_TOKEN_TTL: '1h',
+      });
+      expect(embedded).not.toHaveProperty('QUARRY_OAUTH_ISSUER');
+      const external = gatewayConfig(
+        helmTemplate([
+          '--set',
+          'gateway.oauth.issuer=https://sso.example.com/realms/quarry',
+          '--set',
+          'gateway.oauth.audience=quarry-api',
+          '--set',
+          'gateway.oauth.publicUrl=https://mcp.example.com',
+        ]),
+      );
+      expect(external).toMatchObject({
+        QUARRY_PUBLIC_URL: 'https://mcp.example.com',
+        QUARRY_OAUTH_ISSUER: 'https://sso.example.com/realms/quarry',
+        QUARRY_OAUTH_AUDIENCE: 'quarry-api',
+        QUARRY_OAUTH_EMAIL_CLAIM: 'email',
+        QUARRY_OAUTH_ORG_CLAIM: 'quarry_org',
+      });
+      expect(schemaErrors(mergeValues(values, { gateway: { oauth: { issuer: 'not a url' } } })).join()).toMatch(
+        /\/gateway\/oauth\/issuer must match pattern/,
+      );
+    });
+
     it('gives the indexer Kafka TLS and SASL when asked: settings in its ConfigMap, the password from the Secret', () => {
       const configOf = (objects: K8sObject[]) =>
         (

@@ -9,10 +9,12 @@ const argv = process.argv.slice(2);
 const otlpEndpoint = process.env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined;
 const telemetry = argv[0] === 'start' && otlpEndpoint ? startTelemetry({ service: 'quarry', otlpEndpoint }) : undefined;
 const { runCli } = await import('./commands.js');
+const { readSecret } = await import('./read-secret.js');
 const code = await runCli(argv, {
   out: (line) => process.stdout.write(`${line}\n`),
   err: (line) => process.stderr.write(`${line}\n`),
   env: process.env,
   telemetry,
+  readSecret,
 });
 if (code !== 0) process.exitCode = code;

@@ -1,6 +1,13 @@
 import { parseDuration } from '@quarry/config';
 import { createDatabaseIfMissing, createDb, type Kysely, sql } from '@quarry/db';
-import { createIdentityAdmin, IdentityAdminError, type IdentityAdmin, type IdentityDatabase } from '@quarry/gateway';
+import {
+  createIdentityAdmin,
+  IdentityAdminError,
+  type IdentityAdmin,
+  type IdentityDatabase,
+  parseScopes,
+  SCOPES,
+} from '@quarry/gateway';
 import closeWithGrace from 'close-with-grace';
 import { Command, InvalidArgumentError } from 'commander';
 import { existsSync, readFileSync } from 'node:fs';
@@ -12,6 +19,8 @@ import { reindex } from './reindex.js';
 import { runResearchSession } from './smoke.js';
 import { serviceRoles } from './roles.js';
 import { startAll, type RunningQuarry } from './start.js';
+import { registerOAuthCommands } from './oauth-commands.js';
+import { table } from './table.js';
 
 export interface Io {
   out: (line: string) => void;
@@ -19,12 +28,22 @@ export interface Io {
   env: Readonly<Record<string, string | undefined>>;
   /** Flushed last when `quarry start` shuts down. */
   telemetry?: { shutdown(): Promise<void> };
+  /** Reads a secret (a password) without echoing it; `quarry user passwd` needs it. */
+  readSecret?: (prompt: string) => Promise<string>;
 }
 
 /** How long `quarry start` drains after a fatal error before it exits anyway. */
 const FATAL_CLOSE_MS = 10_000;
 
 const MEDIA_TYPES = ['conversation', 'markdown', 'html', 'word', 'excel', 'powerpoint'] as const;
+
+function scopesOption(value: string): string[] {
+  try {
+    return parseScopes(value);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+}
 
 function durationOption(value: string): number {
   const ms = parseDuration(value);
@@ -39,19 +58,6 @@ function smokeToken(file: string | undefined, env: Io['env']): string {
   const devToken = join(resolve(env.QUARRY_DATA_DIR ?? '.quarry'), 'dev-token');
   if (existsSync(devToken)) return readFileSync(devToken, 'utf8').trim();
   throw new Error(`No token: pass --token-file, set QUARRY_TOKEN, or start Quarry once (it writes ${devToken}).`);
-}
-
-function table(rows: Array<Record<string, unknown>>): string {
-  if (rows.length === 0) return '(none)';
-  const columns = Object.keys(rows[0]!);
-  const cell = (v: unknown) => (v instanceof Date ? v.toISOString() : v === null || v === undefined ? '-' : String(v));
-  const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
-  const line = (values: string[]) =>
-    values
-      .map((v, i) => v.padEnd(widths[i]!))
-      .join('  ')
-      .trimEnd();
-  return [line(columns), ...rows.map((r) => line(columns.map((c) => cell(r[c]))))].join('\n');
 }
 
 /** The `quarry` command line. Operator commands use the admin connection (see database.ts). */
@@ -252,18 +258,23 @@ function buildCli(io: Io): Command {
     .requiredOption('--user <email>', 'member email')
     .option('--name <name>', 'what the token is for', 'default')
     .option('--expires-in <duration>', 'lifetime, e.g. 12h, 30d', durationOption)
-    .action(async (options: { org: string; user: string; name: string; expiresIn?: number }) => {
+    .option('--scopes <scopes>', `comma-separated, of ${SCOPES.join(', ')}`, scopesOption, [
+      'quarry:read',
+      'quarry:write',
+    ])
+    .action(async (options: { org: string; user: string; name: string; expiresIn?: number; scopes: string[] }) => {
       const created = await withIdentityAdmin((admin) =>
         admin.createToken({
           orgSlug: options.org,
           email: options.user,
           name: options.name,
           expiresInMs: options.expiresIn,
+          scopes: options.scopes,
         }),
       );
       io.out(created.token);
       io.err(
-        `Token ${created.id} for ${created.email} in ${created.org}${created.expiresAt ? `, expires ${created.expiresAt.toISOString()}` : ', no expiry'}. It is shown only once.`,
+        `Token ${created.id} for ${created.email} in ${created.org} (${created.scopes.join(' ')})${created.expiresAt ? `, expires ${created.expiresAt.toISOString()}` : ', no expiry'}. It is shown only once.`,
       );
     });
   token
@@ -280,6 +291,7 @@ function buildCli(io: Io): Command {
             user: t.email,
             name: t.name,
             token: t.hint,
+            scopes: t.scopes.join(','),
             created: t.createdAt,
             lastUsed: t.lastUsedAt,
             expires: t.expiresAt,
@@ -295,6 +307,8 @@ function buildCli(io: Io): Command {
       const revoked = await withIdentityAdmin((admin) => admin.revokeToken(id));
       io.out(`Revoked token ${revoked.id}.`);
     });
+
+  registerOAuthCommands(program, { io, user, withDatabase: (fn) => withIdentityAdmin((_admin, db) => fn(db)) });
 
   return program;
 }

@@ -1,6 +1,14 @@
 import { loadConfig, PortInUseError } from '@quarry/config';
 import { appUrlFrom, createDatabaseIfMissing, createDb, startEmbeddedPostgres } from '@quarry/db';
-import { createIdentityAdmin, type IdentityDatabase, loadGatewayConfig, startGateway } from '@quarry/gateway';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import {
+  createIdentityAdmin,
+  createOAuthAdmin,
+  type IdentityDatabase,
+  loadGatewayConfig,
+  startGateway,
+} from '@quarry/gateway';
 import { extractionModelsConfigSchema } from '@quarry/extraction';
 import { searchBackendsConfigSchema } from '@quarry/search-index';
 import { startServices } from '@quarry/system';
@@ -20,6 +28,7 @@ export interface StartOptions {
 
 const DEFAULT_ORG = 'default';
 const DEFAULT_USER = 'admin@localhost';
+const PASSWORD_FILE = 'admin-password';
 
 /** The whole system `quarry start` runs. */
 export interface RunningQuarry {
@@ -52,6 +61,7 @@ export async function startAll({ env, out, logLevel, onFatal }: StartOptions): P
   let port: number;
   let url: string;
   let firstToken: string | undefined;
+  let passwordFile = '';
   let beginDrain: () => void;
   try {
     // Supervised: a PostgreSQL killed under us (OOM killer, crash) comes back on the same port
@@ -79,6 +89,7 @@ export async function startAll({ env, out, logLevel, onFatal }: StartOptions): P
     const applied = await migrateAll(adminUrl, roles);
     if (applied.length) logger.info({ applied }, 'migrations applied');
     firstToken = await bootstrap(adminUrl, dir.devTokenFile, dir.writePrivate);
+    passwordFile = join(dir.root, PASSWORD_FILE);
 
     const config = loadGatewayConfig({
       ...env,
@@ -130,6 +141,10 @@ export async function startAll({ env, out, logLevel, onFatal }: StartOptions): P
     out(`Your token is in ${dir.devTokenFile}. Connect Claude Code:`);
     out(`  claude mcp add --transport http quarry ${url} --header "Authorization: Bearer $(cat ${dir.devTokenFile})"`);
   }
+  out(`Apps that sign in with OAuth (claude.ai, ChatGPT, MCP Inspector) need only ${url}:`);
+  out(
+    `  sign in as ${DEFAULT_USER} with the password in ${passwordFile} (change it: quarry user passwd ${DEFAULT_USER})`,
+  );
   out('Ctrl-C stops everything cleanly.');
   out('');
 
@@ -158,6 +173,10 @@ async function bootstrap(
     await admin.addUser({ email: DEFAULT_USER, orgSlug: DEFAULT_ORG, name: 'Admin', role: 'owner' });
     const { token } = await admin.createToken({ orgSlug: DEFAULT_ORG, email: DEFAULT_USER, name: 'dev-token' });
     writePrivate(tokenFile.split('/').pop()!, `${token}\n`);
+    // The sign-in password for OAuth clients, kept next to the token and readable by its owner only.
+    const password = randomBytes(18).toString('base64url');
+    await createOAuthAdmin(db).setPassword(DEFAULT_USER, password);
+    writePrivate(PASSWORD_FILE, `${password}\n`);
     return token;
   } finally {
     await db.destroy();

@@ -39,6 +39,12 @@ describe('quarry start (npm start) on embedded defaults', () => {
         `claude mcp add --transport http quarry ${system.url} --header "Authorization: Bearer ${token}"`,
       );
       expect(system.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+      // OAuth sign-in needs a password: generated once, kept 0600, its file named (never printed).
+      const password = readFileSync(join(dataDir, 'admin-password'), 'utf8').trim();
+      expect(password.length).toBeGreaterThanOrEqual(20);
+      expect(statSync(join(dataDir, 'admin-password')).mode & 0o777).toBe(0o600);
+      expect(printed).toContain(`sign in as admin@localhost with the password in ${join(dataDir, 'admin-password')}`);
+      expect(printed).not.toContain(password);
       for (const era of ['legacy', 'modern'] as const) {
         expect(await ping(system.url, token, era)).toMatchObject({
           message: 'Connected to Quarry as Admin (admin@localhost).',

@@ -52,6 +52,30 @@ QUARRY_ALLOWED_HOSTS: {{ $hosts | uniq | join "," | quote }}
 {{- end }}
 QUARRY_RATE_LIMIT_PER_MINUTE: {{ .Values.gateway.rateLimitPerMinute | int | quote }}
 QUARRY_MODEL_TOOL_DEADLINE: {{ .Values.gateway.modelToolDeadline | quote }}
+{{- with .Values.gateway.oauth }}
+{{- $publicUrl := .publicUrl }}
+{{- if and (not $publicUrl) $.Values.ingress.enabled $.Values.ingress.hosts }}
+{{- $publicUrl = printf "https://%s" (first $.Values.ingress.hosts).host }}
+{{- end }}
+{{- with $publicUrl }}
+QUARRY_PUBLIC_URL: {{ . | quote }}
+{{- end }}
+QUARRY_OAUTH_ACCESS_TOKEN_TTL: {{ .accessTokenTtl | quote }}
+{{- with .issuer }}
+QUARRY_OAUTH_ISSUER: {{ . | quote }}
+{{- end }}
+{{- with .audience }}
+QUARRY_OAUTH_AUDIENCE: {{ . | quote }}
+{{- end }}
+{{- with .jwksUrl }}
+QUARRY_OAUTH_JWKS_URL: {{ . | quote }}
+{{- end }}
+QUARRY_OAUTH_EMAIL_CLAIM: {{ .emailClaim | quote }}
+QUARRY_OAUTH_ORG_CLAIM: {{ .orgClaim | quote }}
+{{- with .defaultOrg }}
+QUARRY_OAUTH_DEFAULT_ORG: {{ . | quote }}
+{{- end }}
+{{- end }}
 {{- end }}
 
 {{- define "quarry.config.plan-engine" -}}

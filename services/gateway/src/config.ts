@@ -39,6 +39,31 @@ const gatewayConfigSchema = z.object({
     .describe(
       'answer plain 2026-07-28 tools/calls without the SDK per-request server (ADR 0015); false sends every request through the SDK',
     ),
+  QUARRY_PUBLIC_URL: z
+    .url()
+    .optional()
+    .describe(
+      "the gateway's public base URL (the OAuth issuer; the MCP resource is <url>/mcp); defaults to http://HOST:PORT, with 127.0.0.1 for a wildcard HOST",
+    ),
+  QUARRY_OAUTH_ACCESS_TOKEN_TTL: env.duration('1h').describe('lifetime of the OAuth access tokens Quarry issues'),
+  QUARRY_OAUTH_ISSUER: z
+    .url()
+    .optional()
+    .describe(
+      'an external authorization server (Keycloak, Auth0, Entra ID, Okta…): Quarry is then only the resource server',
+    ),
+  QUARRY_OAUTH_AUDIENCE: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("the external issuer's audience for Quarry (default: the MCP URL)"),
+  QUARRY_OAUTH_JWKS_URL: z
+    .url()
+    .optional()
+    .describe("the external issuer's JWKS (default: from its discovery document)"),
+  QUARRY_OAUTH_EMAIL_CLAIM: z.string().min(1).default('email'),
+  QUARRY_OAUTH_ORG_CLAIM: z.string().min(1).default('quarry_org').describe('the claim naming the org by slug'),
+  QUARRY_OAUTH_DEFAULT_ORG: z.string().min(1).optional().describe('the org of tokens without the org claim'),
   QUARRY_TOOL_LOG_QUEUE: z.coerce.number().int().min(1).default(10_000),
   QUARRY_GRPC_DEADLINE: env.duration('10s'),
   QUARRY_MODEL_TOOL_DEADLINE: env
@@ -72,5 +97,7 @@ export function loadGatewayConfig(source: Readonly<Record<string, string | undef
   const loopback = ['127.0.0.1', 'localhost', '::1'].includes(config.HOST);
   const allowedHosts =
     config.QUARRY_ALLOWED_HOSTS.length > 0 ? config.QUARRY_ALLOWED_HOSTS : loopback ? LOOPBACK : ['*'];
-  return Object.freeze({ ...config, allowedHosts: Object.freeze([...allowedHosts]) });
+  const bindHost = ['0.0.0.0', '::', ''].includes(config.HOST) ? '127.0.0.1' : config.HOST;
+  const publicUrl = (config.QUARRY_PUBLIC_URL ?? `http://${bindHost}:${config.PORT}`).replace(/\/+$/, '');
+  return Object.freeze({ ...config, allowedHosts: Object.freeze([...allowedHosts]), publicUrl });
 }

@@ -10,6 +10,8 @@ export const httpErrors = {
   // A refused Host or Origin. The SDK's guards (@modelcontextprotocol/fastify) answer it
   // themselves, with this code and no `data`: listed so the catalogue says what goes out.
   FORBIDDEN_ORIGIN: { http: 403, rpc: -32000 },
+  // A valid credential without the scope a tool needs; the challenge names the scope (step-up).
+  INSUFFICIENT_SCOPE: { http: 403, rpc: -32004 },
   RATE_LIMITED: { http: 429, rpc: -32003 },
   PAYLOAD_TOO_LARGE: { http: 413, rpc: -32600 },
   UNSUPPORTED_MEDIA_TYPE: { http: 415, rpc: -32600 },

@@ -11,6 +11,8 @@ export {
   type AuthFailure,
 } from './identity/authenticator.js';
 export type { IdentityDatabase, Principal } from './identity/schema.js';
+export { createOAuthAdmin, type OAuthAdmin, type GrantSummary, type ClientSummary } from './oauth/admin.js';
+export { SCOPES, parseScopes } from './identity/scopes.js';
 export { generateToken, hashToken, isWellFormedToken, TOKEN_PREFIX } from './identity/tokens.js';
 export { createToolDispatcher, type ToolBackend, type ToolDispatcher } from './mcp/dispatcher.js';
 export { createLocalBackend } from './mcp/backends.js';

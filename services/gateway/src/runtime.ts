@@ -8,6 +8,9 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config.js';
 import { createTokenAuthenticator } from './identity/authenticator.js';
+import { createAccessTokenVerifier, reloadingKeySet } from './oauth/access-tokens.js';
+import { createExternalTokenVerifier } from './oauth/external-tokens.js';
+import { ensureSigningKeys, publicKeySet } from './oauth/signing-keys.js';
 import { identityServiceImplementation } from './identity/service.js';
 import type { IdentityDatabase } from './identity/schema.js';
 import { createLocalBackend } from './mcp/backends.js';
@@ -78,12 +81,54 @@ export async function createGatewayRuntime({
     ['path'],
   );
 
+  // OAuth: by default the embedded authorization server, whose issuer is the gateway's public URL
+  // and whose only resource is this gateway's MCP endpoint; or an external issuer's tokens.
+  const resource = `${config.publicUrl}/mcp`;
+  const derive = (purpose: string) =>
+    createHmac('sha256', config.QUARRY_IDENTITY_KEY).update(`quarry-gateway/${purpose}`).digest();
+  const oauth = config.QUARRY_OAUTH_ISSUER
+    ? {
+        http: { resource, authorizationServers: [config.QUARRY_OAUTH_ISSUER] },
+        accessTokens: createExternalTokenVerifier({
+          issuer: config.QUARRY_OAUTH_ISSUER,
+          audience: config.QUARRY_OAUTH_AUDIENCE ?? resource,
+          jwksUrl: config.QUARRY_OAUTH_JWKS_URL,
+          emailClaim: config.QUARRY_OAUTH_EMAIL_CLAIM,
+          orgClaim: config.QUARRY_OAUTH_ORG_CLAIM,
+          defaultOrg: config.QUARRY_OAUTH_DEFAULT_ORG,
+        }),
+      }
+    : await embeddedAuthorizationServer();
+  async function embeddedAuthorizationServer() {
+    // Loaded only here: oidc-provider warns on Node 20 as it loads, which CLI commands need not print.
+    const { createAuthorizationServer } = await import('./oauth/authorization-server.js');
+    const issuer = config.publicUrl;
+    const provider = createAuthorizationServer({
+      issuer,
+      resource,
+      db,
+      signingKeys: await ensureSigningKeys(db),
+      cookieKeys: [derive('oauth-cookies').toString('base64url')],
+      trustProxy: config.QUARRY_TRUST_PROXY,
+      accessTokenTtlSeconds: Math.max(1, Math.round(config.QUARRY_OAUTH_ACCESS_TOKEN_TTL / 1000)),
+      logger,
+    });
+    return {
+      http: { resource, authorizationServers: [issuer], embedded: { provider, db, csrfKey: derive('oauth-csrf') } },
+      accessTokens: createAccessTokenVerifier({
+        issuer,
+        audience: resource,
+        keys: reloadingKeySet(() => publicKeySet(db)),
+      }),
+    };
+  }
   const authenticator = createTokenAuthenticator({
     db,
     listenConnectionString: config.DATABASE_URL,
     logger,
     cacheTtlMs: config.QUARRY_TOKEN_CACHE_TTL,
     strictRevocation: config.QUARRY_STRICT_REVOCATION,
+    accessTokens: oauth.accessTokens,
   });
   await authenticator.start();
   const toolCallLog = createToolCallLog({
@@ -136,9 +181,8 @@ export async function createGatewayRuntime({
     logger,
     version: VERSION,
     // Its own key, derived from the identity key every replica already shares.
-    requestStateKey: createHmac('sha256', config.QUARRY_IDENTITY_KEY)
-      .update('quarry-gateway/mcp-request-state')
-      .digest(),
+    requestStateKey: derive('mcp-request-state'),
+    oauth: oauth.http,
     metricsText: () => metricsText(metrics.registry, ...alsoExpose),
     readiness: {
       accepting: async () => !draining,

@@ -19,6 +19,8 @@ import type { Principal } from './identity/schema.js';
 import type { ToolDispatcher } from './mcp/dispatcher.js';
 import { createMcpEndpoint, quarryServerInfo, type QuarryAuthExtra } from './mcp/endpoint.js';
 import { createToolCallFastPath } from './mcp/fast-path.js';
+import { allows, scopeForTool, type Scope } from './identity/scopes.js';
+import { type OAuthHttp, registerOAuthRoutes, resourceMetadataUrl } from './oauth/routes.js';
 
 export interface GatewayHttpOptions {
   /** Hostnames accepted in the Host header (DNS-rebinding guard); `['*']` accepts any. */
@@ -55,6 +57,8 @@ export interface GatewayDeps {
   mcpFastPath?: boolean;
   /** Counts MCP requests by who served them: `fast` or `sdk`. */
   onMcpRequest?: (path: 'fast' | 'sdk') => void;
+  /** OAuth: protected-resource metadata and, when embedded, the authorization server. */
+  oauth?: OAuthHttp;
 }
 
 declare module 'fastify' {
@@ -67,10 +71,12 @@ declare module 'fastify' {
 }
 
 const AUTH_MESSAGES: Record<AuthFailure, string> = {
-  missing: 'Authentication required: send `Authorization: Bearer qry_…` with a Quarry personal access token.',
+  missing:
+    'Authentication required: sign in with OAuth, or send `Authorization: Bearer qry_…` with a Quarry personal access token.',
   malformed:
-    'The bearer token is not a Quarry personal access token (expected `qry_` followed by 43 letters and digits).',
+    'The bearer token is not a Quarry personal access token (`qry_` followed by 43 letters and digits) or an OAuth access token (a JWT).',
   unknown: 'The bearer token is not valid.',
+  audience: 'The access token was issued for another resource than this MCP endpoint.',
   expired: 'The bearer token has expired; create a new one with `quarry token create`.',
   revoked: 'The bearer token has been revoked.',
 };
@@ -182,6 +188,8 @@ export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
     });
   }
 
+  if (deps.oauth) await registerOAuthRoutes(app, deps.oauth);
+
   const endpoint = createMcpEndpoint({
     dispatcher: deps.dispatcher,
     version: deps.version,
@@ -205,12 +213,31 @@ export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
     const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     return match?.[1] ?? (header ? 'invalid' : undefined);
   };
+  // RFC 9728: every challenge points the client at the protected-resource metadata.
+  const metadataParam = deps.oauth ? `, resource_metadata="${resourceMetadataUrl(deps.oauth.resource)}"` : '';
   const refuse = (reply: FastifyReply, reason: AuthFailure) => {
     const challenge =
       reason === 'missing'
-        ? 'Bearer realm="quarry"'
-        : `Bearer realm="quarry", error="invalid_token", error_description="${AUTH_MESSAGES[reason]}"`;
+        ? `Bearer realm="quarry"${metadataParam}`
+        : `Bearer realm="quarry"${metadataParam}, error="invalid_token", error_description="${AUTH_MESSAGES[reason]}"`;
     return sendError(reply, 'UNAUTHENTICATED', AUTH_MESSAGES[reason], { 'www-authenticate': challenge });
+  };
+  /** A tools/call beyond the credential's scopes: 403 naming the scope to ask for (step-up). */
+  const toolNames = new Set(deps.dispatcher.tools.map((t) => t.name));
+  const scopeNeeded = (principal: Principal, tool: unknown): Scope | undefined => {
+    if (typeof tool !== 'string' || !toolNames.has(tool)) return undefined;
+    const needed = scopeForTool(deps.dispatcher.isReadOnly(tool));
+    return allows(principal.scopes, needed) ? undefined : needed;
+  };
+  const refuseScope = (reply: FastifyReply, tool: string, needed: Scope) => {
+    const message = `${tool} needs the scope ${needed}, which this token does not have; authorize again with it.`;
+    return sendError(reply, 'INSUFFICIENT_SCOPE', message, {
+      'www-authenticate': `Bearer realm="quarry"${metadataParam}, error="insufficient_scope", scope="${needed}", error_description="${message}"`,
+    });
+  };
+  const calledTool = (body: unknown): unknown => {
+    const message = body as { method?: unknown; params?: { name?: unknown } } | null;
+    return message && typeof message === 'object' && message.method === 'tools/call' ? message.params?.name : undefined;
   };
 
   // A cached token's revocation check (one round trip) is left in flight here: a read-only fast
@@ -259,6 +286,8 @@ export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
       const requestId = String(request.id);
       const call = request.method === 'POST' ? fastPath?.match(request.headers, request.body) : undefined;
       if (call) {
+        const needed = scopeNeeded((request.principal ?? request.unconfirmed?.principal)!, call.name);
+        if (needed) return refuseScope(reply, call.name, needed);
         deps.onMcpRequest?.('fast');
         const sendJson = (body: string) => reply.code(200).header('content-type', 'application/json').send(body);
         // A client that goes away cancels its call (a long-poll stops waiting, the rpc is cancelled).
@@ -298,12 +327,15 @@ export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
       }
       const principal = await confirmedPrincipal(request, reply);
       if (!principal) return reply;
+      const tool = calledTool(request.body);
+      const needed = scopeNeeded(principal, tool);
+      if (needed) return refuseScope(reply, String(tool), needed);
       deps.onMcpRequest?.('sdk');
       const extra: QuarryAuthExtra = { principal, requestId };
       (request.raw as IncomingMessage & { auth?: unknown }).auth = {
         token: '',
         clientId: principal.tokenId,
-        scopes: [],
+        scopes: [...principal.scopes],
         expiresAt: principal.expiresAt ? Math.floor(principal.expiresAt.getTime() / 1000) : undefined,
         extra,
       };

@@ -72,6 +72,7 @@ describe('the token authenticator', () => {
         email: 'ada@acme.test',
         name: 'Ada',
         expiresAt: null,
+        scopes: ['quarry:read', 'quarry:write'],
       },
     });
   });

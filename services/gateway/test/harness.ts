@@ -58,7 +58,7 @@ export async function startTestGateway(env: Record<string, string> = {}) {
     alsoExpose: services.registries,
   });
   const app = await buildServer(runtime.deps);
-  await app.listen({ host: '127.0.0.1', port: 0 });
+  await app.listen({ host: '127.0.0.1', port: Number(config.PORT) });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   const base = `http://127.0.0.1:${port}`;

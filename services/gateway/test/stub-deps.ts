@@ -20,7 +20,7 @@ import { createLogger } from '@quarry/telemetry';
 const orgIds = new Map<string, string>();
 
 /** A member of an org (by slug), holding a token of their own. */
-export function member(name: string, org = 'acme'): Principal {
+export function member(name: string, org = 'acme', scopes = ['quarry:read', 'quarry:write']): Principal {
   if (!orgIds.has(org)) orgIds.set(org, randomUUID());
   return Object.freeze({
     tokenId: randomUUID(),
@@ -30,6 +30,7 @@ export function member(name: string, org = 'acme'): Principal {
     email: `${name}@${org}.test`,
     name,
     expiresAt: null,
+    scopes,
   });
 }
 

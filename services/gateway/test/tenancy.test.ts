@@ -46,7 +46,12 @@ describe('the gateway schemas are tenant-safe', () => {
       .filter((t) => t.hasOrgId)
       .map((t) => `${t.schema}.${t.table}`)
       .sort();
-    expect(scoped).toEqual(['gateway.mcp_tool_call_log', 'identity.memberships', 'identity.personal_access_tokens']);
+    expect(scoped).toEqual([
+      'gateway.mcp_tool_call_log',
+      'identity.memberships',
+      'identity.oauth_grants',
+      'identity.personal_access_tokens',
+    ]);
   });
 
   it('lets the app role see tokens only of its tenant, and none without one', async () => {

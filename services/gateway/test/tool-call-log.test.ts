@@ -45,6 +45,7 @@ async function member(admin: IdentityAdmin, slug: string): Promise<Principal> {
     email: user.email,
     name: user.name,
     expiresAt: null,
+    scopes: ['quarry:read', 'quarry:write'],
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import type { IdentityDatabase } from './schema.js';
+import { DEFAULT_TOKEN_SCOPES, isScope, SCOPES } from './scopes.js';
 import { generateToken } from './tokens.js';
 
 /** Raised for operator mistakes (unknown org, duplicate slug…); the CLI prints the message. */
@@ -24,6 +25,7 @@ export interface TokenSummary {
   lastUsedAt: Date | null;
   expiresAt: Date | null;
   revokedAt: Date | null;
+  scopes: string[];
 }
 
 interface Organization {
@@ -40,6 +42,7 @@ interface CreatedToken {
   org: string;
   email: string;
   expiresAt: Date | null;
+  scopes: string[];
 }
 
 /**
@@ -58,8 +61,14 @@ export interface IdentityAdmin {
     name?: string;
     role?: 'owner' | 'admin' | 'member';
   }): Promise<{ id: string; email: string; name: string; org: string }>;
-  /** A token for a member of the org; only its SHA-256 is stored. */
-  createToken(input: { orgSlug: string; email: string; name?: string; expiresInMs?: number }): Promise<CreatedToken>;
+  /** A token for a member of the org; only its SHA-256 is stored. Scopes default to read and write. */
+  createToken(input: {
+    orgSlug: string;
+    email: string;
+    name?: string;
+    expiresInMs?: number;
+    scopes?: readonly string[];
+  }): Promise<CreatedToken>;
   /** Every token (of one org when given), newest first, without anything that could be used. */
   listTokens(filter?: { orgSlug?: string }): Promise<TokenSummary[]>;
   /** Revocation takes effect on every gateway's very next request (see the notify trigger). */
@@ -151,6 +160,10 @@ export function createIdentityAdmin(db: Kysely<IdentityDatabase>): IdentityAdmin
         .where('u.email', '=', input.email.trim().toLowerCase())
         .executeTakeFirst();
       if (!member) throw new IdentityAdminError('NOT_FOUND', `${input.email} is not a member of "${org.slug}".`);
+      const scopes = [...(input.scopes ?? DEFAULT_TOKEN_SCOPES)];
+      const unknown = scopes.find((s) => !isScope(s));
+      if (unknown !== undefined || scopes.length === 0)
+        throw new IdentityAdminError('INVALID_ARGUMENT', `Invalid scopes: use one or more of ${SCOPES.join(', ')}.`);
       const { token, hash, hint } = generateToken();
       const expiresAt = input.expiresInMs === undefined ? null : new Date(Date.now() + input.expiresInMs);
       const row = await db
@@ -162,10 +175,19 @@ export function createIdentityAdmin(db: Kysely<IdentityDatabase>): IdentityAdmin
           token_hash: hash,
           token_hint: hint,
           expires_at: expiresAt,
+          scopes,
         })
-        .returning(['id', 'expires_at'])
+        .returning(['id', 'expires_at', 'scopes'])
         .executeTakeFirstOrThrow();
-      return { id: row.id, token, hint, org: org.slug, email: member.email, expiresAt: row.expires_at };
+      return {
+        id: row.id,
+        token,
+        hint,
+        org: org.slug,
+        email: member.email,
+        expiresAt: row.expires_at,
+        scopes: row.scopes,
+      };
     },
 
     async listTokens(filter = {}) {
@@ -183,6 +205,7 @@ export function createIdentityAdmin(db: Kysely<IdentityDatabase>): IdentityAdmin
           't.last_used_at as lastUsedAt',
           't.expires_at as expiresAt',
           't.revoked_at as revokedAt',
+          't.scopes',
         ])
         .orderBy('t.created_at', 'desc');
       if (filter.orgSlug) query = query.where('o.slug', '=', (await orgBySlug(filter.orgSlug)).slug);

@@ -2,10 +2,12 @@ import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import { createNotificationListener } from '@quarry/db';
 import type { Logger } from 'pino';
+import { type AccessTokenVerifier, looksLikeJwt } from '../oauth/access-tokens.js';
+import { type Found, loadToken } from './credentials.js';
 import type { IdentityDatabase, Principal } from './schema.js';
 import { hashesEqual, hashToken, isWellFormedToken } from './tokens.js';
 
-export type AuthFailure = 'missing' | 'malformed' | 'unknown' | 'expired' | 'revoked';
+export type AuthFailure = 'missing' | 'malformed' | 'unknown' | 'expired' | 'revoked' | 'audience';
 export type AuthResult = { ok: true; principal: Principal } | { ok: false; reason: AuthFailure };
 /**
  * A cached principal whose revocation barrier is still in flight. `confirmed` resolves true once
@@ -57,6 +59,11 @@ export interface AuthenticatorOptions {
    * false: revocations still arrive by NOTIFY within milliseconds, without that round trip.
    */
   strictRevocation?: boolean;
+  /**
+   * Verifies OAuth access tokens (JWTs); without it only personal access tokens are accepted.
+   * A verified token is then checked against its grant, cached and revoked like a token.
+   */
+  accessTokens?: AccessTokenVerifier;
   now?: () => number;
 }
 
@@ -141,49 +148,44 @@ export function createTokenAuthenticator(options: AuthenticatorOptions): TokenAu
     return listener.barrier();
   }
 
-  async function lookup(hash: Buffer): Promise<{ principal: Principal; revokedAt: Date | null } | undefined> {
-    return db.transaction().execute(async (trx) => {
-      await sql`select set_config('app.token_hash', ${hash.toString('hex')}, true)`.execute(trx);
-      const row = await trx
-        .selectFrom('identity.personal_access_tokens as t')
-        .innerJoin('identity.organizations as o', 'o.id', 't.org_id')
-        .innerJoin('identity.users as u', 'u.id', 't.user_id')
-        .select([
-          't.id',
-          't.token_hash',
-          't.org_id',
-          'o.slug',
-          't.user_id',
-          'u.email',
-          'u.name',
-          't.expires_at',
-          't.revoked_at',
-        ])
-        .where('t.token_hash', '=', hash)
-        .executeTakeFirst();
-      if (!row || !hashesEqual(row.token_hash, hash)) return undefined;
-      return {
-        revokedAt: row.revoked_at,
-        principal: Object.freeze({
-          tokenId: row.id,
-          orgId: row.org_id,
-          orgSlug: row.slug,
-          userId: row.user_id,
-          email: row.email,
-          name: row.name,
-          expiresAt: row.expires_at,
-        }),
-      };
-    });
-  }
+  /**
+   * A credential ready to be looked up: `key` and `hash` name its cache entry (a personal access
+   * token's hash; for an access token, its grant's), `load` reads it from the database, and
+   * `shape` makes the request's principal from the cached one (an access token narrows its
+   * grant's scopes and lifetime to its own).
+   */
+  type Parsed =
+    | {
+        ok: true;
+        hash: Buffer;
+        key: string;
+        at: number;
+        load: () => Promise<Found | undefined>;
+        shape: (principal: Principal) => Principal;
+      }
+    | { ok: false; reason: AuthFailure };
 
-  type Parsed = { ok: true; hash: Buffer; key: string; at: number } | { ok: false; reason: AuthFailure };
+  const asIs = (principal: Principal) => principal;
 
-  function parse(token: string | undefined): Parsed {
+  async function parse(token: string | undefined): Promise<Parsed> {
     if (!token) return { ok: false, reason: 'missing' };
-    if (!isWellFormedToken(token)) return { ok: false, reason: 'malformed' };
-    const hash = hashToken(token);
-    return { ok: true, hash, key: hash.toString('hex'), at: now() };
+    if (isWellFormedToken(token)) {
+      const hash = hashToken(token);
+      return { ok: true, hash, key: hash.toString('hex'), at: now(), load: () => loadToken(db, hash), shape: asIs };
+    }
+    if (!options.accessTokens || !looksLikeJwt(token)) return { ok: false, reason: 'malformed' };
+    const verified = await options.accessTokens.verify(token);
+    if (!verified.ok) return verified;
+    const { credential } = verified;
+    const hash = hashToken(credential.key);
+    return {
+      ok: true,
+      hash,
+      key: hash.toString('hex'),
+      at: now(),
+      load: () => credential.load(db),
+      shape: credential.shape,
+    };
   }
 
   /** The cache entry for this token, if the cache may answer for it at all (the barrier aside). */
@@ -197,14 +199,14 @@ export function createTokenAuthenticator(options: AuthenticatorOptions): TokenAu
     return (await barrier()) && cache.get(key) === hit;
   }
 
-  async function lookUp({ key, hash, at }: Extract<Parsed, { ok: true }>): Promise<AuthResult> {
+  async function lookUp({ key, hash, at, load, shape }: Extract<Parsed, { ok: true }>): Promise<AuthResult> {
     cache.delete(key);
     const seen = changes;
-    const found = await lookup(hash);
+    const found = await load();
     if (!found) return { ok: false, reason: 'unknown' };
     if (found.revokedAt) return { ok: false, reason: 'revoked' };
     if (listening() && seen === changes) remember(key, { principal: found.principal, hash, cachedAt: at });
-    return accept(found.principal, at);
+    return accept(shape(found.principal), at);
   }
 
   const expired = (principal: Principal, at: number) =>
@@ -223,13 +225,13 @@ export function createTokenAuthenticator(options: AuthenticatorOptions): TokenAu
     lastUsed.set(principal.tokenId, { orgId: principal.orgId, at: new Date(at) });
 
   async function authenticate(token: string | undefined): Promise<AuthResult> {
-    const parsed = parse(token);
+    const parsed = await parse(token);
     return parsed.ok ? authenticateParsed(parsed) : parsed;
   }
 
   async function authenticateParsed(parsed: Extract<Parsed, { ok: true }>): Promise<AuthResult> {
     const hit = cachedHit(parsed);
-    if (hit && (await confirm(parsed, hit))) return accept(hit.principal, parsed.at);
+    if (hit && (await confirm(parsed, hit))) return accept(parsed.shape(hit.principal), parsed.at);
     return lookUp(parsed);
   }
 
@@ -272,15 +274,16 @@ export function createTokenAuthenticator(options: AuthenticatorOptions): TokenAu
      * round trip. Everything else — misses, expiry, non-strict mode — is `authenticate`.
      */
     async authenticateUnconfirmed(token: string | undefined): Promise<AuthResult | UnconfirmedAuth> {
-      const parsed = parse(token);
+      const parsed = await parse(token);
       if (!parsed.ok) return parsed;
       const hit = strict ? cachedHit(parsed) : undefined;
-      if (!hit || expired(hit.principal, parsed.at)) return authenticateParsed(parsed);
+      const principal = hit && parsed.shape(hit.principal);
+      if (!hit || !principal || expired(principal, parsed.at)) return authenticateParsed(parsed);
       const confirmed = confirm(parsed, hit).then((ok) => {
-        if (ok) noteUse(hit.principal, parsed.at);
+        if (ok) noteUse(principal, parsed.at);
         return ok;
       });
-      return { ok: true, principal: hit.principal, confirmed };
+      return { ok: true, principal, confirmed };
     },
 
     flushLastUsed,

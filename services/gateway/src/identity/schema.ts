@@ -22,6 +22,46 @@ export interface IdentityDatabase {
     last_used_at: Timestamp | null;
     expires_at: Timestamp | null;
     revoked_at: Timestamp | null;
+    scopes: ColumnType<string[], string[] | undefined, string[]>;
+  };
+  'identity.user_passwords': { user_id: string; password_hash: string; updated_at: Generated<Date> };
+  'identity.oauth_grants': {
+    id: Generated<string>;
+    org_id: string;
+    user_id: string;
+    grant_id: string;
+    client_id: string;
+    client_name: string | null;
+    scopes: string[];
+    created_at: Generated<Date>;
+    revoked_at: Timestamp | null;
+  };
+  'identity.oauth_provider_state': {
+    model: string;
+    id: string;
+    payload: ColumnType<Record<string, unknown>, string, string>;
+    grant_id: string | null;
+    uid: string | null;
+    user_code: string | null;
+    expires_at: Timestamp | null;
+    consumed_at: Timestamp | null;
+  };
+  'identity.oauth_signing_keys': {
+    kid: string;
+    private_jwk: ColumnType<Record<string, unknown>, string, string>;
+    created_at: Generated<Date>;
+    retired_at: Timestamp | null;
+  };
+  'identity.auth_events': {
+    id: Generated<string>;
+    occurred_at: Generated<Date>;
+    event: string;
+    email: string | null;
+    user_id: string | null;
+    org_slug: string | null;
+    client_id: string | null;
+    ip: string | null;
+    detail: ColumnType<Record<string, unknown> | null, string | null, string | null>;
   };
   'gateway.mcp_tool_call_log': {
     id: Generated<string>;
@@ -40,7 +80,10 @@ export interface IdentityDatabase {
   };
 }
 
-/** Who is calling: resolved from a personal access token, carried through every request. */
+/**
+ * Who is calling: resolved from a personal access token or an OAuth access token, carried
+ * through every request. `tokenId` is the token's id, or the OAuth grant's.
+ */
 export interface Principal {
   readonly tokenId: string;
   readonly orgId: string;
@@ -49,4 +92,6 @@ export interface Principal {
   readonly email: string;
   readonly name: string;
   readonly expiresAt: Date | null;
+  /** What the credential allows (`quarry:read`, `quarry:write`, `quarry:admin`). */
+  readonly scopes: readonly string[];
 }

@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
 import * as createIdentity from './identity/2026_11_21_2200_create_identity.js';
+import * as oauth from './identity/2026_11_25_2100_oauth.js';
 import * as createToolCallLog from './gateway/2026_11_21_2200_create_tool_call_log.js';
 import * as toolCallLogInputRequired from './gateway/2026_11_22_0300_tool_call_log_input_required.js';
 import * as toolCallLogInsertOnly from './gateway/2026_11_25_2130_tool_call_log_insert_only.js';
@@ -9,7 +10,10 @@ import * as toolCallLogInsertOnly from './gateway/2026_11_25_2130_tool_call_log_
  * `gateway` (the MCP tool-call log, insert-only). Names are timestamps so order is explicit and stable.
  */
 export const gatewaySchemas: ReadonlyArray<{ schema: string; migrations: Record<string, Migration> }> = [
-  { schema: 'identity', migrations: { '2026_11_21_2200_create_identity': createIdentity } },
+  {
+    schema: 'identity',
+    migrations: { '2026_11_21_2200_create_identity': createIdentity, '2026_11_25_2100_oauth': oauth },
+  },
   {
     schema: 'gateway',
     migrations: {

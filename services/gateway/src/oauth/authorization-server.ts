@@ -1,0 +1,159 @@
+import type { JWK } from 'jose';
+import { type Kysely, sql } from 'kysely';
+import { errors, Provider } from 'oidc-provider';
+import type { Logger } from 'pino';
+import type { IdentityDatabase } from '../identity/schema.js';
+import { SCOPES } from '../identity/scopes.js';
+import { GRANT_CLAIM, ORG_CLAIM } from './access-tokens.js';
+import { recordAuthEvent } from './audit.js';
+import { postgresAdapterFactory } from './provider-adapter.js';
+
+export interface AuthorizationServerOptions {
+  /** The issuer: the gateway's public base URL (`http://127.0.0.1:8080` under `npm start`). */
+  issuer: string;
+  /** The one resource tokens are issued for: the MCP endpoint's URL. */
+  resource: string;
+  db: Kysely<IdentityDatabase>;
+  /** Private signing keys, the active one first. */
+  signingKeys: JWK[];
+  /** Keys that sign the authorization server's cookies; the first signs, all verify. */
+  cookieKeys: string[];
+  /** Behind a TLS-terminating proxy: trust X-Forwarded-Proto/Host. */
+  trustProxy: boolean;
+  accessTokenTtlSeconds: number;
+  logger: Logger;
+}
+
+/** The OAuth routes, all under /oauth so they never collide with the MCP endpoint. */
+const OAUTH_ROUTES = {
+  authorization: '/oauth/authorize',
+  token: '/oauth/token',
+  registration: '/oauth/register',
+  revocation: '/oauth/revoke',
+  jwks: '/oauth/jwks',
+  userinfo: '/oauth/userinfo',
+  end_session: '/oauth/logout',
+} as const;
+
+const DAY = 24 * 60 * 60;
+
+/**
+ * The embedded OAuth 2.1 authorization server on oidc-provider: authorization code with PKCE
+ * (S256 only), rotating refresh tokens, resource indicators (every token's audience is the MCP
+ * endpoint), `iss` in the authorization response, Dynamic Client Registration and Client ID
+ * Metadata Documents. Its state lives in PostgreSQL; sign-in and consent are Quarry's own pages
+ * (`interactions.ts`), which bind every grant to one user and one org.
+ */
+export function createAuthorizationServer(options: AuthorizationServerOptions): Provider {
+  const { db, resource, logger } = options;
+
+  const revokeGrantRecord = async (grantId: string) => {
+    await db.transaction().execute(async (trx) => {
+      await sql`select set_config('app.grant_id', ${grantId}, true)`.execute(trx);
+      const row = await trx
+        .selectFrom('identity.oauth_grants')
+        .select(['org_id'])
+        .where('grant_id', '=', grantId)
+        .executeTakeFirst();
+      if (!row) return;
+      await sql`select set_config('app.org_id', ${row.org_id}, true)`.execute(trx);
+      await trx
+        .updateTable('identity.oauth_grants')
+        .set({ revoked_at: sql`coalesce(revoked_at, now())` })
+        .where('grant_id', '=', grantId)
+        .execute();
+    });
+  };
+
+  const provider = new Provider(options.issuer, {
+    adapter: postgresAdapterFactory(db, revokeGrantRecord),
+    jwks: { keys: options.signingKeys },
+    cookies: { keys: options.cookieKeys },
+    async findAccount(_ctx, sub) {
+      const user = await db
+        .selectFrom('identity.users')
+        .select(['id', 'email', 'name'])
+        .where('id', '=', sub)
+        .executeTakeFirst();
+      if (!user) return undefined;
+      return { accountId: user.id, claims: () => ({ sub: user.id, email: user.email, name: user.name }) };
+    },
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      // The only key type Quarry generates.
+      id_token_signed_response_alg: 'ES256',
+    },
+    responseTypes: ['code'],
+    pkce: { required: () => true },
+    // Listed so registered clients may ask for them; they are granted for the MCP resource only.
+    scopes: ['openid', 'offline_access', ...SCOPES],
+    claims: { openid: ['sub'], email: ['email'], profile: ['name'] },
+    routes: OAUTH_ROUTES,
+    interactions: { url: (_ctx, interaction) => `/oauth/interaction/${interaction.uid}` },
+    features: {
+      devInteractions: { enabled: false },
+      registration: { enabled: true },
+      revocation: { enabled: true },
+      clientIdMetadataDocument: { enabled: true, ack: 'draft-02' },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => resource,
+        useGrantedResource: () => true,
+        getResourceServerInfo(_ctx, indicator) {
+          if (indicator !== resource) throw new errors.InvalidTarget(`this server issues tokens only for ${resource}`);
+          return {
+            scope: SCOPES.join(' '),
+            audience: resource,
+            accessTokenTTL: options.accessTokenTtlSeconds,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: 'ES256' } },
+          };
+        },
+      },
+    },
+    // Binds each access token to the org its grant was consented for.
+    async extraTokenClaims(_ctx, token) {
+      const grantId = (token as { grantId?: string }).grantId;
+      if (!grantId) return undefined;
+      const row = await db.transaction().execute(async (trx) => {
+        await sql`select set_config('app.grant_id', ${grantId}, true)`.execute(trx);
+        return trx
+          .selectFrom('identity.oauth_grants')
+          .select(['org_id'])
+          .where('grant_id', '=', grantId)
+          .executeTakeFirst();
+      });
+      if (!row) throw new errors.InvalidGrant('the grant has no organization');
+      return { [ORG_CLAIM]: row.org_id, [GRANT_CLAIM]: grantId };
+    },
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken: true,
+    expiresWithSession: async () => false,
+    ttl: {
+      AccessToken: options.accessTokenTtlSeconds,
+      AuthorizationCode: 60,
+      Interaction: 30 * 60,
+      Session: 14 * DAY,
+      Grant: 365 * DAY,
+      RefreshToken: 30 * DAY,
+      ClientCredentials: 600,
+      IdToken: 3600,
+    },
+  });
+  provider.proxy = options.trustProxy;
+
+  provider.on('grant.success', (ctx) => {
+    const { oidc } = ctx;
+    recordAuthEvent(db, {
+      event: 'token_issued',
+      userId: oidc.session?.accountId ?? oidc.entities.Grant?.accountId ?? null,
+      clientId: oidc.client?.clientId ?? null,
+      ip: ctx.ip,
+      detail: { grantType: oidc.params?.grant_type },
+    }).catch((error: unknown) => logger.warn({ err: error }, 'could not record token issuance'));
+  });
+  provider.on('server_error', (_ctx, error) => logger.error({ err: error }, 'authorization server error'));
+  return provider;
+}
