@@ -77,13 +77,18 @@ describe('quarry start (npm start) on embedded defaults', () => {
       expect(await ping(system.url, token, 'modern')).toMatchObject({ userEmail: 'admin@localhost' });
       const before = (await findRunningEmbeddedPostgres(join(dataDir, 'postgres')))!;
       process.kill(before.pid, 'SIGKILL'); // as the OOM killer would
+      // The killed server's backends can still answer for a moment, so wait for the new server
+      // (a new pid in its lock file) and then for a call that it serves.
       let answer: unknown;
+      let after: Awaited<ReturnType<typeof findRunningEmbeddedPostgres>>;
       for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 200))) {
+        after = await findRunningEmbeddedPostgres(join(dataDir, 'postgres'));
+        if (!after || after.pid === before.pid) continue;
         answer = await ping(system.url, token, 'modern').catch(() => undefined);
         if (answer) break;
       }
       expect(answer).toMatchObject({ userEmail: 'admin@localhost' });
-      const after = (await findRunningEmbeddedPostgres(join(dataDir, 'postgres')))!;
+      after = (await findRunningEmbeddedPostgres(join(dataDir, 'postgres')))!;
       expect(after.pid).not.toBe(before.pid);
       expect(after.port).toBe(before.port);
       expect(fatal).toEqual([]);

@@ -27,13 +27,11 @@ export {
 export {
   openLanceBm25Index,
   openLanceVectorIndex,
-  lanceWhere,
-  lanceSourcesWhere,
-  lanceChunksWhere,
   type LanceOptions,
   type LanceBm25Index,
   type LanceVectorIndex,
 } from './adapters/lancedb.js';
+export { lanceWhere, lanceSourcesWhere, lanceChunksWhere } from './adapters/lancedb-where.js';
 export { openOpenSearchBm25Index, type OpenSearchBm25Options } from './adapters/opensearch.js';
 export { openQdrantVectorIndex, buildQdrantClient, pointId, type QdrantVectorOptions } from './adapters/qdrant.js';
 export {

@@ -1,4 +1,5 @@
 import * as lancedb from '@lancedb/lancedb';
+import pRetry from 'p-retry';
 import { Field, FixedSizeList, Float32, Int32, List, Schema, Utf8 } from 'apache-arrow';
 import {
   carriedVectors,
@@ -6,14 +7,12 @@ import {
   chunkDocument,
   chunkHitOf,
   chunkId,
-  groupKeys,
   planUpsertMany,
   requestVectors,
   sourceKeyString,
 } from '../core/source.js';
 import type {
   Bm25Index,
-  ChunkFilters,
   ChunkHit,
   EmbedderIdentity,
   IndexedChunk,
@@ -25,6 +24,7 @@ import type {
   VectorIndex,
 } from '../types.js';
 import { EmbedderMismatchError } from '../types.js';
+import { lanceChunksWhere, lanceSourcesWhere, lanceWhere, sourceWhere } from './lancedb-where.js';
 
 /**
  * Embedded defaults: LanceDB tables in a local data directory (e.g. `.quarry/search`), no
@@ -90,49 +90,6 @@ function baseFields(): Field[] {
     new Field('start_offset', new Int32(), false),
     new Field('end_offset', new Int32(), false),
   ];
-}
-
-/** SQL string literal for a LanceDB (DataFusion) predicate. */
-function sqlString(value: string): string {
-  return `'${value.replace(/'/g, "''")}'`;
-}
-
-/** The `where` clause of a search: org first, then the optional filters. */
-export function lanceWhere(orgId: string, filters: ChunkFilters = {}): string {
-  const parts = [`org_id = ${sqlString(orgId)}`];
-  if (filters.sourceTable !== undefined) parts.push(`source_table = ${sqlString(filters.sourceTable)}`);
-  if (filters.artifactType !== undefined) parts.push(`artifact_type = ${sqlString(filters.artifactType)}`);
-  if (filters.planId !== undefined) parts.push(`plan_id = ${sqlString(filters.planId)}`);
-  if (filters.tags && filters.tags.length > 0)
-    parts.push(`array_has_all(tags, [${filters.tags.map(sqlString).join(', ')}])`);
-  return parts.join(' AND ');
-}
-
-function sourceWhere(key: SourceKey): string {
-  return `org_id = ${sqlString(key.orgId)} AND source_table = ${sqlString(key.sourceTable)} AND source_id = ${sqlString(key.sourceId)}`;
-}
-
-/**
- * The `where` clause of a batch hash read: one parenthesised group per (org, table), each with
- * its org, behind a leading `source_id IN (…)` of all the ids. The lead is what lets LanceDB use
- * the B-tree on source_id (it plans no index for an OR of groups and would scan the table, a gap
- * that grows with the table; ADR 0009).
- */
-export function lanceSourcesWhere(keys: readonly SourceKey[]): string {
-  const groups = groupKeys(keys);
-  const ids = [...new Set(groups.flatMap((g) => g.sourceIds))];
-  const byGroup = groups.map(
-    (g) =>
-      `(org_id = ${sqlString(g.orgId)} AND source_table = ${sqlString(g.sourceTable)} AND source_id IN (${g.sourceIds.map(sqlString).join(', ')}))`,
-  );
-  return `source_id IN (${ids.map(sqlString).join(', ')}) AND (${byGroup.join(' OR ')})`;
-}
-
-/** The `where` clause deleting vanished chunks of many sources: the same indexed lead, then one group per source with its org. */
-export function lanceChunksWhere(removes: readonly { source: SourceKey; chunkNos: readonly number[] }[]): string {
-  const ids = [...new Set(removes.map((r) => r.source.sourceId))];
-  const bySource = removes.map((r) => `(${sourceWhere(r.source)} AND chunk_no IN (${r.chunkNos.join(', ')}))`);
-  return `source_id IN (${ids.map(sqlString).join(', ')}) AND (${bySource.join(' OR ')})`;
 }
 
 type Row = Record<string, unknown>;
@@ -237,13 +194,35 @@ class LanceChunkTable {
   }
 }
 
+/**
+ * The search service and the indexer may open the same directory at the same moment (separate
+ * processes): one can find the table half created ("exists but could not be loaded") or lose a
+ * commit race on the column or index it adds. The open is retried a few times, briefly.
+ */
 async function openTable(
+  options: LanceOptions,
+  name: string,
+  schema: Schema,
+): Promise<{ conn: lancedb.Connection; table: lancedb.Table }> {
+  return pRetry(() => openTableOnce(options, name, schema), { retries: 5, minTimeout: 50, maxTimeout: 1_000 });
+}
+
+async function openTableOnce(
   options: LanceOptions,
   name: string,
   schema: Schema,
 ): Promise<{ conn: lancedb.Connection; table: lancedb.Table }> {
   const interval = options.readConsistencyIntervalSeconds;
   const conn = await lancedb.connect(options.dir, interval === undefined ? {} : { readConsistencyInterval: interval });
+  try {
+    return { conn, table: await prepareTable(conn, name, schema) };
+  } catch (error) {
+    conn.close();
+    throw error;
+  }
+}
+
+async function prepareTable(conn: lancedb.Connection, name: string, schema: Schema): Promise<lancedb.Table> {
   const table = (await conn.tableNames()).includes(name)
     ? await conn.openTable(name)
     : await conn.createEmptyTable(name, schema, { mode: 'create', existOk: true });
@@ -256,7 +235,7 @@ async function openTable(
   if (!(await table.listIndices()).some((i) => i.columns.includes('source_id'))) {
     await table.createIndex('source_id', { config: lancedb.Index.btree(), replace: true });
   }
-  return { conn, table };
+  return table;
 }
 
 export type LanceBm25Index = Bm25Index & { optimize(): Promise<void> };
