@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
 import * as createArtifact from './artifact/2026_11_21_2340_create_artifact.js';
 import * as createExtractionResults from './artifact/2026_11_22_0200_create_extraction_results.js';
+import * as extractionIdempotency from './artifact/2026_11_25_2100_extraction_results_idempotency.js';
 
 /**
  * The artifact store owns the `artifact` schema: research artifacts (including subagent
@@ -13,6 +14,7 @@ export const artifactSchemas: ReadonlyArray<{ schema: string; migrations: Record
     migrations: {
       '2026_11_21_2340_create_artifact': createArtifact,
       '2026_11_22_0200_create_extraction_results': createExtractionResults,
+      '2026_11_25_2100_extraction_results_idempotency': extractionIdempotency,
     },
   },
 ];

@@ -410,7 +410,7 @@ export interface StoreExtractionResultRequest {
   fields: ExtractedField[];
   /** Mean confidence over the schema's required fields, 0–1. */
   overallConfidence: number;
-  /** anthropic, openai, sampling or heuristic. */
+  /** anthropic, openai, sampling, client or heuristic. */
   provider: string;
   /** The model, as its provider reported it. */
   model: string;
@@ -456,7 +456,14 @@ export interface StoreExtractionResultRequest {
     | number
     | undefined;
   /** Model tokens spent (output), when the provider reported them. */
-  outputTokens?: number | undefined;
+  outputTokens?:
+    | number
+    | undefined;
+  /**
+   * When set, at most one result per key and org is stored: a second request with the same key
+   * stores nothing and writes no event, and answers with the first result (replayed).
+   */
+  idempotencyKey?: string | undefined;
 }
 
 export interface StoreExtractionResultRequest_FieldConfidencesEntry {
@@ -467,6 +474,10 @@ export interface StoreExtractionResultRequest_FieldConfidencesEntry {
 export interface StoreExtractionResultResponse {
   /** The stored extraction result's ID. */
   extractionId: string;
+  /** True when a result with the request's idempotency key was already stored (nothing new). */
+  replayed: boolean;
+  /** When replayed: the data stored the first time. */
+  storedData?: { [key: string]: unknown } | undefined;
 }
 
 export interface CheckExtractionTargetRequest {
@@ -2023,6 +2034,7 @@ function createBaseStoreExtractionResultRequest(): StoreExtractionResultRequest 
     stepId: undefined,
     inputTokens: undefined,
     outputTokens: undefined,
+    idempotencyKey: undefined,
   };
 }
 
@@ -2084,6 +2096,9 @@ export const StoreExtractionResultRequest: MessageFns<StoreExtractionResultReque
     }
     if (message.outputTokens !== undefined) {
       writer.uint32(144).uint64(message.outputTokens);
+    }
+    if (message.idempotencyKey !== undefined) {
+      writer.uint32(154).string(message.idempotencyKey);
     }
     return writer;
   },
@@ -2248,6 +2263,14 @@ export const StoreExtractionResultRequest: MessageFns<StoreExtractionResultReque
             message.outputTokens = longToNumber(reader.uint64());
             continue;
           }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2357,6 +2380,11 @@ export const StoreExtractionResultRequest: MessageFns<StoreExtractionResultReque
         : isSet(object.output_tokens)
         ? globalThis.Number(object.output_tokens)
         : undefined,
+      idempotencyKey: isSet(object.idempotencyKey)
+        ? globalThis.String(object.idempotencyKey)
+        : isSet(object.idempotency_key)
+        ? globalThis.String(object.idempotency_key)
+        : undefined,
     };
   },
 
@@ -2421,6 +2449,9 @@ export const StoreExtractionResultRequest: MessageFns<StoreExtractionResultReque
     if (message.outputTokens !== undefined) {
       obj.outputTokens = Math.round(message.outputTokens);
     }
+    if (message.idempotencyKey !== undefined) {
+      obj.idempotencyKey = message.idempotencyKey;
+    }
     return obj;
   },
 
@@ -2467,6 +2498,7 @@ export const StoreExtractionResultRequest: MessageFns<StoreExtractionResultReque
     message.stepId = object.stepId ?? undefined;
     message.inputTokens = object.inputTokens ?? undefined;
     message.outputTokens = object.outputTokens ?? undefined;
+    message.idempotencyKey = object.idempotencyKey ?? undefined;
     return message;
   },
 };
@@ -2566,13 +2598,19 @@ export const StoreExtractionResultRequest_FieldConfidencesEntry: MessageFns<
 };
 
 function createBaseStoreExtractionResultResponse(): StoreExtractionResultResponse {
-  return { extractionId: "" };
+  return { extractionId: "", replayed: false, storedData: undefined };
 }
 
 export const StoreExtractionResultResponse: MessageFns<StoreExtractionResultResponse> = {
   encode(message: StoreExtractionResultResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.extractionId !== "") {
       writer.uint32(10).string(message.extractionId);
+    }
+    if (message.replayed !== false) {
+      writer.uint32(16).bool(message.replayed);
+    }
+    if (message.storedData !== undefined) {
+      Struct.encode(Struct.wrap(message.storedData), writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -2598,6 +2636,22 @@ export const StoreExtractionResultResponse: MessageFns<StoreExtractionResultResp
             message.extractionId = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.replayed = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.storedData = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2617,6 +2671,12 @@ export const StoreExtractionResultResponse: MessageFns<StoreExtractionResultResp
         : isSet(object.extraction_id)
         ? globalThis.String(object.extraction_id)
         : "",
+      replayed: isSet(object.replayed) ? globalThis.Boolean(object.replayed) : false,
+      storedData: isObject(object.storedData)
+        ? object.storedData
+        : isObject(object.stored_data)
+        ? object.stored_data
+        : undefined,
     };
   },
 
@@ -2624,6 +2684,12 @@ export const StoreExtractionResultResponse: MessageFns<StoreExtractionResultResp
     const obj: any = {};
     if (message.extractionId !== "") {
       obj.extractionId = message.extractionId;
+    }
+    if (message.replayed !== false) {
+      obj.replayed = message.replayed;
+    }
+    if (message.storedData !== undefined) {
+      obj.storedData = message.storedData;
     }
     return obj;
   },
@@ -2636,6 +2702,8 @@ export const StoreExtractionResultResponse: MessageFns<StoreExtractionResultResp
   ): StoreExtractionResultResponse {
     const message = createBaseStoreExtractionResultResponse();
     message.extractionId = object.extractionId ?? "";
+    message.replayed = object.replayed ?? false;
+    message.storedData = object.storedData ?? undefined;
     return message;
   },
 };
