@@ -47,7 +47,11 @@ async function latency(corpus: readonly CorpusDocument[], { system, sizes, progr
       {
         quarry: async () => {
           const document = documents[quarryIndex++ % documents.length]!;
-          await caller.call('extract_data', { sourceText: document.text, extractionSchema: document.schema });
+          await caller.call('extract_data', {
+            mode: 'offline',
+            sourceText: document.text,
+            extractionSchema: document.schema,
+          });
         },
         baseline: async () => {
           const i = baselineIndex++ % documents.length;
