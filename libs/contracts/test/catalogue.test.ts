@@ -33,7 +33,7 @@ describe('the tool catalogue', () => {
     });
   });
 
-  it('publishes exactly these tools: ping, the plan engine tools, the artifact and search tools, extract_data', () => {
+  it('publishes exactly these tools: ping, the plan engine tools, the artifact and search tools, extract_data, submit_extraction', () => {
     expect(toolCatalogue.map((tool) => tool.name)).toEqual([
       'create_research_plan',
       'extract_data',
@@ -49,6 +49,7 @@ describe('the tool catalogue', () => {
       'search_sources',
       'store_research',
       'store_research_output',
+      'submit_extraction',
       'submit_research_feedback',
       'submit_step_result',
       'submit_subagent_report',
@@ -68,8 +69,10 @@ describe('the tool catalogue', () => {
       'search_sources',
     ]);
     expect(flagged('destructiveHint')).toEqual(['modify_plan']);
-    // Read tools, plus submit_step_result: a retry with the same arguments changes nothing.
-    expect(flagged('idempotentHint')).toEqual([...flagged('readOnlyHint'), 'submit_step_result'].sort());
+    // Read tools, plus submit_step_result and submit_extraction: a retry with the same arguments changes nothing.
+    expect(flagged('idempotentHint')).toEqual(
+      [...flagged('readOnlyHint'), 'submit_extraction', 'submit_step_result'].sort(),
+    );
     expect(toolCatalogue.filter((tool) => tool.annotations.openWorldHint)).toEqual([]);
   });
 
