@@ -116,7 +116,7 @@ function isRight(field: string, value: unknown, labels: Record<string, unknown>)
   return Array.isArray(expected) ? expected.some((e) => same(e, value)) : same(expected, value);
 }
 
-export function auroc(scored: readonly Scored[]): number {
+function auroc(scored: readonly Scored[]): number {
   const pos = scored.filter((s) => s.right).map((s) => s.confidence);
   const neg = scored.filter((s) => !s.right).map((s) => s.confidence);
   if (pos.length === 0 || neg.length === 0) return Number.NaN;
