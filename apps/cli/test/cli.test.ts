@@ -94,7 +94,7 @@ describe('quarry CLI', () => {
     const first = await quarry('migrate');
     expect(first).toMatchObject({
       code: 0,
-      out: expect.stringMatching(/Applied 9 migration\(s\)[\s\S]*identity\/2026_11_21_2200_create_identity/),
+      out: expect.stringMatching(/Applied 10 migration\(s\)[\s\S]*identity\/2026_11_21_2200_create_identity/),
     });
     expect(first.out).toMatch(/artifact\/2026_11_22_0200_create_extraction_results/);
     expect(first.out).toMatch(/plan\/2026_11_22_0400_count_stalled_plans/);

@@ -71,7 +71,7 @@ describe('quarry against DATABASE_ADMIN_URL', () => {
   it('migrate creates the database it names, then migrates it; every command leaves the data directory alone', async () => {
     const first = await quarry(env, 'migrate');
     expect(first).toMatchObject({ code: 0 });
-    expect(first.out).toMatch(new RegExp(`^Created database ${database}\\.\\nApplied 9 migration\\(s\\)`));
+    expect(first.out).toMatch(new RegExp(`^Created database ${database}\\.\\nApplied 10 migration\\(s\\)`));
     expect(await quarry(env, 'migrate')).toMatchObject({ code: 0, out: 'Database is up to date.' });
     expect(await quarry(env, 'org', 'create', 'acme')).toMatchObject({ code: 0 });
     expect((await quarry(env, 'token', 'list')).code).toBe(0);
