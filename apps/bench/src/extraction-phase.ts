@@ -1,5 +1,8 @@
 import {
+  calibrateGrounding,
+  calibrateOffline,
   createHeuristicProvider,
+  loadAbstracts,
   evaluateHeuristic,
   guardSchema,
   loadHeuristicCorpus,
@@ -33,6 +36,41 @@ async function quality(corpus: readonly CorpusDocument[]): Promise<Results> {
   };
 }
 
+/**
+ * Calibration on research abstracts in prose (corpus/abstracts.json): the offline extractor's
+ * precision and recall per field type, and how well confidence separates right from wrong values
+ * (mean confidence of wrong values, AUROC); and grounding alone on labelled answers with planted
+ * errors (altered, swapped between fields, invented), as a client's model's answer is scored.
+ */
+async function calibration(): Promise<Results> {
+  const documents = await loadAbstracts();
+  const offline = calibrateOffline(documents);
+  const grounding = calibrateGrounding(documents);
+  const score = (value: number) => ({ value, unit: 'score' });
+  const results: Results = {
+    extraction_offline_precision: score(offline.all.precision),
+    extraction_offline_recall: score(offline.all.recall),
+    extraction_offline_heldout_precision: score(offline.heldOut.precision),
+    extraction_offline_heldout_recall: score(offline.heldOut.recall),
+    extraction_offline_confidence_right: score(offline.all.meanRightConfidence),
+    extraction_offline_confidence_wrong: score(offline.all.meanWrongConfidence),
+    extraction_offline_auroc: score(offline.all.auroc),
+    extraction_grounding_confidence_right: score(grounding.all.meanRightConfidence),
+    extraction_grounding_confidence_wrong: score(grounding.all.meanWrongConfidence),
+    extraction_grounding_auroc: score(grounding.all.auroc),
+    extraction_grounding_heldout_auroc: score(grounding.heldOut.auroc),
+    extraction_grounding_auroc_altered: score(grounding.byError.altered),
+    extraction_grounding_auroc_swapped: score(grounding.byError.swapped),
+    extraction_grounding_auroc_invented: score(grounding.byError.invented),
+  };
+  for (const [kind, figures] of Object.entries(offline.byKind)) {
+    const name = kind.replace(/\W+/g, '_');
+    results[`extraction_offline_${name}_precision`] = score(figures.precision);
+    results[`extraction_offline_${name}_recall`] = score(figures.recall);
+  }
+  return results;
+}
+
 async function latency(corpus: readonly CorpusDocument[], { system, sizes, progress }: PhaseContext): Promise<Results> {
   const member = await system.createMember('bench-extraction');
   const caller = createMcpCaller(system.quarryUrl, member.token);
@@ -47,7 +85,11 @@ async function latency(corpus: readonly CorpusDocument[], { system, sizes, progr
       {
         quarry: async () => {
           const document = documents[quarryIndex++ % documents.length]!;
-          await caller.call('extract_data', { sourceText: document.text, extractionSchema: document.schema });
+          await caller.call('extract_data', {
+            mode: 'offline',
+            sourceText: document.text,
+            extractionSchema: document.schema,
+          });
         },
         baseline: async () => {
           const i = baselineIndex++ % documents.length;
@@ -75,11 +117,11 @@ async function latency(corpus: readonly CorpusDocument[], { system, sizes, progr
   }
 }
 
-/** The extraction benchmarks: the heuristic extractor's measured quality and extract_data's latency. */
+/** The extraction benchmarks: the offline extractor's quality, calibration of confidence, and extract_data's latency. */
 export const extractionPhase: Phase = {
   name: 'extraction',
   async run(context) {
     const corpus = await loadHeuristicCorpus();
-    return { ...(await quality(corpus)), ...(await latency(corpus, context)) };
+    return { ...(await quality(corpus)), ...(await calibration()), ...(await latency(corpus, context)) };
   },
 };

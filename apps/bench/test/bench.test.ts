@@ -79,6 +79,24 @@ const EXTRACTION_SCORES = [
   'extraction_heuristic_heldout_recall',
   'extraction_heuristic_confidence_correct',
   'extraction_heuristic_confidence_wrong',
+  'extraction_offline_precision',
+  'extraction_offline_recall',
+  'extraction_offline_heldout_precision',
+  'extraction_offline_heldout_recall',
+  'extraction_offline_confidence_right',
+  'extraction_offline_confidence_wrong',
+  'extraction_offline_auroc',
+  'extraction_grounding_confidence_right',
+  'extraction_grounding_confidence_wrong',
+  'extraction_grounding_auroc',
+  'extraction_grounding_heldout_auroc',
+  'extraction_grounding_auroc_altered',
+  'extraction_grounding_auroc_swapped',
+  'extraction_grounding_auroc_invented',
+  ...['text', 'name_list', 'year', 'count', 'measure', 'identifier', 'email'].flatMap((kind) => [
+    `extraction_offline_${kind}_precision`,
+    `extraction_offline_${kind}_recall`,
+  ]),
 ];
 const EXTRACTION_COMPARED = ['extraction_extract_p50_ms', 'extraction_extract_p95_ms'];
 
@@ -104,6 +122,8 @@ describe('npm run bench (smoke sizes: seconds, not a measurement)', () => {
     // text but put in the wrong field from a right one (see ADR 0011).
     expect(results.extraction_heuristic_precision!.value).toBeGreaterThanOrEqual(0.96);
     expect(results.extraction_heuristic_recall!.value).toBeGreaterThanOrEqual(0.85);
+    // Grounding of a client model's answer with planted errors (services/extraction asserts the same).
+    expect(results.extraction_grounding_auroc!.value).toBeGreaterThanOrEqual(0.8);
     for (const key of ['extraction_heuristic_confidence_correct', 'extraction_heuristic_confidence_wrong']) {
       expect(results[key]!.value).toBeGreaterThan(0);
       expect(results[key]!.value).toBeLessThanOrEqual(1);

@@ -102,7 +102,11 @@ export async function startAll({ env, out, logLevel, onFatal }: StartOptions): P
       indexerDatabaseUrl: appUrlFrom(adminUrl, roles.indexer.role, roles.indexer.password),
       identityKey: config.QUARRY_IDENTITY_KEY,
       search: loadConfig(searchBackendsConfigSchema, { ...env, QUARRY_DATA_DIR: dir.root }),
-      extraction: loadConfig(extractionModelsConfigSchema, env),
+      // Submission handles are signed with a key of their own, generated once like the identity key.
+      extraction: loadConfig(extractionModelsConfigSchema, {
+        ...env,
+        EXTRACTION_HANDLE_KEY: env.EXTRACTION_HANDLE_KEY ?? dir.secret('extraction-handle-key', 48),
+      }),
       logger,
     });
     started.push(() => services.close());

@@ -30,7 +30,7 @@ describe('quarry smoke', () => {
     expect(ran).toMatchObject({ code: 0 });
     expect(ran.out).toMatch(/^created plan [0-9a-f-]{36}$/m);
     expect(ran.out).toContain('search_sources found it');
-    expect(ran.out).toMatch(/^extracted \(heuristic, status \w+\)$/m);
+    expect(ran.out).toMatch(/^extracted \(client, status completed\)$/m);
     expect(ran.out).toContain('plan completed: the research session passed');
   }, 60_000);
 

@@ -33,7 +33,7 @@ describe('the tool catalogue', () => {
     });
   });
 
-  it('publishes exactly these tools: ping, the plan engine tools, the artifact and search tools, extract_data', () => {
+  it('publishes exactly these tools: ping, the plan engine tools, the artifact and search tools, extract_data, submit_extraction', () => {
     expect(toolCatalogue.map((tool) => tool.name)).toEqual([
       'archive_plan',
       'cancel_plan',
@@ -61,6 +61,7 @@ describe('the tool catalogue', () => {
       'search_sources',
       'store_research',
       'store_research_output',
+      'submit_extraction',
       'submit_research_feedback',
       'submit_step_result',
       'submit_subagent_report',
@@ -102,6 +103,7 @@ describe('the tool catalogue', () => {
         ...flagged('readOnlyHint'),
         'archive_plan',
         'cancel_plan',
+        'submit_extraction',
         'submit_step_result',
         'unarchive_plan',
         'update_artifact_tags',

@@ -24,8 +24,10 @@ describe('extract_data', () => {
       'stepId',
       'sourceUrl',
       'sourceLocation',
+      'mode',
     ]);
     expect(required(t.inputSchema)).toEqual(['extractionSchema']);
+    expect(properties(t.inputSchema).mode!.enum).toEqual(['auto', 'client', 'offline']);
     expect(Object.keys(properties(t.outputSchema))).toEqual([
       'extractionId',
       'data',
@@ -35,8 +37,14 @@ describe('extract_data', () => {
       'fields',
       'provider',
       'model',
+      'handle',
+      'handleStatus',
+      'instructions',
+      'extractionSchema',
+      'sourceText',
+      'expiresAt',
     ]);
-    expect(properties(t.outputSchema).status!.enum).toEqual(['completed']);
+    expect(properties(t.outputSchema).status!.enum).toEqual(['completed', 'awaiting_submission']);
     const field = (properties(t.outputSchema).fields as { items: JsonSchema }).items;
     expect(properties(field).grounding!.enum).toEqual(['exact', 'normalised', 'numeric', 'date', 'fuzzy', 'none']);
     expect(t.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
@@ -117,6 +125,7 @@ describe('extract_data', () => {
       fields: [],
       provider: 'sampling',
       model: '',
+      handleStatus: extractionV1.HandleStatus.HANDLE_STATUS_UNSPECIFIED,
       samplingRequest: {
         systemPrompt: 'sys',
         messages: [{ role: mcpV1.SamplingRole.SAMPLING_ROLE_USER, text: 'extract' }],

@@ -93,6 +93,7 @@ describe('StoreExtractionResult', () => {
         source_section: 'Abstract',
         input_tokens: '1200',
         output_tokens: '85',
+        idempotency_key: null,
         created_at: expect.any(Date),
       },
     ]);

@@ -10,8 +10,11 @@ import { type CallContext, createGrpcClient, createIdentitySigner, type Identity
  */
 export interface ArtifactPort {
   loadText(ctx: CallContext, artifactId: string): Promise<{ text: string; title: string; planId?: string }>;
-  /** Resolves to the stored extraction result's id. */
-  storeResult(ctx: CallContext, request: artifactV1.StoreExtractionResultRequest): Promise<string>;
+  /** The stored result's id; `replayed` (with the first data) when its idempotency key was used before. */
+  storeResult(
+    ctx: CallContext,
+    request: artifactV1.StoreExtractionResultRequest,
+  ): Promise<artifactV1.StoreExtractionResultResponse>;
   /** Rejects (PLAN_NOT_FOUND / STEP_NOT_FOUND) when storeResult would refuse this plan and step. */
   checkTarget(ctx: CallContext, planId: string, stepId?: string): Promise<void>;
   close(): void;
@@ -40,8 +43,7 @@ export function createArtifactsClient(options: { address: string; identityKey: s
       return { text: found.text, title: found.title, ...(found.planId ? { planId: found.planId } : {}) };
     },
     async storeResult(ctx, request) {
-      const stored = await client.call('storeExtractionResult', request, callOptions(ctx));
-      return stored.extractionId;
+      return client.call('storeExtractionResult', request, callOptions(ctx));
     },
     async checkTarget(ctx, planId, stepId) {
       await client.call('checkExtractionTarget', { planId, stepId }, callOptions(ctx));

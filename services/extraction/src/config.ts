@@ -37,6 +37,14 @@ const extractionModelsConfigShape = {
   EXTRACTION_SAMPLING: env
     .bool(true)
     .describe('offer extraction with their own model to clients that declare MCP sampling'),
+  EXTRACTION_HANDLE_KEY: z
+    .string()
+    .min(32, 'must be at least 32 characters (e.g. openssl rand -base64 48)')
+    .optional()
+    .describe(
+      'signs submit_extraction handles; every extraction replica needs the same one (quarry start generates one; else derived from QUARRY_IDENTITY_KEY)',
+    ),
+  EXTRACTION_HANDLE_TTL: env.duration('30m').describe('how long a submit_extraction handle can be submitted'),
 };
 
 type ModelsShape = z.output<z.ZodObject<typeof extractionModelsConfigShape>>;
@@ -45,6 +53,8 @@ type ModelsShape = z.output<z.ZodObject<typeof extractionModelsConfigShape>>;
 function extractionModelsRule(c: ModelsShape, ctx: z.RefinementCtx): void {
   if (c.EXTRACTION_TIMEOUT < 1)
     ctx.addIssue({ code: 'custom', path: ['EXTRACTION_TIMEOUT'], message: 'must be at least 1ms' });
+  if (c.EXTRACTION_HANDLE_TTL < 1000)
+    ctx.addIssue({ code: 'custom', path: ['EXTRACTION_HANDLE_TTL'], message: 'must be at least 1s' });
   if (c.EXTRACTION_PROVIDER === 'anthropic' && !c.ANTHROPIC_API_KEY) {
     ctx.addIssue({
       code: 'custom',
@@ -141,5 +151,7 @@ export function extractionModelsFrom(
     samplingEnabled: config.EXTRACTION_SAMPLING,
     timeoutMs: config.EXTRACTION_TIMEOUT,
     maxTokens: config.EXTRACTION_MAX_TOKENS,
+    handleTtlMs: config.EXTRACTION_HANDLE_TTL,
+    ...(config.EXTRACTION_HANDLE_KEY ? { handleKey: config.EXTRACTION_HANDLE_KEY } : {}),
   };
 }

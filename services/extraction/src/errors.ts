@@ -61,6 +61,27 @@ export const extractionErrors = defineErrors({
   },
   /** The client's model answered with no usable JSON, also after the repair request. */
   SAMPLING_FAILED: { status: status.FAILED_PRECONDITION, message: (p: { message: string }) => p.message },
+  /**
+   * A submission handle that is not ours, tampered with, expired, or issued to another org or
+   * token: all refused alike, so a handle tells nobody else anything.
+   */
+  HANDLE_NOT_FOUND: {
+    status: status.NOT_FOUND,
+    message:
+      'No such extraction handle for you, or it has expired. Call extract_data again for a new handle, then submit_extraction with it.',
+  },
+  /** The schema or source text sent with submit_extraction is not the one the handle was issued for. */
+  HANDLE_MISMATCH: {
+    status: status.INVALID_ARGUMENT,
+    message: (p: { field: string }) =>
+      `\`${p.field}\` is not the one this handle was issued for: send exactly the ${p.field} you sent to extract_data (or call extract_data again).`,
+  },
+  /** The handle was already submitted with other data (its first result stands). */
+  HANDLE_ALREADY_USED: {
+    status: status.FAILED_PRECONDITION,
+    message: (p: { extractionId: string }) =>
+      `This handle was already submitted with other data, stored as extraction ${p.extractionId}. Call extract_data again for a new handle to submit a corrected answer.`,
+  },
 });
 
 export type ModelUsage = mcpV1.ModelUsage;

@@ -35,7 +35,7 @@ interface ExtractorCall {
  */
 export async function extractWith(
   deps: ExtractionServiceDeps,
-  choice: ProviderChoice,
+  choice: Exclude<ProviderChoice, 'client'>,
   call: ExtractorCall,
 ): Promise<Extracted | { ask: mcpV1.SamplingRequest }> {
   const { request, guarded, sampling, meter } = call;

@@ -75,3 +75,5 @@ export { loadHeuristicCorpus } from './evaluation/corpus.js';
 export type { CorpusDocument } from './evaluation/corpus.js';
 export { evaluateHeuristic, formatEvaluation, FIELD_TYPES } from './evaluation/evaluate.js';
 export type { EvaluationReport, FieldOutcome, FieldType, Metrics } from './evaluation/evaluate.js';
+export { calibrateGrounding, calibrateOffline, loadAbstracts, plant } from './evaluation/calibration.js';
+export type { GroundingCalibration, OfflineCalibration, SeparationFigures } from './evaluation/calibration.js';

@@ -17,7 +17,7 @@ const GROUNDING: Readonly<Record<GroundingKind, artifactV1.GroundingKind>> = {
   none: artifactV1.GroundingKind.GROUNDING_KIND_NONE,
 };
 
-function toExtractedField(field: FieldScore): artifactV1.ExtractedField {
+export function toExtractedField(field: FieldScore): artifactV1.ExtractedField {
   return {
     path: field.path,
     grounding: GROUNDING[field.grounding],
@@ -74,6 +74,7 @@ export function completedResponse(
     fields: scores.fields.map(toExtractedField),
     provider: extracted.provider,
     model: extracted.model,
+    handleStatus: extractionV1.HandleStatus.HANDLE_STATUS_UNSPECIFIED,
     modelUsage,
   };
 }
@@ -88,6 +89,7 @@ export function askClient(samplingRequest: mcpV1.SamplingRequest): extractionV1.
     fields: [],
     provider: 'sampling',
     model: '',
+    handleStatus: extractionV1.HandleStatus.HANDLE_STATUS_UNSPECIFIED,
     samplingRequest,
   };
 }

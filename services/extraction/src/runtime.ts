@@ -1,3 +1,4 @@
+import { hkdfSync } from 'node:crypto';
 import { extractionV1 } from '@quarry/contracts';
 import { buildServiceServer, listenService, type ListeningService } from '@quarry/grpc';
 import { serviceMetrics, type ServiceOptions } from '@quarry/telemetry';
@@ -7,8 +8,10 @@ import { createExtractionService, type ExtractionServiceDeps } from './service.j
 
 /** The service's deps (providers, choice, sampling, timeouts, logger) and where to listen and call. */
 export interface ExtractionOptions
-  extends Omit<ExtractionServiceDeps, 'artifacts' | 'guardOptions' | 'logger'>, ServiceOptions {
+  extends Omit<ExtractionServiceDeps, 'artifacts' | 'guardOptions' | 'logger' | 'handleKey'>, ServiceOptions {
   identityKey: string;
+  /** EXTRACTION_HANDLE_KEY; derived from the identity key when not given. */
+  handleKey?: string;
   /** gRPC port (0 = any free port). */
   port: number;
   /** host:port of the artifact store (source artifacts' text, storing results). */
@@ -22,11 +25,11 @@ export type Extraction = ListeningService;
  * process, /metrics on METRICS_PORT) and by `quarry start` (every service in one process, real gRPC).
  */
 export async function startExtraction(options: ExtractionOptions): Promise<Extraction> {
-  const { identityKey, artifactStoreAddress, host, port, metricsPort, metrics, ...deps } = options;
+  const { identityKey, artifactStoreAddress, host, port, metricsPort, metrics, handleKey, ...deps } = options;
   const artifacts = createArtifactsClient({ address: artifactStoreAddress, identityKey });
   const server = buildServiceServer({
     definition: extractionV1.ExtractionServiceService,
-    implementation: createExtractionService({ ...deps, artifacts }),
+    implementation: createExtractionService({ ...deps, artifacts, handleKey: handleKeyFrom(handleKey, identityKey) }),
     identityKey,
     logger: deps.logger,
   });
@@ -40,4 +43,13 @@ export async function startExtraction(options: ExtractionOptions): Promise<Extra
       await stopCompileProbe();
     },
   });
+}
+
+/**
+ * The handle-signing key: EXTRACTION_HANDLE_KEY as given, or one derived (HKDF-SHA256) from the
+ * identity key, which every replica shares already; never the identity key itself.
+ */
+function handleKeyFrom(configured: string | undefined, identityKey: string): Buffer {
+  if (configured) return Buffer.from(configured, 'utf8');
+  return Buffer.from(hkdfSync('sha256', identityKey, 'quarry', 'extraction submission handles', 32));
 }

@@ -1,8 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { chooseProvider, extractionErrors, type ConfiguredProvider, type SelectionInput } from '../src/index.js';
 
-// Who extracts a call: the automatic order (the client's model, an API provider, the
-// offline heuristic), and an explicit EXTRACTION_PROVIDER used as it is.
+// Who extracts a call: the caller's mode first; then the automatic order (the client's model by
+// sampling, an API provider, the caller's model through a submission handle — never the offline
+// heuristic silently), and an explicit EXTRACTION_PROVIDER used as it is.
 
 const input = (configured: ConfiguredProvider, over: Partial<SelectionInput> = {}): SelectionInput => ({
   configured,
@@ -19,10 +20,10 @@ describe('chooseProvider: auto', () => {
     [true, true, true, true, 'sampling'],
     [true, true, false, false, 'sampling'],
     [false, true, true, true, 'anthropic'],
-    [false, true, false, false, 'heuristic'],
+    [false, true, false, false, 'client'],
     [true, false, true, true, 'anthropic'],
     [true, false, false, true, 'openai'],
-    [true, false, false, false, 'heuristic'],
+    [true, false, false, false, 'client'],
   ] as const)(
     'sampling enabled %s, client samples %s, anthropic %s, openai %s → %s',
     (samplingEnabled, clientSamplingAvailable, hasAnthropic, hasOpenAi, expected) => {
@@ -31,6 +32,17 @@ describe('chooseProvider: auto', () => {
       );
     },
   );
+});
+
+describe('chooseProvider: the caller’s mode', () => {
+  it('client always hands the caller a handle, offline always uses the heuristic, whatever the server has', () => {
+    const all = { clientSamplingAvailable: true, hasAnthropic: true, hasOpenAi: true };
+    for (const configured of ['auto', 'anthropic', 'sampling', 'heuristic'] as const) {
+      expect(chooseProvider(input(configured, { ...all, mode: 'client' }))).toBe('client');
+      expect(chooseProvider(input(configured, { ...all, mode: 'offline' }))).toBe('heuristic');
+    }
+    expect(chooseProvider(input('auto', { ...all, mode: 'auto' }))).toBe('sampling');
+  });
 });
 
 describe('chooseProvider: explicit', () => {

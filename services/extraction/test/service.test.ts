@@ -18,7 +18,7 @@ const orgB = randomUUID();
 
 beforeAll(async () => {
   system = await startTestSystem();
-  client = await system.extraction();
+  client = await system.extraction({ provider: 'heuristic' });
 });
 afterAll(async () => {
   await system?.close();

@@ -67,6 +67,7 @@ export async function startTestSystem() {
         samplingEnabled: true,
         timeoutMs: 5000,
         maxTokens: 4096,
+        handleTtlMs: 60_000,
         logger,
         host: HOST,
         port: 0,

@@ -8,9 +8,10 @@ import { expectToolError, sleep, toolsOf, type CallTool, type ToolAnswer } from 
 // extraction service (schema guard, provider, validation, grounding) → artifact-store (row +
 // content.created in one transaction) → indexer → search_sources. With no model configured on
 // the server, a client that offers MCP sampling on protocol 2026-07-28 does the extraction with
-// its own model through the input-required round trip; every other client gets the offline
-// heuristic extractor. A 2025-era client is never sent a sampling request, even when it
-// declares sampling. Failures store nothing: no row, no event. (What the extraction service does
+// its own model through the input-required round trip; every other client gets a submission
+// handle for its own model (extraction-submit.e2e.test.ts), and the offline heuristic extractor
+// only when it asks for it (mode "offline"). A 2025-era client is never sent a sampling request,
+// even when it declares sampling. Failures store nothing: no row, no event. (What the extraction service does
 // with a source, a schema or the model's answer: services/extraction/test, sampling-grounding.)
 
 const INVOICE = [
@@ -141,9 +142,10 @@ afterAll(async () => {
 });
 
 describe('extract_data without a model on the server', () => {
-  it('extracts with the offline heuristic for a client that cannot sample, stores the result and its event', async () => {
+  it('extracts with the offline heuristic when asked (mode offline), stores the result and its event', async () => {
     const before = await counts();
     const answer = await legacy.ok('extract_data', {
+      mode: 'offline',
       sourceText: INVOICE,
       extractionSchema: INVOICE_SCHEMA,
       sourceUrl: 'https://northwind.example/inv/42',
@@ -173,6 +175,7 @@ describe('extract_data without a model on the server', () => {
 
   it('is searchable with sourceTable extraction_result shortly after', async () => {
     const extracted = await legacy.ok('extract_data', {
+      mode: 'offline',
       sourceText: 'Reference: QX-77\nProject codename: Bluefinch',
       extractionSchema: { type: 'object', properties: { codename: { type: 'string' } } },
     });
@@ -219,9 +222,13 @@ describe('extract_data without a model on the server', () => {
     expectToolError(planless, 'INVALID_ARGUMENT', /planId/);
   });
 
-  it('a 2026 client without the sampling capability also gets the heuristic', async () => {
-    const answer = await modernPlain.ok('extract_data', { sourceText: INVOICE, extractionSchema: INVOICE_SCHEMA });
-    expect(answer.data.provider).toBe('heuristic');
+  it('a client that cannot sample gets a submission handle for its own model, not the heuristic', async () => {
+    const before = await counts();
+    for (const tools of [legacy, modernPlain]) {
+      const answer = await tools.ok('extract_data', { sourceText: INVOICE, extractionSchema: INVOICE_SCHEMA });
+      expect(answer.data).toMatchObject({ status: 'awaiting_submission', provider: 'client', handleStatus: 'issued' });
+    }
+    expect(await counts()).toEqual(before);
   });
 
   it('never sends a sampling request to a 2025-era client, even one that declares sampling', async () => {
@@ -229,7 +236,7 @@ describe('extract_data without a model on the server', () => {
     clients.push(sampler.client);
     const started = Date.now();
     const answer = await sampler.ok('extract_data', { sourceText: INVOICE, extractionSchema: INVOICE_SCHEMA });
-    expect(answer.data.provider).toBe('heuristic');
+    expect(answer.data).toMatchObject({ status: 'awaiting_submission', provider: 'client' });
     expect(sampler.calls).toEqual([]);
     expect(Date.now() - started).toBeLessThan(10_000);
   });

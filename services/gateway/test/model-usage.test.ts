@@ -66,6 +66,7 @@ describe("a model's token usage", () => {
       fields: [],
       provider: 'openai',
       model: 'local-qwen-7b',
+      handleStatus: extractionV1.HandleStatus.HANDLE_STATUS_UNSPECIFIED,
       modelUsage: usage(812, 37),
     };
     const { call, records } = dispatcherAnswering(async () => extractionV1.ExtractDataResponse.encode(reply).finish());

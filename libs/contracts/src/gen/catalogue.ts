@@ -546,7 +546,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "extract_data",
     "title": "Extract structured data",
-    "description": "Extract structured data from a text into the shape of a JSON Schema you give. Send the text itself (sourceText) or the ID of a stored research artifact (sourceArtifactId), and an object schema (properties with types, formats, enums; local $ref only; at most 64 KiB, nesting at most 32 deep). The result is validated against the schema, every field is scored by how well it is grounded in the source (an exact quote scores high; a value the text does not contain scores at most 0.1), and the extraction is stored. Fields the source does not state are left out rather than guessed, so make only truly essential fields required. If your client supports MCP sampling, your own model may be asked to do the extraction.",
+    "description": "Extract structured data from a text into the shape of a JSON Schema you give. Send the text itself (sourceText) or the ID of a stored research artifact (sourceArtifactId), and an object schema (properties with types, formats, enums; local $ref only; at most 64 KiB, nesting at most 32 deep). When a model runs on the server (or your client supports MCP sampling), the data comes back validated, every field scored by how well it is grounded in the source (an exact quote scores high; a value the text does not contain scores at most 0.1), and stored. Otherwise (status \"awaiting_submission\") YOU fill the schema: the answer holds a handle, the schema, the source and instructions; read the source, build the data and call submit_extraction with the handle — Quarry then validates, grounds, scores and stores it. mode \"client\" always asks you; mode \"offline\" uses Quarry's rule-based extractor (no model; good at identifiers, emails, dates and labelled numbers, weak at free prose).",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -605,6 +605,15 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           },
           "additionalProperties": false,
           "description": "Where in the source document the text is, stored with the result."
+        },
+        "mode": {
+          "type": "string",
+          "enum": [
+            "auto",
+            "client",
+            "offline"
+          ],
+          "description": "Who fills the schema: \"auto\" (default), \"client\" (you, through submit_extraction) or \"offline\" (Quarry's rule-based extractor, no model)."
         }
       },
       "required": [
@@ -662,9 +671,10 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         "status": {
           "type": "string",
           "enum": [
-            "completed"
+            "completed",
+            "awaiting_submission"
           ],
-          "description": "Always completed: a failed extraction is a tool error and stores nothing."
+          "description": "completed (stored), or awaiting_submission (fill the schema yourself and call submit_extraction with the handle). A failed extraction is a tool error and stores nothing."
         },
         "fields": {
           "type": "array",
@@ -714,11 +724,40 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         },
         "provider": {
           "type": "string",
-          "description": "Who extracted: anthropic, openai, sampling (your own model) or heuristic (offline rules)."
+          "description": "Who extracted: anthropic, openai, sampling (your own model), client (your model through submit_extraction) or heuristic (offline rules)."
         },
         "model": {
           "type": "string",
           "description": "The model that extracted, as its provider reported it."
+        },
+        "handle": {
+          "type": "string",
+          "description": "awaiting_submission: pass this to submit_extraction with your data."
+        },
+        "handleStatus": {
+          "type": "string",
+          "enum": [
+            "issued",
+            "accepted",
+            "already_accepted"
+          ],
+          "description": "issued, accepted or already_accepted, for extractions made through submit_extraction."
+        },
+        "instructions": {
+          "type": "string",
+          "description": "awaiting_submission: how to fill the schema."
+        },
+        "extractionSchema": {
+          "type": "object",
+          "description": "awaiting_submission: the schema to fill."
+        },
+        "sourceText": {
+          "type": "string",
+          "description": "awaiting_submission: the source text to extract from (spans are offsets into it)."
+        },
+        "expiresAt": {
+          "type": "string",
+          "description": "awaiting_submission: when the handle stops working (RFC 3339)."
         }
       },
       "required": [
@@ -3867,6 +3906,152 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "service": "quarry.artifact.v1.ArtifactService",
       "method": "StoreResearchOutput",
       "path": "/quarry.artifact.v1.ArtifactService/StoreResearchOutput"
+    }
+  },
+  {
+    "name": "submit_extraction",
+    "title": "Submit extracted data",
+    "description": "Submit the data you extracted for a handle from extract_data (status \"awaiting_submission\"). Send the handle, your data (a JSON object valid against the schema), the same extractionSchema and, when extract_data got sourceText, the same sourceText. Quarry validates the data against the schema (a mismatch is an error naming the fields; nothing is stored), looks every value up in the source text (a value the text does not contain gets confidence at most 0.1), stores the result and answers like extract_data. Submitting the same handle again returns the same result without storing twice. A handle expires (see expiresAt) and works only for the token that asked for it.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "handle": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 8192,
+          "description": "The handle from extract_data's answer, exactly as given."
+        },
+        "data": {
+          "type": "object",
+          "description": "The data you extracted: a JSON object valid against the schema. Copy values as the source writes them (numbers as numbers); leave out what the source does not state."
+        },
+        "extractionSchema": {
+          "type": "object",
+          "description": "The same JSON Schema you sent to extract_data."
+        },
+        "sourceText": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 204800,
+          "description": "The same source text you sent to extract_data (leave out when it used sourceArtifactId)."
+        }
+      },
+      "required": [
+        "handle",
+        "data",
+        "extractionSchema"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "extractionId": {
+          "type": "string",
+          "description": "The stored extraction result's ID."
+        },
+        "data": {
+          "type": "object",
+          "description": "Your data, as validated against the schema."
+        },
+        "fieldConfidences": {
+          "type": "object",
+          "additionalProperties": {
+            "type": "number"
+          },
+          "description": "Confidence (0–1) of every value, keyed by its JSON Pointer (e.g. \"/authors/0\"): how well the source text supports it. Low values mark what to check or correct."
+        },
+        "overallConfidence": {
+          "type": "number",
+          "description": "Mean confidence over the schema's required fields (over all present fields when none is required), 0–1."
+        },
+        "status": {
+          "type": "string",
+          "enum": [
+            "completed",
+            "awaiting_submission"
+          ],
+          "description": "Always completed."
+        },
+        "fields": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "path": {
+                "type": "string",
+                "description": "JSON Pointer of the value in the data, e.g. \"/authors/0/name\"."
+              },
+              "grounding": {
+                "type": "string",
+                "enum": [
+                  "exact",
+                  "normalised",
+                  "numeric",
+                  "date",
+                  "fuzzy",
+                  "none"
+                ],
+                "description": "How the value was found in the source text."
+              },
+              "spanStart": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 4294967295,
+                "description": "Character offset where the value starts in the source text (when grounded)."
+              },
+              "spanEnd": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 4294967295,
+                "description": "Character offset where it ends, exclusive (when grounded)."
+              },
+              "confidence": {
+                "type": "number",
+                "description": "Confidence in the value, 0–1."
+              }
+            },
+            "required": [
+              "path",
+              "confidence"
+            ],
+            "additionalProperties": false
+          },
+          "description": "How each value was found in the source: grounding kind and character span."
+        },
+        "provider": {
+          "type": "string",
+          "description": "Always client (your model, through submit_extraction)."
+        },
+        "handleStatus": {
+          "type": "string",
+          "enum": [
+            "issued",
+            "accepted",
+            "already_accepted"
+          ],
+          "description": "accepted (stored now) or already_accepted (the same handle and data were submitted before)."
+        }
+      },
+      "required": [
+        "extractionId",
+        "fieldConfidences",
+        "overallConfidence",
+        "fields",
+        "provider"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.extraction.v1.ExtractionService",
+      "method": "SubmitExtraction",
+      "path": "/quarry.extraction.v1.ExtractionService/SubmitExtraction"
     }
   },
   {

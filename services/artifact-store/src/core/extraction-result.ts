@@ -6,7 +6,7 @@ import { jsonBody, textBody } from './bodies.js';
 import { extractionText, extractionTitle } from './indexed-text.js';
 import type { ContentEvent } from './writes.js';
 
-export const EXTRACTION_PROVIDERS = ['anthropic', 'openai', 'sampling', 'heuristic'] as const;
+export const EXTRACTION_PROVIDERS = ['anthropic', 'openai', 'sampling', 'client', 'heuristic'] as const;
 export type ExtractionProvider = (typeof EXTRACTION_PROVIDERS)[number];
 
 /** An extraction result row as stored, without its org (the caller's). */
@@ -27,6 +27,7 @@ const SCHEMA_HASH = /^[0-9a-f]{64}$/;
 const MAX_URL_CHARS = 2048;
 const MAX_SECTION_CHARS = 500;
 const MAX_MODEL_CHARS = 200;
+const MAX_IDEMPOTENCY_KEY_CHARS = 200;
 
 const invalid = (field: string, rule: string) => artifactErrors.INVALID_ARGUMENT({ field, rule });
 const isConfidence = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x) && x >= 0 && x <= 1;
@@ -111,6 +112,7 @@ export function extractionRow(req: artifactV1.StoreExtractionResultRequest): Ext
     source_section: optional(req.sourceSection, (v) => charsIn('sourceSection', v, MAX_SECTION_CHARS)),
     input_tokens: optional(req.inputTokens, (v) => wholeIn('inputTokens', v, 0, Number.MAX_SAFE_INTEGER)),
     output_tokens: optional(req.outputTokens, (v) => wholeIn('outputTokens', v, 0, Number.MAX_SAFE_INTEGER)),
+    idempotency_key: optional(req.idempotencyKey, (v) => charsIn('idempotencyKey', v, MAX_IDEMPOTENCY_KEY_CHARS)),
   };
 }
 

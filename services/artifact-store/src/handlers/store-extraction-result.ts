@@ -12,6 +12,8 @@ import type { ArtifactServiceDeps } from './deps.js';
 /**
  * StoreExtractionResult: the extraction service's finished result. Its source artifact, when it
  * names one, must be the caller's (a missing, malformed or foreign id is ARTIFACT_NOT_FOUND).
+ * With an idempotency key used before in the org, the first result is returned and nothing is
+ * stored or emitted again.
  */
 export async function storeExtractionResult(
   deps: ArtifactServiceDeps,
@@ -25,8 +27,10 @@ export async function storeExtractionResult(
     const sourceId = row.source_artifact_id;
     if (sourceId != null && !(isUuid(sourceId) && (await artifactExists(trx, sourceId))))
       throw artifactErrors.ARTIFACT_NOT_FOUND({ artifactId: sourceId });
-    const inserted = await insertExtractionResult(trx, ctx.identity.orgId, row);
-    await appendEvent(trx, ctx, inserted, extractionEvent(req));
-    return { extractionId: inserted.id };
+    const stored = await insertExtractionResult(trx, ctx.identity.orgId, row);
+    if (stored.replayed)
+      return { extractionId: stored.id, replayed: true, storedData: stored.data as Record<string, unknown> };
+    await appendEvent(trx, ctx, stored, extractionEvent(req));
+    return { extractionId: stored.id, replayed: false };
   });
 }

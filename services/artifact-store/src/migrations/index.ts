@@ -2,6 +2,7 @@ import type { Migration } from 'kysely';
 import * as createArtifact from './artifact/2026_11_21_2340_create_artifact.js';
 import * as createExtractionResults from './artifact/2026_11_22_0200_create_extraction_results.js';
 import * as browseArtifacts from './artifact/2026_11_25_2100_browse_artifacts.js';
+import * as extractionIdempotency from './artifact/2026_11_25_2100_extraction_results_idempotency.js';
 
 /**
  * The artifact store owns the `artifact` schema: research artifacts (including subagent
@@ -15,6 +16,7 @@ export const artifactSchemas: ReadonlyArray<{ schema: string; migrations: Record
       '2026_11_21_2340_create_artifact': createArtifact,
       '2026_11_22_0200_create_extraction_results': createExtractionResults,
       '2026_11_25_2100_browse_artifacts': browseArtifacts,
+      '2026_11_25_2100_extraction_results_idempotency': extractionIdempotency,
     },
   },
 ];

@@ -44,7 +44,7 @@ export interface ArtifactDatabase {
     field_confidences: Json;
     fields: Json;
     overall_confidence: number;
-    provider: 'anthropic' | 'openai' | 'sampling' | 'heuristic';
+    provider: 'anthropic' | 'openai' | 'sampling' | 'client' | 'heuristic';
     model: string;
     extraction_schema: Json;
     schema_hash: string;
@@ -56,6 +56,7 @@ export interface ArtifactDatabase {
     source_section: string | null;
     input_tokens: BigintColumn;
     output_tokens: BigintColumn;
+    idempotency_key: string | null;
     created_at: Generated<Date>;
   };
 }

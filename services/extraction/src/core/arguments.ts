@@ -1,4 +1,5 @@
-import type { extractionV1 } from '@quarry/contracts';
+import { extractionV1 } from '@quarry/contracts';
+import type { RequestedMode } from '../selection.js';
 import { extractionErrors } from '../errors.js';
 
 /** extract_data's arguments, checked: exactly one source, the schema, and where the result belongs. */
@@ -11,7 +12,16 @@ export interface ExtractionArguments {
   sourceUrl?: string;
   page?: number;
   section?: string;
+  mode: RequestedMode;
 }
+
+const MODES: Readonly<Record<extractionV1.ExtractionMode, RequestedMode | undefined>> = {
+  [extractionV1.ExtractionMode.EXTRACTION_MODE_UNSPECIFIED]: 'auto',
+  [extractionV1.ExtractionMode.EXTRACTION_MODE_AUTO]: 'auto',
+  [extractionV1.ExtractionMode.EXTRACTION_MODE_CLIENT]: 'client',
+  [extractionV1.ExtractionMode.EXTRACTION_MODE_OFFLINE]: 'offline',
+  [extractionV1.ExtractionMode.UNRECOGNIZED]: undefined,
+};
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_SCHEMA_VERSION = 1_000_000;
@@ -42,7 +52,10 @@ export function readArguments(req: extractionV1.ExtractDataRequest): ExtractionA
   if (section !== undefined && (section.length < 1 || section.length > MAX_SECTION_CHARS)) {
     throw invalid('sourceLocation.section', `must be 1 to ${MAX_SECTION_CHARS} characters`);
   }
+  const mode = MODES[req.mode ?? extractionV1.ExtractionMode.EXTRACTION_MODE_UNSPECIFIED];
+  if (mode === undefined) throw invalid('mode', 'must be one of auto, client, offline');
   return {
+    mode,
     source: source.$case === 'sourceText' ? { text: source.sourceText } : { artifactId: source.sourceArtifactId },
     schema: req.extractionSchema,
     schemaVersion,

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
  * key order or formatting serialize, and hash, the same. Arrays keep their order (it means
  * something in JSON Schema: `prefixItems`, `enum` order in error messages).
  */
-function canonicalJson(value: unknown): string {
+export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v)).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.keys(value)

@@ -1,4 +1,5 @@
 import type { FieldScore, JsonSchemaObject, Span } from '../types.js';
+import { fieldFit } from './field-fit.js';
 import { groundValue, prepare } from './grounding.js';
 import { escapePointer, isObject, resolveLocalRef } from './schema-walk.js';
 import { indexOfWords, round3, splitIdentifier } from './text.js';
@@ -6,12 +7,15 @@ import { indexOfWords, round3, splitIdentifier } from './text.js';
 /**
  * Per-field confidence. The formula (also in the README):
  *
- *   leaf confidence = validity × min(grounding weight, provider confidence)
+ *   leaf confidence = validity × min(grounding weight, field fit, provider confidence)
  *
  * - validity: 0 when the validator reported an error at the field (`invalidPaths`), else 1.
  * - grounding weight: from `groundValue` (exact 1.0, normalised 0.9, numeric 0.9, date 0.9 or 0.7
  *   if ambiguous, fuzzy 0.4–0.7 by similarity, boolean mention 0.5, none 0.1). So an ungrounded
  *   value never scores above 0.1, whatever the provider says.
+ * - field fit: 1, or 0.3 when the place the value was found does not read like the field's
+ *   meaning (a number with another unit than the field names, an implausible year, a p-value not
+ *   after "P =", an identifier of the wrong shape): core/field-fit.ts.
  * - provider confidence: the provider's own number for the field, or for its nearest ancestor
  *   (providers report top-level fields); 1 when it gives none. Grounding says the value is in the
  *   text, the provider's number says it is the right value for this field: both must hold, and the
@@ -111,7 +115,9 @@ class Scorer {
     const labels = [label, ...(isObject(sub) && typeof sub.title === 'string' ? [sub.title] : [])];
     const enumValues = isObject(sub) && Array.isArray(sub.enum) ? sub.enum : undefined;
     const grounding = groundValue(value, this.text, { labels, ...(enumValues ? { enum: enumValues } : {}) });
-    const confidence = this.cap(path, grounding.weight);
+    const description = isObject(sub) && typeof sub.description === 'string' ? [sub.description] : [];
+    const fit = fieldFit(value, { labels: [...labels, ...description] }, this.text, grounding.span);
+    const confidence = this.cap(path, Math.min(grounding.weight, fit));
     if (grounding.span) this.result.spans[path] = grounding.span;
     return this.leaf(path, confidence, grounding.kind, grounding.span);
   }

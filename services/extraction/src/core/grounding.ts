@@ -192,10 +192,12 @@ const FUZZY_MAX_WINDOWS = 3000;
 /**
  * Word-level similarity of two words: 1 if equal; 0.8 if one abbreviates the other (a prefix of
  * ≥ 3 letters: "corp"/"corporation"); else 1 − edit distance / length when that is ≥ 0.75 (a typo or
- * two); else 0.
+ * two); else 0. A word with a digit in it (a figure, a code, an identifier) is similar only to
+ * itself: one changed digit makes it another value ("NCT04416915" is not "NCT04416951").
  */
 export function wordSimilarity(a: string, b: string): number {
   if (a === b) return 1;
+  if (/\d/.test(a) || /\d/.test(b)) return 0;
   const shorter = Math.min(a.length, b.length);
   if (shorter >= 3 && (a.startsWith(b) || b.startsWith(a))) return 0.8;
   if (Math.abs(a.length - b.length) > Math.max(a.length, b.length) / 4) return 0;

@@ -1,6 +1,7 @@
 /**
  * Numbers as people write them: `1,200`, `1 200` (narrow/no-break space), `1'200`, `1.200.000`,
- * `1.200,50` (European), `3,5` (decimal comma), `12.5 kg`, `45%`, `3 million`, `12k`, and the
+ * `1.200,50` (European), `3,5` (decimal comma), `.41` (no leading zero, as in `P = .41`), `12.5 kg`,
+ * `45%`, `3 million`, `12k`, and the
  * words two…twelve, twenty…ninety, hundred. A plain space is not a thousands separator (`SEK 1 245`
  * reads as 1 and 245: "3 4" is as likely two numbers).
  *
@@ -28,7 +29,7 @@ export interface NumberMention {
 }
 
 const NUMBER =
-  /(?<![\p{L}\p{N}_.,'])(?<!\p{N}[-/])([-−]?)(\d{1,3}(?:[,'\u00a0\u202f]\d{3})+(?:\.\d+)?|\d{1,3}(?:\.\d{3}){2,}(?:,\d+)?|\d{1,3}\.\d{3},\d+|\d+(?:[.,]\d+)?)(?!\p{N})(?![.,]\p{N})(?!-\p{N})(?!\/\p{N}+[-/.]\p{N})(?:\s?(thousand|million|billion|bn|mn|k)(?!\p{L}))?(\s?%|\s(?:percent|per cent)(?!\p{L}))?/gu;
+  /(?<![\p{L}\p{N}_.,'])(?<!\p{N}[-/])([-−]?)(\d{1,3}(?:[,'\u00a0\u202f]\d{3})+(?:\.\d+)?|\d{1,3}(?:\.\d{3}){2,}(?:,\d+)?|\d{1,3}\.\d{3},\d+|\d+(?:[.,]\d+)?|\.\d+)(?!\p{N})(?![.,]\p{N})(?!-\p{N})(?!\/\p{N}+[-/.]\p{N})(?:\s?(thousand|million|billion|bn|mn|k)(?!\p{L}))?(\s?%|\s(?:percent|per cent)(?!\p{L}))?/gu;
 
 const MULTIPLIERS: Readonly<Record<string, number>> = {
   thousand: 1e3,

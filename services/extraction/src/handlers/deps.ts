@@ -15,6 +15,12 @@ export interface ExtractionServiceDeps {
   /** EXTRACTION_MAX_TOKENS, for sampling requests (API providers were built with it). */
   maxTokens: number;
   logger: Logger;
+  /** EXTRACTION_HANDLE_KEY: signs submission handles (HMAC-SHA256). */
+  handleKey: Buffer;
+  /** EXTRACTION_HANDLE_TTL: how long a submission handle can be submitted. */
+  handleTtlMs: number;
+  /** The clock handles are issued and checked by (tests move it); Date.now otherwise. */
+  now?: () => number;
   /** Time bounds of the schema guard (tests); the guard's defaults otherwise. */
   guardOptions?: GuardOptions;
 }

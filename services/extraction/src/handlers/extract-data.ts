@@ -3,7 +3,8 @@ import type { CallContext } from '@quarry/grpc';
 import { readArguments } from '../core/arguments.js';
 import { scoreFields } from '../core/confidence.js';
 import { checkSourceText } from '../core/schema-guard.js';
-import { toExtractionError } from '../errors.js';
+import { clientHandoff } from '../client-handoff.js';
+import { extractionErrors, toExtractionError } from '../errors.js';
 import { extractWith } from '../extractors.js';
 import { ProviderError } from '../providers/errors.js';
 import { askClient, completedResponse, storeRequest } from '../result-messages.js';
@@ -14,7 +15,8 @@ import type { ExtractionServiceDeps } from './deps.js';
 
 /**
  * ExtractData: check the arguments → guard the schema → read the source (inline, or the
- * artifact's text from the artifact store, same org only) → choose who extracts → before a model
+ * artifact's text from the artifact store, same org only) → choose who extracts (the caller's
+ * own model gets a signed handle for submit_extraction: client-handoff.ts) → before a model
  * is asked, check that the result's plan and step would be accepted → extract and validate
  * (extractors.ts) → score every field against the source → store the result through the artifact
  * store (row + content.created event in one transaction) → answer. Everything before the store is
@@ -65,6 +67,7 @@ async function extract(
   const sampling = req.clientSampling ?? { available: false, continuation: Buffer.alloc(0) };
   const choice = chooseProvider({
     configured: deps.provider,
+    mode: args.mode,
     samplingEnabled: deps.samplingEnabled,
     clientSamplingAvailable: sampling.available,
     hasAnthropic: deps.providers.anthropic !== undefined,
@@ -75,12 +78,29 @@ async function extract(
   const asksAModel = choice !== 'heuristic' && !sampling.answer;
   if (asksAModel && args.planId !== undefined) await deps.artifacts.checkTarget(ctx, args.planId, args.stepId);
 
+  if (choice === 'client') {
+    if (sampling.answer) {
+      throw extractionErrors.INVALID_ARGUMENT({
+        field: 'clientSampling.continuation',
+        rule: 'is not valid: the sampling continuation does not belong to this call',
+      });
+    }
+    return clientHandoff({
+      args,
+      guarded,
+      sourceText,
+      ctx,
+      key: deps.handleKey,
+      ttlMs: deps.handleTtlMs,
+      nowMs: (deps.now ?? Date.now)(),
+    });
+  }
   const request = { schema: guarded.schema, sourceText };
   const extracted = await extractWith(deps, choice, { request, guarded, sampling, ctx, meter });
   if ('ask' in extracted) return askClient(extracted.ask);
 
   const scores = scoreFields(extracted.data, guarded.schema, sourceText, extracted.fieldConfidences ?? {});
-  const extractionId = await deps.artifacts.storeResult(
+  const { extractionId } = await deps.artifacts.storeResult(
     ctx,
     storeRequest(args, guarded, sourceText, extracted, scores),
   );

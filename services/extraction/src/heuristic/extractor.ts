@@ -5,6 +5,7 @@ import { bulletItems, readDocument, type DocumentModel, type Pair } from './docu
 import { fieldSpecs, type FieldKind, type FieldSpec } from './fields.js';
 import { labelScore, labelWords, wordsMatch } from './labels.js';
 import { Prose } from './prose.js';
+import { fieldsByMeaning } from './clauses.js';
 import { dropInvalid } from './prune.js';
 import { rangeEnd, readList, readValue, splitList, type Read, type ReadContext } from './values.js';
 
@@ -52,7 +53,7 @@ export function extractHeuristically(schema: JsonSchemaObject, sourceText: strin
   const run = new Run(readDocument(sourceText), { monthFirst: findDates(sourceText).some((d) => d.monthFirst) });
   const fields = fieldSpecs(schema);
   const data = run.object(fields, run.model.pairs, { root: true });
-  const valid = dropInvalid(data, schema, run.confidences);
+  const valid = dropInvalid(fieldsByMeaning(data, schema, sourceText, run.confidences), schema, run.confidences);
   return { data: valid, model: HEURISTIC_MODEL, fieldConfidences: run.confidences };
 }
 

@@ -453,7 +453,7 @@ export interface StoreExtractionResultRequest {
   fields: ExtractedField[];
   /** Mean confidence over the schema's required fields, 0–1. */
   overallConfidence: number;
-  /** anthropic, openai, sampling or heuristic. */
+  /** anthropic, openai, sampling, client or heuristic. */
   provider: string;
   /** The model, as its provider reported it. */
   model: string;
@@ -499,7 +499,14 @@ export interface StoreExtractionResultRequest {
     | number
     | undefined;
   /** Model tokens spent (output), when the provider reported them. */
-  outputTokens?: number | undefined;
+  outputTokens?:
+    | number
+    | undefined;
+  /**
+   * When set, at most one result per key and org is stored: a second request with the same key
+   * stores nothing and writes no event, and answers with the first result (replayed).
+   */
+  idempotencyKey?: string | undefined;
 }
 
 export interface StoreExtractionResultRequest_FieldConfidencesEntry {
@@ -510,6 +517,10 @@ export interface StoreExtractionResultRequest_FieldConfidencesEntry {
 export interface StoreExtractionResultResponse {
   /** The stored extraction result's ID. */
   extractionId: string;
+  /** True when a result with the request's idempotency key was already stored (nothing new). */
+  replayed: boolean;
+  /** When replayed: the data stored the first time. */
+  storedData?: { [key: string]: unknown } | undefined;
 }
 
 export interface CheckExtractionTargetRequest {
@@ -2445,6 +2456,7 @@ function createBaseStoreExtractionResultRequest(): StoreExtractionResultRequest 
     stepId: undefined,
     inputTokens: undefined,
     outputTokens: undefined,
+    idempotencyKey: undefined,
   };
 }
 
@@ -2506,6 +2518,9 @@ export const StoreExtractionResultRequest: MessageFns<StoreExtractionResultReque
     }
     if (message.outputTokens !== undefined) {
       writer.uint32(144).uint64(message.outputTokens);
+    }
+    if (message.idempotencyKey !== undefined) {
+      writer.uint32(154).string(message.idempotencyKey);
     }
     return writer;
   },
@@ -2670,6 +2685,14 @@ export const StoreExtractionResultRequest: MessageFns<StoreExtractionResultReque
             message.outputTokens = longToNumber(reader.uint64());
             continue;
           }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2779,6 +2802,11 @@ export const StoreExtractionResultRequest: MessageFns<StoreExtractionResultReque
         : isSet(object.output_tokens)
         ? globalThis.Number(object.output_tokens)
         : undefined,
+      idempotencyKey: isSet(object.idempotencyKey)
+        ? globalThis.String(object.idempotencyKey)
+        : isSet(object.idempotency_key)
+        ? globalThis.String(object.idempotency_key)
+        : undefined,
     };
   },
 
@@ -2843,6 +2871,9 @@ export const StoreExtractionResultRequest: MessageFns<StoreExtractionResultReque
     if (message.outputTokens !== undefined) {
       obj.outputTokens = Math.round(message.outputTokens);
     }
+    if (message.idempotencyKey !== undefined) {
+      obj.idempotencyKey = message.idempotencyKey;
+    }
     return obj;
   },
 
@@ -2889,6 +2920,7 @@ export const StoreExtractionResultRequest: MessageFns<StoreExtractionResultReque
     message.stepId = object.stepId ?? undefined;
     message.inputTokens = object.inputTokens ?? undefined;
     message.outputTokens = object.outputTokens ?? undefined;
+    message.idempotencyKey = object.idempotencyKey ?? undefined;
     return message;
   },
 };
@@ -2988,13 +3020,19 @@ export const StoreExtractionResultRequest_FieldConfidencesEntry: MessageFns<
 };
 
 function createBaseStoreExtractionResultResponse(): StoreExtractionResultResponse {
-  return { extractionId: "" };
+  return { extractionId: "", replayed: false, storedData: undefined };
 }
 
 export const StoreExtractionResultResponse: MessageFns<StoreExtractionResultResponse> = {
   encode(message: StoreExtractionResultResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.extractionId !== "") {
       writer.uint32(10).string(message.extractionId);
+    }
+    if (message.replayed !== false) {
+      writer.uint32(16).bool(message.replayed);
+    }
+    if (message.storedData !== undefined) {
+      Struct.encode(Struct.wrap(message.storedData), writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -3020,6 +3058,22 @@ export const StoreExtractionResultResponse: MessageFns<StoreExtractionResultResp
             message.extractionId = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.replayed = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.storedData = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3039,6 +3093,12 @@ export const StoreExtractionResultResponse: MessageFns<StoreExtractionResultResp
         : isSet(object.extraction_id)
         ? globalThis.String(object.extraction_id)
         : "",
+      replayed: isSet(object.replayed) ? globalThis.Boolean(object.replayed) : false,
+      storedData: isObject(object.storedData)
+        ? object.storedData
+        : isObject(object.stored_data)
+        ? object.stored_data
+        : undefined,
     };
   },
 
@@ -3046,6 +3106,12 @@ export const StoreExtractionResultResponse: MessageFns<StoreExtractionResultResp
     const obj: any = {};
     if (message.extractionId !== "") {
       obj.extractionId = message.extractionId;
+    }
+    if (message.replayed !== false) {
+      obj.replayed = message.replayed;
+    }
+    if (message.storedData !== undefined) {
+      obj.storedData = message.storedData;
     }
     return obj;
   },
@@ -3058,6 +3124,8 @@ export const StoreExtractionResultResponse: MessageFns<StoreExtractionResultResp
   ): StoreExtractionResultResponse {
     const message = createBaseStoreExtractionResultResponse();
     message.extractionId = object.extractionId ?? "";
+    message.replayed = object.replayed ?? false;
+    message.storedData = object.storedData ?? undefined;
     return message;
   },
 };

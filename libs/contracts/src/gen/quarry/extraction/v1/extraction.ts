@@ -28,6 +28,11 @@ export enum ExtractionStatus {
   EXTRACTION_STATUS_UNSPECIFIED = 0,
   /** EXTRACTION_STATUS_COMPLETED - The data is validated, scored and stored. */
   EXTRACTION_STATUS_COMPLETED = 1,
+  /**
+   * EXTRACTION_STATUS_AWAITING_SUBMISSION - Nothing is extracted yet: fill the schema from the source yourself and call
+   * submit_extraction with the handle.
+   */
+  EXTRACTION_STATUS_AWAITING_SUBMISSION = 2,
   UNRECOGNIZED = -1,
 }
 
@@ -39,6 +44,9 @@ export function extractionStatusFromJSON(object: any): ExtractionStatus {
     case 1:
     case "EXTRACTION_STATUS_COMPLETED":
       return ExtractionStatus.EXTRACTION_STATUS_COMPLETED;
+    case 2:
+    case "EXTRACTION_STATUS_AWAITING_SUBMISSION":
+      return ExtractionStatus.EXTRACTION_STATUS_AWAITING_SUBMISSION;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -52,7 +60,114 @@ export function extractionStatusToJSON(object: ExtractionStatus): string {
       return "EXTRACTION_STATUS_UNSPECIFIED";
     case ExtractionStatus.EXTRACTION_STATUS_COMPLETED:
       return "EXTRACTION_STATUS_COMPLETED";
+    case ExtractionStatus.EXTRACTION_STATUS_AWAITING_SUBMISSION:
+      return "EXTRACTION_STATUS_AWAITING_SUBMISSION";
     case ExtractionStatus.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+/** Who fills the schema. */
+export enum ExtractionMode {
+  /** EXTRACTION_MODE_UNSPECIFIED - Not given: auto. */
+  EXTRACTION_MODE_UNSPECIFIED = 0,
+  /**
+   * EXTRACTION_MODE_AUTO - The default: a model on the server or your client's own model through MCP sampling when
+   * either is available, else you (awaiting_submission).
+   */
+  EXTRACTION_MODE_AUTO = 1,
+  /** EXTRACTION_MODE_CLIENT - You: the answer is a handle for submit_extraction, whatever models the server has. */
+  EXTRACTION_MODE_CLIENT = 2,
+  /**
+   * EXTRACTION_MODE_OFFLINE - Quarry's offline rule-based extractor (no model): it leaves out what it cannot find by
+   * label or shape, and fails when a required field is among those.
+   */
+  EXTRACTION_MODE_OFFLINE = 3,
+  UNRECOGNIZED = -1,
+}
+
+export function extractionModeFromJSON(object: any): ExtractionMode {
+  switch (object) {
+    case 0:
+    case "EXTRACTION_MODE_UNSPECIFIED":
+      return ExtractionMode.EXTRACTION_MODE_UNSPECIFIED;
+    case 1:
+    case "EXTRACTION_MODE_AUTO":
+      return ExtractionMode.EXTRACTION_MODE_AUTO;
+    case 2:
+    case "EXTRACTION_MODE_CLIENT":
+      return ExtractionMode.EXTRACTION_MODE_CLIENT;
+    case 3:
+    case "EXTRACTION_MODE_OFFLINE":
+      return ExtractionMode.EXTRACTION_MODE_OFFLINE;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return ExtractionMode.UNRECOGNIZED;
+  }
+}
+
+export function extractionModeToJSON(object: ExtractionMode): string {
+  switch (object) {
+    case ExtractionMode.EXTRACTION_MODE_UNSPECIFIED:
+      return "EXTRACTION_MODE_UNSPECIFIED";
+    case ExtractionMode.EXTRACTION_MODE_AUTO:
+      return "EXTRACTION_MODE_AUTO";
+    case ExtractionMode.EXTRACTION_MODE_CLIENT:
+      return "EXTRACTION_MODE_CLIENT";
+    case ExtractionMode.EXTRACTION_MODE_OFFLINE:
+      return "EXTRACTION_MODE_OFFLINE";
+    case ExtractionMode.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+/** What happened to a submission handle. */
+export enum HandleStatus {
+  HANDLE_STATUS_UNSPECIFIED = 0,
+  /** HANDLE_STATUS_ISSUED - Issued by extract_data; waiting for submit_extraction. */
+  HANDLE_STATUS_ISSUED = 1,
+  /** HANDLE_STATUS_ACCEPTED - Submitted now: the result was stored. */
+  HANDLE_STATUS_ACCEPTED = 2,
+  /** HANDLE_STATUS_ALREADY_ACCEPTED - Submitted before with the same data: the stored result is returned, nothing stored again. */
+  HANDLE_STATUS_ALREADY_ACCEPTED = 3,
+  UNRECOGNIZED = -1,
+}
+
+export function handleStatusFromJSON(object: any): HandleStatus {
+  switch (object) {
+    case 0:
+    case "HANDLE_STATUS_UNSPECIFIED":
+      return HandleStatus.HANDLE_STATUS_UNSPECIFIED;
+    case 1:
+    case "HANDLE_STATUS_ISSUED":
+      return HandleStatus.HANDLE_STATUS_ISSUED;
+    case 2:
+    case "HANDLE_STATUS_ACCEPTED":
+      return HandleStatus.HANDLE_STATUS_ACCEPTED;
+    case 3:
+    case "HANDLE_STATUS_ALREADY_ACCEPTED":
+      return HandleStatus.HANDLE_STATUS_ALREADY_ACCEPTED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return HandleStatus.UNRECOGNIZED;
+  }
+}
+
+export function handleStatusToJSON(object: HandleStatus): string {
+  switch (object) {
+    case HandleStatus.HANDLE_STATUS_UNSPECIFIED:
+      return "HANDLE_STATUS_UNSPECIFIED";
+    case HandleStatus.HANDLE_STATUS_ISSUED:
+      return "HANDLE_STATUS_ISSUED";
+    case HandleStatus.HANDLE_STATUS_ACCEPTED:
+      return "HANDLE_STATUS_ACCEPTED";
+    case HandleStatus.HANDLE_STATUS_ALREADY_ACCEPTED:
+      return "HANDLE_STATUS_ALREADY_ACCEPTED";
+    case HandleStatus.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
   }
@@ -102,8 +217,33 @@ export interface ExtractDataRequest {
   sourceLocation?:
     | SourceLocation
     | undefined;
+  /**
+   * Who fills the schema: "auto" (default), "client" (you, through submit_extraction) or
+   * "offline" (Quarry's rule-based extractor, no model).
+   */
+  mode?:
+    | ExtractionMode
+    | undefined;
   /** Filled by the gateway (not a tool argument): whether and what the caller's model answered. */
   clientSampling?: ClientSampling | undefined;
+}
+
+export interface SubmitExtractionRequest {
+  /** The handle from extract_data's answer, exactly as given. */
+  handle: string;
+  /**
+   * The data you extracted: a JSON object valid against the schema. Copy values as the source
+   * writes them (numbers as numbers); leave out what the source does not state.
+   */
+  data?:
+    | { [key: string]: unknown }
+    | undefined;
+  /** The same JSON Schema you sent to extract_data. */
+  extractionSchema?:
+    | { [key: string]: unknown }
+    | undefined;
+  /** The same source text you sent to extract_data (leave out when it used sourceArtifactId). */
+  sourceText?: string | undefined;
 }
 
 export interface ExtractDataResponse {
@@ -120,14 +260,42 @@ export interface ExtractDataResponse {
    * required), 0–1.
    */
   overallConfidence: number;
-  /** Always completed: a failed extraction is a tool error and stores nothing. */
+  /**
+   * completed (stored), or awaiting_submission (fill the schema yourself and call
+   * submit_extraction with the handle). A failed extraction is a tool error and stores nothing.
+   */
   status: ExtractionStatus;
   /** How each extracted value was found in the source: grounding kind and character span. */
   fields: ExtractedField[];
-  /** Who extracted: anthropic, openai, sampling (your own model) or heuristic (offline rules). */
+  /**
+   * Who extracted: anthropic, openai, sampling (your own model), client (your model through
+   * submit_extraction) or heuristic (offline rules).
+   */
   provider: string;
   /** The model that extracted, as its provider reported it. */
   model: string;
+  /** awaiting_submission: pass this to submit_extraction with your data. */
+  handle?:
+    | string
+    | undefined;
+  /** issued, accepted or already_accepted, for extractions made through submit_extraction. */
+  handleStatus: HandleStatus;
+  /** awaiting_submission: how to fill the schema. */
+  instructions?:
+    | string
+    | undefined;
+  /** awaiting_submission: the schema to fill. */
+  extractionSchema?:
+    | { [key: string]: unknown }
+    | undefined;
+  /** awaiting_submission: the source text to extract from (spans are offsets into it). */
+  sourceText?:
+    | string
+    | undefined;
+  /** awaiting_submission: when the handle stops working (RFC 3339). */
+  expiresAt?:
+    | string
+    | undefined;
   /** Filled when the caller's model must answer first (consumed by the gateway, not in results). */
   samplingRequest?:
     | SamplingRequest
@@ -137,6 +305,38 @@ export interface ExtractDataResponse {
 }
 
 export interface ExtractDataResponse_FieldConfidencesEntry {
+  key: string;
+  value: number;
+}
+
+export interface SubmitExtractionResponse {
+  /** The stored extraction result's ID. */
+  extractionId: string;
+  /** Your data, as validated against the schema. */
+  data?:
+    | { [key: string]: unknown }
+    | undefined;
+  /**
+   * Confidence (0–1) of every value, keyed by its JSON Pointer (e.g. "/authors/0"): how well the
+   * source text supports it. Low values mark what to check or correct.
+   */
+  fieldConfidences: { [key: string]: number };
+  /**
+   * Mean confidence over the schema's required fields (over all present fields when none is
+   * required), 0–1.
+   */
+  overallConfidence: number;
+  /** Always completed. */
+  status: ExtractionStatus;
+  /** How each value was found in the source: grounding kind and character span. */
+  fields: ExtractedField[];
+  /** Always client (your model, through submit_extraction). */
+  provider: string;
+  /** accepted (stored now) or already_accepted (the same handle and data were submitted before). */
+  handleStatus: HandleStatus;
+}
+
+export interface SubmitExtractionResponse_FieldConfidencesEntry {
   key: string;
   value: number;
 }
@@ -235,6 +435,7 @@ function createBaseExtractDataRequest(): ExtractDataRequest {
     stepId: undefined,
     sourceUrl: undefined,
     sourceLocation: undefined,
+    mode: undefined,
     clientSampling: undefined,
   };
 }
@@ -266,6 +467,9 @@ export const ExtractDataRequest: MessageFns<ExtractDataRequest> = {
     }
     if (message.sourceLocation !== undefined) {
       SourceLocation.encode(message.sourceLocation, writer.uint32(66).fork()).join();
+    }
+    if (message.mode !== undefined) {
+      writer.uint32(72).int32(message.mode);
     }
     if (message.clientSampling !== undefined) {
       ClientSampling.encode(message.clientSampling, writer.uint32(122).fork()).join();
@@ -350,6 +554,14 @@ export const ExtractDataRequest: MessageFns<ExtractDataRequest> = {
             message.sourceLocation = SourceLocation.decode(reader, reader.uint32());
             continue;
           }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
+            continue;
+          }
           case 15: {
             if (tag !== 122) {
               break;
@@ -411,6 +623,7 @@ export const ExtractDataRequest: MessageFns<ExtractDataRequest> = {
         : isSet(object.source_location)
         ? SourceLocation.fromJSON(object.source_location)
         : undefined,
+      mode: isSet(object.mode) ? extractionModeFromJSON(object.mode) : undefined,
       clientSampling: isSet(object.clientSampling)
         ? ClientSampling.fromJSON(object.clientSampling)
         : isSet(object.client_sampling)
@@ -443,6 +656,9 @@ export const ExtractDataRequest: MessageFns<ExtractDataRequest> = {
     }
     if (message.sourceLocation !== undefined) {
       obj.sourceLocation = SourceLocation.toJSON(message.sourceLocation);
+    }
+    if (message.mode !== undefined) {
+      obj.mode = extractionModeToJSON(message.mode);
     }
     if (message.clientSampling !== undefined) {
       obj.clientSampling = ClientSampling.toJSON(message.clientSampling);
@@ -477,9 +693,135 @@ export const ExtractDataRequest: MessageFns<ExtractDataRequest> = {
     message.sourceLocation = (object.sourceLocation !== undefined && object.sourceLocation !== null)
       ? SourceLocation.fromPartial(object.sourceLocation)
       : undefined;
+    message.mode = object.mode ?? undefined;
     message.clientSampling = (object.clientSampling !== undefined && object.clientSampling !== null)
       ? ClientSampling.fromPartial(object.clientSampling)
       : undefined;
+    return message;
+  },
+};
+
+function createBaseSubmitExtractionRequest(): SubmitExtractionRequest {
+  return { handle: "", data: undefined, extractionSchema: undefined, sourceText: undefined };
+}
+
+export const SubmitExtractionRequest: MessageFns<SubmitExtractionRequest> = {
+  encode(message: SubmitExtractionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.handle !== "") {
+      writer.uint32(10).string(message.handle);
+    }
+    if (message.data !== undefined) {
+      Struct.encode(Struct.wrap(message.data), writer.uint32(18).fork()).join();
+    }
+    if (message.extractionSchema !== undefined) {
+      Struct.encode(Struct.wrap(message.extractionSchema), writer.uint32(26).fork()).join();
+    }
+    if (message.sourceText !== undefined) {
+      writer.uint32(34).string(message.sourceText);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SubmitExtractionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSubmitExtractionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.handle = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.data = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.extractionSchema = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.sourceText = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SubmitExtractionRequest {
+    return {
+      handle: isSet(object.handle) ? globalThis.String(object.handle) : "",
+      data: isObject(object.data) ? object.data : undefined,
+      extractionSchema: isObject(object.extractionSchema)
+        ? object.extractionSchema
+        : isObject(object.extraction_schema)
+        ? object.extraction_schema
+        : undefined,
+      sourceText: isSet(object.sourceText)
+        ? globalThis.String(object.sourceText)
+        : isSet(object.source_text)
+        ? globalThis.String(object.source_text)
+        : undefined,
+    };
+  },
+
+  toJSON(message: SubmitExtractionRequest): unknown {
+    const obj: any = {};
+    if (message.handle !== "") {
+      obj.handle = message.handle;
+    }
+    if (message.data !== undefined) {
+      obj.data = message.data;
+    }
+    if (message.extractionSchema !== undefined) {
+      obj.extractionSchema = message.extractionSchema;
+    }
+    if (message.sourceText !== undefined) {
+      obj.sourceText = message.sourceText;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SubmitExtractionRequest>, I>>(base?: I): SubmitExtractionRequest {
+    return SubmitExtractionRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SubmitExtractionRequest>, I>>(object: I): SubmitExtractionRequest {
+    const message = createBaseSubmitExtractionRequest();
+    message.handle = object.handle ?? "";
+    message.data = object.data ?? undefined;
+    message.extractionSchema = object.extractionSchema ?? undefined;
+    message.sourceText = object.sourceText ?? undefined;
     return message;
   },
 };
@@ -494,6 +836,12 @@ function createBaseExtractDataResponse(): ExtractDataResponse {
     fields: [],
     provider: "",
     model: "",
+    handle: undefined,
+    handleStatus: 0,
+    instructions: undefined,
+    extractionSchema: undefined,
+    sourceText: undefined,
+    expiresAt: undefined,
     samplingRequest: undefined,
     modelUsage: undefined,
   };
@@ -524,6 +872,24 @@ export const ExtractDataResponse: MessageFns<ExtractDataResponse> = {
     }
     if (message.model !== "") {
       writer.uint32(66).string(message.model);
+    }
+    if (message.handle !== undefined) {
+      writer.uint32(74).string(message.handle);
+    }
+    if (message.handleStatus !== 0) {
+      writer.uint32(80).int32(message.handleStatus);
+    }
+    if (message.instructions !== undefined) {
+      writer.uint32(90).string(message.instructions);
+    }
+    if (message.extractionSchema !== undefined) {
+      Struct.encode(Struct.wrap(message.extractionSchema), writer.uint32(98).fork()).join();
+    }
+    if (message.sourceText !== undefined) {
+      writer.uint32(106).string(message.sourceText);
+    }
+    if (message.expiresAt !== undefined) {
+      writer.uint32(130).string(message.expiresAt);
     }
     if (message.samplingRequest !== undefined) {
       SamplingRequest.encode(message.samplingRequest, writer.uint32(114).fork()).join();
@@ -614,6 +980,54 @@ export const ExtractDataResponse: MessageFns<ExtractDataResponse> = {
             message.model = reader.string();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.handle = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.handleStatus = reader.int32() as any;
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.instructions = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.extractionSchema = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.sourceText = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.expiresAt = reader.string();
+            continue;
+          }
           case 14: {
             if (tag !== 114) {
               break;
@@ -688,6 +1102,28 @@ export const ExtractDataResponse: MessageFns<ExtractDataResponse> = {
         : [],
       provider: isSet(object.provider) ? globalThis.String(object.provider) : "",
       model: isSet(object.model) ? globalThis.String(object.model) : "",
+      handle: isSet(object.handle) ? globalThis.String(object.handle) : undefined,
+      handleStatus: isSet(object.handleStatus)
+        ? handleStatusFromJSON(object.handleStatus)
+        : isSet(object.handle_status)
+        ? handleStatusFromJSON(object.handle_status)
+        : 0,
+      instructions: isSet(object.instructions) ? globalThis.String(object.instructions) : undefined,
+      extractionSchema: isObject(object.extractionSchema)
+        ? object.extractionSchema
+        : isObject(object.extraction_schema)
+        ? object.extraction_schema
+        : undefined,
+      sourceText: isSet(object.sourceText)
+        ? globalThis.String(object.sourceText)
+        : isSet(object.source_text)
+        ? globalThis.String(object.source_text)
+        : undefined,
+      expiresAt: isSet(object.expiresAt)
+        ? globalThis.String(object.expiresAt)
+        : isSet(object.expires_at)
+        ? globalThis.String(object.expires_at)
+        : undefined,
       samplingRequest: isSet(object.samplingRequest)
         ? SamplingRequest.fromJSON(object.samplingRequest)
         : isSet(object.sampling_request)
@@ -733,6 +1169,24 @@ export const ExtractDataResponse: MessageFns<ExtractDataResponse> = {
     if (message.model !== "") {
       obj.model = message.model;
     }
+    if (message.handle !== undefined) {
+      obj.handle = message.handle;
+    }
+    if (message.handleStatus !== 0) {
+      obj.handleStatus = handleStatusToJSON(message.handleStatus);
+    }
+    if (message.instructions !== undefined) {
+      obj.instructions = message.instructions;
+    }
+    if (message.extractionSchema !== undefined) {
+      obj.extractionSchema = message.extractionSchema;
+    }
+    if (message.sourceText !== undefined) {
+      obj.sourceText = message.sourceText;
+    }
+    if (message.expiresAt !== undefined) {
+      obj.expiresAt = message.expiresAt;
+    }
     if (message.samplingRequest !== undefined) {
       obj.samplingRequest = SamplingRequest.toJSON(message.samplingRequest);
     }
@@ -763,6 +1217,12 @@ export const ExtractDataResponse: MessageFns<ExtractDataResponse> = {
     message.fields = object.fields?.map((e) => ExtractedField.fromPartial(e)) || [];
     message.provider = object.provider ?? "";
     message.model = object.model ?? "";
+    message.handle = object.handle ?? undefined;
+    message.handleStatus = object.handleStatus ?? 0;
+    message.instructions = object.instructions ?? undefined;
+    message.extractionSchema = object.extractionSchema ?? undefined;
+    message.sourceText = object.sourceText ?? undefined;
+    message.expiresAt = object.expiresAt ?? undefined;
     message.samplingRequest = (object.samplingRequest !== undefined && object.samplingRequest !== null)
       ? SamplingRequest.fromPartial(object.samplingRequest)
       : undefined;
@@ -862,6 +1322,346 @@ export const ExtractDataResponse_FieldConfidencesEntry: MessageFns<ExtractDataRe
   },
 };
 
+function createBaseSubmitExtractionResponse(): SubmitExtractionResponse {
+  return {
+    extractionId: "",
+    data: undefined,
+    fieldConfidences: {},
+    overallConfidence: 0,
+    status: 0,
+    fields: [],
+    provider: "",
+    handleStatus: 0,
+  };
+}
+
+export const SubmitExtractionResponse: MessageFns<SubmitExtractionResponse> = {
+  encode(message: SubmitExtractionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.extractionId !== "") {
+      writer.uint32(10).string(message.extractionId);
+    }
+    if (message.data !== undefined) {
+      Struct.encode(Struct.wrap(message.data), writer.uint32(18).fork()).join();
+    }
+    globalThis.Object.entries(message.fieldConfidences).forEach(([key, value]: [string, number]) => {
+      SubmitExtractionResponse_FieldConfidencesEntry.encode({ key: key as any, value }, writer.uint32(26).fork())
+        .join();
+    });
+    if (message.overallConfidence !== 0) {
+      writer.uint32(33).double(message.overallConfidence);
+    }
+    if (message.status !== 0) {
+      writer.uint32(40).int32(message.status);
+    }
+    for (const v of message.fields) {
+      ExtractedField.encode(v!, writer.uint32(50).fork()).join();
+    }
+    if (message.provider !== "") {
+      writer.uint32(58).string(message.provider);
+    }
+    if (message.handleStatus !== 0) {
+      writer.uint32(64).int32(message.handleStatus);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SubmitExtractionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSubmitExtractionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.extractionId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.data = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            const entry3 = SubmitExtractionResponse_FieldConfidencesEntry.decode(reader, reader.uint32());
+            if (entry3.value !== undefined) {
+              message.fieldConfidences[entry3.key] = entry3.value;
+            }
+            continue;
+          }
+          case 4: {
+            if (tag !== 33) {
+              break;
+            }
+
+            message.overallConfidence = reader.double();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.status = reader.int32() as any;
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.fields.push(ExtractedField.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.provider = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.handleStatus = reader.int32() as any;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SubmitExtractionResponse {
+    return {
+      extractionId: isSet(object.extractionId)
+        ? globalThis.String(object.extractionId)
+        : isSet(object.extraction_id)
+        ? globalThis.String(object.extraction_id)
+        : "",
+      data: isObject(object.data) ? object.data : undefined,
+      fieldConfidences: isObject(object.fieldConfidences)
+        ? (globalThis.Object.entries(object.fieldConfidences) as [string, any][]).reduce(
+          (acc: { [key: string]: number }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.Number(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : isObject(object.field_confidences)
+        ? (globalThis.Object.entries(object.field_confidences) as [string, any][]).reduce(
+          (acc: { [key: string]: number }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.Number(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      overallConfidence: isSet(object.overallConfidence)
+        ? globalThis.Number(object.overallConfidence)
+        : isSet(object.overall_confidence)
+        ? globalThis.Number(object.overall_confidence)
+        : 0,
+      status: isSet(object.status) ? extractionStatusFromJSON(object.status) : 0,
+      fields: globalThis.Array.isArray(object?.fields) ? object.fields.map((e: any) => ExtractedField.fromJSON(e)) : [],
+      provider: isSet(object.provider) ? globalThis.String(object.provider) : "",
+      handleStatus: isSet(object.handleStatus)
+        ? handleStatusFromJSON(object.handleStatus)
+        : isSet(object.handle_status)
+        ? handleStatusFromJSON(object.handle_status)
+        : 0,
+    };
+  },
+
+  toJSON(message: SubmitExtractionResponse): unknown {
+    const obj: any = {};
+    if (message.extractionId !== "") {
+      obj.extractionId = message.extractionId;
+    }
+    if (message.data !== undefined) {
+      obj.data = message.data;
+    }
+    if (message.fieldConfidences) {
+      const entries = globalThis.Object.entries(message.fieldConfidences) as [string, number][];
+      if (entries.length > 0) {
+        obj.fieldConfidences = {};
+        entries.forEach(([k, v]) => {
+          obj.fieldConfidences[k] = floatToJson(v);
+        });
+      }
+    }
+    if (message.overallConfidence !== 0) {
+      obj.overallConfidence = floatToJson(message.overallConfidence);
+    }
+    if (message.status !== 0) {
+      obj.status = extractionStatusToJSON(message.status);
+    }
+    if (message.fields?.length) {
+      obj.fields = message.fields.map((e) => ExtractedField.toJSON(e));
+    }
+    if (message.provider !== "") {
+      obj.provider = message.provider;
+    }
+    if (message.handleStatus !== 0) {
+      obj.handleStatus = handleStatusToJSON(message.handleStatus);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SubmitExtractionResponse>, I>>(base?: I): SubmitExtractionResponse {
+    return SubmitExtractionResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SubmitExtractionResponse>, I>>(object: I): SubmitExtractionResponse {
+    const message = createBaseSubmitExtractionResponse();
+    message.extractionId = object.extractionId ?? "";
+    message.data = object.data ?? undefined;
+    message.fieldConfidences = (globalThis.Object.entries(object.fieldConfidences ?? {}) as [string, number][]).reduce(
+      (acc: { [key: string]: number }, [key, value]: [string, number]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.Number(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.overallConfidence = object.overallConfidence ?? 0;
+    message.status = object.status ?? 0;
+    message.fields = object.fields?.map((e) => ExtractedField.fromPartial(e)) || [];
+    message.provider = object.provider ?? "";
+    message.handleStatus = object.handleStatus ?? 0;
+    return message;
+  },
+};
+
+function createBaseSubmitExtractionResponse_FieldConfidencesEntry(): SubmitExtractionResponse_FieldConfidencesEntry {
+  return { key: "", value: 0 };
+}
+
+export const SubmitExtractionResponse_FieldConfidencesEntry: MessageFns<
+  SubmitExtractionResponse_FieldConfidencesEntry
+> = {
+  encode(
+    message: SubmitExtractionResponse_FieldConfidencesEntry,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== 0) {
+      writer.uint32(17).double(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SubmitExtractionResponse_FieldConfidencesEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSubmitExtractionResponse_FieldConfidencesEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 17) {
+              break;
+            }
+
+            message.value = reader.double();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SubmitExtractionResponse_FieldConfidencesEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.Number(object.value) : 0,
+    };
+  },
+
+  toJSON(message: SubmitExtractionResponse_FieldConfidencesEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== 0) {
+      obj.value = floatToJson(message.value);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SubmitExtractionResponse_FieldConfidencesEntry>, I>>(
+    base?: I,
+  ): SubmitExtractionResponse_FieldConfidencesEntry {
+    return SubmitExtractionResponse_FieldConfidencesEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SubmitExtractionResponse_FieldConfidencesEntry>, I>>(
+    object: I,
+  ): SubmitExtractionResponse_FieldConfidencesEntry {
+    const message = createBaseSubmitExtractionResponse_FieldConfidencesEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? 0;
+    return message;
+  },
+};
+
 /**
  * Schema-driven extraction: JSON Schema in, validated JSON with per-field confidence out, stored
  * as an extraction result (searchable with search_sources, sourceTable extraction_result).
@@ -875,11 +1675,14 @@ export const ExtractionServiceService = {
    * Extract structured data from a text into the shape of a JSON Schema you give. Send the text
    * itself (sourceText) or the ID of a stored research artifact (sourceArtifactId), and an
    * object schema (properties with types, formats, enums; local $ref only; at most 64 KiB,
-   * nesting at most 32 deep). The result is validated against the schema, every field is scored
-   * by how well it is grounded in the source (an exact quote scores high; a value the text does
-   * not contain scores at most 0.1), and the extraction is stored. Fields the source does not
-   * state are left out rather than guessed, so make only truly essential fields required. If
-   * your client supports MCP sampling, your own model may be asked to do the extraction.
+   * nesting at most 32 deep). When a model runs on the server (or your client supports MCP
+   * sampling), the data comes back validated, every field scored by how well it is grounded in
+   * the source (an exact quote scores high; a value the text does not contain scores at most
+   * 0.1), and stored. Otherwise (status "awaiting_submission") YOU fill the schema: the answer
+   * holds a handle, the schema, the source and instructions; read the source, build the data
+   * and call submit_extraction with the handle — Quarry then validates, grounds, scores and
+   * stores it. mode "client" always asks you; mode "offline" uses Quarry's rule-based extractor
+   * (no model; good at identifiers, emails, dates and labelled numbers, weak at free prose).
    */
   extractData: {
     path: "/quarry.extraction.v1.ExtractionService/ExtractData" as const,
@@ -890,6 +1693,27 @@ export const ExtractionServiceService = {
     responseSerialize: (value: ExtractDataResponse): Buffer => Buffer.from(ExtractDataResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ExtractDataResponse => ExtractDataResponse.decode(value),
   },
+  /**
+   * Submit the data you extracted for a handle from extract_data (status
+   * "awaiting_submission"). Send the handle, your data (a JSON object valid against the
+   * schema), the same extractionSchema and, when extract_data got sourceText, the same
+   * sourceText. Quarry validates the data against the schema (a mismatch is an error naming
+   * the fields; nothing is stored), looks every value up in the source text (a value the text
+   * does not contain gets confidence at most 0.1), stores the result and answers like
+   * extract_data. Submitting the same handle again returns the same result without storing
+   * twice. A handle expires (see expiresAt) and works only for the token that asked for it.
+   */
+  submitExtraction: {
+    path: "/quarry.extraction.v1.ExtractionService/SubmitExtraction" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SubmitExtractionRequest): Buffer =>
+      Buffer.from(SubmitExtractionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SubmitExtractionRequest => SubmitExtractionRequest.decode(value),
+    responseSerialize: (value: SubmitExtractionResponse): Buffer =>
+      Buffer.from(SubmitExtractionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SubmitExtractionResponse => SubmitExtractionResponse.decode(value),
+  },
 } as const;
 
 export interface ExtractionServiceServer extends UntypedServiceImplementation {
@@ -897,13 +1721,27 @@ export interface ExtractionServiceServer extends UntypedServiceImplementation {
    * Extract structured data from a text into the shape of a JSON Schema you give. Send the text
    * itself (sourceText) or the ID of a stored research artifact (sourceArtifactId), and an
    * object schema (properties with types, formats, enums; local $ref only; at most 64 KiB,
-   * nesting at most 32 deep). The result is validated against the schema, every field is scored
-   * by how well it is grounded in the source (an exact quote scores high; a value the text does
-   * not contain scores at most 0.1), and the extraction is stored. Fields the source does not
-   * state are left out rather than guessed, so make only truly essential fields required. If
-   * your client supports MCP sampling, your own model may be asked to do the extraction.
+   * nesting at most 32 deep). When a model runs on the server (or your client supports MCP
+   * sampling), the data comes back validated, every field scored by how well it is grounded in
+   * the source (an exact quote scores high; a value the text does not contain scores at most
+   * 0.1), and stored. Otherwise (status "awaiting_submission") YOU fill the schema: the answer
+   * holds a handle, the schema, the source and instructions; read the source, build the data
+   * and call submit_extraction with the handle — Quarry then validates, grounds, scores and
+   * stores it. mode "client" always asks you; mode "offline" uses Quarry's rule-based extractor
+   * (no model; good at identifiers, emails, dates and labelled numbers, weak at free prose).
    */
   extractData: handleUnaryCall<ExtractDataRequest, ExtractDataResponse>;
+  /**
+   * Submit the data you extracted for a handle from extract_data (status
+   * "awaiting_submission"). Send the handle, your data (a JSON object valid against the
+   * schema), the same extractionSchema and, when extract_data got sourceText, the same
+   * sourceText. Quarry validates the data against the schema (a mismatch is an error naming
+   * the fields; nothing is stored), looks every value up in the source text (a value the text
+   * does not contain gets confidence at most 0.1), stores the result and answers like
+   * extract_data. Submitting the same handle again returns the same result without storing
+   * twice. A handle expires (see expiresAt) and works only for the token that asked for it.
+   */
+  submitExtraction: handleUnaryCall<SubmitExtractionRequest, SubmitExtractionResponse>;
 }
 
 export interface ExtractionServiceClient extends Client {
@@ -911,11 +1749,14 @@ export interface ExtractionServiceClient extends Client {
    * Extract structured data from a text into the shape of a JSON Schema you give. Send the text
    * itself (sourceText) or the ID of a stored research artifact (sourceArtifactId), and an
    * object schema (properties with types, formats, enums; local $ref only; at most 64 KiB,
-   * nesting at most 32 deep). The result is validated against the schema, every field is scored
-   * by how well it is grounded in the source (an exact quote scores high; a value the text does
-   * not contain scores at most 0.1), and the extraction is stored. Fields the source does not
-   * state are left out rather than guessed, so make only truly essential fields required. If
-   * your client supports MCP sampling, your own model may be asked to do the extraction.
+   * nesting at most 32 deep). When a model runs on the server (or your client supports MCP
+   * sampling), the data comes back validated, every field scored by how well it is grounded in
+   * the source (an exact quote scores high; a value the text does not contain scores at most
+   * 0.1), and stored. Otherwise (status "awaiting_submission") YOU fill the schema: the answer
+   * holds a handle, the schema, the source and instructions; read the source, build the data
+   * and call submit_extraction with the handle — Quarry then validates, grounds, scores and
+   * stores it. mode "client" always asks you; mode "offline" uses Quarry's rule-based extractor
+   * (no model; good at identifiers, emails, dates and labelled numbers, weak at free prose).
    */
   extractData(
     request: ExtractDataRequest,
@@ -931,6 +1772,31 @@ export interface ExtractionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ExtractDataResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Submit the data you extracted for a handle from extract_data (status
+   * "awaiting_submission"). Send the handle, your data (a JSON object valid against the
+   * schema), the same extractionSchema and, when extract_data got sourceText, the same
+   * sourceText. Quarry validates the data against the schema (a mismatch is an error naming
+   * the fields; nothing is stored), looks every value up in the source text (a value the text
+   * does not contain gets confidence at most 0.1), stores the result and answers like
+   * extract_data. Submitting the same handle again returns the same result without storing
+   * twice. A handle expires (see expiresAt) and works only for the token that asked for it.
+   */
+  submitExtraction(
+    request: SubmitExtractionRequest,
+    callback: (error: ServiceError | null, response: SubmitExtractionResponse) => void,
+  ): ClientUnaryCall;
+  submitExtraction(
+    request: SubmitExtractionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SubmitExtractionResponse) => void,
+  ): ClientUnaryCall;
+  submitExtraction(
+    request: SubmitExtractionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SubmitExtractionResponse) => void,
   ): ClientUnaryCall;
 }
 
