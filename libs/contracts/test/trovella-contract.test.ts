@@ -209,7 +209,9 @@ const CONTRACT: Record<string, ToolContract> = {
       sourceLocation: { type: 'object' },
     },
     result: ['extractionId', 'data', 'fieldConfidences', 'overallConfidence', 'status'],
-    resultEnums: { status: ['completed'] },
+    // The reference's `completed`, then Quarry's addition: `awaiting_submission` when the caller's
+    // own model is to fill the schema (a signed handle for submit_extraction, ADR 0028).
+    resultEnums: { status: ['completed', 'awaiting_submission'] },
   },
   store_research_output: {
     params: {

@@ -182,8 +182,9 @@ describe('extract_data without a model on the server', () => {
     const { extractionId } = extracted.data;
     let found: ToolAnswer | undefined;
     const hits = (answer: ToolAnswer | undefined) =>
-      (answer?.data.results ?? []) as Array<{ sourceId: string; sourceTable: string }>;
-    for (let i = 0; i < 100 && !hits(found).some((r) => r.sourceId === extractionId); i++) {
+      (answer?.data.results ?? []) as Array<{ sourceId: string; sourceTable: string; inKeyword: boolean }>;
+    // The indexer writes the two indexes one after the other: wait until the keyword index has it too.
+    for (let i = 0; i < 100 && !hits(found).some((r) => r.sourceId === extractionId && r.inKeyword); i++) {
       if (i > 0) await sleep(100);
       found = await legacy.ok('search_sources', { query: 'Bluefinch', sourceTable: 'extraction_result' });
     }

@@ -98,14 +98,25 @@ describe.each<Era>(['legacy', 'modern'])('a Trovella-style research session, %s 
     });
     expect(report).toEqual({ reportId: expect.any(String), stored: true });
 
-    const extraction = await use('extract_data', {
-      sourceText: 'Cell cost: 87 USD per kWh.',
-      extractionSchema: { type: 'object', properties: { cellCost: { type: 'number' } } },
+    // No model on the server and no sampling: the client's own model fills the schema through
+    // the handle extract_data returns, and submit_extraction answers in the reference's shape.
+    const sourceText = 'Cell cost: 87 USD per kWh.';
+    const extractionSchema = { type: 'object', properties: { cellCost: { type: 'number' } } };
+    const asked = await use('extract_data', {
+      sourceText,
+      extractionSchema,
       schemaVersion: 1,
       planId,
       stepId,
       sourceUrl: 'https://example.org/a',
       sourceLocation: { page: 2 },
+    });
+    expect(asked).toMatchObject({ status: 'awaiting_submission', handle: expect.any(String) });
+    const extraction = await use('submit_extraction', {
+      handle: asked.handle,
+      data: { cellCost: 87 },
+      extractionSchema,
+      sourceText,
     });
     expect(extraction).toMatchObject({
       extractionId: expect.any(String),
@@ -285,6 +296,8 @@ describe.each<Era>(['legacy', 'modern'])('a Trovella-style research session, %s 
     expect(found).toMatchObject({ query: word, queryType: expect.any(String), resultCount: expect.any(Number) });
     expect(pairs(found)).toEqual(expect.arrayContaining(wanted));
 
-    expect([...called].sort()).toHaveLength(18);
+    // Trovella's 18, plus submit_extraction, the second half of extract_data without a server model.
+    expect([...called].filter((name) => name !== 'submit_extraction')).toHaveLength(18);
+    expect(called.has('submit_extraction')).toBe(true);
   });
 });
