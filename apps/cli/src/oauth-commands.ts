@@ -77,6 +77,7 @@ export function registerOAuthCommands(program: Command, { io, user, withDatabase
             user: g.user,
             client: g.clientName ?? g.client,
             scopes: g.scopes.join(','),
+            tools: g.tools?.join(',') ?? 'all',
             created: g.createdAt,
             revoked: g.revokedAt,
           })),

@@ -12,6 +12,8 @@ export interface GrantSummary {
   client: string;
   clientName: string | null;
   scopes: string[];
+  /** The tools its access tokens may call; null: every tool. */
+  tools: string[] | null;
   createdAt: Date;
   revokedAt: Date | null;
 }
@@ -98,6 +100,7 @@ export function createOAuthAdmin(db: Kysely<IdentityDatabase>): OAuthAdmin {
           'g.client_id as client',
           'g.client_name as clientName',
           'g.scopes',
+          'g.tools',
           'g.created_at as createdAt',
           'g.revoked_at as revokedAt',
         ])
