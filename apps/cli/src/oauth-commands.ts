@@ -85,6 +85,15 @@ export function registerOAuthCommands(program: Command, { io, user, withDatabase
       );
     });
   grants
+    .command('tools <id> <names>')
+    .description(
+      'Limit a grant to some tools (comma-separated names), or "all" to lift the limit; applies from the next request on.',
+    )
+    .action(async (id: string, names: string) => {
+      const updated = await withOAuth((admin) => admin.setGrantTools(id, names === 'all' ? null : names.split(',')));
+      io.out(`Grant ${updated.id} may call ${updated.tools ? updated.tools.join(', ') : 'every tool'}.`);
+    });
+  grants
     .command('revoke <id>')
     .description('Revoke a grant: its access tokens are refused from the next request on, its refresh tokens at once.')
     .action(async (id: string) => {
