@@ -328,10 +328,14 @@ export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
         }
         const principal = await confirmedPrincipal(request, reply);
         if (!principal) return reply;
-        const abort = new AbortController();
-        abortOnClose(abort);
-        const body = await fastPath!.answer(call, { principal, requestId, signal: abort.signal });
-        return sendJson(body);
+        // The cached principal may have been replaced by a fresh lookup whose allowlist no longer
+        // names the tool: then the SDK path below answers, as for an unknown tool.
+        if (mayUse(principal, call.name)) {
+          const abort = new AbortController();
+          abortOnClose(abort);
+          const body = await fastPath!.answer(call, { principal, requestId, signal: abort.signal });
+          return sendJson(body);
+        }
       }
       const principal = await confirmedPrincipal(request, reply);
       if (!principal) return reply;

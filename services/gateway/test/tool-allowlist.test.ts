@@ -119,3 +119,34 @@ describe('tools/call outside the allowlist', () => {
     expect(served.fast - before).toBe(2);
   });
 });
+
+describe('an allowlist narrowed while a cached principal is being confirmed', () => {
+  it('answers from the fresh lookup: the call is refused as unknown, not failed', async () => {
+    const stale = member('sam', 'acme', ['quarry:read', 'quarry:write']);
+    const fresh = { ...stale, tools: ['whoami'] };
+    const authenticator = stubAuthenticator({ [tokens.all]: fresh });
+    // The cache still holds the unlimited principal; its revocation barrier says it is stale.
+    authenticator.authenticateUnconfirmed = async () => ({
+      ok: true,
+      principal: stale,
+      confirmed: Promise.resolve(false),
+    });
+    const dispatcher = createToolDispatcher({
+      catalogue: [ping, whoami, touch],
+      backends: { [ping.rpc.service]: createLocalBackend(identityV1.IdentityServiceService, implementation) },
+      logger: createLogger({ service: 'test', level: 'silent' }),
+    });
+    const { app: racing } = await buildStubServer({ dispatcher, authenticator });
+    try {
+      const request = modernToolCall('touch', {});
+      const answer = await injectPost(racing, JSON.stringify(request.body), {
+        ...request.headers,
+        ...bearer(tokens.all),
+      });
+      expect(answer.status).toBe(200);
+      expect(answer.json.error).toMatchObject({ code: -32602, message: expect.stringMatching(/Unknown tool: touch/) });
+    } finally {
+      await racing.close();
+    }
+  });
+});
