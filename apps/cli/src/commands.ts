@@ -6,6 +6,7 @@ import {
   type IdentityAdmin,
   type IdentityDatabase,
   parseScopes,
+  parseToolNames,
   SCOPES,
 } from '@quarry/gateway';
 import closeWithGrace from 'close-with-grace';
@@ -40,6 +41,14 @@ const MEDIA_TYPES = ['conversation', 'markdown', 'html', 'word', 'excel', 'power
 function scopesOption(value: string): string[] {
   try {
     return parseScopes(value);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+}
+
+function toolsOption(value: string): string[] {
+  try {
+    return parseToolNames(value);
   } catch (error) {
     throw new InvalidArgumentError((error as Error).message);
   }
@@ -262,21 +271,37 @@ function buildCli(io: Io): Command {
       'quarry:read',
       'quarry:write',
     ])
-    .action(async (options: { org: string; user: string; name: string; expiresIn?: number; scopes: string[] }) => {
-      const created = await withIdentityAdmin((admin) =>
-        admin.createToken({
-          orgSlug: options.org,
-          email: options.user,
-          name: options.name,
-          expiresInMs: options.expiresIn,
-          scopes: options.scopes,
-        }),
-      );
-      io.out(created.token);
-      io.err(
-        `Token ${created.id} for ${created.email} in ${created.org} (${created.scopes.join(' ')})${created.expiresAt ? `, expires ${created.expiresAt.toISOString()}` : ', no expiry'}. It is shown only once.`,
-      );
-    });
+    .option(
+      '--tools <names>',
+      'comma-separated tool names: the only tools it may call (default: every tool)',
+      toolsOption,
+    )
+    .action(
+      async (options: {
+        org: string;
+        user: string;
+        name: string;
+        expiresIn?: number;
+        scopes: string[];
+        tools?: string[];
+      }) => {
+        const created = await withIdentityAdmin((admin) =>
+          admin.createToken({
+            orgSlug: options.org,
+            email: options.user,
+            name: options.name,
+            expiresInMs: options.expiresIn,
+            scopes: options.scopes,
+            tools: options.tools,
+          }),
+        );
+        io.out(created.token);
+        const tools = created.tools ? `, only ${created.tools.join(', ')}` : '';
+        io.err(
+          `Token ${created.id} for ${created.email} in ${created.org} (${created.scopes.join(' ')}${tools})${created.expiresAt ? `, expires ${created.expiresAt.toISOString()}` : ', no expiry'}. It is shown only once.`,
+        );
+      },
+    );
   token
     .command('list')
     .description('List tokens (never their values).')
@@ -292,6 +317,7 @@ function buildCli(io: Io): Command {
             name: t.name,
             token: t.hint,
             scopes: t.scopes.join(','),
+            tools: t.tools?.join(',') ?? 'all',
             created: t.createdAt,
             lastUsed: t.lastUsedAt,
             expires: t.expiresAt,

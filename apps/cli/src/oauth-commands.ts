@@ -77,11 +77,21 @@ export function registerOAuthCommands(program: Command, { io, user, withDatabase
             user: g.user,
             client: g.clientName ?? g.client,
             scopes: g.scopes.join(','),
+            tools: g.tools?.join(',') ?? 'all',
             created: g.createdAt,
             revoked: g.revokedAt,
           })),
         ),
       );
+    });
+  grants
+    .command('tools <id> <names>')
+    .description(
+      'Limit a grant to some tools (comma-separated names), or "all" to lift the limit; applies from the next request on.',
+    )
+    .action(async (id: string, names: string) => {
+      const updated = await withOAuth((admin) => admin.setGrantTools(id, names === 'all' ? null : names.split(',')));
+      io.out(`Grant ${updated.id} may call ${updated.tools ? updated.tools.join(', ') : 'every tool'}.`);
     });
   grants
     .command('revoke <id>')

@@ -96,6 +96,45 @@ describe('quarry token create --scopes', () => {
   });
 });
 
+describe('quarry token create --tools', () => {
+  it('limits a token to catalogue tools, shows them in token list, and refuses a name not in the catalogue', async () => {
+    const limited = await quarry(
+      'token',
+      'create',
+      '--org',
+      'acme',
+      '--user',
+      'ada@acme.test',
+      '--name',
+      'limited',
+      '--tools',
+      'get_plan_status,search_sources',
+    );
+    expect(limited).toMatchObject({ code: 0, err: expect.stringMatching(/only get_plan_status, search_sources\)/) });
+    const { rows } = await sql<{ name: string; tools: string[] | null }>`
+      select name, tools from identity.personal_access_tokens order by created_at`.execute(db);
+    expect(rows.find((r) => r.name === 'limited')!.tools).toEqual(['get_plan_status', 'search_sources']);
+    expect(rows.filter((r) => r.name !== 'limited').every((r) => r.tools === null)).toBe(true);
+    expect((await quarry('token', 'list')).out).toMatch(/limited\s.*get_plan_status,search_sources\s/);
+    expect((await quarry('token', 'list')).out).toMatch(/default\s.*\sall\s/);
+
+    const bad = await quarry(
+      'token',
+      'create',
+      '--org',
+      'acme',
+      '--user',
+      'ada@acme.test',
+      '--tools',
+      'ping,get_plans',
+    );
+    expect(bad).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(/Unknown tool "get_plans": the tools are .*ping/),
+    });
+  });
+});
+
 describe('quarry grants and quarry oauth clients', () => {
   it('lists and revokes grants and clients, deleting what the authorization server keeps for them', async () => {
     const { rows } = await sql<{ org_id: string; user_id: string }>`
@@ -121,6 +160,20 @@ describe('quarry grants and quarry oauth clients', () => {
     expect(await quarry('grants', 'revoke', '00000000-0000-4000-8000-000000000000')).toMatchObject({
       code: 1,
       err: expect.stringMatching(/No grant/),
+    });
+    expect(listed.out).toMatch(new RegExp(`${id}\\s.*quarry:read\\s+all\\s`));
+    expect(await quarry('grants', 'tools', id, 'ping,list_plans')).toMatchObject({
+      code: 0,
+      out: `Grant ${id} may call ping, list_plans.`,
+    });
+    expect((await quarry('grants', 'list')).out).toMatch(new RegExp(`${id}\\s.*quarry:read\\s+ping,list_plans\\s`));
+    expect(await quarry('grants', 'tools', id, 'ping,pong')).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(/Unknown tool "pong"/),
+    });
+    expect(await quarry('grants', 'tools', id, 'all')).toMatchObject({
+      code: 0,
+      out: `Grant ${id} may call every tool.`,
     });
     expect(await quarry('grants', 'revoke', id)).toMatchObject({ code: 0, out: `Revoked grant ${id}.` });
 

@@ -13,6 +13,7 @@ export {
 export type { IdentityDatabase, Principal } from './identity/schema.js';
 export { createOAuthAdmin, type OAuthAdmin, type GrantSummary, type ClientSummary } from './oauth/admin.js';
 export { SCOPES, parseScopes } from './identity/scopes.js';
+export { parseToolNames } from './identity/tool-allowlist.js';
 export { generateToken, hashToken, isWellFormedToken, TOKEN_PREFIX } from './identity/tokens.js';
 export { createToolDispatcher, type ToolBackend, type ToolDispatcher } from './mcp/dispatcher.js';
 export { createLocalBackend } from './mcp/backends.js';

@@ -20,6 +20,7 @@ import type { ToolDispatcher } from './mcp/dispatcher.js';
 import { createMcpEndpoint, quarryServerInfo, type QuarryAuthExtra } from './mcp/endpoint.js';
 import { createToolCallFastPath } from './mcp/fast-path.js';
 import { allows, scopeForTool, type Scope } from './identity/scopes.js';
+import { mayUse } from './identity/tool-allowlist.js';
 import { type OAuthHttp, registerOAuthRoutes, resourceMetadataUrl } from './oauth/routes.js';
 
 export interface GatewayHttpOptions {
@@ -222,10 +223,14 @@ export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
         : `Bearer realm="quarry"${metadataParam}, error="invalid_token", error_description="${AUTH_MESSAGES[reason]}"`;
     return sendError(reply, 'UNAUTHENTICATED', AUTH_MESSAGES[reason], { 'www-authenticate': challenge });
   };
-  /** A tools/call beyond the credential's scopes: 403 naming the scope to ask for (step-up). */
+  /**
+   * A tools/call beyond the credential's scopes: 403 naming the scope to ask for (step-up). A tool
+   * outside its allowlist needs no scope: the dispatcher refuses it as unknown, like a tool that
+   * does not exist, so the caller learns nothing of it.
+   */
   const toolNames = new Set(deps.dispatcher.tools.map((t) => t.name));
   const scopeNeeded = (principal: Principal, tool: unknown): Scope | undefined => {
-    if (typeof tool !== 'string' || !toolNames.has(tool)) return undefined;
+    if (typeof tool !== 'string' || !toolNames.has(tool) || !mayUse(principal, tool)) return undefined;
     const needed = scopeForTool(deps.dispatcher.isReadOnly(tool));
     return allows(principal.scopes, needed) ? undefined : needed;
   };
@@ -284,9 +289,12 @@ export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
     },
     handler: async (request, reply) => {
       const requestId = String(request.id);
-      const call = request.method === 'POST' ? fastPath?.match(request.headers, request.body) : undefined;
+      const caller = (request.principal ?? request.unconfirmed?.principal)!;
+      const matched = request.method === 'POST' ? fastPath?.match(request.headers, request.body) : undefined;
+      // A tool outside the caller's allowlist goes the way of an unknown tool (the SDK answers it).
+      const call = matched && mayUse(caller, matched.name) ? matched : undefined;
       if (call) {
-        const needed = scopeNeeded((request.principal ?? request.unconfirmed?.principal)!, call.name);
+        const needed = scopeNeeded(caller, call.name);
         if (needed) return refuseScope(reply, call.name, needed);
         deps.onMcpRequest?.('fast');
         const sendJson = (body: string) => reply.code(200).header('content-type', 'application/json').send(body);
@@ -320,10 +328,14 @@ export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
         }
         const principal = await confirmedPrincipal(request, reply);
         if (!principal) return reply;
-        const abort = new AbortController();
-        abortOnClose(abort);
-        const body = await fastPath!.answer(call, { principal, requestId, signal: abort.signal });
-        return sendJson(body);
+        // The cached principal may have been replaced by a fresh lookup whose allowlist no longer
+        // names the tool: then the SDK path below answers, as for an unknown tool.
+        if (mayUse(principal, call.name)) {
+          const abort = new AbortController();
+          abortOnClose(abort);
+          const body = await fastPath!.answer(call, { principal, requestId, signal: abort.signal });
+          return sendJson(body);
+        }
       }
       const principal = await confirmedPrincipal(request, reply);
       if (!principal) return reply;

@@ -73,6 +73,7 @@ describe('the token authenticator', () => {
         name: 'Ada',
         expiresAt: null,
         scopes: ['quarry:read', 'quarry:write'],
+        tools: null,
       },
     });
   });

@@ -143,4 +143,37 @@ describe('a remote MCP client given only the URL', () => {
     expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/revoked/);
     expect((await refresh(pair.refresh_token)).status).toBe(400);
   }, 60_000);
+
+  it('is limited to the tools an operator names for its grant, from the next request on', async () => {
+    const { provider, state } = memoryProvider();
+    const first = new StreamableHTTPClientTransport(new URL(gateway.url), { authProvider: provider });
+    await expect(new Client({ name: 'oauth-test', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    );
+    const callback = await createBrowser().authorize(state.authorizationUrl!.toString(), {
+      email: 'ada@acme.test',
+      password: PASSWORD,
+      redirectUri: REDIRECT,
+    });
+    await first.finishAuth(callback.searchParams);
+    const { client } = await connect(provider);
+    expect((await client.listTools()).tools.length).toBeGreaterThan(2);
+
+    const admin = createOAuthAdmin(gateway.database.admin as Kysely<IdentityDatabase>);
+    const grant = (await admin.listGrants()).find((g) => g.revokedAt === null)!;
+    expect(grant.tools).toBeNull();
+    await expect(admin.setGrantTools(grant.id, ['ping', 'no_such_tool'])).rejects.toThrow(
+      /Unknown tool "no_such_tool"/,
+    );
+    await admin.setGrantTools(grant.id, ['ping', 'list_plans']);
+    // The same access token, already cached: the change reaches it on its next request.
+    expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['list_plans', 'ping']);
+    expect((await client.callTool({ name: 'ping', arguments: {} })).isError).toBeFalsy();
+    await expect(client.callTool({ name: 'get_plan_status', arguments: { planId: 'x' } })).rejects.toThrow(
+      /Unknown tool: get_plan_status/,
+    );
+    await admin.setGrantTools(grant.id, null);
+    expect((await client.listTools()).tools.length).toBeGreaterThan(2);
+    await client.close();
+  }, 60_000);
 });

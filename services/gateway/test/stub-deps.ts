@@ -20,7 +20,12 @@ import { createLogger } from '@quarry/telemetry';
 const orgIds = new Map<string, string>();
 
 /** A member of an org (by slug), holding a token of their own. */
-export function member(name: string, org = 'acme', scopes = ['quarry:read', 'quarry:write']): Principal {
+export function member(
+  name: string,
+  org = 'acme',
+  scopes = ['quarry:read', 'quarry:write'],
+  tools: string[] | null = null,
+): Principal {
   if (!orgIds.has(org)) orgIds.set(org, randomUUID());
   return Object.freeze({
     tokenId: randomUUID(),
@@ -31,6 +36,7 @@ export function member(name: string, org = 'acme', scopes = ['quarry:read', 'qua
     name,
     expiresAt: null,
     scopes,
+    tools,
   });
 }
 
@@ -98,6 +104,7 @@ export function stubDispatcher(): StubDispatcher {
   return {
     calls,
     tools: [PING_TOOL],
+    toolsFor: () => [PING_TOOL],
     outputSchemaOf: (name) => (name === 'ping' ? PING_OUTPUT : undefined),
     has: (name) => name === 'ping',
     isReadOnly: (name) => name === 'ping',

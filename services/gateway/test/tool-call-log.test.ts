@@ -46,6 +46,7 @@ async function member(admin: IdentityAdmin, slug: string): Promise<Principal> {
     name: user.name,
     expiresAt: null,
     scopes: ['quarry:read', 'quarry:write'],
+    tools: null,
   };
 }
 

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import type { IdentityDatabase } from './schema.js';
 import { DEFAULT_TOKEN_SCOPES, isScope, SCOPES } from './scopes.js';
+import { parseToolNames } from './tool-allowlist.js';
 import { generateToken } from './tokens.js';
 
 /** Raised for operator mistakes (unknown org, duplicate slug…); the CLI prints the message. */
@@ -26,6 +27,8 @@ export interface TokenSummary {
   expiresAt: Date | null;
   revokedAt: Date | null;
   scopes: string[];
+  /** The tools it may call; null: every tool. */
+  tools: string[] | null;
 }
 
 interface Organization {
@@ -43,6 +46,7 @@ interface CreatedToken {
   email: string;
   expiresAt: Date | null;
   scopes: string[];
+  tools: string[] | null;
 }
 
 /**
@@ -61,13 +65,17 @@ export interface IdentityAdmin {
     name?: string;
     role?: 'owner' | 'admin' | 'member';
   }): Promise<{ id: string; email: string; name: string; org: string }>;
-  /** A token for a member of the org; only its SHA-256 is stored. Scopes default to read and write. */
+  /**
+   * A token for a member of the org; only its SHA-256 is stored. Scopes default to read and
+   * write; `tools` (names from the catalogue) limits it to those tools, absent: every tool.
+   */
   createToken(input: {
     orgSlug: string;
     email: string;
     name?: string;
     expiresInMs?: number;
     scopes?: readonly string[];
+    tools?: readonly string[];
   }): Promise<CreatedToken>;
   /** Every token (of one org when given), newest first, without anything that could be used. */
   listTokens(filter?: { orgSlug?: string }): Promise<TokenSummary[]>;
@@ -80,6 +88,14 @@ const EMAIL = /^[^@\s]+@[^@\s]+$/;
 
 function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: string }).code === '23505';
+}
+
+function checkedTools(names: readonly string[]): string[] {
+  try {
+    return parseToolNames(names);
+  } catch (error) {
+    throw new IdentityAdminError('INVALID_ARGUMENT', (error as Error).message);
+  }
 }
 
 /**
@@ -164,6 +180,7 @@ export function createIdentityAdmin(db: Kysely<IdentityDatabase>): IdentityAdmin
       const unknown = scopes.find((s) => !isScope(s));
       if (unknown !== undefined || scopes.length === 0)
         throw new IdentityAdminError('INVALID_ARGUMENT', `Invalid scopes: use one or more of ${SCOPES.join(', ')}.`);
+      const tools = input.tools === undefined ? null : checkedTools(input.tools);
       const { token, hash, hint } = generateToken();
       const expiresAt = input.expiresInMs === undefined ? null : new Date(Date.now() + input.expiresInMs);
       const row = await db
@@ -176,8 +193,9 @@ export function createIdentityAdmin(db: Kysely<IdentityDatabase>): IdentityAdmin
           token_hint: hint,
           expires_at: expiresAt,
           scopes,
+          tools,
         })
-        .returning(['id', 'expires_at', 'scopes'])
+        .returning(['id', 'expires_at', 'scopes', 'tools'])
         .executeTakeFirstOrThrow();
       return {
         id: row.id,
@@ -187,6 +205,7 @@ export function createIdentityAdmin(db: Kysely<IdentityDatabase>): IdentityAdmin
         email: member.email,
         expiresAt: row.expires_at,
         scopes: row.scopes,
+        tools: row.tools,
       };
     },
 
@@ -206,6 +225,7 @@ export function createIdentityAdmin(db: Kysely<IdentityDatabase>): IdentityAdmin
           't.expires_at as expiresAt',
           't.revoked_at as revokedAt',
           't.scopes',
+          't.tools',
         ])
         .orderBy('t.created_at', 'desc');
       if (filter.orgSlug) query = query.where('o.slug', '=', (await orgBySlug(filter.orgSlug)).slug);

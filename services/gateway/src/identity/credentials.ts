@@ -8,6 +8,8 @@ export interface Found {
   revokedAt: Date | null;
 }
 
+const frozenTools = (tools: string[] | null) => (tools ? Object.freeze([...tools]) : null);
+
 /**
  * The personal access token whose SHA-256 is `hash`. The lookup runs before the tenant is known:
  * the `token_lookup` policy lets it read exactly the row of the token presented.
@@ -30,6 +32,7 @@ export async function loadToken(db: Kysely<IdentityDatabase>, hash: Buffer): Pro
         't.expires_at',
         't.revoked_at',
         't.scopes',
+        't.tools',
       ])
       .where('t.token_hash', '=', hash)
       .executeTakeFirst();
@@ -45,6 +48,7 @@ export async function loadToken(db: Kysely<IdentityDatabase>, hash: Buffer): Pro
         name: row.name,
         expiresAt: row.expires_at,
         scopes: Object.freeze([...row.scopes]),
+        tools: frozenTools(row.tools),
       }),
     };
   });
@@ -73,7 +77,7 @@ export async function loadGrant(db: Kysely<IdentityDatabase>, claims: AccessToke
       .selectFrom('identity.oauth_grants as g')
       .innerJoin('identity.organizations as o', 'o.id', 'g.org_id')
       .innerJoin('identity.users as u', 'u.id', 'g.user_id')
-      .select(['g.id', 'g.org_id', 'o.slug', 'g.user_id', 'u.email', 'u.name', 'g.scopes', 'g.revoked_at'])
+      .select(['g.id', 'g.org_id', 'o.slug', 'g.user_id', 'u.email', 'u.name', 'g.scopes', 'g.tools', 'g.revoked_at'])
       .where('g.grant_id', '=', claims.grantId)
       .where('g.org_id', '=', claims.orgId)
       .executeTakeFirst();
@@ -89,6 +93,7 @@ export async function loadGrant(db: Kysely<IdentityDatabase>, claims: AccessToke
         name: row.name,
         expiresAt: null,
         scopes: Object.freeze([...row.scopes]),
+        tools: frozenTools(row.tools),
       }),
     };
   });
@@ -143,6 +148,7 @@ export async function loadMember(db: Kysely<IdentityDatabase>, subject: External
         name: row.name,
         expiresAt: null,
         scopes: Object.freeze([]),
+        tools: null,
       }),
     };
   });

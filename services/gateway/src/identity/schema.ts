@@ -23,6 +23,7 @@ export interface IdentityDatabase {
     expires_at: Timestamp | null;
     revoked_at: Timestamp | null;
     scopes: ColumnType<string[], string[] | undefined, string[]>;
+    tools: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
   };
   'identity.user_passwords': { user_id: string; password_hash: string; updated_at: Generated<Date> };
   'identity.oauth_grants': {
@@ -33,6 +34,7 @@ export interface IdentityDatabase {
     client_id: string;
     client_name: string | null;
     scopes: string[];
+    tools: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
     created_at: Generated<Date>;
     revoked_at: Timestamp | null;
   };
@@ -94,4 +96,6 @@ export interface Principal {
   readonly expiresAt: Date | null;
   /** What the credential allows (`quarry:read`, `quarry:write`, `quarry:admin`). */
   readonly scopes: readonly string[];
+  /** The tools it may call, by name (its allowlist); null: every tool its scopes allow. */
+  readonly tools: readonly string[] | null;
 }

@@ -5,6 +5,8 @@ import { type Identity, QuarryError, status } from '@quarry/grpc';
 import type { Logger } from 'pino';
 import { toolErrorFromStatus, type ToolErrorShape } from '../errors.js';
 import type { Principal } from '../identity/schema.js';
+import { allows, scopeForTool } from '../identity/scopes.js';
+import { mayUse } from '../identity/tool-allowlist.js';
 import type { ToolCallLog, ToolCallRecord } from '../tool-call-log.js';
 import { createOutputValidator } from './validation.js';
 
@@ -99,8 +101,13 @@ export interface DispatcherOptions {
  * path call. Everything it answers about a tool comes from the catalogue it was built with.
  */
 export interface ToolDispatcher {
-  /** The `tools/list` payload, computed once. */
+  /** Every tool of the catalogue, as `tools/list` shows it (computed once). */
   readonly tools: Tool[];
+  /**
+   * The `tools/list` payload for one caller: the tools its allowlist names and its scopes allow.
+   * A tool outside its allowlist is, to that caller, unknown (see `call`).
+   */
+  toolsFor(principal: Principal): Tool[];
   /** A tool's output schema (the SDK projects results against it); undefined for an unknown tool. */
   outputSchemaOf(name: string): ObjectSchema | undefined;
   /** Whether the catalogue has this tool. */
@@ -111,8 +118,9 @@ export interface ToolDispatcher {
   canSample(name: string): boolean;
   /**
    * Validates the arguments, calls the tool's rpc and checks its reply. Bad arguments and service
-   * errors come back as tool errors (`isError`); an unknown tool throws a JSON-RPC invalid-params
-   * ProtocolError. Every call is observed and, except liveness checks, written to the tool-call log.
+   * errors come back as tool errors (`isError`); an unknown tool, or one outside the caller's
+   * allowlist (refused identically, so the caller learns nothing of it), throws a JSON-RPC
+   * invalid-params ProtocolError. Every call is observed and, except liveness checks, written to the tool-call log.
    */
   call(name: string, args: Record<string, unknown> | undefined, caller: CallerContext): Promise<DispatchOutcome>;
 }
@@ -269,6 +277,10 @@ export function createToolDispatcher(options: DispatcherOptions): ToolDispatcher
 
   return {
     tools: listed,
+    toolsFor: (principal) =>
+      listed.filter(
+        (tool) => mayUse(principal, tool.name) && allows(principal.scopes, scopeForTool(isReadOnly(tool.name))),
+      ),
     outputSchemaOf: (name) => entries.get(name)?.tool.outputSchema,
     has: (name) => entries.has(name),
     isReadOnly,
@@ -307,7 +319,7 @@ export function createToolDispatcher(options: DispatcherOptions): ToolDispatcher
       };
       if (caller.confirmed && !isReadOnly(name))
         throw new Error(`${name} is not read-only: it runs only for a confirmed principal`);
-      if (!entries.has(name)) {
+      if (!entries.has(name) || !mayUse(caller.principal, name)) {
         finish('protocol_error', 'UNKNOWN_TOOL');
         throw new ProtocolError(
           ProtocolErrorCode.InvalidParams,

@@ -79,15 +79,19 @@ export function createMcpEndpoint(options: EndpointOptions): McpHttpHandler {
   const serverOptions = {
     capabilities: { tools: { listChanged: false } },
     instructions: options.instructions ?? DEFAULT_INSTRUCTIONS,
-    // Every tenant sees the same tool list, so shared caches may keep it.
-    cacheHints: { 'tools/list': { ttlMs: 300_000, cacheScope: 'public' as const } },
+    // The list depends on the credential (its scopes and tool allowlist): only its own client may keep it.
+    cacheHints: { 'tools/list': { ttlMs: 300_000, cacheScope: 'private' as const } },
     requestState: { verify: stateCodec.verify },
   };
 
   return createMcpHandler(
     ({ era }) => {
       const server = new Server(info, serverOptions);
-      server.setRequestHandler('tools/list', () => ({ tools: dispatcher.tools }));
+      server.setRequestHandler('tools/list', (_request, ctx) => {
+        const extra = ctx.http?.authInfo?.extra as QuarryAuthExtra | undefined;
+        if (!extra) throw new Error('tools/list reached the MCP handler without an authenticated principal');
+        return { tools: dispatcher.toolsFor(extra.principal) };
+      });
       server.setRequestHandler('tools/call', async (request, ctx) => {
         const extra = ctx.http?.authInfo?.extra as QuarryAuthExtra | undefined;
         if (!extra) throw new Error('tools/call reached the MCP handler without an authenticated principal');

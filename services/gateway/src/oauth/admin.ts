@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import { IdentityAdminError } from '../identity/admin.js';
 import type { IdentityDatabase } from '../identity/schema.js';
+import { parseToolNames } from '../identity/tool-allowlist.js';
 import { recordAuthEvent } from './audit.js';
 import { hashPassword, MIN_PASSWORD_LENGTH } from './passwords.js';
 import { rotateSigningKey } from './signing-keys.js';
@@ -12,6 +13,8 @@ export interface GrantSummary {
   client: string;
   clientName: string | null;
   scopes: string[];
+  /** The tools its access tokens may call; null: every tool. */
+  tools: string[] | null;
   createdAt: Date;
   revokedAt: Date | null;
 }
@@ -32,6 +35,11 @@ export interface OAuthAdmin {
   listGrants(filter?: { orgSlug?: string }): Promise<GrantSummary[]>;
   /** Refuses the grant's access tokens from the next request on and deletes its refresh tokens. */
   revokeGrant(id: string): Promise<{ id: string; revokedAt: Date }>;
+  /**
+   * Limits a grant's access tokens to these tools (names from the catalogue), or lifts the limit
+   * (null); cached grants are evicted on every gateway, so it applies from the next request on.
+   */
+  setGrantTools(id: string, tools: readonly string[] | null): Promise<{ id: string; tools: string[] | null }>;
   listClients(): Promise<ClientSummary[]>;
   /** Deletes a registered client and revokes every grant it holds. */
   revokeClient(clientId: string): Promise<{ clientId: string; grants: number }>;
@@ -98,6 +106,7 @@ export function createOAuthAdmin(db: Kysely<IdentityDatabase>): OAuthAdmin {
           'g.client_id as client',
           'g.client_name as clientName',
           'g.scopes',
+          'g.tools',
           'g.created_at as createdAt',
           'g.revoked_at as revokedAt',
         ])
@@ -115,6 +124,28 @@ export function createOAuthAdmin(db: Kysely<IdentityDatabase>): OAuthAdmin {
       const [row] = await db.transaction().execute((trx) => revokeGrants(trx, { id }));
       if (!row) throw new IdentityAdminError('NOT_FOUND', `No grant with id ${id}.`);
       return { id: row.id, revokedAt: row.revoked_at! };
+    },
+
+    async setGrantTools(id, tools) {
+      if (!UUID.test(id))
+        throw new IdentityAdminError(
+          'INVALID_ARGUMENT',
+          `"${id}" is not a grant id (a UUID from \`quarry grants list\`).`,
+        );
+      let names: string[] | null = null;
+      try {
+        names = tools === null ? null : parseToolNames(tools);
+      } catch (error) {
+        throw new IdentityAdminError('INVALID_ARGUMENT', (error as Error).message);
+      }
+      const row = await db
+        .updateTable('identity.oauth_grants')
+        .set({ tools: names })
+        .where('id', '=', id)
+        .returning(['id', 'tools'])
+        .executeTakeFirst();
+      if (!row) throw new IdentityAdminError('NOT_FOUND', `No grant with id ${id}.`);
+      return row;
     },
 
     async listClients() {
