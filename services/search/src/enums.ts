@@ -38,20 +38,17 @@ export function queryTypeToProto(type: QueryType): searchV1.QueryType {
   return QUERY_TYPES[type];
 }
 
-const SEARCH_MODES: Readonly<Record<SearchMode, searchV1.SearchMode>> = {
-  hybrid: searchV1.SearchMode.SEARCH_MODE_HYBRID,
-  keyword: searchV1.SearchMode.SEARCH_MODE_KEYWORD,
-  semantic: searchV1.SearchMode.SEARCH_MODE_SEMANTIC,
-};
+const searchModes = enumNames<searchV1.SearchMode, SearchMode>(
+  searchV1.searchModeToJSON,
+  searchV1.searchModeFromJSON,
+  invalid,
+);
 
 export function searchModeToProto(mode: SearchMode): searchV1.SearchMode {
-  return SEARCH_MODES[mode];
+  return searchModes.valueOf(mode, searchV1.SearchMode.SEARCH_MODE_HYBRID);
 }
 
 /** The requested mode; UNSPECIFIED or absent means hybrid. */
 export function searchModeOf(value: searchV1.SearchMode | undefined): SearchMode {
-  if (!value) return 'hybrid';
-  const mode = (Object.keys(SEARCH_MODES) as SearchMode[]).find((m) => SEARCH_MODES[m] === value);
-  if (!mode) throw invalid('mode');
-  return mode;
+  return value ? searchModes.required(value, 'mode') : 'hybrid';
 }

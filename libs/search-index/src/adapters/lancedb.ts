@@ -5,6 +5,7 @@ import {
   carriedVectors,
   checkVectors,
   chunkDocument,
+  CHUNK_HIT_FIELDS,
   chunkHitOf,
   chunkId,
   planUpsertMany,
@@ -59,19 +60,6 @@ export interface LanceOptions {
 }
 
 const EMBEDDER_METADATA_KEY = 'quarry.embedder';
-
-const RESULT_COLUMNS = [
-  'source_table',
-  'source_id',
-  'chunk_no',
-  'title',
-  'text',
-  'start_offset',
-  'end_offset',
-  'plan_id',
-  'tags',
-  'created_at',
-];
 
 function baseFields(): Field[] {
   return [
@@ -275,7 +263,7 @@ export async function openLanceBm25Index(options: LanceOptions): Promise<LanceBm
         .query()
         .fullTextSearch(query, { columns: 'fts_text' })
         .where(lanceWhere(scope.orgId, scope.filters))
-        .select([...RESULT_COLUMNS, '_score'])
+        .select([...CHUNK_HIT_FIELDS, '_score'])
         .limit(scope.limit)
         .toArray()) as Row[];
       // LanceDB 0.37 can return FTS rows unordered (union of indexed and unindexed parts): rank here.
@@ -359,7 +347,7 @@ export async function openLanceVectorIndex(
         .nearestTo(vector)
         .distanceType('cosine')
         .where(lanceWhere(scope.orgId, scope.filters))
-        .select([...RESULT_COLUMNS, '_distance'])
+        .select([...CHUNK_HIT_FIELDS, '_distance'])
         .limit(scope.limit)
         .toArray()) as Row[];
       return byScore(rows.map((r) => chunkHitOf(r, 1 - Number(r._distance))));

@@ -1,5 +1,13 @@
 import { Client } from '@opensearch-project/opensearch';
-import { chunkDocument, chunkHitOf, chunkId, groupKeys, planUpsertMany, sourceKeyString } from '../core/source.js';
+import {
+  CHUNK_HIT_FIELDS,
+  chunkDocument,
+  chunkHitOf,
+  chunkId,
+  groupKeys,
+  planUpsertMany,
+  sourceKeyString,
+} from '../core/source.js';
 import type {
   Bm25Index,
   ChunkFilters,
@@ -91,19 +99,6 @@ function sourceFilter(key: SourceKey): Record<string, unknown> {
   };
 }
 
-const RESULT_FIELDS = [
-  'source_table',
-  'source_id',
-  'chunk_no',
-  'title',
-  'text',
-  'start_offset',
-  'end_offset',
-  'plan_id',
-  'tags',
-  'created_at',
-];
-
 interface SearchBody {
   hits: { hits: { _score: number | null; _source?: Record<string, unknown> }[] };
 }
@@ -194,7 +189,7 @@ export async function openOpenSearchBm25Index(options: OpenSearchBm25Options): P
         routing: scope.orgId,
         body: {
           size: scope.limit,
-          _source: RESULT_FIELDS,
+          _source: [...CHUNK_HIT_FIELDS],
           query: {
             bool: {
               must: [{ multi_match: { query, fields: ['title^2', 'text'], type: 'best_fields' } }],

@@ -62,7 +62,20 @@ export function chunkDocument(source: IndexedSource | EmbeddedSource, chunk: Ind
   };
 }
 
-/** Stable id of one chunk inside an engine (tenant first, so ids never collide across orgs). */
+/** The stored fields `chunkHitOf` reads: what every engine is asked to return with a hit. */
+export const CHUNK_HIT_FIELDS: readonly string[] = Object.freeze([
+  'source_table',
+  'source_id',
+  'chunk_no',
+  'title',
+  'text',
+  'start_offset',
+  'end_offset',
+  'plan_id',
+  'tags',
+  'created_at',
+]);
+
 /** A stored chunk document (as chunkDocument wrote it, read back from any engine) as a search hit. */
 export function chunkHitOf(doc: Readonly<Record<string, unknown>>, score: number): ChunkHit {
   return {
@@ -87,6 +100,7 @@ function stringsOf(value: unknown): string[] {
   return [];
 }
 
+/** Stable id of one chunk inside an engine (tenant first, so ids never collide across orgs). */
 export function chunkId(key: SourceKey, chunkNo: number): string {
   return `${key.orgId}/${key.sourceTable}/${key.sourceId}/${chunkNo}`;
 }

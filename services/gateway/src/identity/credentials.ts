@@ -8,7 +8,35 @@ export interface Found {
   revokedAt: Date | null;
 }
 
-const frozenTools = (tools: string[] | null) => (tools ? Object.freeze([...tools]) : null);
+/** The columns both credentials share, read with their org and user. */
+interface CredentialRow {
+  id: string;
+  org_id: string;
+  slug: string;
+  user_id: string;
+  email: string;
+  name: string;
+  scopes: string[];
+  tools: string[] | null;
+  revoked_at: Date | null;
+}
+
+function found(row: CredentialRow, expiresAt: Date | null): Found {
+  return {
+    revokedAt: row.revoked_at,
+    principal: Object.freeze({
+      tokenId: row.id,
+      orgId: row.org_id,
+      orgSlug: row.slug,
+      userId: row.user_id,
+      email: row.email,
+      name: row.name,
+      expiresAt,
+      scopes: Object.freeze([...row.scopes]),
+      tools: row.tools ? Object.freeze([...row.tools]) : null,
+    }),
+  };
+}
 
 /**
  * The personal access token whose SHA-256 is `hash`. The lookup runs before the tenant is known:
@@ -37,20 +65,7 @@ export async function loadToken(db: Kysely<IdentityDatabase>, hash: Buffer): Pro
       .where('t.token_hash', '=', hash)
       .executeTakeFirst();
     if (!row || !hashesEqual(row.token_hash, hash)) return undefined;
-    return {
-      revokedAt: row.revoked_at,
-      principal: Object.freeze({
-        tokenId: row.id,
-        orgId: row.org_id,
-        orgSlug: row.slug,
-        userId: row.user_id,
-        email: row.email,
-        name: row.name,
-        expiresAt: row.expires_at,
-        scopes: Object.freeze([...row.scopes]),
-        tools: frozenTools(row.tools),
-      }),
-    };
+    return found(row, row.expires_at);
   });
 }
 
@@ -82,20 +97,7 @@ export async function loadGrant(db: Kysely<IdentityDatabase>, claims: AccessToke
       .where('g.org_id', '=', claims.orgId)
       .executeTakeFirst();
     if (!row || row.user_id !== claims.userId) return undefined;
-    return {
-      revokedAt: row.revoked_at,
-      principal: Object.freeze({
-        tokenId: row.id,
-        orgId: row.org_id,
-        orgSlug: row.slug,
-        userId: row.user_id,
-        email: row.email,
-        name: row.name,
-        expiresAt: null,
-        scopes: Object.freeze([...row.scopes]),
-        tools: frozenTools(row.tools),
-      }),
-    };
+    return found(row, null);
   });
 }
 
