@@ -214,8 +214,12 @@ try {
     const scenarios = (await listScenarios(node, ['--spec-version', era])).map((s) => s.name);
     const out = join(work, 'results', era);
     mkdirSync(out, { recursive: true });
-    await runSuite(node, ['server', '--url', forwarder.url, '--suite', 'all', '--spec-version', era, '-o', out]);
-    surprises.push(...report(era, scenarios, readResults(out), expected[era] ?? {}));
+    const args = ['--suite', 'all', '--spec-version', era, '-o', out];
+    const run = await runSuite(node, ['server', '--url', forwarder.url, ...args]);
+    const results = readResults(out);
+    if (scenarios.some((s) => !results.has(s)))
+      log(`The suite's output (exit ${run.status ?? run.signal}):\n${run.stdout}${run.stderr}`);
+    surprises.push(...report(era, scenarios, results, expected[era] ?? {}));
   }
 
   const extensions = (await listScenarios(node)).filter((s) => s.tags === 'extension').map((s) => s.name);
