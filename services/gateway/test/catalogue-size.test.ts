@@ -46,6 +46,6 @@ describe('the model-facing catalogue', () => {
 
   it('counts what tools/list serves: every tool, with a description', () => {
     expect(modelFacing.length).toBe(toolCatalogue.length);
-    for (const tool of modelFacing) expect(tool.description.length).toBeGreaterThan(20);
+    for (const tool of modelFacing) expect(tool.description?.length).toBeGreaterThan(20);
   });
 });

@@ -31,7 +31,7 @@ const planId: ArgumentSpec = {
  * The research workflow as prompts: each one a part of the loop a user starts by name (a slash
  * command in most clients). The same for every caller, so prompts/list can be cached publicly.
  */
-export const PROMPT_SPECS: readonly PromptSpec[] = [
+const PROMPT_SPECS: readonly PromptSpec[] = [
   {
     name: 'start_research',
     title: 'Start research',
