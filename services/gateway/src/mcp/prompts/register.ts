@@ -6,7 +6,7 @@ import { promptList, promptSpec } from './catalogue.js';
 import { complete } from './completions.js';
 import { readPlan, type PromptCaller } from './plan-reader.js';
 import { addStep, deliverOutput, resumeResearch, reviewStep, startResearch } from './texts.js';
-import { type Vocabulary, vocabularyOf } from './vocabulary.js';
+import { type Vocabulary, VOCABULARY } from './vocabulary.js';
 
 /** What the endpoint declares for prompts and completions. */
 export const PROMPT_CAPABILITIES = { prompts: { listChanged: false }, completions: {} } as const;
@@ -17,7 +17,7 @@ export const PROMPT_CAPABILITIES = { prompts: { listChanged: false }, completion
  */
 export const PROMPTS_LIST_CACHE_HINT: CacheHint = { ttlMs: 3_600_000, cacheScope: 'public' };
 
-/** Built once per endpoint: the prompt list and value lists read off the tool catalogue. */
+/** Built once per endpoint: the prompt list and the value lists its arguments take. */
 export interface PromptFeature {
   dispatcher: ToolDispatcher;
   vocabulary: Vocabulary;
@@ -25,8 +25,7 @@ export interface PromptFeature {
 }
 
 export function createPromptFeature(dispatcher: ToolDispatcher): PromptFeature {
-  const vocabulary = vocabularyOf(dispatcher.tools);
-  return { dispatcher, vocabulary, prompts: promptList(vocabulary) };
+  return { dispatcher, vocabulary: VOCABULARY, prompts: promptList(VOCABULARY) };
 }
 
 /** prompts/list, prompts/get and completion/complete on one per-request server. */
