@@ -37,8 +37,8 @@ async function read(
   caller: PromptCaller,
 ): Promise<{ data?: Record<string, unknown>; errorCode?: string } | undefined> {
   const { principal } = caller;
-  if (!mayUse(principal, tool) || !allows(principal.scopes, scopeForTool(dispatcher.isReadOnly(tool))))
-    return undefined;
+  const permitted = mayUse(principal, tool) && allows(principal.scopes, scopeForTool(dispatcher.isReadOnly(tool)));
+  if (!permitted || !dispatcher.has(tool)) return undefined;
   const outcome = await dispatcher.call(tool, args, caller);
   const result = outcome.result;
   if (!result) throw new Error(`${tool} asked for sampling while a prompt read it`);
