@@ -6,7 +6,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "archive_plan",
     "title": "Archive plan",
-    "description": "Archive a plan the user no longer wants to see in active lists: it disappears from list_active_plans and from list_plans (unless includeArchived), but keeps its status, steps, results and artifacts, stays readable by ID and searchable, and can be restored with unarchive_plan. Archiving an archived plan changes nothing.",
+    "description": "Hide a plan from list_active_plans and list_plans (unless includeArchived). It keeps everything, stays readable and searchable, and unarchive_plan restores it.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -73,7 +73,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "cancel_plan",
     "title": "Cancel plan",
-    "description": "Cancel a plan that is not finished, when the user decides to stop the research: the plan becomes cancelled for good, with your reason in its audit log. No more steps are handed out (get_next_step answers plan_failed) and results, reviews and plan changes are refused; the plan and what it produced stay readable. Only do this when the user asked for it. Cancelling a cancelled plan again returns the same answer; a completed or failed plan cannot be cancelled.",
+    "description": "Stop an unfinished plan for good when the user asks: it becomes cancelled, with your reason in the audit log. No more steps are handed out and nothing more can be submitted; what it produced stays readable. Repeating it is harmless.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -160,7 +160,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "create_research_plan",
     "title": "Create research plan",
-    "description": "Create a research plan: an ordered list of steps that you (or other agents) will then work through with get_next_step and submit_step_result. Call this once you have agreed the research question and approach with the user.\n\nSteps are numbered 1..n in the order given. Optional branching conditions are checked when the step they follow completes (for example \"if confidence < 0.7 after step 2, skip to step 5\"); a condition that references a step order that does not exist, or whose expression does not parse, rejects the whole plan. Passing your sessionId links the plan to the skill execution you logged with log_skill_execution in the same session. Returns the new plan's ID and its first step.",
+    "description": "Create a research plan once the question and approach are agreed with the user: ordered steps (numbered 1..n) that you then work through with get_next_step and submit_step_result. Branching conditions are checked when their step completes (e.g. skip ahead when confidence is high); an invalid one rejects the whole plan. Returns the plan ID and its first step.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -198,7 +198,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
                 "type": "string",
                 "minLength": 1,
                 "maxLength": 20000,
-                "description": "What to do in this step, written for the agent that will carry it out: the goal, what to look at, and what the result should contain."
+                "description": "What to do, written for whoever carries it out: the goal, where to look, what the result must contain."
               }
             },
             "required": [
@@ -268,7 +268,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "type": "string",
           "minLength": 1,
           "maxLength": 200,
-          "description": "Your client session ID: links the plan to the skill execution logged in this session and is recorded in the audit log."
+          "description": "Your client session ID: links the plan to the skill execution of this session."
         },
         "planDesignRationale": {
           "type": "string",
@@ -280,7 +280,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "type": "string",
           "minLength": 1,
           "maxLength": 4000,
-          "description": "How the final deliverable should be formatted, as the user asked for this research (e.g. \"a one-page summary table first\"). Returned with plan_complete by get_next_step."
+          "description": "How the user wants the deliverable formatted (e.g. \"a one-page summary table first\"); returned with plan_complete."
         }
       },
       "required": [
@@ -367,7 +367,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "delete_artifact",
     "title": "Delete research artifact",
-    "description": "Delete a research artifact for good (for example to honour a data-retention request): its row, the extraction results made from it, and every chunk of it in the search indexes (search_sources stops finding it within seconds). Afterwards the ID behaves exactly like one that never existed. Deleting an ID that is already gone (or never existed) answers ARTIFACT_NOT_FOUND and changes nothing, so a retry is safe: ARTIFACT_NOT_FOUND after a retry means the first call deleted it.",
+    "description": "Delete a research artifact for good (e.g. for a data-retention request), with the extraction results made from it and its search entries. Its ID then behaves like one that never existed; ARTIFACT_NOT_FOUND on a retry means it was deleted.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -422,7 +422,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "delete_plan",
     "title": "Delete research plan",
-    "description": "Delete a research plan for good, with everything it produced (for example to honour a data-retention request): its steps, results, reviews, feedback and audit trail, its link from skill executions, and its artifacts, outputs and extraction results with every chunk of them in the search indexes. Only a content-free record that a plan was deleted is kept. Afterwards the plan ID behaves exactly like one that never existed. Deleting a plan that is already gone (or never existed) answers PLAN_NOT_FOUND and changes nothing, so a retry is safe: PLAN_NOT_FOUND after a retry means the first call deleted it. Ask the user before calling it: it cannot be undone.",
+    "description": "Delete a plan for good with everything it produced (steps, results, reviews, audit trail, artifacts, outputs, extractions, their search entries), e.g. for a data-retention request. Its ID then behaves like one that never existed; PLAN_NOT_FOUND on a retry means it was deleted. It cannot be undone: ask the user first.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -498,7 +498,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "delete_research_output",
     "title": "Delete research output",
-    "description": "Delete a research output (deliverable) for good: its row and its text or document bytes, and every chunk of it in the search indexes. Afterwards the ID behaves exactly like one that never existed. Deleting an ID that is already gone (or never existed) answers OUTPUT_NOT_FOUND and changes nothing, so a retry is safe.",
+    "description": "Delete a deliverable for good, with its content and search entries. Its ID then behaves like one that never existed; OUTPUT_NOT_FOUND on a retry means it was deleted.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -546,7 +546,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "extract_data",
     "title": "Extract structured data",
-    "description": "Extract structured data from a text into the shape of a JSON Schema you give. Send the text itself (sourceText) or the ID of a stored research artifact (sourceArtifactId), and an object schema (properties with types, formats, enums; local $ref only; at most 64 KiB, nesting at most 32 deep). When a model runs on the server (or your client supports MCP sampling), the data comes back validated, every field scored by how well it is grounded in the source (an exact quote scores high; a value the text does not contain scores at most 0.1), and stored. Otherwise (status \"awaiting_submission\") YOU fill the schema: the answer holds a handle, the schema, the source and instructions; read the source, build the data and call submit_extraction with the handle — Quarry then validates, grounds, scores and stores it. mode \"client\" always asks you; mode \"offline\" uses Quarry's rule-based extractor (no model; good at identifiers, emails, dates and labelled numbers, weak at free prose).",
+    "description": "Extract structured data from a text (sourceText, or a stored artifact's sourceArtifactId) into the shape of a JSON object schema you give (local $ref only, at most 64 KiB). When a model runs on the server or through your client's sampling, the data comes back validated, stored, and every field scored by how well the source grounds it. Otherwise (status awaiting_submission) YOU fill the schema from the instructions returned and send it with submit_extraction. mode client always asks you; mode offline uses a rule-based extractor (good at identifiers, dates and labelled numbers, weak at prose).",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -613,7 +613,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
             "client",
             "offline"
           ],
-          "description": "Who fills the schema: \"auto\" (default), \"client\" (you, through submit_extraction) or \"offline\" (Quarry's rule-based extractor, no model)."
+          "description": "Who fills the schema: auto (default), client (you, with submit_extraction) or offline (rule- based, no model)."
         }
       },
       "required": [
@@ -790,7 +790,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "fetch",
     "title": "Fetch a stored item",
-    "description": "Fetch the full text of anything search_sources found, by its id (an artifact, output or extraction id, or its quarry:// url): {id, title, text, url, metadata}. Use it to read and cite a search result. Long text comes in pages: metadata.next_cursor, when present, is the cursor for the next part.",
+    "description": "Read anything search_sources found, by its id or quarry:// url: {id, title, text, url, metadata}. Long text comes in pages: pass metadata.next_cursor as cursor.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -863,7 +863,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "get_artifact",
     "title": "Get research artifact",
-    "description": "Read a research artifact back whole: its content (the JSON object stored), its contentText, tags, plan and step, confidence and when it was stored. Long text comes in pages: when page.nextCursor is set, call again with the same id and that cursor for the next part (the content object comes with the first page only). A content object larger than maxBytes is left out (contentOmitted): ask again with a larger maxBytes to get it.",
+    "description": "Read a research artifact back: its content object, contentText, tags, plan and step, confidence. Long text comes in pages: call again with page.nextCursor. A content object over maxBytes is left out (contentOmitted): ask with a larger maxBytes.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -1027,7 +1027,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "get_extraction",
     "title": "Get extraction result",
-    "description": "Read a stored extraction result (extract_data) back: the data, the confidence of every field and overall, the schema it was made with, where the source came from, plan and step. Source text sent with the call comes in pages when long (follow page.nextCursor).",
+    "description": "Read an extraction result back: the data, each field's confidence, the schema, the source, plan and step. Long source text comes in pages (follow page.nextCursor).",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -1246,7 +1246,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "get_next_step",
     "title": "Get next step",
-    "description": "Claim the next step of a plan to work on: the first pending step moves to in_progress and is yours (two agents calling at the same moment never get the same step). Do the work the instructions describe, then report it with submit_step_result.\n\nCheck `status` first: next_step (work on `step`); plan_complete (every step is done: write the deliverable using outputMediaType and the formatting instructions and notes returned with it); plan_failed (the plan failed or was cancelled: stop); awaiting_review (the user must decide with submit_user_decision before work continues); no_pending_steps (nothing to claim now because the remaining steps are in progress elsewhere: wait with get_plan_status and try again).",
+    "description": "Claim the next pending step of a plan (it becomes yours, in_progress), do the work, then report it with submit_step_result. Check `status`: next_step (work on `step`); plan_complete (write the deliverable using outputMediaType and the formatting notes returned); plan_failed (stop); awaiting_review (the user must decide with submit_user_decision first); no_pending_steps (others hold the remaining steps: wait with get_plan_status, then retry).",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -1429,7 +1429,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "get_plan_status",
     "title": "Get plan status",
-    "description": "Show where a research plan stands: its status, progress (percentage of steps completed or skipped), whether it is stalled (a step has been in progress for more than 30 minutes), the step being worked on, and the finished and pending steps.\n\nTo wait for another agent or the user instead of polling, pass waitSeconds (up to 60): the call returns as soon as the plan changes, or with the unchanged status when the time is up.",
+    "description": "A plan's status, progress, whether it is stalled, the current step, and the finished and pending steps. To wait for a change instead of polling, pass waitSeconds (up to 60).",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -1442,7 +1442,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "type": "integer",
           "minimum": 0,
           "maximum": 60,
-          "description": "Wait up to this many seconds (0–60) for the plan to change before answering; the answer comes as soon as it changes. Omit or 0 to answer at once."
+          "description": "Wait up to this many seconds (0–60) for the plan to change; the answer comes as soon as it does. Omit to answer at once."
         }
       },
       "required": [
@@ -1733,7 +1733,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "get_research_context",
     "title": "Get research context",
-    "description": "Load everything about a plan to resume work on it, for example in a new conversation: the plan, every step with its result, the plan's artifacts, the 20 most recent audit events, the linked skill execution and the output preferences for the deliverable. Pass your sessionId so the audit log records that this session resumed the plan (that is the one thing this tool writes; without a sessionId it changes nothing).",
+    "description": "Load everything to resume a plan, e.g. in a new conversation: the plan, every step with its result, its artifacts, the 20 latest audit events, the linked skill execution and the output preferences. With a sessionId it records that this session resumed the plan (the only thing it writes).",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -2149,7 +2149,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "get_research_output",
     "title": "Get research output",
-    "description": "Read a deliverable stored with store_research_output back. Text forms (conversation, markdown, html) come back as text in `content`, in pages when long (follow page.nextCursor). Binary documents (word, excel, powerpoint) come back whole as an embedded resource with their MIME type, byte for byte as stored, with their size and SHA-256 here.",
+    "description": "Read a deliverable back: text forms as text in `content` (in pages when long: follow page.nextCursor); word, excel and powerpoint whole as an embedded resource with their MIME type, byte for byte, with size and SHA-256.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -2302,7 +2302,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "get_step_context",
     "title": "Get step context",
-    "description": "Get what you need to work on a step: the step itself, short summaries of the results of earlier steps (by default every completed step before it; or exactly the steps you name in priorStepIds), and the research artifacts stored for the plan. Use it before starting a step that builds on earlier work.",
+    "description": "What you need to work on a step: the step, summaries of earlier results (every completed step before it, or those in priorStepIds) and the plan's artifacts.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -2509,7 +2509,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "list_active_plans",
     "title": "List active plans",
-    "description": "List your organization's research plans that are not finished (not completed, failed or cancelled) and not archived, most recently updated first. Use it to find a plan to resume. Every active plan is returned unless you ask for a page: send limit (and then the returned nextCursor as cursor) to page through them.",
+    "description": "Your organization's unfinished, unarchived plans, most recently updated first: use it to find a plan to resume. All of them unless you send limit (then page with nextCursor).",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -2627,7 +2627,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "list_artifacts",
     "title": "List research artifacts",
-    "description": "Browse the research artifacts of your organization, most recent first, optionally only those of a plan, of a kind, carrying every one of some tags, or stored since a time. Returns a page; pass nextCursor back (with the same filters) for the next one.",
+    "description": "Browse your organization's research artifacts, most recent first, optionally by plan, kind, tags (all of them) or time stored. Pass nextCursor back, with the same filters, for the next page.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -2779,7 +2779,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "list_plans",
     "title": "List plans",
-    "description": "Find research plans in any state, finished ones included, most recently updated first: filter by status, by words in the name or research question (query), or by last change (updatedSince). Archived plans are left out unless you pass includeArchived. Pages of 20 by default: pass the returned nextCursor as cursor (with the same filters) for the next page.",
+    "description": "Find plans in any state, most recently updated first, by status, words in the name or question (query) or last change (updatedSince); archived ones only with includeArchived. Pages of 20: pass nextCursor back as cursor with the same filters.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -2794,7 +2794,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
             "failed",
             "cancelled"
           ],
-          "description": "Only plans with this status (as stored; planning, executing, awaiting_review, stalled, completed, failed or cancelled). Omit for every status."
+          "description": "Only plans with this status; omit for every status."
         },
         "query": {
           "type": "string",
@@ -2982,7 +2982,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "log_skill_execution",
     "title": "Log skill execution",
-    "description": "Track a run of a research skill (research, research-scan or research-deep). Call it without executionId when the skill starts: a new execution is created and its executionId returned. Call it again with that executionId as the run progresses and when it ends (completed or failed, with errorMessage): the status is updated, metadata is merged into what is stored (top-level keys replaced), and the duration is computed when it ends.",
+    "description": "Track a run of a research skill (research, research-scan or research-deep): call it without executionId when the run starts (an executionId is returned), then with it as the run progresses and when it ends (completed, or failed with errorMessage). Metadata is merged by top-level key.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -3083,7 +3083,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "modify_plan",
     "title": "Modify plan",
-    "description": "Change a plan that is still planning or executing (fail_step also works on a stalled plan: giving up on the stuck step gets it going again). Choose one action and send the fields that action needs (each field says which action it belongs to):\n\nadd_steps: `steps`, the new steps, each inserted after its `insertAfterOrder` (or appended at the end); later steps move down.\n\nremove_step: `stepId`, a step that is still pending; later steps move up.\n\nreorder_steps: `stepOrder`, every step ID of the plan, each once, in the new order.\n\nupdate_step_instructions: `stepId` and `updatedInstructions`.\n\nfail_step: `stepId` and optionally `reason`; the step (pending or in progress) is marked failed and the plan carries on with the next step.\n\nBranching conditions stay attached to the same steps when orders change. Add a modificationRationale so the audit log says why. Returns the plan's steps after the change.",
+    "description": "Change a plan that is planning or executing (fail_step also a stalled one). Choose one action and send its fields:\n\nadd_steps: `steps`, each inserted after its insertAfterOrder (or at the end).\n\nremove_step: `stepId` of a pending step.\n\nreorder_steps: `stepOrder`, every step ID once, in the new order.\n\nupdate_step_instructions: `stepId` and `updatedInstructions`.\n\nfail_step: `stepId` (pending or in progress) and optionally `reason`; the plan carries on.\n\nBranching conditions stay with their steps. Returns the plan's steps after the change.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -3131,7 +3131,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
                 "type": "integer",
                 "minimum": 0,
                 "maximum": 2147483647,
-                "description": "Insert the step after the step that has this order now (before the change); 0 inserts it first. Omit to append it at the end. Steps added after the same order keep the order given."
+                "description": "Insert after the step with this order now; 0 inserts it first. Omit to append at the end."
               }
             },
             "required": [
@@ -3361,7 +3361,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "request_user_review",
     "title": "Request user review",
-    "description": "Ask the user to review a step before the plan goes on, for example at a checkpoint step or when a result needs a human judgement. The step waits (awaiting_input) and the plan pauses (awaiting_review) until the user's decision is submitted with submit_user_decision. Show the user your summary and questions and ask for their decision.",
+    "description": "Ask the user to review a step (e.g. a checkpoint) before the plan goes on: the plan pauses until submit_user_decision. Show the user your summary and questions and ask for their decision.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -3458,7 +3458,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "search_sources",
     "title": "Search stored research",
-    "description": "Search everything stored in your organization (artifacts, outputs, subagent reports) by keywords and meaning at once. By default keyword search (BM25) and vector search both run and their rankings are merged (Reciprocal Rank Fusion weighted by the query's length: short queries lean on keywords, long questions on meaning); mode keyword or semantic runs one of them only. Results are per stored item, best first, each with a snippet of its best-matching passage. Narrow with sourceTable, artifactType, planId and tags. Content stored a moment ago may take a second to appear.",
+    "description": "Search everything stored in your organization (artifacts, outputs, subagent reports, extractions) by keywords and meaning at once (mode keyword or semantic runs one only). Results are per stored item, best first, each with its best-matching passage; read one whole with fetch. Narrow with sourceTable, artifactType, planId and tags. Content stored a moment ago may take a second to appear.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -3684,7 +3684,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "store_research",
     "title": "Store research artifact",
-    "description": "Store a research artifact: an analysis, synthesis, comparison, summary, source list or finding you produced, as a JSON object in `content`. Put the readable text in contentText: it is what search_sources finds later (without it, the text values of `content` are indexed). Pass planId (and stepId) to attach the artifact to a plan: it then appears in get_step_context and get_research_context. Returns the new artifact's ID.",
+    "description": "Store a research artifact you produced (analysis, synthesis, comparison, summary, source list or finding) as a JSON object in `content`, with its readable text in contentText (what search_sources finds). With planId (and stepId) it appears in get_step_context and get_research_context. Returns its ID.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -3801,7 +3801,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "store_research_output",
     "title": "Store research output",
-    "description": "Store a deliverable of a research plan: the final answer in the form the user asked for. Text forms (conversation, markdown, html) go in `content` as text; binary documents (word, excel, powerpoint) go in `content` base64-encoded, with a short contentSummary (only the summary of a binary document is searchable). Text may be up to 1 MiB (UTF-8), a binary document up to 2 MiB once decoded. Returns the new output's ID.",
+    "description": "Store a deliverable of a research plan in the form the user asked for: text forms (conversation, markdown, html) as text in `content` (up to 1 MiB); word, excel and powerpoint documents base64-encoded (up to 2 MiB decoded), with a contentSummary (the only searchable part). Returns the output's ID.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -3911,7 +3911,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "submit_extraction",
     "title": "Submit extracted data",
-    "description": "Submit the data you extracted for a handle from extract_data (status \"awaiting_submission\"). Send the handle, your data (a JSON object valid against the schema), the same extractionSchema and, when extract_data got sourceText, the same sourceText. Quarry validates the data against the schema (a mismatch is an error naming the fields; nothing is stored), looks every value up in the source text (a value the text does not contain gets confidence at most 0.1), stores the result and answers like extract_data. Submitting the same handle again returns the same result without storing twice. A handle expires (see expiresAt) and works only for the token that asked for it.",
+    "description": "Submit the data you extracted for an extract_data handle (status awaiting_submission): the handle, your data, the same extractionSchema and, if extract_data got sourceText, the same sourceText. Quarry validates (a mismatch names the fields; nothing is stored), scores each value against the source, stores it and answers like extract_data. Resubmitting a handle returns the same result; a handle expires and works only for your token.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -4160,7 +4160,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "submit_step_result",
     "title": "Submit step result",
-    "description": "Report the result of a step you worked on: stores the result, completes the step and applies the plan's branching conditions for it (which may skip later steps or fail the plan). A step that is still pending is accepted too (it is started and completed at once). Then call get_next_step for the next step.\n\nSend an idempotencyKey when you might retry (for example after a timeout): a retry with the same key returns the first answer and changes nothing.",
+    "description": "Report the result of a step you worked on: completes it and applies its branching conditions; then call get_next_step. A pending step is accepted too. Send an idempotencyKey when you might retry.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -4176,7 +4176,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         },
         "result": {
           "type": "object",
-          "description": "What the step produced, as a JSON object: findings, sources, data. Branching conditions read paths in it (e.g. `result.sources.count`), so keep the shape the instructions ask for."
+          "description": "What the step produced (a JSON object): findings, sources, data, in the shape the instructions ask for (branching conditions read paths in it, e.g. `result.sources.count`)."
         },
         "confidence": {
           "type": "number",
@@ -4187,13 +4187,13 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         "stepExecutionReport": {
           "type": "object",
           "maxProperties": 100,
-          "description": "How the step went, as a JSON object: your thinking, the web searches and fetches you made, the tool calls, what you could not do, and anything the next steps should know (e.g. {\"thinking\": \"…\", \"webSearches\": [{\"query\": \"…\"}], \"toolCalls\": [{\"tool\": \"…\"}]}). At most 64 KB once serialized."
+          "description": "How the step went (a JSON object, at most 64 KB): your thinking, searches and tool calls, what you could not do, notes for later steps."
         },
         "outputFormattingNotes": {
           "type": "string",
           "minLength": 1,
           "maxLength": 4000,
-          "description": "Formatting advice for the final deliverable that this step revealed (e.g. \"the comparison works best as a table\"); returned with plan_complete by get_next_step."
+          "description": "Formatting advice for the deliverable that this step revealed (e.g. \"best as a table\"); returned with plan_complete."
         },
         "sessionId": {
           "type": "string",
@@ -4205,7 +4205,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "type": "string",
           "minLength": 1,
           "maxLength": 200,
-          "description": "Any unique string (e.g. a UUID) identifying this submission: a retry with the same key returns the first answer and changes nothing."
+          "description": "A unique string for this submission: a retry with the same key changes nothing."
         }
       },
       "required": [
@@ -4256,7 +4256,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "submit_subagent_report",
     "title": "Submit subagent report",
-    "description": "Store the report of a subagent that worked on a step of a plan, so the work is kept and searchable. It is stored as an analysis artifact of that step (source: subagent) and appears in get_step_context and get_research_context. Returns the report's ID.",
+    "description": "Store the report of a subagent that worked on a step, as an analysis artifact of that step (source: subagent): kept, searchable, and shown in the plan's context. Returns its ID.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -4328,7 +4328,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "submit_user_decision",
     "title": "Submit user decision",
-    "description": "Record the user's decision on a step that is awaiting review (see request_user_review). approve: the step is completed and the plan continues. reject: the step fails and the whole plan fails. modify: the step goes back to in progress with the user's feedback appended to its instructions; redo it and submit its result again. skip: the step is skipped and the plan continues. Only submit what the user actually decided.",
+    "description": "Record the user's decision on a step awaiting review. approve: the step completes. reject: the step and the plan fail. modify: the step goes back to in progress with the feedback added to its instructions; redo it. skip: the step is skipped. Only submit what the user decided.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -4502,7 +4502,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "update_artifact_tags",
     "title": "Update artifact tags",
-    "description": "Add and remove tags of a research artifact (a tag in both lists is removed). Calling it again with the same lists changes nothing. search_sources filters by the new tags shortly after. Returns the artifact's tags as they now are.",
+    "description": "Add and remove tags of a research artifact (a tag in both lists is removed); repeating it changes nothing. Returns the artifact's tags.",
     "inputSchema": {
       "type": "object",
       "properties": {

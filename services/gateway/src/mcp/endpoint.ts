@@ -13,6 +13,13 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Principal } from '../identity/schema.js';
 import type { CallerSampling, SamplingAsk, ToolDispatcher } from './dispatcher.js';
+import { SERVER_INSTRUCTIONS } from './prompts/instructions.js';
+import {
+  createPromptFeature,
+  PROMPT_CAPABILITIES,
+  PROMPTS_LIST_CACHE_HINT,
+  registerPrompts,
+} from './prompts/register.js';
 
 export interface EndpointOptions {
   dispatcher: ToolDispatcher;
@@ -52,10 +59,6 @@ interface SamplingState {
 /** The key of the one embedded request a sampling round trip carries. */
 const SAMPLING_INPUT_KEY = 'model_answer';
 
-const DEFAULT_INSTRUCTIONS =
-  'Quarry holds research plans and hands out their steps, stores and searches research artifacts, extracts structured data, and keeps an audit trail. ' +
-  'Call tools/list for the available tools; every tool returns structured JSON.';
-
 /**
  * The MCP endpoint for both protocol eras. The SDK wants a fresh server instance per HTTP
  * request; we give it the cheap low-level `Server` with two handlers that close over the
@@ -76,17 +79,22 @@ export function createMcpEndpoint(options: EndpointOptions): McpHttpHandler {
     ttlSeconds: options.requestStateTtlSeconds ?? 600,
     bind: (ctx) => `${ctx.mcpReq.method}\0${ctx.http?.authInfo?.clientId ?? ''}`,
   });
+  const prompts = createPromptFeature(dispatcher);
   const serverOptions = {
-    capabilities: { tools: { listChanged: false } },
-    instructions: options.instructions ?? DEFAULT_INSTRUCTIONS,
-    // The list depends on the credential (its scopes and tool allowlist): only its own client may keep it.
-    cacheHints: { 'tools/list': { ttlMs: 300_000, cacheScope: 'private' as const } },
+    capabilities: { tools: { listChanged: false }, ...PROMPT_CAPABILITIES },
+    instructions: options.instructions ?? SERVER_INSTRUCTIONS,
+    cacheHints: {
+      // The list depends on the credential (its scopes and tool allowlist): only its own client may keep it.
+      'tools/list': { ttlMs: 300_000, cacheScope: 'private' as const },
+      'prompts/list': PROMPTS_LIST_CACHE_HINT,
+    },
     requestState: { verify: stateCodec.verify },
   };
 
   return createMcpHandler(
     ({ era }) => {
       const server = new Server(info, serverOptions);
+      registerPrompts(server, prompts);
       server.setRequestHandler('tools/list', (_request, ctx) => {
         const extra = ctx.http?.authInfo?.extra as QuarryAuthExtra | undefined;
         if (!extra) throw new Error('tools/list reached the MCP handler without an authenticated principal');

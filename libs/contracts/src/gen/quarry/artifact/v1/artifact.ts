@@ -6744,11 +6744,10 @@ export const UpdateArtifactTagsResponse: MessageFns<UpdateArtifactTagsResponse> 
 export type ArtifactServiceService = typeof ArtifactServiceService;
 export const ArtifactServiceService = {
   /**
-   * Store a research artifact: an analysis, synthesis, comparison, summary, source list or
-   * finding you produced, as a JSON object in `content`. Put the readable text in contentText:
-   * it is what search_sources finds later (without it, the text values of `content` are
-   * indexed). Pass planId (and stepId) to attach the artifact to a plan: it then appears in
-   * get_step_context and get_research_context. Returns the new artifact's ID.
+   * Store a research artifact you produced (analysis, synthesis, comparison, summary, source list
+   * or finding) as a JSON object in `content`, with its readable text in contentText (what
+   * search_sources finds). With planId (and stepId) it appears in get_step_context and
+   * get_research_context. Returns its ID.
    */
   storeResearch: {
     path: "/quarry.artifact.v1.ArtifactService/StoreResearch" as const,
@@ -6761,11 +6760,10 @@ export const ArtifactServiceService = {
     responseDeserialize: (value: Buffer): StoreResearchResponse => StoreResearchResponse.decode(value),
   },
   /**
-   * Store a deliverable of a research plan: the final answer in the form the user asked for.
-   * Text forms (conversation, markdown, html) go in `content` as text; binary documents (word,
-   * excel, powerpoint) go in `content` base64-encoded, with a short contentSummary (only the
-   * summary of a binary document is searchable). Text may be up to 1 MiB (UTF-8), a binary
-   * document up to 2 MiB once decoded. Returns the new output's ID.
+   * Store a deliverable of a research plan in the form the user asked for: text forms
+   * (conversation, markdown, html) as text in `content` (up to 1 MiB); word, excel and powerpoint
+   * documents base64-encoded (up to 2 MiB decoded), with a contentSummary (the only searchable
+   * part). Returns the output's ID.
    */
   storeResearchOutput: {
     path: "/quarry.artifact.v1.ArtifactService/StoreResearchOutput" as const,
@@ -6779,9 +6777,8 @@ export const ArtifactServiceService = {
     responseDeserialize: (value: Buffer): StoreResearchOutputResponse => StoreResearchOutputResponse.decode(value),
   },
   /**
-   * Store the report of a subagent that worked on a step of a plan, so the work is kept and
-   * searchable. It is stored as an analysis artifact of that step (source: subagent) and appears
-   * in get_step_context and get_research_context. Returns the report's ID.
+   * Store the report of a subagent that worked on a step, as an analysis artifact of that step
+   * (source: subagent): kept, searchable, and shown in the plan's context. Returns its ID.
    */
   submitSubagentReport: {
     path: "/quarry.artifact.v1.ArtifactService/SubmitSubagentReport" as const,
@@ -6795,11 +6792,9 @@ export const ArtifactServiceService = {
     responseDeserialize: (value: Buffer): SubmitSubagentReportResponse => SubmitSubagentReportResponse.decode(value),
   },
   /**
-   * Read a research artifact back whole: its content (the JSON object stored), its contentText,
-   * tags, plan and step, confidence and when it was stored. Long text comes in pages: when
-   * page.nextCursor is set, call again with the same id and that cursor for the next part (the
-   * content object comes with the first page only). A content object larger than maxBytes is
-   * left out (contentOmitted): ask again with a larger maxBytes to get it.
+   * Read a research artifact back: its content object, contentText, tags, plan and step,
+   * confidence. Long text comes in pages: call again with page.nextCursor. A content object over
+   * maxBytes is left out (contentOmitted): ask with a larger maxBytes.
    */
   getArtifact: {
     path: "/quarry.artifact.v1.ArtifactService/GetArtifact" as const,
@@ -6811,10 +6806,9 @@ export const ArtifactServiceService = {
     responseDeserialize: (value: Buffer): GetArtifactResponse => GetArtifactResponse.decode(value),
   },
   /**
-   * Read a deliverable stored with store_research_output back. Text forms (conversation,
-   * markdown, html) come back as text in `content`, in pages when long (follow page.nextCursor).
-   * Binary documents (word, excel, powerpoint) come back whole as an embedded resource with
-   * their MIME type, byte for byte as stored, with their size and SHA-256 here.
+   * Read a deliverable back: text forms as text in `content` (in pages when long: follow
+   * page.nextCursor); word, excel and powerpoint whole as an embedded resource with their MIME
+   * type, byte for byte, with size and SHA-256.
    */
   getResearchOutput: {
     path: "/quarry.artifact.v1.ArtifactService/GetResearchOutput" as const,
@@ -6828,9 +6822,8 @@ export const ArtifactServiceService = {
     responseDeserialize: (value: Buffer): GetResearchOutputResponse => GetResearchOutputResponse.decode(value),
   },
   /**
-   * Read a stored extraction result (extract_data) back: the data, the confidence of every
-   * field and overall, the schema it was made with, where the source came from, plan and step.
-   * Source text sent with the call comes in pages when long (follow page.nextCursor).
+   * Read an extraction result back: the data, each field's confidence, the schema, the source, plan
+   * and step. Long source text comes in pages (follow page.nextCursor).
    */
   getExtraction: {
     path: "/quarry.artifact.v1.ArtifactService/GetExtraction" as const,
@@ -6843,10 +6836,8 @@ export const ArtifactServiceService = {
     responseDeserialize: (value: Buffer): GetExtractionResponse => GetExtractionResponse.decode(value),
   },
   /**
-   * Fetch the full text of anything search_sources found, by its id (an artifact, output or
-   * extraction id, or its quarry:// url): {id, title, text, url, metadata}. Use it to read and
-   * cite a search result. Long text comes in pages: metadata.next_cursor, when present, is the
-   * cursor for the next part.
+   * Read anything search_sources found, by its id or quarry:// url: {id, title, text, url,
+   * metadata}. Long text comes in pages: pass metadata.next_cursor as cursor.
    */
   fetch: {
     path: "/quarry.artifact.v1.ArtifactService/Fetch" as const,
@@ -6858,9 +6849,9 @@ export const ArtifactServiceService = {
     responseDeserialize: (value: Buffer): FetchResponse => FetchResponse.decode(value),
   },
   /**
-   * Browse the research artifacts of your organization, most recent first, optionally only those
-   * of a plan, of a kind, carrying every one of some tags, or stored since a time. Returns a page;
-   * pass nextCursor back (with the same filters) for the next one.
+   * Browse your organization's research artifacts, most recent first, optionally by plan, kind,
+   * tags (all of them) or time stored. Pass nextCursor back, with the same filters, for the next
+   * page.
    */
   listArtifacts: {
     path: "/quarry.artifact.v1.ArtifactService/ListArtifacts" as const,
@@ -6886,9 +6877,8 @@ export const ArtifactServiceService = {
     responseDeserialize: (value: Buffer): ListTagsResponse => ListTagsResponse.decode(value),
   },
   /**
-   * Add and remove tags of a research artifact (a tag in both lists is removed). Calling it
-   * again with the same lists changes nothing. search_sources filters by the new tags shortly
-   * after. Returns the artifact's tags as they now are.
+   * Add and remove tags of a research artifact (a tag in both lists is removed); repeating it
+   * changes nothing. Returns the artifact's tags.
    */
   updateArtifactTags: {
     path: "/quarry.artifact.v1.ArtifactService/UpdateArtifactTags" as const,
@@ -6966,12 +6956,9 @@ export const ArtifactServiceService = {
     responseDeserialize: (value: Buffer): CheckExtractionTargetResponse => CheckExtractionTargetResponse.decode(value),
   },
   /**
-   * Delete a research artifact for good (for example to honour a data-retention request): its
-   * row, the extraction results made from it, and every chunk of it in the search indexes
-   * (search_sources stops finding it within seconds). Afterwards the ID behaves exactly like one
-   * that never existed. Deleting an ID that is already gone (or never existed) answers
-   * ARTIFACT_NOT_FOUND and changes nothing, so a retry is safe: ARTIFACT_NOT_FOUND after a retry
-   * means the first call deleted it.
+   * Delete a research artifact for good (e.g. for a data-retention request), with the extraction
+   * results made from it and its search entries. Its ID then behaves like one that never existed;
+   * ARTIFACT_NOT_FOUND on a retry means it was deleted.
    */
   deleteArtifact: {
     path: "/quarry.artifact.v1.ArtifactService/DeleteArtifact" as const,
@@ -6985,10 +6972,8 @@ export const ArtifactServiceService = {
     responseDeserialize: (value: Buffer): DeleteArtifactResponse => DeleteArtifactResponse.decode(value),
   },
   /**
-   * Delete a research output (deliverable) for good: its row and its text or document bytes, and
-   * every chunk of it in the search indexes. Afterwards the ID behaves exactly like one that
-   * never existed. Deleting an ID that is already gone (or never existed) answers
-   * OUTPUT_NOT_FOUND and changes nothing, so a retry is safe.
+   * Delete a deliverable for good, with its content and search entries. Its ID then behaves like
+   * one that never existed; OUTPUT_NOT_FOUND on a retry means it was deleted.
    */
   deleteResearchOutput: {
     path: "/quarry.artifact.v1.ArtifactService/DeleteResearchOutput" as const,
@@ -7023,59 +7008,50 @@ export const ArtifactServiceService = {
 
 export interface ArtifactServiceServer extends UntypedServiceImplementation {
   /**
-   * Store a research artifact: an analysis, synthesis, comparison, summary, source list or
-   * finding you produced, as a JSON object in `content`. Put the readable text in contentText:
-   * it is what search_sources finds later (without it, the text values of `content` are
-   * indexed). Pass planId (and stepId) to attach the artifact to a plan: it then appears in
-   * get_step_context and get_research_context. Returns the new artifact's ID.
+   * Store a research artifact you produced (analysis, synthesis, comparison, summary, source list
+   * or finding) as a JSON object in `content`, with its readable text in contentText (what
+   * search_sources finds). With planId (and stepId) it appears in get_step_context and
+   * get_research_context. Returns its ID.
    */
   storeResearch: handleUnaryCall<StoreResearchRequest, StoreResearchResponse>;
   /**
-   * Store a deliverable of a research plan: the final answer in the form the user asked for.
-   * Text forms (conversation, markdown, html) go in `content` as text; binary documents (word,
-   * excel, powerpoint) go in `content` base64-encoded, with a short contentSummary (only the
-   * summary of a binary document is searchable). Text may be up to 1 MiB (UTF-8), a binary
-   * document up to 2 MiB once decoded. Returns the new output's ID.
+   * Store a deliverable of a research plan in the form the user asked for: text forms
+   * (conversation, markdown, html) as text in `content` (up to 1 MiB); word, excel and powerpoint
+   * documents base64-encoded (up to 2 MiB decoded), with a contentSummary (the only searchable
+   * part). Returns the output's ID.
    */
   storeResearchOutput: handleUnaryCall<StoreResearchOutputRequest, StoreResearchOutputResponse>;
   /**
-   * Store the report of a subagent that worked on a step of a plan, so the work is kept and
-   * searchable. It is stored as an analysis artifact of that step (source: subagent) and appears
-   * in get_step_context and get_research_context. Returns the report's ID.
+   * Store the report of a subagent that worked on a step, as an analysis artifact of that step
+   * (source: subagent): kept, searchable, and shown in the plan's context. Returns its ID.
    */
   submitSubagentReport: handleUnaryCall<SubmitSubagentReportRequest, SubmitSubagentReportResponse>;
   /**
-   * Read a research artifact back whole: its content (the JSON object stored), its contentText,
-   * tags, plan and step, confidence and when it was stored. Long text comes in pages: when
-   * page.nextCursor is set, call again with the same id and that cursor for the next part (the
-   * content object comes with the first page only). A content object larger than maxBytes is
-   * left out (contentOmitted): ask again with a larger maxBytes to get it.
+   * Read a research artifact back: its content object, contentText, tags, plan and step,
+   * confidence. Long text comes in pages: call again with page.nextCursor. A content object over
+   * maxBytes is left out (contentOmitted): ask with a larger maxBytes.
    */
   getArtifact: handleUnaryCall<GetArtifactRequest, GetArtifactResponse>;
   /**
-   * Read a deliverable stored with store_research_output back. Text forms (conversation,
-   * markdown, html) come back as text in `content`, in pages when long (follow page.nextCursor).
-   * Binary documents (word, excel, powerpoint) come back whole as an embedded resource with
-   * their MIME type, byte for byte as stored, with their size and SHA-256 here.
+   * Read a deliverable back: text forms as text in `content` (in pages when long: follow
+   * page.nextCursor); word, excel and powerpoint whole as an embedded resource with their MIME
+   * type, byte for byte, with size and SHA-256.
    */
   getResearchOutput: handleUnaryCall<GetResearchOutputRequest, GetResearchOutputResponse>;
   /**
-   * Read a stored extraction result (extract_data) back: the data, the confidence of every
-   * field and overall, the schema it was made with, where the source came from, plan and step.
-   * Source text sent with the call comes in pages when long (follow page.nextCursor).
+   * Read an extraction result back: the data, each field's confidence, the schema, the source, plan
+   * and step. Long source text comes in pages (follow page.nextCursor).
    */
   getExtraction: handleUnaryCall<GetExtractionRequest, GetExtractionResponse>;
   /**
-   * Fetch the full text of anything search_sources found, by its id (an artifact, output or
-   * extraction id, or its quarry:// url): {id, title, text, url, metadata}. Use it to read and
-   * cite a search result. Long text comes in pages: metadata.next_cursor, when present, is the
-   * cursor for the next part.
+   * Read anything search_sources found, by its id or quarry:// url: {id, title, text, url,
+   * metadata}. Long text comes in pages: pass metadata.next_cursor as cursor.
    */
   fetch: handleUnaryCall<FetchRequest, FetchResponse>;
   /**
-   * Browse the research artifacts of your organization, most recent first, optionally only those
-   * of a plan, of a kind, carrying every one of some tags, or stored since a time. Returns a page;
-   * pass nextCursor back (with the same filters) for the next one.
+   * Browse your organization's research artifacts, most recent first, optionally by plan, kind,
+   * tags (all of them) or time stored. Pass nextCursor back, with the same filters, for the next
+   * page.
    */
   listArtifacts: handleUnaryCall<ListArtifactsRequest, ListArtifactsResponse>;
   /**
@@ -7084,9 +7060,8 @@ export interface ArtifactServiceServer extends UntypedServiceImplementation {
    */
   listTags: handleUnaryCall<ListTagsRequest, ListTagsResponse>;
   /**
-   * Add and remove tags of a research artifact (a tag in both lists is removed). Calling it
-   * again with the same lists changes nothing. search_sources filters by the new tags shortly
-   * after. Returns the artifact's tags as they now are.
+   * Add and remove tags of a research artifact (a tag in both lists is removed); repeating it
+   * changes nothing. Returns the artifact's tags.
    */
   updateArtifactTags: handleUnaryCall<UpdateArtifactTagsRequest, UpdateArtifactTagsResponse>;
   /**
@@ -7114,19 +7089,14 @@ export interface ArtifactServiceServer extends UntypedServiceImplementation {
    */
   checkExtractionTarget: handleUnaryCall<CheckExtractionTargetRequest, CheckExtractionTargetResponse>;
   /**
-   * Delete a research artifact for good (for example to honour a data-retention request): its
-   * row, the extraction results made from it, and every chunk of it in the search indexes
-   * (search_sources stops finding it within seconds). Afterwards the ID behaves exactly like one
-   * that never existed. Deleting an ID that is already gone (or never existed) answers
-   * ARTIFACT_NOT_FOUND and changes nothing, so a retry is safe: ARTIFACT_NOT_FOUND after a retry
-   * means the first call deleted it.
+   * Delete a research artifact for good (e.g. for a data-retention request), with the extraction
+   * results made from it and its search entries. Its ID then behaves like one that never existed;
+   * ARTIFACT_NOT_FOUND on a retry means it was deleted.
    */
   deleteArtifact: handleUnaryCall<DeleteArtifactRequest, DeleteArtifactResponse>;
   /**
-   * Delete a research output (deliverable) for good: its row and its text or document bytes, and
-   * every chunk of it in the search indexes. Afterwards the ID behaves exactly like one that
-   * never existed. Deleting an ID that is already gone (or never existed) answers
-   * OUTPUT_NOT_FOUND and changes nothing, so a retry is safe.
+   * Delete a deliverable for good, with its content and search entries. Its ID then behaves like
+   * one that never existed; OUTPUT_NOT_FOUND on a retry means it was deleted.
    */
   deleteResearchOutput: handleUnaryCall<DeleteResearchOutputRequest, DeleteResearchOutputResponse>;
   /**
@@ -7141,11 +7111,10 @@ export interface ArtifactServiceServer extends UntypedServiceImplementation {
 
 export interface ArtifactServiceClient extends Client {
   /**
-   * Store a research artifact: an analysis, synthesis, comparison, summary, source list or
-   * finding you produced, as a JSON object in `content`. Put the readable text in contentText:
-   * it is what search_sources finds later (without it, the text values of `content` are
-   * indexed). Pass planId (and stepId) to attach the artifact to a plan: it then appears in
-   * get_step_context and get_research_context. Returns the new artifact's ID.
+   * Store a research artifact you produced (analysis, synthesis, comparison, summary, source list
+   * or finding) as a JSON object in `content`, with its readable text in contentText (what
+   * search_sources finds). With planId (and stepId) it appears in get_step_context and
+   * get_research_context. Returns its ID.
    */
   storeResearch(
     request: StoreResearchRequest,
@@ -7163,11 +7132,10 @@ export interface ArtifactServiceClient extends Client {
     callback: (error: ServiceError | null, response: StoreResearchResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Store a deliverable of a research plan: the final answer in the form the user asked for.
-   * Text forms (conversation, markdown, html) go in `content` as text; binary documents (word,
-   * excel, powerpoint) go in `content` base64-encoded, with a short contentSummary (only the
-   * summary of a binary document is searchable). Text may be up to 1 MiB (UTF-8), a binary
-   * document up to 2 MiB once decoded. Returns the new output's ID.
+   * Store a deliverable of a research plan in the form the user asked for: text forms
+   * (conversation, markdown, html) as text in `content` (up to 1 MiB); word, excel and powerpoint
+   * documents base64-encoded (up to 2 MiB decoded), with a contentSummary (the only searchable
+   * part). Returns the output's ID.
    */
   storeResearchOutput(
     request: StoreResearchOutputRequest,
@@ -7185,9 +7153,8 @@ export interface ArtifactServiceClient extends Client {
     callback: (error: ServiceError | null, response: StoreResearchOutputResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Store the report of a subagent that worked on a step of a plan, so the work is kept and
-   * searchable. It is stored as an analysis artifact of that step (source: subagent) and appears
-   * in get_step_context and get_research_context. Returns the report's ID.
+   * Store the report of a subagent that worked on a step, as an analysis artifact of that step
+   * (source: subagent): kept, searchable, and shown in the plan's context. Returns its ID.
    */
   submitSubagentReport(
     request: SubmitSubagentReportRequest,
@@ -7205,11 +7172,9 @@ export interface ArtifactServiceClient extends Client {
     callback: (error: ServiceError | null, response: SubmitSubagentReportResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Read a research artifact back whole: its content (the JSON object stored), its contentText,
-   * tags, plan and step, confidence and when it was stored. Long text comes in pages: when
-   * page.nextCursor is set, call again with the same id and that cursor for the next part (the
-   * content object comes with the first page only). A content object larger than maxBytes is
-   * left out (contentOmitted): ask again with a larger maxBytes to get it.
+   * Read a research artifact back: its content object, contentText, tags, plan and step,
+   * confidence. Long text comes in pages: call again with page.nextCursor. A content object over
+   * maxBytes is left out (contentOmitted): ask with a larger maxBytes.
    */
   getArtifact(
     request: GetArtifactRequest,
@@ -7227,10 +7192,9 @@ export interface ArtifactServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetArtifactResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Read a deliverable stored with store_research_output back. Text forms (conversation,
-   * markdown, html) come back as text in `content`, in pages when long (follow page.nextCursor).
-   * Binary documents (word, excel, powerpoint) come back whole as an embedded resource with
-   * their MIME type, byte for byte as stored, with their size and SHA-256 here.
+   * Read a deliverable back: text forms as text in `content` (in pages when long: follow
+   * page.nextCursor); word, excel and powerpoint whole as an embedded resource with their MIME
+   * type, byte for byte, with size and SHA-256.
    */
   getResearchOutput(
     request: GetResearchOutputRequest,
@@ -7248,9 +7212,8 @@ export interface ArtifactServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetResearchOutputResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Read a stored extraction result (extract_data) back: the data, the confidence of every
-   * field and overall, the schema it was made with, where the source came from, plan and step.
-   * Source text sent with the call comes in pages when long (follow page.nextCursor).
+   * Read an extraction result back: the data, each field's confidence, the schema, the source, plan
+   * and step. Long source text comes in pages (follow page.nextCursor).
    */
   getExtraction(
     request: GetExtractionRequest,
@@ -7268,10 +7231,8 @@ export interface ArtifactServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetExtractionResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Fetch the full text of anything search_sources found, by its id (an artifact, output or
-   * extraction id, or its quarry:// url): {id, title, text, url, metadata}. Use it to read and
-   * cite a search result. Long text comes in pages: metadata.next_cursor, when present, is the
-   * cursor for the next part.
+   * Read anything search_sources found, by its id or quarry:// url: {id, title, text, url,
+   * metadata}. Long text comes in pages: pass metadata.next_cursor as cursor.
    */
   fetch(
     request: FetchRequest,
@@ -7289,9 +7250,9 @@ export interface ArtifactServiceClient extends Client {
     callback: (error: ServiceError | null, response: FetchResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Browse the research artifacts of your organization, most recent first, optionally only those
-   * of a plan, of a kind, carrying every one of some tags, or stored since a time. Returns a page;
-   * pass nextCursor back (with the same filters) for the next one.
+   * Browse your organization's research artifacts, most recent first, optionally by plan, kind,
+   * tags (all of them) or time stored. Pass nextCursor back, with the same filters, for the next
+   * page.
    */
   listArtifacts(
     request: ListArtifactsRequest,
@@ -7328,9 +7289,8 @@ export interface ArtifactServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListTagsResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Add and remove tags of a research artifact (a tag in both lists is removed). Calling it
-   * again with the same lists changes nothing. search_sources filters by the new tags shortly
-   * after. Returns the artifact's tags as they now are.
+   * Add and remove tags of a research artifact (a tag in both lists is removed); repeating it
+   * changes nothing. Returns the artifact's tags.
    */
   updateArtifactTags(
     request: UpdateArtifactTagsRequest,
@@ -7428,12 +7388,9 @@ export interface ArtifactServiceClient extends Client {
     callback: (error: ServiceError | null, response: CheckExtractionTargetResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Delete a research artifact for good (for example to honour a data-retention request): its
-   * row, the extraction results made from it, and every chunk of it in the search indexes
-   * (search_sources stops finding it within seconds). Afterwards the ID behaves exactly like one
-   * that never existed. Deleting an ID that is already gone (or never existed) answers
-   * ARTIFACT_NOT_FOUND and changes nothing, so a retry is safe: ARTIFACT_NOT_FOUND after a retry
-   * means the first call deleted it.
+   * Delete a research artifact for good (e.g. for a data-retention request), with the extraction
+   * results made from it and its search entries. Its ID then behaves like one that never existed;
+   * ARTIFACT_NOT_FOUND on a retry means it was deleted.
    */
   deleteArtifact(
     request: DeleteArtifactRequest,
@@ -7451,10 +7408,8 @@ export interface ArtifactServiceClient extends Client {
     callback: (error: ServiceError | null, response: DeleteArtifactResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Delete a research output (deliverable) for good: its row and its text or document bytes, and
-   * every chunk of it in the search indexes. Afterwards the ID behaves exactly like one that
-   * never existed. Deleting an ID that is already gone (or never existed) answers
-   * OUTPUT_NOT_FOUND and changes nothing, so a retry is safe.
+   * Delete a deliverable for good, with its content and search entries. Its ID then behaves like
+   * one that never existed; OUTPUT_NOT_FOUND on a retry means it was deleted.
    */
   deleteResearchOutput(
     request: DeleteResearchOutputRequest,

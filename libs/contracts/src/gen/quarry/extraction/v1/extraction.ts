@@ -218,8 +218,8 @@ export interface ExtractDataRequest {
     | SourceLocation
     | undefined;
   /**
-   * Who fills the schema: "auto" (default), "client" (you, through submit_extraction) or
-   * "offline" (Quarry's rule-based extractor, no model).
+   * Who fills the schema: auto (default), client (you, with submit_extraction) or offline (rule-
+   * based, no model).
    */
   mode?:
     | ExtractionMode
@@ -1672,17 +1672,13 @@ export const SubmitExtractionResponse_FieldConfidencesEntry: MessageFns<
 export type ExtractionServiceService = typeof ExtractionServiceService;
 export const ExtractionServiceService = {
   /**
-   * Extract structured data from a text into the shape of a JSON Schema you give. Send the text
-   * itself (sourceText) or the ID of a stored research artifact (sourceArtifactId), and an
-   * object schema (properties with types, formats, enums; local $ref only; at most 64 KiB,
-   * nesting at most 32 deep). When a model runs on the server (or your client supports MCP
-   * sampling), the data comes back validated, every field scored by how well it is grounded in
-   * the source (an exact quote scores high; a value the text does not contain scores at most
-   * 0.1), and stored. Otherwise (status "awaiting_submission") YOU fill the schema: the answer
-   * holds a handle, the schema, the source and instructions; read the source, build the data
-   * and call submit_extraction with the handle — Quarry then validates, grounds, scores and
-   * stores it. mode "client" always asks you; mode "offline" uses Quarry's rule-based extractor
-   * (no model; good at identifiers, emails, dates and labelled numbers, weak at free prose).
+   * Extract structured data from a text (sourceText, or a stored artifact's sourceArtifactId) into
+   * the shape of a JSON object schema you give (local $ref only, at most 64 KiB). When a model runs
+   * on the server or through your client's sampling, the data comes back validated, stored, and
+   * every field scored by how well the source grounds it. Otherwise (status awaiting_submission)
+   * YOU fill the schema from the instructions returned and send it with submit_extraction. mode
+   * client always asks you; mode offline uses a rule-based extractor (good at identifiers, dates
+   * and labelled numbers, weak at prose).
    */
   extractData: {
     path: "/quarry.extraction.v1.ExtractionService/ExtractData" as const,
@@ -1694,14 +1690,11 @@ export const ExtractionServiceService = {
     responseDeserialize: (value: Buffer): ExtractDataResponse => ExtractDataResponse.decode(value),
   },
   /**
-   * Submit the data you extracted for a handle from extract_data (status
-   * "awaiting_submission"). Send the handle, your data (a JSON object valid against the
-   * schema), the same extractionSchema and, when extract_data got sourceText, the same
-   * sourceText. Quarry validates the data against the schema (a mismatch is an error naming
-   * the fields; nothing is stored), looks every value up in the source text (a value the text
-   * does not contain gets confidence at most 0.1), stores the result and answers like
-   * extract_data. Submitting the same handle again returns the same result without storing
-   * twice. A handle expires (see expiresAt) and works only for the token that asked for it.
+   * Submit the data you extracted for an extract_data handle (status awaiting_submission): the
+   * handle, your data, the same extractionSchema and, if extract_data got sourceText, the same
+   * sourceText. Quarry validates (a mismatch names the fields; nothing is stored), scores each
+   * value against the source, stores it and answers like extract_data. Resubmitting a handle
+   * returns the same result; a handle expires and works only for your token.
    */
   submitExtraction: {
     path: "/quarry.extraction.v1.ExtractionService/SubmitExtraction" as const,
@@ -1718,45 +1711,34 @@ export const ExtractionServiceService = {
 
 export interface ExtractionServiceServer extends UntypedServiceImplementation {
   /**
-   * Extract structured data from a text into the shape of a JSON Schema you give. Send the text
-   * itself (sourceText) or the ID of a stored research artifact (sourceArtifactId), and an
-   * object schema (properties with types, formats, enums; local $ref only; at most 64 KiB,
-   * nesting at most 32 deep). When a model runs on the server (or your client supports MCP
-   * sampling), the data comes back validated, every field scored by how well it is grounded in
-   * the source (an exact quote scores high; a value the text does not contain scores at most
-   * 0.1), and stored. Otherwise (status "awaiting_submission") YOU fill the schema: the answer
-   * holds a handle, the schema, the source and instructions; read the source, build the data
-   * and call submit_extraction with the handle — Quarry then validates, grounds, scores and
-   * stores it. mode "client" always asks you; mode "offline" uses Quarry's rule-based extractor
-   * (no model; good at identifiers, emails, dates and labelled numbers, weak at free prose).
+   * Extract structured data from a text (sourceText, or a stored artifact's sourceArtifactId) into
+   * the shape of a JSON object schema you give (local $ref only, at most 64 KiB). When a model runs
+   * on the server or through your client's sampling, the data comes back validated, stored, and
+   * every field scored by how well the source grounds it. Otherwise (status awaiting_submission)
+   * YOU fill the schema from the instructions returned and send it with submit_extraction. mode
+   * client always asks you; mode offline uses a rule-based extractor (good at identifiers, dates
+   * and labelled numbers, weak at prose).
    */
   extractData: handleUnaryCall<ExtractDataRequest, ExtractDataResponse>;
   /**
-   * Submit the data you extracted for a handle from extract_data (status
-   * "awaiting_submission"). Send the handle, your data (a JSON object valid against the
-   * schema), the same extractionSchema and, when extract_data got sourceText, the same
-   * sourceText. Quarry validates the data against the schema (a mismatch is an error naming
-   * the fields; nothing is stored), looks every value up in the source text (a value the text
-   * does not contain gets confidence at most 0.1), stores the result and answers like
-   * extract_data. Submitting the same handle again returns the same result without storing
-   * twice. A handle expires (see expiresAt) and works only for the token that asked for it.
+   * Submit the data you extracted for an extract_data handle (status awaiting_submission): the
+   * handle, your data, the same extractionSchema and, if extract_data got sourceText, the same
+   * sourceText. Quarry validates (a mismatch names the fields; nothing is stored), scores each
+   * value against the source, stores it and answers like extract_data. Resubmitting a handle
+   * returns the same result; a handle expires and works only for your token.
    */
   submitExtraction: handleUnaryCall<SubmitExtractionRequest, SubmitExtractionResponse>;
 }
 
 export interface ExtractionServiceClient extends Client {
   /**
-   * Extract structured data from a text into the shape of a JSON Schema you give. Send the text
-   * itself (sourceText) or the ID of a stored research artifact (sourceArtifactId), and an
-   * object schema (properties with types, formats, enums; local $ref only; at most 64 KiB,
-   * nesting at most 32 deep). When a model runs on the server (or your client supports MCP
-   * sampling), the data comes back validated, every field scored by how well it is grounded in
-   * the source (an exact quote scores high; a value the text does not contain scores at most
-   * 0.1), and stored. Otherwise (status "awaiting_submission") YOU fill the schema: the answer
-   * holds a handle, the schema, the source and instructions; read the source, build the data
-   * and call submit_extraction with the handle — Quarry then validates, grounds, scores and
-   * stores it. mode "client" always asks you; mode "offline" uses Quarry's rule-based extractor
-   * (no model; good at identifiers, emails, dates and labelled numbers, weak at free prose).
+   * Extract structured data from a text (sourceText, or a stored artifact's sourceArtifactId) into
+   * the shape of a JSON object schema you give (local $ref only, at most 64 KiB). When a model runs
+   * on the server or through your client's sampling, the data comes back validated, stored, and
+   * every field scored by how well the source grounds it. Otherwise (status awaiting_submission)
+   * YOU fill the schema from the instructions returned and send it with submit_extraction. mode
+   * client always asks you; mode offline uses a rule-based extractor (good at identifiers, dates
+   * and labelled numbers, weak at prose).
    */
   extractData(
     request: ExtractDataRequest,
@@ -1774,14 +1756,11 @@ export interface ExtractionServiceClient extends Client {
     callback: (error: ServiceError | null, response: ExtractDataResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Submit the data you extracted for a handle from extract_data (status
-   * "awaiting_submission"). Send the handle, your data (a JSON object valid against the
-   * schema), the same extractionSchema and, when extract_data got sourceText, the same
-   * sourceText. Quarry validates the data against the schema (a mismatch is an error naming
-   * the fields; nothing is stored), looks every value up in the source text (a value the text
-   * does not contain gets confidence at most 0.1), stores the result and answers like
-   * extract_data. Submitting the same handle again returns the same result without storing
-   * twice. A handle expires (see expiresAt) and works only for the token that asked for it.
+   * Submit the data you extracted for an extract_data handle (status awaiting_submission): the
+   * handle, your data, the same extractionSchema and, if extract_data got sourceText, the same
+   * sourceText. Quarry validates (a mismatch names the fields; nothing is stored), scores each
+   * value against the source, stores it and answers like extract_data. Resubmitting a handle
+   * returns the same result; a handle expires and works only for your token.
    */
   submitExtraction(
     request: SubmitExtractionRequest,

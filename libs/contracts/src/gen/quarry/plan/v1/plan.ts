@@ -775,8 +775,8 @@ export interface NewPlanStep {
   /** The kind of work the step asks for. */
   stepType: StepType;
   /**
-   * What to do in this step, written for the agent that will carry it out: the goal, what to
-   * look at, and what the result should contain.
+   * What to do, written for whoever carries it out: the goal, where to look, what the result must
+   * contain.
    */
   instructions: string;
 }
@@ -896,10 +896,7 @@ export interface CreateResearchPlanRequest {
    * Each refers to steps by their order in `steps`.
    */
   branchingConditions: BranchingCondition[];
-  /**
-   * Your client session ID: links the plan to the skill execution logged in this session and
-   * is recorded in the audit log.
-   */
+  /** Your client session ID: links the plan to the skill execution of this session. */
   sessionId?:
     | string
     | undefined;
@@ -908,8 +905,8 @@ export interface CreateResearchPlanRequest {
     | string
     | undefined;
   /**
-   * How the final deliverable should be formatted, as the user asked for this research (e.g.
-   * "a one-page summary table first"). Returned with plan_complete by get_next_step.
+   * How the user wants the deliverable formatted (e.g. "a one-page summary table first"); returned
+   * with plan_complete.
    */
   outputFormattingNotes?: string | undefined;
 }
@@ -941,8 +938,8 @@ export interface GetPlanStatusRequest {
   /** The research plan ID. */
   planId: string;
   /**
-   * Wait up to this many seconds (0–60) for the plan to change before answering; the answer
-   * comes as soon as it changes. Omit or 0 to answer at once.
+   * Wait up to this many seconds (0–60) for the plan to change; the answer comes as soon as it
+   * does. Omit to answer at once.
    */
   waitSeconds?: number | undefined;
 }
@@ -987,10 +984,7 @@ export interface AddedStep {
   stepType: StepType;
   /** What to do in this step. */
   instructions: string;
-  /**
-   * Insert the step after the step that has this order now (before the change); 0 inserts it
-   * first. Omit to append it at the end. Steps added after the same order keep the order given.
-   */
+  /** Insert after the step with this order now; 0 inserts it first. Omit to append at the end. */
   insertAfterOrder?: number | undefined;
 }
 
@@ -1156,8 +1150,8 @@ export interface SubmitStepResultRequest {
   /** The step you worked on (from get_next_step); it must be in progress or pending. */
   stepId: string;
   /**
-   * What the step produced, as a JSON object: findings, sources, data. Branching conditions
-   * read paths in it (e.g. `result.sources.count`), so keep the shape the instructions ask for.
+   * What the step produced (a JSON object): findings, sources, data, in the shape the instructions
+   * ask for (branching conditions read paths in it, e.g. `result.sources.count`).
    */
   result?:
     | { [key: string]: unknown }
@@ -1167,17 +1161,15 @@ export interface SubmitStepResultRequest {
     | number
     | undefined;
   /**
-   * How the step went, as a JSON object: your thinking, the web searches and fetches you made,
-   * the tool calls, what you could not do, and anything the next steps should know (e.g.
-   * {"thinking": "…", "webSearches": [{"query": "…"}], "toolCalls": [{"tool": "…"}]}). At most
-   * 64 KB once serialized.
+   * How the step went (a JSON object, at most 64 KB): your thinking, searches and tool calls, what
+   * you could not do, notes for later steps.
    */
   stepExecutionReport?:
     | { [key: string]: unknown }
     | undefined;
   /**
-   * Formatting advice for the final deliverable that this step revealed (e.g. "the comparison
-   * works best as a table"); returned with plan_complete by get_next_step.
+   * Formatting advice for the deliverable that this step revealed (e.g. "best as a table");
+   * returned with plan_complete.
    */
   outputFormattingNotes?:
     | string
@@ -1186,10 +1178,7 @@ export interface SubmitStepResultRequest {
   sessionId?:
     | string
     | undefined;
-  /**
-   * Any unique string (e.g. a UUID) identifying this submission: a retry with the same key
-   * returns the first answer and changes nothing.
-   */
+  /** A unique string for this submission: a retry with the same key changes nothing. */
   idempotencyKey?: string | undefined;
 }
 
@@ -1564,10 +1553,7 @@ export interface DeletePlanResponse {
 }
 
 export interface ListPlansRequest {
-  /**
-   * Only plans with this status (as stored; planning, executing, awaiting_review, stalled,
-   * completed, failed or cancelled). Omit for every status.
-   */
+  /** Only plans with this status; omit for every status. */
   status?:
     | PlanStatus
     | undefined;
@@ -9549,16 +9535,10 @@ export const CancelPlanResponse: MessageFns<CancelPlanResponse> = {
 export type PlanServiceService = typeof PlanServiceService;
 export const PlanServiceService = {
   /**
-   * Create a research plan: an ordered list of steps that you (or other agents) will then work
-   * through with get_next_step and submit_step_result. Call this once you have agreed the
-   * research question and approach with the user.
-   *
-   * Steps are numbered 1..n in the order given. Optional branching conditions are checked when
-   * the step they follow completes (for example "if confidence < 0.7 after step 2, skip to step
-   * 5"); a condition that references a step order that does not exist, or whose expression does
-   * not parse, rejects the whole plan. Passing your sessionId links the plan to the skill
-   * execution you logged with log_skill_execution in the same session. Returns the new plan's ID
-   * and its first step.
+   * Create a research plan once the question and approach are agreed with the user: ordered steps
+   * (numbered 1..n) that you then work through with get_next_step and submit_step_result. Branching
+   * conditions are checked when their step completes (e.g. skip ahead when confidence is high); an
+   * invalid one rejects the whole plan. Returns the plan ID and its first step.
    */
   createResearchPlan: {
     path: "/quarry.plan.v1.PlanService/CreateResearchPlan" as const,
@@ -9572,12 +9552,8 @@ export const PlanServiceService = {
     responseDeserialize: (value: Buffer): CreateResearchPlanResponse => CreateResearchPlanResponse.decode(value),
   },
   /**
-   * Show where a research plan stands: its status, progress (percentage of steps completed or
-   * skipped), whether it is stalled (a step has been in progress for more than 30 minutes), the
-   * step being worked on, and the finished and pending steps.
-   *
-   * To wait for another agent or the user instead of polling, pass waitSeconds (up to 60): the
-   * call returns as soon as the plan changes, or with the unchanged status when the time is up.
+   * A plan's status, progress, whether it is stalled, the current step, and the finished and
+   * pending steps. To wait for a change instead of polling, pass waitSeconds (up to 60).
    */
   getPlanStatus: {
     path: "/quarry.plan.v1.PlanService/GetPlanStatus" as const,
@@ -9590,24 +9566,20 @@ export const PlanServiceService = {
     responseDeserialize: (value: Buffer): GetPlanStatusResponse => GetPlanStatusResponse.decode(value),
   },
   /**
-   * Change a plan that is still planning or executing (fail_step also works on a stalled plan:
-   * giving up on the stuck step gets it going again). Choose one action and send the fields
-   * that action needs (each field says which action it belongs to):
+   * Change a plan that is planning or executing (fail_step also a stalled one). Choose one action
+   * and send its fields:
    *
-   * add_steps: `steps`, the new steps, each inserted after its `insertAfterOrder` (or appended
-   * at the end); later steps move down.
+   * add_steps: `steps`, each inserted after its insertAfterOrder (or at the end).
    *
-   * remove_step: `stepId`, a step that is still pending; later steps move up.
+   * remove_step: `stepId` of a pending step.
    *
-   * reorder_steps: `stepOrder`, every step ID of the plan, each once, in the new order.
+   * reorder_steps: `stepOrder`, every step ID once, in the new order.
    *
    * update_step_instructions: `stepId` and `updatedInstructions`.
    *
-   * fail_step: `stepId` and optionally `reason`; the step (pending or in progress) is marked
-   * failed and the plan carries on with the next step.
+   * fail_step: `stepId` (pending or in progress) and optionally `reason`; the plan carries on.
    *
-   * Branching conditions stay attached to the same steps when orders change. Add a
-   * modificationRationale so the audit log says why. Returns the plan's steps after the change.
+   * Branching conditions stay with their steps. Returns the plan's steps after the change.
    */
   modifyPlan: {
     path: "/quarry.plan.v1.PlanService/ModifyPlan" as const,
@@ -9619,10 +9591,8 @@ export const PlanServiceService = {
     responseDeserialize: (value: Buffer): ModifyPlanResponse => ModifyPlanResponse.decode(value),
   },
   /**
-   * List your organization's research plans that are not finished (not completed, failed or
-   * cancelled) and not archived, most recently updated first. Use it to find a plan to resume. Every active plan
-   * is returned unless you ask for a page: send limit (and then the returned nextCursor as
-   * cursor) to page through them.
+   * Your organization's unfinished, unarchived plans, most recently updated first: use it to find a
+   * plan to resume. All of them unless you send limit (then page with nextCursor).
    */
   listActivePlans: {
     path: "/quarry.plan.v1.PlanService/ListActivePlans" as const,
@@ -9636,15 +9606,11 @@ export const PlanServiceService = {
     responseDeserialize: (value: Buffer): ListActivePlansResponse => ListActivePlansResponse.decode(value),
   },
   /**
-   * Claim the next step of a plan to work on: the first pending step moves to in_progress and
-   * is yours (two agents calling at the same moment never get the same step). Do the work the
-   * instructions describe, then report it with submit_step_result.
-   *
-   * Check `status` first: next_step (work on `step`); plan_complete (every step is done: write
-   * the deliverable using outputMediaType and the formatting instructions and notes returned
-   * with it); plan_failed (the plan failed or was cancelled: stop); awaiting_review (the user must decide with
-   * submit_user_decision before work continues); no_pending_steps (nothing to claim now because
-   * the remaining steps are in progress elsewhere: wait with get_plan_status and try again).
+   * Claim the next pending step of a plan (it becomes yours, in_progress), do the work, then report
+   * it with submit_step_result. Check `status`: next_step (work on `step`); plan_complete (write
+   * the deliverable using outputMediaType and the formatting notes returned); plan_failed (stop);
+   * awaiting_review (the user must decide with submit_user_decision first); no_pending_steps
+   * (others hold the remaining steps: wait with get_plan_status, then retry).
    */
   getNextStep: {
     path: "/quarry.plan.v1.PlanService/GetNextStep" as const,
@@ -9656,13 +9622,9 @@ export const PlanServiceService = {
     responseDeserialize: (value: Buffer): GetNextStepResponse => GetNextStepResponse.decode(value),
   },
   /**
-   * Report the result of a step you worked on: stores the result, completes the step and
-   * applies the plan's branching conditions for it (which may skip later steps or fail the
-   * plan). A step that is still pending is accepted too (it is started and completed at once).
-   * Then call get_next_step for the next step.
-   *
-   * Send an idempotencyKey when you might retry (for example after a timeout): a retry with the
-   * same key returns the first answer and changes nothing.
+   * Report the result of a step you worked on: completes it and applies its branching conditions;
+   * then call get_next_step. A pending step is accepted too. Send an idempotencyKey when you might
+   * retry.
    */
   submitStepResult: {
     path: "/quarry.plan.v1.PlanService/SubmitStepResult" as const,
@@ -9676,10 +9638,8 @@ export const PlanServiceService = {
     responseDeserialize: (value: Buffer): SubmitStepResultResponse => SubmitStepResultResponse.decode(value),
   },
   /**
-   * Get what you need to work on a step: the step itself, short summaries of the results of
-   * earlier steps (by default every completed step before it; or exactly the steps you name in
-   * priorStepIds), and the research artifacts stored for the plan. Use it before starting a
-   * step that builds on earlier work.
+   * What you need to work on a step: the step, summaries of earlier results (every completed step
+   * before it, or those in priorStepIds) and the plan's artifacts.
    */
   getStepContext: {
     path: "/quarry.plan.v1.PlanService/GetStepContext" as const,
@@ -9693,10 +9653,9 @@ export const PlanServiceService = {
     responseDeserialize: (value: Buffer): GetStepContextResponse => GetStepContextResponse.decode(value),
   },
   /**
-   * Ask the user to review a step before the plan goes on, for example at a checkpoint step or
-   * when a result needs a human judgement. The step waits (awaiting_input) and the plan pauses
-   * (awaiting_review) until the user's decision is submitted with submit_user_decision. Show
-   * the user your summary and questions and ask for their decision.
+   * Ask the user to review a step (e.g. a checkpoint) before the plan goes on: the plan pauses
+   * until submit_user_decision. Show the user your summary and questions and ask for their
+   * decision.
    */
   requestUserReview: {
     path: "/quarry.plan.v1.PlanService/RequestUserReview" as const,
@@ -9710,11 +9669,9 @@ export const PlanServiceService = {
     responseDeserialize: (value: Buffer): RequestUserReviewResponse => RequestUserReviewResponse.decode(value),
   },
   /**
-   * Record the user's decision on a step that is awaiting review (see request_user_review).
-   * approve: the step is completed and the plan continues. reject: the step fails and the whole
-   * plan fails. modify: the step goes back to in progress with the user's feedback appended to
-   * its instructions; redo it and submit its result again. skip: the step is skipped and the
-   * plan continues. Only submit what the user actually decided.
+   * Record the user's decision on a step awaiting review. approve: the step completes. reject: the
+   * step and the plan fail. modify: the step goes back to in progress with the feedback added to
+   * its instructions; redo it. skip: the step is skipped. Only submit what the user decided.
    */
   submitUserDecision: {
     path: "/quarry.plan.v1.PlanService/SubmitUserDecision" as const,
@@ -9728,11 +9685,10 @@ export const PlanServiceService = {
     responseDeserialize: (value: Buffer): SubmitUserDecisionResponse => SubmitUserDecisionResponse.decode(value),
   },
   /**
-   * Load everything about a plan to resume work on it, for example in a new conversation: the
-   * plan, every step with its result, the plan's artifacts, the 20 most recent audit events,
-   * the linked skill execution and the output preferences for the deliverable. Pass your
-   * sessionId so the audit log records that this session resumed the plan (that is the one
-   * thing this tool writes; without a sessionId it changes nothing).
+   * Load everything to resume a plan, e.g. in a new conversation: the plan, every step with its
+   * result, its artifacts, the 20 latest audit events, the linked skill execution and the output
+   * preferences. With a sessionId it records that this session resumed the plan (the only thing it
+   * writes).
    */
   getResearchContext: {
     path: "/quarry.plan.v1.PlanService/GetResearchContext" as const,
@@ -9746,11 +9702,10 @@ export const PlanServiceService = {
     responseDeserialize: (value: Buffer): GetResearchContextResponse => GetResearchContextResponse.decode(value),
   },
   /**
-   * Track a run of a research skill (research, research-scan or research-deep). Call it without
-   * executionId when the skill starts: a new execution is created and its executionId returned.
-   * Call it again with that executionId as the run progresses and when it ends (completed or
-   * failed, with errorMessage): the status is updated, metadata is merged into what is stored
-   * (top-level keys replaced), and the duration is computed when it ends.
+   * Track a run of a research skill (research, research-scan or research-deep): call it without
+   * executionId when the run starts (an executionId is returned), then with it as the run
+   * progresses and when it ends (completed, or failed with errorMessage). Metadata is merged by
+   * top-level key.
    */
   logSkillExecution: {
     path: "/quarry.plan.v1.PlanService/LogSkillExecution" as const,
@@ -9781,10 +9736,9 @@ export const PlanServiceService = {
       SubmitResearchFeedbackResponse.decode(value),
   },
   /**
-   * Find research plans in any state, finished ones included, most recently updated first: filter
-   * by status, by words in the name or research question (query), or by last change
-   * (updatedSince). Archived plans are left out unless you pass includeArchived. Pages of 20 by
-   * default: pass the returned nextCursor as cursor (with the same filters) for the next page.
+   * Find plans in any state, most recently updated first, by status, words in the name or question
+   * (query) or last change (updatedSince); archived ones only with includeArchived. Pages of 20:
+   * pass nextCursor back as cursor with the same filters.
    */
   listPlans: {
     path: "/quarry.plan.v1.PlanService/ListPlans" as const,
@@ -9796,10 +9750,8 @@ export const PlanServiceService = {
     responseDeserialize: (value: Buffer): ListPlansResponse => ListPlansResponse.decode(value),
   },
   /**
-   * Archive a plan the user no longer wants to see in active lists: it disappears from
-   * list_active_plans and from list_plans (unless includeArchived), but keeps its status, steps,
-   * results and artifacts, stays readable by ID and searchable, and can be restored with
-   * unarchive_plan. Archiving an archived plan changes nothing.
+   * Hide a plan from list_active_plans and list_plans (unless includeArchived). It keeps
+   * everything, stays readable and searchable, and unarchive_plan restores it.
    */
   archivePlan: {
     path: "/quarry.plan.v1.PlanService/ArchivePlan" as const,
@@ -9825,12 +9777,9 @@ export const PlanServiceService = {
     responseDeserialize: (value: Buffer): UnarchivePlanResponse => UnarchivePlanResponse.decode(value),
   },
   /**
-   * Cancel a plan that is not finished, when the user decides to stop the research: the plan
-   * becomes cancelled for good, with your reason in its audit log. No more steps are handed out
-   * (get_next_step answers plan_failed) and results, reviews and plan changes are refused; the
-   * plan and what it produced stay readable. Only do this when the user asked for it. Cancelling
-   * a cancelled plan again returns the same answer; a completed or failed plan cannot be
-   * cancelled.
+   * Stop an unfinished plan for good when the user asks: it becomes cancelled, with your reason in
+   * the audit log. No more steps are handed out and nothing more can be submitted; what it produced
+   * stays readable. Repeating it is harmless.
    */
   cancelPlan: {
     path: "/quarry.plan.v1.PlanService/CancelPlan" as const,
@@ -9859,14 +9808,10 @@ export const PlanServiceService = {
     responseDeserialize: (value: Buffer): ResolvePlanReferenceResponse => ResolvePlanReferenceResponse.decode(value),
   },
   /**
-   * Delete a research plan for good, with everything it produced (for example to honour a
-   * data-retention request): its steps, results, reviews, feedback and audit trail, its link
-   * from skill executions, and its artifacts, outputs and extraction results with every chunk of
-   * them in the search indexes. Only a content-free record that a plan was deleted is kept.
-   * Afterwards the plan ID behaves exactly like one that never existed. Deleting a plan that is
-   * already gone (or never existed) answers PLAN_NOT_FOUND and changes nothing, so a retry is
-   * safe: PLAN_NOT_FOUND after a retry means the first call deleted it. Ask the user before
-   * calling it: it cannot be undone.
+   * Delete a plan for good with everything it produced (steps, results, reviews, audit trail,
+   * artifacts, outputs, extractions, their search entries), e.g. for a data-retention request. Its
+   * ID then behaves like one that never existed; PLAN_NOT_FOUND on a retry means it was deleted. It
+   * cannot be undone: ask the user first.
    */
   deletePlan: {
     path: "/quarry.plan.v1.PlanService/DeletePlan" as const,
@@ -9881,113 +9826,82 @@ export const PlanServiceService = {
 
 export interface PlanServiceServer extends UntypedServiceImplementation {
   /**
-   * Create a research plan: an ordered list of steps that you (or other agents) will then work
-   * through with get_next_step and submit_step_result. Call this once you have agreed the
-   * research question and approach with the user.
-   *
-   * Steps are numbered 1..n in the order given. Optional branching conditions are checked when
-   * the step they follow completes (for example "if confidence < 0.7 after step 2, skip to step
-   * 5"); a condition that references a step order that does not exist, or whose expression does
-   * not parse, rejects the whole plan. Passing your sessionId links the plan to the skill
-   * execution you logged with log_skill_execution in the same session. Returns the new plan's ID
-   * and its first step.
+   * Create a research plan once the question and approach are agreed with the user: ordered steps
+   * (numbered 1..n) that you then work through with get_next_step and submit_step_result. Branching
+   * conditions are checked when their step completes (e.g. skip ahead when confidence is high); an
+   * invalid one rejects the whole plan. Returns the plan ID and its first step.
    */
   createResearchPlan: handleUnaryCall<CreateResearchPlanRequest, CreateResearchPlanResponse>;
   /**
-   * Show where a research plan stands: its status, progress (percentage of steps completed or
-   * skipped), whether it is stalled (a step has been in progress for more than 30 minutes), the
-   * step being worked on, and the finished and pending steps.
-   *
-   * To wait for another agent or the user instead of polling, pass waitSeconds (up to 60): the
-   * call returns as soon as the plan changes, or with the unchanged status when the time is up.
+   * A plan's status, progress, whether it is stalled, the current step, and the finished and
+   * pending steps. To wait for a change instead of polling, pass waitSeconds (up to 60).
    */
   getPlanStatus: handleUnaryCall<GetPlanStatusRequest, GetPlanStatusResponse>;
   /**
-   * Change a plan that is still planning or executing (fail_step also works on a stalled plan:
-   * giving up on the stuck step gets it going again). Choose one action and send the fields
-   * that action needs (each field says which action it belongs to):
+   * Change a plan that is planning or executing (fail_step also a stalled one). Choose one action
+   * and send its fields:
    *
-   * add_steps: `steps`, the new steps, each inserted after its `insertAfterOrder` (or appended
-   * at the end); later steps move down.
+   * add_steps: `steps`, each inserted after its insertAfterOrder (or at the end).
    *
-   * remove_step: `stepId`, a step that is still pending; later steps move up.
+   * remove_step: `stepId` of a pending step.
    *
-   * reorder_steps: `stepOrder`, every step ID of the plan, each once, in the new order.
+   * reorder_steps: `stepOrder`, every step ID once, in the new order.
    *
    * update_step_instructions: `stepId` and `updatedInstructions`.
    *
-   * fail_step: `stepId` and optionally `reason`; the step (pending or in progress) is marked
-   * failed and the plan carries on with the next step.
+   * fail_step: `stepId` (pending or in progress) and optionally `reason`; the plan carries on.
    *
-   * Branching conditions stay attached to the same steps when orders change. Add a
-   * modificationRationale so the audit log says why. Returns the plan's steps after the change.
+   * Branching conditions stay with their steps. Returns the plan's steps after the change.
    */
   modifyPlan: handleUnaryCall<ModifyPlanRequest, ModifyPlanResponse>;
   /**
-   * List your organization's research plans that are not finished (not completed, failed or
-   * cancelled) and not archived, most recently updated first. Use it to find a plan to resume. Every active plan
-   * is returned unless you ask for a page: send limit (and then the returned nextCursor as
-   * cursor) to page through them.
+   * Your organization's unfinished, unarchived plans, most recently updated first: use it to find a
+   * plan to resume. All of them unless you send limit (then page with nextCursor).
    */
   listActivePlans: handleUnaryCall<ListActivePlansRequest, ListActivePlansResponse>;
   /**
-   * Claim the next step of a plan to work on: the first pending step moves to in_progress and
-   * is yours (two agents calling at the same moment never get the same step). Do the work the
-   * instructions describe, then report it with submit_step_result.
-   *
-   * Check `status` first: next_step (work on `step`); plan_complete (every step is done: write
-   * the deliverable using outputMediaType and the formatting instructions and notes returned
-   * with it); plan_failed (the plan failed or was cancelled: stop); awaiting_review (the user must decide with
-   * submit_user_decision before work continues); no_pending_steps (nothing to claim now because
-   * the remaining steps are in progress elsewhere: wait with get_plan_status and try again).
+   * Claim the next pending step of a plan (it becomes yours, in_progress), do the work, then report
+   * it with submit_step_result. Check `status`: next_step (work on `step`); plan_complete (write
+   * the deliverable using outputMediaType and the formatting notes returned); plan_failed (stop);
+   * awaiting_review (the user must decide with submit_user_decision first); no_pending_steps
+   * (others hold the remaining steps: wait with get_plan_status, then retry).
    */
   getNextStep: handleUnaryCall<GetNextStepRequest, GetNextStepResponse>;
   /**
-   * Report the result of a step you worked on: stores the result, completes the step and
-   * applies the plan's branching conditions for it (which may skip later steps or fail the
-   * plan). A step that is still pending is accepted too (it is started and completed at once).
-   * Then call get_next_step for the next step.
-   *
-   * Send an idempotencyKey when you might retry (for example after a timeout): a retry with the
-   * same key returns the first answer and changes nothing.
+   * Report the result of a step you worked on: completes it and applies its branching conditions;
+   * then call get_next_step. A pending step is accepted too. Send an idempotencyKey when you might
+   * retry.
    */
   submitStepResult: handleUnaryCall<SubmitStepResultRequest, SubmitStepResultResponse>;
   /**
-   * Get what you need to work on a step: the step itself, short summaries of the results of
-   * earlier steps (by default every completed step before it; or exactly the steps you name in
-   * priorStepIds), and the research artifacts stored for the plan. Use it before starting a
-   * step that builds on earlier work.
+   * What you need to work on a step: the step, summaries of earlier results (every completed step
+   * before it, or those in priorStepIds) and the plan's artifacts.
    */
   getStepContext: handleUnaryCall<GetStepContextRequest, GetStepContextResponse>;
   /**
-   * Ask the user to review a step before the plan goes on, for example at a checkpoint step or
-   * when a result needs a human judgement. The step waits (awaiting_input) and the plan pauses
-   * (awaiting_review) until the user's decision is submitted with submit_user_decision. Show
-   * the user your summary and questions and ask for their decision.
+   * Ask the user to review a step (e.g. a checkpoint) before the plan goes on: the plan pauses
+   * until submit_user_decision. Show the user your summary and questions and ask for their
+   * decision.
    */
   requestUserReview: handleUnaryCall<RequestUserReviewRequest, RequestUserReviewResponse>;
   /**
-   * Record the user's decision on a step that is awaiting review (see request_user_review).
-   * approve: the step is completed and the plan continues. reject: the step fails and the whole
-   * plan fails. modify: the step goes back to in progress with the user's feedback appended to
-   * its instructions; redo it and submit its result again. skip: the step is skipped and the
-   * plan continues. Only submit what the user actually decided.
+   * Record the user's decision on a step awaiting review. approve: the step completes. reject: the
+   * step and the plan fail. modify: the step goes back to in progress with the feedback added to
+   * its instructions; redo it. skip: the step is skipped. Only submit what the user decided.
    */
   submitUserDecision: handleUnaryCall<SubmitUserDecisionRequest, SubmitUserDecisionResponse>;
   /**
-   * Load everything about a plan to resume work on it, for example in a new conversation: the
-   * plan, every step with its result, the plan's artifacts, the 20 most recent audit events,
-   * the linked skill execution and the output preferences for the deliverable. Pass your
-   * sessionId so the audit log records that this session resumed the plan (that is the one
-   * thing this tool writes; without a sessionId it changes nothing).
+   * Load everything to resume a plan, e.g. in a new conversation: the plan, every step with its
+   * result, its artifacts, the 20 latest audit events, the linked skill execution and the output
+   * preferences. With a sessionId it records that this session resumed the plan (the only thing it
+   * writes).
    */
   getResearchContext: handleUnaryCall<GetResearchContextRequest, GetResearchContextResponse>;
   /**
-   * Track a run of a research skill (research, research-scan or research-deep). Call it without
-   * executionId when the skill starts: a new execution is created and its executionId returned.
-   * Call it again with that executionId as the run progresses and when it ends (completed or
-   * failed, with errorMessage): the status is updated, metadata is merged into what is stored
-   * (top-level keys replaced), and the duration is computed when it ends.
+   * Track a run of a research skill (research, research-scan or research-deep): call it without
+   * executionId when the run starts (an executionId is returned), then with it as the run
+   * progresses and when it ends (completed, or failed with errorMessage). Metadata is merged by
+   * top-level key.
    */
   logSkillExecution: handleUnaryCall<LogSkillExecutionRequest, LogSkillExecutionResponse>;
   /**
@@ -9997,17 +9911,14 @@ export interface PlanServiceServer extends UntypedServiceImplementation {
    */
   submitResearchFeedback: handleUnaryCall<SubmitResearchFeedbackRequest, SubmitResearchFeedbackResponse>;
   /**
-   * Find research plans in any state, finished ones included, most recently updated first: filter
-   * by status, by words in the name or research question (query), or by last change
-   * (updatedSince). Archived plans are left out unless you pass includeArchived. Pages of 20 by
-   * default: pass the returned nextCursor as cursor (with the same filters) for the next page.
+   * Find plans in any state, most recently updated first, by status, words in the name or question
+   * (query) or last change (updatedSince); archived ones only with includeArchived. Pages of 20:
+   * pass nextCursor back as cursor with the same filters.
    */
   listPlans: handleUnaryCall<ListPlansRequest, ListPlansResponse>;
   /**
-   * Archive a plan the user no longer wants to see in active lists: it disappears from
-   * list_active_plans and from list_plans (unless includeArchived), but keeps its status, steps,
-   * results and artifacts, stays readable by ID and searchable, and can be restored with
-   * unarchive_plan. Archiving an archived plan changes nothing.
+   * Hide a plan from list_active_plans and list_plans (unless includeArchived). It keeps
+   * everything, stays readable and searchable, and unarchive_plan restores it.
    */
   archivePlan: handleUnaryCall<ArchivePlanRequest, ArchivePlanResponse>;
   /**
@@ -10016,12 +9927,9 @@ export interface PlanServiceServer extends UntypedServiceImplementation {
    */
   unarchivePlan: handleUnaryCall<UnarchivePlanRequest, UnarchivePlanResponse>;
   /**
-   * Cancel a plan that is not finished, when the user decides to stop the research: the plan
-   * becomes cancelled for good, with your reason in its audit log. No more steps are handed out
-   * (get_next_step answers plan_failed) and results, reviews and plan changes are refused; the
-   * plan and what it produced stay readable. Only do this when the user asked for it. Cancelling
-   * a cancelled plan again returns the same answer; a completed or failed plan cannot be
-   * cancelled.
+   * Stop an unfinished plan for good when the user asks: it becomes cancelled, with your reason in
+   * the audit log. No more steps are handed out and nothing more can be submitted; what it produced
+   * stays readable. Repeating it is harmless.
    */
   cancelPlan: handleUnaryCall<CancelPlanRequest, CancelPlanResponse>;
   /**
@@ -10032,30 +9940,20 @@ export interface PlanServiceServer extends UntypedServiceImplementation {
    */
   resolvePlanReference: handleUnaryCall<ResolvePlanReferenceRequest, ResolvePlanReferenceResponse>;
   /**
-   * Delete a research plan for good, with everything it produced (for example to honour a
-   * data-retention request): its steps, results, reviews, feedback and audit trail, its link
-   * from skill executions, and its artifacts, outputs and extraction results with every chunk of
-   * them in the search indexes. Only a content-free record that a plan was deleted is kept.
-   * Afterwards the plan ID behaves exactly like one that never existed. Deleting a plan that is
-   * already gone (or never existed) answers PLAN_NOT_FOUND and changes nothing, so a retry is
-   * safe: PLAN_NOT_FOUND after a retry means the first call deleted it. Ask the user before
-   * calling it: it cannot be undone.
+   * Delete a plan for good with everything it produced (steps, results, reviews, audit trail,
+   * artifacts, outputs, extractions, their search entries), e.g. for a data-retention request. Its
+   * ID then behaves like one that never existed; PLAN_NOT_FOUND on a retry means it was deleted. It
+   * cannot be undone: ask the user first.
    */
   deletePlan: handleUnaryCall<DeletePlanRequest, DeletePlanResponse>;
 }
 
 export interface PlanServiceClient extends Client {
   /**
-   * Create a research plan: an ordered list of steps that you (or other agents) will then work
-   * through with get_next_step and submit_step_result. Call this once you have agreed the
-   * research question and approach with the user.
-   *
-   * Steps are numbered 1..n in the order given. Optional branching conditions are checked when
-   * the step they follow completes (for example "if confidence < 0.7 after step 2, skip to step
-   * 5"); a condition that references a step order that does not exist, or whose expression does
-   * not parse, rejects the whole plan. Passing your sessionId links the plan to the skill
-   * execution you logged with log_skill_execution in the same session. Returns the new plan's ID
-   * and its first step.
+   * Create a research plan once the question and approach are agreed with the user: ordered steps
+   * (numbered 1..n) that you then work through with get_next_step and submit_step_result. Branching
+   * conditions are checked when their step completes (e.g. skip ahead when confidence is high); an
+   * invalid one rejects the whole plan. Returns the plan ID and its first step.
    */
   createResearchPlan(
     request: CreateResearchPlanRequest,
@@ -10073,12 +9971,8 @@ export interface PlanServiceClient extends Client {
     callback: (error: ServiceError | null, response: CreateResearchPlanResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Show where a research plan stands: its status, progress (percentage of steps completed or
-   * skipped), whether it is stalled (a step has been in progress for more than 30 minutes), the
-   * step being worked on, and the finished and pending steps.
-   *
-   * To wait for another agent or the user instead of polling, pass waitSeconds (up to 60): the
-   * call returns as soon as the plan changes, or with the unchanged status when the time is up.
+   * A plan's status, progress, whether it is stalled, the current step, and the finished and
+   * pending steps. To wait for a change instead of polling, pass waitSeconds (up to 60).
    */
   getPlanStatus(
     request: GetPlanStatusRequest,
@@ -10096,24 +9990,20 @@ export interface PlanServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetPlanStatusResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Change a plan that is still planning or executing (fail_step also works on a stalled plan:
-   * giving up on the stuck step gets it going again). Choose one action and send the fields
-   * that action needs (each field says which action it belongs to):
+   * Change a plan that is planning or executing (fail_step also a stalled one). Choose one action
+   * and send its fields:
    *
-   * add_steps: `steps`, the new steps, each inserted after its `insertAfterOrder` (or appended
-   * at the end); later steps move down.
+   * add_steps: `steps`, each inserted after its insertAfterOrder (or at the end).
    *
-   * remove_step: `stepId`, a step that is still pending; later steps move up.
+   * remove_step: `stepId` of a pending step.
    *
-   * reorder_steps: `stepOrder`, every step ID of the plan, each once, in the new order.
+   * reorder_steps: `stepOrder`, every step ID once, in the new order.
    *
    * update_step_instructions: `stepId` and `updatedInstructions`.
    *
-   * fail_step: `stepId` and optionally `reason`; the step (pending or in progress) is marked
-   * failed and the plan carries on with the next step.
+   * fail_step: `stepId` (pending or in progress) and optionally `reason`; the plan carries on.
    *
-   * Branching conditions stay attached to the same steps when orders change. Add a
-   * modificationRationale so the audit log says why. Returns the plan's steps after the change.
+   * Branching conditions stay with their steps. Returns the plan's steps after the change.
    */
   modifyPlan(
     request: ModifyPlanRequest,
@@ -10131,10 +10021,8 @@ export interface PlanServiceClient extends Client {
     callback: (error: ServiceError | null, response: ModifyPlanResponse) => void,
   ): ClientUnaryCall;
   /**
-   * List your organization's research plans that are not finished (not completed, failed or
-   * cancelled) and not archived, most recently updated first. Use it to find a plan to resume. Every active plan
-   * is returned unless you ask for a page: send limit (and then the returned nextCursor as
-   * cursor) to page through them.
+   * Your organization's unfinished, unarchived plans, most recently updated first: use it to find a
+   * plan to resume. All of them unless you send limit (then page with nextCursor).
    */
   listActivePlans(
     request: ListActivePlansRequest,
@@ -10152,15 +10040,11 @@ export interface PlanServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListActivePlansResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Claim the next step of a plan to work on: the first pending step moves to in_progress and
-   * is yours (two agents calling at the same moment never get the same step). Do the work the
-   * instructions describe, then report it with submit_step_result.
-   *
-   * Check `status` first: next_step (work on `step`); plan_complete (every step is done: write
-   * the deliverable using outputMediaType and the formatting instructions and notes returned
-   * with it); plan_failed (the plan failed or was cancelled: stop); awaiting_review (the user must decide with
-   * submit_user_decision before work continues); no_pending_steps (nothing to claim now because
-   * the remaining steps are in progress elsewhere: wait with get_plan_status and try again).
+   * Claim the next pending step of a plan (it becomes yours, in_progress), do the work, then report
+   * it with submit_step_result. Check `status`: next_step (work on `step`); plan_complete (write
+   * the deliverable using outputMediaType and the formatting notes returned); plan_failed (stop);
+   * awaiting_review (the user must decide with submit_user_decision first); no_pending_steps
+   * (others hold the remaining steps: wait with get_plan_status, then retry).
    */
   getNextStep(
     request: GetNextStepRequest,
@@ -10178,13 +10062,9 @@ export interface PlanServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetNextStepResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Report the result of a step you worked on: stores the result, completes the step and
-   * applies the plan's branching conditions for it (which may skip later steps or fail the
-   * plan). A step that is still pending is accepted too (it is started and completed at once).
-   * Then call get_next_step for the next step.
-   *
-   * Send an idempotencyKey when you might retry (for example after a timeout): a retry with the
-   * same key returns the first answer and changes nothing.
+   * Report the result of a step you worked on: completes it and applies its branching conditions;
+   * then call get_next_step. A pending step is accepted too. Send an idempotencyKey when you might
+   * retry.
    */
   submitStepResult(
     request: SubmitStepResultRequest,
@@ -10202,10 +10082,8 @@ export interface PlanServiceClient extends Client {
     callback: (error: ServiceError | null, response: SubmitStepResultResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Get what you need to work on a step: the step itself, short summaries of the results of
-   * earlier steps (by default every completed step before it; or exactly the steps you name in
-   * priorStepIds), and the research artifacts stored for the plan. Use it before starting a
-   * step that builds on earlier work.
+   * What you need to work on a step: the step, summaries of earlier results (every completed step
+   * before it, or those in priorStepIds) and the plan's artifacts.
    */
   getStepContext(
     request: GetStepContextRequest,
@@ -10223,10 +10101,9 @@ export interface PlanServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetStepContextResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Ask the user to review a step before the plan goes on, for example at a checkpoint step or
-   * when a result needs a human judgement. The step waits (awaiting_input) and the plan pauses
-   * (awaiting_review) until the user's decision is submitted with submit_user_decision. Show
-   * the user your summary and questions and ask for their decision.
+   * Ask the user to review a step (e.g. a checkpoint) before the plan goes on: the plan pauses
+   * until submit_user_decision. Show the user your summary and questions and ask for their
+   * decision.
    */
   requestUserReview(
     request: RequestUserReviewRequest,
@@ -10244,11 +10121,9 @@ export interface PlanServiceClient extends Client {
     callback: (error: ServiceError | null, response: RequestUserReviewResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Record the user's decision on a step that is awaiting review (see request_user_review).
-   * approve: the step is completed and the plan continues. reject: the step fails and the whole
-   * plan fails. modify: the step goes back to in progress with the user's feedback appended to
-   * its instructions; redo it and submit its result again. skip: the step is skipped and the
-   * plan continues. Only submit what the user actually decided.
+   * Record the user's decision on a step awaiting review. approve: the step completes. reject: the
+   * step and the plan fail. modify: the step goes back to in progress with the feedback added to
+   * its instructions; redo it. skip: the step is skipped. Only submit what the user decided.
    */
   submitUserDecision(
     request: SubmitUserDecisionRequest,
@@ -10266,11 +10141,10 @@ export interface PlanServiceClient extends Client {
     callback: (error: ServiceError | null, response: SubmitUserDecisionResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Load everything about a plan to resume work on it, for example in a new conversation: the
-   * plan, every step with its result, the plan's artifacts, the 20 most recent audit events,
-   * the linked skill execution and the output preferences for the deliverable. Pass your
-   * sessionId so the audit log records that this session resumed the plan (that is the one
-   * thing this tool writes; without a sessionId it changes nothing).
+   * Load everything to resume a plan, e.g. in a new conversation: the plan, every step with its
+   * result, its artifacts, the 20 latest audit events, the linked skill execution and the output
+   * preferences. With a sessionId it records that this session resumed the plan (the only thing it
+   * writes).
    */
   getResearchContext(
     request: GetResearchContextRequest,
@@ -10288,11 +10162,10 @@ export interface PlanServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetResearchContextResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Track a run of a research skill (research, research-scan or research-deep). Call it without
-   * executionId when the skill starts: a new execution is created and its executionId returned.
-   * Call it again with that executionId as the run progresses and when it ends (completed or
-   * failed, with errorMessage): the status is updated, metadata is merged into what is stored
-   * (top-level keys replaced), and the duration is computed when it ends.
+   * Track a run of a research skill (research, research-scan or research-deep): call it without
+   * executionId when the run starts (an executionId is returned), then with it as the run
+   * progresses and when it ends (completed, or failed with errorMessage). Metadata is merged by
+   * top-level key.
    */
   logSkillExecution(
     request: LogSkillExecutionRequest,
@@ -10330,10 +10203,9 @@ export interface PlanServiceClient extends Client {
     callback: (error: ServiceError | null, response: SubmitResearchFeedbackResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Find research plans in any state, finished ones included, most recently updated first: filter
-   * by status, by words in the name or research question (query), or by last change
-   * (updatedSince). Archived plans are left out unless you pass includeArchived. Pages of 20 by
-   * default: pass the returned nextCursor as cursor (with the same filters) for the next page.
+   * Find plans in any state, most recently updated first, by status, words in the name or question
+   * (query) or last change (updatedSince); archived ones only with includeArchived. Pages of 20:
+   * pass nextCursor back as cursor with the same filters.
    */
   listPlans(
     request: ListPlansRequest,
@@ -10351,10 +10223,8 @@ export interface PlanServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListPlansResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Archive a plan the user no longer wants to see in active lists: it disappears from
-   * list_active_plans and from list_plans (unless includeArchived), but keeps its status, steps,
-   * results and artifacts, stays readable by ID and searchable, and can be restored with
-   * unarchive_plan. Archiving an archived plan changes nothing.
+   * Hide a plan from list_active_plans and list_plans (unless includeArchived). It keeps
+   * everything, stays readable and searchable, and unarchive_plan restores it.
    */
   archivePlan(
     request: ArchivePlanRequest,
@@ -10391,12 +10261,9 @@ export interface PlanServiceClient extends Client {
     callback: (error: ServiceError | null, response: UnarchivePlanResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Cancel a plan that is not finished, when the user decides to stop the research: the plan
-   * becomes cancelled for good, with your reason in its audit log. No more steps are handed out
-   * (get_next_step answers plan_failed) and results, reviews and plan changes are refused; the
-   * plan and what it produced stay readable. Only do this when the user asked for it. Cancelling
-   * a cancelled plan again returns the same answer; a completed or failed plan cannot be
-   * cancelled.
+   * Stop an unfinished plan for good when the user asks: it becomes cancelled, with your reason in
+   * the audit log. No more steps are handed out and nothing more can be submitted; what it produced
+   * stays readable. Repeating it is harmless.
    */
   cancelPlan(
     request: CancelPlanRequest,
@@ -10435,14 +10302,10 @@ export interface PlanServiceClient extends Client {
     callback: (error: ServiceError | null, response: ResolvePlanReferenceResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Delete a research plan for good, with everything it produced (for example to honour a
-   * data-retention request): its steps, results, reviews, feedback and audit trail, its link
-   * from skill executions, and its artifacts, outputs and extraction results with every chunk of
-   * them in the search indexes. Only a content-free record that a plan was deleted is kept.
-   * Afterwards the plan ID behaves exactly like one that never existed. Deleting a plan that is
-   * already gone (or never existed) answers PLAN_NOT_FOUND and changes nothing, so a retry is
-   * safe: PLAN_NOT_FOUND after a retry means the first call deleted it. Ask the user before
-   * calling it: it cannot be undone.
+   * Delete a plan for good with everything it produced (steps, results, reviews, audit trail,
+   * artifacts, outputs, extractions, their search entries), e.g. for a data-retention request. Its
+   * ID then behaves like one that never existed; PLAN_NOT_FOUND on a retry means it was deleted. It
+   * cannot be undone: ask the user first.
    */
   deletePlan(
     request: DeletePlanRequest,

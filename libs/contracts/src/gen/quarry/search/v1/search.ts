@@ -967,13 +967,11 @@ export const SearchResult: MessageFns<SearchResult> = {
 export type SearchServiceService = typeof SearchServiceService;
 export const SearchServiceService = {
   /**
-   * Search everything stored in your organization (artifacts, outputs, subagent reports) by
-   * keywords and meaning at once. By default keyword search (BM25) and vector search both run
-   * and their rankings are merged (Reciprocal Rank Fusion weighted by the query's length: short
-   * queries lean on keywords, long questions on meaning); mode keyword or semantic runs one of
-   * them only. Results are per stored item, best first, each with a snippet of its
-   * best-matching passage. Narrow with sourceTable, artifactType, planId and tags. Content
-   * stored a moment ago may take a second to appear.
+   * Search everything stored in your organization (artifacts, outputs, subagent reports,
+   * extractions) by keywords and meaning at once (mode keyword or semantic runs one only). Results
+   * are per stored item, best first, each with its best-matching passage; read one whole with
+   * fetch. Narrow with sourceTable, artifactType, planId and tags. Content stored a moment ago may
+   * take a second to appear.
    */
   searchSources: {
     path: "/quarry.search.v1.SearchService/SearchSources" as const,
@@ -989,26 +987,22 @@ export const SearchServiceService = {
 
 export interface SearchServiceServer extends UntypedServiceImplementation {
   /**
-   * Search everything stored in your organization (artifacts, outputs, subagent reports) by
-   * keywords and meaning at once. By default keyword search (BM25) and vector search both run
-   * and their rankings are merged (Reciprocal Rank Fusion weighted by the query's length: short
-   * queries lean on keywords, long questions on meaning); mode keyword or semantic runs one of
-   * them only. Results are per stored item, best first, each with a snippet of its
-   * best-matching passage. Narrow with sourceTable, artifactType, planId and tags. Content
-   * stored a moment ago may take a second to appear.
+   * Search everything stored in your organization (artifacts, outputs, subagent reports,
+   * extractions) by keywords and meaning at once (mode keyword or semantic runs one only). Results
+   * are per stored item, best first, each with its best-matching passage; read one whole with
+   * fetch. Narrow with sourceTable, artifactType, planId and tags. Content stored a moment ago may
+   * take a second to appear.
    */
   searchSources: handleUnaryCall<SearchSourcesRequest, SearchSourcesResponse>;
 }
 
 export interface SearchServiceClient extends Client {
   /**
-   * Search everything stored in your organization (artifacts, outputs, subagent reports) by
-   * keywords and meaning at once. By default keyword search (BM25) and vector search both run
-   * and their rankings are merged (Reciprocal Rank Fusion weighted by the query's length: short
-   * queries lean on keywords, long questions on meaning); mode keyword or semantic runs one of
-   * them only. Results are per stored item, best first, each with a snippet of its
-   * best-matching passage. Narrow with sourceTable, artifactType, planId and tags. Content
-   * stored a moment ago may take a second to appear.
+   * Search everything stored in your organization (artifacts, outputs, subagent reports,
+   * extractions) by keywords and meaning at once (mode keyword or semantic runs one only). Results
+   * are per stored item, best first, each with its best-matching passage; read one whole with
+   * fetch. Narrow with sourceTable, artifactType, planId and tags. Content stored a moment ago may
+   * take a second to appear.
    */
   searchSources(
     request: SearchSourcesRequest,
