@@ -101,6 +101,8 @@ export async function startAll({ env, out, logLevel, onFatal }: StartOptions): P
       databaseUrl: config.DATABASE_URL,
       indexerDatabaseUrl: appUrlFrom(adminUrl, roles.indexer.role, roles.indexer.password),
       identityKey: config.QUARRY_IDENTITY_KEY,
+      // Service accounts call the services directly with tokens from the embedded authorization server.
+      serviceTokens: config.QUARRY_OAUTH_ISSUER ? undefined : { issuer: config.publicUrl },
       search: loadConfig(searchBackendsConfigSchema, { ...env, QUARRY_DATA_DIR: dir.root }),
       // Submission handles are signed with a key of their own, generated once like the identity key.
       extraction: loadConfig(extractionModelsConfigSchema, {
