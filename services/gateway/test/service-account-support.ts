@@ -51,9 +51,13 @@ export function rawPlanClient(address: string) {
         method.call(client, request, metadata, (error, response) => (error ? reject(error) : resolve(response))),
       );
   return {
-    createResearchPlan: unary(client.createResearchPlan),
-    getPlanStatus: unary(client.getPlanStatus),
-    resolvePlanReference: unary(client.resolvePlanReference),
+    createResearchPlan: unary<planV1.CreateResearchPlanRequest, planV1.CreateResearchPlanResponse>(
+      client.createResearchPlan,
+    ),
+    getPlanStatus: unary<planV1.GetPlanStatusRequest, planV1.GetPlanStatusResponse>(client.getPlanStatus),
+    resolvePlanReference: unary<planV1.ResolvePlanReferenceRequest, planV1.ResolvePlanReferenceResponse>(
+      client.resolvePlanReference,
+    ),
     close: () => client.close(),
   };
 }

@@ -102,7 +102,10 @@ describe('refused tokens', () => {
     const jwk = row.private_jwk as JWK;
     return { key: await importJWK(jwk, 'ES256'), kid: jwk.kid! };
   }
-  async function forged(claims: Record<string, unknown>, signing?: { key: CryptoKey; kid: string }) {
+  async function forged(
+    claims: Record<string, unknown>,
+    signing?: { key: Awaited<ReturnType<typeof importJWK>>; kid: string },
+  ) {
     const { key, kid } = signing ?? (await activeKey());
     return new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid, typ: 'at+jwt' }).sign(key);
   }
