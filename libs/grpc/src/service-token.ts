@@ -34,6 +34,7 @@ export interface ServiceTokenVerifierOptions {
   now?: () => number;
 }
 
+const CACHE_LIMIT = 10_000;
 const BEARER = /^Bearer ([\w.~+/-]+=*)$/i;
 
 /** The bearer token of an `authorization` metadata entry, or undefined when there is none. */
@@ -72,8 +73,15 @@ function reasonFor(error: unknown): string {
 export function createServiceTokenVerifier(options: ServiceTokenVerifierOptions): ServiceTokenVerifier {
   const jwksUrl = options.jwksUrl ?? `${options.issuer.replace(/\/$/, '')}/oauth/jwks`;
   const keys = options.keys ?? createRemoteJWKSet(new URL(jwksUrl), { cooldownDuration: 10_000 });
+  const now = options.now ?? Date.now;
+  // A client reuses its token for minutes: remember a verified one until its exp, so a call
+  // costs a map lookup instead of an ES256 verification.
+  const verified = new Map<string, { principal: ServiceAccountPrincipal; expiresAtMs: number }>();
   return {
     async verify(token) {
+      const hit = verified.get(token);
+      if (hit && now() < hit.expiresAtMs) return { ...hit.principal };
+      if (hit) verified.delete(token);
       let payload;
       try {
         ({ payload } = await jwtVerify(token, keys, {
@@ -95,7 +103,16 @@ export function createServiceTokenVerifier(options: ServiceTokenVerifierOptions)
         throw grpcErrors.SERVICE_TOKEN_REFUSED({ reason: 'it names no service account' });
       }
       const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : [];
-      return { kind: 'service', orgId: org, serviceName: `service-account:${account}`, tokenId: clientId, scopes };
+      const principal: ServiceAccountPrincipal = {
+        kind: 'service',
+        orgId: org,
+        serviceName: `service-account:${account}`,
+        tokenId: clientId,
+        scopes,
+      };
+      if (verified.size >= CACHE_LIMIT) verified.delete(verified.keys().next().value as string);
+      verified.set(token, { principal, expiresAtMs: payload.exp! * 1000 });
+      return { ...principal };
     },
   };
 }

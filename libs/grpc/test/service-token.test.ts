@@ -72,3 +72,19 @@ describe('createServiceTokenVerifier', () => {
     expect(await reason(await sign(claims, { key: other.privateKey, kid: 'k2' }))).toMatch(/does not publish/);
   });
 });
+
+describe('a verified token, remembered', () => {
+  it('is refused once its exp has passed, even when remembered', async () => {
+    let at = Date.now();
+    const clocked = createServiceTokenVerifier({
+      issuer: ISSUER,
+      keys: createLocalJWKSet({ keys: [publicJwk] }),
+      now: () => at,
+    });
+    const token = await sign(claims, { expSeconds: 60 });
+    await expect(clocked.verify(token)).resolves.toMatchObject({ orgId: 'org-1' });
+    await expect(clocked.verify(token)).resolves.toMatchObject({ orgId: 'org-1' });
+    at += 120_000;
+    await expect(clocked.verify(token)).rejects.toMatchObject({ code: 'SERVICE_TOKEN_REFUSED' });
+  });
+});
