@@ -1,5 +1,5 @@
 /** The audience a service account's token must name; the services refuse any other. */
-export const SERVICE_TOKEN_RESOURCE = 'urn:quarry:grpc';
+const SERVICE_TOKEN_RESOURCE = 'urn:quarry:grpc';
 
 export interface ServiceAccountCredentials {
   /** The authorization server's issuer: Quarry's public URL (`http://127.0.0.1:8080` under `npm start`). */

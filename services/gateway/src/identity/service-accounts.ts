@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import { recordAuthEvent } from '../oauth/audit.js';
 import { IdentityAdminError } from './admin.js';
@@ -45,12 +45,6 @@ export interface ServiceAccountAdmin {
 
 export function hashServiceAccountSecret(secret: string): Buffer {
   return createHash('sha256').update(secret, 'utf8').digest();
-}
-
-/** Whether `secret` is the one whose hash is stored (constant time). */
-export function serviceAccountSecretMatches(storedHash: Buffer, secret: string): boolean {
-  const hash = hashServiceAccountSecret(secret);
-  return storedHash.length === hash.length && timingSafeEqual(storedHash, hash);
 }
 
 function newSecret(): { secret: string; hash: Buffer; hint: string } {
