@@ -167,4 +167,32 @@ describe('refused tokens', () => {
     const wrongSecret = await requestServiceToken(gateway.base, { ...reader, clientSecret: 'qss_wrong' });
     expect(wrongSecret.status).toBe(401);
   });
+
+  it('issues no client-credentials token to a client that is no service account', async () => {
+    const registered = await fetch(`${gateway.base}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        client_name: 'Not a service account',
+        grant_types: ['client_credentials'],
+        response_types: [],
+        redirect_uris: [],
+        token_endpoint_auth_method: 'client_secret_basic',
+      }),
+    });
+    expect(registered.status).toBe(201);
+    const client = (await registered.json()) as { client_id: string; client_secret: string };
+    const response = await requestServiceToken(
+      gateway.base,
+      { clientId: client.client_id, clientSecret: client.client_secret },
+      { scope: 'quarry:read' },
+    );
+    expect(response.status).not.toBe(200);
+    const mcp = await requestServiceToken(
+      gateway.base,
+      { clientId: client.client_id, clientSecret: client.client_secret },
+      { scope: 'quarry:read', resource: gateway.url },
+    );
+    expect(mcp.status).not.toBe(200);
+  });
 });
