@@ -21,6 +21,7 @@ import { runResearchSession } from './smoke.js';
 import { serviceRoles } from './roles.js';
 import { startAll, type RunningQuarry } from './start.js';
 import { registerOAuthCommands } from './oauth-commands.js';
+import { registerServiceAccountCommands } from './service-account-commands.js';
 import { table } from './table.js';
 
 export interface Io {
@@ -335,6 +336,7 @@ function buildCli(io: Io): Command {
     });
 
   registerOAuthCommands(program, { io, user, withDatabase: (fn) => withIdentityAdmin((_admin, db) => fn(db)) });
+  registerServiceAccountCommands(program, { io, withDatabase: (fn) => withIdentityAdmin((_admin, db) => fn(db)) });
 
   return program;
 }

@@ -29,6 +29,8 @@ export interface StartOptions {
 const DEFAULT_ORG = 'default';
 const DEFAULT_USER = 'admin@localhost';
 const PASSWORD_FILE = 'admin-password';
+/** The gRPC services' addresses under `quarry start`, keyed by proto service, for direct callers. */
+const GRPC_ADDRESSES_FILE = 'grpc-services.json';
 
 /** The whole system `quarry start` runs. */
 export interface RunningQuarry {
@@ -101,6 +103,8 @@ export async function startAll({ env, out, logLevel, onFatal }: StartOptions): P
       databaseUrl: config.DATABASE_URL,
       indexerDatabaseUrl: appUrlFrom(adminUrl, roles.indexer.role, roles.indexer.password),
       identityKey: config.QUARRY_IDENTITY_KEY,
+      // Service accounts call the services directly with tokens from the embedded authorization server.
+      serviceTokens: config.QUARRY_OAUTH_ISSUER ? undefined : { issuer: config.publicUrl },
       search: loadConfig(searchBackendsConfigSchema, { ...env, QUARRY_DATA_DIR: dir.root }),
       // Submission handles are signed with a key of their own, generated once like the identity key.
       extraction: loadConfig(extractionModelsConfigSchema, {
@@ -110,6 +114,8 @@ export async function startAll({ env, out, logLevel, onFatal }: StartOptions): P
       logger,
     });
     started.push(() => services.close());
+    // Where service accounts reach the services directly (ports are picked at each start).
+    dir.writePrivate(GRPC_ADDRESSES_FILE, `${JSON.stringify(services.addresses, null, 2)}\n`);
     // One process on loopback: the gateway's own /metrics (no METRICS_PORT) appends every service's registry.
     const gateway = await startGateway({
       config,
@@ -149,6 +155,7 @@ export async function startAll({ env, out, logLevel, onFatal }: StartOptions): P
   out(
     `  sign in as ${DEFAULT_USER} with the password in ${passwordFile} (change it: quarry user passwd ${DEFAULT_USER})`,
   );
+  out(`gRPC services for service accounts (quarry service-account create): ${join(dir.root, GRPC_ADDRESSES_FILE)}`);
   out('Ctrl-C stops everything cleanly.');
   out('');
 

@@ -1,3 +1,4 @@
+import type { ServiceTokenIssuer } from '@quarry/config';
 import { startArtifactStore, type ArtifactStore } from '@quarry/artifact-store';
 import {
   extractionModelsFrom,
@@ -18,6 +19,8 @@ export interface StartServicesOptions {
   /** The indexer role's connection (see ServiceRoles.indexer). */
   indexerDatabaseUrl: string;
   identityKey: string;
+  /** Also accept service accounts' tokens from this issuer (the gateway's public URL); signed identities only when unset. */
+  serviceTokens?: ServiceTokenIssuer;
   /** Which search engines and embedder; unset URLs mean the embedded LanceDB under QUARRY_DATA_DIR. */
   search: SearchBackendsConfig;
   /** Which extraction model (EXTRACTION_PROVIDER, API keys, …); with none set, the client's model or the offline heuristic. */
@@ -54,13 +57,13 @@ export interface Services {
  */
 export async function startServices(options: StartServicesOptions): Promise<Services> {
   const host = options.host ?? '127.0.0.1';
-  const { databaseUrl, identityKey, logger } = options;
+  const { databaseUrl, identityKey, serviceTokens, logger } = options;
   // One registry per service, without process metrics: the gateway's own registry reports the process.
   const registries: Registry[] = [];
   const hosted = (service: string) => {
     const metrics = createMetrics({ service, processMetrics: false });
     registries.push(metrics.registry);
-    return { host, port: 0, logger: logger.child({ service }), metrics };
+    return { host, port: 0, logger: logger.child({ service }), metrics, serviceTokens };
   };
   // The plan engine and the artifact store call each other: the plan engine reads the artifact
   // store's address at its first call, after both have started.

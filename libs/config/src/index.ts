@@ -5,5 +5,14 @@ import { z } from 'zod';
 export { z };
 export { ConfigError, loadConfig } from './load.js';
 export { env, parseDuration } from './fields.js';
-export { DEFAULT_PORTS, databaseUrlField, identityKeyField, processFields, serviceFields } from './service-fields.js';
+export {
+  DEFAULT_PORTS,
+  databaseUrlField,
+  identityKeyField,
+  processFields,
+  serviceFields,
+  serviceTokenFields,
+  serviceTokenIssuerFrom,
+  type ServiceTokenIssuer,
+} from './service-fields.js';
 export { explainBindError, PortInUseError } from './bind-error.js';

@@ -47,3 +47,33 @@ export const identityKeyField = {
     .string()
     .min(32, 'must be at least 32 characters (it signs and verifies the caller identity on every gRPC call)'),
 };
+
+/**
+ * QUARRY_SERVICE_TOKEN_ISSUER and QUARRY_SERVICE_TOKEN_JWKS_URL: where a gRPC service checks
+ * the access tokens of service accounts calling it directly (ADR 0036). Unset, a service
+ * accepts only identities signed with QUARRY_IDENTITY_KEY.
+ */
+export const serviceTokenFields = {
+  QUARRY_SERVICE_TOKEN_ISSUER: z
+    .url()
+    .optional()
+    .describe(
+      "accept service accounts' access tokens from this issuer (the gateway's QUARRY_PUBLIC_URL under the embedded authorization server)",
+    ),
+  QUARRY_SERVICE_TOKEN_JWKS_URL: z.url().optional().describe("the issuer's public keys (default: <issuer>/oauth/jwks)"),
+};
+
+/** Where service-account tokens are checked, as `buildServiceServer` takes it. */
+export interface ServiceTokenIssuer {
+  issuer: string;
+  jwksUrl?: string;
+}
+
+/** The ServiceTokenIssuer a loaded config names, or undefined when service accounts are off. */
+export function serviceTokenIssuerFrom(config: {
+  QUARRY_SERVICE_TOKEN_ISSUER?: string | undefined;
+  QUARRY_SERVICE_TOKEN_JWKS_URL?: string | undefined;
+}): ServiceTokenIssuer | undefined {
+  if (!config.QUARRY_SERVICE_TOKEN_ISSUER) return undefined;
+  return { issuer: config.QUARRY_SERVICE_TOKEN_ISSUER, jwksUrl: config.QUARRY_SERVICE_TOKEN_JWKS_URL };
+}

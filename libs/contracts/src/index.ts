@@ -24,6 +24,7 @@ export { type ToolCodec } from './codec.js';
 export { ContractError, type ContractIssue } from './contract-error.js';
 export { enumNames, type EnumNames } from './enum-names.js';
 export { parseSourceUrl, sourceUrl, type SourceTableName } from './source-url.js';
+export { SCOPES, allows, isScope, parseScopes, scopeForRpc, scopeForTool, type Scope } from './scopes.js';
 
 /** Every MCP tool, sorted by name, deeply frozen: the gateway lists and dispatches these. */
 export const toolCatalogue: readonly ToolDefinition[] = deepFreeze(toolDefinitions);

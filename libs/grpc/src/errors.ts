@@ -92,6 +92,20 @@ export const grpcErrors = defineErrors({
   IDENTITY_MISSING: { status: status.UNAUTHENTICATED, message: 'Caller identity is missing' },
   IDENTITY_INVALID: { status: status.UNAUTHENTICATED, message: 'Caller identity is invalid' },
   IDENTITY_EXPIRED: { status: status.UNAUTHENTICATED, message: 'Caller identity has expired' },
+  SERVICE_TOKEN_REFUSED: {
+    status: status.UNAUTHENTICATED,
+    message: (p: { reason: string }) => `Service-account token refused: ${p.reason}`,
+  },
+  SCOPE_INSUFFICIENT: {
+    status: status.PERMISSION_DENIED,
+    message: (p: { method: string; needed: string }) =>
+      `${p.method} needs the scope ${p.needed}, which this service account's token does not carry`,
+  },
+  RPC_INTERNAL: {
+    status: status.PERMISSION_DENIED,
+    message: (p: { method: string }) =>
+      `${p.method} is internal to Quarry's services; a service account may call the rpcs that are tools`,
+  },
   DEADLINE_EXCEEDED: { status: status.DEADLINE_EXCEEDED, message: 'Deadline exceeded' },
   CANCELLED: { status: status.CANCELLED, message: 'Call cancelled' },
   INTERNAL: { status: status.INTERNAL, message: 'Internal error' },

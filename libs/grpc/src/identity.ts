@@ -211,8 +211,11 @@ export async function readIdentity(metadata: Metadata, verifier: IdentityVerifie
   const [token] = tokens;
   if (tokens.length > 1 || typeof token !== 'string') throw grpcErrors.IDENTITY_INVALID();
   const principal = await verifier.verify(token);
+  return { ...principal, requestId: requestIdFrom(metadata) };
+}
+
+/** The caller's request id, or a fresh one when it is missing or oversized. */
+export function requestIdFrom(metadata: Metadata): string {
   const sent = metadata.get(REQUEST_ID_METADATA_KEY)[0];
-  const requestId =
-    typeof sent === 'string' && sent.length > 0 && sent.length <= MAX_REQUEST_ID_LENGTH ? sent : randomUUID();
-  return { ...principal, requestId };
+  return typeof sent === 'string' && sent.length > 0 && sent.length <= MAX_REQUEST_ID_LENGTH ? sent : randomUUID();
 }

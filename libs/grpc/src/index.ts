@@ -42,6 +42,15 @@ export {
   type GrpcServerOptions,
   type GrpcServer,
 } from './server.js';
+export {
+  createServiceTokenVerifier,
+  SERVICE_TOKEN_AUDIENCE,
+  ORG_CLAIM,
+  SERVICE_ACCOUNT_CLAIM,
+  type ServiceTokenVerifier,
+  type ServiceTokenVerifierOptions,
+  type ServiceAccountPrincipal,
+} from './service-token.js';
 export { buildServiceServer, listenService, type ListeningService } from './service.js';
 export {
   createGrpcClient,

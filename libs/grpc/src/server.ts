@@ -3,7 +3,9 @@ import { loadFileDescriptorSetFromBuffer } from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation, type ServingStatusMap } from 'grpc-health-check';
 import { grpcErrors, QuarryError, toGrpcStatus } from './errors.js';
-import { IDENTITY_METADATA_KEY, readIdentity, type Identity, type IdentityVerifier } from './identity.js';
+import { readCaller } from './caller.js';
+import { IDENTITY_METADATA_KEY, type Identity, type IdentityVerifier } from './identity.js';
+import type { ServiceTokenVerifier } from './service-token.js';
 
 /** What a handler knows about its call besides the request. */
 export interface CallContext {
@@ -13,7 +15,7 @@ export interface CallContext {
   deadline: Date | undefined;
   /** Aborted when the caller cancels or the deadline passes: stop work, roll back. */
   signal: AbortSignal;
-  /** Incoming metadata, without the identity token (so logging it leaks no credential). */
+  /** Incoming metadata, without the identity token or bearer (so logging it leaks no credential). */
   metadata: grpc.Metadata;
   /** Full method path, e.g. `/quarry.plan.v1.PlanService/GetNextStep`. */
   method: string;
@@ -84,6 +86,8 @@ export interface ServiceRegistration {
 export interface GrpcServerOptions {
   services: readonly ServiceRegistration[];
   verifier: IdentityVerifier;
+  /** Also accept service accounts' access tokens (`authorization: Bearer`); only signed identities when unset. */
+  serviceTokens?: ServiceTokenVerifier;
   logger?: GrpcLogger;
   /** A binary FileDescriptorSet (e.g. `buf build -o x.binpb`) to serve gRPC reflection from. */
   descriptorSet?: Uint8Array;
@@ -141,6 +145,7 @@ function deadlineOf(call: grpc.ServerUnaryCall<unknown, unknown>): Date | undefi
 function withoutToken(metadata: grpc.Metadata): grpc.Metadata {
   const copy = metadata.clone();
   copy.remove(IDENTITY_METADATA_KEY);
+  copy.remove('authorization');
   return copy;
 }
 
@@ -148,16 +153,17 @@ function adapt(
   method: string,
   fn: UnaryHandler<unknown, unknown>,
   verifier: IdentityVerifier,
+  serviceTokens: ServiceTokenVerifier | undefined,
   logger: GrpcLogger,
   isUnavailable: (error: unknown) => boolean,
 ): grpc.handleUnaryCall<unknown, unknown> {
   async function run(call: grpc.ServerUnaryCall<unknown, unknown>, signal: AbortSignal): Promise<unknown> {
     let identity: Identity;
     try {
-      identity = await readIdentity(call.metadata, verifier);
+      identity = await readCaller(call.metadata, method, verifier, serviceTokens);
     } catch (error) {
       const rejected = error instanceof QuarryError ? error : grpcErrors.IDENTITY_INVALID({ cause: error });
-      logger.warn({ method, code: rejected.code }, 'gRPC call rejected: unauthenticated');
+      logger.warn({ method, code: rejected.code }, 'gRPC call rejected: caller not authenticated or not allowed');
       throw rejected;
     }
     const ctx: CallContext = {
@@ -226,7 +232,14 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
       const handler = implementation[key] as Partial<Tagged> | undefined;
       const fn = handler?.[HANDLER];
       if (!fn) throw new Error(`${method.path}: implement it with unary() so the caller's identity is verified`);
-      adapted[key] = adapt(method.path, fn, options.verifier, logger, options.isUnavailable ?? (() => false));
+      adapted[key] = adapt(
+        method.path,
+        fn,
+        options.verifier,
+        options.serviceTokens,
+        logger,
+        options.isUnavailable ?? (() => false),
+      );
     }
     server.addService(definition, adapted);
     serviceNames.push(name);

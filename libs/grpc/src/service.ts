@@ -1,11 +1,12 @@
 import { createServer } from 'node:net';
 import type * as grpc from '@grpc/grpc-js';
-import { explainBindError } from '@quarry/config';
+import { explainBindError, type ServiceTokenIssuer } from '@quarry/config';
 import { descriptorSet } from '@quarry/contracts';
 import { isConnectionFailure } from '@quarry/db';
 import { serveMetrics, type Metrics, type RunningService } from '@quarry/telemetry';
 import { createIdentityVerifier } from './identity.js';
 import { createGrpcServer, type GrpcLogger, type GrpcServer } from './server.js';
+import { createServiceTokenVerifier } from './service-token.js';
 
 export interface ServiceServerOptions {
   /** The service's grpc-js definition, e.g. ts-proto's `planV1.PlanServiceService`. */
@@ -14,19 +15,25 @@ export interface ServiceServerOptions {
   implementation: grpc.UntypedServiceImplementation;
   /** QUARRY_IDENTITY_KEY: every call's signed identity is verified with it before a handler runs. */
   identityKey: string;
+  /**
+   * QUARRY_SERVICE_TOKEN_ISSUER (and optionally QUARRY_SERVICE_TOKEN_JWKS_URL): also accept
+   * service accounts' access tokens from this authorization server; unset, only signed identities.
+   */
+  serviceTokens?: ServiceTokenIssuer;
   logger: GrpcLogger;
 }
 
 /**
  * A Quarry service's gRPC server, built but not listening: the service, health (kubelet's
  * gRPC probes) and reflection (grpcurl) from the contracts' descriptor set, every call's
- * identity verified, and a handler that cannot reach PostgreSQL answered DEPENDENCY_UNAVAILABLE
+ * identity verified (the gateway's signed identity, or a service account's token when configured), and a handler that cannot reach PostgreSQL answered DEPENDENCY_UNAVAILABLE
  * (retryable) instead of INTERNAL. Every service builds its server here, so they all behave alike.
  */
 export function buildServiceServer(options: ServiceServerOptions): GrpcServer {
   return createGrpcServer({
     services: [{ definition: options.definition, implementation: options.implementation }],
     verifier: createIdentityVerifier({ key: options.identityKey }),
+    serviceTokens: options.serviceTokens ? createServiceTokenVerifier(options.serviceTokens) : undefined,
     logger: options.logger,
     descriptorSet,
     isUnavailable: isConnectionFailure,

@@ -1,3 +1,4 @@
+import { serviceTokenIssuerFrom } from '@quarry/config';
 import { runService } from '@quarry/telemetry';
 import { loadArtifactStoreConfig } from './config.js';
 
@@ -13,6 +14,7 @@ await runService({
       metricsPort: config.METRICS_PORT,
       databaseUrl: config.DATABASE_URL,
       identityKey: config.QUARRY_IDENTITY_KEY,
+      serviceTokens: serviceTokenIssuerFrom(config),
       planEngineAddress: config.PLAN_ENGINE_ADDRESS,
       readBudgetBytes: config.READ_BUDGET_BYTES,
     }),

@@ -1,3 +1,4 @@
+import type { ServiceTokenIssuer } from '@quarry/config';
 import { artifactV1 } from '@quarry/contracts';
 import { createDb } from '@quarry/db';
 import { buildServiceServer, listenService, type ListeningService } from '@quarry/grpc';
@@ -11,6 +12,8 @@ export interface ArtifactStoreOptions extends ServiceOptions {
   /** App-role connection (RLS applies). */
   databaseUrl: string;
   identityKey: string;
+  /** Also accept service accounts' tokens from this issuer (QUARRY_SERVICE_TOKEN_ISSUER). */
+  serviceTokens?: ServiceTokenIssuer;
   /** gRPC port (0 = any free port). */
   port: number;
   /** host:port of the plan engine, which checks plan and step references. */
@@ -48,6 +51,7 @@ export async function startArtifactStore(options: ArtifactStoreOptions): Promise
       logger: options.logger,
     }),
     identityKey: options.identityKey,
+    serviceTokens: options.serviceTokens,
     logger: options.logger,
   });
   return listenService(server, {

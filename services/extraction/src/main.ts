@@ -1,3 +1,4 @@
+import { serviceTokenIssuerFrom } from '@quarry/config';
 import { runService } from '@quarry/telemetry';
 import { extractionModelsFrom, loadExtractionConfig } from './config.js';
 
@@ -18,6 +19,7 @@ await runService({
       port: config.PORT,
       metricsPort: config.METRICS_PORT,
       identityKey: config.QUARRY_IDENTITY_KEY,
+      serviceTokens: serviceTokenIssuerFrom(config),
       artifactStoreAddress: config.ARTIFACT_STORE_ADDRESS,
     });
   },

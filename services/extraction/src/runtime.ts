@@ -1,3 +1,4 @@
+import type { ServiceTokenIssuer } from '@quarry/config';
 import { hkdfSync } from 'node:crypto';
 import { extractionV1 } from '@quarry/contracts';
 import { buildServiceServer, listenService, type ListeningService } from '@quarry/grpc';
@@ -10,6 +11,8 @@ import { createExtractionService, type ExtractionServiceDeps } from './service.j
 export interface ExtractionOptions
   extends Omit<ExtractionServiceDeps, 'artifacts' | 'guardOptions' | 'logger' | 'handleKey'>, ServiceOptions {
   identityKey: string;
+  /** Also accept service accounts' tokens from this issuer (QUARRY_SERVICE_TOKEN_ISSUER). */
+  serviceTokens?: ServiceTokenIssuer;
   /** EXTRACTION_HANDLE_KEY; derived from the identity key when not given. */
   handleKey?: string;
   /** gRPC port (0 = any free port). */
@@ -31,6 +34,7 @@ export async function startExtraction(options: ExtractionOptions): Promise<Extra
     definition: extractionV1.ExtractionServiceService,
     implementation: createExtractionService({ ...deps, artifacts, handleKey: handleKeyFrom(handleKey, identityKey) }),
     identityKey,
+    serviceTokens: options.serviceTokens,
     logger: deps.logger,
   });
   return listenService(server, {

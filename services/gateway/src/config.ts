@@ -46,6 +46,11 @@ const gatewayConfigSchema = z.object({
       "the gateway's public base URL (the OAuth issuer; the MCP resource is <url>/mcp); defaults to http://HOST:PORT, with 127.0.0.1 for a wildcard HOST",
     ),
   QUARRY_OAUTH_ACCESS_TOKEN_TTL: env.duration('1h').describe('lifetime of the OAuth access tokens Quarry issues'),
+  QUARRY_SERVICE_TOKEN_TTL: env
+    .duration('5m')
+    .describe(
+      "lifetime of a service account's access token (client_credentials): a revoked account's last token lives this long",
+    ),
   QUARRY_OAUTH_ISSUER: z
     .url()
     .optional()

@@ -13,6 +13,12 @@ export {
 export type { IdentityDatabase, Principal } from './identity/schema.js';
 export { createOAuthAdmin, type OAuthAdmin, type GrantSummary, type ClientSummary } from './oauth/admin.js';
 export { SCOPES, parseScopes } from './identity/scopes.js';
+export {
+  createServiceAccountAdmin,
+  type ServiceAccountAdmin,
+  type ServiceAccountSummary,
+  type IssuedServiceAccount,
+} from './identity/service-accounts.js';
 export { parseToolNames } from './identity/tool-allowlist.js';
 export { generateToken, hashToken, isWellFormedToken, TOKEN_PREFIX } from './identity/tokens.js';
 export { createToolDispatcher, type ToolBackend, type ToolDispatcher } from './mcp/dispatcher.js';

@@ -111,6 +111,7 @@ export async function createGatewayRuntime({
       cookieKeys: [derive('oauth-cookies').toString('base64url')],
       trustProxy: config.QUARRY_TRUST_PROXY,
       accessTokenTtlSeconds: Math.max(1, Math.round(config.QUARRY_OAUTH_ACCESS_TOKEN_TTL / 1000)),
+      serviceTokenTtlSeconds: Math.max(1, Math.round(config.QUARRY_SERVICE_TOKEN_TTL / 1000)),
       logger,
     });
     return {

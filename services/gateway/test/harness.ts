@@ -47,6 +47,8 @@ export async function startTestGateway(env: Record<string, string> = {}) {
     databaseUrl: database.appUrl,
     indexerDatabaseUrl: appUrlFrom(database.adminUrl, indexerRole.role, indexerRole.password),
     identityKey: config.QUARRY_IDENTITY_KEY,
+    // With a known public URL the services also accept service accounts' tokens from the embedded authorization server.
+    serviceTokens: env.QUARRY_PUBLIC_URL ? { issuer: config.publicUrl } : undefined,
     search: loadConfig(searchBackendsConfigSchema, { QUARRY_DATA_DIR: dataDir }),
     extraction: loadConfig(extractionModelsConfigSchema, env),
     logger,

@@ -51,6 +51,7 @@ describe('the gateway schemas are tenant-safe', () => {
       'identity.memberships',
       'identity.oauth_grants',
       'identity.personal_access_tokens',
+      'identity.service_accounts',
     ]);
   });
 

@@ -1,3 +1,4 @@
+import { serviceTokenIssuerFrom } from '@quarry/config';
 import { runService } from '@quarry/telemetry';
 import { loadPlanEngineConfig } from './config.js';
 
@@ -13,6 +14,7 @@ await runService({
       metricsPort: config.METRICS_PORT,
       databaseUrl: config.DATABASE_URL,
       identityKey: config.QUARRY_IDENTITY_KEY,
+      serviceTokens: serviceTokenIssuerFrom(config),
       stallThresholdMs: config.QUARRY_STALL_THRESHOLD,
       stallSweepIntervalMs: config.QUARRY_STALL_SWEEP_INTERVAL,
       artifactStoreAddress: config.ARTIFACT_STORE_ADDRESS,

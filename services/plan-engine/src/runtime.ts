@@ -1,3 +1,4 @@
+import type { ServiceTokenIssuer } from '@quarry/config';
 import { planV1 } from '@quarry/contracts';
 import { createDb } from '@quarry/db';
 import { buildServiceServer, listenService, type ListeningService } from '@quarry/grpc';
@@ -13,6 +14,8 @@ export interface PlanEngineOptions extends ServiceOptions {
   /** App-role connection (RLS applies). */
   databaseUrl: string;
   identityKey: string;
+  /** Also accept service accounts' tokens from this issuer (QUARRY_SERVICE_TOKEN_ISSUER). */
+  serviceTokens?: ServiceTokenIssuer;
   /** gRPC port (0 = any free port). */
   port: number;
   stallThresholdMs?: number;
@@ -68,6 +71,7 @@ export async function startPlanEngine(options: PlanEngineOptions): Promise<PlanE
     definition: planV1.PlanServiceService,
     implementation: createPlanService({ db, changes, logger, stallThresholdMs, artifacts }),
     identityKey: options.identityKey,
+    serviceTokens: options.serviceTokens,
     logger,
   });
   return listenService(server, { ...options, metrics, release });

@@ -1,4 +1,4 @@
-import { DEFAULT_PORTS, env, identityKeyField, loadConfig, serviceFields, z } from '@quarry/config';
+import { DEFAULT_PORTS, env, identityKeyField, loadConfig, serviceFields, serviceTokenFields, z } from '@quarry/config';
 import { embeddedIndexesDirRule, searchBackendsConfigRule, searchBackendsConfigShape } from '@quarry/search-index';
 
 /** Every variable the search service reads; validated once at startup, frozen afterwards. */
@@ -6,6 +6,7 @@ const searchConfigSchema = z
   .object({
     ...serviceFields(DEFAULT_PORTS.search),
     ...identityKeyField,
+    ...serviceTokenFields,
     SEARCH_READ_CONSISTENCY: env
       .duration('1s')
       .describe(

@@ -1,3 +1,4 @@
+import { serviceTokenIssuerFrom } from '@quarry/config';
 import { runService } from '@quarry/telemetry';
 import { loadSearchConfig } from './config.js';
 
@@ -14,6 +15,7 @@ await runService({
       port: config.PORT,
       metricsPort: config.METRICS_PORT,
       identityKey: config.QUARRY_IDENTITY_KEY,
+      serviceTokens: serviceTokenIssuerFrom(config),
       search: config,
       readConsistencyMs: config.SEARCH_READ_CONSISTENCY,
     }),

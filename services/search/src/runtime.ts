@@ -1,3 +1,4 @@
+import type { ServiceTokenIssuer } from '@quarry/config';
 import { searchV1 } from '@quarry/contracts';
 import { buildServiceServer, listenService, type ListeningService } from '@quarry/grpc';
 import { openSearchBackends, type SearchBackends, type SearchBackendsConfig } from '@quarry/search-index';
@@ -25,6 +26,8 @@ type SearchIndexes =
 export type SearchOptions = ServiceOptions &
   SearchIndexes & {
     identityKey: string;
+    /** Also accept service accounts' tokens from this issuer (QUARRY_SERVICE_TOKEN_ISSUER). */
+    serviceTokens?: ServiceTokenIssuer;
     /** gRPC port (0 = any free port). */
     port: number;
   };
@@ -53,6 +56,7 @@ export async function startSearch(options: SearchOptions): Promise<SearchRuntime
     definition: searchV1.SearchServiceService,
     implementation: createSearchService({ backends, logger }),
     identityKey: options.identityKey,
+    serviceTokens: options.serviceTokens,
     logger,
   });
   return listenService(server, { ...options, metrics: serviceMetrics('search', options), release });

@@ -25,6 +25,18 @@ export interface IdentityDatabase {
     scopes: ColumnType<string[], string[] | undefined, string[]>;
     tools: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
   };
+  'identity.service_accounts': {
+    id: Generated<string>;
+    org_id: string;
+    name: string;
+    client_id: string;
+    secret_hash: Buffer;
+    secret_hint: string;
+    scopes: string[];
+    created_at: Generated<Date>;
+    secret_rotated_at: Timestamp | null;
+    revoked_at: Timestamp | null;
+  };
   'identity.user_passwords': { user_id: string; password_hash: string; updated_at: Generated<Date> };
   'identity.oauth_grants': {
     id: Generated<string>;

@@ -1,7 +1,16 @@
 import { type Kysely, sql } from 'kysely';
 import type { IdentityDatabase } from '../identity/schema.js';
 
-export type AuthEvent = 'sign_in' | 'sign_in_failed' | 'consent' | 'consent_denied' | 'token_issued' | 'grant_revoked';
+export type AuthEvent =
+  | 'sign_in'
+  | 'sign_in_failed'
+  | 'consent'
+  | 'consent_denied'
+  | 'token_issued'
+  | 'grant_revoked'
+  | 'service_account_created'
+  | 'service_account_secret_rotated'
+  | 'service_account_revoked';
 
 export interface AuthEventRecord {
   event: AuthEvent;

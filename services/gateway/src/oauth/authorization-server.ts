@@ -4,9 +4,17 @@ import { errors, Provider } from 'oidc-provider';
 import type { Logger } from 'pino';
 import type { IdentityDatabase } from '../identity/schema.js';
 import { SCOPES } from '../identity/scopes.js';
+import { SERVICE_TOKEN_AUDIENCE } from '@quarry/grpc';
 import { GRANT_CLAIM, ORG_CLAIM } from './access-tokens.js';
 import { recordAuthEvent } from './audit.js';
 import { postgresAdapterFactory } from './provider-adapter.js';
+import {
+  grpcResourceServer,
+  isServiceAccountClient,
+  secretMatches,
+  serviceAccountClaims,
+  serviceAccountClientMetadata,
+} from './service-account-clients.js';
 
 export interface AuthorizationServerOptions {
   /** The issuer: the gateway's public base URL (`http://127.0.0.1:8080` under `npm start`). */
@@ -21,6 +29,8 @@ export interface AuthorizationServerOptions {
   /** Behind a TLS-terminating proxy: trust X-Forwarded-Proto/Host. */
   trustProxy: boolean;
   accessTokenTtlSeconds: number;
+  /** Lifetime of a service account's access token: also how long a revoked account's last token lives. */
+  serviceTokenTtlSeconds: number;
   logger: Logger;
 }
 
@@ -65,8 +75,17 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     });
   };
 
+  const stored = postgresAdapterFactory(db, revokeGrantRecord);
   const provider = new Provider(options.issuer, {
-    adapter: postgresAdapterFactory(db, revokeGrantRecord),
+    // Service accounts are clients read from identity.service_accounts; every other client is the provider's own record.
+    adapter: (model: string) => {
+      const adapter = stored(model);
+      if (model !== 'Client') return adapter;
+      return {
+        ...adapter,
+        find: (id: string) => (isServiceAccountClient(id) ? serviceAccountClientMetadata(db, id) : adapter.find(id)),
+      };
+    },
     jwks: { keys: options.signingKeys },
     cookies: { keys: options.cookieKeys },
     async findAccount(_ctx, sub) {
@@ -95,13 +114,21 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true },
+      clientCredentials: { enabled: true },
       revocation: { enabled: true },
       clientIdMetadataDocument: { enabled: true, ack: 'draft-02' },
       resourceIndicators: {
         enabled: true,
-        defaultResource: () => resource,
+        defaultResource: (_ctx, client) =>
+          isServiceAccountClient(client?.clientId) ? SERVICE_TOKEN_AUDIENCE : resource,
         useGrantedResource: () => true,
-        getResourceServerInfo(_ctx, indicator) {
+        // A service account's tokens are for the gRPC services only; every other client's for the MCP endpoint only.
+        getResourceServerInfo(_ctx, indicator, client) {
+          if (isServiceAccountClient(client.clientId)) {
+            if (indicator !== SERVICE_TOKEN_AUDIENCE)
+              throw new errors.InvalidTarget(`a service account's tokens are only for ${SERVICE_TOKEN_AUDIENCE}`);
+            return grpcResourceServer(SCOPES.join(' '), options.serviceTokenTtlSeconds);
+          }
           if (indicator !== resource) throw new errors.InvalidTarget(`this server issues tokens only for ${resource}`);
           return {
             scope: SCOPES.join(' '),
@@ -113,8 +140,14 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         },
       },
     },
-    // Binds each access token to the org its grant was consented for.
+    // Binds each access token to the org its grant was consented for, or its service account's org.
     async extraTokenClaims(_ctx, token) {
+      const { clientId, kind } = token as { clientId?: string; kind?: string };
+      if (kind === 'ClientCredentials') {
+        if (!isServiceAccountClient(clientId))
+          throw new errors.InvalidClient('only service accounts use client_credentials');
+        return serviceAccountClaims(db, clientId!);
+      }
       const grantId = (token as { grantId?: string }).grantId;
       if (!grantId) return undefined;
       const row = await db.transaction().execute(async (trx) => {
@@ -138,11 +171,17 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       Session: 14 * DAY,
       Grant: 365 * DAY,
       RefreshToken: 30 * DAY,
-      ClientCredentials: 600,
+      ClientCredentials: options.serviceTokenTtlSeconds,
       IdToken: 3600,
     },
   });
   provider.proxy = options.trustProxy;
+  // Service accounts' stored secrets are hashes (oidc-provider's documented hook for that).
+  const compareClientSecret = provider.Client.prototype.compareClientSecret;
+  provider.Client.prototype.compareClientSecret = function (this: InstanceType<Provider['Client']>, actual: string) {
+    if (!isServiceAccountClient(this.clientId)) return compareClientSecret.call(this, actual);
+    return secretMatches(this.clientSecret ?? '', actual);
+  };
 
   provider.on('grant.success', (ctx) => {
     const { oidc } = ctx;
@@ -151,7 +190,10 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       userId: oidc.session?.accountId ?? oidc.entities.Grant?.accountId ?? null,
       clientId: oidc.client?.clientId ?? null,
       ip: ctx.ip,
-      detail: { grantType: oidc.params?.grant_type },
+      detail: {
+        grantType: oidc.params?.grant_type,
+        ...(oidc.params?.grant_type === 'client_credentials' ? { scope: oidc.entities.ClientCredentials?.scope } : {}),
+      },
     }).catch((error: unknown) => logger.warn({ err: error }, 'could not record token issuance'));
   });
   provider.on('server_error', (_ctx, error) => logger.error({ err: error }, 'authorization server error'));
