@@ -2926,6 +2926,119 @@ export const toolDefinitions: readonly ToolDefinition[] = [
     }
   },
   {
+    "name": "list_research_outputs",
+    "title": "List deliverables",
+    "description": "Browse the deliverables (research outputs) of your organization, most recent first, optionally only those of one plan. Returns a page without their content (read one with get_research_output); pass nextCursor back (with the same planId) for the next one.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "planId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "Only the deliverables of this research plan."
+        },
+        "cursor": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 1000,
+          "description": "The nextCursor of the previous page (send the same planId with it)."
+        },
+        "limit": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 100,
+          "description": "How many deliverables per page, 1 to 100 (default 20)."
+        }
+      },
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "outputs": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "outputId": {
+                "type": "string",
+                "description": "The output's ID."
+              },
+              "planId": {
+                "type": "string",
+                "description": "The plan it delivers."
+              },
+              "mediaType": {
+                "type": "string",
+                "enum": [
+                  "conversation",
+                  "markdown",
+                  "html",
+                  "word",
+                  "excel",
+                  "powerpoint"
+                ],
+                "description": "Its form."
+              },
+              "mimeType": {
+                "type": "string",
+                "description": "Its MIME type."
+              },
+              "title": {
+                "type": "string",
+                "description": "Its title."
+              },
+              "sizeBytes": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 4294967295,
+                "description": "Size of the stored output in bytes."
+              },
+              "createdAt": {
+                "type": "string",
+                "format": "date-time",
+                "description": "When it was stored."
+              },
+              "url": {
+                "type": "string",
+                "description": "Its stable address (quarry://outputs/{id})."
+              }
+            },
+            "required": [
+              "outputId",
+              "planId",
+              "mimeType",
+              "title",
+              "sizeBytes",
+              "url"
+            ],
+            "additionalProperties": false
+          },
+          "description": "The deliverables of this page, most recent first."
+        },
+        "nextCursor": {
+          "type": "string",
+          "description": "Set when more deliverables follow: pass it as `cursor` for the next page."
+        }
+      },
+      "required": [
+        "outputs"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.artifact.v1.ArtifactService",
+      "method": "ListResearchOutputs",
+      "path": "/quarry.artifact.v1.ArtifactService/ListResearchOutputs"
+    }
+  },
+  {
     "name": "list_tags",
     "title": "List tags",
     "description": "Every tag used on your organization's research artifacts, with how many artifacts carry it, most used first. Use it to pick tags for list_artifacts or search_sources.",
