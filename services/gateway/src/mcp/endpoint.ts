@@ -13,6 +13,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Principal } from '../identity/schema.js';
 import type { CallerSampling, SamplingAsk, ToolDispatcher } from './dispatcher.js';
+import { RESOURCES_CAPABILITY, registerResources } from './resources/register.js';
 
 export interface EndpointOptions {
   dispatcher: ToolDispatcher;
@@ -77,7 +78,7 @@ export function createMcpEndpoint(options: EndpointOptions): McpHttpHandler {
     bind: (ctx) => `${ctx.mcpReq.method}\0${ctx.http?.authInfo?.clientId ?? ''}`,
   });
   const serverOptions = {
-    capabilities: { tools: { listChanged: false } },
+    capabilities: { tools: { listChanged: false }, resources: RESOURCES_CAPABILITY },
     instructions: options.instructions ?? DEFAULT_INSTRUCTIONS,
     // The list depends on the credential (its scopes and tool allowlist): only its own client may keep it.
     cacheHints: { 'tools/list': { ttlMs: 300_000, cacheScope: 'private' as const } },
@@ -116,6 +117,7 @@ export function createMcpEndpoint(options: EndpointOptions): McpHttpHandler {
         }
         return server.projectCallToolResult(outcome.result, dispatcher.outputSchemaOf(name));
       });
+      registerResources(server, dispatcher, era);
       return server;
     },
     {
