@@ -130,3 +130,13 @@ describe('scopes', () => {
     });
   });
 });
+
+describe('resource links', () => {
+  it('are bounded: a list of 13 plans links the first 10, in its order', async () => {
+    const result = await modern.callTool({ name: 'list_plans', arguments: { limit: 20 } });
+    const plans = (result.structuredContent as { plans: { planId: string }[] }).plans;
+    expect(plans).toHaveLength(13);
+    const links = (result.content as { type: string; uri?: string }[]).filter((c) => c.type === 'resource_link');
+    expect(links.map((l) => l.uri)).toEqual(plans.slice(0, 10).map((p) => `quarry://plans/${p.planId}`));
+  });
+});

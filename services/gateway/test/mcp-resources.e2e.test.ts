@@ -146,3 +146,72 @@ describe.each<Era>(['legacy', 'modern'])('resources (%s client)', (era) => {
     expect(rivalList).toEqual([`quarry://plans/${ids.rivalPlan}`, `quarry://plans/${ids.rivalPlan}/report`]);
   });
 });
+
+describe.each<Era>(['legacy', 'modern'])('resource links in tool results (%s client)', (era) => {
+  /** The resource_link items of a call's content, after its JSON text. */
+  async function linksOf(name: string, args: Record<string, unknown>): Promise<Loose[]> {
+    const result = await client(era).callTool({ name, arguments: args });
+    expect(result.isError).toBeFalsy();
+    const content = result.content as Loose[];
+    expect(content[0]!.type).toBe('text');
+    return content.slice(1).filter((c) => c.type === 'resource_link');
+  }
+
+  it('link what a call created: a plan and its report, an artifact, a deliverable, an extraction', async () => {
+    const plan = await linksOf('create_research_plan', {
+      name: 'Linked',
+      researchQuestion: 'Are links there?',
+      steps: [{ stepType: 'search', instructions: 'Look' }],
+    });
+    const planId = plan[0]!.uri.split('/').pop() as string;
+    expect(plan).toEqual([
+      { type: 'resource_link', uri: `quarry://plans/${planId}`, name: 'Linked', mimeType: 'application/json' },
+      {
+        type: 'resource_link',
+        uri: `quarry://plans/${planId}/report`,
+        name: 'Linked (report)',
+        mimeType: 'text/markdown',
+      },
+    ]);
+    const artifact = await linksOf('store_research', {
+      planId,
+      artifactType: 'finding',
+      title: 'A linked finding',
+      content: { text: 'x' },
+      tags: [],
+    });
+    expect(artifact).toEqual([
+      expect.objectContaining({ uri: expect.stringMatching(/^quarry:\/\/artifacts\//), name: 'A linked finding' }),
+    ]);
+    const output = await linksOf('store_research_output', {
+      planId,
+      mediaType: 'html',
+      title: 'Page',
+      content: '<p/>',
+    });
+    expect(output).toEqual([
+      expect.objectContaining({ uri: expect.stringMatching(/^quarry:\/\/outputs\//), name: 'Page' }),
+    ]);
+    // Every link is a resource the caller can read.
+    for (const link of [...plan, ...artifact, ...output])
+      expect((await client(era).readResource({ uri: link.uri })).contents).toHaveLength(1);
+  });
+
+  it('link what a read or list mentions, bounded; a binary deliverable is embedded, not linked again', async () => {
+    const { ids } = world;
+    const extraction = await linksOf('get_extraction', { id: ids.extractionId });
+    expect(extraction).toEqual([
+      expect.objectContaining({ uri: `quarry://extractions/${ids.extractionId}`, mimeType: 'application/json' }),
+    ]);
+    const outputs = await linksOf('list_research_outputs', { planId: ids.planId });
+    expect(outputs.map((l) => [l.uri, l.mimeType])).toEqual([
+      [`quarry://outputs/${ids.wordId}`, WORD],
+      [`quarry://outputs/${ids.markdownId}`, 'text/markdown; charset=utf-8'],
+    ]);
+    const plans = await linksOf('list_plans', { limit: 100 });
+    expect(plans.length).toBeGreaterThanOrEqual(2);
+    expect(plans.length).toBeLessThanOrEqual(10);
+    const word = await client(era).callTool({ name: 'get_research_output', arguments: { outputId: ids.wordId } });
+    expect((word.content as Loose[]).map((c) => c.type)).toEqual(['text', 'resource']);
+  });
+});

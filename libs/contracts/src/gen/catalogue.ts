@@ -362,7 +362,18 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "service": "quarry.plan.v1.PlanService",
       "method": "CreateResearchPlan",
       "path": "/quarry.plan.v1.PlanService/CreateResearchPlan"
-    }
+    },
+    "resourceLinks": [
+      {
+        "path": [
+          "planId"
+        ],
+        "uris": [
+          "quarry://plans/{}",
+          "quarry://plans/{}/report"
+        ]
+      }
+    ]
   },
   {
     "name": "delete_artifact",
@@ -785,7 +796,17 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "clientSampling": "clientSampling",
       "samplingRequest": "samplingRequest",
       "modelUsage": "modelUsage"
-    }
+    },
+    "resourceLinks": [
+      {
+        "path": [
+          "extractionId"
+        ],
+        "uris": [
+          "quarry://extractions/{}"
+        ]
+      }
+    ]
   },
   {
     "name": "fetch",
@@ -858,7 +879,17 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "service": "quarry.artifact.v1.ArtifactService",
       "method": "Fetch",
       "path": "/quarry.artifact.v1.ArtifactService/Fetch"
-    }
+    },
+    "resourceLinks": [
+      {
+        "path": [
+          "url"
+        ],
+        "uris": [
+          "{}"
+        ]
+      }
+    ]
   },
   {
     "name": "get_artifact",
@@ -1022,7 +1053,17 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "service": "quarry.artifact.v1.ArtifactService",
       "method": "GetArtifact",
       "path": "/quarry.artifact.v1.ArtifactService/GetArtifact"
-    }
+    },
+    "resourceLinks": [
+      {
+        "path": [
+          "url"
+        ],
+        "uris": [
+          "{}"
+        ]
+      }
+    ]
   },
   {
     "name": "get_extraction",
@@ -1241,7 +1282,17 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "service": "quarry.artifact.v1.ArtifactService",
       "method": "GetExtraction",
       "path": "/quarry.artifact.v1.ArtifactService/GetExtraction"
-    }
+    },
+    "resourceLinks": [
+      {
+        "path": [
+          "url"
+        ],
+        "uris": [
+          "{}"
+        ]
+      }
+    ]
   },
   {
     "name": "get_next_step",
@@ -1728,7 +1779,18 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         "field": "waitSeconds",
         "maxSeconds": 60
       }
-    }
+    },
+    "resourceLinks": [
+      {
+        "path": [
+          "planId"
+        ],
+        "uris": [
+          "quarry://plans/{}",
+          "quarry://plans/{}/report"
+        ]
+      }
+    ]
   },
   {
     "name": "get_research_context",
@@ -2297,7 +2359,17 @@ export const toolDefinitions: readonly ToolDefinition[] = [
     },
     "gatewayFields": {
       "embeddedResource": "document"
-    }
+    },
+    "resourceLinks": [
+      {
+        "path": [
+          "url"
+        ],
+        "uris": [
+          "{}"
+        ]
+      }
+    ]
   },
   {
     "name": "get_step_context",
@@ -2622,7 +2694,18 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "service": "quarry.plan.v1.PlanService",
       "method": "ListActivePlans",
       "path": "/quarry.plan.v1.PlanService/ListActivePlans"
-    }
+    },
+    "resourceLinks": [
+      {
+        "path": [
+          "plans",
+          "planId"
+        ],
+        "uris": [
+          "quarry://plans/{}"
+        ]
+      }
+    ]
   },
   {
     "name": "list_artifacts",
@@ -2774,7 +2857,18 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "service": "quarry.artifact.v1.ArtifactService",
       "method": "ListArtifacts",
       "path": "/quarry.artifact.v1.ArtifactService/ListArtifacts"
-    }
+    },
+    "resourceLinks": [
+      {
+        "path": [
+          "artifacts",
+          "url"
+        ],
+        "uris": [
+          "{}"
+        ]
+      }
+    ]
   },
   {
     "name": "list_plans",
@@ -2923,7 +3017,18 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "service": "quarry.plan.v1.PlanService",
       "method": "ListPlans",
       "path": "/quarry.plan.v1.PlanService/ListPlans"
-    }
+    },
+    "resourceLinks": [
+      {
+        "path": [
+          "plans",
+          "planId"
+        ],
+        "uris": [
+          "quarry://plans/{}"
+        ]
+      }
+    ]
   },
   {
     "name": "list_research_outputs",
@@ -3036,7 +3141,18 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "service": "quarry.artifact.v1.ArtifactService",
       "method": "ListResearchOutputs",
       "path": "/quarry.artifact.v1.ArtifactService/ListResearchOutputs"
-    }
+    },
+    "resourceLinks": [
+      {
+        "path": [
+          "outputs",
+          "url"
+        ],
+        "uris": [
+          "{}"
+        ]
+      }
+    ]
   },
   {
     "name": "list_tags",
@@ -3792,7 +3908,18 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "service": "quarry.search.v1.SearchService",
       "method": "SearchSources",
       "path": "/quarry.search.v1.SearchService/SearchSources"
-    }
+    },
+    "resourceLinks": [
+      {
+        "path": [
+          "results",
+          "url"
+        ],
+        "uris": [
+          "{}"
+        ]
+      }
+    ]
   },
   {
     "name": "store_research",
@@ -3909,7 +4036,17 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "service": "quarry.artifact.v1.ArtifactService",
       "method": "StoreResearch",
       "path": "/quarry.artifact.v1.ArtifactService/StoreResearch"
-    }
+    },
+    "resourceLinks": [
+      {
+        "path": [
+          "id"
+        ],
+        "uris": [
+          "quarry://artifacts/{}"
+        ]
+      }
+    ]
   },
   {
     "name": "store_research_output",
@@ -4019,7 +4156,17 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "service": "quarry.artifact.v1.ArtifactService",
       "method": "StoreResearchOutput",
       "path": "/quarry.artifact.v1.ArtifactService/StoreResearchOutput"
-    }
+    },
+    "resourceLinks": [
+      {
+        "path": [
+          "outputId"
+        ],
+        "uris": [
+          "quarry://outputs/{}"
+        ]
+      }
+    ]
   },
   {
     "name": "submit_extraction",
@@ -4165,7 +4312,17 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "service": "quarry.extraction.v1.ExtractionService",
       "method": "SubmitExtraction",
       "path": "/quarry.extraction.v1.ExtractionService/SubmitExtraction"
-    }
+    },
+    "resourceLinks": [
+      {
+        "path": [
+          "extractionId"
+        ],
+        "uris": [
+          "quarry://extractions/{}"
+        ]
+      }
+    ]
   },
   {
     "name": "submit_research_feedback",
