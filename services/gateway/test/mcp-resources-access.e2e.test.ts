@@ -140,3 +140,27 @@ describe('resource links', () => {
     expect(links.map((l) => l.uri)).toEqual(plans.slice(0, 10).map((p) => `quarry://plans/${p.planId}`));
   });
 });
+
+describe('long text', () => {
+  it("comes a budget's worth at a time, and the resource says which call reads on", async () => {
+    const text = 'Lithium. '.repeat(40_000);
+    const stored = await toolsOf(modern).ok('store_research', {
+      artifactType: 'analysis',
+      title: 'Long analysis',
+      content: { kind: 'long' },
+      contentText: text,
+      tags: [],
+    });
+    const uri = `quarry://artifacts/${stored.data.id as string}`;
+    const read = JSON.parse(((await legacy.readResource({ uri })).contents[0] as { text: string }).text);
+    expect(read.page).toMatchObject({ totalBytes: text.length, offset: 0 });
+    expect(read.contentText.length).toBe(read.page.returnedBytes);
+    expect(read.contentText.length).toBeLessThan(text.length);
+    expect(read.readOn).toMatchObject({
+      tool: 'get_artifact',
+      arguments: { id: stored.data.id, cursor: read.page.nextCursor },
+    });
+    const rest = await toolsOf(legacy).ok('get_artifact', read.readOn.arguments);
+    expect(read.contentText + rest.data.contentText).toBe(text);
+  });
+});

@@ -2206,7 +2206,28 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "service": "quarry.plan.v1.PlanService",
       "method": "GetResearchContext",
       "path": "/quarry.plan.v1.PlanService/GetResearchContext"
-    }
+    },
+    "resourceLinks": [
+      {
+        "path": [
+          "plan",
+          "id"
+        ],
+        "uris": [
+          "quarry://plans/{}",
+          "quarry://plans/{}/report"
+        ]
+      },
+      {
+        "path": [
+          "artifacts",
+          "id"
+        ],
+        "uris": [
+          "quarry://artifacts/{}"
+        ]
+      }
+    ]
   },
   {
     "name": "get_research_output",
@@ -2576,7 +2597,18 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "service": "quarry.plan.v1.PlanService",
       "method": "GetStepContext",
       "path": "/quarry.plan.v1.PlanService/GetStepContext"
-    }
+    },
+    "resourceLinks": [
+      {
+        "path": [
+          "artifacts",
+          "id"
+        ],
+        "uris": [
+          "quarry://artifacts/{}"
+        ]
+      }
+    ]
   },
   {
     "name": "list_active_plans",
