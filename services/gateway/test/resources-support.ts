@@ -7,7 +7,7 @@ import { toolsOf } from './tool-answers.js';
 // markdown and a Word deliverable and an extraction, stored through the tools; a rival org with
 // a plan of its own; clients of both eras.
 
-export const HANDLE_KEY = 'h'.repeat(40);
+const HANDLE_KEY = 'h'.repeat(40);
 export const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
 export const WORD = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 

@@ -3,7 +3,7 @@ import type { ResourceLinkField } from '@quarry/contracts';
 import { parseResourceUri, RESOURCE_TEMPLATES } from './uris.js';
 
 /** The most links one result carries: enough for what a call created, a page of a list bounded. */
-export const MAX_RESOURCE_LINKS = 10;
+const MAX_RESOURCE_LINKS = 10;
 
 const MIME_TYPE_OF = new Map(RESOURCE_TEMPLATES.map((t) => [t.kind, t.mimeType]));
 

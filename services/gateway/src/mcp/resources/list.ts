@@ -1,7 +1,6 @@
 import { ProtocolError, ProtocolErrorCode, type Resource } from '@modelcontextprotocol/server';
 import type { ToolDispatcher } from '../dispatcher.js';
-import { mayUse } from '../../identity/tool-allowlist.js';
-import { REPORT_TOOL } from './read.js';
+import { mayRead } from './read.js';
 import { readThroughTool, type ResourceCaller, ToolNotAllowed } from './tool-read.js';
 
 /** How many items a resources/list page holds (a plan is one item: its status and its report). */
@@ -44,16 +43,19 @@ const SOURCES: readonly Source[] = [
         return {
           at: Date.parse(lastModified ?? '') || 0,
           resources: [
-            {
-              uri: `quarry://plans/${id}`,
-              name,
-              title: `${name} (status)`,
-              description: `Plan status (${String(plan.status ?? 'unknown')}, ${Math.round(Number(plan.progress ?? 0))}% done): ${question}`,
-              mimeType: 'application/json',
-              ...(annotations ? { annotations } : {}),
-            },
-            // The report is read through get_research_context: listed only to whom may read it.
-            ...(mayUse(caller.principal, REPORT_TOOL)
+            ...(mayRead(caller, 'plan')
+              ? [
+                  {
+                    uri: `quarry://plans/${id}`,
+                    name,
+                    title: `${name} (status)`,
+                    description: `Plan status (${String(plan.status ?? 'unknown')}, ${Math.round(Number(plan.progress ?? 0))}% done): ${question}`,
+                    mimeType: 'application/json',
+                    ...(annotations ? { annotations } : {}),
+                  },
+                ]
+              : []),
+            ...(mayRead(caller, 'report')
               ? [
                   {
                     uri: `quarry://plans/${id}/report`,
@@ -72,20 +74,24 @@ const SOURCES: readonly Source[] = [
   {
     tool: 'list_research_outputs',
     page: (cursor) => ({ limit: PAGE_ITEMS, ...(cursor ? { cursor } : {}) }),
-    items: (s) =>
+    items: (s, caller) =>
       ((s.outputs ?? []) as Record<string, unknown>[]).map((output) => {
         const createdAt = typeof output.createdAt === 'string' ? output.createdAt : undefined;
         return {
           at: Date.parse(createdAt ?? '') || 0,
           resources: [
-            {
-              uri: `quarry://outputs/${String(output.outputId)}`,
-              name: String(output.title ?? output.outputId),
-              description: `Deliverable (${String(output.mediaType ?? '')}) of plan ${String(output.planId ?? '')}`,
-              mimeType: String(output.mimeType ?? 'application/octet-stream'),
-              ...(typeof output.sizeBytes === 'number' ? { size: output.sizeBytes } : {}),
-              ...(createdAt ? { annotations: { lastModified: createdAt } } : {}),
-            },
+            ...(mayRead(caller, 'output')
+              ? [
+                  {
+                    uri: `quarry://outputs/${String(output.outputId)}`,
+                    name: String(output.title ?? output.outputId),
+                    description: `Deliverable (${String(output.mediaType ?? '')}) of plan ${String(output.planId ?? '')}`,
+                    mimeType: String(output.mimeType ?? 'application/octet-stream'),
+                    ...(typeof output.sizeBytes === 'number' ? { size: output.sizeBytes } : {}),
+                    ...(createdAt ? { annotations: { lastModified: createdAt } } : {}),
+                  },
+                ]
+              : []),
           ],
         };
       }),

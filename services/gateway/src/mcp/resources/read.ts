@@ -1,22 +1,29 @@
 import type { ReadResourceResult } from '@modelcontextprotocol/server';
+import { mayUse } from '../../identity/tool-allowlist.js';
 import type { ToolDispatcher } from '../dispatcher.js';
 import { type ReportContext, type ReportOutput, renderPlanReport } from './plan-report.js';
 import { readThroughTool, type ResourceCaller, resourceNotFound, ToolNotAllowed } from './tool-read.js';
-import { parseResourceUri, type ResourceRef } from './uris.js';
+import { parseResourceUri, type ResourceKind, type ResourceRef } from './uris.js';
 
 type Contents = ReadResourceResult['contents'];
 
-/** The report is read through get_research_context without a sessionId, which writes nothing. */
-export const REPORT_TOOL = 'get_research_context';
-
-/** The tool each resource is read through: a resource is readable only when its tool is allowed. */
+/**
+ * The tool each resource is read through: a resource is readable (and listed) only when the
+ * caller's allowlist allows its tool. The report is read through get_research_context without a
+ * sessionId, which writes nothing.
+ */
 const BACKING_TOOL = {
   plan: 'get_plan_status',
-  report: REPORT_TOOL,
+  report: 'get_research_context',
   artifact: 'get_artifact',
   output: 'get_research_output',
   extraction: 'get_extraction',
-} as const;
+} as const satisfies Record<ResourceKind, string>;
+
+/** Whether the caller's allowlist lets it read resources of this kind. */
+export function mayRead(caller: ResourceCaller, kind: ResourceKind): boolean {
+  return mayUse(caller.principal, BACKING_TOOL[kind]);
+}
 
 /**
  * Deliverables are documents a client opens: read whole, up to the store's own limit for a text

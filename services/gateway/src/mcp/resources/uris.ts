@@ -77,21 +77,6 @@ export function parseResourceUri(uri: string): ResourceRef | undefined {
   return { kind: KIND_OF_PATH[path], id };
 }
 
-export function resourceUri(ref: ResourceRef): string {
-  switch (ref.kind) {
-    case 'plan':
-      return `quarry://plans/${ref.id}`;
-    case 'report':
-      return `quarry://plans/${ref.id}/report`;
-    case 'artifact':
-      return `quarry://artifacts/${ref.id}`;
-    case 'output':
-      return `quarry://outputs/${ref.id}`;
-    case 'extraction':
-      return `quarry://extractions/${ref.id}`;
-  }
-}
-
 export interface CacheHint {
   ttlMs: number;
   cacheScope: 'public' | 'private';
