@@ -39,7 +39,7 @@ const SOURCES: readonly Source[] = [
         const name = String(plan.name ?? id);
         const lastModified = typeof plan.updatedAt === 'string' ? plan.updatedAt : undefined;
         const annotations = lastModified ? { lastModified } : undefined;
-        const question = String(plan.researchQuestion ?? '');
+        const question = clip(String(plan.researchQuestion ?? ''), 300);
         return {
           at: Date.parse(lastModified ?? '') || 0,
           resources: [
@@ -190,3 +190,5 @@ async function gather(
     skip = 0;
   }
 }
+
+const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
