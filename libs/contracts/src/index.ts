@@ -16,6 +16,7 @@ export type {
   GatewayFields,
   JsonSchema,
   ObjectSchema,
+  ResourceLinkField,
   ToolAnnotations,
   ToolDefinition,
   ToolRpc,

@@ -11,6 +11,7 @@ import { getExtraction } from './handlers/get-extraction.js';
 import { getResearchOutput } from './handlers/get-research-output.js';
 import { listArtifacts } from './handlers/list-artifacts.js';
 import { listPlanArtifacts } from './handlers/list-plan-artifacts.js';
+import { listResearchOutputs } from './handlers/list-research-outputs.js';
 import { purgePlanContent } from './handlers/purge-plan-content.js';
 import { listTags } from './handlers/list-tags.js';
 import { storeExtractionResult } from './handlers/store-extraction-result.js';
@@ -39,6 +40,7 @@ export function createArtifactService(deps: ArtifactServiceDeps): artifactV1.Art
     getExtraction,
     fetch,
     listArtifacts,
+    listResearchOutputs,
     listTags,
     updateArtifactTags,
     listPlanArtifacts,

@@ -134,6 +134,16 @@ describe('the tools/call fast path answers what the SDK answers', () => {
       id: 'req-7',
       result: { structuredContent: { planId: PLAN_ID, totalSteps: 1 } },
     });
+    // The plan it names follows the JSON as resource links (proto-declared), on both paths alike.
+    expect((answer.body as { result: { content: unknown[] } }).result.content.slice(1)).toEqual([
+      { type: 'resource_link', uri: `quarry://plans/${PLAN_ID}`, name: 'Fast', mimeType: 'application/json' },
+      {
+        type: 'resource_link',
+        uri: `quarry://plans/${PLAN_ID}/report`,
+        name: 'Fast (report)',
+        mimeType: 'text/markdown',
+      },
+    ]);
   });
 
   it('for arguments that fail validation and for a plan that does not exist (tool errors)', async () => {

@@ -24,6 +24,11 @@ export interface LongPollOption {
   maxSeconds?: number;
 }
 
+/** `(quarry.mcp.v1.resource_link)` in its proto3 JSON form. */
+export interface ResourceLinkOption {
+  uris?: string[];
+}
+
 /** `(quarry.mcp.v1.oneof)` in its proto3 JSON form. */
 export interface OneofConstraints {
   required?: boolean;
@@ -34,5 +39,6 @@ export interface SchemaSources {
   describe(desc: Commented): string | undefined;
   fieldConstraints(field: DescField): FieldConstraints | undefined;
   longPoll(field: DescField): LongPollOption | undefined;
+  resourceLink(field: DescField): ResourceLinkOption | undefined;
   oneofConstraints(oneof: DescOneof): OneofConstraints | undefined;
 }

@@ -63,6 +63,18 @@ export interface ToolDefinition {
   readonly rpc: ToolRpc;
   /** Root fields the gateway fills or consumes (left out of both schemas); absent when none. */
   readonly gatewayFields?: GatewayFields;
+  /** Result fields that name resources (`(quarry.mcp.v1.resource_link)`); absent when none. */
+  readonly resourceLinks?: readonly ResourceLinkField[];
+}
+
+/**
+ * A result field naming a resource: the gateway links each non-empty value it finds at `path`
+ * (JSON names from the result's root; lists along the way are walked item by item).
+ */
+export interface ResourceLinkField {
+  readonly path: readonly string[];
+  /** URI templates with `{}` where the value goes, e.g. `quarry://plans/{}`, or `{}` alone. */
+  readonly uris: readonly string[];
 }
 
 /**

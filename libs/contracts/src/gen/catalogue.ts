@@ -362,7 +362,18 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "service": "quarry.plan.v1.PlanService",
       "method": "CreateResearchPlan",
       "path": "/quarry.plan.v1.PlanService/CreateResearchPlan"
-    }
+    },
+    "resourceLinks": [
+      {
+        "path": [
+          "planId"
+        ],
+        "uris": [
+          "quarry://plans/{}",
+          "quarry://plans/{}/report"
+        ]
+      }
+    ]
   },
   {
     "name": "delete_artifact",
@@ -785,7 +796,17 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "clientSampling": "clientSampling",
       "samplingRequest": "samplingRequest",
       "modelUsage": "modelUsage"
-    }
+    },
+    "resourceLinks": [
+      {
+        "path": [
+          "extractionId"
+        ],
+        "uris": [
+          "quarry://extractions/{}"
+        ]
+      }
+    ]
   },
   {
     "name": "fetch",
@@ -858,7 +879,17 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "service": "quarry.artifact.v1.ArtifactService",
       "method": "Fetch",
       "path": "/quarry.artifact.v1.ArtifactService/Fetch"
-    }
+    },
+    "resourceLinks": [
+      {
+        "path": [
+          "url"
+        ],
+        "uris": [
+          "{}"
+        ]
+      }
+    ]
   },
   {
     "name": "get_artifact",
@@ -1022,7 +1053,17 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "service": "quarry.artifact.v1.ArtifactService",
       "method": "GetArtifact",
       "path": "/quarry.artifact.v1.ArtifactService/GetArtifact"
-    }
+    },
+    "resourceLinks": [
+      {
+        "path": [
+          "url"
+        ],
+        "uris": [
+          "{}"
+        ]
+      }
+    ]
   },
   {
     "name": "get_extraction",
@@ -1241,7 +1282,17 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "service": "quarry.artifact.v1.ArtifactService",
       "method": "GetExtraction",
       "path": "/quarry.artifact.v1.ArtifactService/GetExtraction"
-    }
+    },
+    "resourceLinks": [
+      {
+        "path": [
+          "url"
+        ],
+        "uris": [
+          "{}"
+        ]
+      }
+    ]
   },
   {
     "name": "get_next_step",
@@ -1728,7 +1779,18 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         "field": "waitSeconds",
         "maxSeconds": 60
       }
-    }
+    },
+    "resourceLinks": [
+      {
+        "path": [
+          "planId"
+        ],
+        "uris": [
+          "quarry://plans/{}",
+          "quarry://plans/{}/report"
+        ]
+      }
+    ]
   },
   {
     "name": "get_research_context",
@@ -2144,7 +2206,28 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "service": "quarry.plan.v1.PlanService",
       "method": "GetResearchContext",
       "path": "/quarry.plan.v1.PlanService/GetResearchContext"
-    }
+    },
+    "resourceLinks": [
+      {
+        "path": [
+          "plan",
+          "id"
+        ],
+        "uris": [
+          "quarry://plans/{}",
+          "quarry://plans/{}/report"
+        ]
+      },
+      {
+        "path": [
+          "artifacts",
+          "id"
+        ],
+        "uris": [
+          "quarry://artifacts/{}"
+        ]
+      }
+    ]
   },
   {
     "name": "get_research_output",
@@ -2297,7 +2380,17 @@ export const toolDefinitions: readonly ToolDefinition[] = [
     },
     "gatewayFields": {
       "embeddedResource": "document"
-    }
+    },
+    "resourceLinks": [
+      {
+        "path": [
+          "url"
+        ],
+        "uris": [
+          "{}"
+        ]
+      }
+    ]
   },
   {
     "name": "get_step_context",
@@ -2504,7 +2597,18 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "service": "quarry.plan.v1.PlanService",
       "method": "GetStepContext",
       "path": "/quarry.plan.v1.PlanService/GetStepContext"
-    }
+    },
+    "resourceLinks": [
+      {
+        "path": [
+          "artifacts",
+          "id"
+        ],
+        "uris": [
+          "quarry://artifacts/{}"
+        ]
+      }
+    ]
   },
   {
     "name": "list_active_plans",
@@ -2622,7 +2726,18 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "service": "quarry.plan.v1.PlanService",
       "method": "ListActivePlans",
       "path": "/quarry.plan.v1.PlanService/ListActivePlans"
-    }
+    },
+    "resourceLinks": [
+      {
+        "path": [
+          "plans",
+          "planId"
+        ],
+        "uris": [
+          "quarry://plans/{}"
+        ]
+      }
+    ]
   },
   {
     "name": "list_artifacts",
@@ -2774,7 +2889,18 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "service": "quarry.artifact.v1.ArtifactService",
       "method": "ListArtifacts",
       "path": "/quarry.artifact.v1.ArtifactService/ListArtifacts"
-    }
+    },
+    "resourceLinks": [
+      {
+        "path": [
+          "artifacts",
+          "url"
+        ],
+        "uris": [
+          "{}"
+        ]
+      }
+    ]
   },
   {
     "name": "list_plans",
@@ -2923,7 +3049,142 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "service": "quarry.plan.v1.PlanService",
       "method": "ListPlans",
       "path": "/quarry.plan.v1.PlanService/ListPlans"
-    }
+    },
+    "resourceLinks": [
+      {
+        "path": [
+          "plans",
+          "planId"
+        ],
+        "uris": [
+          "quarry://plans/{}"
+        ]
+      }
+    ]
+  },
+  {
+    "name": "list_research_outputs",
+    "title": "List deliverables",
+    "description": "Browse the deliverables (research outputs) of your organization, most recent first, optionally only those of one plan. Returns a page without their content (read one with get_research_output); pass nextCursor back (with the same planId) for the next one.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "planId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "Only the deliverables of this research plan."
+        },
+        "cursor": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 1000,
+          "description": "The nextCursor of the previous page (send the same planId with it)."
+        },
+        "limit": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 100,
+          "description": "How many deliverables per page, 1 to 100 (default 20)."
+        }
+      },
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "outputs": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "outputId": {
+                "type": "string",
+                "description": "The output's ID."
+              },
+              "planId": {
+                "type": "string",
+                "description": "The plan it delivers."
+              },
+              "mediaType": {
+                "type": "string",
+                "enum": [
+                  "conversation",
+                  "markdown",
+                  "html",
+                  "word",
+                  "excel",
+                  "powerpoint"
+                ],
+                "description": "Its form."
+              },
+              "mimeType": {
+                "type": "string",
+                "description": "Its MIME type."
+              },
+              "title": {
+                "type": "string",
+                "description": "Its title."
+              },
+              "sizeBytes": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 4294967295,
+                "description": "Size of the stored output in bytes."
+              },
+              "createdAt": {
+                "type": "string",
+                "format": "date-time",
+                "description": "When it was stored."
+              },
+              "url": {
+                "type": "string",
+                "description": "Its stable address (quarry://outputs/{id})."
+              }
+            },
+            "required": [
+              "outputId",
+              "planId",
+              "mimeType",
+              "title",
+              "sizeBytes",
+              "url"
+            ],
+            "additionalProperties": false
+          },
+          "description": "The deliverables of this page, most recent first."
+        },
+        "nextCursor": {
+          "type": "string",
+          "description": "Set when more deliverables follow: pass it as `cursor` for the next page."
+        }
+      },
+      "required": [
+        "outputs"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.artifact.v1.ArtifactService",
+      "method": "ListResearchOutputs",
+      "path": "/quarry.artifact.v1.ArtifactService/ListResearchOutputs"
+    },
+    "resourceLinks": [
+      {
+        "path": [
+          "outputs",
+          "url"
+        ],
+        "uris": [
+          "{}"
+        ]
+      }
+    ]
   },
   {
     "name": "list_tags",
@@ -3679,7 +3940,18 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "service": "quarry.search.v1.SearchService",
       "method": "SearchSources",
       "path": "/quarry.search.v1.SearchService/SearchSources"
-    }
+    },
+    "resourceLinks": [
+      {
+        "path": [
+          "results",
+          "url"
+        ],
+        "uris": [
+          "{}"
+        ]
+      }
+    ]
   },
   {
     "name": "store_research",
@@ -3796,7 +4068,17 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "service": "quarry.artifact.v1.ArtifactService",
       "method": "StoreResearch",
       "path": "/quarry.artifact.v1.ArtifactService/StoreResearch"
-    }
+    },
+    "resourceLinks": [
+      {
+        "path": [
+          "id"
+        ],
+        "uris": [
+          "quarry://artifacts/{}"
+        ]
+      }
+    ]
   },
   {
     "name": "store_research_output",
@@ -3906,7 +4188,17 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "service": "quarry.artifact.v1.ArtifactService",
       "method": "StoreResearchOutput",
       "path": "/quarry.artifact.v1.ArtifactService/StoreResearchOutput"
-    }
+    },
+    "resourceLinks": [
+      {
+        "path": [
+          "outputId"
+        ],
+        "uris": [
+          "quarry://outputs/{}"
+        ]
+      }
+    ]
   },
   {
     "name": "submit_extraction",
@@ -4052,7 +4344,17 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "service": "quarry.extraction.v1.ExtractionService",
       "method": "SubmitExtraction",
       "path": "/quarry.extraction.v1.ExtractionService/SubmitExtraction"
-    }
+    },
+    "resourceLinks": [
+      {
+        "path": [
+          "extractionId"
+        ],
+        "uris": [
+          "quarry://extractions/{}"
+        ]
+      }
+    ]
   },
   {
     "name": "submit_research_feedback",

@@ -8,6 +8,7 @@ import type { Principal } from '../identity/schema.js';
 import { allows, scopeForTool } from '../identity/scopes.js';
 import { mayUse } from '../identity/tool-allowlist.js';
 import type { ToolCallLog, ToolCallRecord } from '../tool-call-log.js';
+import { resourceLinksOf } from './resources/links.js';
 import { createOutputValidator } from './validation.js';
 
 /** Where a tool's rpc is served: a gRPC channel to the owning service, or in-process. */
@@ -58,8 +59,9 @@ export interface SamplingAsk {
 
 /**
  * A tool's result, or its request for the client's model. `structuredJson` is set when the result
- * is a reply's structured content: it is that content's JSON, which is also the text content
- * (an encoder can splice it in instead of serializing the object again).
+ * is a reply's structured content: it is that content's JSON, which is also the text content,
+ * the first content item (an encoder can splice it in instead of serializing the object again);
+ * resource links may follow it.
  */
 export type DispatchOutcome =
   | { result: CallToolResult; structuredJson?: string; sampling?: undefined }
@@ -261,14 +263,18 @@ export function createToolDispatcher(options: DispatcherOptions): ToolDispatcher
     if (resource) {
       // A file the reply carries (quarry.mcp.v1.EmbeddedResource): after the JSON, as an MCP
       // embedded resource; its bytes travel once, outside structuredContent.
+      const embedded = embeddedResourceOf(resource);
       const content: CallToolResult['content'] = [
         { type: 'text', text: structuredJson },
-        { type: 'resource', resource: embeddedResourceOf(resource) },
+        { type: 'resource', resource: embedded },
+        ...resourceLinksOf(structured, entry.tool.resourceLinks, new Set([embedded.uri])),
       ];
       return { result: { content, structuredContent: structured }, code: 'OK', usage: asUsage(usage) };
     }
+    // What the result names (proto-declared fields) follows the JSON as resource links.
+    const links = resourceLinksOf(structured, entry.tool.resourceLinks);
     return {
-      result: { content: [{ type: 'text', text: structuredJson }], structuredContent: structured },
+      result: { content: [{ type: 'text', text: structuredJson }, ...links], structuredContent: structured },
       structuredJson,
       code: 'OK',
       usage: asUsage(usage),

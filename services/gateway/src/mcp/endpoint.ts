@@ -20,6 +20,7 @@ import {
   PROMPTS_LIST_CACHE_HINT,
   registerPrompts,
 } from './prompts/register.js';
+import { RESOURCES_CAPABILITY, registerResources } from './resources/register.js';
 
 export interface EndpointOptions {
   dispatcher: ToolDispatcher;
@@ -81,7 +82,7 @@ export function createMcpEndpoint(options: EndpointOptions): McpHttpHandler {
   });
   const prompts = createPromptFeature(dispatcher);
   const serverOptions = {
-    capabilities: { tools: { listChanged: false }, ...PROMPT_CAPABILITIES },
+    capabilities: { tools: { listChanged: false }, resources: RESOURCES_CAPABILITY, ...PROMPT_CAPABILITIES },
     instructions: options.instructions ?? SERVER_INSTRUCTIONS,
     cacheHints: {
       // The list depends on the credential (its scopes and tool allowlist): only its own client may keep it.
@@ -124,6 +125,7 @@ export function createMcpEndpoint(options: EndpointOptions): McpHttpHandler {
         }
         return server.projectCallToolResult(outcome.result, dispatcher.outputSchemaOf(name));
       });
+      registerResources(server, dispatcher, era);
       return server;
     },
     {

@@ -90,7 +90,8 @@ export function createToolCallFastPath(dispatcher: ToolDispatcher, serverInfo: I
       if (structuredJson !== undefined) {
         // The same JSON as below, with the structured content spliced in rather than serialized twice.
         const text = JSON.stringify(structuredJson);
-        return `{"result":{"content":[{"type":"text","text":${text}}],"structuredContent":${structuredJson},"resultType":"complete","_meta":${metaJson}},"jsonrpc":"2.0","id":${JSON.stringify(call.id)}}`;
+        const links = outcome.result.content.slice(1).map((item) => `,${JSON.stringify(item)}`);
+        return `{"result":{"content":[{"type":"text","text":${text}}${links.join('')}],"structuredContent":${structuredJson},"resultType":"complete","_meta":${metaJson}},"jsonrpc":"2.0","id":${JSON.stringify(call.id)}}`;
       }
       const result = { ...outcome.result, resultType: 'complete', _meta: meta };
       return JSON.stringify({ result, jsonrpc: '2.0', id: call.id });

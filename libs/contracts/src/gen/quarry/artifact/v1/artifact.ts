@@ -878,6 +878,48 @@ export interface ListArtifactsResponse {
   nextCursor?: string | undefined;
 }
 
+export interface ListResearchOutputsRequest {
+  /** Only the deliverables of this research plan. */
+  planId?:
+    | string
+    | undefined;
+  /** The nextCursor of the previous page (send the same planId with it). */
+  cursor?:
+    | string
+    | undefined;
+  /** How many deliverables per page, 1 to 100 (default 20). */
+  limit?: number | undefined;
+}
+
+/** One deliverable in a list (get_research_output reads it whole). */
+export interface OutputSummary {
+  /** The output's ID. */
+  outputId: string;
+  /** The plan it delivers. */
+  planId: string;
+  /** Its form. */
+  mediaType: MediaType;
+  /** Its MIME type. */
+  mimeType: string;
+  /** Its title. */
+  title: string;
+  /** Size of the stored output in bytes. */
+  sizeBytes: number;
+  /** When it was stored. */
+  createdAt?:
+    | Date
+    | undefined;
+  /** Its stable address (quarry://outputs/{id}). */
+  url: string;
+}
+
+export interface ListResearchOutputsResponse {
+  /** The deliverables of this page, most recent first. */
+  outputs: OutputSummary[];
+  /** Set when more deliverables follow: pass it as `cursor` for the next page. */
+  nextCursor?: string | undefined;
+}
+
 export interface ListTagsRequest {
 }
 
@@ -6327,6 +6369,416 @@ export const ListArtifactsResponse: MessageFns<ListArtifactsResponse> = {
   },
 };
 
+function createBaseListResearchOutputsRequest(): ListResearchOutputsRequest {
+  return { planId: undefined, cursor: undefined, limit: undefined };
+}
+
+export const ListResearchOutputsRequest: MessageFns<ListResearchOutputsRequest> = {
+  encode(message: ListResearchOutputsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.planId !== undefined) {
+      writer.uint32(10).string(message.planId);
+    }
+    if (message.cursor !== undefined) {
+      writer.uint32(18).string(message.cursor);
+    }
+    if (message.limit !== undefined) {
+      writer.uint32(24).uint32(message.limit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListResearchOutputsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListResearchOutputsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.planId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.limit = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListResearchOutputsRequest {
+    return {
+      planId: isSet(object.planId)
+        ? globalThis.String(object.planId)
+        : isSet(object.plan_id)
+        ? globalThis.String(object.plan_id)
+        : undefined,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : undefined,
+    };
+  },
+
+  toJSON(message: ListResearchOutputsRequest): unknown {
+    const obj: any = {};
+    if (message.planId !== undefined) {
+      obj.planId = message.planId;
+    }
+    if (message.cursor !== undefined) {
+      obj.cursor = message.cursor;
+    }
+    if (message.limit !== undefined) {
+      obj.limit = Math.round(message.limit);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListResearchOutputsRequest>, I>>(base?: I): ListResearchOutputsRequest {
+    return ListResearchOutputsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListResearchOutputsRequest>, I>>(object: I): ListResearchOutputsRequest {
+    const message = createBaseListResearchOutputsRequest();
+    message.planId = object.planId ?? undefined;
+    message.cursor = object.cursor ?? undefined;
+    message.limit = object.limit ?? undefined;
+    return message;
+  },
+};
+
+function createBaseOutputSummary(): OutputSummary {
+  return {
+    outputId: "",
+    planId: "",
+    mediaType: 0,
+    mimeType: "",
+    title: "",
+    sizeBytes: 0,
+    createdAt: undefined,
+    url: "",
+  };
+}
+
+export const OutputSummary: MessageFns<OutputSummary> = {
+  encode(message: OutputSummary, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.outputId !== "") {
+      writer.uint32(10).string(message.outputId);
+    }
+    if (message.planId !== "") {
+      writer.uint32(18).string(message.planId);
+    }
+    if (message.mediaType !== 0) {
+      writer.uint32(24).int32(message.mediaType);
+    }
+    if (message.mimeType !== "") {
+      writer.uint32(34).string(message.mimeType);
+    }
+    if (message.title !== "") {
+      writer.uint32(42).string(message.title);
+    }
+    if (message.sizeBytes !== 0) {
+      writer.uint32(48).uint32(message.sizeBytes);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(58).fork()).join();
+    }
+    if (message.url !== "") {
+      writer.uint32(66).string(message.url);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OutputSummary {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOutputSummary();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.outputId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.planId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.mediaType = reader.int32() as any;
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.mimeType = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.title = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.sizeBytes = reader.uint32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OutputSummary {
+    return {
+      outputId: isSet(object.outputId)
+        ? globalThis.String(object.outputId)
+        : isSet(object.output_id)
+        ? globalThis.String(object.output_id)
+        : "",
+      planId: isSet(object.planId)
+        ? globalThis.String(object.planId)
+        : isSet(object.plan_id)
+        ? globalThis.String(object.plan_id)
+        : "",
+      mediaType: isSet(object.mediaType)
+        ? mediaTypeFromJSON(object.mediaType)
+        : isSet(object.media_type)
+        ? mediaTypeFromJSON(object.media_type)
+        : 0,
+      mimeType: isSet(object.mimeType)
+        ? globalThis.String(object.mimeType)
+        : isSet(object.mime_type)
+        ? globalThis.String(object.mime_type)
+        : "",
+      title: isSet(object.title) ? globalThis.String(object.title) : "",
+      sizeBytes: isSet(object.sizeBytes)
+        ? globalThis.Number(object.sizeBytes)
+        : isSet(object.size_bytes)
+        ? globalThis.Number(object.size_bytes)
+        : 0,
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+      url: isSet(object.url) ? globalThis.String(object.url) : "",
+    };
+  },
+
+  toJSON(message: OutputSummary): unknown {
+    const obj: any = {};
+    if (message.outputId !== "") {
+      obj.outputId = message.outputId;
+    }
+    if (message.planId !== "") {
+      obj.planId = message.planId;
+    }
+    if (message.mediaType !== 0) {
+      obj.mediaType = mediaTypeToJSON(message.mediaType);
+    }
+    if (message.mimeType !== "") {
+      obj.mimeType = message.mimeType;
+    }
+    if (message.title !== "") {
+      obj.title = message.title;
+    }
+    if (message.sizeBytes !== 0) {
+      obj.sizeBytes = Math.round(message.sizeBytes);
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
+    }
+    if (message.url !== "") {
+      obj.url = message.url;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<OutputSummary>, I>>(base?: I): OutputSummary {
+    return OutputSummary.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OutputSummary>, I>>(object: I): OutputSummary {
+    const message = createBaseOutputSummary();
+    message.outputId = object.outputId ?? "";
+    message.planId = object.planId ?? "";
+    message.mediaType = object.mediaType ?? 0;
+    message.mimeType = object.mimeType ?? "";
+    message.title = object.title ?? "";
+    message.sizeBytes = object.sizeBytes ?? 0;
+    message.createdAt = object.createdAt ?? undefined;
+    message.url = object.url ?? "";
+    return message;
+  },
+};
+
+function createBaseListResearchOutputsResponse(): ListResearchOutputsResponse {
+  return { outputs: [], nextCursor: undefined };
+}
+
+export const ListResearchOutputsResponse: MessageFns<ListResearchOutputsResponse> = {
+  encode(message: ListResearchOutputsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.outputs) {
+      OutputSummary.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextCursor !== undefined) {
+      writer.uint32(18).string(message.nextCursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListResearchOutputsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListResearchOutputsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.outputs.push(OutputSummary.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListResearchOutputsResponse {
+    return {
+      outputs: globalThis.Array.isArray(object?.outputs)
+        ? object.outputs.map((e: any) => OutputSummary.fromJSON(e))
+        : [],
+      nextCursor: isSet(object.nextCursor)
+        ? globalThis.String(object.nextCursor)
+        : isSet(object.next_cursor)
+        ? globalThis.String(object.next_cursor)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ListResearchOutputsResponse): unknown {
+    const obj: any = {};
+    if (message.outputs?.length) {
+      obj.outputs = message.outputs.map((e) => OutputSummary.toJSON(e));
+    }
+    if (message.nextCursor !== undefined) {
+      obj.nextCursor = message.nextCursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListResearchOutputsResponse>, I>>(base?: I): ListResearchOutputsResponse {
+    return ListResearchOutputsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListResearchOutputsResponse>, I>>(object: I): ListResearchOutputsResponse {
+    const message = createBaseListResearchOutputsResponse();
+    message.outputs = object.outputs?.map((e) => OutputSummary.fromPartial(e)) || [];
+    message.nextCursor = object.nextCursor ?? undefined;
+    return message;
+  },
+};
+
 function createBaseListTagsRequest(): ListTagsRequest {
   return {};
 }
@@ -6864,6 +7316,22 @@ export const ArtifactServiceService = {
     responseDeserialize: (value: Buffer): ListArtifactsResponse => ListArtifactsResponse.decode(value),
   },
   /**
+   * Browse the deliverables (research outputs) of your organization, most recent first,
+   * optionally only those of one plan. Returns a page without their content (read one with
+   * get_research_output); pass nextCursor back (with the same planId) for the next one.
+   */
+  listResearchOutputs: {
+    path: "/quarry.artifact.v1.ArtifactService/ListResearchOutputs" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListResearchOutputsRequest): Buffer =>
+      Buffer.from(ListResearchOutputsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListResearchOutputsRequest => ListResearchOutputsRequest.decode(value),
+    responseSerialize: (value: ListResearchOutputsResponse): Buffer =>
+      Buffer.from(ListResearchOutputsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListResearchOutputsResponse => ListResearchOutputsResponse.decode(value),
+  },
+  /**
    * Every tag used on your organization's research artifacts, with how many artifacts carry it,
    * most used first. Use it to pick tags for list_artifacts or search_sources.
    */
@@ -7054,6 +7522,12 @@ export interface ArtifactServiceServer extends UntypedServiceImplementation {
    * page.
    */
   listArtifacts: handleUnaryCall<ListArtifactsRequest, ListArtifactsResponse>;
+  /**
+   * Browse the deliverables (research outputs) of your organization, most recent first,
+   * optionally only those of one plan. Returns a page without their content (read one with
+   * get_research_output); pass nextCursor back (with the same planId) for the next one.
+   */
+  listResearchOutputs: handleUnaryCall<ListResearchOutputsRequest, ListResearchOutputsResponse>;
   /**
    * Every tag used on your organization's research artifacts, with how many artifacts carry it,
    * most used first. Use it to pick tags for list_artifacts or search_sources.
@@ -7268,6 +7742,26 @@ export interface ArtifactServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListArtifactsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Browse the deliverables (research outputs) of your organization, most recent first,
+   * optionally only those of one plan. Returns a page without their content (read one with
+   * get_research_output); pass nextCursor back (with the same planId) for the next one.
+   */
+  listResearchOutputs(
+    request: ListResearchOutputsRequest,
+    callback: (error: ServiceError | null, response: ListResearchOutputsResponse) => void,
+  ): ClientUnaryCall;
+  listResearchOutputs(
+    request: ListResearchOutputsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListResearchOutputsResponse) => void,
+  ): ClientUnaryCall;
+  listResearchOutputs(
+    request: ListResearchOutputsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListResearchOutputsResponse) => void,
   ): ClientUnaryCall;
   /**
    * Every tag used on your organization's research artifacts, with how many artifacts carry it,
