@@ -69,6 +69,11 @@ const gatewayConfigSchema = z.object({
   QUARRY_MODEL_TOOL_DEADLINE: env
     .duration('150s')
     .describe('deadline of tools that run a model (extract_data): up to two model calls'),
+  QUARRY_MCP_PROGRESS_INTERVAL: env
+    .duration('5s')
+    .describe(
+      'how often a long call (extract_data, a long poll) reports progress to a client that sent a progress token',
+    ),
   QUARRY_SERVICES: z
     .string()
     .default('')

@@ -13,6 +13,8 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Principal } from '../identity/schema.js';
 import type { CallerSampling, SamplingAsk, ToolDispatcher } from './dispatcher.js';
+import { withProgress } from './progress/progress-notifier.js';
+import type { LongCallOptions } from './tasks/long-calls.js';
 
 export interface EndpointOptions {
   dispatcher: ToolDispatcher;
@@ -27,6 +29,8 @@ export interface EndpointOptions {
   /** How long a sampling round trip may take before its state expires (default 600 s). */
   requestStateTtlSeconds?: number;
   onerror?: (error: Error) => void;
+  /** Progress notifications and tasks for long calls (extract_data, long polls). */
+  longCalls?: LongCallOptions;
 }
 
 /** Who answers: stamped on every modern result (`_meta`), by the SDK and by the fast path alike. */
@@ -101,12 +105,18 @@ export function createMcpEndpoint(options: EndpointOptions): McpHttpHandler {
         const argsHash = () => (hash ??= argumentsHash(args));
         const sampling = dispatcher.canSample(name) ? samplingOf(era === 'modern', name, argsHash, ctx) : undefined;
         if (sampling && 'error' in sampling) return sampling.error;
-        const outcome = await dispatcher.call(name, args, {
-          principal: extra.principal,
-          requestId: extra.requestId,
-          signal: ctx.mcpReq.signal,
-          sampling,
-        });
+        const outcome = await withProgress(
+          ctx,
+          dispatcher.longCallOf(name, args),
+          options.longCalls?.progressIntervalMs,
+          () =>
+            dispatcher.call(name, args, {
+              principal: extra.principal,
+              requestId: extra.requestId,
+              signal: ctx.mcpReq.signal,
+              sampling,
+            }),
+        );
         if (outcome.sampling) {
           const state: SamplingState = { tool: name, args: argsHash(), continuation: outcome.sampling.continuation };
           return inputRequired({
