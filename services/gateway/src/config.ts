@@ -74,6 +74,9 @@ const gatewayConfigSchema = z.object({
     .describe(
       'how often a long call (extract_data, a long poll) reports progress to a client that sent a progress token',
     ),
+  QUARRY_MCP_TASK_TTL: env
+    .duration('1h')
+    .describe('how long an MCP task (a long call a client runs in the background) and its result are kept'),
   QUARRY_SERVICES: z
     .string()
     .default('')

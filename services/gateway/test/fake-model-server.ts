@@ -34,13 +34,16 @@ export async function startFakeModelServer(answer: Record<string, unknown>): Pro
     await readBody(req);
     requests += 1;
     let gone = false;
-    res.once('close', () => {
-      if (!res.writableFinished) {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, state.delayMs);
+      res.once('close', () => {
+        if (res.writableFinished) return;
         gone = true;
         aborted += 1;
-      }
+        clearTimeout(timer);
+        resolve();
+      });
     });
-    await new Promise((resolve) => setTimeout(resolve, state.delayMs));
     if (gone) return;
     const content = JSON.stringify(state.answer);
     res.writeHead(200, { 'content-type': 'application/json' });

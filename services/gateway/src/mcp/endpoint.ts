@@ -15,6 +15,7 @@ import type { Principal } from '../identity/schema.js';
 import type { CallerSampling, SamplingAsk, ToolDispatcher } from './dispatcher.js';
 import { withProgress } from './progress/progress-notifier.js';
 import type { LongCallOptions } from './tasks/long-calls.js';
+import { registerTasks, startTask, TASKS_EXTENSION } from './tasks/tasks-extension.js';
 
 export interface EndpointOptions {
   dispatcher: ToolDispatcher;
@@ -87,10 +88,16 @@ export function createMcpEndpoint(options: EndpointOptions): McpHttpHandler {
     cacheHints: { 'tools/list': { ttlMs: 300_000, cacheScope: 'private' as const } },
     requestState: { verify: stateCodec.verify },
   };
+  const tasks = options.longCalls?.tasks;
+  // The tasks extension is a 2026-07-28 one: only modern instances declare and serve it.
+  const modernOptions = tasks
+    ? { ...serverOptions, capabilities: { ...serverOptions.capabilities, extensions: { [TASKS_EXTENSION]: {} } } }
+    : serverOptions;
 
   return createMcpHandler(
     ({ era }) => {
-      const server = new Server(info, serverOptions);
+      const server = new Server(info, era === 'modern' ? modernOptions : serverOptions);
+      if (tasks && era === 'modern') registerTasks(server, tasks);
       server.setRequestHandler('tools/list', (_request, ctx) => {
         const extra = ctx.http?.authInfo?.extra as QuarryAuthExtra | undefined;
         if (!extra) throw new Error('tools/list reached the MCP handler without an authenticated principal');
@@ -105,6 +112,15 @@ export function createMcpEndpoint(options: EndpointOptions): McpHttpHandler {
         const argsHash = () => (hash ??= argumentsHash(args));
         const sampling = dispatcher.canSample(name) ? samplingOf(era === 'modern', name, argsHash, ctx) : undefined;
         if (sampling && 'error' in sampling) return sampling.error;
+        const task = await startTask(era === 'modern' ? tasks : undefined, dispatcher, {
+          name,
+          args,
+          ctx,
+          principal: extra.principal,
+          requestId: extra.requestId,
+          sampling,
+        });
+        if (task) return task as CallToolResult;
         const outcome = await withProgress(
           ctx,
           dispatcher.longCallOf(name, args),

@@ -2,7 +2,7 @@ import type { ServerContext } from '@modelcontextprotocol/server';
 import type { LongCall } from '../dispatcher.js';
 
 /** How often a long call reports progress when its client sent a progress token (default 5 s). */
-export const DEFAULT_PROGRESS_INTERVAL_MS = 5_000;
+const DEFAULT_PROGRESS_INTERVAL_MS = 5_000;
 
 type ProgressToken = string | number;
 
