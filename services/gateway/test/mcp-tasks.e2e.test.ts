@@ -132,6 +132,7 @@ describe('a client that declares the tasks extension', () => {
       structuredContent: Record<string, unknown>;
     };
     expect(result.structuredContent).toMatchObject({ status: 'completed', provider: 'openai', data: ANSWER });
+    expect(result).toMatchObject({ resultType: 'complete' });
     expect(JSON.parse(result.content[0]!.text)).toEqual(result.structuredContent);
     expect(await extractions()).toBe(before + 1);
 

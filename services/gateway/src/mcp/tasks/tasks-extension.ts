@@ -99,7 +99,8 @@ export async function startTask(
         sampling: { available: false },
       });
       // Without sampling on offer a service never asks for it (the dispatcher would answer INTERNAL).
-      return { status: 'completed', result: outcome.result ?? {} };
+      // The result as the call would have answered on 2026-07-28, discriminator included.
+      return { status: 'completed', result: { ...outcome.result, resultType: 'complete' } };
     },
   });
   return { ...task, resultType: 'task' };
