@@ -74,6 +74,14 @@ const gatewayConfigSchema = z.object({
   QUARRY_MODEL_TOOL_DEADLINE: env
     .duration('150s')
     .describe('deadline of tools that run a model (extract_data): up to two model calls'),
+  QUARRY_MCP_PROGRESS_INTERVAL: env
+    .duration('5s')
+    .describe(
+      'how often a long call (extract_data, a long poll) reports progress to a client that sent a progress token',
+    ),
+  QUARRY_MCP_TASK_TTL: env
+    .duration('1h')
+    .describe('how long an MCP task (a long call a client runs in the background) and its result are kept'),
   QUARRY_SERVICES: z
     .string()
     .default('')

@@ -4,7 +4,7 @@ import { identityV1, toolCatalogue } from '@quarry/contracts';
 import { createDb } from '@quarry/db';
 import { createIdentitySigner, createRawClient } from '@quarry/grpc';
 import { createMetrics, fastifyOtel, metricsText, type Registry, telemetryRunning } from '@quarry/telemetry';
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config.js';
 import { createTokenAuthenticator } from './identity/authenticator.js';
@@ -15,6 +15,7 @@ import { identityServiceImplementation } from './identity/service.js';
 import type { IdentityDatabase } from './identity/schema.js';
 import { createLocalBackend } from './mcp/backends.js';
 import { createToolDispatcher, type ToolBackend } from './mcp/dispatcher.js';
+import { createTaskRunner } from './mcp/tasks/task-runner.js';
 import type { GatewayDeps } from './server.js';
 import { createToolCallLog } from './tool-call-log.js';
 
@@ -168,6 +169,16 @@ export async function createGatewayRuntime({
     },
   });
 
+  // MCP tasks: a task still working this long after it began was abandoned by a replica that stopped.
+  const tasks = createTaskRunner({
+    db: db as Kysely<unknown>,
+    listenConnectionString: config.DATABASE_URL,
+    logger,
+    ttlMs: config.QUARRY_MCP_TASK_TTL,
+    runDeadlineMs: config.QUARRY_MODEL_TOOL_DEADLINE + 30_000,
+  });
+  await tasks.start();
+
   let draining = false;
   const deps: GatewayDeps = {
     http: {
@@ -192,6 +203,7 @@ export async function createGatewayRuntime({
     },
     onHttpResponse: (route, status) => httpResponses.inc({ route, status: String(status) }),
     mcpFastPath: config.QUARRY_MCP_FAST_PATH,
+    longCalls: { progressIntervalMs: config.QUARRY_MCP_PROGRESS_INTERVAL, tasks },
     onMcpRequest: (path) => mcpRequests.inc({ path }),
     // One span per HTTP request, continuing the caller's traceparent — where OpenTelemetry runs
     // (containers always; `quarry start` with an OTLP endpoint). Without an SDK the spans would go
@@ -211,6 +223,7 @@ export async function createGatewayRuntime({
     async close() {
       draining = true;
       clearInterval(pendingTimer);
+      await tasks.close();
       await toolCallLog.close();
       await authenticator.close();
       for (const [, backend] of remote) backend.close();

@@ -19,6 +19,7 @@ import type { Principal } from './identity/schema.js';
 import type { ToolDispatcher } from './mcp/dispatcher.js';
 import { createMcpEndpoint, quarryServerInfo, type QuarryAuthExtra } from './mcp/endpoint.js';
 import { createToolCallFastPath } from './mcp/fast-path.js';
+import type { LongCallOptions } from './mcp/tasks/long-calls.js';
 import { allows, scopeForTool, type Scope } from './identity/scopes.js';
 import { mayUse } from './identity/tool-allowlist.js';
 import { type OAuthHttp, registerOAuthRoutes, resourceMetadataUrl } from './oauth/routes.js';
@@ -60,6 +61,8 @@ export interface GatewayDeps {
   onMcpRequest?: (path: 'fast' | 'sdk') => void;
   /** OAuth: protected-resource metadata and, when embedded, the authorization server. */
   oauth?: OAuthHttp;
+  /** Progress notifications and tasks for long calls. */
+  longCalls?: LongCallOptions;
 }
 
 declare module 'fastify' {
@@ -196,6 +199,7 @@ export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
     version: deps.version,
     maxRequestBodySize: http.bodyLimitBytes,
     requestStateKey: deps.requestStateKey,
+    longCalls: deps.longCalls,
     onerror: (error) => logger.debug({ err: error }, 'MCP request rejected'),
   });
   const mcp = toNodeHandler(endpoint);

@@ -47,6 +47,7 @@ describe('the gateway schemas are tenant-safe', () => {
       .map((t) => `${t.schema}.${t.table}`)
       .sort();
     expect(scoped).toEqual([
+      'gateway.mcp_tasks',
       'gateway.mcp_tool_call_log',
       'identity.memberships',
       'identity.oauth_grants',

@@ -67,6 +67,12 @@ export type DispatchOutcome =
   | { result: CallToolResult; structuredJson?: string; sampling?: undefined }
   | { sampling: SamplingAsk; result?: undefined; structuredJson?: undefined };
 
+/**
+ * What makes a call long: a long poll asked to wait (its seconds, bounded by the rpc's option), or
+ * a tool that runs a model (its reply carries a ModelUsage). Every other call answers in milliseconds.
+ */
+export type LongCall = { kind: 'wait'; seconds: number } | { kind: 'model' };
+
 interface ModelUsage {
   provider: string;
   model: string;
@@ -118,6 +124,8 @@ export interface ToolDispatcher {
   isReadOnly(name: string): boolean;
   /** Whether a tool can ask for the client's model (its rpc has the sampling fields). */
   canSample(name: string): boolean;
+  /** Whether this call of a tool is a long one (progress notifications, tasks); undefined when it answers at once. */
+  longCallOf(name: string, args: Record<string, unknown> | undefined): LongCall | undefined;
   /**
    * Validates the arguments, calls the tool's rpc and checks its reply. Bad arguments and service
    * errors come back as tool errors (`isError`); an unknown tool, or one outside the caller's
@@ -291,6 +299,14 @@ export function createToolDispatcher(options: DispatcherOptions): ToolDispatcher
     has: (name) => entries.has(name),
     isReadOnly,
     canSample: (name) => Boolean(entries.get(name)?.tool.gatewayFields?.samplingRequest),
+    longCallOf(name, args) {
+      const tool = entries.get(name)?.tool;
+      if (tool?.gatewayFields?.modelUsage) return { kind: 'model' };
+      const longPoll = tool?.rpc.longPoll;
+      const wait = longPoll ? args?.[longPoll.field] : undefined;
+      if (typeof wait !== 'number' || !(wait > 0)) return undefined;
+      return { kind: 'wait', seconds: Math.min(wait, longPoll!.maxSeconds) };
+    },
 
     async call(name, args, caller) {
       const started = performance.now();

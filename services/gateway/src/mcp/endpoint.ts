@@ -21,6 +21,9 @@ import {
   registerPrompts,
 } from './prompts/register.js';
 import { RESOURCES_CAPABILITY, registerResources } from './resources/register.js';
+import { withProgress } from './progress/progress-notifier.js';
+import type { LongCallOptions } from './tasks/long-calls.js';
+import { registerTasks, startTask, TASKS_EXTENSION } from './tasks/tasks-extension.js';
 
 export interface EndpointOptions {
   dispatcher: ToolDispatcher;
@@ -35,6 +38,8 @@ export interface EndpointOptions {
   /** How long a sampling round trip may take before its state expires (default 600 s). */
   requestStateTtlSeconds?: number;
   onerror?: (error: Error) => void;
+  /** Progress notifications and tasks for long calls (extract_data, long polls). */
+  longCalls?: LongCallOptions;
 }
 
 /** Who answers: stamped on every modern result (`_meta`), by the SDK and by the fast path alike. */
@@ -91,11 +96,17 @@ export function createMcpEndpoint(options: EndpointOptions): McpHttpHandler {
     },
     requestState: { verify: stateCodec.verify },
   };
+  const tasks = options.longCalls?.tasks;
+  // The tasks extension is a 2026-07-28 one: only modern instances declare and serve it.
+  const modernOptions = tasks
+    ? { ...serverOptions, capabilities: { ...serverOptions.capabilities, extensions: { [TASKS_EXTENSION]: {} } } }
+    : serverOptions;
 
   return createMcpHandler(
     ({ era }) => {
-      const server = new Server(info, serverOptions);
+      const server = new Server(info, era === 'modern' ? modernOptions : serverOptions);
       registerPrompts(server, prompts);
+      if (tasks && era === 'modern') registerTasks(server, tasks);
       server.setRequestHandler('tools/list', (_request, ctx) => {
         const extra = ctx.http?.authInfo?.extra as QuarryAuthExtra | undefined;
         if (!extra) throw new Error('tools/list reached the MCP handler without an authenticated principal');
@@ -110,12 +121,27 @@ export function createMcpEndpoint(options: EndpointOptions): McpHttpHandler {
         const argsHash = () => (hash ??= argumentsHash(args));
         const sampling = dispatcher.canSample(name) ? samplingOf(era === 'modern', name, argsHash, ctx) : undefined;
         if (sampling && 'error' in sampling) return sampling.error;
-        const outcome = await dispatcher.call(name, args, {
+        const task = await startTask(era === 'modern' ? tasks : undefined, dispatcher, {
+          name,
+          args,
+          ctx,
           principal: extra.principal,
           requestId: extra.requestId,
-          signal: ctx.mcpReq.signal,
           sampling,
         });
+        if (task) return task as CallToolResult;
+        const outcome = await withProgress(
+          ctx,
+          dispatcher.longCallOf(name, args),
+          options.longCalls?.progressIntervalMs,
+          () =>
+            dispatcher.call(name, args, {
+              principal: extra.principal,
+              requestId: extra.requestId,
+              signal: ctx.mcpReq.signal,
+              sampling,
+            }),
+        );
         if (outcome.sampling) {
           const state: SamplingState = { tool: name, args: argsHash(), continuation: outcome.sampling.continuation };
           return inputRequired({
