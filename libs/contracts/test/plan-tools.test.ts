@@ -105,7 +105,7 @@ describe('the plan tools', () => {
       'request_user_review',
       ['planId', 'stepId', 'summary', 'questions', 'sessionId'],
       ['planId', 'stepId', 'summary'],
-      ['reviewId', 'stepStatus', 'planStatus'],
+      ['reviewId', 'stepStatus', 'planStatus', 'userAnswer'],
     ],
     [
       'submit_user_decision',

@@ -109,6 +109,7 @@ export function stubDispatcher(): StubDispatcher {
     has: (name) => name === 'ping',
     isReadOnly: (name) => name === 'ping',
     canSample: () => false,
+    elicitationOf: () => undefined,
     async call(name, _args, caller) {
       calls.push({ name, principal: caller.principal });
       if (name !== 'ping') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}.`);

@@ -3361,7 +3361,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "request_user_review",
     "title": "Request user review",
-    "description": "Ask the user to review a step before the plan goes on, for example at a checkpoint step or when a result needs a human judgement. The step waits (awaiting_input) and the plan pauses (awaiting_review) until the user's decision is submitted with submit_user_decision. Show the user your summary and questions and ask for their decision.",
+    "description": "Ask the user to review a step before the plan goes on, for example at a checkpoint step or when a result needs a human judgement. The step waits (awaiting_input) and the plan pauses (awaiting_review) until the user's decision is submitted with submit_user_decision. Show the user your summary and questions and ask for their decision. If your client can show Quarry's review form, the user decides there: then the result's userAnswer says what they decided, and you submit nothing.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -3422,7 +3422,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
             "skipped",
             "failed"
           ],
-          "description": "The step's status now: awaiting_input."
+          "description": "The step's status now: awaiting_input (or, when the user decided in the form, the status their decision gave it)."
         },
         "planStatus": {
           "type": "string",
@@ -3435,7 +3435,34 @@ export const toolDefinitions: readonly ToolDefinition[] = [
             "failed",
             "cancelled"
           ],
-          "description": "The plan's status now: awaiting_review."
+          "description": "The plan's status now: awaiting_review (or, when the user decided in the form, the status their decision gave it)."
+        },
+        "userAnswer": {
+          "type": "object",
+          "properties": {
+            "action": {
+              "type": "string",
+              "enum": [
+                "accept",
+                "decline",
+                "cancel"
+              ],
+              "description": "What the user did: accept (they answered; the answer is recorded), decline (they refused to answer) or cancel (they dismissed the form). Nothing is recorded unless they accepted."
+            },
+            "answer": {
+              "type": "object",
+              "description": "With accept: the user's answer, field by field, as recorded."
+            },
+            "next": {
+              "type": "string",
+              "description": "What happens now, and what to do next."
+            }
+          },
+          "required": [
+            "next"
+          ],
+          "additionalProperties": false,
+          "description": "Set only when your client showed the user Quarry's review form: what the user did."
         }
       },
       "required": [
@@ -3453,6 +3480,67 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "service": "quarry.plan.v1.PlanService",
       "method": "RequestUserReview",
       "path": "/quarry.plan.v1.PlanService/RequestUserReview"
+    },
+    "elicitation": {
+      "answerTool": "submit_user_decision",
+      "carry": [
+        "planId",
+        "stepId",
+        "sessionId"
+      ],
+      "form": {
+        "type": "object",
+        "properties": {
+          "decision": {
+            "type": "string",
+            "oneOf": [
+              {
+                "const": "approve",
+                "title": "Approve: the step is done, the plan goes on."
+              },
+              {
+                "const": "reject",
+                "title": "Reject: the step fails, and the whole plan with it."
+              },
+              {
+                "const": "modify",
+                "title": "Modify: the step is redone with your feedback."
+              },
+              {
+                "const": "skip",
+                "title": "Skip: the step is skipped, the plan goes on."
+              }
+            ],
+            "title": "Your decision",
+            "description": "What should happen to this step of the research plan?"
+          },
+          "feedback": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 10000,
+            "title": "Feedback",
+            "description": "Comments for the researcher. Needed with Modify: what to change."
+          }
+        },
+        "required": [
+          "decision"
+        ]
+      },
+      "lead": "A step of your research plan is ready for your review.",
+      "message": [
+        {
+          "field": "summary",
+          "list": false
+        },
+        {
+          "field": "questions",
+          "heading": "Questions:",
+          "list": true
+        }
+      ],
+      "outcomeField": "userAnswer",
+      "onAccept": "The user's decision is recorded, as submit_user_decision would record it; do not submit it again. approve or skip: call get_next_step for the next step. modify: the step is in progress again with the user's feedback appended to its instructions; redo it and submit its result. reject: the step and the plan have failed.",
+      "onDecline": "The user did not decide in the form. The step is still awaiting review: ask the user in the conversation and submit their decision with submit_user_decision."
     }
   },
   {

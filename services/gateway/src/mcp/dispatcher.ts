@@ -1,6 +1,12 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import { ContractError, createToolCodec, type ObjectSchema, type ToolDefinition } from '@quarry/contracts';
+import {
+  ContractError,
+  createToolCodec,
+  type ObjectSchema,
+  type ToolDefinition,
+  type ToolElicitation,
+} from '@quarry/contracts';
 import { type Identity, QuarryError, status } from '@quarry/grpc';
 import type { Logger } from 'pino';
 import { toolErrorFromStatus, type ToolErrorShape } from '../errors.js';
@@ -116,6 +122,8 @@ export interface ToolDispatcher {
   isReadOnly(name: string): boolean;
   /** Whether a tool can ask for the client's model (its rpc has the sampling fields). */
   canSample(name: string): boolean;
+  /** How a tool asks the user through the client (its rpc's elicit option); undefined when it cannot. */
+  elicitationOf(name: string): ToolElicitation | undefined;
   /**
    * Validates the arguments, calls the tool's rpc and checks its reply. Bad arguments and service
    * errors come back as tool errors (`isError`); an unknown tool, or one outside the caller's
@@ -285,6 +293,7 @@ export function createToolDispatcher(options: DispatcherOptions): ToolDispatcher
     has: (name) => entries.has(name),
     isReadOnly,
     canSample: (name) => Boolean(entries.get(name)?.tool.gatewayFields?.samplingRequest),
+    elicitationOf: (name) => entries.get(name)?.tool.elicitation,
 
     async call(name, args, caller) {
       const started = performance.now();

@@ -6,6 +6,7 @@ import {
   createRequestStateCodec,
   inputRequired,
   inputResponse,
+  isInputRequiredResult,
   type CallToolResult,
   type McpHttpHandler,
   type ServerContext,
@@ -13,6 +14,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Principal } from '../identity/schema.js';
 import type { CallerSampling, SamplingAsk, ToolDispatcher } from './dispatcher.js';
+import { createElicitingCalls, type ElicitationState } from './elicitation/eliciting-call.js';
 
 export interface EndpointOptions {
   dispatcher: ToolDispatcher;
@@ -71,11 +73,12 @@ const DEFAULT_INSTRUCTIONS =
 export function createMcpEndpoint(options: EndpointOptions): McpHttpHandler {
   const { dispatcher } = options;
   const info = quarryServerInfo(options.version);
-  const stateCodec = createRequestStateCodec<SamplingState>({
+  const stateCodec = createRequestStateCodec<SamplingState | ElicitationState>({
     key: options.requestStateKey,
     ttlSeconds: options.requestStateTtlSeconds ?? 600,
     bind: (ctx) => `${ctx.mcpReq.method}\0${ctx.http?.authInfo?.clientId ?? ''}`,
   });
+  const callEliciting = createElicitingCalls({ dispatcher, mint: (state, ctx) => stateCodec.mint(state, ctx) });
   const serverOptions = {
     capabilities: { tools: { listChanged: false } },
     instructions: options.instructions ?? DEFAULT_INSTRUCTIONS,
@@ -99,6 +102,20 @@ export function createMcpEndpoint(options: EndpointOptions): McpHttpHandler {
         // Hashed at most once, and only when a round trip is checked or started.
         let hash: string | undefined;
         const argsHash = () => (hash ??= argumentsHash(args));
+        if (dispatcher.elicitationOf(name)) {
+          const caller = { principal: extra.principal, requestId: extra.requestId, signal: ctx.mcpReq.signal };
+          const answer = await callEliciting({
+            name,
+            args: args ?? {},
+            caller,
+            modern: era === 'modern',
+            argsHash,
+            ctx,
+          });
+          return isInputRequiredResult(answer)
+            ? answer
+            : server.projectCallToolResult(answer, dispatcher.outputSchemaOf(name));
+        }
         const sampling = dispatcher.canSample(name) ? samplingOf(era === 'modern', name, argsHash, ctx) : undefined;
         if (sampling && 'error' in sampling) return sampling.error;
         const outcome = await dispatcher.call(name, args, {

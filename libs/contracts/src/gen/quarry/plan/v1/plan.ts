@@ -17,6 +17,7 @@ import {
 } from "@grpc/grpc-js";
 import { Struct } from "../../../google/protobuf/struct.js";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
+import { ElicitationOutcome } from "../../mcp/v1/elicitation.js";
 
 export const protobufPackage = "quarry.plan.v1";
 
@@ -422,9 +423,13 @@ export function nextStepStatusToJSON(object: NextStepStatus): string {
 /** The user's decision on a step under review. */
 export enum ReviewDecision {
   REVIEW_DECISION_UNSPECIFIED = 0,
+  /** REVIEW_DECISION_APPROVE - Approve: the step is done, the plan goes on. */
   REVIEW_DECISION_APPROVE = 1,
+  /** REVIEW_DECISION_REJECT - Reject: the step fails, and the whole plan with it. */
   REVIEW_DECISION_REJECT = 2,
+  /** REVIEW_DECISION_MODIFY - Modify: the step is redone with your feedback. */
   REVIEW_DECISION_MODIFY = 3,
+  /** REVIEW_DECISION_SKIP - Skip: the step is skipped, the plan goes on. */
   REVIEW_DECISION_SKIP = 4,
   UNRECOGNIZED = -1,
 }
@@ -1253,10 +1258,18 @@ export interface RequestUserReviewRequest {
 export interface RequestUserReviewResponse {
   /** The review's ID. */
   reviewId: string;
-  /** The step's status now: awaiting_input. */
+  /**
+   * The step's status now: awaiting_input (or, when the user decided in the form, the status
+   * their decision gave it).
+   */
   stepStatus: StepStatus;
-  /** The plan's status now: awaiting_review. */
+  /**
+   * The plan's status now: awaiting_review (or, when the user decided in the form, the status
+   * their decision gave it).
+   */
   planStatus: PlanStatus;
+  /** Set only when your client showed the user Quarry's review form: what the user did. */
+  userAnswer?: ElicitationOutcome | undefined;
 }
 
 export interface SubmitUserDecisionRequest {
@@ -5833,7 +5846,7 @@ export const RequestUserReviewRequest: MessageFns<RequestUserReviewRequest> = {
 };
 
 function createBaseRequestUserReviewResponse(): RequestUserReviewResponse {
-  return { reviewId: "", stepStatus: 0, planStatus: 0 };
+  return { reviewId: "", stepStatus: 0, planStatus: 0, userAnswer: undefined };
 }
 
 export const RequestUserReviewResponse: MessageFns<RequestUserReviewResponse> = {
@@ -5846,6 +5859,9 @@ export const RequestUserReviewResponse: MessageFns<RequestUserReviewResponse> = 
     }
     if (message.planStatus !== 0) {
       writer.uint32(24).int32(message.planStatus);
+    }
+    if (message.userAnswer !== undefined) {
+      ElicitationOutcome.encode(message.userAnswer, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -5887,6 +5903,14 @@ export const RequestUserReviewResponse: MessageFns<RequestUserReviewResponse> = 
             message.planStatus = reader.int32() as any;
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.userAnswer = ElicitationOutcome.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5916,6 +5940,11 @@ export const RequestUserReviewResponse: MessageFns<RequestUserReviewResponse> = 
         : isSet(object.plan_status)
         ? planStatusFromJSON(object.plan_status)
         : 0,
+      userAnswer: isSet(object.userAnswer)
+        ? ElicitationOutcome.fromJSON(object.userAnswer)
+        : isSet(object.user_answer)
+        ? ElicitationOutcome.fromJSON(object.user_answer)
+        : undefined,
     };
   },
 
@@ -5930,6 +5959,9 @@ export const RequestUserReviewResponse: MessageFns<RequestUserReviewResponse> = 
     if (message.planStatus !== 0) {
       obj.planStatus = planStatusToJSON(message.planStatus);
     }
+    if (message.userAnswer !== undefined) {
+      obj.userAnswer = ElicitationOutcome.toJSON(message.userAnswer);
+    }
     return obj;
   },
 
@@ -5941,6 +5973,9 @@ export const RequestUserReviewResponse: MessageFns<RequestUserReviewResponse> = 
     message.reviewId = object.reviewId ?? "";
     message.stepStatus = object.stepStatus ?? 0;
     message.planStatus = object.planStatus ?? 0;
+    message.userAnswer = (object.userAnswer !== undefined && object.userAnswer !== null)
+      ? ElicitationOutcome.fromPartial(object.userAnswer)
+      : undefined;
     return message;
   },
 };
@@ -9696,7 +9731,9 @@ export const PlanServiceService = {
    * Ask the user to review a step before the plan goes on, for example at a checkpoint step or
    * when a result needs a human judgement. The step waits (awaiting_input) and the plan pauses
    * (awaiting_review) until the user's decision is submitted with submit_user_decision. Show
-   * the user your summary and questions and ask for their decision.
+   * the user your summary and questions and ask for their decision. If your client can show
+   * Quarry's review form, the user decides there: then the result's userAnswer says what they
+   * decided, and you submit nothing.
    */
   requestUserReview: {
     path: "/quarry.plan.v1.PlanService/RequestUserReview" as const,
@@ -9963,7 +10000,9 @@ export interface PlanServiceServer extends UntypedServiceImplementation {
    * Ask the user to review a step before the plan goes on, for example at a checkpoint step or
    * when a result needs a human judgement. The step waits (awaiting_input) and the plan pauses
    * (awaiting_review) until the user's decision is submitted with submit_user_decision. Show
-   * the user your summary and questions and ask for their decision.
+   * the user your summary and questions and ask for their decision. If your client can show
+   * Quarry's review form, the user decides there: then the result's userAnswer says what they
+   * decided, and you submit nothing.
    */
   requestUserReview: handleUnaryCall<RequestUserReviewRequest, RequestUserReviewResponse>;
   /**
@@ -10226,7 +10265,9 @@ export interface PlanServiceClient extends Client {
    * Ask the user to review a step before the plan goes on, for example at a checkpoint step or
    * when a result needs a human judgement. The step waits (awaiting_input) and the plan pauses
    * (awaiting_review) until the user's decision is submitted with submit_user_decision. Show
-   * the user your summary and questions and ask for their decision.
+   * the user your summary and questions and ask for their decision. If your client can show
+   * Quarry's review form, the user decides there: then the result's userAnswer says what they
+   * decided, and you submit nothing.
    */
   requestUserReview(
     request: RequestUserReviewRequest,
