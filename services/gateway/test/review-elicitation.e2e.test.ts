@@ -16,7 +16,9 @@ interface FormAsked {
   message: string;
   requestedSchema: { properties: Record<string, { oneOf?: { const: string; title: string }[] }>; required?: string[] };
 }
-type HumanAnswer = { action: 'accept'; content: Record<string, unknown> } | { action: 'decline' | 'cancel' };
+type HumanAnswer =
+  | { action: 'accept'; content: Record<string, string | number | boolean | string[]> }
+  | { action: 'decline' | 'cancel' };
 
 let gateway: Awaited<ReturnType<typeof startTestGateway>>;
 let admin: Kysely<unknown>;
