@@ -88,6 +88,57 @@ describe('clients that cannot show a form keep the pull flow', () => {
   });
 });
 
+describe('who is never shown the form', () => {
+  const formOptions = {
+    capabilities: { elicitation: { form: {} } },
+    versionNegotiation: { mode: { pin: '2026-07-28' as const } },
+  };
+  const watch = (client: Client) => {
+    const seen = { asked: 0 };
+    client.setRequestHandler('elicitation/create', async () => {
+      seen.asked += 1;
+      return { action: 'accept', content: { decision: 'approve' } };
+    });
+    return seen;
+  };
+
+  it('another organization: its plan is missing, exactly like an id that does not exist', async () => {
+    await gateway.admin.createOrg({ slug: 'rival', name: 'Rival Labs' });
+    await gateway.admin.addUser({ email: 'eve@rival.test', orgSlug: 'rival', name: 'Eve' });
+    const eve = await gateway.admin.createToken({ orgSlug: 'rival', email: 'eve@rival.test', name: 'eve' });
+    const client = await connect(gateway.url, eve.token, 'rival', formOptions);
+    const seen = watch(client);
+    const ids = await stepInProgress();
+    const foreign = await toolsOf(client).call('request_user_review', reviewArgs(ids));
+    const missing = await toolsOf(client).call('request_user_review', {
+      ...reviewArgs(ids),
+      planId: '00000000-0000-4000-8000-000000000000',
+    });
+    expectToolError(foreign, 'PLAN_NOT_FOUND');
+    expect(foreign.data.error.message.replace(ids.planId, 'ID')).toBe(
+      missing.data.error.message.replace('00000000-0000-4000-8000-000000000000', 'ID'),
+    );
+    expect(seen.asked).toBe(0);
+    expect(await standing(ids.planId)).toEqual({ status: 'executing', reviews: [] });
+  });
+
+  it('a token that may not call submit_user_decision: the pull flow, which it cannot finish either', async () => {
+    const limited = await gateway.admin.createToken({
+      orgSlug: 'acme',
+      email: 'ada@acme.test',
+      name: 'reviews only',
+      tools: ['request_user_review'],
+    });
+    const client = await connect(gateway.url, limited.token, 'limited', formOptions);
+    const seen = watch(client);
+    const ids = await stepInProgress();
+    const result = await toolsOf(client).ok('request_user_review', reviewArgs(ids));
+    expect(seen.asked).toBe(0);
+    expect(result.data).not.toHaveProperty('userAnswer');
+    expect(await standing(ids.planId)).toEqual(AWAITING);
+  });
+});
+
 describe('the elicitation round trip, step by step', () => {
   const manualOptions = {
     capabilities: { elicitation: { form: {} } },
