@@ -10,10 +10,11 @@ describe('request_user_review asks the user with a form answered by submit_user_
   const review = toolCatalogue.find((t) => t.name === 'request_user_review')!;
   const decision = toolCatalogue.find((t) => t.name === 'submit_user_decision')!;
 
-  it('carries the ids and the session id over, and asks for the decision and feedback', () => {
+  it('carries the ids, the session id and the review the first round opened over, and asks for the decision and feedback', () => {
     expect(review.elicitation).toMatchObject({
       answerTool: 'submit_user_decision',
       carry: ['planId', 'stepId', 'sessionId'],
+      carryReply: ['reviewId'],
       outcomeField: 'userAnswer',
       message: [
         { field: 'summary', list: false },
@@ -115,7 +116,7 @@ message AnswerResponse {}`,
 
   it('an answer tool that requires a field neither asked nor carried', () => {
     expect(rejection(() => derive(valid, undefined, 'string reason = 3;'))).toContain(
-      'answer requires "reason", which the form does not ask for and this request does not have',
+      'answer requires "reason", which the form does not ask for and this rpc neither takes nor returns',
     );
   });
 

@@ -109,7 +109,7 @@ describe('the plan tools', () => {
     ],
     [
       'submit_user_decision',
-      ['planId', 'stepId', 'decision', 'feedback', 'sessionId'],
+      ['planId', 'stepId', 'decision', 'feedback', 'sessionId', 'reviewId'],
       ['planId', 'stepId', 'decision'],
       ['reviewId', 'decision', 'stepStatus', 'planStatus'],
     ],

@@ -252,6 +252,46 @@ describe('the elicitation round trip, step by step', () => {
   });
 });
 
+describe('a late answer to an earlier form', () => {
+  it('never decides the step’s newer review', async () => {
+    const client = await connect(gateway.url, gateway.token, 'late', {
+      capabilities: { elicitation: { form: {} } },
+      versionNegotiation: { mode: { pin: '2026-07-28' } },
+      inputRequired: { autoFulfill: false },
+    });
+    const ids = await stepInProgress();
+    const ask = () =>
+      client.callTool(
+        { name: 'request_user_review', arguments: reviewArgs(ids) },
+        { allowInputRequired: true },
+      ) as Promise<{ requestState?: string }>;
+    const answer = (state: string | undefined, content: Record<string, string>) =>
+      client.callTool({
+        name: 'request_user_review',
+        arguments: reviewArgs(ids),
+        inputResponses: { user_answer: { action: 'accept', content } },
+        requestState: state,
+      } as never);
+
+    // Modify sends the step back to work; the same review is then asked for again, same arguments.
+    const earlier = await ask();
+    await answer(earlier.requestState, { decision: 'modify', feedback: 'Look again.' });
+    const later = await ask();
+    const before = await standing(ids.planId);
+    expect(before).toEqual({
+      status: 'awaiting_review',
+      reviews: ['review_requested', 'decision_submitted', 'review_requested'],
+    });
+
+    const replayed = await answer(earlier.requestState, { decision: 'approve' });
+    expectToolError(toolsAnswer(replayed), 'REVIEW_NOT_OPEN', /is no longer open/, /Nothing was recorded/);
+    expect(await standing(ids.planId)).toEqual(before);
+
+    const current = await answer(later.requestState, { decision: 'approve' });
+    expect(current.structuredContent).toMatchObject({ stepStatus: 'completed', planStatus: 'executing' });
+  });
+});
+
 describe('a token revoked between the two rounds', () => {
   it('gets no second round: nothing is recorded, the review stays open', async () => {
     const doomed = await gateway.admin.createToken({ orgSlug: 'acme', email: 'ada@acme.test', name: 'doomed' });

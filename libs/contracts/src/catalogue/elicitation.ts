@@ -66,16 +66,19 @@ export function deriveElicitation(
   }
   if (asked.size === 0) problems.push('elicit: the form must ask for at least one field');
 
-  // Shared by name and kind, and not asked: passed on as the model sent it.
-  const carry = [...theirs.keys()].filter((name) => {
-    const mine = own.get(name);
-    const other = theirs.get(name)!;
-    return !asked.has(name) && mine !== undefined && sameKind(mine, other);
-  });
+  // Shared by name and kind, and not asked: passed on as the model sent it, or else as this
+  // rpc replied it (e.g. the id of what the first round created, so the answer goes to exactly that).
+  const shared = (fields: Map<string, DescField>) =>
+    [...theirs.keys()].filter((name) => {
+      const mine = fields.get(name);
+      return !asked.has(name) && mine !== undefined && sameKind(mine, theirs.get(name)!);
+    });
+  const carry = shared(own);
+  const carryReply = shared(rootFields(method.output)).filter((name) => !carry.includes(name));
   for (const required of answer.tool.inputSchema.required ?? []) {
-    if (!asked.has(required) && !carry.includes(required))
+    if (!asked.has(required) && !carry.includes(required) && !carryReply.includes(required))
       problems.push(
-        `elicit: ${answerTool} requires "${required}", which the form does not ask for and this request does not have`,
+        `elicit: ${answerTool} requires "${required}", which the form does not ask for and this rpc neither takes nor returns`,
       );
   }
 
@@ -101,6 +104,7 @@ export function deriveElicitation(
   return {
     answerTool,
     carry,
+    carryReply,
     form: { type: 'object', properties, ...(required.length > 0 ? { required } : {}) },
     lead: option.lead!.trim(),
     message,

@@ -77,6 +77,8 @@ export interface ToolElicitation {
   readonly answerTool: string;
   /** This tool's argument names passed on to the answer tool unchanged (JSON names, shared by both requests). */
   readonly carry: readonly string[];
+  /** This tool's reply fields passed on to the answer tool (JSON names shared with its request, not in `carry`). */
+  readonly carryReply: readonly string[];
   /** The form: an MCP elicitation `requestedSchema` (flat primitives; enum options titled). */
   readonly form: ElicitationForm;
   /** The message's first paragraph. */

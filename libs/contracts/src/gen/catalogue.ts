@@ -3488,6 +3488,9 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         "stepId",
         "sessionId"
       ],
+      "carryReply": [
+        "reviewId"
+      ],
       "form": {
         "type": "object",
         "properties": {
@@ -4451,6 +4454,11 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "minLength": 1,
           "maxLength": 200,
           "description": "Your client session ID, recorded in the audit log."
+        },
+        "reviewId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The review you are deciding (request_user_review's reviewId), if you have it: the decision is then refused, and nothing recorded, when that review is no longer the step's open one."
         }
       },
       "required": [

@@ -114,22 +114,16 @@ export function createElicitingCalls(options: ElicitingCallOptions) {
     }
     if (!allowed.has(spec.answerTool))
       return refusal('ANSWER_TOOL_UNAVAILABLE', `This token may not call ${spec.answerTool}: nothing was recorded.`);
-    const carried = Object.fromEntries(
-      spec.carry.filter((k) => call.args[k] !== undefined).map((k) => [k, call.args[k]]),
-    );
+    // The answer goes to exactly what the first round opened (e.g. its review), or is refused.
+    const carried = { ...pick(call.args, spec.carry), ...pick(first, spec.carryReply) };
     const recorded = (await dispatcher.call(spec.answerTool, { ...carried, ...checked.answer }, call.caller)).result!;
     // The answer tool refused (e.g. the plan moved on meanwhile): its error, as the model would have had it.
     if (recorded.isError || !recorded.structuredContent) return recorded;
     // The fields both replies share say how things stand now, after the answer.
     const after = recorded.structuredContent as Record<string, unknown>;
-    const now = Object.fromEntries(
-      Object.keys(first)
-        .filter((k) => after[k] !== undefined)
-        .map((k) => [k, after[k]]),
-    );
     return complete({
       ...first,
-      ...now,
+      ...pick(after, Object.keys(first)),
       [spec.outcomeField]: { action: 'accept', answer: checked.answer, next: spec.onAccept },
     });
   };
@@ -144,6 +138,11 @@ function formsAvailable(call: ElicitingCall): boolean {
   // An empty elicitation capability means form mode (the spec's backwards-compatible reading).
   const form = elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
   return form;
+}
+
+/** The named fields of `from` that are set. */
+function pick(from: Record<string, unknown>, names: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(names.filter((k) => from[k] !== undefined).map((k) => [k, from[k]]));
 }
 
 function complete(structured: Record<string, unknown>): CallToolResult {

@@ -1287,7 +1287,14 @@ export interface SubmitUserDecisionRequest {
     | string
     | undefined;
   /** Your client session ID, recorded in the audit log. */
-  sessionId?: string | undefined;
+  sessionId?:
+    | string
+    | undefined;
+  /**
+   * The review you are deciding (request_user_review's reviewId), if you have it: the decision is
+   * then refused, and nothing recorded, when that review is no longer the step's open one.
+   */
+  reviewId?: string | undefined;
 }
 
 export interface SubmitUserDecisionResponse {
@@ -5981,7 +5988,7 @@ export const RequestUserReviewResponse: MessageFns<RequestUserReviewResponse> = 
 };
 
 function createBaseSubmitUserDecisionRequest(): SubmitUserDecisionRequest {
-  return { planId: "", stepId: "", decision: 0, feedback: undefined, sessionId: undefined };
+  return { planId: "", stepId: "", decision: 0, feedback: undefined, sessionId: undefined, reviewId: undefined };
 }
 
 export const SubmitUserDecisionRequest: MessageFns<SubmitUserDecisionRequest> = {
@@ -6000,6 +6007,9 @@ export const SubmitUserDecisionRequest: MessageFns<SubmitUserDecisionRequest> = 
     }
     if (message.sessionId !== undefined) {
       writer.uint32(42).string(message.sessionId);
+    }
+    if (message.reviewId !== undefined) {
+      writer.uint32(50).string(message.reviewId);
     }
     return writer;
   },
@@ -6057,6 +6067,14 @@ export const SubmitUserDecisionRequest: MessageFns<SubmitUserDecisionRequest> = 
             message.sessionId = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.reviewId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -6088,6 +6106,11 @@ export const SubmitUserDecisionRequest: MessageFns<SubmitUserDecisionRequest> = 
         : isSet(object.session_id)
         ? globalThis.String(object.session_id)
         : undefined,
+      reviewId: isSet(object.reviewId)
+        ? globalThis.String(object.reviewId)
+        : isSet(object.review_id)
+        ? globalThis.String(object.review_id)
+        : undefined,
     };
   },
 
@@ -6108,6 +6131,9 @@ export const SubmitUserDecisionRequest: MessageFns<SubmitUserDecisionRequest> = 
     if (message.sessionId !== undefined) {
       obj.sessionId = message.sessionId;
     }
+    if (message.reviewId !== undefined) {
+      obj.reviewId = message.reviewId;
+    }
     return obj;
   },
 
@@ -6121,6 +6147,7 @@ export const SubmitUserDecisionRequest: MessageFns<SubmitUserDecisionRequest> = 
     message.decision = object.decision ?? 0;
     message.feedback = object.feedback ?? undefined;
     message.sessionId = object.sessionId ?? undefined;
+    message.reviewId = object.reviewId ?? undefined;
     return message;
   },
 };
