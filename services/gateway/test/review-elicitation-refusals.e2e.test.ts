@@ -174,6 +174,13 @@ describe('the elicitation round trip, step by step', () => {
     expect(await standing(ids.planId)).toEqual(AWAITING);
   });
 
+  it('gives the person a day to answer (the signed expiry), not the ten minutes of a model round trip', () => {
+    const body = first.requestState!.split('.')[1]!;
+    const { exp } = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as { exp: number };
+    expect(exp - Date.now() / 1000).toBeGreaterThan(86_400 - 120);
+    expect(exp - Date.now() / 1000).toBeLessThanOrEqual(86_400);
+  });
+
   it('refuses a retry that carries no answer', async () => {
     const result = await retry({ requestState: first.requestState });
     expect(result.structuredContent).toMatchObject({ error: { code: 'ELICITATION_ANSWER_MISSING' } });

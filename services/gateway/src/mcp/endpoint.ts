@@ -28,6 +28,8 @@ export interface EndpointOptions {
   requestStateKey: Uint8Array;
   /** How long a sampling round trip may take before its state expires (default 600 s). */
   requestStateTtlSeconds?: number;
+  /** How long a person may take to answer a form (elicitation) before its state expires (default 24 h). */
+  elicitationStateTtlSeconds?: number;
   onerror?: (error: Error) => void;
 }
 
@@ -73,12 +75,20 @@ const DEFAULT_INSTRUCTIONS =
 export function createMcpEndpoint(options: EndpointOptions): McpHttpHandler {
   const { dispatcher } = options;
   const info = quarryServerInfo(options.version);
+  const bind = (ctx: ServerContext) => `${ctx.mcpReq.method}\0${ctx.http?.authInfo?.clientId ?? ''}`;
   const stateCodec = createRequestStateCodec<SamplingState | ElicitationState>({
     key: options.requestStateKey,
     ttlSeconds: options.requestStateTtlSeconds ?? 600,
-    bind: (ctx) => `${ctx.mcpReq.method}\0${ctx.http?.authInfo?.clientId ?? ''}`,
+    bind,
   });
-  const callEliciting = createElicitingCalls({ dispatcher, mint: (state, ctx) => stateCodec.mint(state, ctx) });
+  // A person answers the review form, in their own time: its state lives longer. The expiry is in
+  // the signed state, so `stateCodec.verify` (same key, same binding) checks these too.
+  const reviewCodec = createRequestStateCodec<ElicitationState>({
+    key: options.requestStateKey,
+    ttlSeconds: options.elicitationStateTtlSeconds ?? 86_400,
+    bind,
+  });
+  const callEliciting = createElicitingCalls({ dispatcher, mint: (state, ctx) => reviewCodec.mint(state, ctx) });
   const serverOptions = {
     capabilities: { tools: { listChanged: false } },
     instructions: options.instructions ?? DEFAULT_INSTRUCTIONS,
