@@ -13,12 +13,14 @@ import { toolDefinitions } from './gen/catalogue.js';
 import { descriptorSetBase64 } from './gen/descriptor-set.js';
 
 export type {
+  ElicitationForm,
   GatewayFields,
   JsonSchema,
   ObjectSchema,
   ResourceLinkField,
   ToolAnnotations,
   ToolDefinition,
+  ToolElicitation,
   ToolRpc,
 } from './catalogue/types.js';
 export { type ToolCodec } from './codec.js';

@@ -105,11 +105,11 @@ describe('the plan tools', () => {
       'request_user_review',
       ['planId', 'stepId', 'summary', 'questions', 'sessionId'],
       ['planId', 'stepId', 'summary'],
-      ['reviewId', 'stepStatus', 'planStatus'],
+      ['reviewId', 'stepStatus', 'planStatus', 'userAnswer'],
     ],
     [
       'submit_user_decision',
-      ['planId', 'stepId', 'decision', 'feedback', 'sessionId'],
+      ['planId', 'stepId', 'decision', 'feedback', 'sessionId', 'reviewId'],
       ['planId', 'stepId', 'decision'],
       ['reviewId', 'decision', 'stepStatus', 'planStatus'],
     ],

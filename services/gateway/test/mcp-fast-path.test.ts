@@ -35,6 +35,12 @@ const toolCallLog: ToolCallLog = {
 /** PlanService.GetPlanStatus for one plan; a long poll waits until the call is cancelled. */
 const planEngine: ToolBackend = {
   async unary(path, bytes, call) {
+    if (path === '/quarry.plan.v1.PlanService/RequestUserReview')
+      return planV1.RequestUserReviewResponse.encode({
+        reviewId: randomUUID(),
+        stepStatus: planV1.StepStatus.STEP_STATUS_AWAITING_INPUT,
+        planStatus: planV1.PlanStatus.PLAN_STATUS_AWAITING_REVIEW,
+      }).finish();
     if (path !== '/quarry.plan.v1.PlanService/GetPlanStatus') throw new Error(`unexpected rpc ${path}`);
     const req = planV1.GetPlanStatusRequest.decode(bytes);
     if (req.planId !== PLAN_ID) throw new QuarryError('PLAN_NOT_FOUND', 5, `No research plan with id ${req.planId}.`);
@@ -66,7 +72,9 @@ let sdkOnly: FastifyInstance;
 let served: ServedBy;
 
 beforeAll(async () => {
-  const tools = ['ping', 'get_plan_status', 'extract_data'].map((name) => toolCatalogue.find((t) => t.name === name)!);
+  const tools = ['ping', 'get_plan_status', 'extract_data', 'request_user_review'].map((name) =>
+    toolCatalogue.find((t) => t.name === name)!,
+  );
   const dispatcher = createToolDispatcher({
     catalogue: tools,
     backends: {
@@ -226,6 +234,17 @@ describe('what the fast path leaves to the SDK', () => {
     );
     expect(path).toBe('sdk');
     expect(answer.status).toBe(oracle.status);
+  });
+});
+
+describe('a tool that can ask the user (request_user_review)', () => {
+  it('goes to the SDK, where its input-required round trip lives', async () => {
+    const { answer, oracle, path } = await bothWays(
+      modernToolCall('request_user_review', { planId: PLAN_ID, stepId: randomUUID(), summary: 'Done.' }),
+    );
+    expect(path).toBe('sdk');
+    expect(answer.status).toBe(oracle.status);
+    expect(answer.body).toMatchObject({ result: { structuredContent: { stepStatus: 'awaiting_input' } } });
   });
 });
 

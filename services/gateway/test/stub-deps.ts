@@ -110,6 +110,7 @@ export function stubDispatcher(): StubDispatcher {
     isReadOnly: (name) => name === 'ping',
     canSample: () => false,
     longCallOf: () => undefined,
+    elicitationOf: () => undefined,
     async call(name, _args, caller) {
       calls.push({ name, principal: caller.principal });
       if (name !== 'ping') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}.`);

@@ -26,6 +26,11 @@ export const planErrors = defineErrors({
     status: status.INVALID_ARGUMENT,
     message: '`cursor` is not a cursor returned by list_active_plans or list_plans.',
   },
+  REVIEW_NOT_OPEN: {
+    status: status.FAILED_PRECONDITION,
+    message: (p: { reviewId: string; stepId: string }) =>
+      `Review ${p.reviewId} is no longer open on step ${p.stepId} (it was decided; the step's open review is another one). Nothing was recorded.`,
+  },
   SKILL_EXECUTION_FINISHED: {
     status: status.FAILED_PRECONDITION,
     message: (p: { executionId: string; status: string }) =>

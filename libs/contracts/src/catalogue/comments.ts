@@ -1,5 +1,6 @@
 import type {
   DescEnum,
+  DescEnumValue,
   DescField,
   DescFile,
   DescMessage,
@@ -10,7 +11,7 @@ import type {
 import type { SourceCodeInfo_Location } from '@bufbuild/protobuf/wkt';
 
 /** Anything whose proto comment can become a description. */
-export type Commented = DescMessage | DescField | DescEnum | DescOneof | DescService | DescMethod;
+export type Commented = DescMessage | DescField | DescEnum | DescEnumValue | DescOneof | DescService | DescMethod;
 
 /**
  * Reads comments from the descriptors' source info (`buf build` keeps it by default). Returns the
@@ -50,6 +51,7 @@ function fileOf(desc: Commented): DescFile {
   switch (desc.kind) {
     case 'field':
     case 'oneof':
+    case 'enum_value':
       return desc.parent.file;
     case 'rpc':
       return desc.parent.file;
@@ -61,7 +63,7 @@ function fileOf(desc: Commented): DescFile {
 // Paths as defined by SourceCodeInfo.Location: field numbers of descriptor.proto interleaved
 // with indexes (FileDescriptorProto.message_type = 4, enum_type = 5, service = 6;
 // DescriptorProto.field = 2, nested_type = 3, enum_type = 4, oneof_decl = 8;
-// ServiceDescriptorProto.method = 2).
+// EnumDescriptorProto.value = 2; ServiceDescriptorProto.method = 2).
 function sourcePath(desc: Commented): number[] {
   switch (desc.kind) {
     case 'message':
@@ -74,6 +76,8 @@ function sourcePath(desc: Commented): number[] {
         : [5, desc.file.proto.enumType.indexOf(desc.proto)];
     case 'field':
       return [...sourcePath(desc.parent), 2, desc.parent.proto.field.indexOf(desc.proto)];
+    case 'enum_value':
+      return [...sourcePath(desc.parent), 2, desc.parent.proto.value.indexOf(desc.proto)];
     case 'oneof':
       return [...sourcePath(desc.parent), 8, desc.parent.proto.oneofDecl.indexOf(desc.proto)];
     case 'service':

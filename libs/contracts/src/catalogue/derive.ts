@@ -14,6 +14,7 @@ import {
 } from '@bufbuild/protobuf';
 import { FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
 import { createCommentReader } from './comments.js';
+import { deriveElicitation, type ElicitOption } from './elicitation.js';
 import { SchemaError } from './field-constraints.js';
 import { gatewayFieldRole } from './gateway-fields.js';
 import { messageToJsonSchema } from './schema.js';
@@ -60,6 +61,16 @@ export function deriveCatalogue(descriptorSet: Uint8Array): ToolDefinition[] {
   for (const [name, methods] of byName) {
     if (methods.length > 1)
       problems.push(`tool name "${name}" is used by more than one rpc: ${methods.map(rpcName).join(', ')}`);
+  }
+
+  const elicitOption = registry.getExtension('quarry.mcp.v1.elicit');
+  for (const entry of tools) {
+    const option = readOption<ElicitOption>(elicitOption, entry.method);
+    if (!option) continue;
+    const answer = tools.find(({ tool }) => tool.name === option.answerTool);
+    const result = deriveElicitation(entry.method, option, answer, sources.describe);
+    if (Array.isArray(result)) problems.push(...result.map((p) => `rpc ${rpcName(entry.method)}: ${p}`));
+    else entry.tool = { ...entry.tool, elicitation: result };
   }
 
   if (problems.length > 0) {

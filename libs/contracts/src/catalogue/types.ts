@@ -63,6 +63,8 @@ export interface ToolDefinition {
   readonly rpc: ToolRpc;
   /** Root fields the gateway fills or consumes (left out of both schemas); absent when none. */
   readonly gatewayFields?: GatewayFields;
+  /** How the tool asks the user directly through the client (`(quarry.mcp.v1.elicit)`); absent when it does not. */
+  readonly elicitation?: ToolElicitation;
   /** Result fields that name resources (`(quarry.mcp.v1.resource_link)`); absent when none. */
   readonly resourceLinks?: readonly ResourceLinkField[];
 }
@@ -75,6 +77,39 @@ export interface ResourceLinkField {
   readonly path: readonly string[];
   /** URI templates with `{}` where the value goes, e.g. `quarry://plans/{}`, or `{}` alone. */
   readonly uris: readonly string[];
+}
+
+/**
+ * A tool that can put a question to the user through the client (MCP form elicitation), from
+ * the rpc's `(quarry.mcp.v1.elicit)` option, checked and resolved against both tools' messages
+ * when the catalogue is derived: the gateway only fills in and forwards.
+ */
+export interface ToolElicitation {
+  /** The tool that records the answer (a tool of the same catalogue). */
+  readonly answerTool: string;
+  /** This tool's argument names passed on to the answer tool unchanged (JSON names, shared by both requests). */
+  readonly carry: readonly string[];
+  /** This tool's reply fields passed on to the answer tool (JSON names shared with its request, not in `carry`). */
+  readonly carryReply: readonly string[];
+  /** The form: an MCP elicitation `requestedSchema` (flat primitives; enum options titled). */
+  readonly form: ElicitationForm;
+  /** The message's first paragraph. */
+  readonly lead: string;
+  /** Arguments shown after the lead, each as a paragraph (JSON names; `list` for a repeated field). */
+  readonly message: readonly { readonly field: string; readonly heading?: string; readonly list: boolean }[];
+  /** The response field of type quarry.mcp.v1.ElicitationOutcome the gateway fills (JSON name). */
+  readonly outcomeField: string;
+  /** For the model, after an accepted answer was recorded. */
+  readonly onAccept: string;
+  /** For the model, after the user declined or dismissed the form. */
+  readonly onDecline: string;
+}
+
+/** An MCP form elicitation's requestedSchema: an object of flat, primitive properties. */
+export interface ElicitationForm {
+  readonly type: 'object';
+  readonly properties: { readonly [name: string]: JsonSchema };
+  readonly required?: readonly string[];
 }
 
 /**

@@ -3622,7 +3622,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "request_user_review",
     "title": "Request user review",
-    "description": "Ask the user to review a step (e.g. a checkpoint) before the plan goes on: the plan pauses until submit_user_decision. Show the user your summary and questions and ask for their decision.",
+    "description": "Ask the user to review a step (e.g. a checkpoint) before the plan goes on: the plan pauses until submit_user_decision. Show the user your summary and questions and ask for their decision. If your client shows Quarry's review form, the user decides there: the result's userAnswer then says what they decided, and you submit nothing.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -3683,7 +3683,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
             "skipped",
             "failed"
           ],
-          "description": "The step's status now: awaiting_input."
+          "description": "The step's status now: awaiting_input (or, when the user decided in the form, the status their decision gave it)."
         },
         "planStatus": {
           "type": "string",
@@ -3696,7 +3696,34 @@ export const toolDefinitions: readonly ToolDefinition[] = [
             "failed",
             "cancelled"
           ],
-          "description": "The plan's status now: awaiting_review."
+          "description": "The plan's status now: awaiting_review (or, when the user decided in the form, the status their decision gave it)."
+        },
+        "userAnswer": {
+          "type": "object",
+          "properties": {
+            "action": {
+              "type": "string",
+              "enum": [
+                "accept",
+                "decline",
+                "cancel"
+              ],
+              "description": "What the user did: accept (they answered; the answer is recorded), decline (they refused to answer) or cancel (they dismissed the form). Nothing is recorded unless they accepted."
+            },
+            "answer": {
+              "type": "object",
+              "description": "With accept: the user's answer, field by field, as recorded."
+            },
+            "next": {
+              "type": "string",
+              "description": "What happens now, and what to do next."
+            }
+          },
+          "required": [
+            "next"
+          ],
+          "additionalProperties": false,
+          "description": "Set only when your client showed the user Quarry's review form: what the user did."
         }
       },
       "required": [
@@ -3714,6 +3741,70 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "service": "quarry.plan.v1.PlanService",
       "method": "RequestUserReview",
       "path": "/quarry.plan.v1.PlanService/RequestUserReview"
+    },
+    "elicitation": {
+      "answerTool": "submit_user_decision",
+      "carry": [
+        "planId",
+        "stepId",
+        "sessionId"
+      ],
+      "carryReply": [
+        "reviewId"
+      ],
+      "form": {
+        "type": "object",
+        "properties": {
+          "decision": {
+            "type": "string",
+            "oneOf": [
+              {
+                "const": "approve",
+                "title": "Approve: the step is done, the plan goes on."
+              },
+              {
+                "const": "reject",
+                "title": "Reject: the step fails, and the whole plan with it."
+              },
+              {
+                "const": "modify",
+                "title": "Modify: the step is redone with your feedback."
+              },
+              {
+                "const": "skip",
+                "title": "Skip: the step is skipped, the plan goes on."
+              }
+            ],
+            "title": "Your decision",
+            "description": "What should happen to this step of the research plan?"
+          },
+          "feedback": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 10000,
+            "title": "Feedback",
+            "description": "Comments for the researcher. Needed with Modify: what to change."
+          }
+        },
+        "required": [
+          "decision"
+        ]
+      },
+      "lead": "A step of your research plan is ready for your review.",
+      "message": [
+        {
+          "field": "summary",
+          "list": false
+        },
+        {
+          "field": "questions",
+          "heading": "Questions:",
+          "list": true
+        }
+      ],
+      "outcomeField": "userAnswer",
+      "onAccept": "The user's decision is recorded, as submit_user_decision would record it; do not submit it again. approve or skip: call get_next_step for the next step. modify: the step is in progress again with the user's feedback appended to its instructions; redo it and submit its result. reject: the step and the plan have failed.",
+      "onDecline": "The user did not decide in the form. The step is still awaiting review: ask the user in the conversation and submit their decision with submit_user_decision."
     }
   },
   {
@@ -4665,6 +4756,11 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "minLength": 1,
           "maxLength": 200,
           "description": "Your client session ID, recorded in the audit log."
+        },
+        "reviewId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The review you are deciding (request_user_review's reviewId), if you have it: the decision is then refused, and nothing recorded, when that review is no longer the step's open one."
         }
       },
       "required": [

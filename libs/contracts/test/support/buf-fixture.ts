@@ -6,11 +6,13 @@ import { buildDescriptorSet, runBuf } from '../../src/catalogue/buf.js';
 
 const packageDir = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const repoRoot = resolve(packageDir, '../..');
-const mcpProtos = ['options.proto', 'sampling.proto'].map((name) => join(repoRoot, 'proto/quarry/mcp/v1', name));
+const mcpProtos = ['options.proto', 'sampling.proto', 'elicitation.proto'].map((name) =>
+  join(repoRoot, 'proto/quarry/mcp/v1', name),
+);
 
 /**
  * Builds a throwaway buf module holding `files` (path → proto source) next to the real
- * quarry/mcp/v1 protos (options, sampling), and returns its FileDescriptorSet with source info, exactly as
+ * quarry/mcp/v1 protos (options, sampling, elicitation), and returns its FileDescriptorSet with source info, exactly as
  * the generator builds proto/. With `lint`, `buf lint` (STANDARD) must pass first.
  */
 export function buildModule(

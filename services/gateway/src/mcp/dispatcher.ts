@@ -1,6 +1,12 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import { ContractError, createToolCodec, type ObjectSchema, type ToolDefinition } from '@quarry/contracts';
+import {
+  ContractError,
+  createToolCodec,
+  type ObjectSchema,
+  type ToolDefinition,
+  type ToolElicitation,
+} from '@quarry/contracts';
 import { type Identity, QuarryError, status } from '@quarry/grpc';
 import type { Logger } from 'pino';
 import { toolErrorFromStatus, type ToolErrorShape } from '../errors.js';
@@ -126,6 +132,8 @@ export interface ToolDispatcher {
   canSample(name: string): boolean;
   /** Whether this call of a tool is a long one (progress notifications, tasks); undefined when it answers at once. */
   longCallOf(name: string, args: Record<string, unknown> | undefined): LongCall | undefined;
+  /** How a tool asks the user through the client (its rpc's elicit option); undefined when it cannot. */
+  elicitationOf(name: string): ToolElicitation | undefined;
   /**
    * Validates the arguments, calls the tool's rpc and checks its reply. Bad arguments and service
    * errors come back as tool errors (`isError`); an unknown tool, or one outside the caller's
@@ -307,6 +315,7 @@ export function createToolDispatcher(options: DispatcherOptions): ToolDispatcher
       if (typeof wait !== 'number' || !(wait > 0)) return undefined;
       return { kind: 'wait', seconds: Math.min(wait, longPoll!.maxSeconds) };
     },
+    elicitationOf: (name) => entries.get(name)?.tool.elicitation,
 
     async call(name, args, caller) {
       const started = performance.now();

@@ -6,6 +6,7 @@ import {
   createRequestStateCodec,
   inputRequired,
   inputResponse,
+  isInputRequiredResult,
   type CallToolResult,
   type McpHttpHandler,
   type ServerContext,
@@ -24,6 +25,7 @@ import { RESOURCES_CAPABILITY, registerResources } from './resources/register.js
 import { withProgress } from './progress/progress-notifier.js';
 import type { LongCallOptions } from './tasks/long-calls.js';
 import { registerTasks, startTask, TASKS_EXTENSION } from './tasks/tasks-extension.js';
+import { createElicitingCalls, type ElicitationState } from './elicitation/eliciting-call.js';
 
 export interface EndpointOptions {
   dispatcher: ToolDispatcher;
@@ -37,6 +39,8 @@ export interface EndpointOptions {
   requestStateKey: Uint8Array;
   /** How long a sampling round trip may take before its state expires (default 600 s). */
   requestStateTtlSeconds?: number;
+  /** How long a person may take to answer a form (elicitation) before its state expires (default 24 h). */
+  elicitationStateTtlSeconds?: number;
   onerror?: (error: Error) => void;
   /** Progress notifications and tasks for long calls (extract_data, long polls). */
   longCalls?: LongCallOptions;
@@ -80,12 +84,21 @@ const SAMPLING_INPUT_KEY = 'model_answer';
 export function createMcpEndpoint(options: EndpointOptions): McpHttpHandler {
   const { dispatcher } = options;
   const info = quarryServerInfo(options.version);
-  const stateCodec = createRequestStateCodec<SamplingState>({
+  const bind = (ctx: ServerContext) => `${ctx.mcpReq.method}\0${ctx.http?.authInfo?.clientId ?? ''}`;
+  const stateCodec = createRequestStateCodec<SamplingState | ElicitationState>({
     key: options.requestStateKey,
     ttlSeconds: options.requestStateTtlSeconds ?? 600,
-    bind: (ctx) => `${ctx.mcpReq.method}\0${ctx.http?.authInfo?.clientId ?? ''}`,
+    bind,
   });
   const prompts = createPromptFeature(dispatcher);
+  // A person answers the review form, in their own time: its state lives longer. The expiry is in
+  // the signed state, so `stateCodec.verify` (same key, same binding) checks these too.
+  const reviewCodec = createRequestStateCodec<ElicitationState>({
+    key: options.requestStateKey,
+    ttlSeconds: options.elicitationStateTtlSeconds ?? 86_400,
+    bind,
+  });
+  const callEliciting = createElicitingCalls({ dispatcher, mint: (state, ctx) => reviewCodec.mint(state, ctx) });
   const serverOptions = {
     capabilities: { tools: { listChanged: false }, resources: RESOURCES_CAPABILITY, ...PROMPT_CAPABILITIES },
     instructions: options.instructions ?? SERVER_INSTRUCTIONS,
@@ -119,6 +132,20 @@ export function createMcpEndpoint(options: EndpointOptions): McpHttpHandler {
         // Hashed at most once, and only when a round trip is checked or started.
         let hash: string | undefined;
         const argsHash = () => (hash ??= argumentsHash(args));
+        if (dispatcher.elicitationOf(name)) {
+          const caller = { principal: extra.principal, requestId: extra.requestId, signal: ctx.mcpReq.signal };
+          const answer = await callEliciting({
+            name,
+            args: args ?? {},
+            caller,
+            modern: era === 'modern',
+            argsHash,
+            ctx,
+          });
+          return isInputRequiredResult(answer)
+            ? answer
+            : server.projectCallToolResult(answer, dispatcher.outputSchemaOf(name));
+        }
         const sampling = dispatcher.canSample(name) ? samplingOf(era === 'modern', name, argsHash, ctx) : undefined;
         if (sampling && 'error' in sampling) return sampling.error;
         const task = await startTask(era === 'modern' ? tasks : undefined, dispatcher, {

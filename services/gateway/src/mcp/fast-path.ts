@@ -33,7 +33,7 @@ const header = (headers: Headers, name: string) => {
 /**
  * The MCP endpoint's hot path (ADR 0015): a 2026-07-28 `tools/call` that is plain — a single
  * request with a valid per-request envelope, consistent MCP headers, no requestState, no input
- * responses, no task, no progress token, of a known tool that never samples — is answered without the SDK's
+ * responses, no task, no progress token, of a known tool that never samples nor elicits — is answered without the SDK's
  * per-request server, transport and web Request/Response, which cost more CPU than the whole
  * gRPC hop behind them. The SDK's own classifier decides the era and checks the envelope; what
  * the fast path accepts is a subset of what the SDK serves, and it answers with the JSON the SDK
@@ -68,7 +68,9 @@ export function createToolCallFastPath(dispatcher: ToolDispatcher, serverInfo: I
       if (isPlainObject(params._meta) && params._meta.progressToken !== undefined) return undefined;
       const args = params.arguments;
       if (args !== undefined && !isPlainObject(args)) return undefined;
-      if (!dispatcher.has(params.name) || dispatcher.canSample(params.name)) return undefined;
+      // A tool that may ask the client (its model or its user) needs the SDK's input-required round trip.
+      if (!dispatcher.has(params.name) || dispatcher.canSample(params.name) || dispatcher.elicitationOf(params.name))
+        return undefined;
       const route = classifyInboundRequest({
         httpMethod: 'POST',
         protocolVersionHeader,

@@ -1,6 +1,7 @@
 import type { planV1 } from '@quarry/contracts';
 import type { CallContext } from '@quarry/grpc';
 import { planStatuses, reviewDecisions, stepStatuses } from '../enums.js';
+import { planErrors } from '../errors.js';
 import { decideOpenReview } from '../store/reviews.js';
 import { inTenant, mutate, type PlanHandlerDeps } from './plan-transaction.js';
 
@@ -27,6 +28,9 @@ export async function submitUserDecision(
     });
     // The core accepted the decision, so the step was awaiting input: its review must be open.
     if (!reviewId) throw new Error(`step ${req.stepId} was awaiting input without an open review`);
+    // Checked under the plan lock, once the decision is applied: a mismatch rolls all of it back.
+    if (req.reviewId !== undefined && reviewId !== req.reviewId)
+      throw planErrors.REVIEW_NOT_OPEN({ reviewId: req.reviewId, stepId: req.stepId });
     const step = result.state.steps.find((s) => s.id === req.stepId)!;
     return {
       reviewId,

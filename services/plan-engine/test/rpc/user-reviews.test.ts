@@ -196,4 +196,49 @@ describe('a user review', () => {
     expect(context.plan!.status).toBe(PlanStatus.PLAN_STATUS_FAILED);
     expect(context.steps[0]).toMatchObject({ status: StepStatus.STEP_STATUS_FAILED, failureReason: 'Wrong scope.' });
   });
+
+  it('a decision naming its review: refused once that review is no longer the open one, recording nothing', async () => {
+    const { planId } = await api.call('createResearchPlan', {
+      name: 'Named review',
+      researchQuestion: 'Which review is decided?',
+      steps: stepsOf('checkpoint', 'synthesize'),
+    });
+    const stepId = (await api.call('getNextStep', { planId })).step!.stepId;
+    const first = await api.call('requestUserReview', { planId, stepId, summary: 'First look.' });
+    await api.call('submitUserDecision', {
+      planId,
+      stepId,
+      reviewId: first.reviewId,
+      decision: ReviewDecision.REVIEW_DECISION_MODIFY,
+      feedback: 'Look again.',
+    });
+    const second = await api.call('requestUserReview', { planId, stepId, summary: 'Second look.' });
+    const before = await audit(planId);
+
+    // A late answer to the first review (e.g. a replayed form) must not decide the second one.
+    expectRefusal(
+      await api.refusal('submitUserDecision', {
+        planId,
+        stepId,
+        reviewId: first.reviewId,
+        decision: ReviewDecision.REVIEW_DECISION_APPROVE,
+      }),
+      'REVIEW_NOT_OPEN',
+      new RegExp(`Review ${first.reviewId} is no longer open`),
+      /Nothing was recorded/,
+    );
+    expect(await audit(planId)).toEqual(before);
+    expect(await api.call('getPlanStatus', { planId })).toMatchObject({
+      status: PlanStatus.PLAN_STATUS_AWAITING_REVIEW,
+    });
+
+    expect(
+      await api.call('submitUserDecision', {
+        planId,
+        stepId,
+        reviewId: second.reviewId,
+        decision: ReviewDecision.REVIEW_DECISION_APPROVE,
+      }),
+    ).toMatchObject({ reviewId: second.reviewId, stepStatus: StepStatus.STEP_STATUS_COMPLETED });
+  });
 });

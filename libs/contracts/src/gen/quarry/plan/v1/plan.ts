@@ -17,6 +17,7 @@ import {
 } from "@grpc/grpc-js";
 import { Struct } from "../../../google/protobuf/struct.js";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
+import { ElicitationOutcome } from "../../mcp/v1/elicitation.js";
 
 export const protobufPackage = "quarry.plan.v1";
 
@@ -422,9 +423,13 @@ export function nextStepStatusToJSON(object: NextStepStatus): string {
 /** The user's decision on a step under review. */
 export enum ReviewDecision {
   REVIEW_DECISION_UNSPECIFIED = 0,
+  /** REVIEW_DECISION_APPROVE - Approve: the step is done, the plan goes on. */
   REVIEW_DECISION_APPROVE = 1,
+  /** REVIEW_DECISION_REJECT - Reject: the step fails, and the whole plan with it. */
   REVIEW_DECISION_REJECT = 2,
+  /** REVIEW_DECISION_MODIFY - Modify: the step is redone with your feedback. */
   REVIEW_DECISION_MODIFY = 3,
+  /** REVIEW_DECISION_SKIP - Skip: the step is skipped, the plan goes on. */
   REVIEW_DECISION_SKIP = 4,
   UNRECOGNIZED = -1,
 }
@@ -1242,10 +1247,18 @@ export interface RequestUserReviewRequest {
 export interface RequestUserReviewResponse {
   /** The review's ID. */
   reviewId: string;
-  /** The step's status now: awaiting_input. */
+  /**
+   * The step's status now: awaiting_input (or, when the user decided in the form, the status
+   * their decision gave it).
+   */
   stepStatus: StepStatus;
-  /** The plan's status now: awaiting_review. */
+  /**
+   * The plan's status now: awaiting_review (or, when the user decided in the form, the status
+   * their decision gave it).
+   */
   planStatus: PlanStatus;
+  /** Set only when your client showed the user Quarry's review form: what the user did. */
+  userAnswer?: ElicitationOutcome | undefined;
 }
 
 export interface SubmitUserDecisionRequest {
@@ -1263,7 +1276,14 @@ export interface SubmitUserDecisionRequest {
     | string
     | undefined;
   /** Your client session ID, recorded in the audit log. */
-  sessionId?: string | undefined;
+  sessionId?:
+    | string
+    | undefined;
+  /**
+   * The review you are deciding (request_user_review's reviewId), if you have it: the decision is
+   * then refused, and nothing recorded, when that review is no longer the step's open one.
+   */
+  reviewId?: string | undefined;
 }
 
 export interface SubmitUserDecisionResponse {
@@ -5819,7 +5839,7 @@ export const RequestUserReviewRequest: MessageFns<RequestUserReviewRequest> = {
 };
 
 function createBaseRequestUserReviewResponse(): RequestUserReviewResponse {
-  return { reviewId: "", stepStatus: 0, planStatus: 0 };
+  return { reviewId: "", stepStatus: 0, planStatus: 0, userAnswer: undefined };
 }
 
 export const RequestUserReviewResponse: MessageFns<RequestUserReviewResponse> = {
@@ -5832,6 +5852,9 @@ export const RequestUserReviewResponse: MessageFns<RequestUserReviewResponse> = 
     }
     if (message.planStatus !== 0) {
       writer.uint32(24).int32(message.planStatus);
+    }
+    if (message.userAnswer !== undefined) {
+      ElicitationOutcome.encode(message.userAnswer, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -5873,6 +5896,14 @@ export const RequestUserReviewResponse: MessageFns<RequestUserReviewResponse> = 
             message.planStatus = reader.int32() as any;
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.userAnswer = ElicitationOutcome.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5902,6 +5933,11 @@ export const RequestUserReviewResponse: MessageFns<RequestUserReviewResponse> = 
         : isSet(object.plan_status)
         ? planStatusFromJSON(object.plan_status)
         : 0,
+      userAnswer: isSet(object.userAnswer)
+        ? ElicitationOutcome.fromJSON(object.userAnswer)
+        : isSet(object.user_answer)
+        ? ElicitationOutcome.fromJSON(object.user_answer)
+        : undefined,
     };
   },
 
@@ -5916,6 +5952,9 @@ export const RequestUserReviewResponse: MessageFns<RequestUserReviewResponse> = 
     if (message.planStatus !== 0) {
       obj.planStatus = planStatusToJSON(message.planStatus);
     }
+    if (message.userAnswer !== undefined) {
+      obj.userAnswer = ElicitationOutcome.toJSON(message.userAnswer);
+    }
     return obj;
   },
 
@@ -5927,12 +5966,15 @@ export const RequestUserReviewResponse: MessageFns<RequestUserReviewResponse> = 
     message.reviewId = object.reviewId ?? "";
     message.stepStatus = object.stepStatus ?? 0;
     message.planStatus = object.planStatus ?? 0;
+    message.userAnswer = (object.userAnswer !== undefined && object.userAnswer !== null)
+      ? ElicitationOutcome.fromPartial(object.userAnswer)
+      : undefined;
     return message;
   },
 };
 
 function createBaseSubmitUserDecisionRequest(): SubmitUserDecisionRequest {
-  return { planId: "", stepId: "", decision: 0, feedback: undefined, sessionId: undefined };
+  return { planId: "", stepId: "", decision: 0, feedback: undefined, sessionId: undefined, reviewId: undefined };
 }
 
 export const SubmitUserDecisionRequest: MessageFns<SubmitUserDecisionRequest> = {
@@ -5951,6 +5993,9 @@ export const SubmitUserDecisionRequest: MessageFns<SubmitUserDecisionRequest> = 
     }
     if (message.sessionId !== undefined) {
       writer.uint32(42).string(message.sessionId);
+    }
+    if (message.reviewId !== undefined) {
+      writer.uint32(50).string(message.reviewId);
     }
     return writer;
   },
@@ -6008,6 +6053,14 @@ export const SubmitUserDecisionRequest: MessageFns<SubmitUserDecisionRequest> = 
             message.sessionId = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.reviewId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -6039,6 +6092,11 @@ export const SubmitUserDecisionRequest: MessageFns<SubmitUserDecisionRequest> = 
         : isSet(object.session_id)
         ? globalThis.String(object.session_id)
         : undefined,
+      reviewId: isSet(object.reviewId)
+        ? globalThis.String(object.reviewId)
+        : isSet(object.review_id)
+        ? globalThis.String(object.review_id)
+        : undefined,
     };
   },
 
@@ -6059,6 +6117,9 @@ export const SubmitUserDecisionRequest: MessageFns<SubmitUserDecisionRequest> = 
     if (message.sessionId !== undefined) {
       obj.sessionId = message.sessionId;
     }
+    if (message.reviewId !== undefined) {
+      obj.reviewId = message.reviewId;
+    }
     return obj;
   },
 
@@ -6072,6 +6133,7 @@ export const SubmitUserDecisionRequest: MessageFns<SubmitUserDecisionRequest> = 
     message.decision = object.decision ?? 0;
     message.feedback = object.feedback ?? undefined;
     message.sessionId = object.sessionId ?? undefined;
+    message.reviewId = object.reviewId ?? undefined;
     return message;
   },
 };
@@ -9655,7 +9717,8 @@ export const PlanServiceService = {
   /**
    * Ask the user to review a step (e.g. a checkpoint) before the plan goes on: the plan pauses
    * until submit_user_decision. Show the user your summary and questions and ask for their
-   * decision.
+   * decision. If your client shows Quarry's review form, the user decides there: the result's
+   * userAnswer then says what they decided, and you submit nothing.
    */
   requestUserReview: {
     path: "/quarry.plan.v1.PlanService/RequestUserReview" as const,
@@ -9881,7 +9944,8 @@ export interface PlanServiceServer extends UntypedServiceImplementation {
   /**
    * Ask the user to review a step (e.g. a checkpoint) before the plan goes on: the plan pauses
    * until submit_user_decision. Show the user your summary and questions and ask for their
-   * decision.
+   * decision. If your client shows Quarry's review form, the user decides there: the result's
+   * userAnswer then says what they decided, and you submit nothing.
    */
   requestUserReview: handleUnaryCall<RequestUserReviewRequest, RequestUserReviewResponse>;
   /**
@@ -10103,7 +10167,8 @@ export interface PlanServiceClient extends Client {
   /**
    * Ask the user to review a step (e.g. a checkpoint) before the plan goes on: the plan pauses
    * until submit_user_decision. Show the user your summary and questions and ask for their
-   * decision.
+   * decision. If your client shows Quarry's review form, the user decides there: the result's
+   * userAnswer then says what they decided, and you submit nothing.
    */
   requestUserReview(
     request: RequestUserReviewRequest,
