@@ -206,6 +206,18 @@ describe('clients without the extension', () => {
       code: -32021,
       data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
     });
+    // The capability is checked before the params: every tasks method, whatever it carries.
+    for (const [method, params] of [
+      ['tasks/update', { taskId: created.taskId }],
+      ['tasks/cancel', {}],
+      ['tasks/get', { taskId: 42 }],
+    ] as const) {
+      const answer = await modernRequest(gateway.url, gateway.token, method, params, { tasks: false });
+      expect(answer.json.error).toMatchObject({ code: -32021 });
+    }
+    // A client that declared it gets a params error that names the field.
+    const malformed = await modernRequest(gateway.url, gateway.token, 'tasks/update', { taskId: created.taskId });
+    expect(malformed.json.error).toMatchObject({ code: -32602, message: expect.stringContaining('inputResponses') });
     await settled(created.taskId);
   });
 

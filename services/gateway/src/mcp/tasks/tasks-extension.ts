@@ -37,27 +37,40 @@ const missingCapability = () =>
 // The same answer for a task that never existed, one that expired, and another caller's.
 const notFound = () => new ProtocolError(ProtocolErrorCode.InvalidParams, 'Failed to retrieve task: Task not found');
 
+// Params are checked after the capability: a client that did not declare the extension is told
+// so (-32021) whatever it sent, as the extension requires.
+const AnyParams = z.object({}).loose();
 const TaskIdParams = z.object({ taskId: z.string() }).loose();
 const UpdateParams = z.object({ taskId: z.string(), inputResponses: z.record(z.string(), z.unknown()) }).loose();
+
+function paramsOf<T>(schema: z.ZodType<T>, params: unknown, ctx: ServerContext): T {
+  if (!declaresTasks(ctx)) throw missingCapability();
+  const parsed = schema.safeParse(params);
+  if (!parsed.success) {
+    const fields = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'params'}: ${issue.message}`);
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid params: ${fields.join('; ')}`);
+  }
+  return parsed.data;
+}
 
 /** tasks/get, tasks/update and tasks/cancel on a 2026-07-28 server instance. */
 export function registerTasks(server: Server, runner: TaskRunner): void {
   const lookup = async (ctx: ServerContext, taskId: string) => {
-    if (!declaresTasks(ctx)) throw missingCapability();
-    const principal = principalOf(ctx);
-    const task = await runner.get(principal, taskId);
+    const task = await runner.get(principalOf(ctx), taskId);
     if (!task) throw notFound();
     return task;
   };
-  server.setRequestHandler('tasks/get', { params: TaskIdParams }, async ({ taskId }, ctx) => lookup(ctx, taskId));
+  server.setRequestHandler('tasks/get', { params: AnyParams }, async (params, ctx) =>
+    lookup(ctx, paramsOf(TaskIdParams, params, ctx).taskId),
+  );
   // Quarry's tasks never ask for input: there is no outstanding request an update could answer,
   // and the spec has responses to keys not outstanding ignored.
-  server.setRequestHandler('tasks/update', { params: UpdateParams }, async ({ taskId }, ctx) => {
-    await lookup(ctx, taskId);
+  server.setRequestHandler('tasks/update', { params: AnyParams }, async (params, ctx) => {
+    await lookup(ctx, paramsOf(UpdateParams, params, ctx).taskId);
     return {};
   });
-  server.setRequestHandler('tasks/cancel', { params: TaskIdParams }, async ({ taskId }, ctx) => {
-    if (!declaresTasks(ctx)) throw missingCapability();
+  server.setRequestHandler('tasks/cancel', { params: AnyParams }, async (params, ctx) => {
+    const { taskId } = paramsOf(TaskIdParams, params, ctx);
     if (!(await runner.cancel(principalOf(ctx), taskId))) throw notFound();
     return {};
   });
