@@ -19,6 +19,7 @@ import type { Principal } from './identity/schema.js';
 import type { ToolDispatcher } from './mcp/dispatcher.js';
 import { createMcpEndpoint, quarryServerInfo, type QuarryAuthExtra } from './mcp/endpoint.js';
 import { createToolCallFastPath } from './mcp/fast-path.js';
+import type { PlanSubscriptions } from './mcp/subscriptions/plan-subscriptions.js';
 import { allows, scopeForTool, type Scope } from './identity/scopes.js';
 import { mayUse } from './identity/tool-allowlist.js';
 import { type OAuthHttp, registerOAuthRoutes, resourceMetadataUrl } from './oauth/routes.js';
@@ -60,6 +61,8 @@ export interface GatewayDeps {
   onMcpRequest?: (path: 'fast' | 'sdk') => void;
   /** OAuth: protected-resource metadata and, when embedded, the authorization server. */
   oauth?: OAuthHttp;
+  /** Plan change notifications for `subscriptions/listen`, fed from PostgreSQL; none without it. */
+  planSubscriptions?: PlanSubscriptions;
 }
 
 declare module 'fastify' {
@@ -197,6 +200,7 @@ export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
     maxRequestBodySize: http.bodyLimitBytes,
     requestStateKey: deps.requestStateKey,
     onerror: (error) => logger.debug({ err: error }, 'MCP request rejected'),
+    planSubscriptions: deps.planSubscriptions,
   });
   const mcp = toNodeHandler(endpoint);
   const fastPath =

@@ -13,6 +13,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Principal } from '../identity/schema.js';
 import type { CallerSampling, SamplingAsk, ToolDispatcher } from './dispatcher.js';
+import type { PlanSubscriptions } from './subscriptions/plan-subscriptions.js';
 
 export interface EndpointOptions {
   dispatcher: ToolDispatcher;
@@ -27,6 +28,8 @@ export interface EndpointOptions {
   /** How long a sampling round trip may take before its state expires (default 600 s). */
   requestStateTtlSeconds?: number;
   onerror?: (error: Error) => void;
+  /** Change notifications for plan resources over `subscriptions/listen` (2026-07-28); none without it. */
+  planSubscriptions?: PlanSubscriptions;
 }
 
 /** Who answers: stamped on every modern result (`_meta`), by the SDK and by the fast path alike. */
@@ -84,9 +87,11 @@ export function createMcpEndpoint(options: EndpointOptions): McpHttpHandler {
     requestState: { verify: stateCodec.verify },
   };
 
-  return createMcpHandler(
+  const handler = createMcpHandler(
     ({ era }) => {
       const server = new Server(info, serverOptions);
+      const subscribe = options.planSubscriptions?.capabilitiesFor(era);
+      if (subscribe) server.registerCapabilities(subscribe);
       server.setRequestHandler('tools/list', (_request, ctx) => {
         const extra = ctx.http?.authInfo?.extra as QuarryAuthExtra | undefined;
         if (!extra) throw new Error('tools/list reached the MCP handler without an authenticated principal');
@@ -123,8 +128,10 @@ export function createMcpEndpoint(options: EndpointOptions): McpHttpHandler {
       responseMode: 'auto',
       maxRequestBodySize: options.maxRequestBodySize,
       onerror: options.onerror,
+      bus: options.planSubscriptions?.bus,
     },
   );
+  return options.planSubscriptions?.serve(handler) ?? handler;
 }
 
 /** The sampling side of a call to a tool that can sample: can the client be asked, and what did it answer? */
