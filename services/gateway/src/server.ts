@@ -364,6 +364,8 @@ export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
     },
   });
 
+  // Listen streams last until ended: end them before the server waits for its connections to close.
+  app.addHook('preClose', async () => deps.planSubscriptions?.close());
   app.addHook('onClose', async () => {
     await endpoint.close();
   });

@@ -5,6 +5,7 @@ import { buildServer, createGatewayRuntime, loadGatewayConfig } from '@quarry/ga
 import { createLogger } from '@quarry/telemetry';
 import { sql } from 'kysely';
 import { connectClient, startTestGateway } from './harness.js';
+import { rawPost } from './mcp-requests.js';
 import { listenForPlans, planUris, type PlanListener } from './plan-listener.js';
 import { sleep, toolsOf } from './tool-answers.js';
 
@@ -81,7 +82,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const listener of listeners) await listener.close().catch(() => {});
   for (const connected of clients) await connected.close().catch(() => {});
-  await replica?.close();
+  await replica?.close().catch(() => {});
   await gateway?.close();
 });
 
@@ -170,6 +171,18 @@ describe('eras and credentials', () => {
     const refused = await legacy.listen({ resourceSubscriptions: planUris(randomUUID()) }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(SdkError);
     expect((refused as SdkError).code).toBe(SdkErrorCode.MethodNotSupportedByProtocolVersion);
+    // The 2025 way, resources/subscribe, is not served: nothing could carry its notifications.
+    const subscribe = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'resources/subscribe',
+      params: { uri: planUris(randomUUID())[0] },
+    });
+    const answer = await rawPost(gateway.url, subscribe, {
+      authorization: `Bearer ${gateway.token}`,
+      'mcp-protocol-version': '2025-11-25',
+    });
+    expect(answer.json.error).toMatchObject({ code: -32601 });
   });
 
   it('refuses a credential without quarry:read', async () => {
@@ -202,5 +215,19 @@ describe('the feed from PostgreSQL', () => {
     for (const listener of listeners.splice(0)) await listener.close();
     for (let waited = 0; subscriptions.openCount() > 0 && waited < 30_000; waited += 25) await sleep(25);
     expect(subscriptions.openCount()).toBe(0);
+  });
+});
+
+describe('a replica shutting down', () => {
+  it('ends its listen streams instead of waiting on them, so the client can listen again elsewhere', async () => {
+    const planId = await createPlan(gateway.url, gateway.token, 'Moving');
+    const [status] = planUris(planId);
+    const leaving = await listenForPlans(replica.url, gateway.token, [status!]);
+    await replica.close();
+    expect(await leaving.subscription.closed).toBe('remote');
+    await leaving.client.close();
+    const staying = await listen(gateway.url, gateway.token, [status!]);
+    await toolsOf(await client(gateway.url, bobToken)).ok('get_next_step', { planId });
+    await staying.waitFor(status!);
   });
 });

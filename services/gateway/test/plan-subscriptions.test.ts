@@ -115,6 +115,19 @@ describe('plan subscriptions', () => {
     ]);
   });
 
+  it('ends every open stream on close, and refuses new ones while shutting down', async () => {
+    const { subscriptions, handler } = endpoint();
+    const stream = await listen(handler, ORG_A, [`quarry://plans/${randomUUID()}`]);
+    subscriptions.close();
+    expect(await messagesOf(stream)).toEqual([
+      expect.objectContaining({ method: 'notifications/subscriptions/acknowledged' }),
+    ]);
+    expect(subscriptions.openCount()).toBe(0);
+    const refused = await listen(handler, ORG_A, [`quarry://plans/${randomUUID()}`]);
+    expect(refused.status).toBe(503);
+    expect(await refused.json()).toMatchObject({ error: { data: { code: 'UNAVAILABLE' } } });
+  });
+
   it('refuses a credential without quarry:read with 403 insufficient_scope', async () => {
     const { handler } = endpoint();
     const response = await listen(handler, ORG_A, ['quarry://plans/x'], ['quarry:write']);

@@ -24,6 +24,8 @@ interface ListenScope {
   orgId: string;
   /** Lower-case plan id → the subscribed URIs about it, as the client wrote them. */
   uris: ReadonlyMap<string, readonly string[]>;
+  /** Ends the stream (the SDK tears it down when its request's signal aborts). */
+  stop: AbortController;
 }
 
 interface Subscriber {
@@ -40,6 +42,11 @@ export interface PlanSubscriptions extends PlanChangeObserver {
   capabilitiesFor(era: 'legacy' | 'modern'): ServerCapabilities | undefined;
   /** Listen streams open on this process. */
   openCount(): number;
+  /**
+   * Ends every open stream and refuses new ones: a listen stream never ends by itself, and a
+   * server closing waits for its connections. Clients listen again, on another replica.
+   */
+  close(): void;
 }
 
 /**
@@ -62,6 +69,7 @@ export function createPlanSubscriptions(options: { onerror?: (error: Error) => v
   const listening = new AsyncLocalStorage<ListenScope>();
   const byOrg = new Map<string, Set<Subscriber>>();
   let open = 0;
+  let closed = false;
   const report = (error: unknown) => options.onerror?.(error instanceof Error ? error : new Error(String(error)));
 
   const deliver = (subscriber: Subscriber, event: ServerEvent) => {
@@ -119,6 +127,10 @@ export function createPlanSubscriptions(options: { onerror?: (error: Error) => v
     },
     capabilitiesFor: (era) => (era === 'modern' ? SUBSCRIBE_CAPABILITY : undefined),
     openCount: () => open,
+    close() {
+      closed = true;
+      for (const set of byOrg.values()) for (const subscriber of set) subscriber.scope.stop.abort();
+    },
     serve(handler) {
       return {
         ...handler,
@@ -127,8 +139,16 @@ export function createPlanSubscriptions(options: { onerror?: (error: Error) => v
           // Without a principal (never the case behind the gateway's auth) the stream hears nothing.
           if (!listen?.principal) return handler.fetch(request, requestOptions);
           if (!allows(listen.principal.scopes, 'quarry:read')) return Promise.resolve(insufficientScope());
-          const scope: ListenScope = { orgId: listen.principal.orgId.toLowerCase(), uris: urisByPlan(listen.uris) };
-          return listening.run(scope, () => handler.fetch(request, requestOptions));
+          if (closed) return Promise.resolve(shuttingDown());
+          const stop = new AbortController();
+          const scope: ListenScope = {
+            orgId: listen.principal.orgId.toLowerCase(),
+            uris: urisByPlan(listen.uris),
+            stop,
+          };
+          // The stream ends when the client goes away or when this process stops serving it.
+          const stoppable = new Request(request, { signal: AbortSignal.any([request.signal, stop.signal]) });
+          return listening.run(scope, () => handler.fetch(stoppable, requestOptions));
         },
       };
     },
@@ -144,6 +164,11 @@ function listenRequestOf(requestOptions: McpHandlerRequestOptions | undefined) {
   const requested = body.params?.notifications?.resourceSubscriptions;
   const uris = Array.isArray(requested) ? requested.filter((uri): uri is string => typeof uri === 'string') : [];
   return { principal: extra?.principal, uris };
+}
+
+function shuttingDown(): Response {
+  const message = 'This gateway is shutting down; listen again and another replica will serve the stream.';
+  return Response.json(jsonRpcErrorBody('UNAVAILABLE', message), { status: 503, headers: { 'retry-after': '1' } });
 }
 
 /** Hearing of plan changes is reading plans: a credential without `quarry:read` is refused, as for a read-only tool. */
