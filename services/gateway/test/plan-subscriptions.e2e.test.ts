@@ -123,6 +123,19 @@ describe('a plan listened to on one replica and changed through another', () => 
     expect(listener.received).not.toContain(status);
   });
 
+  it('notifies the report, and only the report, when a deliverable of the plan is stored', async () => {
+    const planId = await createPlan(gateway.url, gateway.token, 'Delivered');
+    const [status, report] = planUris(planId);
+    const listener = await listen(replica.url, gateway.token, [status!, report!]);
+    const ada = toolsOf(await client(gateway.url, gateway.token)).ok;
+    await ada('store_research_output', { planId, mediaType: 'markdown', title: 'Brief', content: '# Brief' });
+    await listener.waitFor(report!);
+    // A plan change afterwards notifies both; before it, the deliverable notified the report alone.
+    await ada('get_next_step', { planId });
+    const at = await listener.waitFor(status!);
+    expect(listener.received.slice(0, at)).toEqual([report]);
+  });
+
   it('notifies a deleted plan once more, for its deletion', async () => {
     const planId = await createPlan(gateway.url, gateway.token, 'Doomed');
     const [status, report] = planUris(planId);

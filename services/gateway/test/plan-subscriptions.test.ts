@@ -3,7 +3,7 @@ import { describe, expect, it } from '@jest/globals';
 import { createMcpHandler, type McpHttpHandler, Server } from '@modelcontextprotocol/server';
 import { createPlanSubscriptions } from '../src/mcp/subscriptions/plan-subscriptions.js';
 import { parsePlanChange } from '../src/mcp/subscriptions/plan-change-feed.js';
-import { planIdOfUri } from '../src/mcp/subscriptions/plan-uris.js';
+import { planResourceOf } from '../src/mcp/subscriptions/plan-uris.js';
 import { MODERN_ENVELOPE } from './mcp-requests.js';
 
 // The org partition of listen streams, with the SDK's own handler and listen router: which
@@ -67,9 +67,9 @@ describe('plan subscriptions', () => {
     const uri = `quarry://plans/${planId}`;
     const [a, b] = await Promise.all([listen(handler, ORG_A, [uri]), listen(handler, ORG_B, [uri])]);
     expect(subscriptions.openCount()).toBe(2);
-    subscriptions.changed(ORG_A, planId);
-    subscriptions.changed(ORG_A, planId);
-    subscriptions.changed(ORG_B, planId);
+    subscriptions.changed(ORG_A, planId, 'plan');
+    subscriptions.changed(ORG_A, planId, 'plan');
+    subscriptions.changed(ORG_B, planId, 'plan');
     await handler.close();
     expect(updatedUris(await messagesOf(a))).toEqual([uri, uri]);
     expect(updatedUris(await messagesOf(b))).toEqual([uri]);
@@ -81,10 +81,21 @@ describe('plan subscriptions', () => {
     const planId = randomUUID();
     const uris = [`quarry://plans/${planId.toUpperCase()}`, `quarry://plans/${planId}/report`];
     const stream = await listen(handler, ORG_A.toUpperCase(), [...uris, 'quarry://artifacts/x', 'https://example.com']);
-    subscriptions.changed(ORG_A, planId);
-    subscriptions.changed(ORG_A, randomUUID());
+    subscriptions.changed(ORG_A, planId, 'plan');
+    subscriptions.changed(ORG_A, randomUUID(), 'plan');
     await handler.close();
     expect(updatedUris(await messagesOf(stream))).toEqual(uris);
+  });
+
+  it('tells of a deliverable stored or deleted on the report only', async () => {
+    const { subscriptions, handler } = endpoint();
+    const planId = randomUUID();
+    const [status, report] = [`quarry://plans/${planId}`, `quarry://plans/${planId}/report`];
+    const stream = await listen(handler, ORG_A, [status, report]);
+    subscriptions.changed(ORG_A, planId, 'deliverables');
+    subscriptions.changed(ORG_A, planId, 'plan');
+    await handler.close();
+    expect(updatedUris(await messagesOf(stream))).toEqual([report, status, report]);
   });
 
   it('after a deaf spell, tells every stream that each of its plans may have changed', async () => {
@@ -103,7 +114,7 @@ describe('plan subscriptions', () => {
     const subscriptions = createPlanSubscriptions({ onerror: (e) => errors.push(e) });
     const heard: unknown[] = [];
     const unsubscribe = subscriptions.bus.subscribe((event) => heard.push(event));
-    subscriptions.changed(ORG_A, randomUUID());
+    subscriptions.changed(ORG_A, randomUUID(), 'plan');
     subscriptions.resumed();
     subscriptions.bus.publish({ kind: 'resource_updated', uri: 'quarry://plans/x' });
     unsubscribe();
@@ -139,15 +150,15 @@ describe('plan subscriptions', () => {
 
 describe('plan resource URIs and feed payloads', () => {
   it.each([
-    ['quarry://plans/ABC', 'abc'],
-    ['quarry://plans/abc/report', 'abc'],
-    ['quarry://plans/a%2Fb', 'a/b'],
+    ['quarry://plans/ABC', { planId: 'abc', report: false }],
+    ['quarry://plans/abc/report', { planId: 'abc', report: true }],
+    ['quarry://plans/a%2Fb', { planId: 'a/b', report: false }],
     ['quarry://plans/abc/steps', undefined],
     ['quarry://plans/', undefined],
     ['quarry://artifacts/abc', undefined],
     ['quarry://plans/%E0%A4%A', undefined],
-  ])('%s watches plan %s', (uri, planId) => {
-    expect(planIdOfUri(uri)).toBe(planId);
+  ])('%s is the plan resource %j', (uri, resource) => {
+    expect(planResourceOf(uri)).toEqual(resource);
   });
 
   it.each([

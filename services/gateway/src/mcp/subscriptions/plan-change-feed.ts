@@ -1,19 +1,26 @@
 import { createNotificationListener } from '@quarry/db';
 import type { Logger } from 'pino';
+import type { PlanPart } from './plan-uris.js';
 
 /**
- * The plan engine's change feed: its table triggers `NOTIFY quarry_plan_changed` with the payload
- * `<org_id>:<plan_id>` at the commit of every change to a plan or its steps (created, claimed,
- * submitted, reviewed, modified, cancelled, archived, stalled, deleted), from any replica. The
- * channel and payload are the plan engine's published contract (its README and migration); the
- * gateway only listens, reads no table and needs no grant.
+ * The channels the gateway hears plan changes on, both with the payload `<org_id>:<plan_id>`,
+ * sent by table triggers at commit from any replica, and what each one concerns:
+ * - `quarry_plan_changed`, the plan engine's: a plan or its steps changed (created, claimed,
+ *   submitted, reviewed, modified, cancelled, archived, stalled, deleted);
+ * - `quarry_plan_content_changed`, the artifact store's: a deliverable of the plan was stored or
+ *   deleted.
+ * Each is its owner's published contract (named in its migration and README); the gateway only
+ * listens, reads no table and needs no grant.
  */
-const CHANNEL = 'quarry_plan_changed';
+const CHANNELS: Readonly<Record<string, PlanPart>> = {
+  quarry_plan_changed: 'plan',
+  quarry_plan_content_changed: 'deliverables',
+};
 
 /** What the gateway hears from the feed. */
 export interface PlanChangeObserver {
-  /** A plan of `orgId` changed (ids lower-case, as PostgreSQL prints uuids). */
-  changed(orgId: string, planId: string): void;
+  /** `part` of a plan of `orgId` changed (ids lower-case, as PostgreSQL prints uuids). */
+  changed(orgId: string, planId: string, part: PlanPart): void;
   /** The feed was deaf for a while and is back: any plan may have changed meanwhile. */
   resumed(): void;
 }
@@ -21,7 +28,6 @@ export interface PlanChangeObserver {
 export interface PlanChangeFeed {
   /** Connects and LISTENs; rejects when the database cannot be reached (the gateway fails fast). */
   start(): Promise<void>;
-  isListening(): boolean;
   close(): Promise<void>;
 }
 
@@ -47,12 +53,13 @@ export function createPlanChangeFeed(options: {
   const listener = createNotificationListener({
     connectionString: options.connectionString,
     applicationName: 'quarry-gateway-plans-listen',
-    channels: [CHANNEL],
+    channels: Object.keys(CHANNELS),
     logger,
-    onNotification: (_channel, payload) => {
+    onNotification: (channel, payload) => {
       const change = parsePlanChange(payload);
-      if (change) observer.changed(change.orgId, change.planId);
-      else logger.warn({ payload }, 'plan change feed: payload is not <org>:<plan>, ignored');
+      const part = CHANNELS[channel];
+      if (change && part) observer.changed(change.orgId, change.planId, part);
+      else logger.warn({ channel, payload }, 'plan change feed: payload is not <org>:<plan>, ignored');
     },
     onLost: () => {
       deaf = true;
@@ -66,7 +73,6 @@ export function createPlanChangeFeed(options: {
   });
   return {
     start: () => listener.start(),
-    isListening: () => listener.isListening(),
     close: () => listener.close(),
   };
 }

@@ -10,7 +10,7 @@ import { jsonRpcErrorBody } from '../../errors.js';
 import { allows } from '../../identity/scopes.js';
 import type { QuarryAuthExtra } from '../endpoint.js';
 import type { PlanChangeObserver } from './plan-change-feed.js';
-import { urisByPlan } from './plan-uris.js';
+import { type PlanUris, urisByPlan, urisChangedBy } from './plan-uris.js';
 
 /**
  * What a 2026-07-28 server declares so that the SDK honours `resourceSubscriptions` in a
@@ -23,7 +23,7 @@ const SUBSCRIBE_CAPABILITY: ServerCapabilities = { resources: { subscribe: true 
 interface ListenScope {
   orgId: string;
   /** Lower-case plan id → the subscribed URIs about it, as the client wrote them. */
-  uris: ReadonlyMap<string, readonly string[]>;
+  uris: ReadonlyMap<string, PlanUris>;
   /** Ends the stream (the SDK tears it down when its request's signal aborts). */
   stop: AbortController;
 }
@@ -58,7 +58,8 @@ export interface PlanSubscriptions extends PlanChangeObserver {
  * request runs inside an AsyncLocalStorage scope holding the caller's org and the plans it named;
  * the router registers its stream with `bus.subscribe` while constructing the response, inside
  * that scope, and the bus files the stream under that org. A change `<org>:<plan>` from the feed
- * is delivered only to that org's streams that named that plan, with the URIs they named. A
+ * is delivered only to that org's streams that named that plan, with the URIs they named (a
+ * deliverable stored or deleted concerns the report only). A
  * stream registered outside any scope hears nothing (fail closed).
  *
  * Another org's plan id is therefore acknowledged exactly like a missing one and never heard of.
@@ -79,8 +80,8 @@ export function createPlanSubscriptions(options: { onerror?: (error: Error) => v
       report(error);
     }
   };
-  const notifyAbout = (subscriber: Subscriber, uris: readonly string[] | undefined) => {
-    for (const uri of uris ?? []) deliver(subscriber, { kind: 'resource_updated', uri });
+  const notifyAbout = (subscriber: Subscriber, uris: readonly string[]) => {
+    for (const uri of uris) deliver(subscriber, { kind: 'resource_updated', uri });
   };
 
   const bus: ServerEventBus = {
@@ -118,12 +119,14 @@ export function createPlanSubscriptions(options: { onerror?: (error: Error) => v
 
   return {
     bus,
-    changed(orgId, planId) {
-      for (const subscriber of byOrg.get(orgId) ?? []) notifyAbout(subscriber, subscriber.scope.uris.get(planId));
+    changed(orgId, planId, part) {
+      for (const subscriber of byOrg.get(orgId) ?? [])
+        notifyAbout(subscriber, urisChangedBy(subscriber.scope.uris.get(planId), part));
     },
     resumed() {
       for (const set of byOrg.values())
-        for (const subscriber of set) for (const uris of subscriber.scope.uris.values()) notifyAbout(subscriber, uris);
+        for (const subscriber of set)
+          for (const uris of subscriber.scope.uris.values()) notifyAbout(subscriber, urisChangedBy(uris, 'plan'));
     },
     capabilitiesFor: (era) => (era === 'modern' ? SUBSCRIBE_CAPABILITY : undefined),
     openCount: () => open,
