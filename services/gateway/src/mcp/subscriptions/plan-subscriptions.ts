@@ -59,8 +59,8 @@ export interface PlanSubscriptions extends PlanChangeObserver {
  * the router registers its stream with `bus.subscribe` while constructing the response, inside
  * that scope, and the bus files the stream under that org. A change `<org>:<plan>` from the feed
  * is delivered only to that org's streams that named that plan, with the URIs they named (a
- * deliverable stored or deleted concerns the report only). A
- * stream registered outside any scope hears nothing (fail closed).
+ * deliverable stored or deleted concerns the report only). A stream registered outside any scope
+ * hears nothing (fail closed).
  *
  * Another org's plan id is therefore acknowledged exactly like a missing one and never heard of.
  * Nothing here outlives a stream, and any replica can serve any stream: every replica hears the
@@ -141,7 +141,8 @@ export function createPlanSubscriptions(options: { onerror?: (error: Error) => v
           const listen = listenRequestOf(requestOptions);
           // Without a principal (never the case behind the gateway's auth) the stream hears nothing.
           if (!listen?.principal) return handler.fetch(request, requestOptions);
-          if (!allows(listen.principal.scopes, 'quarry:read')) return Promise.resolve(insufficientScope());
+          if (listen.uris.length > 0 && !allows(listen.principal.scopes, 'quarry:read'))
+            return Promise.resolve(insufficientScope());
           if (closed) return Promise.resolve(shuttingDown());
           const stop = new AbortController();
           const scope: ListenScope = {
@@ -174,7 +175,7 @@ function shuttingDown(): Response {
   return Response.json(jsonRpcErrorBody('UNAVAILABLE', message), { status: 503, headers: { 'retry-after': '1' } });
 }
 
-/** Hearing of plan changes is reading plans: a credential without `quarry:read` is refused, as for a read-only tool. */
+/** Hearing of a resource's changes is reading it: a credential without `quarry:read` is refused, as for a read-only tool. */
 function insufficientScope(): Response {
   const message = 'Listening for plan changes needs the scope quarry:read, which this token does not have.';
   return Response.json(jsonRpcErrorBody('INSUFFICIENT_SCOPE', message), {
