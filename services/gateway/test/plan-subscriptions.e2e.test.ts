@@ -217,7 +217,9 @@ describe('the feed from PostgreSQL', () => {
     const listener = await listen(gateway.url, gateway.token, [status!, report!]);
     const from = listener.received.length;
     await sql`select pg_terminate_backend(pid) from pg_stat_activity
-              where application_name = 'quarry-gateway-plans-listen'`.execute(gateway.database.admin);
+              where application_name = 'quarry-gateway-plans-listen' and datname = current_database()`.execute(
+      gateway.database.admin,
+    );
     await listener.waitFor(status!, from);
     await listener.waitFor(report!, from);
   });
