@@ -31,6 +31,12 @@ afterAll(async () => {
   await store?.close();
 });
 
+/** Where the next notification will be, once everything committed so far has been delivered. */
+async function mark(): Promise<number> {
+  expect(await listener.barrier()).toBe(true);
+  return heard.length;
+}
+
 /** What was heard from `from` on, once everything committed so far has been delivered. */
 async function heardSince(from: number): Promise<string[]> {
   expect(await listener.barrier()).toBe(true);
@@ -47,23 +53,23 @@ const storeOutput = (orgId: string, planId: string) =>
 describe('quarry_plan_content_changed', () => {
   it('announces a deliverable stored, deleted, and purged with its plan, once per transaction', async () => {
     const planId = randomUUID();
-    let from = heard.length;
+    let from = await mark();
     const { outputId } = await storeOutput(orgA, planId);
     expect(await heardSince(from)).toEqual([`${orgA}:${planId}`]);
 
-    from = heard.length;
+    from = await mark();
     await store.client.call('deleteResearchOutput', { outputId }, as(orgA));
     expect(await heardSince(from)).toEqual([`${orgA}:${planId}`]);
 
     await storeOutput(orgA, planId);
     await storeOutput(orgA, planId);
-    from = heard.length;
+    from = await mark();
     await store.client.call('purgePlanContent', { planId }, as(orgA));
     expect(await heardSince(from)).toEqual([`${orgA}:${planId}`]);
   });
 
   it('says nothing of artifacts, which are not deliverables', async () => {
-    const from = heard.length;
+    const from = await mark();
     await storeFinding(store, orgA, { planId: randomUUID() });
     expect(await heardSince(from)).toEqual([]);
   });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { type Client, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { buildServer, createGatewayRuntime, loadGatewayConfig } from '@quarry/gateway';
 import { createLogger } from '@quarry/telemetry';
@@ -19,6 +19,8 @@ let replica: Awaited<ReturnType<typeof startReplica>>;
 let bobToken: string;
 let globexToken: string;
 const clients: Client[] = [];
+// Load-sensitive: a whole system starts twice, and a notification may take a while on a busy machine.
+jest.setTimeout(120_000);
 const listeners: PlanListener[] = [];
 
 /** A second gateway process's worth (runtime + HTTP server) on the same database and services. */
@@ -125,15 +127,25 @@ describe('a plan listened to on one replica and changed through another', () => 
 
   it('notifies the report, and only the report, when a deliverable of the plan is stored', async () => {
     const planId = await createPlan(gateway.url, gateway.token, 'Delivered');
+    const syncPlan = await createPlan(gateway.url, gateway.token, 'Sync');
     const [status, report] = planUris(planId);
-    const listener = await listen(replica.url, gateway.token, [status!, report!]);
+    const [sync] = planUris(syncPlan);
+    const listener = await listen(replica.url, gateway.token, [status!, report!, sync!]);
     const ada = toolsOf(await client(gateway.url, gateway.token)).ok;
+    // The plan's creation may still be on its way to the replica. Two changes made after the
+    // listen opened, both heard, mean a change committed after the creation has arrived: the feed
+    // delivers in commit order, so the creation cannot arrive from here on.
+    await ada('archive_plan', { planId: syncPlan });
+    await ada('unarchive_plan', { planId: syncPlan });
+    await listener.waitFor(sync!, (await listener.waitFor(sync!)) + 1);
+    const from = listener.received.length;
+
     await ada('store_research_output', { planId, mediaType: 'markdown', title: 'Brief', content: '# Brief' });
-    await listener.waitFor(report!);
+    await listener.waitFor(report!, from);
     // A plan change afterwards notifies both; before it, the deliverable notified the report alone.
     await ada('get_next_step', { planId });
-    const at = await listener.waitFor(status!);
-    expect(listener.received.slice(0, at)).toEqual([report]);
+    const at = await listener.waitFor(status!, from);
+    expect(listener.received.slice(from, at).filter((uri) => uri !== sync)).toEqual([report]);
   });
 
   it('notifies a deleted plan once more, for its deletion', async () => {
@@ -164,12 +176,14 @@ describe('tenant isolation', () => {
 
     await toolsOf(await client(replica.url, gateway.token)).ok('get_next_step', { planId: acmePlan });
     await ada.waitFor(foreign[0]!);
-    // Globex changes its own plan afterwards: the feed delivers in commit order, so once this
-    // arrives, a notification of Acme's change would have arrived before it.
-    await toolsOf(await client(replica.url, globexToken)).ok('get_next_step', { planId: globexPlan });
+    // Globex changes its own plan twice afterwards. Its creation may also still reach these
+    // streams, but of two notifications heard, one is then of a change made after Acme's; the
+    // feed delivers in commit order, so a notification of Acme's change would have come first.
+    const globex = toolsOf(await client(replica.url, globexToken)).ok;
+    await globex('archive_plan', { planId: globexPlan });
+    await globex('unarchive_plan', { planId: globexPlan });
     for (const listener of [prying, guessing]) {
-      await listener.waitFor(own[0]!);
-      await listener.waitFor(own[1]!);
+      await listener.waitFor(own[0]!, (await listener.waitFor(own[0]!)) + 1);
       expect(listener.received.filter((uri) => !own.includes(uri))).toEqual([]);
     }
   });
