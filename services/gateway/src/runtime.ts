@@ -16,6 +16,8 @@ import type { IdentityDatabase } from './identity/schema.js';
 import { createLocalBackend } from './mcp/backends.js';
 import { createToolDispatcher, type ToolBackend } from './mcp/dispatcher.js';
 import { createTaskRunner } from './mcp/tasks/task-runner.js';
+import { createPlanChangeFeed } from './mcp/subscriptions/plan-change-feed.js';
+import { createPlanSubscriptions } from './mcp/subscriptions/plan-subscriptions.js';
 import type { GatewayDeps } from './server.js';
 import { createToolCallLog } from './tool-call-log.js';
 
@@ -133,6 +135,21 @@ export async function createGatewayRuntime({
     accessTokens: oauth.accessTokens,
   });
   await authenticator.start();
+  // Plan changes reach listen streams from PostgreSQL, whichever replica or service made them.
+  const planSubscriptions = createPlanSubscriptions({
+    onerror: (error) => logger.warn({ err: error }, 'plan change notification not delivered'),
+  });
+  const planChanges = createPlanChangeFeed({
+    connectionString: config.DATABASE_URL,
+    logger,
+    observer: planSubscriptions,
+  });
+  try {
+    await planChanges.start();
+  } catch (error) {
+    await authenticator.close();
+    throw error;
+  }
   const toolCallLog = createToolCallLog({
     db,
     logger,
@@ -195,6 +212,7 @@ export async function createGatewayRuntime({
     // Its own key, derived from the identity key every replica already shares.
     requestStateKey: derive('mcp-request-state'),
     oauth: oauth.http,
+    planSubscriptions,
     metricsText: () => metricsText(metrics.registry, ...alsoExpose),
     readiness: {
       accepting: async () => !draining,
@@ -226,6 +244,7 @@ export async function createGatewayRuntime({
       await tasks.close();
       await toolCallLog.close();
       await authenticator.close();
+      await planChanges.close();
       for (const [, backend] of remote) backend.close();
       await db.destroy();
     },

@@ -20,6 +20,7 @@ import type { ToolDispatcher } from './mcp/dispatcher.js';
 import { createMcpEndpoint, quarryServerInfo, type QuarryAuthExtra } from './mcp/endpoint.js';
 import { createToolCallFastPath } from './mcp/fast-path.js';
 import type { LongCallOptions } from './mcp/tasks/long-calls.js';
+import type { PlanSubscriptions } from './mcp/subscriptions/plan-subscriptions.js';
 import { allows, scopeForTool, type Scope } from './identity/scopes.js';
 import { mayUse } from './identity/tool-allowlist.js';
 import { type OAuthHttp, registerOAuthRoutes, resourceMetadataUrl } from './oauth/routes.js';
@@ -63,6 +64,8 @@ export interface GatewayDeps {
   oauth?: OAuthHttp;
   /** Progress notifications and tasks for long calls. */
   longCalls?: LongCallOptions;
+  /** Plan change notifications for `subscriptions/listen`, fed from PostgreSQL; none without it. */
+  planSubscriptions?: PlanSubscriptions;
 }
 
 declare module 'fastify' {
@@ -201,6 +204,7 @@ export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
     requestStateKey: deps.requestStateKey,
     longCalls: deps.longCalls,
     onerror: (error) => logger.debug({ err: error }, 'MCP request rejected'),
+    planSubscriptions: deps.planSubscriptions,
   });
   const mcp = toNodeHandler(endpoint);
   const fastPath =
@@ -364,6 +368,8 @@ export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
     },
   });
 
+  // Listen streams last until ended: end them before the server waits for its connections to close.
+  app.addHook('preClose', async () => deps.planSubscriptions?.close());
   app.addHook('onClose', async () => {
     await endpoint.close();
   });

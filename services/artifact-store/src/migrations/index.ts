@@ -3,6 +3,7 @@ import * as createArtifact from './artifact/2026_11_21_2340_create_artifact.js';
 import * as createExtractionResults from './artifact/2026_11_22_0200_create_extraction_results.js';
 import * as browseArtifacts from './artifact/2026_11_25_2100_browse_artifacts.js';
 import * as extractionIdempotency from './artifact/2026_11_25_2100_extraction_results_idempotency.js';
+import * as announcePlanDeliverables from './artifact/2026_11_26_0100_announce_plan_deliverables.js';
 
 /**
  * The artifact store owns the `artifact` schema: research artifacts (including subagent
@@ -17,6 +18,7 @@ export const artifactSchemas: ReadonlyArray<{ schema: string; migrations: Record
       '2026_11_22_0200_create_extraction_results': createExtractionResults,
       '2026_11_25_2100_browse_artifacts': browseArtifacts,
       '2026_11_25_2100_extraction_results_idempotency': extractionIdempotency,
+      '2026_11_26_0100_announce_plan_deliverables': announcePlanDeliverables,
     },
   },
 ];

@@ -26,6 +26,7 @@ import { withProgress } from './progress/progress-notifier.js';
 import type { LongCallOptions } from './tasks/long-calls.js';
 import { registerTasks, startTask, TASKS_EXTENSION } from './tasks/tasks-extension.js';
 import { createElicitingCalls, type ElicitationState } from './elicitation/eliciting-call.js';
+import type { PlanSubscriptions } from './subscriptions/plan-subscriptions.js';
 
 export interface EndpointOptions {
   dispatcher: ToolDispatcher;
@@ -44,6 +45,8 @@ export interface EndpointOptions {
   onerror?: (error: Error) => void;
   /** Progress notifications and tasks for long calls (extract_data, long polls). */
   longCalls?: LongCallOptions;
+  /** Change notifications for plan resources over `subscriptions/listen` (2026-07-28); none without it. */
+  planSubscriptions?: PlanSubscriptions;
 }
 
 /** Who answers: stamped on every modern result (`_meta`), by the SDK and by the fast path alike. */
@@ -115,9 +118,11 @@ export function createMcpEndpoint(options: EndpointOptions): McpHttpHandler {
     ? { ...serverOptions, capabilities: { ...serverOptions.capabilities, extensions: { [TASKS_EXTENSION]: {} } } }
     : serverOptions;
 
-  return createMcpHandler(
+  const handler = createMcpHandler(
     ({ era }) => {
       const server = new Server(info, era === 'modern' ? modernOptions : serverOptions);
+      const subscribe = options.planSubscriptions?.capabilitiesFor(era);
+      if (subscribe) server.registerCapabilities(subscribe);
       registerPrompts(server, prompts);
       if (tasks && era === 'modern') registerTasks(server, tasks);
       server.setRequestHandler('tools/list', (_request, ctx) => {
@@ -186,8 +191,10 @@ export function createMcpEndpoint(options: EndpointOptions): McpHttpHandler {
       responseMode: 'auto',
       maxRequestBodySize: options.maxRequestBodySize,
       onerror: options.onerror,
+      bus: options.planSubscriptions?.bus,
     },
   );
+  return options.planSubscriptions?.serve(handler) ?? handler;
 }
 
 /** The sampling side of a call to a tool that can sample: can the client be asked, and what did it answer? */
