@@ -1,35 +1,11 @@
-import { createHash } from 'node:crypto';
 import { type artifactV1, sourceUrl } from '@quarry/contracts';
 import { isUuid } from '@quarry/db';
 import type { CallContext } from '@quarry/grpc';
 import { artifactSources, artifactTypes } from '../enums.js';
-import { artifactErrors } from '../errors.js';
 import { type ArtifactFilters, listArtifactsPage } from '../store/artifacts.js';
 import { inTenant } from '../store/tenant.js';
 import type { ArtifactServiceDeps } from './deps.js';
-
-const DEFAULT_LIMIT = 20;
-const MAX_LIMIT = 100;
-
-/** A cursor belongs to one set of filters: the same page position means nothing under others. */
-function scopeOf(filters: ArtifactFilters): string {
-  const key = JSON.stringify([
-    filters.planId ?? null,
-    filters.artifactType ?? null,
-    [...filters.tags].sort(),
-    filters.createdSince?.toISOString() ?? null,
-  ]);
-  return `list_artifacts:${createHash('sha256').update(key).digest('base64url').slice(0, 22)}`;
-}
-
-function afterOf(deps: ArtifactServiceDeps, scope: string, cursor: string | undefined) {
-  if (cursor === undefined) return undefined;
-  const position = deps.reads.cursors.open(cursor, scope);
-  const parsed = typeof position === 'string' ? (JSON.parse(position) as unknown) : undefined;
-  if (!Array.isArray(parsed) || typeof parsed[0] !== 'string' || typeof parsed[1] !== 'string')
-    throw artifactErrors.INVALID_CURSOR({});
-  return { createdAt: parsed[0], id: parsed[1] };
-}
+import { keysetAfter, keysetLimit, keysetPage, keysetScope } from './keyset-pages.js';
 
 /**
  * ListArtifacts: the org's artifacts, most recent first, a page at a time (keyset pagination on
@@ -47,14 +23,19 @@ export async function listArtifacts(
     tags: req.tags,
     createdSince: req.createdSince,
   };
-  const scope = scopeOf(filters);
-  const after = afterOf(deps, scope, req.cursor);
+  // A cursor belongs to one set of filters.
+  const scope = keysetScope('list_artifacts', [
+    filters.planId ?? null,
+    filters.artifactType ?? null,
+    [...filters.tags].sort(),
+    filters.createdSince?.toISOString() ?? null,
+  ]);
+  const after = keysetAfter(deps, scope, req.cursor);
   if (filters.planId !== undefined && !isUuid(filters.planId)) return { artifacts: [] };
-  const limit = Math.min(Math.max(req.limit ?? DEFAULT_LIMIT, 1), MAX_LIMIT);
+  const limit = keysetLimit(req.limit);
   // One row more than the page tells whether another page follows.
   const rows = await inTenant(deps.db, ctx, (trx) => listArtifactsPage(trx, filters, after, limit + 1));
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
+  const { page, nextCursor } = keysetPage(deps, scope, rows, limit);
   return {
     artifacts: page.map((r) => ({
       id: r.id,
@@ -68,9 +49,6 @@ export async function listArtifacts(
       createdAt: r.created_at,
       url: sourceUrl('research_artifact', r.id),
     })),
-    nextCursor:
-      rows.length > limit && last
-        ? deps.reads.cursors.seal(scope, JSON.stringify([last.created_at_text, last.id]))
-        : undefined,
+    nextCursor,
   };
 }
