@@ -24,6 +24,7 @@ import type { PlanSubscriptions } from './mcp/subscriptions/plan-subscriptions.j
 import { allows, scopeForTool, type Scope } from './identity/scopes.js';
 import { mayUse } from './identity/tool-allowlist.js';
 import { type OAuthHttp, registerOAuthRoutes, resourceMetadataUrl } from './oauth/routes.js';
+import { IssuerUnavailableError } from './oauth/access-tokens.js';
 
 export interface GatewayHttpOptions {
   /** Hostnames accepted in the Host header (DNS-rebinding guard); `['*']` accepts any. */
@@ -122,6 +123,12 @@ function mapFastifyError(error: FastifyError, bodyLimitBytes: number): { code: H
   if (error.statusCode === 429) return { code: 'RATE_LIMITED', message: error.message };
   if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500)
     return { code: 'INVALID_REQUEST', message: error.message };
+  // The external issuer's keys cannot be fetched: its tokens may be good, so retry rather than 401.
+  if (error instanceof IssuerUnavailableError)
+    return {
+      code: 'UNAVAILABLE',
+      message: 'Quarry cannot reach the authorization server to check this token right now; retry in a few seconds.',
+    };
   // e.g. the token lookup while PostgreSQL restarts: an outage to wait out, not a bug.
   if (isConnectionFailure(error))
     return { code: 'UNAVAILABLE', message: 'Quarry cannot reach its database right now; retry in a few seconds.' };
@@ -163,7 +170,12 @@ export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
     const mapped = mapFastifyError(error, http.bodyLimitBytes);
     if (mapped.code === 'INTERNAL') request.log.error({ err: error }, 'unhandled error in HTTP layer');
     if (mapped.code === 'UNAVAILABLE') {
-      request.log.warn({ err: error }, 'request failed: database unreachable');
+      request.log.warn(
+        { err: error },
+        error instanceof IssuerUnavailableError
+          ? 'request failed: authorization server unreachable'
+          : 'request failed: database unreachable',
+      );
       return sendError(reply, mapped.code, mapped.message, { 'retry-after': String(RETRY_AFTER_SECONDS) });
     }
     return sendError(reply, mapped.code, mapped.message);

@@ -110,8 +110,17 @@ export function reloadingKeySet(load: () => Promise<JSONWebKeySet>, reloadMs = 1
   };
 }
 
+/**
+ * The issuer's keys (or its metadata naming them) could not be fetched: the token may well be
+ * good, so the caller is told to retry (503 with Retry-After), not that its token is invalid.
+ */
+export class IssuerUnavailableError extends Error {
+  override readonly name = 'IssuerUnavailableError';
+}
+
 /** Why jose refused a token, as the gateway tells the client. */
 export function refusal(error: unknown): { ok: false; reason: AuthFailure } {
+  if (error instanceof IssuerUnavailableError) throw error;
   if (error instanceof errors.JWTExpired) return { ok: false, reason: 'expired' };
   if (error instanceof errors.JWTClaimValidationFailed && error.claim === 'aud')
     return { ok: false, reason: 'audience' };

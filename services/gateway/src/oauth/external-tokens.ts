@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import { createRemoteJWKSet, customFetch, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { loadMember } from '../identity/credentials.js';
 import { isScope } from '../identity/scopes.js';
-import { type AccessTokenVerifier, looksLikeJwt, refusal } from './access-tokens.js';
+import { type AccessTokenVerifier, IssuerUnavailableError, looksLikeJwt, refusal } from './access-tokens.js';
 
 export interface ExternalIssuerOptions {
   issuer: string;
@@ -18,17 +18,49 @@ export interface ExternalIssuerOptions {
   fetch?: typeof fetch;
 }
 
-/** The issuer's `jwks_uri`, from its authorization-server metadata or, failing that, OIDC discovery. */
+/**
+ * The issuer's `jwks_uri`, from its authorization-server metadata or, failing that, OIDC
+ * discovery. Neither answering usably is an outage of the issuer (or its misconfiguration, which
+ * the log names): no token can be judged until it answers, so callers are asked to retry.
+ */
 async function discoverJwksUri(issuer: string, fetcher: typeof fetch): Promise<string> {
   const base = issuer.replace(/\/+$/, '');
+  const failures: string[] = [];
   for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
-    const response = await fetcher(`${base}${path}`).catch(() => undefined);
-    if (!response?.ok) continue;
-    const metadata = (await response.json()) as { issuer?: string; jwks_uri?: string };
-    if (metadata.jwks_uri && metadata.issuer === issuer) return metadata.jwks_uri;
+    try {
+      const response = await fetcher(`${base}${path}`, { signal: AbortSignal.timeout(5_000) });
+      if (!response.ok) {
+        failures.push(`${path}: HTTP ${response.status}`);
+        continue;
+      }
+      const metadata = (await response.json()) as { issuer?: string; jwks_uri?: string };
+      if (metadata.jwks_uri && metadata.issuer === issuer) return metadata.jwks_uri;
+      failures.push(`${path}: no jwks_uri for issuer ${issuer}`);
+    } catch (error) {
+      failures.push(`${path}: ${(error as Error).message}`);
+    }
   }
-  throw new Error(`No usable metadata with a jwks_uri at ${issuer}`);
+  throw new IssuerUnavailableError(`No usable metadata with a jwks_uri at ${issuer} (${failures.join('; ')})`);
 }
+
+/**
+ * jose's key-set fetch, with a failure to reach the issuer (network error, timeout, an answer
+ * other than 200) told apart from a bad token. jose keeps no failed fetch: the next request
+ * fetches again, so the gateway recovers by itself once the issuer is back.
+ */
+const keySetFetch =
+  (fetcher: typeof fetch) =>
+  async (url: string, init: RequestInit): Promise<Response> => {
+    let response: Response;
+    try {
+      response = await fetcher(url, init);
+    } catch (error) {
+      throw new IssuerUnavailableError(`The JWKS at ${url} is unreachable: ${(error as Error).message}`);
+    }
+    if (response.status !== 200)
+      throw new IssuerUnavailableError(`The JWKS at ${url} answered HTTP ${response.status}`);
+    return response;
+  };
 
 const scopesOf = (payload: Record<string, unknown>): string[] => {
   const raw = payload.scope ?? payload.scp;
@@ -48,7 +80,7 @@ export function createExternalTokenVerifier(options: ExternalIssuerOptions): Acc
   let keys: Promise<JWTVerifyGetKey> | undefined;
   const jwks = () =>
     (keys ??= (options.jwksUrl ? Promise.resolve(options.jwksUrl) : discoverJwksUri(options.issuer, fetcher)).then(
-      (url) => createRemoteJWKSet(new URL(url)),
+      (url) => createRemoteJWKSet(new URL(url), { [customFetch]: keySetFetch(fetcher) }),
       (error: unknown) => {
         keys = undefined;
         throw error;
