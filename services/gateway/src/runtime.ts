@@ -39,6 +39,8 @@ export interface GatewayRuntimeOptions {
    * `processMetrics: false`).
    */
   alsoExpose?: readonly Registry[];
+  /** How the embedded authorization server fetches Client ID Metadata Documents (tests only). */
+  oauthFetch?: (url: string, init: RequestInit) => Promise<Response>;
 }
 
 /**
@@ -51,6 +53,7 @@ export async function createGatewayRuntime({
   serviceAddresses = {},
   backends: inProcess = {},
   alsoExpose = [],
+  oauthFetch,
 }: GatewayRuntimeOptions) {
   const db = createDb<IdentityDatabase>({
     connectionString: config.DATABASE_URL,
@@ -116,6 +119,7 @@ export async function createGatewayRuntime({
       accessTokenTtlSeconds: Math.max(1, Math.round(config.QUARRY_OAUTH_ACCESS_TOKEN_TTL / 1000)),
       serviceTokenTtlSeconds: Math.max(1, Math.round(config.QUARRY_SERVICE_TOKEN_TTL / 1000)),
       logger,
+      fetch: oauthFetch,
     });
     return {
       http: { resource, authorizationServers: [issuer], embedded: { provider, db, csrfKey: derive('oauth-csrf') } },

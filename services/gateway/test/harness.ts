@@ -10,6 +10,7 @@ import {
   createGatewayRuntime,
   createIdentityAdmin,
   gatewaySchemas,
+  type GatewayRuntimeOptions,
   type IdentityDatabase,
   loadGatewayConfig,
 } from '@quarry/gateway';
@@ -23,7 +24,10 @@ import type { Kysely } from 'kysely';
 export type Era = 'legacy' | 'modern';
 
 /** A real gateway on a free loopback port, over a fresh migrated database, with one member. */
-export async function startTestGateway(env: Record<string, string> = {}) {
+export async function startTestGateway(
+  env: Record<string, string> = {},
+  runtimeOptions: Pick<GatewayRuntimeOptions, 'oauthFetch'> = {},
+) {
   const database = await createTestDatabase({ schemas: [...gatewaySchemas, ...backendSchemas] });
   const indexerRole = { role: 'quarry_indexer', password: 'indexer-test-password' };
   await provisionIndexerRole(database.admin, indexerRole);
@@ -58,6 +62,7 @@ export async function startTestGateway(env: Record<string, string> = {}) {
     logger,
     serviceAddresses: services.addresses,
     alsoExpose: services.registries,
+    ...runtimeOptions,
   });
   const app = await buildServer(runtime.deps);
   await app.listen({ host: '127.0.0.1', port: Number(config.PORT) });

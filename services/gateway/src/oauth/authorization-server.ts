@@ -32,6 +32,12 @@ export interface AuthorizationServerOptions {
   /** Lifetime of a service account's access token: also how long a revoked account's last token lives. */
   serviceTokenTtlSeconds: number;
   logger: Logger;
+  /**
+   * How the server fetches what a client's id points at (Client ID Metadata Documents); default
+   * oidc-provider's, which refuses loopback and private addresses. Tests pass one that trusts
+   * their self-signed certificate.
+   */
+  fetch?: (url: string, init: RequestInit) => Promise<Response>;
 }
 
 /** The OAuth routes, all under /oauth so they never collide with the MCP endpoint. */
@@ -88,6 +94,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     },
     jwks: { keys: options.signingKeys },
     cookies: { keys: options.cookieKeys },
+    ...(options.fetch ? { fetch: options.fetch } : {}),
     async findAccount(_ctx, sub) {
       const user = await db
         .selectFrom('identity.users')
