@@ -40,7 +40,7 @@ export interface GatewayRuntimeOptions {
    */
   alsoExpose?: readonly Registry[];
   /** How the embedded authorization server fetches Client ID Metadata Documents (tests only). */
-  oauthFetch?: (url: string, init: RequestInit) => Promise<Response>;
+  oauthFetch?: typeof fetch;
 }
 
 /**

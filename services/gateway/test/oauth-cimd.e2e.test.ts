@@ -47,9 +47,10 @@ const document = (path: string, fields: Record<string, unknown> = {}) => {
 
 /** A fetch over node:https that trusts only the test's certificate. */
 const trustingFetch =
-  (ca: Buffer) =>
-  (url: string, init: RequestInit): Promise<Response> =>
+  (ca: Buffer): typeof fetch =>
+  (input, init = {}) =>
     new Promise((resolve, reject) => {
+      const url = input instanceof Request ? input.url : String(input);
       const headers = Object.fromEntries(new Headers(init.headers).entries());
       const req = httpsRequest(url, { method: init.method ?? 'GET', headers, ca, signal: init.signal ?? undefined });
       req.on('response', (res) => {

@@ -37,7 +37,7 @@ export interface AuthorizationServerOptions {
    * oidc-provider's, which refuses loopback and private addresses. Tests pass one that trusts
    * their self-signed certificate.
    */
-  fetch?: (url: string, init: RequestInit) => Promise<Response>;
+  fetch?: typeof fetch;
 }
 
 /** The OAuth routes, all under /oauth so they never collide with the MCP endpoint. */
