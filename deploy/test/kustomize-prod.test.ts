@@ -73,7 +73,7 @@ if (!kubectl) {
       expect(ofKind('prod', 'Secret')).toEqual([]);
     });
 
-    it('exposes only /mcp of the gateway through the Ingress, trusting the proxy and pinning the host', () => {
+    it('exposes only /mcp and the OAuth endpoints of the gateway through the Ingress, trusting the proxy and pinning the host', () => {
       const [ingress, ...others] = ofKind<IIngress>('prod', 'Ingress');
       expect(others).toEqual([]);
       const rules = ingress!.spec!.rules!;
@@ -81,7 +81,11 @@ if (!kubectl) {
         rules.flatMap((r) =>
           r.http!.paths.map((p) => [p.path, p.backend.service?.name, p.backend.service?.port?.name]),
         ),
-      ).toEqual([['/mcp', 'gateway', 'http']]);
+      ).toEqual([
+        ['/mcp', 'gateway', 'http'],
+        ['/.well-known', 'gateway', 'http'],
+        ['/oauth', 'gateway', 'http'],
+      ]);
       expect(ingress!.spec!.tls?.[0]?.hosts).toEqual(rules.map((r) => r.host));
       const config = ofKind<IConfigMap>('prod', 'ConfigMap').find((c) =>
         c.metadata!.name!.startsWith('quarry-config-'),
@@ -91,6 +95,11 @@ if (!kubectl) {
       expect(config.QUARRY_ALLOWED_HOSTS!.split(',').sort()).toEqual(
         [...rules.map((r) => r.host), ...inCluster].sort(),
       );
+      // The embedded authorization server's issuer is the public host; the services fetch its
+      // keys from the gateway Service, which the NetworkPolicy leaves open on its HTTP port.
+      expect(config.QUARRY_PUBLIC_URL).toBe(`https://${rules[0]!.host}`);
+      expect(config.QUARRY_SERVICE_TOKEN_ISSUER).toBe(config.QUARRY_PUBLIC_URL);
+      expect(config.QUARRY_SERVICE_TOKEN_JWKS_URL).toBe('http://gateway.quarry.svc.cluster.local:8080/oauth/jwks');
     });
 
     it('includes the monitoring component: ServiceMonitor, the alert rules of deploy/prometheus and the dashboard ConfigMap', () => {
