@@ -223,6 +223,45 @@ if (onPath('helm')) {
           expect(configOf(helmTemplate(extra), svc)).not.toHaveProperty('QUARRY_SERVICE_TOKEN_ISSUER');
     });
 
+    it("mounts the embedded server's signing keys from an existing Secret into the gateway only", () => {
+      const objects = helmTemplate(['--set', 'gateway.oauth.signingKeysSecret.name=quarry-oauth-keys']);
+      const configOf = (component: string) =>
+        (
+          objects.find((o) => o.kind === 'ConfigMap' && o.metadata?.name === `quarry-${component}`) as unknown as {
+            data: Record<string, string>;
+          }
+        ).data;
+      expect(configOf('gateway').QUARRY_OAUTH_SIGNING_KEYS_FILE).toBe('/etc/quarry/oauth-signing-keys/jwks.json');
+      type PodSpec = {
+        containers: { volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[] }[];
+        volumes?: { name: string; secret?: { secretName: string; items: { key: string; path: string }[] } }[];
+      };
+      const podOf = (component: string) =>
+        (
+          objects.find((o) => o.kind === 'Deployment' && o.metadata?.name === `quarry-${component}`) as unknown as {
+            spec: { template: { spec: PodSpec } };
+          }
+        ).spec.template.spec;
+      expect(podOf('gateway').volumes).toContainEqual({
+        name: 'oauth-signing-keys',
+        secret: { secretName: 'quarry-oauth-keys', items: [{ key: 'jwks.json', path: 'jwks.json' }] },
+      });
+      expect(podOf('gateway').containers[0]!.volumeMounts).toContainEqual({
+        name: 'oauth-signing-keys',
+        mountPath: '/etc/quarry/oauth-signing-keys',
+        readOnly: true,
+      });
+      for (const svc of GRPC_SERVICES) expect(JSON.stringify(podOf(svc))).not.toContain('oauth-signing-keys');
+      expect(validateAll(objects, 'helm template')).toEqual([]);
+      // By default, and with an external issuer (which signs its own tokens), the keys stay in PostgreSQL.
+      const external = [
+        ...['--set', 'gateway.oauth.issuer=https://sso.example.com/realms/quarry'],
+        ...['--set', 'gateway.oauth.signingKeysSecret.name=quarry-oauth-keys'],
+      ];
+      for (const extra of [[], external])
+        expect(JSON.stringify(helmTemplate(extra))).not.toContain('oauth-signing-keys');
+    });
+
     it('gives the indexer Kafka TLS and SASL when asked: settings in its ConfigMap, the password from the Secret', () => {
       const configOf = (objects: K8sObject[]) =>
         (

@@ -55,6 +55,15 @@ QUARRY_SERVICE_TOKEN_JWKS_URL: {{ printf "http://%s.%s.svc.%s:8080/oauth/jwks" $
 {{- end }}
 {{- end }}
 
+{{/* Where the gateway reads the embedded authorization server's signing keys from a Secret; empty: PostgreSQL. */}}
+{{- define "quarry.signingKeysFile" -}}
+{{- with .Values.gateway.oauth }}
+{{- if and .signingKeysSecret.name (not .issuer) }}
+{{- printf "/etc/quarry/oauth-signing-keys/%s" .signingKeysSecret.key }}
+{{- end }}
+{{- end }}
+{{- end }}
+
 {{- define "quarry.config.gateway" -}}
 {{ include "quarry.config.common" . }}
 PORT: "8080"
@@ -81,6 +90,9 @@ QUARRY_MODEL_TOOL_DEADLINE: {{ .Values.gateway.modelToolDeadline | quote }}
 QUARRY_PUBLIC_URL: {{ . | quote }}
 {{- end }}
 QUARRY_OAUTH_ACCESS_TOKEN_TTL: {{ .accessTokenTtl | quote }}
+{{- with include "quarry.signingKeysFile" $ }}
+QUARRY_OAUTH_SIGNING_KEYS_FILE: {{ . | quote }}
+{{- end }}
 {{- with .issuer }}
 QUARRY_OAUTH_ISSUER: {{ . | quote }}
 {{- end }}
