@@ -6,6 +6,7 @@ import addFormatsPlugin from 'ajv-formats';
 import { parse } from 'yaml';
 import { hasPath, mergeValues, valuesPaths } from './helm-values.js';
 import { validateAll } from './kubernetes-schema.js';
+import { GRPC_SERVICES } from './spec.js';
 import {
   chartDir,
   deployDir,
@@ -181,6 +182,84 @@ if (onPath('helm')) {
       expect(schemaErrors(mergeValues(values, { gateway: { oauth: { issuer: 'not a url' } } })).join()).toMatch(
         /\/gateway\/oauth\/issuer must match pattern/,
       );
+    });
+
+    it('lets the gRPC services accept service-account tokens from the embedded server, its keys fetched in the cluster', () => {
+      const configOf = (objects: K8sObject[], component: string) =>
+        (
+          objects.find((o) => o.kind === 'ConfigMap' && o.metadata?.name === `quarry-${component}`) as unknown as {
+            data: Record<string, string>;
+          }
+        ).data;
+      const restricted = ['--set', 'networkPolicy.gateway.from[0].namespaceSelector.matchLabels.team=edge'];
+      const embedded = helmTemplate(restricted);
+      for (const svc of GRPC_SERVICES)
+        expect(configOf(embedded, svc)).toMatchObject({
+          QUARRY_SERVICE_TOKEN_ISSUER: 'https://quarry.example.com',
+          QUARRY_SERVICE_TOKEN_JWKS_URL: 'http://quarry-gateway.quarry.svc.cluster.local:8080/oauth/jwks',
+        });
+      expect(configOf(embedded, 'gateway')).not.toHaveProperty('QUARRY_SERVICE_TOKEN_ISSUER');
+      expect(configOf(embedded, 'indexer')).not.toHaveProperty('QUARRY_SERVICE_TOKEN_ISSUER');
+      // With the gateway's ingress restricted, the release's own pods still reach it for the keys.
+      const policy = embedded.find(
+        (o) => o.kind === 'NetworkPolicy' && o.metadata?.name === 'quarry-gateway',
+      ) as unknown as {
+        spec: {
+          ingress: { ports: { port: number }[]; from?: { podSelector?: { matchLabels?: Record<string, string> } }[] }[];
+        };
+      };
+      const http = policy.spec.ingress.find((rule) => rule.ports.some((p) => p.port === 8080))!;
+      expect(http.from).toContainEqual({
+        podSelector: { matchLabels: { 'app.kubernetes.io/name': 'quarry', 'app.kubernetes.io/instance': 'quarry' } },
+      });
+      expect(validateAll(embedded, 'helm template')).toEqual([]);
+      // An external issuer issues no service-account tokens; nor is there an issuer without a public URL.
+      for (const extra of [
+        ['--set', 'gateway.oauth.issuer=https://sso.example.com/realms/quarry'],
+        ['--set', 'gateway.oauth.serviceTokens=false'],
+        ['--set', 'ingress.enabled=false'],
+      ])
+        for (const svc of GRPC_SERVICES)
+          expect(configOf(helmTemplate(extra), svc)).not.toHaveProperty('QUARRY_SERVICE_TOKEN_ISSUER');
+    });
+
+    it("mounts the embedded server's signing keys from an existing Secret into the gateway only", () => {
+      const objects = helmTemplate(['--set', 'gateway.oauth.signingKeysSecret.name=quarry-oauth-keys']);
+      const configOf = (component: string) =>
+        (
+          objects.find((o) => o.kind === 'ConfigMap' && o.metadata?.name === `quarry-${component}`) as unknown as {
+            data: Record<string, string>;
+          }
+        ).data;
+      expect(configOf('gateway').QUARRY_OAUTH_SIGNING_KEYS_FILE).toBe('/etc/quarry/oauth-signing-keys/jwks.json');
+      type PodSpec = {
+        containers: { volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[] }[];
+        volumes?: { name: string; secret?: { secretName: string; items: { key: string; path: string }[] } }[];
+      };
+      const podOf = (component: string) =>
+        (
+          objects.find((o) => o.kind === 'Deployment' && o.metadata?.name === `quarry-${component}`) as unknown as {
+            spec: { template: { spec: PodSpec } };
+          }
+        ).spec.template.spec;
+      expect(podOf('gateway').volumes).toContainEqual({
+        name: 'oauth-signing-keys',
+        secret: { secretName: 'quarry-oauth-keys', items: [{ key: 'jwks.json', path: 'jwks.json' }] },
+      });
+      expect(podOf('gateway').containers[0]!.volumeMounts).toContainEqual({
+        name: 'oauth-signing-keys',
+        mountPath: '/etc/quarry/oauth-signing-keys',
+        readOnly: true,
+      });
+      for (const svc of GRPC_SERVICES) expect(JSON.stringify(podOf(svc))).not.toContain('oauth-signing-keys');
+      expect(validateAll(objects, 'helm template')).toEqual([]);
+      // By default, and with an external issuer (which signs its own tokens), the keys stay in PostgreSQL.
+      const external = [
+        ...['--set', 'gateway.oauth.issuer=https://sso.example.com/realms/quarry'],
+        ...['--set', 'gateway.oauth.signingKeysSecret.name=quarry-oauth-keys'],
+      ];
+      for (const extra of [[], external])
+        expect(JSON.stringify(helmTemplate(extra))).not.toContain('oauth-signing-keys');
     });
 
     it('gives the indexer Kafka TLS and SASL when asked: settings in its ConfigMap, the password from the Secret', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 import type { IConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import type { IDeployment } from 'kubernetes-models/apps/v1/Deployment';
 import type { IJob } from 'kubernetes-models/batch/v1/Job';
@@ -16,7 +17,7 @@ import {
   quarryDeployments,
   renderOverlays,
 } from './kustomize-support.js';
-import { deployDir, type K8sObject, readYamlFile } from './support.js';
+import { deployDir, type K8sObject, readYamlFile, renderKustomize } from './support.js';
 import { GRPC_SERVICES, IMAGE_TARGETS } from './spec.js';
 
 // What only the prod overlay has (the checks every overlay passes are in kustomize.test.ts).
@@ -73,7 +74,7 @@ if (!kubectl) {
       expect(ofKind('prod', 'Secret')).toEqual([]);
     });
 
-    it('exposes only /mcp of the gateway through the Ingress, trusting the proxy and pinning the host', () => {
+    it('exposes only /mcp and the OAuth endpoints of the gateway through the Ingress, trusting the proxy and pinning the host', () => {
       const [ingress, ...others] = ofKind<IIngress>('prod', 'Ingress');
       expect(others).toEqual([]);
       const rules = ingress!.spec!.rules!;
@@ -81,7 +82,11 @@ if (!kubectl) {
         rules.flatMap((r) =>
           r.http!.paths.map((p) => [p.path, p.backend.service?.name, p.backend.service?.port?.name]),
         ),
-      ).toEqual([['/mcp', 'gateway', 'http']]);
+      ).toEqual([
+        ['/mcp', 'gateway', 'http'],
+        ['/.well-known', 'gateway', 'http'],
+        ['/oauth', 'gateway', 'http'],
+      ]);
       expect(ingress!.spec!.tls?.[0]?.hosts).toEqual(rules.map((r) => r.host));
       const config = ofKind<IConfigMap>('prod', 'ConfigMap').find((c) =>
         c.metadata!.name!.startsWith('quarry-config-'),
@@ -91,6 +96,11 @@ if (!kubectl) {
       expect(config.QUARRY_ALLOWED_HOSTS!.split(',').sort()).toEqual(
         [...rules.map((r) => r.host), ...inCluster].sort(),
       );
+      // The embedded authorization server's issuer is the public host; the services fetch its
+      // keys from the gateway Service, which the NetworkPolicy leaves open on its HTTP port.
+      expect(config.QUARRY_PUBLIC_URL).toBe(`https://${rules[0]!.host}`);
+      expect(config.QUARRY_SERVICE_TOKEN_ISSUER).toBe(config.QUARRY_PUBLIC_URL);
+      expect(config.QUARRY_SERVICE_TOKEN_JWKS_URL).toBe('http://gateway.quarry.svc.cluster.local:8080/oauth/jwks');
     });
 
     it('includes the monitoring component: ServiceMonitor, the alert rules of deploy/prometheus and the dashboard ConfigMap', () => {
@@ -107,6 +117,45 @@ if (!kubectl) {
       expect(dashboards.data!['quarry-overview.json']).toBe(
         readFileSync(join(deployDir, 'grafana', 'quarry-overview.json'), 'utf8'),
       );
+    });
+
+    it('takes the signing keys from a Secret with the oauth-signing-keys component: mounted into the gateway only', () => {
+      // prod plus the component, as an operator's overlay on top of it would be.
+      const dir = mkdtempSync(join(tmpdir(), 'quarry-kustomize-'));
+      const up = (path: string) => relative(dir, join(deployDir, path));
+      writeFileSync(
+        join(dir, 'kustomization.yaml'),
+        [
+          'apiVersion: kustomize.config.k8s.io/v1beta1',
+          'kind: Kustomization',
+          `resources: [${up('overlays/prod')}]`,
+          `components: [${up('overlays/components/oauth-signing-keys')}]`,
+        ].join('\n'),
+      );
+      let objects: K8sObject[];
+      try {
+        objects = renderKustomize(dir);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+      const deployment = (name: string) =>
+        objects.find((o) => o.kind === 'Deployment' && o.metadata?.name === name) as unknown as IDeployment;
+      const gateway = deployment('gateway');
+      expect(podSpec(gateway).volumes).toContainEqual({
+        name: 'oauth-signing-keys',
+        secret: { secretName: 'quarry-oauth-signing-keys', items: [{ key: 'jwks.json', path: 'jwks.json' }] },
+      });
+      expect(container(gateway).volumeMounts).toContainEqual({
+        name: 'oauth-signing-keys',
+        mountPath: '/etc/quarry/oauth-signing-keys',
+        readOnly: true,
+      });
+      expect(container(gateway).env).toContainEqual({
+        name: 'QUARRY_OAUTH_SIGNING_KEYS_FILE',
+        value: '/etc/quarry/oauth-signing-keys/jwks.json',
+      });
+      for (const svc of GRPC_SERVICES) expect(JSON.stringify(deployment(svc))).not.toContain('oauth-signing-keys');
+      expect(JSON.stringify(named<IDeployment>('prod', 'Deployment', 'gateway'))).not.toContain('oauth-signing-keys');
     });
   });
 }

@@ -28,6 +28,20 @@ const ENGINES = [
   'EMBEDDINGS_SIMILARITY_FLOOR',
 ];
 
+/** The gateway's OAuth settings: the embedded authorization server, or an external one (ADR 0026). */
+const OAUTH = [
+  'QUARRY_PUBLIC_URL',
+  'QUARRY_OAUTH_ACCESS_TOKEN_TTL',
+  'QUARRY_OAUTH_ISSUER',
+  'QUARRY_OAUTH_AUDIENCE',
+  'QUARRY_OAUTH_JWKS_URL',
+  'QUARRY_OAUTH_EMAIL_CLAIM',
+  'QUARRY_OAUTH_ORG_CLAIM',
+  'QUARRY_OAUTH_DEFAULT_ORG',
+];
+/** Where the gRPC services check service accounts' tokens (ADR 0036). */
+const SERVICE_TOKENS = ['QUARRY_SERVICE_TOKEN_ISSUER', 'QUARRY_SERVICE_TOKEN_JWKS_URL'];
+
 export const SERVICES: Readonly<Record<ServiceName, ServiceSpec>> = {
   gateway: {
     port: { name: 'http', number: 8080 },
@@ -45,6 +59,7 @@ export const SERVICES: Readonly<Record<ServiceName, ServiceSpec>> = {
       'QUARRY_ALLOWED_HOSTS',
       'QUARRY_RATE_LIMIT_PER_MINUTE',
       'QUARRY_MODEL_TOOL_DEADLINE',
+      ...OAUTH,
     ],
     secrets: { DATABASE_URL: 'database-url', QUARRY_IDENTITY_KEY: 'identity-key' },
   },
@@ -61,6 +76,7 @@ export const SERVICES: Readonly<Record<ServiceName, ServiceSpec>> = {
       'ARTIFACT_STORE_ADDRESS',
       'QUARRY_STALL_THRESHOLD',
       'METRICS_PORT',
+      ...SERVICE_TOKENS,
     ],
     secrets: { DATABASE_URL: 'database-url', QUARRY_IDENTITY_KEY: 'identity-key' },
   },
@@ -68,14 +84,23 @@ export const SERVICES: Readonly<Record<ServiceName, ServiceSpec>> = {
     port: { name: 'grpc', number: 50052 },
     probes: 'grpc',
     metricsPort: 9465,
-    env: ['HOST', 'PORT', 'METRICS_PORT', 'LOG_LEVEL', 'DATABASE_URL', 'QUARRY_IDENTITY_KEY', 'PLAN_ENGINE_ADDRESS'],
+    env: [
+      'HOST',
+      'PORT',
+      'METRICS_PORT',
+      'LOG_LEVEL',
+      'DATABASE_URL',
+      'QUARRY_IDENTITY_KEY',
+      'PLAN_ENGINE_ADDRESS',
+      ...SERVICE_TOKENS,
+    ],
     secrets: { DATABASE_URL: 'database-url', QUARRY_IDENTITY_KEY: 'identity-key' },
   },
   search: {
     port: { name: 'grpc', number: 50053 },
     probes: 'grpc',
     metricsPort: 9466,
-    env: ['HOST', 'PORT', 'METRICS_PORT', 'LOG_LEVEL', 'QUARRY_IDENTITY_KEY', ...ENGINES],
+    env: ['HOST', 'PORT', 'METRICS_PORT', 'LOG_LEVEL', 'QUARRY_IDENTITY_KEY', ...ENGINES, ...SERVICE_TOKENS],
     secrets: {
       QUARRY_IDENTITY_KEY: 'identity-key',
       QDRANT_API_KEY: 'qdrant-api-key',
@@ -102,6 +127,7 @@ export const SERVICES: Readonly<Record<ServiceName, ServiceSpec>> = {
       'EXTRACTION_TIMEOUT',
       'EXTRACTION_MAX_TOKENS',
       'EXTRACTION_SAMPLING',
+      ...SERVICE_TOKENS,
     ],
     secrets: {
       QUARRY_IDENTITY_KEY: 'identity-key',

@@ -31,6 +31,39 @@ EMBEDDINGS_SIMILARITY_FLOOR: {{ .Values.embeddings.similarityFloor | quote }}
 QUARRY_DATA_DIR: /tmp/quarry
 {{- end }}
 
+{{/* The gateway's public base URL: gateway.oauth.publicUrl, else https://<first ingress host>, else empty. */}}
+{{- define "quarry.publicUrl" -}}
+{{- $publicUrl := .Values.gateway.oauth.publicUrl }}
+{{- if and (not $publicUrl) .Values.ingress.enabled .Values.ingress.hosts }}
+{{- $publicUrl = printf "https://%s" (first .Values.ingress.hosts).host }}
+{{- end }}
+{{- $publicUrl }}
+{{- end }}
+
+{{/*
+The gRPC services accept service accounts' tokens (ADR 0036) from the embedded authorization
+server: its issuer is the public URL (the tokens' iss), but the keys are fetched from the
+gateway Service inside the cluster, so no service depends on the ingress or public DNS. Off
+with an external issuer (it issues no service-account tokens) or without a public URL.
+*/}}
+{{- define "quarry.config.serviceTokens" -}}
+{{- $publicUrl := include "quarry.publicUrl" . }}
+{{- if and .Values.gateway.oauth.serviceTokens (not .Values.gateway.oauth.issuer) $publicUrl }}
+{{- $gateway := include "quarry.componentName" (dict "root" . "component" "gateway") }}
+QUARRY_SERVICE_TOKEN_ISSUER: {{ $publicUrl | quote }}
+QUARRY_SERVICE_TOKEN_JWKS_URL: {{ printf "http://%s.%s.svc.%s:8080/oauth/jwks" $gateway .Release.Namespace .Values.clusterDomain | quote }}
+{{- end }}
+{{- end }}
+
+{{/* Where the gateway reads the embedded authorization server's signing keys from a Secret; empty: PostgreSQL. */}}
+{{- define "quarry.signingKeysFile" -}}
+{{- with .Values.gateway.oauth }}
+{{- if and .signingKeysSecret.name (not .issuer) }}
+{{- printf "/etc/quarry/oauth-signing-keys/%s" .signingKeysSecret.key }}
+{{- end }}
+{{- end }}
+{{- end }}
+
 {{- define "quarry.config.gateway" -}}
 {{ include "quarry.config.common" . }}
 PORT: "8080"
@@ -53,14 +86,13 @@ QUARRY_ALLOWED_HOSTS: {{ $hosts | uniq | join "," | quote }}
 QUARRY_RATE_LIMIT_PER_MINUTE: {{ .Values.gateway.rateLimitPerMinute | int | quote }}
 QUARRY_MODEL_TOOL_DEADLINE: {{ .Values.gateway.modelToolDeadline | quote }}
 {{- with .Values.gateway.oauth }}
-{{- $publicUrl := .publicUrl }}
-{{- if and (not $publicUrl) $.Values.ingress.enabled $.Values.ingress.hosts }}
-{{- $publicUrl = printf "https://%s" (first $.Values.ingress.hosts).host }}
-{{- end }}
-{{- with $publicUrl }}
+{{- with include "quarry.publicUrl" $ }}
 QUARRY_PUBLIC_URL: {{ . | quote }}
 {{- end }}
 QUARRY_OAUTH_ACCESS_TOKEN_TTL: {{ .accessTokenTtl | quote }}
+{{- with include "quarry.signingKeysFile" $ }}
+QUARRY_OAUTH_SIGNING_KEYS_FILE: {{ . | quote }}
+{{- end }}
 {{- with .issuer }}
 QUARRY_OAUTH_ISSUER: {{ . | quote }}
 {{- end }}
@@ -84,6 +116,9 @@ PORT: "50051"
 METRICS_PORT: "9464"
 ARTIFACT_STORE_ADDRESS: {{ include "quarry.address" (dict "root" . "component" "artifact-store" "port" 50052) | quote }}
 QUARRY_STALL_THRESHOLD: {{ .Values.planEngine.stallThreshold | quote }}
+{{- with include "quarry.config.serviceTokens" . }}
+{{ . }}
+{{- end }}
 {{- end }}
 
 {{- define "quarry.config.artifact-store" -}}
@@ -91,6 +126,9 @@ QUARRY_STALL_THRESHOLD: {{ .Values.planEngine.stallThreshold | quote }}
 PORT: "50052"
 METRICS_PORT: "9465"
 PLAN_ENGINE_ADDRESS: {{ include "quarry.address" (dict "root" . "component" "plan-engine" "port" 50051) | quote }}
+{{- with include "quarry.config.serviceTokens" . }}
+{{ . }}
+{{- end }}
 {{- end }}
 
 {{- define "quarry.config.search" -}}
@@ -98,6 +136,9 @@ PLAN_ENGINE_ADDRESS: {{ include "quarry.address" (dict "root" . "component" "pla
 PORT: "50053"
 METRICS_PORT: "9466"
 {{ include "quarry.config.searchEngines" . }}
+{{- with include "quarry.config.serviceTokens" . }}
+{{ . }}
+{{- end }}
 {{- end }}
 
 {{- define "quarry.config.extraction" -}}
@@ -122,6 +163,9 @@ OPENAI_MODEL: {{ . | quote }}
 EXTRACTION_TIMEOUT: {{ $x.timeout | quote }}
 EXTRACTION_MAX_TOKENS: {{ $x.maxTokens | int | quote }}
 EXTRACTION_SAMPLING: {{ $x.sampling | quote }}
+{{- with include "quarry.config.serviceTokens" . }}
+{{ . }}
+{{- end }}
 {{- end }}
 
 {{- define "quarry.config.indexer" -}}

@@ -1,4 +1,5 @@
 import { DEFAULT_PORTS, databaseUrlField, env, identityKeyField, loadConfig, serviceFields, z } from '@quarry/config';
+import { readSigningKeysFile } from './oauth/signing-keys-file.js';
 
 const LOOPBACK = ['localhost', '127.0.0.1', '[::1]'];
 const list = (fallback: string) =>
@@ -66,6 +67,22 @@ const gatewayConfigSchema = z.object({
     .url()
     .optional()
     .describe("the external issuer's JWKS (default: from its discovery document)"),
+  QUARRY_OAUTH_SIGNING_KEYS_FILE: z
+    .string()
+    .min(1)
+    .optional()
+    .transform((path, ctx) => {
+      if (path === undefined) return undefined;
+      try {
+        return Object.freeze(readSigningKeysFile(path));
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    })
+    .describe(
+      "the embedded authorization server's signing keys from a file (a private ES256 JWKS, e.g. from a Secret) instead of PostgreSQL; the first key signs",
+    ),
   QUARRY_OAUTH_EMAIL_CLAIM: z.string().min(1).default('email'),
   QUARRY_OAUTH_ORG_CLAIM: z.string().min(1).default('quarry_org').describe('the claim naming the org by slug'),
   QUARRY_OAUTH_DEFAULT_ORG: z.string().min(1).optional().describe('the org of tokens without the org claim'),

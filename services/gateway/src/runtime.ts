@@ -1,3 +1,4 @@
+import { createLocalJWKSet, type JWK } from 'jose';
 import { createHmac } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { identityV1, toolCatalogue } from '@quarry/contracts';
@@ -10,7 +11,7 @@ import type { GatewayConfig } from './config.js';
 import { createTokenAuthenticator } from './identity/authenticator.js';
 import { createAccessTokenVerifier, reloadingKeySet } from './oauth/access-tokens.js';
 import { createExternalTokenVerifier } from './oauth/external-tokens.js';
-import { ensureSigningKeys, publicKeySet } from './oauth/signing-keys.js';
+import { ensureSigningKeys, publicKeySet, publicKeysOf } from './oauth/signing-keys.js';
 import { identityServiceImplementation } from './identity/service.js';
 import type { IdentityDatabase } from './identity/schema.js';
 import { createLocalBackend } from './mcp/backends.js';
@@ -109,11 +110,13 @@ export async function createGatewayRuntime({
     // Loaded only here: oidc-provider warns on Node 20 as it loads, which CLI commands need not print.
     const { createAuthorizationServer } = await import('./oauth/authorization-server.js');
     const issuer = config.publicUrl;
+    // Frozen config reads back deeply readonly; the keys were checked when it loaded.
+    const fileKeys = config.QUARRY_OAUTH_SIGNING_KEYS_FILE as readonly JWK[] | undefined;
     const provider = createAuthorizationServer({
       issuer,
       resource,
       db,
-      signingKeys: await ensureSigningKeys(db),
+      signingKeys: fileKeys ? [...fileKeys] : await ensureSigningKeys(db),
       cookieKeys: [derive('oauth-cookies').toString('base64url')],
       trustProxy: config.QUARRY_TRUST_PROXY,
       accessTokenTtlSeconds: Math.max(1, Math.round(config.QUARRY_OAUTH_ACCESS_TOKEN_TTL / 1000)),
@@ -126,7 +129,8 @@ export async function createGatewayRuntime({
       accessTokens: createAccessTokenVerifier({
         issuer,
         audience: resource,
-        keys: reloadingKeySet(() => publicKeySet(db)),
+        // Keys from a file are all there is; the stored ones may be rotated on another replica.
+        keys: fileKeys ? createLocalJWKSet(publicKeysOf(fileKeys)) : reloadingKeySet(() => publicKeySet(db)),
       }),
     };
   }

@@ -56,10 +56,12 @@ export async function rotateSigningKey(db: Kysely<IdentityDatabase>): Promise<st
 /** The public half of every stored key, for verifying tokens. */
 export async function publicKeySet(db: Kysely<IdentityDatabase>): Promise<JSONWebKeySet> {
   const rows = await db.selectFrom('identity.oauth_signing_keys').select('private_jwk').execute();
+  return publicKeysOf(rows.map(({ private_jwk }) => private_jwk as JWK));
+}
+
+/** The public half of private signing keys. */
+export function publicKeysOf(privateKeys: readonly JWK[]): JSONWebKeySet {
   return {
-    keys: rows.map(({ private_jwk }) => {
-      const { kty, crv, x, y, kid, alg, use } = private_jwk as JWK;
-      return { kty, crv, x, y, kid, alg, use } as JWK;
-    }),
+    keys: privateKeys.map(({ kty, crv, x, y, kid, alg, use }) => ({ kty, crv, x, y, kid, alg, use }) as JWK),
   };
 }
