@@ -5,7 +5,7 @@ import {
   StreamableHTTPClientTransport,
   UnauthorizedError,
 } from '@modelcontextprotocol/client';
-import type { IdentityDatabase } from '@quarry/gateway';
+import { type IdentityDatabase, loadGatewayConfig } from '@quarry/gateway';
 import type { Kysely } from 'kysely';
 import { freePort } from './free-port.js';
 import { startTestGateway } from './harness.js';
@@ -35,6 +35,7 @@ beforeAll(async () => {
       ada: { email: 'Ada@Acme.test', email_verified: true },
       stranger: { email: 'stranger@elsewhere.test', email_verified: true },
       unverified: { email: 'ada@acme.test', email_verified: false },
+      orgless: { email: 'orgless@acme.test', email_verified: true },
     },
   });
   gateway = await startTestGateway({
@@ -45,6 +46,11 @@ beforeAll(async () => {
     QUARRY_SSO_CLIENT_SECRET: 'upstream-client-secret',
     QUARRY_SSO_NAME: 'Upstream IdP',
   });
+  // A user who belongs to no org yet.
+  await (gateway.database.admin as Kysely<IdentityDatabase>)
+    .insertInto('identity.users')
+    .values({ email: 'orgless@acme.test', name: 'Orgless' })
+    .execute();
 }, 120_000);
 afterAll(async () => {
   await gateway?.close();
@@ -211,6 +217,18 @@ describe('single sign-on through an upstream OpenID Connect provider', () => {
     ]);
   }, 60_000);
 
+  it('refuses a user who is a member of no organization', async () => {
+    const { authorizationUrl } = await beginAuthorization();
+    upstream.signInAs('orgless');
+    const browser = createBrowser();
+    const refused = await browser.request((await signInThroughUpstream(browser, authorizationUrl)).url);
+    expect(refused.status).toBe(403);
+    expect(refused.html).toContain('orgless@acme.test is not a member');
+    expect(await ssoRefusals('orgless@acme.test')).toEqual([
+      expect.objectContaining({ detail: expect.objectContaining({ reason: 'no organization' }) }),
+    ]);
+  }, 60_000);
+
   it('refuses an email the upstream provider has not verified', async () => {
     const { authorizationUrl } = await beginAuthorization();
     upstream.signInAs('unverified');
@@ -229,13 +247,26 @@ describe('single sign-on through an upstream OpenID Connect provider', () => {
     upstream.signInAs('ada');
     const browser = createBrowser();
     const atCallback = new URL((await signInThroughUpstream(browser, authorizationUrl)).url);
+    const genuine = atCallback.searchParams.get('state')!;
     atCallback.searchParams.set('state', 'forged-state');
     const refused = await browser.request(atCallback.toString());
     expect(refused.status).toBe(400);
     expect(refused.html).toContain('Sign-in refused');
     // Nor does the genuine state work afterwards: the pending sign-in was spent.
-    atCallback.searchParams.delete('state');
+    atCallback.searchParams.set('state', genuine);
     const again = await browser.request(atCallback.toString());
     expect(again.status).toBe(400);
+    expect(again.html).toContain('no longer valid');
   }, 60_000);
+
+  it('will not start with an issuer but no client credentials', () => {
+    expect(() =>
+      loadGatewayConfig({
+        DATABASE_URL: 'postgres://x@127.0.0.1/x',
+        QUARRY_IDENTITY_KEY: 'k'.repeat(48),
+        QUARRY_SSO_ISSUER: 'https://idp.example.com',
+        QUARRY_SSO_CLIENT_ID: 'quarry',
+      }),
+    ).toThrow(/QUARRY_SSO_CLIENT_SECRET/);
+  });
 });

@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import Provider from 'oidc-provider';
 
@@ -33,6 +34,15 @@ export async function startUpstreamIdp(opts: {
     findAccount: (_ctx, id) => ({ accountId: id, claims: () => ({ sub: id, ...opts.accounts[id] }) }),
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     cookies: { keys: ['upstream-test-cookie-key'] },
+    jwks: {
+      keys: [
+        {
+          ...generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' }),
+          kid: 'upstream',
+        },
+      ],
+    },
+    ttl: { Interaction: 600, Session: 3600, Grant: 3600, AccessToken: 600, IdToken: 600, AuthorizationCode: 60 },
     features: { devInteractions: { enabled: false } },
   });
   const callback = provider.callback();
