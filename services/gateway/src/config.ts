@@ -86,6 +86,15 @@ const gatewayConfigSchema = z.object({
   QUARRY_OAUTH_EMAIL_CLAIM: z.string().min(1).default('email'),
   QUARRY_OAUTH_ORG_CLAIM: z.string().min(1).default('quarry_org').describe('the claim naming the org by slug'),
   QUARRY_OAUTH_DEFAULT_ORG: z.string().min(1).optional().describe('the org of tokens without the org claim'),
+  QUARRY_SSO_ISSUER: z
+    .url()
+    .optional()
+    .describe(
+      'an upstream OpenID Connect provider (Google, Entra ID, Okta, Keycloak…) users may sign in through, on the embedded authorization server',
+    ),
+  QUARRY_SSO_CLIENT_ID: z.string().min(1).optional().describe("Quarry's client id at the SSO provider"),
+  QUARRY_SSO_CLIENT_SECRET: z.string().min(1).optional().describe("Quarry's client secret at the SSO provider"),
+  QUARRY_SSO_NAME: z.string().min(1).default('single sign-on').describe('the name on the "Sign in with" button'),
   QUARRY_TOOL_LOG_QUEUE: z.coerce.number().int().min(1).default(10_000),
   QUARRY_GRPC_DEADLINE: env.duration('10s'),
   QUARRY_MODEL_TOOL_DEADLINE: env
@@ -124,6 +133,8 @@ export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;
 
 export function loadGatewayConfig(source: Readonly<Record<string, string | undefined>> = process.env) {
   const config = loadConfig(gatewayConfigSchema, source);
+  if (config.QUARRY_SSO_ISSUER && (!config.QUARRY_SSO_CLIENT_ID || !config.QUARRY_SSO_CLIENT_SECRET))
+    throw new Error('QUARRY_SSO_ISSUER needs QUARRY_SSO_CLIENT_ID and QUARRY_SSO_CLIENT_SECRET');
   const loopback = ['127.0.0.1', 'localhost', '::1'].includes(config.HOST);
   const allowedHosts =
     config.QUARRY_ALLOWED_HOSTS.length > 0 ? config.QUARRY_ALLOWED_HOSTS : loopback ? LOOPBACK : ['*'];

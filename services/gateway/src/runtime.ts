@@ -125,7 +125,23 @@ export async function createGatewayRuntime({
       fetch: oauthFetch,
     });
     return {
-      http: { resource, authorizationServers: [issuer], embedded: { provider, db, csrfKey: derive('oauth-csrf') } },
+      http: {
+        resource,
+        authorizationServers: [issuer],
+        embedded: {
+          provider,
+          db,
+          csrfKey: derive('oauth-csrf'),
+          sso: config.QUARRY_SSO_ISSUER
+            ? {
+                issuer: config.QUARRY_SSO_ISSUER,
+                clientId: config.QUARRY_SSO_CLIENT_ID!,
+                clientSecret: config.QUARRY_SSO_CLIENT_SECRET!,
+                name: config.QUARRY_SSO_NAME,
+              }
+            : undefined,
+        },
+      },
       accessTokens: createAccessTokenVerifier({
         issuer,
         audience: resource,

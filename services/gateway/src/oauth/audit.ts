@@ -4,6 +4,7 @@ import type { IdentityDatabase } from '../identity/schema.js';
 export type AuthEvent =
   | 'sign_in'
   | 'sign_in_failed'
+  | 'sso_refused'
   | 'consent'
   | 'consent_denied'
   | 'token_issued'

@@ -7,6 +7,7 @@ import { SCOPES } from '../identity/scopes.js';
 import { recentFailures, recordAuthEvent } from './audit.js';
 import { consentPage, errorPage, loginPage } from './pages.js';
 import { verifyPassword } from './passwords.js';
+import { registerSso, type SsoOptions } from './sso.js';
 
 export interface InteractionOptions {
   provider: Provider;
@@ -18,6 +19,8 @@ export interface InteractionOptions {
   /** Failed sign-ins allowed per email (and ten times that per address) within `failureWindowMs`. */
   maxFailures?: number;
   failureWindowMs?: number;
+  /** An upstream OpenID Connect provider offered beside the password form. */
+  sso?: SsoOptions;
 }
 
 type Form = Record<string, string | undefined>;
@@ -127,6 +130,8 @@ export function registerInteractions(app: FastifyInstance, options: InteractionO
       done(null, Object.fromEntries(new URLSearchParams(body as string))),
     );
 
+    if (options.sso) registerSso(scope, { provider, db, csrfKey: options.csrfKey, sso: options.sso, html });
+
     scope.get('/oauth/interaction/:uid', async (request, reply) => {
       const details = await detailsOf(request, reply);
       if (!details) return reply;
@@ -138,6 +143,7 @@ export function registerInteractions(app: FastifyInstance, options: InteractionO
             action: `/oauth/interaction/${details.uid}/login`,
             csrf: csrfFor(details.uid),
             clientName: await clientName(String(details.params.client_id)),
+            sso: options.sso && { name: options.sso.name, href: `/oauth/interaction/${details.uid}/sso` },
           }),
         );
       }
@@ -162,6 +168,7 @@ export function registerInteractions(app: FastifyInstance, options: InteractionO
             clientName: name,
             email,
             error,
+            sso: options.sso && { name: options.sso.name, href: `/oauth/interaction/${details.uid}/sso` },
           }),
         );
       const failures = await recentFailures(db, { email, ip: request.ip, windowMs });

@@ -35,7 +35,15 @@ ${body}
 
 const errorBox = (error?: string) => (error ? `<p class="error" role="alert">${escape(error)}</p>` : '');
 
-export function loginPage(input: { action: string; csrf: string; clientName: string; email?: string; error?: string }) {
+export function loginPage(input: {
+  action: string;
+  csrf: string;
+  clientName: string;
+  email?: string;
+  error?: string;
+  /** The upstream identity provider's sign-in link, when single sign-on is configured. */
+  sso?: { name: string; href: string };
+}) {
   return layout(
     'Sign in',
     `<h1>Sign in to Quarry</h1>
@@ -48,7 +56,7 @@ ${errorBox(input.error)}
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button>
-</form>`,
+</form>${input.sso ? `\n<p><a href="${escape(input.sso.href)}">Sign in with ${escape(input.sso.name)}</a></p>` : ''}`,
   );
 }
 
