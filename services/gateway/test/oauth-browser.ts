@@ -5,11 +5,14 @@ import { createHash, randomBytes } from 'node:crypto';
  * sees every hop), keeps cookies per host, and submits the sign-in and consent forms.
  */
 export function createBrowser() {
-  const jar = new Map<string, string>();
-  const cookieHeader = () => [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
+  // One jar per host, as a browser keeps them: an upstream identity provider's cookies stay apart.
+  const jars = new Map<string, Map<string, string>>();
 
   async function request(url: string, init: { method?: string; form?: Record<string, string>; origin?: string } = {}) {
-    const headers: Record<string, string> = { cookie: cookieHeader() };
+    const { host } = new URL(url);
+    const jar = jars.get(host) ?? new Map<string, string>();
+    jars.set(host, jar);
+    const headers: Record<string, string> = { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') };
     if (init.form) headers['content-type'] = 'application/x-www-form-urlencoded';
     if (init.origin) headers.origin = init.origin;
     const response = await fetch(url, {
@@ -37,7 +40,7 @@ export function createBrowser() {
   /** Follows redirects until a page is shown or the client's redirect URI is reached. */
   async function follow(url: string, stopAt: string) {
     let current = url;
-    for (let hops = 0; hops < 10; hops++) {
+    for (let hops = 0; hops < 15; hops++) {
       if (current.startsWith(stopAt)) return { url: current, page: undefined };
       const answer = await request(current);
       if (!answer.location) return { url: current, page: answer };

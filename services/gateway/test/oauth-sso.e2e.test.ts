@@ -8,6 +8,7 @@ import {
 import { type IdentityDatabase, loadGatewayConfig } from '@quarry/gateway';
 import type { Kysely } from 'kysely';
 import { freePort } from './free-port.js';
+import { createBrowser } from './oauth-browser.js';
 import { startTestGateway } from './harness.js';
 import { startUpstreamIdp } from './upstream-idp.js';
 
@@ -56,52 +57,6 @@ afterAll(async () => {
   await gateway?.close();
   await upstream?.close();
 });
-
-/** A browser that follows redirects by hand and keeps cookies per host. */
-function createBrowser() {
-  const jars = new Map<string, Map<string, string>>();
-  async function request(url: string, form?: Record<string, string>) {
-    const jar = jars.get(new URL(url).host) ?? new Map<string, string>();
-    jars.set(new URL(url).host, jar);
-    const response = await fetch(url, {
-      method: form ? 'POST' : 'GET',
-      headers: {
-        cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '),
-        ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
-      },
-      body: form ? new URLSearchParams(form).toString() : undefined,
-      redirect: 'manual',
-    });
-    for (const cookie of response.headers.getSetCookie()) {
-      const [pair] = cookie.split(';');
-      const eq = pair!.indexOf('=');
-      const [name, value] = [pair!.slice(0, eq), pair!.slice(eq + 1)];
-      if (/expires=Thu, 01 Jan 1970/i.test(cookie) || value === '') jar.delete(name);
-      else jar.set(name, value);
-    }
-    const location = response.headers.get('location');
-    return {
-      status: response.status,
-      location: location ? new URL(location, url).toString() : undefined,
-      html: await response.text(),
-    };
-  }
-  /** Follows redirects until a page is shown or a URL starting with `stopAt` is reached. */
-  async function follow(url: string, stopAt: string) {
-    let current = url;
-    for (let hops = 0; hops < 15; hops++) {
-      if (current.startsWith(stopAt)) return { url: current, page: undefined };
-      const answer = await request(current);
-      if (!answer.location) return { url: current, page: answer };
-      current = answer.location;
-    }
-    throw new Error('too many redirects');
-  }
-  return { request, follow };
-}
-
-const field = (html: string, name: string) =>
-  new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1]?.replace(/&amp;/g, '&');
 
 function memoryProvider() {
   const state: {
@@ -175,9 +130,11 @@ describe('single sign-on through an upstream OpenID Connect provider', () => {
     expect(consent.page?.html).toContain('Signed in as ada@acme.test');
     expect(consent.url).toContain('/oauth/interaction/');
     const decided = await browser.request(`${consent.url}/consent`, {
-      csrf: field(consent.page!.html, 'csrf') ?? '',
-      org: field(consent.page!.html, 'org') ?? '',
-      decision: 'allow',
+      form: {
+        csrf: browser.field(consent.page!.html, 'csrf') ?? '',
+        org: browser.field(consent.page!.html, 'org') ?? '',
+        decision: 'allow',
+      },
     });
     const done = await browser.follow(decided.location!, REDIRECT);
     await transport.finishAuth(new URL(done.url).searchParams);
