@@ -26,10 +26,9 @@ import { EmbedderMismatchError } from '../types.js';
  * Vector index on Qdrant. One collection (default `quarry_chunks`), cosine distance, with a
  * keyword payload index on `org_id` marked `is_tenant` (Qdrant co-locates each tenant's points
  * and plans per-tenant searches), plus keyword indexes on every filter field and a datetime index
- * on `created_at`. Every search,
- * scroll and delete carries the org in its payload filter, evaluated inside the HNSW search
- * (filterable HNSW) — never applied to results afterwards. The embedder identity is stored in
- * the collection metadata; opening with another one fails.
+ * on `created_at`. Every search, scroll and delete carries the org in its payload filter,
+ * evaluated inside the HNSW search (filterable HNSW) — never applied to results afterwards. The
+ * embedder identity is stored in the collection metadata; opening with another one fails.
  */
 export interface QdrantVectorOptions {
   client: QdrantClient;
