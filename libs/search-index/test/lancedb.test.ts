@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import * as lancedb from '@lancedb/lancedb';
 import {
-  createLocalEmbedder,
   lanceChunksWhere,
   lanceSourcesWhere,
   lanceWhere,
@@ -98,53 +97,6 @@ describe('LanceDB compaction', () => {
       }
     },
   );
-});
-
-describe('LanceDB date range', () => {
-  it('bounds createdAt inclusively in both indexes, stored in UTC whatever offset it came with; undated sources never match', async () => {
-    const where = mkdtempSync(join(tmpdir(), 'quarry-search-dates-'));
-    const embedder = createLocalEmbedder({ dimension: 64 });
-    try {
-      const bm25 = await openLanceBm25Index({ dir: where });
-      const vectors = await openLanceVectorIndex({ dir: where, embedder: await embedder.identity() });
-      const dated: [string, string | undefined][] = [
-        ['jan', '2026-01-15T12:00:00.000Z'],
-        ['feb', '2026-02-01T01:30:00+02:00'], // 2026-01-31T23:30Z
-        ['mar', '2026-03-15T12:00:00.000Z'],
-        ['undated', undefined],
-      ];
-      const sources = dated.map(([id, createdAt]) =>
-        prepareSource(
-          { orgId: 'o', sourceTable: 't', sourceId: id, title: 'Glacier', ...(createdAt ? { createdAt } : {}) },
-          'Glacier retreat.',
-        ),
-      );
-      expect(sources[1]!.createdAt).toBe('2026-01-31T23:30:00.000Z');
-      await bm25.upsertMany(sources);
-      await vectors.upsertMany(sources, (chunks) => embedder.embed(chunks.map((c) => c.text)));
-      const found = async (filters: object) => {
-        const scope = { orgId: 'o', limit: 10, filters };
-        const k = (await bm25.search('glacier', scope)).map((h) => h.sourceId).sort();
-        const v = (await vectors.search(embedder.embedOne('glacier'), scope)).map((h) => h.sourceId).sort();
-        expect(v).toEqual(k);
-        return k;
-      };
-      expect(await found({})).toEqual(['feb', 'jan', 'mar', 'undated']);
-      expect(await found({ createdSince: '2026-01-31T23:30:00.000Z' })).toEqual(['feb', 'mar']);
-      expect(await found({ createdUntil: '2026-01-31T23:30:00.000Z' })).toEqual(['feb', 'jan']);
-      expect(
-        await found({ createdSince: '2026-01-31T23:30:00.001Z', createdUntil: '2026-03-15T12:00:00.000Z' }),
-      ).toEqual(['mar']);
-      expect(
-        await found({ createdSince: '2026-01-01T00:00:00.000Z', createdUntil: '2026-01-02T00:00:00.000Z' }),
-      ).toEqual([]);
-      expect(await found({ createdSince: '2026-01-01T00:00:00.000Z', tags: ['none'] })).toEqual([]);
-      await bm25.close();
-      await vectors.close();
-    } finally {
-      rmSync(where, { recursive: true, force: true });
-    }
-  });
 });
 
 describe('LanceDB tables made before documents carried created_at', () => {
