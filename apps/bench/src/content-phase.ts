@@ -22,6 +22,7 @@ import {
   upsertBatch,
   VectorMemo,
 } from './corpus.js';
+import { luceneBm25Quality } from './lucene-bm25.js';
 import { createMcpCaller, type McpCaller } from './mcp.js';
 import { interleavedLatency, percentile } from './measure.js';
 import type { Phase, PhaseContext } from './phase.js';
@@ -275,7 +276,8 @@ async function deepHits(search: (limit: number) => Promise<ChunkHit[]>, sources:
  * indexer → both indexes): nDCG@10 and Recall@100 for BM25 alone, vectors alone and the hybrid
  * (the service's own ranking, `rankResults`, limit 100), the legs run in process on the running system's
  * backends. Also: search_sources through MCP must give the same top 10 as the same search in
- * process, for every query.
+ * process, for every query. And all of it against a standard Lucene-style BM25 run over the same
+ * documents and queries (lucene-bm25.ts): Quarry's BM25 leg and search_sources should not rank below it.
  */
 async function quality({ system, progress }: PhaseContext, data: Cranfield): Promise<Results> {
   const { backends } = system.services;
@@ -330,6 +332,7 @@ async function quality({ system, progress }: PhaseContext, data: Cranfield): Pro
     }
     const n = data.queries.length;
     const mean = (mode: keyof typeof sums, metric: 'ndcg' | 'recall') => sums[mode][metric] / n;
+    const lucene = luceneBm25Quality(data);
     return {
       quality_cranfield_ndcg10_bm25: { value: mean('bm25', 'ndcg'), unit: 'score' },
       quality_cranfield_recall100_bm25: { value: mean('bm25', 'recall'), unit: 'score' },
@@ -339,6 +342,13 @@ async function quality({ system, progress }: PhaseContext, data: Cranfield): Pro
       quality_cranfield_ndcg10_hybrid: compared(mean('hybrid', 'ndcg'), mean('bm25', 'ndcg'), 'score'),
       quality_cranfield_recall100_hybrid: compared(mean('hybrid', 'recall'), mean('bm25', 'recall'), 'score'),
       quality_cranfield_search_sources_agreement_pct: { value: (100 * agreeing) / n, unit: '%' },
+      quality_cranfield_ndcg10_lucene_bm25: { value: lucene.ndcg, unit: 'score' },
+      quality_cranfield_recall100_lucene_bm25: { value: lucene.recall, unit: 'score' },
+      // Against the Lucene-style run: the BM25 leg alone, then search_sources' own ranking (the hybrid).
+      quality_cranfield_ndcg10_bm25_vs_lucene: compared(mean('bm25', 'ndcg'), lucene.ndcg, 'score'),
+      quality_cranfield_recall100_bm25_vs_lucene: compared(mean('bm25', 'recall'), lucene.recall, 'score'),
+      quality_cranfield_ndcg10_search_sources_vs_lucene: compared(mean('hybrid', 'ndcg'), lucene.ndcg, 'score'),
+      quality_cranfield_recall100_search_sources_vs_lucene: compared(mean('hybrid', 'recall'), lucene.recall, 'score'),
     };
   } finally {
     caller.close();

@@ -17,6 +17,8 @@ describe('search_sources', () => {
       'artifactType',
       'planId',
       'tags',
+      'createdSince',
+      'createdUntil',
       'mode',
     ]);
     expect(required(t.inputSchema)).toEqual(['query']);
@@ -62,6 +64,8 @@ describe('search_sources', () => {
     ]);
     expect(input.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 50 });
     expect(input.planId!.format).toBe('uuid');
+    expect(input.createdSince).toMatchObject({ type: 'string', format: 'date-time' });
+    expect(input.createdUntil).toMatchObject({ type: 'string', format: 'date-time' });
     expect(properties(t.outputSchema).queryType!.enum).toEqual(['keyword', 'balanced', 'semantic']);
     expect(input.mode!.enum).toEqual(['hybrid', 'keyword', 'semantic']);
     expect(properties(t.outputSchema).mode!.enum).toEqual(['hybrid', 'keyword', 'semantic']);
@@ -87,6 +91,8 @@ describe('search_sources', () => {
         artifactType: 'finding',
         planId: '0b6d1c9e-6f1a-4f5e-9a51-2f8e0a4b7c10',
         tags: ['a', 'b'],
+        createdSince: '2026-01-01T00:00:00Z',
+        createdUntil: '2026-06-30T23:59:59.999+02:00',
       }),
     ).toBeUndefined();
   });
@@ -101,6 +107,8 @@ describe('search_sources', () => {
     ['artifactType', { query: 'q', artifactType: 'opinion' }],
     ['planId', { query: 'q', planId: 'plan-1' }],
     ['tags', { query: 'q', tags: ['a', 'a'] }],
+    ['createdSince', { query: 'q', createdSince: 'last week' }],
+    ['createdUntil', { query: 'q', createdUntil: '2026-06-30' }],
   ])('refuses a bad `%s`, naming it', (field, args) => {
     expect(problem(args)).toMatch(new RegExp(field));
   });

@@ -17,7 +17,7 @@ export interface SourceMeta extends SourceKey {
   planId?: string;
   artifactType?: string;
   tags?: string[];
-  /** When the source was stored (ISO 8601), when known. */
+  /** When the source was stored (ISO 8601; prepareSource stores it in UTC as toISOString writes it), when known. */
   createdAt?: string;
 }
 
@@ -46,13 +46,18 @@ export interface EmbeddedSource extends SourceMeta {
 
 /**
  * Filters applied INSIDE the engine together with the org filter. All given conditions must
- * hold; `tags` matches sources carrying every listed tag.
+ * hold; `tags` matches sources carrying every listed tag. `createdSince`/`createdUntil` bound the
+ * source's createdAt, both inclusive, as UTC ISO strings in `Date.toISOString()` form (years
+ * 0000–9999: that fixed width is what lets LanceDB compare them as strings); a source without a
+ * createdAt never matches a date bound.
  */
 export interface ChunkFilters {
   sourceTable?: string;
   artifactType?: string;
   planId?: string;
   tags?: string[];
+  createdSince?: string;
+  createdUntil?: string;
 }
 
 export interface SearchScope {

@@ -15,6 +15,7 @@ import {
   type UpsertReport,
   type VectorIndex,
 } from '../src/index.js';
+import { dateRangeCases } from './date-range-contract.js';
 
 /** What an engine must provide to run the shared contract. */
 export interface ContractEngine {
@@ -238,6 +239,8 @@ export function indexContract(name: string, engine: ContractEngine): void {
         EmbedderMismatchError,
       );
     });
+
+    dateRangeCases(() => ({ bm25, vectors }), 128);
 
     describe('batches', () => {
       const meta = (orgId: string, sourceId: string, title: string): SourceMeta => ({

@@ -28,6 +28,9 @@ describe('LanceDB where clause', () => {
       "org_id = 'o''1' AND source_table = 't' AND artifact_type = 'finding' AND plan_id = 'p' AND array_has_all(tags, ['a''b', 'c'])",
     );
     expect(lanceWhere('o', { tags: [] })).toBe("org_id = 'o'");
+    expect(lanceWhere('o', { createdSince: '2026-01-01T00:00:00.000Z', createdUntil: "2026'" })).toBe(
+      "org_id = 'o' AND created_at >= '2026-01-01T00:00:00.000Z' AND created_at <= '2026'''",
+    );
   });
 });
 

@@ -51,7 +51,7 @@ describe('OpenSearch BM25 adapter: exact requests (offline)', () => {
     });
   });
 
-  it('searches with the org and every filter in bool.filter, routed by org', async () => {
+  it('searches with the org and every filter in bool.filter (the dates as one range), routed by org', async () => {
     stored = [
       {
         source_table: 'research_artifact',
@@ -67,7 +67,14 @@ describe('OpenSearch BM25 adapter: exact requests (offline)', () => {
     const hits = await index.search('glacier retreat', {
       orgId: 'org-a',
       limit: 7,
-      filters: { sourceTable: 'research_artifact', artifactType: 'finding', planId: 'p1', tags: ['ice', 'climate'] },
+      filters: {
+        sourceTable: 'research_artifact',
+        artifactType: 'finding',
+        planId: 'p1',
+        tags: ['ice', 'climate'],
+        createdSince: '2026-01-01T00:00:00.000Z',
+        createdUntil: '2026-06-30T23:59:59.999Z',
+      },
     });
     expect(sent).toEqual([
       {
@@ -98,11 +105,18 @@ describe('OpenSearch BM25 adapter: exact requests (offline)', () => {
                 { term: { plan_id: 'p1' } },
                 { term: { tags: 'ice' } },
                 { term: { tags: 'climate' } },
+                { range: { created_at: { gte: '2026-01-01T00:00:00.000Z', lte: '2026-06-30T23:59:59.999Z' } } },
               ],
             },
           },
         },
       },
+    ]);
+    sent.length = 0;
+    await index.search('glacier', { orgId: 'org-a', limit: 7, filters: { createdUntil: '2026-06-30T00:00:00.000Z' } });
+    expect((sent[0]!.body as { query: { bool: { filter: unknown } } }).query.bool.filter).toEqual([
+      { term: { org_id: 'org-a' } },
+      { range: { created_at: { lte: '2026-06-30T00:00:00.000Z' } } },
     ]);
     expect(hits).toEqual([
       {

@@ -51,7 +51,7 @@ describe('Qdrant vector adapter: exact requests (offline)', () => {
     index = await openQdrantVectorIndex({ client: buildQdrantClient(url), embedder: IDENTITY });
   });
 
-  it('creates a cosine collection recording the embedder, with a tenant payload index on org_id', () => {
+  it('creates a cosine collection recording the embedder, with a tenant payload index on org_id and a datetime one on created_at', () => {
     expect(sent[0]).toMatchObject({ method: 'GET', path: '/collections/quarry_chunks/exists' });
     expect(sent[1]).toEqual({
       method: 'PUT',
@@ -72,8 +72,10 @@ describe('Qdrant vector adapter: exact requests (offline)', () => {
       'plan_id',
       'artifact_type',
       'tags',
+      'created_at',
     ]);
-    expect(sent.slice(3).every((r) => (r.body as { field_schema: string }).field_schema === 'keyword')).toBe(true);
+    expect(sent.slice(3, -1).every((r) => (r.body as { field_schema: string }).field_schema === 'keyword')).toBe(true);
+    expect(sent.at(-1)!.body).toEqual({ field_name: 'created_at', field_schema: 'datetime' });
   });
 
   it('searches with the org and every filter in the payload filter', async () => {
@@ -81,7 +83,14 @@ describe('Qdrant vector adapter: exact requests (offline)', () => {
     const hits = await index.search([0.5, 0.5, 0.5, 0.5], {
       orgId: 'org-a',
       limit: 5,
-      filters: { sourceTable: 'research_artifact', artifactType: 'finding', planId: 'p1', tags: ['ice', 'climate'] },
+      filters: {
+        sourceTable: 'research_artifact',
+        artifactType: 'finding',
+        planId: 'p1',
+        tags: ['ice', 'climate'],
+        createdSince: '2026-01-01T00:00:00.000Z',
+        createdUntil: '2026-06-30T23:59:59.999Z',
+      },
     });
     expect(sent).toEqual([
       {
@@ -97,6 +106,7 @@ describe('Qdrant vector adapter: exact requests (offline)', () => {
               { key: 'plan_id', match: { value: 'p1' } },
               { key: 'tags', match: { value: 'ice' } },
               { key: 'tags', match: { value: 'climate' } },
+              { key: 'created_at', range: { gte: '2026-01-01T00:00:00.000Z', lte: '2026-06-30T23:59:59.999Z' } },
             ],
           },
           limit: 5,
@@ -364,6 +374,24 @@ describe('Qdrant vector adapter: exact requests (offline)', () => {
       req.path.endsWith('/exists')
         ? { status: 200, result: { exists: true } }
         : { status: 200, result: collectionInfo(4, { quarry_embedder: 'local-ngram-v1', quarry_dimension: 4 }) };
+    sent = [];
     await expect(openQdrantVectorIndex({ client: buildQdrantClient(url), embedder: IDENTITY })).resolves.toBeDefined();
+    // A collection made before date ranges gains the created_at index once; one holding it is left alone.
+    expect(sent.filter((r) => r.path.includes('/index'))).toEqual([
+      {
+        method: 'PUT',
+        path: '/collections/quarry_chunks/index?wait=true',
+        body: { field_name: 'created_at', field_schema: 'datetime' },
+      },
+    ]);
+    const info = collectionInfo(4, { quarry_embedder: 'local-ngram-v1', quarry_dimension: 4 });
+    const indexed = {
+      ...info,
+      payload_schema: { ...info.payload_schema, created_at: { data_type: 'datetime', points: 0 } },
+    };
+    respond = (req) => ({ status: 200, result: req.path.endsWith('/exists') ? { exists: true } : indexed });
+    sent = [];
+    await openQdrantVectorIndex({ client: buildQdrantClient(url), embedder: IDENTITY });
+    expect(sent.map((r) => r.path)).toEqual(['/collections/quarry_chunks/exists', '/collections/quarry_chunks']);
   });
 });

@@ -203,7 +203,32 @@ describe('search_sources finds what was stored, through MCP', () => {
     expect((await a.ok('search_sources', { ...q, tags: ['nonexistent'] })).data.resultCount).toBe(0);
   });
 
-  it('refuses bad arguments with a readable tool error, before any rpc', async () => {
+  it('narrows by a createdSince / createdUntil range (inclusive, any offset), with the other filters', async () => {
+    const q = { query: 'glacier glaciers meltwater coral firn moraine', limit: 50 };
+    const all = (await a.ok('search_sources', q)).data.results as Array<{ sourceId: string; createdAt: string }>;
+    expect(all.length).toBe(5);
+    const times = all.map((r) => r.createdAt).sort();
+    const pivot = times[2]!;
+    const within = (keep: (t: string) => boolean) =>
+      all
+        .filter((r) => keep(r.createdAt))
+        .map((r) => r.sourceId)
+        .sort();
+    // The same instant written with a +02:00 offset.
+    const shifted = new Date(Date.parse(pivot) + 2 * 3_600_000).toISOString().replace('Z', '+02:00');
+    expect(ids(await a.ok('search_sources', { ...q, createdSince: shifted }))).toEqual(within((t) => t >= pivot));
+    expect(ids(await a.ok('search_sources', { ...q, createdUntil: pivot }))).toEqual(within((t) => t <= pivot));
+    expect(ids(await a.ok('search_sources', { ...q, createdSince: pivot, createdUntil: pivot }))).toEqual(
+      within((t) => t === pivot),
+    );
+    expect(ids(await a.ok('search_sources', { ...q, planId: planA2, createdSince: times[0] }))).toEqual([
+      stored.summary,
+    ]);
+    const later = new Date(Date.parse(times[4]!) + 1).toISOString();
+    expect((await a.ok('search_sources', { ...q, createdSince: later })).data.resultCount).toBe(0);
+  });
+
+  it('refuses bad arguments with a readable tool error (the gateway checks the schema, the service the range)', async () => {
     expectToolError(await a.call('search_sources', { query: 'glacier', limit: 0 }), 'INVALID_ARGUMENT', /limit/);
     expectToolError(await a.call('search_sources', { query: 'glacier', limit: 51 }), 'INVALID_ARGUMENT', /limit/);
     expectToolError(await a.call('search_sources', { query: '' }), 'INVALID_ARGUMENT', /query/);
@@ -214,6 +239,20 @@ describe('search_sources finds what was stored, through MCP', () => {
       /sourceTable/,
     );
     expectToolError(await a.call('search_sources', { query: 'x', planId: 'not-a-uuid' }), 'INVALID_ARGUMENT', /planId/);
+    expectToolError(
+      await a.call('search_sources', { query: 'x', createdSince: 'yesterday' }),
+      'INVALID_ARGUMENT',
+      /createdSince/,
+    );
+    expectToolError(
+      await a.call('search_sources', {
+        query: 'x',
+        createdSince: '2026-02-01T00:00:00Z',
+        createdUntil: '2026-01-31T23:59:59Z',
+      }),
+      'INVALID_ARGUMENT',
+      /createdUntil.*createdSince/,
+    );
   });
 });
 

@@ -50,7 +50,7 @@ export interface Doc extends Omit<SourceMeta, 'orgId' | 'sourceId'> {
 const filler = (n: number): string =>
   Array.from({ length: n }, (_, i) => `Unrelated filler sentence ${i} about the weather in spring.`).join(' ');
 
-/** Org A's stored items. */
+/** Org A's stored items (one dated with an offset; the zeppelin notes predate createdAt being recorded). */
 export const docs = {
   outbox: {
     id: randomUUID(),
@@ -59,6 +59,7 @@ export const docs = {
     planId: planOne,
     tags: ['kafka', 'outbox'],
     title: 'Outbox relay design',
+    createdAt: '2026-01-10T09:00:00.000Z',
     text: 'The transactional outbox relay publishes content events to Kafka exactly once per change, in commit order.',
   },
   lag: {
@@ -68,6 +69,7 @@ export const docs = {
     planId: planOne,
     tags: ['kafka'],
     title: 'Consumer lag',
+    createdAt: '2026-02-15T12:00:00+02:00',
     text: 'Kafka consumer group lag grows when offsets are committed before the index write finishes.',
   },
   latency: {
@@ -77,6 +79,7 @@ export const docs = {
     planId: planTwo,
     tags: ['latency'],
     title: 'Search latency',
+    createdAt: '2026-03-20T00:00:00.000Z',
     text: 'Search latency at p95 stays under forty milliseconds for ten thousand chunks.',
   },
   report: {
@@ -85,6 +88,7 @@ export const docs = {
     planId: planOne,
     tags: [],
     title: 'Final report',
+    createdAt: '2026-04-25T18:30:00.000Z',
     text: 'The deliverable summarises the pipeline: storage, events, indexing and hybrid retrieval.',
   },
   extraction: {
@@ -93,6 +97,7 @@ export const docs = {
     planId: planTwo,
     tags: [],
     title: 'Vendor contract fields',
+    createdAt: '2026-05-01T08:00:00.000Z',
     text: 'Renewal date, price per seat and the termination clause extracted from the vendor contract.',
   },
   // Long enough for several chunks; the rare words sit in two of them.
@@ -105,11 +110,12 @@ export const docs = {
     text: `${filler(50)} The zeppelin hangar at Friedrichshafen was enormous. ${filler(50)} A second zeppelin hangar stood nearby. ${filler(50)}`,
   },
 } satisfies Record<string, Doc>;
-/** Org B writes about the very same things (and one word only it uses). */
+/** Org B writes about the very same things (and one word only it uses), later than any of org A's items. */
 export const secret = {
   ...docs.outbox,
   id: randomUUID(),
   title: 'Outbox relay design (org B)',
+  createdAt: '2026-06-01T00:00:00.000Z',
   text: `${docs.outbox.text} The zanzibar canary lives here.`,
 };
 

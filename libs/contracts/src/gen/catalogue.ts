@@ -3810,7 +3810,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "search_sources",
     "title": "Search stored research",
-    "description": "Search everything stored in your organization (artifacts, outputs, subagent reports, extractions) by keywords and meaning at once (mode keyword or semantic runs one only). Results are per stored item, best first, each with its best-matching passage; read one whole with fetch. Narrow with sourceTable, artifactType, planId and tags. Content stored a moment ago may take a second to appear.",
+    "description": "Search everything stored in your organization (artifacts, outputs, subagent reports, extractions) by keywords and meaning at once (mode keyword or semantic runs one only). Results are per stored item, best first, each with its best-matching passage; read one whole with fetch. Narrow with sourceTable, artifactType, planId, tags and a createdSince/createdUntil range. Content stored a moment ago may take a second to appear.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -3862,6 +3862,16 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "maxItems": 20,
           "uniqueItems": true,
           "description": "Only items carrying every one of these tags."
+        },
+        "createdSince": {
+          "type": "string",
+          "format": "date-time",
+          "description": "Only items stored at or after this time (an RFC 3339 date-time with its offset or Z)."
+        },
+        "createdUntil": {
+          "type": "string",
+          "format": "date-time",
+          "description": "Only items stored at or before this time (an RFC 3339 date-time with its offset or Z)."
         },
         "mode": {
           "type": "string",

@@ -17,6 +17,9 @@ export function lanceWhere(orgId: string, filters: ChunkFilters = {}): string {
   if (filters.planId !== undefined) parts.push(`plan_id = ${sqlString(filters.planId)}`);
   if (filters.tags && filters.tags.length > 0)
     parts.push(`array_has_all(tags, [${filters.tags.map(sqlString).join(', ')}])`);
+  // created_at holds toISOString() text (prepareSource), so string order is time order; NULL never matches.
+  if (filters.createdSince !== undefined) parts.push(`created_at >= ${sqlString(filters.createdSince)}`);
+  if (filters.createdUntil !== undefined) parts.push(`created_at <= ${sqlString(filters.createdUntil)}`);
   return parts.join(' AND ');
 }
 

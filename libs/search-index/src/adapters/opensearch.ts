@@ -77,13 +77,21 @@ function openSearchIndexTemplate(index: string, shards = 1, replicas = 1): Recor
   };
 }
 
-/** `bool.filter` clauses: the org first, then the optional filters (tags: one term per tag = all of them). */
+/**
+ * `bool.filter` clauses: the org first, then the optional filters (tags: one term per tag = all of
+ * them; the date bounds as one range on the `date` field, which a document without it never matches).
+ */
 function openSearchFilters(orgId: string, filters: ChunkFilters = {}): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [{ term: { org_id: orgId } }];
   if (filters.sourceTable !== undefined) out.push({ term: { source_table: filters.sourceTable } });
   if (filters.artifactType !== undefined) out.push({ term: { artifact_type: filters.artifactType } });
   if (filters.planId !== undefined) out.push({ term: { plan_id: filters.planId } });
   for (const tag of filters.tags ?? []) out.push({ term: { tags: tag } });
+  const createdAt = {
+    ...(filters.createdSince !== undefined ? { gte: filters.createdSince } : {}),
+    ...(filters.createdUntil !== undefined ? { lte: filters.createdUntil } : {}),
+  };
+  if (Object.keys(createdAt).length > 0) out.push({ range: { created_at: createdAt } });
   return out;
 }
 

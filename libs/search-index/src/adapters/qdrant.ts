@@ -25,10 +25,10 @@ import { EmbedderMismatchError } from '../types.js';
 /**
  * Vector index on Qdrant. One collection (default `quarry_chunks`), cosine distance, with a
  * keyword payload index on `org_id` marked `is_tenant` (Qdrant co-locates each tenant's points
- * and plans per-tenant searches), plus keyword indexes on every filter field. Every search,
- * scroll and delete carries the org in its payload filter, evaluated inside the HNSW search
- * (filterable HNSW) — never applied to results afterwards. The embedder identity is stored in
- * the collection metadata; opening with another one fails.
+ * and plans per-tenant searches), plus keyword indexes on every filter field and a datetime index
+ * on `created_at`. Every search, scroll and delete carries the org in its payload filter,
+ * evaluated inside the HNSW search (filterable HNSW) — never applied to results afterwards. The
+ * embedder identity is stored in the collection metadata; opening with another one fails.
  */
 export interface QdrantVectorOptions {
   client: QdrantClient;
@@ -48,14 +48,26 @@ export function pointId(key: SourceKey, chunkNo: number): string {
 }
 
 type Condition = { key: string; match: { value: string } };
+type DateRange = { key: string; range: { gte?: string; lte?: string } };
 
-/** Payload filter: the org first, then the optional filters (one condition per tag = all of them). */
-function qdrantFilter(orgId: string, filters: ChunkFilters = {}): { must: Condition[] } {
-  const must: Condition[] = [{ key: 'org_id', match: { value: orgId } }];
+/**
+ * Payload filter: the org first, then the optional filters (one condition per tag = all of them;
+ * the date bounds as one datetime range, which a point without created_at never matches).
+ */
+function qdrantFilter(orgId: string, filters: ChunkFilters = {}): { must: (Condition | DateRange)[] } {
+  const must: (Condition | DateRange)[] = [{ key: 'org_id', match: { value: orgId } }];
   if (filters.sourceTable !== undefined) must.push({ key: 'source_table', match: { value: filters.sourceTable } });
   if (filters.artifactType !== undefined) must.push({ key: 'artifact_type', match: { value: filters.artifactType } });
   if (filters.planId !== undefined) must.push({ key: 'plan_id', match: { value: filters.planId } });
   for (const tag of filters.tags ?? []) must.push({ key: 'tags', match: { value: tag } });
+  if (filters.createdSince !== undefined || filters.createdUntil !== undefined)
+    must.push({
+      key: 'created_at',
+      range: {
+        ...(filters.createdSince !== undefined ? { gte: filters.createdSince } : {}),
+        ...(filters.createdUntil !== undefined ? { lte: filters.createdUntil } : {}),
+      },
+    });
   return { must };
 }
 
@@ -79,6 +91,8 @@ const SCROLL_PAGE = 1024;
 const UPSERT_POINTS = 256;
 
 const FILTER_FIELDS = ['source_table', 'source_id', 'plan_id', 'artifact_type', 'tags'];
+/** The date field's payload index: Qdrant parses RFC 3339 strings and ranges over them. */
+const CREATED_AT_INDEX = { field_name: 'created_at', field_schema: 'datetime', wait: true } as const;
 
 /** A stored point as a scroll reads it back (text and vector only when asked for). */
 interface ScrolledPoint {
@@ -108,6 +122,7 @@ export async function openQdrantVectorIndex(options: QdrantVectorOptions): Promi
     });
     for (const field of FILTER_FIELDS)
       await client.createPayloadIndex(collection, { field_name: field, field_schema: 'keyword', wait: true });
+    await client.createPayloadIndex(collection, CREATED_AT_INDEX);
   } else {
     const info = await client.getCollection(collection);
     const vectors = info.config.params.vectors as { size?: number } | undefined;
@@ -118,6 +133,8 @@ export async function openQdrantVectorIndex(options: QdrantVectorOptions): Promi
     };
     if (stored.id !== embedder.id || stored.dimension !== embedder.dimension)
       throw new EmbedderMismatchError(stored, embedder);
+    // A collection made before date ranges were filterable gains the created_at index (additive).
+    if (!info.payload_schema?.created_at) await client.createPayloadIndex(collection, CREATED_AT_INDEX);
   }
 
   /**

@@ -20,9 +20,22 @@ import { chunkText, type ChunkOptions } from './chunker.js';
  */
 export function prepareSource(meta: SourceMeta, text: string, options?: Partial<ChunkOptions>): IndexedSource {
   const tags = [...new Set(meta.tags ?? [])].sort();
-  const normalized: SourceMeta = { ...meta, tags };
+  const { createdAt, ...rest } = meta;
+  const at = createdAt === undefined ? undefined : utcInstant(createdAt);
+  const normalized: SourceMeta = { ...rest, tags, ...(at ? { createdAt: at } : {}) };
   const chunks = chunkText(text, options).map((c) => ({ ...c, contentHash: chunkHash(normalized, c) }));
   return { ...normalized, chunks };
+}
+
+/**
+ * An instant in the one form every engine stores and a date range compares (UTC, milliseconds,
+ * `Z`): events may carry an offset, and LanceDB compares the stored strings as strings. Text that
+ * is no date (the event schema lets none through) is dropped rather than failing the whole source:
+ * it then behaves like a source indexed before createdAt was recorded.
+ */
+function utcInstant(iso: string): string | undefined {
+  const at = new Date(iso);
+  return Number.isNaN(at.getTime()) ? undefined : at.toISOString();
 }
 
 function chunkHash(meta: SourceMeta, chunk: Chunk): string {

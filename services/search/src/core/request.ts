@@ -12,6 +12,17 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const invalid = (field: string, rule: string) => searchErrors.INVALID_ARGUMENT({ field, rule });
 
 /**
+ * A date bound as the engines compare it (UTC toISOString form). Years outside 0000–9999 would
+ * change that form's width (and its string order), and no stored item is dated there.
+ */
+function instant(at: Date | undefined, field: string): string | undefined {
+  if (at === undefined) return undefined;
+  const iso = Number.isNaN(at.getTime()) ? '' : at.toISOString();
+  if (!/^\d{4}-/.test(iso)) throw invalid(field, 'must be an RFC 3339 date-time between the years 0000 and 9999');
+  return iso;
+}
+
+/**
  * A search_sources request, checked (INVALID_ARGUMENT naming the field) and turned into the hybrid
  * search's terms (enums → stored names). The org comes from the caller's verified identity only.
  */
@@ -39,5 +50,12 @@ export function toHybridRequest(req: searchV1.SearchSourcesRequest, orgId: strin
     if (new Set(req.tags).size !== req.tags.length) throw invalid('tags', 'must not repeat a tag');
     filters.tags = [...req.tags];
   }
+  const since = instant(req.createdSince, 'createdSince');
+  const until = instant(req.createdUntil, 'createdUntil');
+  if (since !== undefined) filters.createdSince = since;
+  if (until !== undefined) filters.createdUntil = until;
+  // Same fixed-width UTC form on both sides, so string order is time order.
+  if (since !== undefined && until !== undefined && since > until)
+    throw invalid('createdUntil', 'must not be before createdSince');
   return { orgId, query, limit, mode: searchModeOf(req.mode), filters };
 }

@@ -190,6 +190,14 @@ export interface SearchSourcesRequest {
     | undefined;
   /** Only items carrying every one of these tags. */
   tags: string[];
+  /** Only items stored at or after this time (an RFC 3339 date-time with its offset or Z). */
+  createdSince?:
+    | Date
+    | undefined;
+  /** Only items stored at or before this time (an RFC 3339 date-time with its offset or Z). */
+  createdUntil?:
+    | Date
+    | undefined;
   /** Which searches run: hybrid (default), keyword or semantic. */
   mode?: SearchMode | undefined;
 }
@@ -261,6 +269,8 @@ function createBaseSearchSourcesRequest(): SearchSourcesRequest {
     artifactType: undefined,
     planId: undefined,
     tags: [],
+    createdSince: undefined,
+    createdUntil: undefined,
     mode: undefined,
   };
 }
@@ -284,6 +294,12 @@ export const SearchSourcesRequest: MessageFns<SearchSourcesRequest> = {
     }
     for (const v of message.tags) {
       writer.uint32(50).string(v!);
+    }
+    if (message.createdSince !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdSince), writer.uint32(58).fork()).join();
+    }
+    if (message.createdUntil !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdUntil), writer.uint32(66).fork()).join();
     }
     if (message.mode !== undefined) {
       writer.uint32(160).int32(message.mode);
@@ -352,6 +368,22 @@ export const SearchSourcesRequest: MessageFns<SearchSourcesRequest> = {
             message.tags.push(reader.string());
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.createdSince = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.createdUntil = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
           case 20: {
             if (tag !== 160) {
               break;
@@ -394,6 +426,16 @@ export const SearchSourcesRequest: MessageFns<SearchSourcesRequest> = {
       tags: globalThis.Array.isArray(object?.tags)
         ? object.tags.map((e: any) => globalThis.String(e))
         : [],
+      createdSince: isSet(object.createdSince)
+        ? fromJsonTimestamp(object.createdSince)
+        : isSet(object.created_since)
+        ? fromJsonTimestamp(object.created_since)
+        : undefined,
+      createdUntil: isSet(object.createdUntil)
+        ? fromJsonTimestamp(object.createdUntil)
+        : isSet(object.created_until)
+        ? fromJsonTimestamp(object.created_until)
+        : undefined,
       mode: isSet(object.mode) ? searchModeFromJSON(object.mode) : undefined,
     };
   },
@@ -418,6 +460,12 @@ export const SearchSourcesRequest: MessageFns<SearchSourcesRequest> = {
     if (message.tags?.length) {
       obj.tags = message.tags;
     }
+    if (message.createdSince !== undefined) {
+      obj.createdSince = message.createdSince.toISOString();
+    }
+    if (message.createdUntil !== undefined) {
+      obj.createdUntil = message.createdUntil.toISOString();
+    }
     if (message.mode !== undefined) {
       obj.mode = searchModeToJSON(message.mode);
     }
@@ -435,6 +483,8 @@ export const SearchSourcesRequest: MessageFns<SearchSourcesRequest> = {
     message.artifactType = object.artifactType ?? undefined;
     message.planId = object.planId ?? undefined;
     message.tags = object.tags?.map((e) => e) || [];
+    message.createdSince = object.createdSince ?? undefined;
+    message.createdUntil = object.createdUntil ?? undefined;
     message.mode = object.mode ?? undefined;
     return message;
   },
@@ -970,8 +1020,8 @@ export const SearchServiceService = {
    * Search everything stored in your organization (artifacts, outputs, subagent reports,
    * extractions) by keywords and meaning at once (mode keyword or semantic runs one only). Results
    * are per stored item, best first, each with its best-matching passage; read one whole with
-   * fetch. Narrow with sourceTable, artifactType, planId and tags. Content stored a moment ago may
-   * take a second to appear.
+   * fetch. Narrow with sourceTable, artifactType, planId, tags and a createdSince/createdUntil
+   * range. Content stored a moment ago may take a second to appear.
    */
   searchSources: {
     path: "/quarry.search.v1.SearchService/SearchSources" as const,
@@ -990,8 +1040,8 @@ export interface SearchServiceServer extends UntypedServiceImplementation {
    * Search everything stored in your organization (artifacts, outputs, subagent reports,
    * extractions) by keywords and meaning at once (mode keyword or semantic runs one only). Results
    * are per stored item, best first, each with its best-matching passage; read one whole with
-   * fetch. Narrow with sourceTable, artifactType, planId and tags. Content stored a moment ago may
-   * take a second to appear.
+   * fetch. Narrow with sourceTable, artifactType, planId, tags and a createdSince/createdUntil
+   * range. Content stored a moment ago may take a second to appear.
    */
   searchSources: handleUnaryCall<SearchSourcesRequest, SearchSourcesResponse>;
 }
@@ -1001,8 +1051,8 @@ export interface SearchServiceClient extends Client {
    * Search everything stored in your organization (artifacts, outputs, subagent reports,
    * extractions) by keywords and meaning at once (mode keyword or semantic runs one only). Results
    * are per stored item, best first, each with its best-matching passage; read one whole with
-   * fetch. Narrow with sourceTable, artifactType, planId and tags. Content stored a moment ago may
-   * take a second to appear.
+   * fetch. Narrow with sourceTable, artifactType, planId, tags and a createdSince/createdUntil
+   * range. Content stored a moment ago may take a second to appear.
    */
   searchSources(
     request: SearchSourcesRequest,
