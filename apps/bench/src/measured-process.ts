@@ -19,13 +19,20 @@ export interface MeasuredProcess {
   close(): Promise<void>;
 }
 
-/** The built child entry, or its source through the repo's TS loader when not built (smoke tests). */
+/**
+ * The built child entry, or its source through the repo's TS loader when not built (smoke
+ * tests). With QUARRY_BENCH_CPU_PROF_DIR set, each child writes V8 CPU profiles (one per thread)
+ * into <dir>/<entry>/ as it exits (`node --cpu-prof`): where a measured process spends its CPU.
+ */
 function childCommand(entry: string): { script: string; execArgv: string[] } {
+  const profileDir = process.env.QUARRY_BENCH_CPU_PROF_DIR;
+  const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, entry)}`] : [];
   const built = join(REPO_ROOT, `apps/bench/dist/${entry}.js`);
-  if (existsSync(built)) return { script: built, execArgv: [] };
+  if (existsSync(built)) return { script: built, execArgv: profile };
   return {
     script: join(REPO_ROOT, `apps/bench/src/${entry}.ts`),
     execArgv: [
+      ...profile,
       '--conditions=quarry-source',
       '--import',
       pathToFileURL(join(REPO_ROOT, 'libs/testing/src/register-ts.mjs')).href,
