@@ -96,7 +96,7 @@ export const topologyCpuPhase: Phase = {
             `round ${round + 1}/${rounds} ${topology.name}: ${sum(perCall).toFixed(0)} µs CPU/call (${split}; ${run.requests} calls, ${run.perSecond.toFixed(0)}/s)`,
           );
         } finally {
-          for (const process of processes) await process.close();
+          for (const child of processes) await child.close();
         }
       }
     }
