@@ -6,6 +6,7 @@ import { type BenchSizes, SIZES } from './phase.js';
 import { formatTable } from './report.js';
 import { gatewayCpuPhase } from './gateway-cpu-phase.js';
 import { PHASES, runBench } from './run.js';
+import { topologyCpuPhase } from './topology-cpu-phase.js';
 
 export interface BenchIo {
   /** The table and the machine facts. */
@@ -14,19 +15,22 @@ export interface BenchIo {
   err: (line: string) => void;
 }
 
-const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,32] [--cranfield <dir>] [--gateway-cpu]
+const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,32] [--cranfield <dir>] [--gateway-cpu] [--topology-cpu]
   --quick           smaller sizes, no Cranfield quality (≤ 2 minutes on 2 cores; the full run ≈ 15 minutes)
   --cranfield <dir> the Cranfield collection (corpus.jsonl, queries.jsonl, qrels.tsv) for the retrieval
                     quality rows; default QUARRY_CRANFIELD_DIR; without either, quality is skipped
   --json <file>     also write every figure as { metric: { value, unit, baseline?, ratio? } }
   --clients list    concurrency levels of the throughput runs (default 16,32)
   --gateway-cpu     only the gateway's CPU per tool call by the gRPC client it uses, the gateway in a process
-                    of its own (ADR 0022; full: 5 rounds × 20,000 calls per client ≈ 10 minutes)`;
+                    of its own (ADR 0022; full: 5 rounds × 20,000 calls per client ≈ 10 minutes)
+  --topology-cpu    only the CPU per read call of the Kubernetes topology (gateway and plan engine in processes
+                    of their own) against the monolith's (ADR 0040; also part of the full run)`;
 
 /** What each group's baseline is (all measured in the same run, on the same machine). */
 const BASELINES = [
   'Baselines (all measured in this run): p1/p2 the monolith (same handlers in the gateway, no gRPC hop); p2_ratio the',
   "MCP SDK's naive server-per-request echo, p2_ratio_handrolled a bare fastify JSON-RPC echo (same transport);",
+  'p2_cpu_per_read_call the monolith in a process of its own (Kubernetes topology: gateway + plan engine processes);',
   'p3 freshness the store_research call alone; p4 search the same hybrid search in process (ratio = gRPC + gateway);',
   'p5 ingest the indexer core in process (chunk, embed, upsert); quality vectors/hybrid against BM25 alone;',
   'extraction the same heuristic extraction and scoring in process. p6 = `quarry start` (PostgreSQL apart, as PSS).',
@@ -49,6 +53,7 @@ export async function benchCli(argv: readonly string[], io: BenchIo, sizes?: Par
         clients: { type: 'string' },
         cranfield: { type: 'string' },
         'gateway-cpu': { type: 'boolean' },
+        'topology-cpu': { type: 'boolean' },
         help: { type: 'boolean' },
       },
     }));
@@ -81,14 +86,14 @@ export async function benchCli(argv: readonly string[], io: BenchIo, sizes?: Par
   const results = await runBench({
     sizes: chosen,
     cranfieldDir: cranfield,
-    phases: values['gateway-cpu'] ? [gatewayCpuPhase] : PHASES,
+    phases: values['gateway-cpu'] ? [gatewayCpuPhase] : values['topology-cpu'] ? [topologyCpuPhase] : PHASES,
     progress: (line) => io.err(`[bench ${((Date.now() - started) / 1000).toFixed(0)}s] ${line}`),
   });
   io.out(
     `Quarry benchmark, ${new Date().toISOString()}: ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}, ${sizes ? 'custom' : values.quick ? 'quick' : 'full'} run; ratio = Quarry ÷ baseline`,
   );
   io.out(values['gateway-cpu'] ? GATEWAY_CPU_BASELINE : BASELINES);
-  if (!values['gateway-cpu']) io.out(quality);
+  if (!values['gateway-cpu'] && !values['topology-cpu']) io.out(quality);
   io.out(formatTable(results));
   if (values.json) {
     writeFileSync(values.json, `${JSON.stringify(results, null, 2)}\n`);

@@ -1,15 +1,10 @@
-import { type ChildProcess, fork } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { GatewayClient } from './gateway-clients.js';
-import type { GatewayProcessMessage, GatewayProcessSettings } from './gateway-process.js';
+import type { GatewayProcessSettings } from './gateway-process.js';
 import { createMcpCaller, toolCallRequest } from './mcp.js';
+import { startMeasuredProcess } from './measured-process.js';
 import { percentile, startLoad } from './measure.js';
 import type { Phase } from './phase.js';
 import { compared, type Results } from './report.js';
-
-const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** One way to build the gateway: the client it calls the services with. */
 interface Variant {
@@ -23,84 +18,13 @@ const VARIANTS: readonly Variant[] = [
   { name: 'connect', client: 'connect' },
 ];
 
-/** The built child entry, or its source through the repo's TS loader when not built (smoke tests). */
-function gatewayProcessCommand(): { script: string; execArgv: string[] } {
-  const built = join(REPO_ROOT, 'apps/bench/dist/gateway-process.js');
-  if (existsSync(built)) return { script: built, execArgv: [] };
-  return {
-    script: join(REPO_ROOT, 'apps/bench/src/gateway-process.ts'),
-    execArgv: [
-      '--conditions=quarry-source',
-      '--import',
-      pathToFileURL(join(REPO_ROOT, 'libs/testing/src/register-ts.mjs')).href,
-    ],
-  };
-}
-
-interface GatewayProcess {
-  url: string;
-  /** CPU time (user + system) the process has used so far, in µs. */
-  cpuMicros(): Promise<number>;
-  close(): Promise<void>;
-}
-
-function nextMessage<T extends GatewayProcessMessage['type']>(
-  child: ChildProcess,
-  type: T,
-): Promise<Extract<GatewayProcessMessage, { type: T }>> {
-  return new Promise((resolve, reject) => {
-    const onMessage = (message: GatewayProcessMessage) => {
-      if (message.type !== type) return;
-      child.off('message', onMessage);
-      child.off('exit', onExit);
-      resolve(message as Extract<GatewayProcessMessage, { type: T }>);
-    };
-    const onExit = (code: number | null) => reject(new Error(`the gateway process exited (${code})`));
-    child.on('message', onMessage);
-    child.once('exit', onExit);
-  });
-}
-
-async function startGatewayProcess(
-  settings: Omit<GatewayProcessSettings, 'client'>,
-  variant: Variant,
-): Promise<GatewayProcess> {
-  const { script, execArgv } = gatewayProcessCommand();
-  const child = fork(script, [], {
-    cwd: REPO_ROOT,
-    execArgv,
-    env: {
-      ...process.env,
-      QUARRY_BENCH_GATEWAY: JSON.stringify({ ...settings, client: variant.client }),
-    },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  try {
-    const { url } = await nextMessage(child, 'listening');
-    return {
-      url,
-      async cpuMicros() {
-        const reply = nextMessage(child, 'cpu');
-        child.send({ type: 'cpu' });
-        return (await reply).micros;
-      },
-      async close() {
-        if (child.exitCode !== null) return;
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.send({ type: 'close' });
-        const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-        await exited;
-        clearTimeout(timer);
-      },
-    };
-  } catch (error) {
-    child.kill('SIGKILL');
-    throw error;
-  }
+/** A gateway in a process of its own (gateway-process.ts): its MCP URL is the process's address. */
+export function startGatewayProcess(settings: GatewayProcessSettings) {
+  return startMeasuredProcess('gateway-process', settings);
 }
 
 /** A plan half done, created through MCP (what get_plan_status reads in the plan tools phase too). */
-async function halfDonePlan(url: string, token: string, steps: number): Promise<string> {
+export async function halfDonePlan(url: string, token: string, steps: number): Promise<string> {
   const caller = createMcpCaller(url, token);
   try {
     const { planId } = await caller.call('create_research_plan', {
@@ -127,7 +51,10 @@ async function halfDonePlan(url: string, token: string, steps: number): Promise<
 }
 
 /** The text content of one get_plan_status answer: every variant must give the same bytes. */
-async function answerText(url: string, request: { headers: Record<string, string>; body: string }): Promise<string> {
+export async function answerText(
+  url: string,
+  request: { headers: Record<string, string>; body: string },
+): Promise<string> {
   const response = await fetch(url, { method: 'POST', headers: request.headers, body: request.body });
   const message = (await response.json()) as { result?: { isError?: boolean; content?: { text: string }[] } };
   if (!message.result || message.result.isError) throw new Error(`get_plan_status failed: ${JSON.stringify(message)}`);
@@ -154,13 +81,13 @@ export const gatewayCpuPhase: Phase = {
     for (let round = 0; round < rounds; round++) {
       const order = VARIANTS.map((_, i) => VARIANTS[(i + round) % VARIANTS.length]!);
       for (const variant of order) {
-        const gateway = await startGatewayProcess(system.gatewaySettings, variant);
+        const gateway = await startGatewayProcess({ ...system.gatewaySettings, client: variant.client });
         try {
-          const text = await answerText(gateway.url, request);
+          const text = await answerText(gateway.address, request);
           reference ??= text;
           if (text !== reference) throw new Error(`${label(variant)} answers differently:\n${text}\n${reference}`);
           const load = (count: number) =>
-            startLoad({ url: gateway.url, ...request, connections: 32, seconds: 600, maxRequests: count }).done;
+            startLoad({ url: gateway.address, ...request, connections: 32, seconds: 600, maxRequests: count }).done;
           const warm = await load(warmupCalls);
           if (warm.failures) throw new Error(`${warm.failures} failed calls warming up ${label(variant)}`);
           const before = await gateway.cpuMicros();

@@ -1,22 +1,27 @@
-// The gateway alone in a process of its own, for the gateway CPU phase: the bench process holds
-// PostgreSQL, the services and the load, and reads this process's CPU time over IPC.
-// Environment: QUARRY_BENCH_GATEWAY (JSON: databaseUrl, identityKey, serviceAddresses, client).
+// The gateway alone in a process of its own, for the CPU phases: the bench process holds
+// PostgreSQL, the services and the load, and reads this process's CPU time over IPC. With
+// `planInProcess` it is the monolith instead: the plan handlers inside the gateway (monolith.ts).
+// Settings: GatewayProcessSettings, from the bench process (measured-process.ts).
+import { planV1 } from '@quarry/contracts';
+import { createDb } from '@quarry/db';
 import { buildServer, createGatewayRuntime, loadGatewayConfig, type ToolBackend } from '@quarry/gateway';
 import { createIdentitySigner } from '@quarry/grpc';
+import { createPlanChangeListener, type PlanDatabase } from '@quarry/plan-engine';
 import { createLogger } from '@quarry/telemetry';
 import { connectBackend, type GatewayClient } from './gateway-clients.js';
+import { measuredProcessSettings, serveMeasuredProcess } from './measured-process.js';
+import { inProcessPlanBackend } from './monolith.js';
 
 export interface GatewayProcessSettings {
   databaseUrl: string;
   identityKey: string;
   serviceAddresses: Record<string, string>;
   client: GatewayClient;
+  /** The monolith baseline: the plan service served in this process, not over gRPC. */
+  planInProcess?: boolean;
 }
 
-export type GatewayProcessMessage = { type: 'listening'; url: string } | { type: 'cpu'; micros: number };
-
-const settings = JSON.parse(process.env.QUARRY_BENCH_GATEWAY ?? '{}') as GatewayProcessSettings;
-const send = (message: GatewayProcessMessage) => process.send!(message);
+const settings = measuredProcessSettings<GatewayProcessSettings>();
 
 const config = loadGatewayConfig({
   DATABASE_URL: settings.databaseUrl,
@@ -38,6 +43,25 @@ const backends: Record<string, ToolBackend & { close(): void }> = make
     )
   : {};
 
+// The monolith owns its pool and change listener, exactly as the plan engine's runtime does.
+const monolith = settings.planInProcess
+  ? {
+      db: createDb<PlanDatabase>({
+        connectionString: settings.databaseUrl,
+        applicationName: 'quarry-bench-monolith',
+        max: 10,
+      }),
+      changes: createPlanChangeListener({ connectionString: settings.databaseUrl, logger }),
+    }
+  : undefined;
+if (monolith) {
+  await monolith.changes.start();
+  backends[`${planV1.protobufPackage}.PlanService`] = Object.assign(
+    inProcessPlanBackend({ ...monolith, logger, stallThresholdMs: 30 * 60_000 }),
+    { close() {} },
+  );
+}
+
 const runtime = await createGatewayRuntime({
   config,
   logger,
@@ -47,19 +71,11 @@ const runtime = await createGatewayRuntime({
 const app = await buildServer(runtime.deps);
 await app.listen({ host: '127.0.0.1', port: 0 });
 const address = app.server.address();
-send({ type: 'listening', url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/mcp` });
-
-process.on('message', (message: { type: string }) => {
-  if (message.type === 'cpu') {
-    const { user, system } = process.cpuUsage();
-    send({ type: 'cpu', micros: user + system });
-  } else if (message.type === 'close') {
-    void (async () => {
-      runtime.beginDrain();
-      await app.close();
-      await runtime.close();
-      for (const backend of Object.values(backends)) backend.close();
-      process.exit(0);
-    })();
-  }
+serveMeasuredProcess(`http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/mcp`, async () => {
+  runtime.beginDrain();
+  await app.close();
+  await runtime.close();
+  for (const backend of Object.values(backends)) backend.close();
+  await monolith?.changes.close();
+  await monolith?.db.destroy();
 });

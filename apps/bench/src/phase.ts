@@ -30,6 +30,8 @@ export interface BenchSizes {
   extractionCalls: number;
   /** `--gateway-cpu`: calls measured per gateway variant and round, rounds, and calls before each measurement. */
   gatewayCpu: { calls: number; rounds: number; warmupCalls: number };
+  /** Topology CPU: calls measured per topology and round, rounds, and calls before each measurement. */
+  topologyCpu: { calls: number; rounds: number; warmupCalls: number };
 }
 
 const CONTENT = {
@@ -71,6 +73,7 @@ export const SIZES = {
     stepsPerPlan: 20,
     warmupCalls: 200,
     gatewayCpu: { calls: 20_000, rounds: 5, warmupCalls: 3_000 },
+    topologyCpu: { calls: 10_000, rounds: 3, warmupCalls: 2_000 },
     ...CONTENT.full,
   },
   quick: {
@@ -81,6 +84,7 @@ export const SIZES = {
     stepsPerPlan: 20,
     warmupCalls: 30,
     gatewayCpu: { calls: 5_000, rounds: 3, warmupCalls: 1_000 },
+    topologyCpu: { calls: 3_000, rounds: 2, warmupCalls: 1_000 },
     ...CONTENT.quick,
   },
   // Smoke: long enough windows that even a loaded CI machine completes some pairs (a 1 s window
@@ -93,6 +97,7 @@ export const SIZES = {
     stepsPerPlan: 10,
     warmupCalls: 5,
     gatewayCpu: { calls: 200, rounds: 1, warmupCalls: 50 },
+    topologyCpu: { calls: 200, rounds: 1, warmupCalls: 50 },
     ...CONTENT.smoke,
   },
 } as const satisfies Record<string, BenchSizes>;

@@ -9,9 +9,16 @@ import { memoryPhase } from './memory-phase.js';
 import { planToolsPhase } from './plan-phase.js';
 import type { Results } from './report.js';
 import { startBenchSystem } from './system.js';
+import { topologyCpuPhase } from './topology-cpu-phase.js';
 
 /** Every phase `npm run bench` runs, in order. */
-export const PHASES: readonly Phase[] = [planToolsPhase, contentPipelinePhase, extractionPhase, memoryPhase];
+export const PHASES: readonly Phase[] = [
+  planToolsPhase,
+  topologyCpuPhase,
+  contentPipelinePhase,
+  extractionPhase,
+  memoryPhase,
+];
 
 export interface RunOptions {
   sizes: BenchSizes;

@@ -56,6 +56,14 @@ const SINGLE = [
   'p6_postgres_rss_load_mb',
 ];
 
+/** The topology CPU phase: CPU per read call over the Kubernetes topology's processes, against the monolith's. */
+const TOPOLOGY = [
+  'p2_cpu_per_read_call_us',
+  'p2_cpu_per_read_call_ratio',
+  'p2_cpu_per_read_call_gateway_us',
+  'p2_cpu_per_read_call_plan_engine_us',
+];
+
 /** The content pipeline's figures at smoke sizes (quality is skipped there), with their units. */
 const CONTENT_COMPARED: Record<string, string> = {
   p3_freshness_p50_ms: 'ms',
@@ -111,6 +119,7 @@ describe('npm run bench (smoke sizes: seconds, not a measurement)', () => {
       [
         ...COMPARED,
         ...SINGLE,
+        ...TOPOLOGY,
         ...Object.keys(CONTENT_COMPARED),
         ...Object.keys(CONTENT_SINGLE),
         ...EXTRACTION_SCORES,
@@ -186,6 +195,16 @@ describe('npm run bench (smoke sizes: seconds, not a measurement)', () => {
       results.p2_read_tool_calls_per_s!.value / results.p2_handrolled_echo_calls_per_s!.value,
       9,
     );
+    // The Kubernetes topology's CPU per call is its two processes' (medians of one round: their sum).
+    const cpu = results.p2_cpu_per_read_call_us!;
+    expect({ unit: cpu.unit, positive: cpu.value > 0 && cpu.baseline! > 0 }).toEqual({ unit: 'µs', positive: true });
+    expect(cpu.ratio).toBeCloseTo(cpu.value / cpu.baseline!, 9);
+    expect(results.p2_cpu_per_read_call_ratio!.value).toBe(cpu.ratio);
+    expect(cpu.value).toBeCloseTo(
+      results.p2_cpu_per_read_call_gateway_us!.value + results.p2_cpu_per_read_call_plan_engine_us!.value,
+      6,
+    );
+    expect(err.some((line) => /topology cpu: round 1\/1 monolith: \d+ µs CPU\/call/.test(line))).toBe(true);
     // The headline rows are the largest size's.
     expect(results.p4_search_p50_ms).toEqual(results.p4_search_500_p50_ms);
     expect(results.p5_ingest_artifacts_per_s).toEqual(results.p5_ingest_40_artifacts_per_s);
