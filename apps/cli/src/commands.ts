@@ -152,8 +152,8 @@ function buildCli(io: Io): Command {
   program
     .command('reindex')
     .description(
-      'Rebuild the search indexes from every stored content event with the embedder configured now ' +
-        '(after changing EMBEDDINGS_*, or to repair an index). Stop `quarry start` / the indexer first.',
+      'Rebuild the search indexes from the stored artifacts, deliverables and extraction results with the embedder ' +
+        'configured now (after changing EMBEDDINGS_*, or to repair an index). Stop `quarry start` / the indexer first.',
     )
     .action(async () => {
       const dir = dataDirectory(io.env);

@@ -47,3 +47,4 @@ export {
   nextOffset,
 } from './kafka-mapping.js';
 export type { KafkaMessageIn, KafkaMessageOut, KafkaHeaderValue } from './kafka-mapping.js';
+export { outboxHead, advanceConsumer } from './consumer-offsets.js';
