@@ -16,8 +16,12 @@ export interface StoreSender {
   close(): Promise<void>;
 }
 
-/** Tries per item when the server is briefly unable (rate limited, restarting, a dropped connection). */
-const ATTEMPTS = 6;
+/**
+ * Tries per item when the server is briefly unable (rate limited, restarting, a dropped
+ * connection): with delays doubling to 15 s, the last try comes more than a minute after the
+ * first, past the gateway's one-minute rate-limit window.
+ */
+const ATTEMPTS = 10;
 const TRANSIENT = /\b(429|502|503|504)\b|rate.?limit|ECONNRESET|ECONNREFUSED|socket hang up|fetch failed|terminated/i;
 
 export async function openStoreSender(options: {
