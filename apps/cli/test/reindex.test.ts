@@ -17,6 +17,10 @@ async function contentEventsInOutbox(): Promise<number> {
 
 describe('quarry reindex from the source tables', () => {
   it('finds everything stored after compaction emptied the outbox; deleted items stay gone', async () => {
+    // A second org, whose content must stay its own through the rebuild.
+    await quarry('org', 'create', 'beta');
+    await quarry('user', 'add', 'bo@beta.test', '--org', 'beta');
+    const betaToken = (await quarry('token', 'create', '--org', 'beta', '--user', 'bo@beta.test')).out.trim();
     let running = await startSystem();
     const { url } = running;
     let ids: { glacier: string; moraine: string; cirque: string; report: string; planId: string };
@@ -52,6 +56,12 @@ describe('quarry reindex from the source tables', () => {
         })
       ).outputId;
       ids = { glacier, moraine, cirque, report, planId: plan.planId };
+      await callTool(url, betaToken, 'store_research', {
+        artifactType: 'finding',
+        title: 'Beta moraines',
+        content: {},
+        contentText: 'Beta keeps its own notes on terminal moraines and till.',
+      });
       // A retag (a newer event of the same source) and a deletion.
       await callTool(url, token(), 'update_artifact_tags', { id: glacier, add: ['valleys'], remove: [] });
       await callTool(url, token(), 'delete_artifact', { artifactId: cirque });
@@ -75,7 +85,7 @@ describe('quarry reindex from the source tables', () => {
     expect(rebuilt).toMatchObject({
       code: 0,
       out: expect.stringMatching(
-        /Reindexing 3 stored source\(s\) of 1 org\(s\)[\s\S]*Reindexed 3 source\(s\) \(\d+ chunk\(s\)\) in [\d.]+ s with embedder local-/,
+        /Reindexing 4 stored source\(s\) of 2 org\(s\)[\s\S]*Reindexed 4 source\(s\) \(\d+ chunk\(s\)\) in [\d.]+ s with embedder local-/,
       ),
     });
 
@@ -86,6 +96,9 @@ describe('quarry reindex from the source tables', () => {
       expect(glacier).toMatchObject({ planId: ids.planId, createdAt });
       expect(glacier?.tags?.sort()).toEqual(['ice', 'valleys']);
       expect((await search(url, token(), 'till ridges margins'))[0]?.sourceId).toBe(ids.moraine);
+      // Each org finds its own content only, as before the rebuild.
+      expect((await search(url, token(), 'terminal moraines till')).map((h) => h.title)).not.toContain('Beta moraines');
+      expect((await search(url, betaToken, 'terminal moraines till')).map((h) => h.title)).toEqual(['Beta moraines']);
       expect((await search(url, token(), 'drumlins eskers'))[0]?.sourceId).toBe(ids.report);
       expect((await search(url, token(), 'cirque bowl head')).map((h) => h.sourceId)).not.toContain(ids.cirque);
       expect((await search(url, token(), 'valleys', { tags: ['valleys'] })).map((h) => h.sourceId)).toEqual([

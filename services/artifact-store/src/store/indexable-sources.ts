@@ -24,12 +24,16 @@ export async function countIndexableSources(db: AnyDb, orgId: string): Promise<n
       const row = await trx
         .selectFrom(table)
         .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('org_id', '=', orgId)
         .executeTakeFirst();
       total += Number(row?.n ?? 0);
     }
     return total;
   });
 }
+
+// Every read names the org as well as running as its tenant: the admin that `quarry reindex`
+// connects as may be a superuser, whom row level security does not bind.
 
 /**
  * Every stored source of `orgId` as the content.created event its row stands for today (current
@@ -75,6 +79,7 @@ export async function* indexableSources(
             'tags',
             'created_at',
           ])
+          .where('org_id', '=', orgId)
           .where('id', '>', after)
           .orderBy('id')
           .limit(pageSize)
@@ -88,6 +93,7 @@ export async function* indexableSources(
         trx
           .selectFrom('artifact.research_outputs')
           .select(['id', 'org_id', 'plan_id', 'title', 'content_text', 'content_summary', 'created_at'])
+          .where('org_id', '=', orgId)
           .where('id', '>', after)
           .orderBy('id')
           .limit(pageSize)
@@ -101,6 +107,7 @@ export async function* indexableSources(
         trx
           .selectFrom('artifact.extraction_results')
           .select(['id', 'org_id', 'plan_id', 'step_id', 'data', 'extraction_schema', 'schema_hash', 'created_at'])
+          .where('org_id', '=', orgId)
           .where('id', '>', after)
           .orderBy('id')
           .limit(pageSize)
