@@ -146,6 +146,7 @@ export const SERVICES: Readonly<Record<ServiceName, ServiceSpec>> = {
       'KAFKA_BROKERS',
       'QUARRY_OUTBOX_RELAY',
       'INDEXER_BATCH_SIZE',
+      'QUARRY_OUTBOX_RETENTION',
       'METRICS_PORT',
       ...ENGINES,
     ],

@@ -16,5 +16,6 @@ const code = await runCli(argv, {
   env: process.env,
   telemetry,
   readSecret,
+  interactive: process.stderr.isTTY === true,
 });
 if (code !== 0) process.exitCode = code;

@@ -16,6 +16,7 @@ import { join, resolve } from 'node:path';
 import { openAdminDatabase } from './database.js';
 import { dataDirectory } from './data-dir.js';
 import { migrateAll } from './migrations.js';
+import { registerImportCommand } from './import-command.js';
 import { reindex } from './reindex.js';
 import { runResearchSession } from './smoke.js';
 import { serviceRoles } from './roles.js';
@@ -32,6 +33,8 @@ export interface Io {
   telemetry?: { shutdown(): Promise<void> };
   /** Reads a secret (a password) without echoing it; `quarry user passwd` needs it. */
   readSecret?: (prompt: string) => Promise<string>;
+  /** stderr is a terminal: long commands draw a progress bar there instead of printing lines. */
+  interactive?: boolean;
 }
 
 /** How long `quarry start` drains after a fatal error before it exits anyway. */
@@ -61,7 +64,7 @@ function durationOption(value: string): number {
   return ms;
 }
 
-/** The token `quarry smoke` uses: the file given, QUARRY_TOKEN, or the first-start token of `quarry start`. */
+/** The token `quarry smoke` and `quarry import` use: the file given, QUARRY_TOKEN, or the first-start token of `quarry start`. */
 function smokeToken(file: string | undefined, env: Io['env']): string {
   if (file) return readFileSync(file, 'utf8').trim();
   if (env.QUARRY_TOKEN) return env.QUARRY_TOKEN;
@@ -152,8 +155,8 @@ function buildCli(io: Io): Command {
   program
     .command('reindex')
     .description(
-      'Rebuild the search indexes from every stored content event with the embedder configured now ' +
-        '(after changing EMBEDDINGS_*, or to repair an index). Stop `quarry start` / the indexer first.',
+      'Rebuild the search indexes from the stored artifacts, deliverables and extraction results with the embedder ' +
+        'configured now (after changing EMBEDDINGS_*, or to repair an index). Stop `quarry start` / the indexer first.',
     )
     .action(async () => {
       const dir = dataDirectory(io.env);
@@ -337,6 +340,11 @@ function buildCli(io: Io): Command {
 
   registerOAuthCommands(program, { io, user, withDatabase: (fn) => withIdentityAdmin((_admin, db) => fn(db)) });
   registerServiceAccountCommands(program, { io, withDatabase: (fn) => withIdentityAdmin((_admin, db) => fn(db)) });
+  registerImportCommand(program, {
+    io,
+    token: (file) => smokeToken(file, io.env),
+    interactive: io.interactive ?? false,
+  });
 
   return program;
 }

@@ -1,4 +1,4 @@
-import { loadConfig, PortInUseError } from '@quarry/config';
+import { loadConfig, PortInUseError, z } from '@quarry/config';
 import { appUrlFrom, createDatabaseIfMissing, createDb, startEmbeddedPostgres } from '@quarry/db';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -10,6 +10,7 @@ import {
   startGateway,
 } from '@quarry/gateway';
 import { extractionModelsConfigSchema } from '@quarry/extraction';
+import { outboxRetentionField } from '@quarry/indexer';
 import { searchBackendsConfigSchema } from '@quarry/search-index';
 import { startServices } from '@quarry/system';
 import { createLogger, type Logger } from '@quarry/telemetry';
@@ -111,6 +112,7 @@ export async function startAll({ env, out, logLevel, onFatal }: StartOptions): P
         ...env,
         EXTRACTION_HANDLE_KEY: env.EXTRACTION_HANDLE_KEY ?? dir.secret('extraction-handle-key', 48),
       }),
+      outboxRetentionMs: loadConfig(z.object(outboxRetentionField), env).QUARRY_OUTBOX_RETENTION,
       logger,
     });
     started.push(() => services.close());

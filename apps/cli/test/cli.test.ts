@@ -257,7 +257,7 @@ describe('quarry CLI', () => {
     });
   });
 
-  it('reindex: refuses under a running indexer, then rebuilds the indexes from every stored event', async () => {
+  it('reindex: refuses under a running indexer, then rebuilds the indexes from the stored sources', async () => {
     await quarry('user', 'add', 'bob@acme.test', '--org', 'acme', '--name', 'Bob');
     const token = (await quarry('token', 'create', '--org', 'acme', '--user', 'bob@acme.test')).out.trim();
     const search = async (url: string, query: string) =>
@@ -302,7 +302,7 @@ describe('quarry CLI', () => {
     expect(rebuilt).toMatchObject({
       code: 0,
       out: expect.stringMatching(
-        /Reindexing 2 content event\(s\)[\s\S]*Reindexed 2 event\(s\) in [\d.]+ s with embedder local-/,
+        /Reindexing 2 stored source\(s\) of \d+ org\(s\)[\s\S]*Reindexed 2 source\(s\) \(\d+ chunk\(s\)\) in [\d.]+ s with embedder local-/,
       ),
     });
 

@@ -27,6 +27,8 @@ export interface StartServicesOptions {
   extraction: ExtractionModelsConfig;
   logger: Logger;
   host?: string;
+  /** How long the outbox keeps consumed events (QUARRY_OUTBOX_RETENTION). Default 7 days. */
+  outboxRetentionMs?: number;
 }
 
 /** Every backend service, running; see startServices. */
@@ -82,7 +84,12 @@ export async function startServices(options: StartServicesOptions): Promise<Serv
   const backends = await openSearchBackends(options.search);
   logger.info(backends.describe, 'search backends');
   const search = await startSearch({ ...hosted('search'), backends, identityKey });
-  const indexer = await startIndexer({ ...hosted('indexer'), databaseUrl: options.indexerDatabaseUrl, backends });
+  const indexer = await startIndexer({
+    ...hosted('indexer'),
+    databaseUrl: options.indexerDatabaseUrl,
+    backends,
+    outboxRetentionMs: options.outboxRetentionMs,
+  });
   const models = extractionModelsFrom(options.extraction);
   logger.info(
     { provider: models.provider, serverProviders: Object.keys(models.providers), sampling: models.samplingEnabled },

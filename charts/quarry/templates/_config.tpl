@@ -182,5 +182,6 @@ KAFKA_SASL_USERNAME: {{ required "kafka.sasl.username is required with kafka.sas
 {{- end }}
 QUARRY_OUTBOX_RELAY: {{ .Values.indexer.outboxRelay | quote }}
 INDEXER_BATCH_SIZE: {{ .Values.indexer.batchSize | int | quote }}
+QUARRY_OUTBOX_RETENTION: {{ .Values.indexer.outboxRetention | quote }}
 {{ include "quarry.config.searchEngines" . }}
 {{- end }}

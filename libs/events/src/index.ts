@@ -28,6 +28,8 @@ export {
   toDeliveredEvent,
 } from './embedded.js';
 export type { EmbeddedEventLogDeps, OutboxRecord } from './embedded.js';
+export { compactOutbox, startOutboxCompaction, DEFAULT_OUTBOX_RETENTION_MS } from './compaction.js';
+export type { CompactOutboxOptions, OutboxCompaction, OutboxCompactionDeps } from './compaction.js';
 export { createKafkaEventLog, startOutboxRelay, connectKafka, kafkaClientConfig, type KafkaSecurity } from './kafka.js';
 export type {
   KafkaClient,
@@ -45,3 +47,4 @@ export {
   nextOffset,
 } from './kafka-mapping.js';
 export type { KafkaMessageIn, KafkaMessageOut, KafkaHeaderValue } from './kafka-mapping.js';
+export { outboxHead, advanceConsumer } from './consumer-offsets.js';

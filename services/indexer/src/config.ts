@@ -3,6 +3,16 @@ import { DEFAULT_PORTS, databaseUrlField, env, loadConfig, processFields, z } fr
 import type { KafkaSecurity } from '@quarry/events';
 import { embeddedIndexesDirRule, searchBackendsConfigRule, searchBackendsConfigShape } from '@quarry/search-index';
 
+/**
+ * How long consumed events stay in the outbox before the indexer's background task deletes
+ * them; shared with `quarry start`, which runs the indexer in its own process.
+ */
+export const outboxRetentionField = {
+  QUARRY_OUTBOX_RETENTION: env
+    .duration('7d')
+    .describe('How long the outbox keeps events every consumer has passed before deleting them (e.g. 7d, 12h)'),
+};
+
 const indexerConfigShape = z.object({
   ...processFields(DEFAULT_PORTS.indexer),
   ...databaseUrlField('the indexer role (a member of quarry_event_consumer)'),
@@ -26,6 +36,7 @@ const indexerConfigShape = z.object({
   KAFKA_SASL_PASSWORD: z.string().min(1).optional(),
   ...searchBackendsConfigShape,
   INDEXER_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
+  ...outboxRetentionField,
 });
 
 /** Every variable the indexer reads; validated once at startup, frozen afterwards. */

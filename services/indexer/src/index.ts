@@ -16,5 +16,5 @@ export {
 export { kafkaLagProbe, type KafkaAdminLike } from './kafka-lag.js';
 export { kafkaPending, type CommittedOffset, type PartitionWatermarks } from './core/kafka-lag.js';
 export { compareEvents, latestPerSource, verdict, versionOf, type Verdict, type Version } from './core/versions.js';
-export { loadIndexerConfig, kafkaSecurity, type IndexerConfig } from './config.js';
+export { loadIndexerConfig, kafkaSecurity, outboxRetentionField, type IndexerConfig } from './config.js';
 export type { IndexerDatabase, IndexedSourcesTable } from './store.js';

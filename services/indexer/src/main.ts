@@ -14,6 +14,7 @@ await runService({
       databaseUrl: config.DATABASE_URL,
       search: config,
       batchSize: config.INDEXER_BATCH_SIZE,
+      outboxRetentionMs: config.QUARRY_OUTBOX_RETENTION,
       kafka: config.KAFKA_BROKERS
         ? { brokers: config.KAFKA_BROKERS, security: kafkaSecurity(config), relay: config.QUARRY_OUTBOX_RELAY }
         : undefined,

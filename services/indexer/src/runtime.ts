@@ -3,6 +3,8 @@ import {
   connectKafka,
   createEmbeddedEventLog,
   createKafkaEventLog,
+  DEFAULT_OUTBOX_RETENTION_MS,
+  startOutboxCompaction,
   startOutboxRelay,
   type EventLog,
   type KafkaClient,
@@ -46,6 +48,11 @@ export type IndexerOptions = ServiceOptions &
     consumer?: string;
     /** How often the lag gauges are refreshed. Default 5 s. */
     lagIntervalMs?: number;
+    /**
+     * How long the outbox keeps events every consumer has passed (QUARRY_OUTBOX_RETENTION);
+     * this process compacts it in the background. Default 7 days.
+     */
+    outboxRetentionMs?: number;
   };
 
 export interface Indexer extends RunningService {
@@ -124,6 +131,18 @@ export async function startIndexer(options: IndexerOptions): Promise<Indexer> {
       lagProbe,
     });
     closers.push(() => consumer.close());
+
+    // This process reads the outbox (as the indexer or the Kafka relay), so it also compacts it.
+    const retentionMs = options.outboxRetentionMs ?? DEFAULT_OUTBOX_RETENTION_MS;
+    const compaction = startOutboxCompaction({
+      db,
+      retentionMs,
+      onCompacted: (removed) => {
+        if (removed > 0) logger.info({ removed, retentionMs }, 'outbox compacted');
+      },
+      onError: (err) => logger.warn({ err }, 'outbox compaction failed (retried at the next run)'),
+    });
+    closers.push(() => compaction.close());
     const describe = {
       eventLog: kafkaOptions ? ('kafka' as const) : ('outbox' as const),
       relay: Boolean(kafkaOptions?.relay),

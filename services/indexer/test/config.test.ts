@@ -14,6 +14,12 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 const DB = 'postgres://indexer:secret@db.internal:5432/quarry';
 
 describe('loadIndexerConfig', () => {
+  it('reads QUARRY_OUTBOX_RETENTION as a duration and refuses anything else', () => {
+    const base = { DATABASE_URL: DB, QUARRY_DATA_DIR: dataDir };
+    expect(loadIndexerConfig({ ...base, QUARRY_OUTBOX_RETENTION: '12h' }).QUARRY_OUTBOX_RETENTION).toBe(43_200_000);
+    expect(() => loadIndexerConfig({ ...base, QUARRY_OUTBOX_RETENTION: 'a week' })).toThrow(/QUARRY_OUTBOX_RETENTION/);
+  });
+
   it('has defaults for everything but the database', () => {
     const config = loadIndexerConfig({ DATABASE_URL: DB, QUARRY_DATA_DIR: dataDir });
     expect(config).toMatchObject({
@@ -22,6 +28,7 @@ describe('loadIndexerConfig', () => {
       HOST: '127.0.0.1',
       METRICS_PORT: 9468,
       QUARRY_OUTBOX_RELAY: true,
+      QUARRY_OUTBOX_RETENTION: 7 * 86_400_000,
       LOG_LEVEL: 'info',
     });
     expect(config.KAFKA_BROKERS).toBeUndefined();

@@ -1,0 +1,163 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { sql } from '@quarry/db';
+import { openStoreSender } from '../src/import-sender.js';
+import { importLibrary } from '../src/import.js';
+import { quarryWith, search, startSystem, system, until, useTestSystem, type RunningSystem } from './system-support.js';
+
+// `quarry import` into a real Quarry (every service, the gateway, the indexer): a directory and a
+// JSONL, each bad document reported without stopping, an interrupted import resumed without
+// duplicates, and a rerun that sends nothing.
+
+const { token } = useTestSystem();
+let running: RunningSystem;
+let work: string;
+
+beforeAll(async () => {
+  running = await startSystem();
+  work = mkdtempSync(join(tmpdir(), 'quarry-import-'));
+});
+afterAll(async () => {
+  await running?.close();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+const importCli = (...args: string[]) => quarryWith({ QUARRY_TOKEN: token() }, 'import', ...args, '--url', running.url);
+
+async function artifactsTitled(like: string): Promise<string[]> {
+  const { rows } = await sql<{ title: string }>`
+    select title from artifact.research_artifacts where title like ${like} order by title`.execute(system.admin);
+  return rows.map((r) => r.title);
+}
+
+describe('quarry import', () => {
+  it('imports a directory of Markdown, text and HTML; reports the rest; a rerun sends nothing', async () => {
+    const dir = join(work, 'library');
+    mkdirSync(join(dir, 'notes'), { recursive: true });
+    mkdirSync(join(dir, '.git'));
+    writeFileSync(
+      join(dir, 'kettles.md'),
+      '---\n\n# Kettle holes in outwash plains\n\nBuried ice melts and leaves kettle holes.',
+    );
+    writeFileSync(join(dir, 'notes', 'eskers.txt'), 'Eskers are sinuous ridges of meltwater gravel.');
+    writeFileSync(
+      join(dir, 'drumlins.html'),
+      '<html><head><title>Drumlin fields</title></head><body><h1>Drumlins</h1><p>Drumlins are streamlined hills shaped by flowing ice.</p><script>x()</script></body></html>',
+    );
+    writeFileSync(join(dir, 'scan.pdf'), '%PDF-1.7 binary');
+    writeFileSync(join(dir, 'empty.txt'), '   \n');
+    writeFileSync(join(dir, '.git', 'HEAD'), 'ref: refs/heads/main');
+
+    const first = await importCli(dir);
+    expect(first.code).toBe(1);
+    expect(first.out).toMatch(/Importing 5 file\(s\) into acme/);
+    expect(first.out).toMatch(/Imported: 3 stored \([\d.]+\/s\), 0 already there, 2 failed, of 5/);
+    expect(first.err).toMatch(/✗ scan\.pdf: unsupported file type/);
+    expect(first.err).toMatch(/✗ empty\.txt: no text/);
+    expect(first.err).toMatch(/error: 2 item\(s\) not imported/);
+    expect(await artifactsTitled('%')).toEqual(['Drumlin fields', 'Kettle holes in outwash plains', 'eskers']);
+
+    const hits = async (q: string) => (await search(running.url, token(), q)).map((h) => h.title);
+    await until(async () => (await hits('streamlined hills')).includes('Drumlin fields'));
+    expect(await hits('sinuous meltwater gravel')).toContain('eskers');
+    // HTML is stored and indexed as its text, without markup or scripts.
+    const { rows } = await sql<{ content_text: string }>`
+      select content_text from artifact.research_artifacts where title = 'Drumlin fields'`.execute(system.admin);
+    expect(rows[0]!.content_text).toMatch(/^Drumlins\n+Drumlins are streamlined hills shaped by flowing ice\./);
+    expect(rows[0]!.content_text).not.toMatch(/[<>]|x\(\)/);
+
+    const again = await importCli(dir);
+    expect(again.out).toMatch(/Importing 5 file\(s\) into acme \(3 stored before/);
+    expect(again.out).toMatch(/Imported: 0 stored .*3 already there, 2 failed, of 5/);
+    expect(await artifactsTitled('%')).toHaveLength(3);
+  });
+
+  it('imports a JSONL library: fields per line, a clear error per bad line, the rest stored', async () => {
+    const file = join(work, 'papers.jsonl');
+    const lines = [
+      { title: 'Paper A on firn', content: 'Firn densifies into glacial ice over decades.', tags: ['firn'] },
+      '{"title": "broken',
+      {
+        title: 'Paper B',
+        content: 'Ablation zones lose more mass than they gain.',
+        url: 'https://example.org/b',
+        artifactType: 'summary',
+      },
+      { title: 'No content' },
+      { title: 'Bad type', content: 'x', artifactType: 'novel' },
+      { title: 'Tag too long', content: 'Refused by the server.', tags: ['t'.repeat(150)] },
+      '',
+      { title: 'Paper C', content: 'Calving fronts retreat.' },
+    ];
+    writeFileSync(file, lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n'));
+
+    const run = await importCli(file, '--tags', 'imported,library');
+    expect(run.out).toMatch(/Imported: 3 stored .*0 already there, 4 failed, of 7/);
+    expect(run.err).toMatch(/✗ line 2: not valid JSON/);
+    expect(run.err).toMatch(/✗ line 4: content: /);
+    expect(run.err).toMatch(/✗ line 5: artifactType: /);
+    expect(run.err).toMatch(/✗ line 6: .*tags/);
+    const { rows } = await sql<{ title: string; artifact_type: string; tags: string[]; content: unknown }>`
+      select title, artifact_type, tags, content from artifact.research_artifacts
+      where title like 'Paper%' order by title`.execute(system.admin);
+    expect(rows).toEqual([
+      { title: 'Paper A on firn', artifact_type: 'finding', tags: ['imported', 'library', 'firn'], content: {} },
+      {
+        title: 'Paper B',
+        artifact_type: 'summary',
+        tags: ['imported', 'library'],
+        content: { url: 'https://example.org/b' },
+      },
+      { title: 'Paper C', artifact_type: 'finding', tags: ['imported', 'library'], content: {} },
+    ]);
+    const state = readFileSync(`${file}.quarry-import.jsonl`, 'utf8').trim().split('\n');
+    expect(state).toHaveLength(3);
+  });
+
+  it('resumes an interrupted import without duplicates', async () => {
+    const file = join(work, 'many.jsonl');
+    const N = 40;
+    writeFileSync(
+      file,
+      Array.from({ length: N }, (_, i) =>
+        JSON.stringify({ title: `Resume ${String(i).padStart(2, '0')}`, content: `Document number ${i}.` }),
+      ).join('\n'),
+    );
+    const sender = await openStoreSender({ url: running.url, token: token() });
+    const stop = new AbortController();
+    let calls = 0;
+    const interrupted = await importLibrary({
+      source: file,
+      // Ctrl-C after the 10th call: what is in flight finishes and is recorded.
+      sender: { ...sender, store: (items) => (++calls === 10 && stop.abort(), sender.store(items)) },
+      defaults: { artifactType: 'finding', tags: [] },
+      progress: { kind: 'lines', everyMs: 0 },
+      out: () => undefined,
+      err: () => undefined,
+      signal: stop.signal,
+    }).finally(() => sender.close());
+    expect(interrupted.interrupted).toBe(true);
+    expect(interrupted.stored).toBeGreaterThanOrEqual(10);
+    expect(interrupted.stored).toBeLessThan(N);
+    expect(await artifactsTitled('Resume %')).toHaveLength(interrupted.stored);
+
+    const resumed = await importCli(file);
+    expect(resumed.code).toBe(0);
+    expect(resumed.out).toMatch(
+      new RegExp(`Imported: ${N - interrupted.stored} stored .*${interrupted.stored} already there, 0 failed, of ${N}`),
+    );
+    const titles = await artifactsTitled('Resume %');
+    expect(titles).toHaveLength(N);
+    expect(new Set(titles).size).toBe(N);
+  });
+
+  it('refuses a bad token before reading anything, and a missing source clearly', async () => {
+    const bad = await quarryWith({ QUARRY_TOKEN: 'qry_nope' }, 'import', work, '--url', running.url);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(/error: /);
+    const missing = await importCli(join(work, 'nope.jsonl'));
+    expect(missing).toMatchObject({ code: 1, err: expect.stringMatching(/no such file|ENOENT/i) });
+  });
+});
