@@ -11,8 +11,8 @@ import { splitIdentifier } from './text.js';
  *   a p-value, "0.5 mg/kg" in a dose in mg) does not fit;
  * - a year: a plausible calendar year (1800–2100) not written as an age or duration ("60 years");
  * - a p-value: a number that follows "P =", "P <" or "p-value";
- * - an identifier by shape: a DOI starts with `10.`, a trial registration is NCT + 8 digits (or
- *   ISRCTN / EudraCT forms);
+ * - an identifier by shape: a DOI starts with `10.`, a trial registration has a registry's shape
+ *   (REGISTRATION: NCT + 8 digits, ISRCTN, EudraCT, the WHO primary registries' forms);
  * - a count of people: not a bare four-digit year ("Published 2019");
  * - by place: a `journal` is named where the work is cited (after "published in", or with the
  *   year on its line), and a `title` is not (a journal's name put in the title field is in the
@@ -22,6 +22,14 @@ import { splitIdentifier } from './text.js';
  * does not. A misfit caps, it does not zero: the rules are shallow and a field's name can mislead.
  */
 export const MISFIT = 0.3;
+
+/**
+ * A trial registration number by the shapes of the registries trials are registered in
+ * (ClinicalTrials.gov, ISRCTN, EudraCT and the WHO primary registries: ANZCTR, ChiCTR, CTRI, DRKS,
+ * IRCT, jRCT/UMIN, Netherlands, PACTR, ReBEC, SLCTR, TCTR, CRiS). Group 1 is the number.
+ */
+export const REGISTRATION =
+  /(?<![\w/-])(NCT\d{8}|ISRCTN\d{8}|\d{4}-\d{6}-\d{2}|ACTRN\d{14}|ChiCTR-?[A-Z]{0,4}-?\d{6,}|CTRI\/\d{4}\/\d{2,3}\/\d{6}|DRKS\d{8}|IRCT\d+N\d+|jRCT\w?\d{6,}|UMIN\d{9}|NTR\d{3,5}|NL\d{4,}|PACTR\d{15}|RBR-[a-z0-9]{6,8}|SLCTR\/\d{4}\/\d{3}|TCTR\d{11}|KCT\d{7})(?![\w/-])/;
 
 export const UNITS: Readonly<Record<string, readonly string[]>> = {
   weeks: ['week', 'weeks', 'wk', 'wks'],
@@ -86,7 +94,7 @@ export function fieldFit(value: unknown, meaning: FieldMeaning, text: string, sp
   if (typeof value === 'string') {
     if (words.has('doi')) return /^10\.\d{4,9}\/\S+$/.test(value.trim()) ? 1 : MISFIT;
     if (words.has('nct') || words.has('registration') || words.has('registry'))
-      return /^(NCT\d{8}|ISRCTN\d{8}|\d{4}-\d{6}-\d{2}|[A-Z]{2,}[-\w]*\d{4,})$/i.test(value.trim()) ? 1 : MISFIT;
+      return new RegExp(`^(?:${REGISTRATION.source}|[A-Z]{2,}[-\\w]*\\d{4,})$`, 'i').test(value.trim()) ? 1 : MISFIT;
     if (!span) return 1;
     if (words.has('journal')) return citedAsJournal(text, span) ? 1 : MISFIT;
     if (words.has('title')) return citedAsJournal(text, span) ? MISFIT : 1;

@@ -3,8 +3,10 @@ import { groundValue } from '../core/grounding.js';
 import { parseNumber } from '../core/numbers.js';
 import { isObject } from '../core/schema-walk.js';
 import type { JsonSchemaObject } from '../types.js';
+import { authorLine } from './authors.js';
+import { journalName } from './journal.js';
 import { durationCued, isTimePoint, unitPattern } from './evidence.js';
-import { DOI, ISRCTN, NCT, P_VALUE } from './shapes.js';
+import { DOI, NCT, P_VALUE, REGISTRATION } from './shapes.js';
 
 /**
  * The offline extractor's last pass, over the top-level fields of the schema, by what a field
@@ -36,8 +38,10 @@ const N_EQUALS = /\bn\s*=\s*(\d[\d,]*)/giu;
 const SCREENED = /\b(?:screened|assessed|eligible|approached|invited)\b/i;
 
 function enrolledCount(t: string): number | undefined {
-  const m = ENROLLED.exec(t) ?? ENROLLED_AFTER.exec(t);
-  if (m && !SCREENED.test(t.slice(m.index, m.index + m[0].length + 12))) return parseNumber(m[1]!)?.value;
+  for (const pattern of [ENROLLED, ENROLLED_AFTER]) {
+    const m = pattern.exec(t);
+    if (m && !SCREENED.test(t.slice(m.index, m.index + m[0].length + 12))) return parseNumber(m[1]!)?.value;
+  }
   for (const n of t.matchAll(N_EQUALS)) {
     if (!SCREENED.test(t.slice(Math.max(0, n.index - 30), n.index))) return parseNumber(n[1]!)?.value;
   }
@@ -53,7 +57,8 @@ function finderFor(words: Set<string>, type: unknown): Finder | undefined {
   if (type === 'string') {
     if (words.has('doi')) return (t) => DOI.exec(t)?.[1];
     if (words.has('nct') || words.has('registration') || words.has('registry'))
-      return (t) => NCT.exec(t)?.[1] ?? ISRCTN.exec(t)?.[1];
+      // ClinicalTrials.gov first, as before: the number most readers look for when several are given.
+      return (t) => NCT.exec(t)?.[1] ?? REGISTRATION.exec(t)?.[1];
     return undefined;
   }
   if (!numeric) return undefined;
@@ -102,7 +107,24 @@ export function fieldsByMeaning(
       else continue;
     }
     if (out[key] !== undefined) continue;
-    const found = finderFor(labelWords(meaning), sub.type)?.(text);
+    const words = labelWords(meaning);
+    if (sub.type === 'array' && (words.has('authors') || words.has('author'))) {
+      const names = authorLine(text);
+      if (names) {
+        out[key] = names;
+        confidences[`/${key}`] = CLAUSE_CONFIDENCE;
+      }
+      continue;
+    }
+    if (sub.type === 'string' && words.has('journal')) {
+      const journal = journalName(text);
+      if (journal) {
+        out[key] = journal.value;
+        confidences[`/${key}`] = journal.confidence;
+      }
+      continue;
+    }
+    const found = finderFor(words, sub.type)?.(text);
     if (found === undefined || (typeof found === 'number' && !Number.isFinite(found))) continue;
     if (sub.type === 'integer' && !Number.isInteger(found)) continue;
     out[key] = found;

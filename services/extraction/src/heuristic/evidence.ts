@@ -8,26 +8,31 @@ import { distinctMatches, DOI, P_VALUE, REGISTRATION } from './shapes.js';
 /**
  * The offline extractor's own confidence, graded by the evidence each top-level value rests on
  * rather than by the pass that found it. Shape rules and labelled clauses are often right and
- * sometimes wrong in ways the text shows: the same field has several candidates (two P values,
- * an NCT and an ISRCTN number, one arm's count beside the other's), or the number is a time point
- * rather than a duration ("from 12 weeks of gestation"). So, per field meaning:
+ * sometimes wrong in ways the text shows: the field has several candidates (two P values, an NCT
+ * and an ISRCTN number, one arm's count beside the other's, two drugs' doses), or the number is a
+ * time point rather than a duration ("from 12 weeks of gestation"). Where the text cannot say
+ * which candidate is meant, the field is left out rather than filled with a coin toss (the
+ * caller's model can read it); where it can, the value keeps a grade saying how directly it was
+ * named. Per field meaning:
  *
- * | meaning             | strong evidence (one candidate)                           | weaker / ambiguous         | dropped                    |
- * |---------------------|-----------------------------------------------------------|----------------------------|----------------------------|
- * | count of people     | after the verb that enrols them or "n =", people named after (0.9) | one of the two (0.7), neither (0.5); a larger bare count in the same sentence (0.4) | — |
- * | number with a unit  | a duration after "for/over/during", or "24-week" (0.85); a measure written with its unit (0.8) | a duration without such a word (0.6); several values with the unit (0.45) | a time point ("at 12 weeks", "weeks of gestation") |
- * | p-value             | the only "P =" of the text (0.9)                           | several (0.5)              | —                          |
- * | year                | the only plausible year (0.9)                              | several (0.6)              | —                          |
- * | identifier          | the only one of its shape (0.95)                           | several (0.5)              | —                          |
+ * - count of people: 0.9 after the verb that enrols them (or "n =") with people named after it;
+ *   0.7 with one of the two, 0.5 with neither; dropped when a larger bare count stands in the
+ *   same sentence (then this one is an arm or a subgroup);
+ * - number with a unit: a duration 0.85 after "for / over / during" or written "24-week", 0.6
+ *   otherwise; another measure written with its unit 0.8; dropped when the text holds several
+ *   values with that unit, or when it is a time point ("at 12 weeks", "weeks of gestation");
+ * - p-value: 0.9 for the only "P =" of the text, 0.6 for the first of several;
+ * - year: 0.9 for the only plausible year, 0.6 when there are several;
+ * - identifier (DOI, trial registration): 0.95 for the only one of its shape, 0.5 for several.
  *
- * A text value stops at its sentence: a trailing "(2019)" or ". Year: 2023" belongs to the next
- * field, not to this one. The grade replaces the finding pass's number (the scorer still takes the
- * minimum with grounding and field fit).
+ * A text value stops at its sentence: a trailing "(2019)" or ". Year: 2023" belongs to another
+ * field. The grade replaces the finding pass's number (the scorer still takes the minimum with
+ * grounding and field fit).
  */
 
-const AMBIGUOUS_COUNT = 0.4;
-const AMBIGUOUS_MEASURE = 0.45;
 const SEVERAL = 0.5;
+/** The first P value of an abstract is most often its primary outcome's. */
+const FIRST_OF_SEVERAL_P = 0.6;
 
 const ENROLMENT_CUE =
   /\b(?:enrolled|enrolling|recruited|randomi[sz]ed|randomly assigned|assigned|included|allocated|a total of|among|of|in|with|n\s*=)\s*(?:[\p{L}-]+\s+){0,2}$/iu;
@@ -91,7 +96,8 @@ function stringGrade(words: Set<string>, text: string): number | undefined {
 
 function numberGrade(value: number, words: Set<string>, text: string, span: Span): Grade | undefined {
   const distinct = (pattern: RegExp) => new Set([...distinctMatches(text, pattern)].map(Number)).size;
-  if (words.has('p') && (words.has('value') || words.size === 1)) return distinct(P_VALUE) <= 1 ? 0.9 : SEVERAL;
+  if (words.has('p') && (words.has('value') || words.size === 1))
+    return distinct(P_VALUE) <= 1 ? 0.9 : FIRST_OF_SEVERAL_P;
   if (words.has('year') && !words.has('years')) return distinct(YEAR_CANDIDATE) <= 1 ? 0.9 : 0.6;
   const unit = wantedUnit(words);
   if (unit === 'people') return countGrade(value, text, span);
@@ -118,7 +124,7 @@ const NOT_PEOPLE_UNIT = new RegExp(
   'iu',
 );
 
-function countGrade(value: number, text: string, span: Span): number {
+function countGrade(value: number, text: string, span: Span): Grade {
   const sentence = sentenceOf(text, span);
   const before = text.slice(sentence.start, span.start);
   const cue = ENROLMENT_CUE.test(before) || NUMBER_SIGN.test(before);
@@ -130,7 +136,7 @@ function countGrade(value: number, text: string, span: Span): number {
     if (/^(?:18|19|20)\d{2}$/.test(m.digits)) return false;
     return !NOT_PEOPLE_UNIT.test(text.slice(sentence.start + m.end, sentence.start + m.end + 12));
   });
-  if (larger) return AMBIGUOUS_COUNT;
+  if (larger) return 'drop';
   return cue && people ? 0.9 : cue || people ? 0.7 : 0.5;
 }
 
@@ -168,5 +174,5 @@ function measureGrade(unit: string, text: string, span: Span): Grade {
       .map((m) => Number(m[1])),
   );
   const grade = !TIME_UNITS.has(unit) ? 0.8 : durationCued(text, span.start, match[0], match[1]!) ? 0.85 : 0.6;
-  return candidates.size > 1 ? Math.min(grade, AMBIGUOUS_MEASURE) : grade;
+  return candidates.size > 1 ? 'drop' : grade;
 }

@@ -1,12 +1,11 @@
 /**
  * Shapes of the values a research text names by form rather than by label: a p-value after
- * "P =", a trial registration (ClinicalTrials.gov, ISRCTN, EudraCT), a DOI. Non-global: callers
+ * "P =", a trial registration (core/field-fit.ts), a DOI. Non-global: callers
  * that want every match make a global copy (`everyMatch`).
  */
 export const P_VALUE = /\bP\s*(?:=|<|≤)\s*(0?\.\d+)/i;
+export { REGISTRATION } from '../core/field-fit.js';
 export const NCT = /\b(NCT\d{8})\b/;
-export const ISRCTN = /\b(ISRCTN\d{8})\b/;
-export const REGISTRATION = /\b(NCT\d{8}|ISRCTN\d{8}|\d{4}-\d{6}-\d{2})\b/;
 export const DOI = /\b(10\.\d{4,9}\/[^\s;,]*[^\s;,.)])/;
 
 /** The distinct first groups (or whole matches) of `pattern` in `text`. */
