@@ -6,7 +6,7 @@ import type { JsonSchemaObject } from '../types.js';
 import { authorLine } from './authors.js';
 import { journalName } from './journal.js';
 import { durationCued, isTimePoint, unitPattern } from './evidence.js';
-import { DOI, NCT, P_VALUE, REGISTRATION } from './shapes.js';
+import { DOI, NCT, P_VALUE, REGISTRATION, SCREENED } from './shapes.js';
 
 /**
  * The offline extractor's last pass, over the top-level fields of the schema, by what a field
@@ -35,7 +35,6 @@ const ENROLLED_AFTER = new RegExp(
 );
 /** "(n = 132)": only a count when the clause is not about who was screened or assessed. */
 const N_EQUALS = /\bn\s*=\s*(\d[\d,]*)/giu;
-const SCREENED = /\b(?:screened|assessed|eligible|approached|invited)\b/i;
 
 function enrolledCount(t: string): number | undefined {
   for (const pattern of [ENROLLED, ENROLLED_AFTER]) {

@@ -3,7 +3,7 @@ import { groundValue } from '../core/grounding.js';
 import { findNumbers } from '../core/numbers.js';
 import { isObject } from '../core/schema-walk.js';
 import type { JsonSchemaObject, Span } from '../types.js';
-import { distinctMatches, DOI, P_VALUE, REGISTRATION } from './shapes.js';
+import { distinctMatches, DOI, P_VALUE, REGISTRATION, SCREENED } from './shapes.js';
 
 /**
  * The offline extractor's own confidence, graded by the evidence each top-level value rests on
@@ -16,8 +16,8 @@ import { distinctMatches, DOI, P_VALUE, REGISTRATION } from './shapes.js';
  * named. Per field meaning:
  *
  * - count of people: 0.9 after the verb that enrols them (or "n =") with people named after it;
- *   0.7 with one of the two, 0.5 with neither; dropped when a larger bare count stands in the
- *   same sentence (then this one is an arm or a subgroup);
+ *   0.7 with one of the two, 0.5 with neither; dropped when a larger bare count (not of those
+ *   screened) stands in the same sentence (then this one is an arm or a subgroup);
  * - number with a unit: a duration 0.85 after "for / over / during" or written "24-week", 0.6
  *   otherwise; another measure written with its unit 0.8; dropped when the text holds several
  *   values with that unit, or when it is a time point ("at 12 weeks", "weeks of gestation");
@@ -134,7 +134,10 @@ function countGrade(value: number, text: string, span: Span): Grade {
     const at = sentence.start + m.start;
     if (at === span.start || m.percent || !Number.isInteger(m.value) || m.value <= value) return false;
     if (/^(?:18|19|20)\d{2}$/.test(m.digits)) return false;
-    return !NOT_PEOPLE_UNIT.test(text.slice(sentence.start + m.end, sentence.start + m.end + 12));
+    const around = text.slice(Math.max(sentence.start, at - 30), sentence.start + m.end + 40);
+    return (
+      !NOT_PEOPLE_UNIT.test(text.slice(sentence.start + m.end, sentence.start + m.end + 12)) && !SCREENED.test(around)
+    );
   });
   if (larger) return 'drop';
   return cue && people ? 0.9 : cue || people ? 0.7 : 0.5;

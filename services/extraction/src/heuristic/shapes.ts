@@ -13,3 +13,6 @@ export function distinctMatches(text: string, pattern: RegExp): Set<string> {
   const global = new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`);
   return new Set([...text.matchAll(global)].map((m) => m[1] ?? m[0]));
 }
+
+/** Words saying a count is of people screened or approached, not of those enrolled. */
+export const SCREENED = /\b(?:screened|assessed|eligible|approached|invited)\b/i;
