@@ -85,6 +85,15 @@ describe('offline extractor: numbers by their clause', () => {
     ).toBeUndefined();
   });
 
+  it('keeps a labelled number whatever else the text holds', () => {
+    const { data, confidence } = extract(
+      'Title: A trial\nDose: 150 mg\nSample size: 312\nThe control arm took 300 mg.',
+    );
+    expect(data).toMatchObject({ doseMg: 150, sampleSize: 312 });
+    expect(confidence['/doseMg']).toBeGreaterThanOrEqual(0.75);
+    expect(confidence['/sampleSize']).toBeGreaterThanOrEqual(0.75);
+  });
+
   it('leaves out a dose per kilogram, and a dose when two drugs have one', () => {
     expect(extract('Ketamine 0.5 mg/kg versus ECT\nA trial.').data.doseMg).toBeUndefined();
     expect(extract('Apixaban 2.5 mg versus aspirin 100 mg\nA trial.').data.doseMg).toBeUndefined();

@@ -25,7 +25,7 @@ import { distinctMatches, DOI, P_VALUE, REGISTRATION, SCREENED } from './shapes.
  * - year: 0.9 for the only plausible year, 0.6 when there are several;
  * - identifier (DOI, trial registration): 0.95 for the only one of its shape, 0.5 for several.
  *
- * A text value stops at its sentence: a trailing "(2019)" or ". Year: 2023" belongs to another
+ * A number on a "Label: value" line keeps the labelled pass's grade. A text value stops at its sentence: a trailing "(2019)" or ". Year: 2023" belongs to another
  * field. The grade replaces the finding pass's number (the scorer still takes the minimum with
  * grounding and field fit).
  */
@@ -44,6 +44,8 @@ const TIME_POINT_AFTER =
 const YEAR_CANDIDATE = /(?<![\w.,/-])((?:18|19|20)\d{2})(?![\w,])(?!\s*(?:years?|-year))/g;
 const TRAILING_YEAR = /\s*\((?:published\s+(?:online\s+)?)?(?:18|19|20)\d{2}\)$/i;
 const NEXT_LABEL = /[.;]\s+[A-Z][\p{L} ]{0,24}:.*$/u;
+
+const LABELLED = /(?:^|\n|[.;]\s+)[\s*•-]*\p{L}[\p{L} ()/-]{0,40}:\s*$/u;
 
 type Grade = number | 'drop';
 
@@ -70,7 +72,8 @@ export function gradeByEvidence(
       continue;
     }
     const span = groundValue(value, text).span;
-    if (!span) continue;
+    // A "Label: value" line is its own evidence, graded by how well the label matched.
+    if (!span || LABELLED.test(text.slice(Math.max(0, span.start - 60), span.start))) continue;
     const grade = numberGrade(value, words, text, span);
     if (grade === 'drop') {
       delete out[key];
