@@ -38,26 +38,34 @@ async function quality(corpus: readonly CorpusDocument[]): Promise<Results> {
 
 /**
  * Calibration on research abstracts in prose (corpus/abstracts.json): the offline extractor's
- * precision and recall per field type, and how well confidence separates right from wrong values
- * (mean confidence of wrong values, AUROC); and grounding alone on labelled answers with planted
- * errors (altered, swapped between fields, invented), as a client's model's answer is scored.
+ * precision and recall (all and the held-out abstracts never tuned on, and per field type), and how
+ * well its confidence separates right from wrong values (mean confidence of each, AUROC, and how
+ * many wrong values those rest on); and grounding alone on labelled answers with planted errors
+ * (altered, swapped between fields, invented), as a client's model's answer is scored.
  */
 async function calibration(): Promise<Results> {
   const documents = await loadAbstracts();
   const offline = calibrateOffline(documents);
   const grounding = calibrateGrounding(documents);
   const score = (value: number) => ({ value, unit: 'score' });
+  const values = (value: number) => ({ value, unit: 'values' });
   const results: Results = {
     extraction_offline_precision: score(offline.all.precision),
     extraction_offline_recall: score(offline.all.recall),
     extraction_offline_heldout_precision: score(offline.heldOut.precision),
     extraction_offline_heldout_recall: score(offline.heldOut.recall),
+    extraction_offline_right_values: values(offline.all.right),
+    extraction_offline_wrong_values: values(offline.all.wrong),
     extraction_offline_confidence_right: score(offline.all.meanRightConfidence),
     extraction_offline_confidence_wrong: score(offline.all.meanWrongConfidence),
     extraction_offline_auroc: score(offline.all.auroc),
+    extraction_offline_heldout_wrong_values: values(offline.heldOut.wrong),
+    extraction_offline_heldout_confidence_wrong: score(offline.heldOut.meanWrongConfidence),
+    extraction_offline_heldout_auroc: score(offline.heldOut.auroc),
     extraction_grounding_confidence_right: score(grounding.all.meanRightConfidence),
     extraction_grounding_confidence_wrong: score(grounding.all.meanWrongConfidence),
     extraction_grounding_auroc: score(grounding.all.auroc),
+    extraction_grounding_heldout_confidence_wrong: score(grounding.heldOut.meanWrongConfidence),
     extraction_grounding_heldout_auroc: score(grounding.heldOut.auroc),
     extraction_grounding_auroc_altered: score(grounding.byError.altered),
     extraction_grounding_auroc_swapped: score(grounding.byError.swapped),

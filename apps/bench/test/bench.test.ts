@@ -91,12 +91,18 @@ const EXTRACTION_SCORES = [
   'extraction_offline_recall',
   'extraction_offline_heldout_precision',
   'extraction_offline_heldout_recall',
+  'extraction_offline_right_values',
+  'extraction_offline_wrong_values',
   'extraction_offline_confidence_right',
   'extraction_offline_confidence_wrong',
   'extraction_offline_auroc',
+  'extraction_offline_heldout_wrong_values',
+  'extraction_offline_heldout_confidence_wrong',
+  'extraction_offline_heldout_auroc',
   'extraction_grounding_confidence_right',
   'extraction_grounding_confidence_wrong',
   'extraction_grounding_auroc',
+  'extraction_grounding_heldout_confidence_wrong',
   'extraction_grounding_heldout_auroc',
   'extraction_grounding_auroc_altered',
   'extraction_grounding_auroc_swapped',
@@ -133,6 +139,7 @@ describe('npm run bench (smoke sizes: seconds, not a measurement)', () => {
     expect(results.extraction_heuristic_recall!.value).toBeGreaterThanOrEqual(0.85);
     // Grounding of a client model's answer with planted errors (services/extraction asserts the same).
     expect(results.extraction_grounding_auroc!.value).toBeGreaterThanOrEqual(0.8);
+    expect(results.extraction_grounding_heldout_auroc!.value).toBeGreaterThanOrEqual(0.8);
     for (const key of ['extraction_heuristic_confidence_correct', 'extraction_heuristic_confidence_wrong']) {
       expect(results[key]!.value).toBeGreaterThan(0);
       expect(results[key]!.value).toBeLessThanOrEqual(1);

@@ -3,6 +3,10 @@ import { groundValue } from '../core/grounding.js';
 import { parseNumber } from '../core/numbers.js';
 import { isObject } from '../core/schema-walk.js';
 import type { JsonSchemaObject } from '../types.js';
+import { authorLine } from './authors.js';
+import { journalName } from './journal.js';
+import { durationCued, isTimePoint, unitPattern } from './evidence.js';
+import { DOI, NCT, P_VALUE, REGISTRATION, SCREENED } from './shapes.js';
 
 /**
  * The offline extractor's last pass, over the top-level fields of the schema, by what a field
@@ -24,10 +28,25 @@ const ENROLLED = new RegExp(
   String.raw`\b(?:enrolled|enrolling|recruited|randomi[sz]ed|randomly assigned|included|allocated|a total of|among|of|in)\s+(\d[\d,]*)\s+(?:[\p{L}-]+\s+){0,3}?(?:${PEOPLE})\b`,
   'iu',
 );
-const P_VALUE = /\bP\s*(?:=|<|≤)\s*(0?\.\d+)/i;
-const NCT = /\b(NCT\d{8})\b/;
-const ISRCTN = /\b(ISRCTN\d{8})\b/;
-const DOI = /\b(10\.\d{4,9}\/[^\s;,]*[^\s;,.)])/;
+/** "1,380 patients were randomly assigned", "2,852 were enrolled". */
+const ENROLLED_AFTER = new RegExp(
+  String.raw`(?<![\d.,])(\d[\d,]*)\s+(?:(?:[\p{L}-]+\s+){0,2}?(?:${PEOPLE})\s+)?(?:were|was)\s+(?:enrolled|recruited|randomi[sz]ed|randomly assigned|assigned|allocated|included)\b`,
+  'iu',
+);
+/** "(n = 132)": only a count when the clause is not about who was screened or assessed. */
+const N_EQUALS = /\bn\s*=\s*(\d[\d,]*)/giu;
+
+function enrolledCount(t: string): number | undefined {
+  for (const pattern of [ENROLLED, ENROLLED_AFTER]) {
+    const m = pattern.exec(t);
+    if (m && !SCREENED.test(t.slice(m.index, m.index + m[0].length + 12))) return parseNumber(m[1]!)?.value;
+  }
+  for (const n of t.matchAll(N_EQUALS)) {
+    if (!SCREENED.test(t.slice(Math.max(0, n.index - 30), n.index))) return parseNumber(n[1]!)?.value;
+  }
+  return undefined;
+}
+
 const YEAR = /(?<![\d,.])((?:19|20)\d{2})(?![\d,])(?!\s*(?:years?|-year))/g;
 
 type Finder = (text: string) => unknown;
@@ -37,7 +56,8 @@ function finderFor(words: Set<string>, type: unknown): Finder | undefined {
   if (type === 'string') {
     if (words.has('doi')) return (t) => DOI.exec(t)?.[1];
     if (words.has('nct') || words.has('registration') || words.has('registry'))
-      return (t) => NCT.exec(t)?.[1] ?? ISRCTN.exec(t)?.[1];
+      // ClinicalTrials.gov first, as before: the number most readers look for when several are given.
+      return (t) => NCT.exec(t)?.[1] ?? REGISTRATION.exec(t)?.[1];
     return undefined;
   }
   if (!numeric) return undefined;
@@ -56,17 +76,13 @@ function finderFor(words: Set<string>, type: unknown): Finder | undefined {
     };
   }
   const unit = wantedUnit(words);
-  if (unit === 'people')
-    return (t) => {
-      const m = ENROLLED.exec(t);
-      return m ? parseNumber(m[1]!)?.value : undefined;
-    };
+  if (unit === 'people') return enrolledCount;
   if (unit) {
-    const unitWords = UNITS[unit]!.map((w) => w.replace('%', '\\%')).join('|');
-    const withUnit = new RegExp(String.raw`(?<![\d.,])(\d+(?:\.\d+)?)\s?-?(?:${unitWords})\b`, 'i');
+    // Not a time point ("at 6 weeks", "36 weeks' gestation"); a duration named as one ("for 12 weeks") first.
     return (t) => {
-      const m = withUnit.exec(t);
-      return m ? Number(m[1]) : undefined;
+      const mentions = [...t.matchAll(unitPattern(unit))].filter((m) => !isTimePoint(unit, t, m.index, m[0].length));
+      const pick = mentions.find((m) => durationCued(t, m.index, m[0], m[1]!)) ?? mentions[0];
+      return pick ? Number(pick[1]) : undefined;
     };
   }
   return undefined;
@@ -90,7 +106,24 @@ export function fieldsByMeaning(
       else continue;
     }
     if (out[key] !== undefined) continue;
-    const found = finderFor(labelWords(meaning), sub.type)?.(text);
+    const words = labelWords(meaning);
+    if (sub.type === 'array' && (words.has('authors') || words.has('author'))) {
+      const names = authorLine(text);
+      if (names) {
+        out[key] = names;
+        confidences[`/${key}`] = CLAUSE_CONFIDENCE;
+      }
+      continue;
+    }
+    if (sub.type === 'string' && words.has('journal')) {
+      const journal = journalName(text);
+      if (journal) {
+        out[key] = journal.value;
+        confidences[`/${key}`] = journal.confidence;
+      }
+      continue;
+    }
+    const found = finderFor(words, sub.type)?.(text);
     if (found === undefined || (typeof found === 'number' && !Number.isFinite(found))) continue;
     if (sub.type === 'integer' && !Number.isInteger(found)) continue;
     out[key] = found;

@@ -6,6 +6,7 @@ import { fieldSpecs, type FieldKind, type FieldSpec } from './fields.js';
 import { labelScore, labelWords, wordsMatch } from './labels.js';
 import { Prose } from './prose.js';
 import { fieldsByMeaning } from './clauses.js';
+import { gradeByEvidence } from './evidence.js';
 import { dropInvalid } from './prune.js';
 import { rangeEnd, readList, readValue, splitList, type Read, type ReadContext } from './values.js';
 
@@ -53,7 +54,8 @@ export function extractHeuristically(schema: JsonSchemaObject, sourceText: strin
   const run = new Run(readDocument(sourceText), { monthFirst: findDates(sourceText).some((d) => d.monthFirst) });
   const fields = fieldSpecs(schema);
   const data = run.object(fields, run.model.pairs, { root: true });
-  const valid = dropInvalid(fieldsByMeaning(data, schema, sourceText, run.confidences), schema, run.confidences);
+  const found = fieldsByMeaning(data, schema, sourceText, run.confidences);
+  const valid = dropInvalid(gradeByEvidence(found, schema, sourceText, run.confidences), schema, run.confidences);
   return { data: valid, model: HEURISTIC_MODEL, fieldConfidences: run.confidences };
 }
 
