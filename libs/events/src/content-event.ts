@@ -73,14 +73,6 @@ export interface EventHeaders {
 }
 
 /**
- * Global lock key taken before each outbox insert (see docs/adr/0008-event-log.md): outbox ids
- * come from a sequence at insert time, but transactions commit in any order, so a consumer at
- * offset 6 could miss id 5 committing later. Holding this transaction-level lock from the insert
- * to commit makes ids commit in order. Keep the work after appending an event short.
- */
-const OUTBOX_ORDER_LOCK = 0x7175_6f75; // "quou"
-
-/**
  * Build and validate the event, then insert it into `events.outbox` in the caller's
  * transaction, so the event exists exactly when the row it describes does (rolled back with
  * it). `trx` must be inside `withTenant` for `input.orgId` (row-level security refuses other
@@ -105,8 +97,10 @@ export async function appendContentEvent<DB>(
   return { eventId: event.eventId };
 }
 
+// No lock: rows carry their transaction's id (the `tx` column's default) and consumers read only
+// transactions older than every one still running (events.read_outbox_committed), so writers
+// never wait for each other here (docs/adr/0038-ingest-without-a-global-outbox-lock.md).
 async function insertOutbox<DB>(trx: Transaction<DB>, event: ContentEventV1, headers: EventHeaders): Promise<void> {
-  await sql`select pg_advisory_xact_lock(${OUTBOX_ORDER_LOCK})`.execute(trx);
   await sql`
     insert into events.outbox (event_id, org_id, topic, key, payload, headers)
     values (${event.eventId}, ${event.orgId}, ${event.type}, ${event.orgId}, ${JSON.stringify(event)}::jsonb, ${JSON.stringify(headers)}::jsonb)

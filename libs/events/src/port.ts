@@ -2,7 +2,7 @@ import type { ContentEventV1 } from './content-event.js';
 
 /** One event as a consumer receives it. */
 export interface DeliveredEvent {
-  /** Position in the log: the outbox id (embedded) or "partition:offset" (Kafka). Opaque. */
+  /** Position in the log: the outbox id (embedded) or "partition:offset" (Kafka). Opaque, not an order. */
   readonly offset: string;
   readonly topic: string;
   /** The ordering key: the org id. */
@@ -68,8 +68,11 @@ export interface Subscription {
 
 /**
  * The port every consumer of content events uses. Guarantees: at least once; in order per org
- * (the key); offsets stored only after the handler succeeds; a poison event is retried a
- * bounded number of times, then dead-lettered, and later events keep flowing.
+ * (the key) as far as writes are ordered at all: an event appended by a transaction that began
+ * after another committed comes after that one's events (concurrent transactions have no order;
+ * consumers order versions by the event's own occurredAt); offsets stored only after the handler
+ * succeeds; a poison event is retried a bounded number of times, then dead-lettered, and later
+ * events keep flowing.
  */
 export interface EventLog {
   subscribe(options: SubscribeOptions): Promise<Subscription>;
