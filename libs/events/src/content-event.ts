@@ -83,27 +83,50 @@ export async function appendContentEvent<DB>(
   input: ContentEventInput,
   options: { traceparent?: string } = {},
 ): Promise<{ eventId: string }> {
-  const { occurredAt, ...rest } = input;
-  const event = ContentCreatedV1Schema.parse({
-    ...rest,
-    schemaVersion: 1,
-    eventId: randomUUID(),
-    type: CONTENT_CREATED_TOPIC,
-    occurredAt: (occurredAt ?? new Date()).toISOString(),
-  });
-  const headers: EventHeaders = { 'event-type': event.type, 'schema-version': String(event.schemaVersion) };
-  if (options.traceparent) headers.traceparent = options.traceparent;
-  await insertOutbox(trx, event, headers);
-  return { eventId: event.eventId };
+  const [appended] = await appendContentEvents(trx, [input], options);
+  return appended!;
+}
+
+/**
+ * appendContentEvent for many rows of one transaction (a batch store): every event is built and
+ * validated first, then all are inserted by one statement. Returns their ids in input order.
+ */
+export async function appendContentEvents<DB>(
+  trx: Transaction<DB>,
+  inputs: readonly ContentEventInput[],
+  options: { traceparent?: string } = {},
+): Promise<{ eventId: string }[]> {
+  const now = new Date();
+  const events = inputs.map(({ occurredAt, ...rest }) =>
+    ContentCreatedV1Schema.parse({
+      ...rest,
+      schemaVersion: 1,
+      eventId: randomUUID(),
+      type: CONTENT_CREATED_TOPIC,
+      occurredAt: (occurredAt ?? now).toISOString(),
+    }),
+  );
+  await insertOutbox(trx, events, options.traceparent);
+  return events.map((e) => ({ eventId: e.eventId }));
 }
 
 // No lock: rows carry their transaction's id (the `tx` column's default) and consumers read only
 // transactions older than every one still running (events.read_outbox_committed), so writers
 // never wait for each other here (docs/adr/0038-ingest-without-a-global-outbox-lock.md).
-async function insertOutbox<DB>(trx: Transaction<DB>, event: ContentEventV1, headers: EventHeaders): Promise<void> {
+async function insertOutbox<DB>(
+  trx: Transaction<DB>,
+  events: readonly ContentEventV1[],
+  traceparent: string | undefined,
+): Promise<void> {
+  if (events.length === 0) return;
+  const rows = events.map((event) => {
+    const headers: EventHeaders = { 'event-type': event.type, 'schema-version': String(event.schemaVersion) };
+    if (traceparent) headers.traceparent = traceparent;
+    return sql`(${event.eventId}, ${event.orgId}, ${event.type}, ${event.orgId}, ${JSON.stringify(event)}::jsonb, ${JSON.stringify(headers)}::jsonb)`;
+  });
   await sql`
     insert into events.outbox (event_id, org_id, topic, key, payload, headers)
-    values (${event.eventId}, ${event.orgId}, ${event.type}, ${event.orgId}, ${JSON.stringify(event)}::jsonb, ${JSON.stringify(headers)}::jsonb)
+    values ${sql.join(rows)}
   `.execute(trx);
 }
 
@@ -139,9 +162,5 @@ export async function appendContentDeletedEvents<DB>(
         and t.payload->>'sourceTable' = k."sourceTable" and t.payload->>'sourceId' = k."sourceId"
     `.execute(trx);
   }
-  for (const event of events) {
-    const headers: EventHeaders = { 'event-type': event.type, 'schema-version': String(event.schemaVersion) };
-    if (options.traceparent) headers.traceparent = options.traceparent;
-    await insertOutbox(trx, event, headers);
-  }
+  await insertOutbox(trx, events, options.traceparent);
 }

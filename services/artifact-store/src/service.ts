@@ -16,6 +16,7 @@ import { purgePlanContent } from './handlers/purge-plan-content.js';
 import { listTags } from './handlers/list-tags.js';
 import { storeExtractionResult } from './handlers/store-extraction-result.js';
 import { storeResearchOutput } from './handlers/store-research-output.js';
+import { storeResearchBatch } from './handlers/store-research-batch.js';
 import { storeResearch } from './handlers/store-research.js';
 import { submitSubagentReport } from './handlers/submit-subagent-report.js';
 import { updateArtifactTags } from './handlers/update-artifact-tags.js';
@@ -33,6 +34,7 @@ export type { ArtifactServiceDeps } from './handlers/deps.js';
 export function createArtifactService(deps: ArtifactServiceDeps): artifactV1.ArtifactServiceServer {
   return handlersWith(deps, {
     storeResearch,
+    storeResearchBatch,
     storeResearchOutput,
     submitSubagentReport,
     getArtifact,

@@ -1,4 +1,4 @@
-import { appendContentDeletedEvents, appendContentEvent } from '@quarry/events';
+import { appendContentDeletedEvents, appendContentEvent, appendContentEvents } from '@quarry/events';
 import type { CallContext } from '@quarry/grpc';
 import type { Transaction } from 'kysely';
 import type { ContentEvent } from '../core/writes.js';
@@ -23,6 +23,19 @@ export async function appendEvent(trx: Trx, ctx: CallContext, source: Inserted, 
     { ...event, sourceId: source.id, createdAt: source.createdAt.toISOString(), orgId: ctx.identity.orgId },
     { traceparent: traceparentOf(ctx) },
   );
+}
+
+/** appendEvent for many rows of one transaction (a batch store): one insert for all their events. */
+export async function appendEvents(
+  trx: Trx,
+  ctx: CallContext,
+  writes: readonly { source: Inserted; event: ContentEvent }[],
+): Promise<void> {
+  const orgId = ctx.identity.orgId;
+  const inputs = writes
+    .filter(({ event }) => event.text.trim())
+    .map(({ source, event }) => ({ ...event, sourceId: source.id, createdAt: source.createdAt.toISOString(), orgId }));
+  await appendContentEvents(trx as unknown as Transaction<unknown>, inputs, { traceparent: traceparentOf(ctx) });
 }
 
 /**
