@@ -88,26 +88,29 @@ export async function appendContentEvent<DB>(
 }
 
 /**
- * appendContentEvent for many rows of one transaction (a batch store): every event is built and
- * validated first, then all are inserted by one statement. Returns their ids in input order.
+ * appendContentEvent for many rows of one transaction (a batch store, or several calls committed
+ * together): every event is built and validated first, then all are inserted by one statement.
+ * `traceparent` per event when they come from different calls, else `options.traceparent`.
+ * Returns their ids in input order.
  */
 export async function appendContentEvents<DB>(
   trx: Transaction<DB>,
-  inputs: readonly ContentEventInput[],
+  inputs: readonly (ContentEventInput & { traceparent?: string })[],
   options: { traceparent?: string } = {},
 ): Promise<{ eventId: string }[]> {
   const now = new Date();
-  const events = inputs.map(({ occurredAt, ...rest }) =>
-    ContentCreatedV1Schema.parse({
+  const events = inputs.map(({ occurredAt, traceparent, ...rest }) => ({
+    event: ContentCreatedV1Schema.parse({
       ...rest,
       schemaVersion: 1,
       eventId: randomUUID(),
       type: CONTENT_CREATED_TOPIC,
       occurredAt: (occurredAt ?? now).toISOString(),
     }),
-  );
-  await insertOutbox(trx, events, options.traceparent);
-  return events.map((e) => ({ eventId: e.eventId }));
+    traceparent: traceparent ?? options.traceparent,
+  }));
+  await insertOutbox(trx, events);
+  return events.map(({ event }) => ({ eventId: event.eventId }));
 }
 
 // No lock: rows carry their transaction's id (the `tx` column's default) and consumers read only
@@ -115,11 +118,10 @@ export async function appendContentEvents<DB>(
 // never wait for each other here (docs/adr/0038-ingest-without-a-global-outbox-lock.md).
 async function insertOutbox<DB>(
   trx: Transaction<DB>,
-  events: readonly ContentEventV1[],
-  traceparent: string | undefined,
+  events: readonly { event: ContentEventV1; traceparent?: string }[],
 ): Promise<void> {
   if (events.length === 0) return;
-  const rows = events.map((event) => {
+  const rows = events.map(({ event, traceparent }) => {
     const headers: EventHeaders = { 'event-type': event.type, 'schema-version': String(event.schemaVersion) };
     if (traceparent) headers.traceparent = traceparent;
     return sql`(${event.eventId}, ${event.orgId}, ${event.type}, ${event.orgId}, ${JSON.stringify(event)}::jsonb, ${JSON.stringify(headers)}::jsonb)`;
@@ -162,5 +164,8 @@ export async function appendContentDeletedEvents<DB>(
         and t.payload->>'sourceTable' = k."sourceTable" and t.payload->>'sourceId' = k."sourceId"
     `.execute(trx);
   }
-  await insertOutbox(trx, events, options.traceparent);
+  await insertOutbox(
+    trx,
+    events.map((event) => ({ event, traceparent: options.traceparent })),
+  );
 }

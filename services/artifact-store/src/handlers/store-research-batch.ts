@@ -83,8 +83,7 @@ export async function storeResearchBatch(
       );
       await appendEvents(
         trx,
-        ctx,
-        storable.map((s, i) => ({ source: inserted[i]!, event: s.write.event })),
+        storable.map((s, i) => ({ ctx, source: inserted[i]!, event: s.write.event })),
       );
       storable.forEach((s, i) => (results[s.index] = { id: inserted[i]!.id }));
     });

@@ -25,17 +25,24 @@ export async function appendEvent(trx: Trx, ctx: CallContext, source: Inserted, 
   );
 }
 
-/** appendEvent for many rows of one transaction (a batch store): one insert for all their events. */
+/**
+ * appendEvent for many rows of one transaction (a batch store, or calls committed together):
+ * one insert for all their events, each with its own call's traceparent.
+ */
 export async function appendEvents(
   trx: Trx,
-  ctx: CallContext,
-  writes: readonly { source: Inserted; event: ContentEvent }[],
+  writes: readonly { ctx: CallContext; source: Inserted; event: ContentEvent }[],
 ): Promise<void> {
-  const orgId = ctx.identity.orgId;
   const inputs = writes
     .filter(({ event }) => event.text.trim())
-    .map(({ source, event }) => ({ ...event, sourceId: source.id, createdAt: source.createdAt.toISOString(), orgId }));
-  await appendContentEvents(trx as unknown as Transaction<unknown>, inputs, { traceparent: traceparentOf(ctx) });
+    .map(({ ctx, source, event }) => ({
+      ...event,
+      sourceId: source.id,
+      createdAt: source.createdAt.toISOString(),
+      orgId: ctx.identity.orgId,
+      traceparent: traceparentOf(ctx),
+    }));
+  await appendContentEvents(trx as unknown as Transaction<unknown>, inputs);
 }
 
 /**
