@@ -74,12 +74,14 @@ async function startSubscription(deps: EmbeddedEventLogDeps, options: SubscribeO
   const { db } = deps;
   const { consumer, handler } = options;
   const batchSize = options.batchSize ?? 100;
+  const maxBatchBytes = options.maxBatchBytes ?? 16 * 1024 * 1024;
   const maxAttempts = options.maxAttempts ?? 5;
   const retryDelayMs = options.retryDelayMs ?? 200;
   const pollIntervalMs = deps.pollIntervalMs ?? 5_000;
   const onError = deps.onError ?? (() => undefined);
   if (!consumer) throw new TypeError('subscribe: consumer name is required');
   if (!(batchSize >= 1)) throw new TypeError('subscribe: batchSize must be >= 1');
+  if (!(maxBatchBytes >= 1)) throw new TypeError('subscribe: maxBatchBytes must be >= 1');
   if (!(maxAttempts >= 1)) throw new TypeError('subscribe: maxAttempts must be >= 1');
 
   let closed = false;
@@ -182,7 +184,9 @@ async function startSubscription(deps: EmbeddedEventLogDeps, options: SubscribeO
   // transaction still running, which may end without a notification, so look again soon.
   async function step(): Promise<'worked' | 'idle' | 'held'> {
     const { rows } = await sql<OutboxRecord>`
-      select * from events.read_outbox_committed(${position.tx}::xid8, ${position.id}, ${batchSize})`.execute(db);
+      select * from events.read_outbox_committed(${position.tx}::xid8, ${position.id}, ${batchSize}, ${maxBatchBytes})`.execute(
+      db,
+    );
     if (rows.length === 0) {
       const held = await sql<{ held: boolean }>`
         select events.outbox_held(${position.tx}::xid8, ${position.id}) as held`.execute(db);

@@ -24,6 +24,11 @@ export interface SubscribeOptions {
   /** Most events per handler call. Default 100. */
   batchSize?: number;
   /**
+   * Embedded log: about how many bytes of stored payload one batch reads (at least one event),
+   * so a batch of long texts stays bounded in memory. Default 16 MiB. Kafka bounds its own fetches.
+   */
+  maxBatchBytes?: number;
+  /**
    * Times one event is handed to the handler alone (after its batch failed) before it goes to
    * the dead letters and the stream moves on. Default 5. `Infinity`: never give up (relay).
    */

@@ -129,7 +129,7 @@ describe('tenant safety of the events schema', () => {
     await expect(
       database.admin.transaction().execute(async (trx) => {
         await sql`set local role quarry_events_test_stranger`.execute(trx);
-        await sql`select * from events.read_outbox_committed(0::text::xid8, 0, 10)`.execute(trx);
+        await sql`select * from events.read_outbox_committed(0::text::xid8, 0, 10, 1000000)`.execute(trx);
       }),
     ).rejects.toThrow(/permission denied/);
   });

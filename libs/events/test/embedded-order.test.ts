@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { sql, withTenant } from '@quarry/db';
 import { appendContentEvent, type DeliveredEvent } from '../src/index.js';
 import { appendEvents, titleOf, waitFor } from './helpers.js';
@@ -102,5 +102,26 @@ describe('embedded event log without a global lock', () => {
     await waitFor(() => second.includes('after'), 5_000, 'the event after the restart');
     expect(new Set(first).size).toBe(3);
     expect(second).toEqual(['after']);
+  });
+
+  it('bounds a batch by payload bytes as well as by count, always taking at least one event', async () => {
+    const org = randomUUID();
+    await sql`insert into events.consumer_offsets (consumer, position_tx, position) select 'bytes', coalesce(max(tx), '0'), coalesce(max(id), 0) from events.outbox`.execute(
+      database.admin,
+    );
+    // Three events of ~200 kB of text that does not compress, each alone in a batch under a 100 kB bound.
+    for (const title of ['big1', 'big2', 'big3'])
+      await withTenant(database.app, { orgId: org }, (trx) =>
+        appendContentEvent(trx, { ...event(org, title), text: randomBytes(150_000).toString('base64') }),
+      );
+    const batches: string[][] = [];
+    await newLog().subscribe({
+      consumer: 'bytes',
+      batchSize: 10,
+      maxBatchBytes: 100_000,
+      handler: async (batch) => void batches.push(batch.filter((e) => e.event.orgId === org).map(titleOf)),
+    });
+    await waitFor(() => batches.flat().length >= 3, 5_000, 'the three events');
+    expect(batches).toEqual([['big1'], ['big2'], ['big3']]);
   });
 });

@@ -21,18 +21,27 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     alter table events.consumer_offsets add column position_tx xid8 not null default '0';
 
     -- The consumers' cross-tenant read path: rows after (after_tx, after_id) in (tx, id) order,
-    -- only of transactions older than the oldest one still running, bounded.
-    create function events.read_outbox_committed(after_tx xid8, after_id bigint, max_rows integer)
+    -- only of transactions older than the oldest one still running, at most max_rows and about
+    -- max_bytes of payload (always at least one row), so a batch of large texts stays bounded.
+    create function events.read_outbox_committed(after_tx xid8, after_id bigint, max_rows integer, max_bytes bigint)
       returns setof events.outbox
       language sql stable security definer
       set search_path = pg_catalog, events
       as $$
-        select * from events.outbox
-        where (tx, id) > (after_tx, after_id) and tx < pg_snapshot_xmin(pg_current_snapshot())
-        order by tx, id
-        limit least(greatest(max_rows, 1), 1000)
+        select r.id, r.event_id, r.org_id, r.topic, r.key, r.payload, r.headers, r.created_at, r.tx
+        from (
+          select o.*, sum(pg_column_size(o.payload)) over (order by o.tx, o.id) - pg_column_size(o.payload) as before_bytes
+          from (
+            select * from events.outbox
+            where (tx, id) > (after_tx, after_id) and tx < pg_snapshot_xmin(pg_current_snapshot())
+            order by tx, id
+            limit least(greatest(max_rows, 1), 1000)
+          ) o
+        ) r
+        where r.before_bytes = 0 or r.before_bytes < max_bytes
+        order by r.tx, r.id
       $$;
-    revoke all on function events.read_outbox_committed(xid8, bigint, integer) from public;
+    revoke all on function events.read_outbox_committed(xid8, bigint, integer, bigint) from public;
 
     -- Whether committed rows after the position wait behind an older transaction still
     -- running: the consumer then looks again shortly (that transaction may send no notification).
@@ -61,7 +70,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
         select count(*), min(o.created_at) from events.outbox o, pos where (o.tx, o.id) > (pos.tx, pos.id)
       $$;
 
-    grant execute on function events.read_outbox_committed(xid8, bigint, integer) to quarry_event_consumer;
+    grant execute on function events.read_outbox_committed(xid8, bigint, integer, bigint) to quarry_event_consumer;
     grant execute on function events.outbox_held(xid8, bigint) to quarry_event_consumer;
   `.execute(db);
 }
