@@ -13,7 +13,7 @@ export interface Lag {
 export type LagProbe = () => Promise<Lag>;
 
 /** Events per indexer batch unless configured (INDEXER_BATCH_SIZE). */
-export const INDEXER_BATCH_SIZE = 500;
+const INDEXER_BATCH_SIZE = 500;
 
 /** The indexer's consumer name (embedded offset row, Kafka consumer group); `quarry reindex` rewinds it. */
 export const INDEXER_CONSUMER = 'indexer';
