@@ -5,7 +5,7 @@ import { ContentEventV1Schema } from './content-event.js';
 import { deliver, DeliveryAborted, errorText, notifyDeadLetter, type DeliveryPlan } from './delivery.js';
 import type { DeliveredEvent, EventLog, SubscribeOptions, Subscription } from './port.js';
 
-/** An `events.outbox` row as `events.read_outbox` returns it. */
+/** An `events.outbox` row as `events.read_outbox_committed` returns it. */
 export interface OutboxRecord {
   id: string;
   /** The inserting transaction's id (xid8 as text): with `id`, the order consumers read in. */

@@ -59,6 +59,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
     -- Id order is no longer commit order: the old path could skip a row, so it goes.
     drop function events.read_outbox(bigint, integer);
+    comment on policy outbox_owner_read on events.outbox is
+      'quarry:tenant-exempt: consumers read all tenants in order only through the security definer functions events.read_outbox_committed and events.outbox_held, which run as this owner';
 
     create or replace function events.consumer_lag(consumer_name text)
       returns table (pending bigint, oldest_pending_at timestamptz)
