@@ -3,8 +3,7 @@ import type { Kysely } from 'kysely';
 import type { ContentEvent } from '../core/writes.js';
 import { insertArtifact, insertArtifacts } from './artifacts.js';
 import { appendEvent, appendEvents } from './outbox.js';
-import type { Inserted, NewRow } from './schema.js';
-import type { ArtifactDatabase } from './schema.js';
+import type { ArtifactDatabase, Inserted, NewRow } from './schema.js';
 import { inTenant } from './tenant.js';
 
 /** One store_research write waiting for its commit. */
@@ -80,7 +79,8 @@ async function commitGroup(db: Kysely<ArtifactDatabase>, group: Pending[]): Prom
       group.forEach((p, i) => p.resolve(inserted[i]!));
       return;
     } catch {
-      // Some write of the group is refused (or the database failed): each alone, below.
+      // Some write of the group is refused (or the database failed): each alone, below, so
+      // every call gets its own outcome.
     }
   }
   for (const p of group) {
