@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   openLanceBm25Index,
   openLanceVectorIndex,
@@ -22,22 +21,20 @@ import {
   upsertBatch,
   VectorMemo,
 } from './corpus.js';
+import { BATCH_ITEMS, BATCH_WRITERS, storeAll, storeBatched, timedLoad, WRITERS } from './content-loads.js';
 import { luceneBm25Quality } from './lucene-bm25.js';
 import { createMcpCaller, type McpCaller } from './mcp.js';
 import { interleavedLatency, percentile } from './measure.js';
 import type { Phase, PhaseContext } from './phase.js';
 import { compared, type Results } from './report.js';
-import type { BenchSystem } from './system.js';
+import { untilFound, untilIndexed } from './waits.js';
 
-/** Concurrent MCP callers storing artifacts in the ingest and quality loads. */
-const WRITERS = 8;
 /** Words per source of the search corpus: ≈ 36 chunks each. */
 const DIGEST_WORDS = 8_000;
 /** Events per batch of the indexer (its default), and so per batch of the ingest baseline. */
 const INDEXER_BATCH = 100;
-/** How long one artifact may take to become searchable, and a whole load to be indexed, before the run fails. */
-const VISIBLE_WITHIN_MS = 120_000;
-const INDEXED_WITHIN_MS = 20 * 60_000;
+/** Concurrent store_research callers of the ingest load (the single-call throughput figure). */
+const INGEST_WRITERS = 32;
 
 /** 10000 → "10k", 500 → "500": the size in a metric key. */
 export function sizeLabel(n: number): string {
@@ -45,54 +42,6 @@ export function sizeLabel(n: number): string {
 }
 
 const elapsed = (since: number) => performance.now() - since;
-
-/** store_research calls from `WRITERS` concurrent callers; returns the artifact ids in input order. */
-async function storeAll(
-  caller: McpCaller,
-  artifacts: readonly { title: string; text: string; content: object }[],
-): Promise<string[]> {
-  const ids: string[] = new Array(artifacts.length);
-  let next = 0;
-  const writer = async () => {
-    for (let i = next++; i < artifacts.length; i = next++) {
-      const a = artifacts[i]!;
-      ids[i] = (
-        await caller.call('store_research', {
-          artifactType: 'finding',
-          title: a.title,
-          content: a.content,
-          contentText: a.text,
-        })
-      ).id as string;
-    }
-  };
-  await Promise.all(Array.from({ length: WRITERS }, writer));
-  return ids;
-}
-
-/** Polls search_sources (every ~5 ms) until `id` is among the results for `query`; returns when it is. */
-async function untilFound(caller: McpCaller, query: string, id: string): Promise<void> {
-  const started = performance.now();
-  for (;;) {
-    const found = await caller.call('search_sources', { query, limit: 10 });
-    if ((found.results as { id: string }[]).some((r) => r.id === id)) return;
-    if (elapsed(started) > VISIBLE_WITHIN_MS)
-      throw new Error(`artifact ${id} not searchable (query "${query}") after ${VISIBLE_WITHIN_MS / 1000} s`);
-    await sleep(5);
-  }
-}
-
-/** Until the indexer has nothing pending (everything stored so far is in both indexes). */
-async function untilIndexed(system: BenchSystem): Promise<void> {
-  const started = performance.now();
-  for (;;) {
-    const lag = await system.services.indexer.lag();
-    if (lag.pending === 0) return;
-    if (elapsed(started) > INDEXED_WITHIN_MS)
-      throw new Error(`indexer still has ${lag.pending} events pending after ${INDEXED_WITHIN_MS / 60_000} min`);
-    await sleep(20);
-  }
-}
 
 /**
  * Freshness: store_research of a text carrying a word of its own, then search_sources for that
@@ -133,66 +82,57 @@ async function freshness({ system, sizes, progress }: PhaseContext, docs: Cranfi
 }
 
 /**
- * Ingest: `count` single-abstract artifacts stored by concurrent MCP callers; the clock stops
- * when the indexer has nothing pending and the last one stored is searchable. Baseline: the
- * same texts through the indexer's core alone, in process (chunk, embed, one upsertMany per
- * index per batch of 100) into a scratch LanceDB directory: the index-write ceiling.
+ * Ingest: `count` single-abstract artifacts stored by `INGEST_WRITERS` concurrent store_research
+ * callers, then the same texts by store_research_batch (`BATCH_WRITERS` callers of
+ * `BATCH_ITEMS`), each into its own org, until indexed and searchable. Baseline: the same texts
+ * through the indexer's core alone, in process (chunk, embed, one upsertMany per index per
+ * batch of 100) into a scratch LanceDB directory: the index-write ceiling.
  */
-async function ingest({ system, progress }: PhaseContext, docs: Cranfield['docs'], count: number): Promise<Results> {
+async function ingest(context: PhaseContext, docs: Cranfield['docs'], count: number): Promise<Results> {
+  const { system, progress } = context;
   const label = sizeLabel(count);
-  const member = await system.createMember(`bench-ingest-${label}`);
-  const caller = createMcpCaller(system.quarryUrl, member.token, WRITERS);
   const artifacts = Array.from({ length: count }, (_, i) => ({ ...artifactText(docs, i), content: { n: i } }));
-  try {
-    progress(`ingest: ${count} artifacts, ${WRITERS} MCP writers, until indexed and searchable`);
-    const started = performance.now();
-    const ids = await storeAll(caller, artifacts);
-    const storedMs = elapsed(started);
-    await untilIndexed(system);
-    await untilFound(caller, artifacts.at(-1)!.marker, ids.at(-1)!);
-    const quarryMs = elapsed(started);
-    progress(
-      `ingest: ${count} stored in ${(storedMs / 1000).toFixed(1)} s, indexed and searchable after ${(quarryMs / 1000).toFixed(1)} s`,
-    );
+  progress(`ingest: ${count} artifacts, ${INGEST_WRITERS} MCP writers of store_research, until indexed and searchable`);
+  const quarryMs = await timedLoad(context, `bench-ingest-${label}`, artifacts, INGEST_WRITERS, (caller, a) =>
+    storeAll(caller, a, INGEST_WRITERS),
+  );
+  progress(`ingest: ${count} artifacts, ${BATCH_WRITERS} MCP writers of store_research_batch (${BATCH_ITEMS} each)`);
+  const batchMs = await timedLoad(context, `bench-ingest-batch-${label}`, artifacts, BATCH_WRITERS, storeBatched);
 
-    progress(`ingest baseline: the same ${count} texts through chunk + embed + upsert, in process`);
-    const dir = join(system.scratchDir, `ingest-baseline-${label}`);
-    const embedder = system.services.backends.embedder;
-    const bm25 = await openLanceBm25Index({ dir });
-    const vectors = await openLanceVectorIndex({ dir, embedder: await embedder.identity() });
-    try {
-      const embed: ChunkVectors = (chunks) => embedder.embed(chunks.map((c) => c.text));
-      const began = performance.now();
-      for (let i = 0; i < artifacts.length; i += INDEXER_BATCH) {
-        const batch = artifacts.slice(i, i + INDEXER_BATCH);
-        const sources = batch.map((a) =>
-          prepareSource(
-            {
-              orgId: member.orgId,
-              sourceTable: 'research_artifact',
-              sourceId: randomUUID(),
-              title: a.title,
-              artifactType: 'finding',
-            },
-            a.text,
-          ),
-        );
-        await upsertBatch({ bm25, vectors }, sources, embed);
-      }
-      const baselineMs = elapsed(began);
-      return {
-        [`p5_ingest_${label}_artifacts_per_s`]: compared(
-          count / (quarryMs / 1000),
-          count / (baselineMs / 1000),
-          'artifacts/s',
+  progress(`ingest baseline: the same ${count} texts through chunk + embed + upsert, in process`);
+  const dir = join(system.scratchDir, `ingest-baseline-${label}`);
+  const embedder = system.services.backends.embedder;
+  const bm25 = await openLanceBm25Index({ dir });
+  const vectors = await openLanceVectorIndex({ dir, embedder: await embedder.identity() });
+  try {
+    const embed: ChunkVectors = (chunks) => embedder.embed(chunks.map((c) => c.text));
+    const orgId = randomUUID();
+    const began = performance.now();
+    for (let i = 0; i < artifacts.length; i += INDEXER_BATCH) {
+      const batch = artifacts.slice(i, i + INDEXER_BATCH);
+      const sources = batch.map((a) =>
+        prepareSource(
+          {
+            orgId,
+            sourceTable: 'research_artifact',
+            sourceId: randomUUID(),
+            title: a.title,
+            artifactType: 'finding',
+          },
+          a.text,
         ),
-      };
-    } finally {
-      await bm25.close();
-      await vectors.close();
+      );
+      await upsertBatch({ bm25, vectors }, sources, embed);
     }
+    const baselineMs = elapsed(began);
+    const perSecond = (ms: number) => count / (ms / 1000);
+    return {
+      [`p5_ingest_${label}_artifacts_per_s`]: compared(perSecond(quarryMs), perSecond(baselineMs), 'artifacts/s'),
+      [`p5_ingest_batch_${label}_artifacts_per_s`]: compared(perSecond(batchMs), perSecond(baselineMs), 'artifacts/s'),
+    };
   } finally {
-    caller.close();
+    await bm25.close();
+    await vectors.close();
   }
 }
 
@@ -389,6 +329,8 @@ export const contentPipelinePhase: Phase = {
     results.p4_search_p50_ms = results[`p4_search_${largest(sizes.searchChunkCounts)}_p50_ms`]!;
     results.p4_search_p95_ms = results[`p4_search_${largest(sizes.searchChunkCounts)}_p95_ms`]!;
     results.p5_ingest_artifacts_per_s = results[`p5_ingest_${largest(sizes.ingestCounts)}_artifacts_per_s`]!;
+    results.p5_ingest_batch_artifacts_per_s =
+      results[`p5_ingest_batch_${largest(sizes.ingestCounts)}_artifacts_per_s`]!;
     return results;
   },
 };

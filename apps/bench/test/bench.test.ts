@@ -70,6 +70,8 @@ const CONTENT_COMPARED: Record<string, string> = {
   p3_freshness_p95_ms: 'ms',
   p5_ingest_40_artifacts_per_s: 'artifacts/s',
   p5_ingest_artifacts_per_s: 'artifacts/s',
+  p5_ingest_batch_40_artifacts_per_s: 'artifacts/s',
+  p5_ingest_batch_artifacts_per_s: 'artifacts/s',
   p4_search_500_p50_ms: 'ms',
   p4_search_500_p95_ms: 'ms',
   p4_search_p50_ms: 'ms',
@@ -215,6 +217,7 @@ describe('npm run bench (smoke sizes: seconds, not a measurement)', () => {
     // The headline rows are the largest size's.
     expect(results.p4_search_p50_ms).toEqual(results.p4_search_500_p50_ms);
     expect(results.p5_ingest_artifacts_per_s).toEqual(results.p5_ingest_40_artifacts_per_s);
+    expect(results.p5_ingest_batch_artifacts_per_s).toEqual(results.p5_ingest_batch_40_artifacts_per_s);
     // `quarry start` and its PostgreSQL were measured (plausible sizes, in MB).
     for (const key of ['p6_rss_idle_mb', 'p6_rss_load_mb', 'p6_postgres_rss_idle_mb', 'p6_postgres_rss_load_mb']) {
       expect({

@@ -19,7 +19,7 @@ export interface ServiceRoles {
   app: { role: string; password: string };
   /**
    * What the indexer connects as: also NOBYPASSRLS, plus membership of quarry_event_consumer
-   * (the one cross-tenant read path, events.read_outbox). Kept apart from the app role so a
+   * (the one cross-tenant read path, events.read_outbox_committed). Kept apart from the app role so a
    * request-serving service can never read another tenant's events.
    */
   indexer: { role: string; password: string };

@@ -61,6 +61,7 @@ describe('the tool catalogue', () => {
       'request_user_review',
       'search_sources',
       'store_research',
+      'store_research_batch',
       'store_research_output',
       'submit_extraction',
       'submit_research_feedback',

@@ -73,14 +73,6 @@ export interface EventHeaders {
 }
 
 /**
- * Global lock key taken before each outbox insert (see docs/adr/0008-event-log.md): outbox ids
- * come from a sequence at insert time, but transactions commit in any order, so a consumer at
- * offset 6 could miss id 5 committing later. Holding this transaction-level lock from the insert
- * to commit makes ids commit in order. Keep the work after appending an event short.
- */
-const OUTBOX_ORDER_LOCK = 0x7175_6f75; // "quou"
-
-/**
  * Build and validate the event, then insert it into `events.outbox` in the caller's
  * transaction, so the event exists exactly when the row it describes does (rolled back with
  * it). `trx` must be inside `withTenant` for `input.orgId` (row-level security refuses other
@@ -91,25 +83,52 @@ export async function appendContentEvent<DB>(
   input: ContentEventInput,
   options: { traceparent?: string } = {},
 ): Promise<{ eventId: string }> {
-  const { occurredAt, ...rest } = input;
-  const event = ContentCreatedV1Schema.parse({
-    ...rest,
-    schemaVersion: 1,
-    eventId: randomUUID(),
-    type: CONTENT_CREATED_TOPIC,
-    occurredAt: (occurredAt ?? new Date()).toISOString(),
-  });
-  const headers: EventHeaders = { 'event-type': event.type, 'schema-version': String(event.schemaVersion) };
-  if (options.traceparent) headers.traceparent = options.traceparent;
-  await insertOutbox(trx, event, headers);
-  return { eventId: event.eventId };
+  const [appended] = await appendContentEvents(trx, [input], options);
+  return appended!;
 }
 
-async function insertOutbox<DB>(trx: Transaction<DB>, event: ContentEventV1, headers: EventHeaders): Promise<void> {
-  await sql`select pg_advisory_xact_lock(${OUTBOX_ORDER_LOCK})`.execute(trx);
+/**
+ * appendContentEvent for many rows of one transaction (a batch store, or several calls committed
+ * together): every event is built and validated first, then all are inserted by one statement.
+ * `traceparent` per event when they come from different calls, else `options.traceparent`.
+ * Returns their ids in input order.
+ */
+export async function appendContentEvents<DB>(
+  trx: Transaction<DB>,
+  inputs: readonly (ContentEventInput & { traceparent?: string })[],
+  options: { traceparent?: string } = {},
+): Promise<{ eventId: string }[]> {
+  const now = new Date();
+  const events = inputs.map(({ occurredAt, traceparent, ...rest }) => ({
+    event: ContentCreatedV1Schema.parse({
+      ...rest,
+      schemaVersion: 1,
+      eventId: randomUUID(),
+      type: CONTENT_CREATED_TOPIC,
+      occurredAt: (occurredAt ?? now).toISOString(),
+    }),
+    traceparent: traceparent ?? options.traceparent,
+  }));
+  await insertOutbox(trx, events);
+  return events.map(({ event }) => ({ eventId: event.eventId }));
+}
+
+// No lock: rows carry their transaction's id (the `tx` column's default) and consumers read only
+// transactions older than every one still running (events.read_outbox_committed), so writers
+// never wait for each other here (docs/adr/0038-ingest-without-a-global-outbox-lock.md).
+async function insertOutbox<DB>(
+  trx: Transaction<DB>,
+  events: readonly { event: ContentEventV1; traceparent?: string }[],
+): Promise<void> {
+  if (events.length === 0) return;
+  const rows = events.map(({ event, traceparent }) => {
+    const headers: EventHeaders = { 'event-type': event.type, 'schema-version': String(event.schemaVersion) };
+    if (traceparent) headers.traceparent = traceparent;
+    return sql`(${event.eventId}, ${event.orgId}, ${event.type}, ${event.orgId}, ${JSON.stringify(event)}::jsonb, ${JSON.stringify(headers)}::jsonb)`;
+  });
   await sql`
     insert into events.outbox (event_id, org_id, topic, key, payload, headers)
-    values (${event.eventId}, ${event.orgId}, ${event.type}, ${event.orgId}, ${JSON.stringify(event)}::jsonb, ${JSON.stringify(headers)}::jsonb)
+    values ${sql.join(rows)}
   `.execute(trx);
 }
 
@@ -145,9 +164,8 @@ export async function appendContentDeletedEvents<DB>(
         and t.payload->>'sourceTable' = k."sourceTable" and t.payload->>'sourceId' = k."sourceId"
     `.execute(trx);
   }
-  for (const event of events) {
-    const headers: EventHeaders = { 'event-type': event.type, 'schema-version': String(event.schemaVersion) };
-    if (options.traceparent) headers.traceparent = options.traceparent;
-    await insertOutbox(trx, event, headers);
-  }
+  await insertOutbox(
+    trx,
+    events.map((event) => ({ event, traceparent: options.traceparent })),
+  );
 }

@@ -5,9 +5,11 @@ import { ContentEventV1Schema } from './content-event.js';
 import { deliver, DeliveryAborted, errorText, notifyDeadLetter, type DeliveryPlan } from './delivery.js';
 import type { DeliveredEvent, EventLog, SubscribeOptions, Subscription } from './port.js';
 
-/** An `events.outbox` row as `events.read_outbox` returns it. */
+/** An `events.outbox` row as `events.read_outbox_committed` returns it. */
 export interface OutboxRecord {
   id: string;
+  /** The inserting transaction's id (xid8 as text): with `id`, the order consumers read in. */
+  tx: string;
   event_id: string;
   org_id: string;
   topic: string;
@@ -36,9 +38,10 @@ export interface EmbeddedEventLogDeps {
 const OUTBOX_CHANNEL = 'quarry_outbox';
 
 /**
- * The embedded event log: the outbox table itself, read in id order after a stored consumer
- * offset, woken by LISTEN/NOTIFY at commit (no polling delay), dead letters in
- * events.dead_letters. One active subscription per consumer name.
+ * The embedded event log: the outbox table itself, read in (transaction, id) order after a
+ * stored consumer position, only rows of transactions older than every one still running (so a
+ * row committing later can never sort before the position), woken by LISTEN/NOTIFY at commit (no
+ * polling delay), dead letters in events.dead_letters. One active subscription per consumer name.
  */
 export function createEmbeddedEventLog(deps: EmbeddedEventLogDeps): EventLog {
   const subscriptions = new Set<Subscription>();
@@ -71,12 +74,14 @@ async function startSubscription(deps: EmbeddedEventLogDeps, options: SubscribeO
   const { db } = deps;
   const { consumer, handler } = options;
   const batchSize = options.batchSize ?? 100;
+  const maxBatchBytes = options.maxBatchBytes ?? 16 * 1024 * 1024;
   const maxAttempts = options.maxAttempts ?? 5;
   const retryDelayMs = options.retryDelayMs ?? 200;
   const pollIntervalMs = deps.pollIntervalMs ?? 5_000;
   const onError = deps.onError ?? (() => undefined);
   if (!consumer) throw new TypeError('subscribe: consumer name is required');
   if (!(batchSize >= 1)) throw new TypeError('subscribe: batchSize must be >= 1');
+  if (!(maxBatchBytes >= 1)) throw new TypeError('subscribe: maxBatchBytes must be >= 1');
   if (!(maxAttempts >= 1)) throw new TypeError('subscribe: maxAttempts must be >= 1');
 
   let closed = false;
@@ -147,10 +152,11 @@ async function startSubscription(deps: EmbeddedEventLogDeps, options: SubscribeO
   }
 
   session = await openSession();
-  let position = session ? await readPosition(db, consumer) : '0';
+  let position: Position = session ? await readPosition(db, consumer) : START;
   const commitRow = async (row: OutboxRecord) => {
-    await storePosition(db, consumer, row.id);
-    position = row.id;
+    const next = { tx: row.tx, id: row.id };
+    await storePosition(db, consumer, next);
+    position = next;
   };
   // Store the dead letter, then tell the subscriber (the offset moves past it afterwards).
   const deadLetter = async (row: OutboxRecord, delivered: DeliveredEvent | null, attempts: number, error: string) => {
@@ -174,9 +180,18 @@ async function startSubscription(deps: EmbeddedEventLogDeps, options: SubscribeO
     deadLetter: (item, attempts, error) => deadLetter(item.row, item.delivered, attempts, errorText(error)),
   };
 
-  async function step(): Promise<boolean> {
-    const { rows } = await sql<OutboxRecord>`select * from events.read_outbox(${position}, ${batchSize})`.execute(db);
-    if (rows.length === 0) return false;
+  // 'idle': nothing after the position; 'held': committed rows wait behind an older
+  // transaction still running, which may end without a notification, so look again soon.
+  async function step(): Promise<'worked' | 'idle' | 'held'> {
+    const { rows } = await sql<OutboxRecord>`
+      select * from events.read_outbox_committed(${position.tx}::xid8, ${position.id}, ${batchSize}, ${maxBatchBytes})`.execute(
+      db,
+    );
+    if (rows.length === 0) {
+      const held = await sql<{ held: boolean }>`
+        select events.outbox_held(${position.tx}::xid8, ${position.id}) as held`.execute(db);
+      return held.rows[0]?.held ? 'held' : 'idle';
+    }
     // Events up to the first undecodable one go to the handler; that one is dead-lettered
     // at once (retrying cannot fix it) and the next read continues after it.
     const items: Item[] = [];
@@ -194,9 +209,10 @@ async function startSubscription(deps: EmbeddedEventLogDeps, options: SubscribeO
       await deadLetter(poison, null, 1, 'invalid payload: not a content.created v1 event for its org');
       await commitRow(poison);
     }
-    return true;
+    return 'worked';
   }
 
+  let heldWaitMs = HELD_FIRST_WAIT_MS;
   const loop = (async () => {
     while (!closed) {
       notified = false;
@@ -209,8 +225,14 @@ async function startSubscription(deps: EmbeddedEventLogDeps, options: SubscribeO
           }
           position = await readPosition(db, consumer); // it may have moved while we were away
         }
-        const worked = await step();
-        if (!worked && !notified && !closed) await pause(pollIntervalMs, true);
+        const outcome = await step();
+        if (outcome === 'held') {
+          if (!notified && !closed) await pause(heldWaitMs, true);
+          heldWaitMs = Math.min(heldWaitMs * 2, HELD_MAX_WAIT_MS);
+          continue;
+        }
+        heldWaitMs = HELD_FIRST_WAIT_MS;
+        if (outcome === 'idle' && !notified && !closed) await pause(pollIntervalMs, true);
       } catch (error) {
         if (error instanceof DeliveryAborted) break;
         onError(error);
@@ -233,20 +255,34 @@ async function startSubscription(deps: EmbeddedEventLogDeps, options: SubscribeO
   };
 }
 
+/** A consumer's place in the outbox: the (tx, id) of the last row it finished. */
+interface Position {
+  tx: string;
+  id: string;
+}
+const START: Position = { tx: '0', id: '0' };
+
+/** How soon a consumer looks again at rows held behind a running transaction, doubling up to the cap. */
+const HELD_FIRST_WAIT_MS = 2;
+const HELD_MAX_WAIT_MS = 200;
+
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-async function readPosition(db: Kysely<any>, consumer: string): Promise<string> {
-  const { rows } = await sql<{
-    position: string;
-  }>`select position from events.consumer_offsets where consumer = ${consumer}`.execute(db);
-  return rows[0]?.position ?? '0';
+async function readPosition(db: Kysely<any>, consumer: string): Promise<Position> {
+  const { rows } = await sql<Position>`
+    select position_tx::text as tx, position::text as id from events.consumer_offsets where consumer = ${consumer}`.execute(
+    db,
+  );
+  return rows[0] ?? START;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-async function storePosition(db: Kysely<any>, consumer: string, position: string): Promise<void> {
+async function storePosition(db: Kysely<any>, consumer: string, position: Position): Promise<void> {
   await sql`
-    insert into events.consumer_offsets (consumer, position) values (${consumer}, ${position})
-    on conflict (consumer) do update set position = excluded.position, updated_at = now()
-      where events.consumer_offsets.position < excluded.position`.execute(db);
+    insert into events.consumer_offsets (consumer, position_tx, position) values (${consumer}, ${position.tx}::xid8, ${position.id})
+    on conflict (consumer) do update set position_tx = excluded.position_tx, position = excluded.position, updated_at = now()
+      where (events.consumer_offsets.position_tx, events.consumer_offsets.position) < (excluded.position_tx, excluded.position)`.execute(
+    db,
+  );
 }
 
 async function writeDeadLetter(

@@ -4,6 +4,7 @@
 export { eventsSchemas } from './migrations/index.js';
 export {
   appendContentEvent,
+  appendContentEvents,
   appendContentDeletedEvents,
   ContentCreatedV1Schema,
   ContentDeletedV1Schema,

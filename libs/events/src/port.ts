@@ -2,7 +2,7 @@ import type { ContentEventV1 } from './content-event.js';
 
 /** One event as a consumer receives it. */
 export interface DeliveredEvent {
-  /** Position in the log: the outbox id (embedded) or "partition:offset" (Kafka). Opaque. */
+  /** Position in the log: the outbox id (embedded) or "partition:offset" (Kafka). Opaque, not an order. */
   readonly offset: string;
   readonly topic: string;
   /** The ordering key: the org id. */
@@ -23,6 +23,11 @@ export interface SubscribeOptions {
   handler(batch: readonly DeliveredEvent[]): Promise<void>;
   /** Most events per handler call. Default 100. */
   batchSize?: number;
+  /**
+   * Embedded log: about how many bytes of stored payload one batch reads (at least one event),
+   * so a batch of long texts stays bounded in memory. Default 16 MiB. Kafka bounds its own fetches.
+   */
+  maxBatchBytes?: number;
   /**
    * Times one event is handed to the handler alone (after its batch failed) before it goes to
    * the dead letters and the stream moves on. Default 5. `Infinity`: never give up (relay).
@@ -68,8 +73,11 @@ export interface Subscription {
 
 /**
  * The port every consumer of content events uses. Guarantees: at least once; in order per org
- * (the key); offsets stored only after the handler succeeds; a poison event is retried a
- * bounded number of times, then dead-lettered, and later events keep flowing.
+ * (the key) as far as writes are ordered at all: an event appended by a transaction that began
+ * after another committed comes after that one's events (concurrent transactions have no order;
+ * consumers order versions by the event's own occurredAt); offsets stored only after the handler
+ * succeeds; a poison event is retried a bounded number of times, then dead-lettered, and later
+ * events keep flowing.
  */
 export interface EventLog {
   subscribe(options: SubscribeOptions): Promise<Subscription>;

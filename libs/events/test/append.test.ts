@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { assertTenantSafety, sql, withTenant } from '@quarry/db';
 import { createTestDatabase, type TestDatabase } from '@quarry/testing';
-import { appendContentEvent, ContentCreatedV1Schema, eventsSchemas } from '../src/index.js';
+import { appendContentEvent, appendContentEvents, ContentCreatedV1Schema, eventsSchemas } from '../src/index.js';
 
 let database: TestDatabase;
 beforeAll(async () => {
@@ -65,6 +65,29 @@ describe('appendContentEvent', () => {
     expect(rows.some((r) => r.event_id === eventId)).toBe(false);
   });
 
+  it('appends many events with one statement, in input order, and rolls them back together', async () => {
+    const inputs = [input(orgA, 1), input(orgA, 2), input(orgA, 3)];
+    const appended = await withTenant(database.app, { orgId: orgA }, (trx) => appendContentEvents(trx, inputs));
+    const rows = await outboxRows();
+    const mine = appended.map(({ eventId }) => rows.find((r) => r.event_id === eventId));
+    expect(mine.map((r) => ContentCreatedV1Schema.parse(r?.payload).sourceId)).toEqual(inputs.map((i) => i.sourceId));
+    // One statement, one transaction: the same tx for all.
+    const { rows: txs } = await sql<{ n: number }>`
+      select count(distinct tx)::int as n from events.outbox where event_id = any(${appended.map((a) => a.eventId)})`.execute(
+      database.admin,
+    );
+    expect(txs).toEqual([{ n: 1 }]);
+
+    const before = (await outboxRows()).length;
+    await expect(
+      withTenant(database.app, { orgId: orgA }, async (trx) => {
+        await appendContentEvents(trx, [input(orgA, 4), input(orgA, 5)]);
+        throw new Error('the batch failed after its events');
+      }),
+    ).rejects.toThrow('the batch failed');
+    expect((await outboxRows()).length).toBe(before);
+  });
+
   it('refuses an event for another org than the transaction tenant', async () => {
     await expect(
       withTenant(database.app, { orgId: orgA }, (trx) => appendContentEvent(trx, input(orgB))),
@@ -106,7 +129,7 @@ describe('tenant safety of the events schema', () => {
     await expect(
       database.admin.transaction().execute(async (trx) => {
         await sql`set local role quarry_events_test_stranger`.execute(trx);
-        await sql`select * from events.read_outbox(0, 10)`.execute(trx);
+        await sql`select * from events.read_outbox_committed(0::text::xid8, 0, 10, 1000000)`.execute(trx);
       }),
     ).rejects.toThrow(/permission denied/);
   });

@@ -24,9 +24,13 @@ async function ageAll(days: number, upTo?: string): Promise<void> {
             where ${upTo ?? null}::bigint is null or id <= ${upTo ?? null}::bigint`.execute(database.admin);
 }
 
+/** Store `consumer`'s position as having finished the event with this id (its transaction and id). */
 async function setOffset(consumer: string, position: string): Promise<void> {
-  await sql`insert into events.consumer_offsets (consumer, position) values (${consumer}, ${position})
-            on conflict (consumer) do update set position = excluded.position`.execute(database.admin);
+  await sql`insert into events.consumer_offsets (consumer, position_tx, position)
+            select ${consumer}, o.tx, o.id from events.outbox o where o.id = ${position}::bigint
+            on conflict (consumer) do update set position_tx = excluded.position_tx, position = excluded.position`.execute(
+    database.admin,
+  );
 }
 
 async function reset(): Promise<void> {
@@ -65,6 +69,20 @@ describe('compactOutbox', () => {
     // A retention of zero lets the consumed recent event go too.
     expect(await compactOutbox(database.app, { retentionMs: 0 })).toBe(1);
     expect(await outbox()).toEqual([]);
+  });
+
+  it('keeps an event of a transaction that committed after the position, even with a lower id', async () => {
+    await reset();
+    await appendEvents(database.app, randomUUID(), ['early', 'late', 'passed']);
+    const ids = (await outbox()).map((r) => r.id);
+    await setOffset('all', ids[2]!);
+    // 'late' took its id before 'passed' but its transaction committed after the consumer's
+    // position: consumers read in (transaction, id) order, so it is still ahead of them.
+    await sql`update events.outbox set tx = ((select tx from events.outbox where id = ${ids[2]}::bigint)::text::bigint + 1)::text::xid8
+              where id = ${ids[1]}::bigint`.execute(database.admin);
+    await ageAll(30);
+    expect(await compactOutbox(database.app, { retentionMs: DAY })).toBe(2);
+    expect((await outbox()).map((r) => r.title)).toEqual(['late']);
   });
 
   it('works in bounded batches: maxBatches stops early and the next call continues', async () => {

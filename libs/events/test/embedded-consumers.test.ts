@@ -18,7 +18,7 @@ useEventLogDatabase();
 describe('one active instance per consumer, and lag', () => {
   it('keeps a second instance of the same consumer on standby until the first goes away', async () => {
     const org = randomUUID();
-    await sql`insert into events.consumer_offsets (consumer, position) select 'standby', coalesce(max(id), 0) from events.outbox`.execute(
+    await sql`insert into events.consumer_offsets (consumer, position_tx, position) select 'standby', coalesce(max(tx), '0'), coalesce(max(id), 0) from events.outbox`.execute(
       database.admin,
     );
     const byFirst: string[] = [];
@@ -72,7 +72,7 @@ describe('one active instance per consumer, and lag', () => {
   });
 
   it('reports how many events a consumer has not finished and how old the oldest is', async () => {
-    await sql`insert into events.consumer_offsets (consumer, position) select 'lagging', coalesce(max(id), 0) from events.outbox`.execute(
+    await sql`insert into events.consumer_offsets (consumer, position_tx, position) select 'lagging', coalesce(max(tx), '0'), coalesce(max(id), 0) from events.outbox`.execute(
       database.admin,
     );
     expect(await consumerLag(database.app, 'lagging')).toEqual({ pending: 0, oldestPendingAgeMs: null });

@@ -35,7 +35,7 @@ describe('embedded event log (the outbox)', () => {
   it('redelivers an unfinished batch after a crash and resumes from the stored offset', async () => {
     const org = randomUUID();
     // Start this consumer at the current end of the log, so its batches are exactly r1-r3, r4-r6, r7.
-    await sql`insert into events.consumer_offsets (consumer, position) select 'restart', coalesce(max(id), 0) from events.outbox`.execute(
+    await sql`insert into events.consumer_offsets (consumer, position_tx, position) select 'restart', coalesce(max(tx), '0'), coalesce(max(id), 0) from events.outbox`.execute(
       database.admin,
     );
     const ids = await appendEvents(database.app, org, ['r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'r7']);

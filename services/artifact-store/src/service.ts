@@ -16,9 +16,11 @@ import { purgePlanContent } from './handlers/purge-plan-content.js';
 import { listTags } from './handlers/list-tags.js';
 import { storeExtractionResult } from './handlers/store-extraction-result.js';
 import { storeResearchOutput } from './handlers/store-research-output.js';
+import { storeResearchBatch } from './handlers/store-research-batch.js';
 import { storeResearch } from './handlers/store-research.js';
 import { submitSubagentReport } from './handlers/submit-subagent-report.js';
 import { updateArtifactTags } from './handlers/update-artifact-tags.js';
+import { createArtifactWriter } from './store/group-commit.js';
 
 export type { ArtifactServiceDeps } from './handlers/deps.js';
 
@@ -31,24 +33,28 @@ export type { ArtifactServiceDeps } from './handlers/deps.js';
  * Reads page long text within a byte budget (handlers/text-pages.ts).
  */
 export function createArtifactService(deps: ArtifactServiceDeps): artifactV1.ArtifactServiceServer {
-  return handlersWith(deps, {
-    storeResearch,
-    storeResearchOutput,
-    submitSubagentReport,
-    getArtifact,
-    getResearchOutput,
-    getExtraction,
-    fetch,
-    listArtifacts,
-    listResearchOutputs,
-    listTags,
-    updateArtifactTags,
-    listPlanArtifacts,
-    getArtifactText,
-    storeExtractionResult,
-    checkExtractionTarget,
-    deleteArtifact,
-    deleteResearchOutput,
-    purgePlanContent,
-  });
+  return handlersWith(
+    { ...deps, artifactWrites: createArtifactWriter(deps.db) },
+    {
+      storeResearch,
+      storeResearchBatch,
+      storeResearchOutput,
+      submitSubagentReport,
+      getArtifact,
+      getResearchOutput,
+      getExtraction,
+      fetch,
+      listArtifacts,
+      listResearchOutputs,
+      listTags,
+      updateArtifactTags,
+      listPlanArtifacts,
+      getArtifactText,
+      storeExtractionResult,
+      checkExtractionTarget,
+      deleteArtifact,
+      deleteResearchOutput,
+      purgePlanContent,
+    },
+  );
 }

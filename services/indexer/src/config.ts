@@ -35,7 +35,7 @@ const indexerConfigShape = z.object({
   KAFKA_SASL_USERNAME: z.string().min(1).optional(),
   KAFKA_SASL_PASSWORD: z.string().min(1).optional(),
   ...searchBackendsConfigShape,
-  INDEXER_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
+  INDEXER_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(500),
   ...outboxRetentionField,
 });
 

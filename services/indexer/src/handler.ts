@@ -55,6 +55,8 @@ export type IndexHandler = (batch: readonly DeliveredEvent[]) => Promise<IndexRe
 interface Work {
   event: ContentCreatedV1;
   recheck: boolean;
+  /** Whether a version of this source is recorded (so the indexes may hold some of its chunks). */
+  known: boolean;
   source: IndexedSource;
 }
 
@@ -110,6 +112,7 @@ export function createIndexHandler(deps: IndexHandlerDeps): IndexHandler {
         work.push({
           event,
           recheck: decision === 'recheck',
+          known: recorded.has(sourceKeyOf(event)),
           source: prepareSource(sourceMeta(event), event.text, deps.chunkOptions),
         });
     }
@@ -118,7 +121,11 @@ export function createIndexHandler(deps: IndexHandlerDeps): IndexHandler {
     // Only chunks whose hash the vector index lacks are written. A chunk whose text the index
     // already holds at the same place of the same source changed only in its metadata (new tags,
     // say): it is written again with the vector it has. The rest are embedded, all in one call.
-    const storedHashes = await vectors.hashesMany(sources);
+    // A source with no recorded version is new to the indexes (or was half-written before a
+    // crash, which the adapters' own hash reads repair): its hashes are not read here, so a
+    // batch of new sources goes straight to embedding (one engine round trip less per batch).
+    const known = work.filter((w) => w.known).map((w) => w.source);
+    const storedHashes = known.length > 0 ? await vectors.hashesMany(known) : new Map<string, Map<number, string>>();
     const changed = planUpsertMany(storedHashes, sources).writes;
     const vectorOf = await keptVectors(
       vectors,

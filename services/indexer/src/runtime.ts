@@ -42,7 +42,7 @@ export type IndexerOptions = ServiceOptions &
      * and with `relay` also copy outbox rows to Kafka from this process.
      */
     kafka?: { brokers: string; security: KafkaSecurity; relay: boolean };
-    /** Most events per batch. Default 100. */
+    /** Most events per batch. Default 500 (INDEXER_BATCH_SIZE in consumer.ts). */
     batchSize?: number;
     /** The embedded offset row or Kafka consumer group. Default `indexer` (what `quarry reindex` rewinds). */
     consumer?: string;

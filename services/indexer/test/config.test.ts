@@ -24,7 +24,7 @@ describe('loadIndexerConfig', () => {
     const config = loadIndexerConfig({ DATABASE_URL: DB, QUARRY_DATA_DIR: dataDir });
     expect(config).toMatchObject({
       DATABASE_URL: DB,
-      INDEXER_BATCH_SIZE: 100,
+      INDEXER_BATCH_SIZE: 500,
       HOST: '127.0.0.1',
       METRICS_PORT: 9468,
       QUARRY_OUTBOX_RELAY: true,

@@ -142,7 +142,7 @@ describe('lag', () => {
       cleanup.push(() => eventLog.close());
 
       // A consumer that starts at the current end of the log: only this test's events count.
-      await sql`insert into events.consumer_offsets (consumer, position) select 'lag-test', coalesce(max(id), 0) from events.outbox`.execute(
+      await sql`insert into events.consumer_offsets (consumer, position_tx, position) select 'lag-test', coalesce(max(tx), '0'), coalesce(max(id), 0) from events.outbox`.execute(
         database.admin,
       );
       const org = randomUUID();
@@ -215,7 +215,7 @@ describe('dead letters', () => {
       const eventLog = createEmbeddedEventLog({ db, connectionString: database.appUrl });
       cleanup.push(() => eventLog.close());
 
-      await sql`insert into events.consumer_offsets (consumer, position) select 'dead-letter-test', coalesce(max(id), 0) from events.outbox`.execute(
+      await sql`insert into events.consumer_offsets (consumer, position_tx, position) select 'dead-letter-test', coalesce(max(tx), '0'), coalesce(max(id), 0) from events.outbox`.execute(
         database.admin,
       );
       const org = randomUUID();

@@ -4182,6 +4182,82 @@ export const toolDefinitions: readonly ToolDefinition[] = [
     ]
   },
   {
+    "name": "store_research_batch",
+    "title": "Store research artifacts in bulk",
+    "description": "Store up to 100 research artifacts in one call, e.g. to import a library: each item is an object of store_research's arguments. Items are checked one by one: a refused item gets its error in `results` and the others are stored. One result per item, in order.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "artifacts": {
+          "type": "array",
+          "items": {
+            "type": "object"
+          },
+          "minItems": 1,
+          "maxItems": 100,
+          "description": "The artifacts, each an object of store_research's arguments."
+        }
+      },
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "results": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "id": {
+                "type": "string",
+                "description": "The new artifact's ID; absent when the artifact was refused."
+              },
+              "errorCode": {
+                "type": "string",
+                "description": "Why it was refused: the error code store_research would return (e.g. INVALID_ARGUMENT)."
+              },
+              "error": {
+                "type": "string",
+                "description": "Why it was refused, in words."
+              }
+            },
+            "additionalProperties": false
+          },
+          "description": "One result per artifact sent, in the same order."
+        },
+        "stored": {
+          "type": "integer",
+          "minimum": -2147483648,
+          "maximum": 2147483647,
+          "description": "How many artifacts were stored."
+        },
+        "refused": {
+          "type": "integer",
+          "minimum": -2147483648,
+          "maximum": 2147483647,
+          "description": "How many were refused (their results say why)."
+        }
+      },
+      "required": [
+        "results",
+        "stored",
+        "refused"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": false,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.artifact.v1.ArtifactService",
+      "method": "StoreResearchBatch",
+      "path": "/quarry.artifact.v1.ArtifactService/StoreResearchBatch"
+    }
+  },
+  {
     "name": "store_research_output",
     "title": "Store research output",
     "description": "Store a deliverable of a research plan in the form the user asked for: text forms (conversation, markdown, html) as text in `content` (up to 1 MiB); word, excel and powerpoint documents base64-encoded (up to 2 MiB decoded), with a contentSummary (the only searchable part). Returns the output's ID.",

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { CursorCodec } from '../core/read-cursor.js';
 import type { PlanReferences } from '../plans.js';
+import type { ArtifactWriter } from '../store/group-commit.js';
 import type { ArtifactDatabase } from '../store/schema.js';
 
 /** How the read tools page long text (docs/adr/0024-read-back-budget-and-urls.md). */
@@ -17,4 +18,10 @@ export interface ArtifactServiceDeps {
   plans: PlanReferences;
   reads: ReadSettings;
   logger: Logger;
+}
+
+/** What the service adds for its handlers: state shared by the calls of one service instance. */
+export interface HandlerDeps extends ArtifactServiceDeps {
+  /** store_research's writes, committed in groups per org (store/group-commit.ts). */
+  artifactWrites: ArtifactWriter;
 }

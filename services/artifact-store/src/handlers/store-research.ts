@@ -1,22 +1,20 @@
 import type { artifactV1 } from '@quarry/contracts';
 import type { CallContext } from '@quarry/grpc';
 import { researchArtifact } from '../core/writes.js';
-import { insertArtifact } from '../store/artifacts.js';
-import { appendEvent } from '../store/outbox.js';
-import { inTenant } from '../store/tenant.js';
-import type { ArtifactServiceDeps } from './deps.js';
+import type { HandlerDeps } from './deps.js';
 
-/** StoreResearch: a client's artifact, attached to a plan (and step) only once the plan engine resolves them. */
+/**
+ * StoreResearch: a client's artifact, attached to a plan (and step) only once the plan engine
+ * resolves them; the row and its event are committed together with the org's concurrent
+ * store_research calls (store/group-commit.ts).
+ */
 export async function storeResearch(
-  deps: ArtifactServiceDeps,
+  deps: HandlerDeps,
   req: artifactV1.StoreResearchRequest,
   ctx: CallContext,
 ): Promise<artifactV1.StoreResearchResponse> {
   const write = researchArtifact(req);
   if (req.planId) await deps.plans.resolve(ctx, req.planId, req.stepId);
-  return inTenant(deps.db, ctx, async (trx) => {
-    const inserted = await insertArtifact(trx, ctx.identity.orgId, write.row);
-    await appendEvent(trx, ctx, inserted, write.event);
-    return { id: inserted.id, artifactType: req.artifactType, title: req.title, stored: true };
-  });
+  const inserted = await deps.artifactWrites.write(ctx, write.row, write.event);
+  return { id: inserted.id, artifactType: req.artifactType, title: req.title, stored: true };
 }

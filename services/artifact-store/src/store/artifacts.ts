@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Inserted, NewRow } from './schema.js';
 import type { Trx } from './tenant.js';
@@ -16,6 +17,26 @@ export async function insertArtifact(
     .returning(['id', 'created_at'])
     .executeTakeFirstOrThrow();
   return { id: inserted.id, createdAt: inserted.created_at };
+}
+
+/**
+ * Many artifacts by one statement (a batch store), returned in input order. Ids are chosen here
+ * so each row is matched to its input without relying on the order RETURNING gives.
+ */
+export async function insertArtifacts(
+  trx: Trx,
+  orgId: string,
+  rows: readonly NewRow<'artifact.research_artifacts'>[],
+): Promise<Inserted[]> {
+  if (rows.length === 0) return [];
+  const ids = rows.map(() => randomUUID());
+  const inserted = await trx
+    .insertInto('artifact.research_artifacts')
+    .values(rows.map((row, i) => ({ ...row, id: ids[i], org_id: orgId })))
+    .returning(['id', 'created_at'])
+    .execute();
+  const createdAt = new Map(inserted.map((r) => [r.id, r.created_at]));
+  return ids.map((id) => ({ id, createdAt: createdAt.get(id)! }));
 }
 
 /** A plan's artifacts, oldest first (ties by id, so the order is stable), at most `limit`. */

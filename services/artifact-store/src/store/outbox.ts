@@ -1,4 +1,4 @@
-import { appendContentDeletedEvents, appendContentEvent } from '@quarry/events';
+import { appendContentDeletedEvents, appendContentEvent, appendContentEvents } from '@quarry/events';
 import type { CallContext } from '@quarry/grpc';
 import type { Transaction } from 'kysely';
 import type { ContentEvent } from '../core/writes.js';
@@ -23,6 +23,26 @@ export async function appendEvent(trx: Trx, ctx: CallContext, source: Inserted, 
     { ...event, sourceId: source.id, createdAt: source.createdAt.toISOString(), orgId: ctx.identity.orgId },
     { traceparent: traceparentOf(ctx) },
   );
+}
+
+/**
+ * appendEvent for many rows of one transaction (a batch store, or calls committed together):
+ * one insert for all their events, each with its own call's traceparent.
+ */
+export async function appendEvents(
+  trx: Trx,
+  writes: readonly { ctx: CallContext; source: Inserted; event: ContentEvent }[],
+): Promise<void> {
+  const inputs = writes
+    .filter(({ event }) => event.text.trim())
+    .map(({ ctx, source, event }) => ({
+      ...event,
+      sourceId: source.id,
+      createdAt: source.createdAt.toISOString(),
+      orgId: ctx.identity.orgId,
+      traceparent: traceparentOf(ctx),
+    }));
+  await appendContentEvents(trx as unknown as Transaction<unknown>, inputs);
 }
 
 /**

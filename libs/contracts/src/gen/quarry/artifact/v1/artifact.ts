@@ -315,6 +315,33 @@ export interface StoreResearchResponse {
   stored: boolean;
 }
 
+export interface StoreResearchBatchRequest {
+  /** The artifacts, each an object of store_research's arguments. */
+  artifacts: { [key: string]: unknown }[];
+}
+
+export interface StoreResearchBatchResponse {
+  /** One result per artifact sent, in the same order. */
+  results: StoreResearchBatchResult[];
+  /** How many artifacts were stored. */
+  stored: number;
+  /** How many were refused (their results say why). */
+  refused: number;
+}
+
+export interface StoreResearchBatchResult {
+  /** The new artifact's ID; absent when the artifact was refused. */
+  id?:
+    | string
+    | undefined;
+  /** Why it was refused: the error code store_research would return (e.g. INVALID_ARGUMENT). */
+  errorCode?:
+    | string
+    | undefined;
+  /** Why it was refused, in words. */
+  error?: string | undefined;
+}
+
 export interface StoreResearchOutputRequest {
   /** The research plan this output delivers. */
   planId: string;
@@ -1279,6 +1306,281 @@ export const StoreResearchResponse: MessageFns<StoreResearchResponse> = {
     message.artifactType = object.artifactType ?? 0;
     message.title = object.title ?? "";
     message.stored = object.stored ?? false;
+    return message;
+  },
+};
+
+function createBaseStoreResearchBatchRequest(): StoreResearchBatchRequest {
+  return { artifacts: [] };
+}
+
+export const StoreResearchBatchRequest: MessageFns<StoreResearchBatchRequest> = {
+  encode(message: StoreResearchBatchRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.artifacts) {
+      Struct.encode(Struct.wrap(v!), writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StoreResearchBatchRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStoreResearchBatchRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.artifacts.push(Struct.unwrap(Struct.decode(reader, reader.uint32())));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StoreResearchBatchRequest {
+    return { artifacts: globalThis.Array.isArray(object?.artifacts) ? [...object.artifacts] : [] };
+  },
+
+  toJSON(message: StoreResearchBatchRequest): unknown {
+    const obj: any = {};
+    if (message.artifacts?.length) {
+      obj.artifacts = message.artifacts;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StoreResearchBatchRequest>, I>>(base?: I): StoreResearchBatchRequest {
+    return StoreResearchBatchRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StoreResearchBatchRequest>, I>>(object: I): StoreResearchBatchRequest {
+    const message = createBaseStoreResearchBatchRequest();
+    message.artifacts = object.artifacts?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseStoreResearchBatchResponse(): StoreResearchBatchResponse {
+  return { results: [], stored: 0, refused: 0 };
+}
+
+export const StoreResearchBatchResponse: MessageFns<StoreResearchBatchResponse> = {
+  encode(message: StoreResearchBatchResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.results) {
+      StoreResearchBatchResult.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.stored !== 0) {
+      writer.uint32(16).int32(message.stored);
+    }
+    if (message.refused !== 0) {
+      writer.uint32(24).int32(message.refused);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StoreResearchBatchResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStoreResearchBatchResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.results.push(StoreResearchBatchResult.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.stored = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.refused = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StoreResearchBatchResponse {
+    return {
+      results: globalThis.Array.isArray(object?.results)
+        ? object.results.map((e: any) => StoreResearchBatchResult.fromJSON(e))
+        : [],
+      stored: isSet(object.stored) ? globalThis.Number(object.stored) : 0,
+      refused: isSet(object.refused) ? globalThis.Number(object.refused) : 0,
+    };
+  },
+
+  toJSON(message: StoreResearchBatchResponse): unknown {
+    const obj: any = {};
+    if (message.results?.length) {
+      obj.results = message.results.map((e) => StoreResearchBatchResult.toJSON(e));
+    }
+    if (message.stored !== 0) {
+      obj.stored = Math.round(message.stored);
+    }
+    if (message.refused !== 0) {
+      obj.refused = Math.round(message.refused);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StoreResearchBatchResponse>, I>>(base?: I): StoreResearchBatchResponse {
+    return StoreResearchBatchResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StoreResearchBatchResponse>, I>>(object: I): StoreResearchBatchResponse {
+    const message = createBaseStoreResearchBatchResponse();
+    message.results = object.results?.map((e) => StoreResearchBatchResult.fromPartial(e)) || [];
+    message.stored = object.stored ?? 0;
+    message.refused = object.refused ?? 0;
+    return message;
+  },
+};
+
+function createBaseStoreResearchBatchResult(): StoreResearchBatchResult {
+  return { id: undefined, errorCode: undefined, error: undefined };
+}
+
+export const StoreResearchBatchResult: MessageFns<StoreResearchBatchResult> = {
+  encode(message: StoreResearchBatchResult, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== undefined) {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.errorCode !== undefined) {
+      writer.uint32(18).string(message.errorCode);
+    }
+    if (message.error !== undefined) {
+      writer.uint32(26).string(message.error);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StoreResearchBatchResult {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStoreResearchBatchResult();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.errorCode = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.error = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StoreResearchBatchResult {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : undefined,
+      errorCode: isSet(object.errorCode)
+        ? globalThis.String(object.errorCode)
+        : isSet(object.error_code)
+        ? globalThis.String(object.error_code)
+        : undefined,
+      error: isSet(object.error) ? globalThis.String(object.error) : undefined,
+    };
+  },
+
+  toJSON(message: StoreResearchBatchResult): unknown {
+    const obj: any = {};
+    if (message.id !== undefined) {
+      obj.id = message.id;
+    }
+    if (message.errorCode !== undefined) {
+      obj.errorCode = message.errorCode;
+    }
+    if (message.error !== undefined) {
+      obj.error = message.error;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StoreResearchBatchResult>, I>>(base?: I): StoreResearchBatchResult {
+    return StoreResearchBatchResult.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StoreResearchBatchResult>, I>>(object: I): StoreResearchBatchResult {
+    const message = createBaseStoreResearchBatchResult();
+    message.id = object.id ?? undefined;
+    message.errorCode = object.errorCode ?? undefined;
+    message.error = object.error ?? undefined;
     return message;
   },
 };
@@ -7212,6 +7514,22 @@ export const ArtifactServiceService = {
     responseDeserialize: (value: Buffer): StoreResearchResponse => StoreResearchResponse.decode(value),
   },
   /**
+   * Store up to 100 research artifacts in one call, e.g. to import a library: each item is an
+   * object of store_research's arguments. Items are checked one by one: a refused item gets its
+   * error in `results` and the others are stored. One result per item, in order.
+   */
+  storeResearchBatch: {
+    path: "/quarry.artifact.v1.ArtifactService/StoreResearchBatch" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: StoreResearchBatchRequest): Buffer =>
+      Buffer.from(StoreResearchBatchRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): StoreResearchBatchRequest => StoreResearchBatchRequest.decode(value),
+    responseSerialize: (value: StoreResearchBatchResponse): Buffer =>
+      Buffer.from(StoreResearchBatchResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): StoreResearchBatchResponse => StoreResearchBatchResponse.decode(value),
+  },
+  /**
    * Store a deliverable of a research plan in the form the user asked for: text forms
    * (conversation, markdown, html) as text in `content` (up to 1 MiB); word, excel and powerpoint
    * documents base64-encoded (up to 2 MiB decoded), with a contentSummary (the only searchable
@@ -7483,6 +7801,12 @@ export interface ArtifactServiceServer extends UntypedServiceImplementation {
    */
   storeResearch: handleUnaryCall<StoreResearchRequest, StoreResearchResponse>;
   /**
+   * Store up to 100 research artifacts in one call, e.g. to import a library: each item is an
+   * object of store_research's arguments. Items are checked one by one: a refused item gets its
+   * error in `results` and the others are stored. One result per item, in order.
+   */
+  storeResearchBatch: handleUnaryCall<StoreResearchBatchRequest, StoreResearchBatchResponse>;
+  /**
    * Store a deliverable of a research plan in the form the user asked for: text forms
    * (conversation, markdown, html) as text in `content` (up to 1 MiB); word, excel and powerpoint
    * documents base64-encoded (up to 2 MiB decoded), with a contentSummary (the only searchable
@@ -7604,6 +7928,26 @@ export interface ArtifactServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: StoreResearchResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Store up to 100 research artifacts in one call, e.g. to import a library: each item is an
+   * object of store_research's arguments. Items are checked one by one: a refused item gets its
+   * error in `results` and the others are stored. One result per item, in order.
+   */
+  storeResearchBatch(
+    request: StoreResearchBatchRequest,
+    callback: (error: ServiceError | null, response: StoreResearchBatchResponse) => void,
+  ): ClientUnaryCall;
+  storeResearchBatch(
+    request: StoreResearchBatchRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: StoreResearchBatchResponse) => void,
+  ): ClientUnaryCall;
+  storeResearchBatch(
+    request: StoreResearchBatchRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: StoreResearchBatchResponse) => void,
   ): ClientUnaryCall;
   /**
    * Store a deliverable of a research plan in the form the user asked for: text forms

@@ -3,8 +3,9 @@ import { type Kysely, sql } from 'kysely';
 // Frozen: never edit an applied migration; add a new one.
 //
 // Outbox compaction (docs/adr/0039-outbox-retention-reindex-and-import.md): rows every consumer
-// has passed (id at or below the smallest stored offset) and older than a retention are deleted,
-// a bounded batch per call, oldest first. With no consumer offset stored at all nothing is
+// has passed ((tx, id) at or below the smallest stored position, the order consumers read in since
+// docs/adr/0038-ingest-without-a-global-outbox-lock.md) and older than a retention are deleted, a
+// bounded batch per call, oldest first. With no consumer offset stored at all nothing is
 // consumed yet, so nothing goes. The function runs as the owner, which FORCE row level security
 // binds too; it deletes each org's rows under that org's own tenant policy (app.org_id set per
 // org, then restored), so no policy that ignores the tenant is needed.
@@ -16,6 +17,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       set search_path = pg_catalog, events
       as $$
       declare
+        horizon_tx xid8;
         horizon bigint;
         cutoff timestamptz := now() - older_than;
         previous text := current_setting('app.org_id', true);
@@ -24,14 +26,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
         removed integer := 0;
         n integer;
       begin
-        select min(c.position) into horizon from events.consumer_offsets c;
+        select c.position_tx, c.position into horizon_tx, horizon
+          from events.consumer_offsets c order by c.position_tx, c.position limit 1;
         if horizon is null then
           return 0;
         end if;
         select array_agg(d.id) into doomed from (
           select o.id from events.outbox o
-          where o.id <= horizon and o.created_at < cutoff
-          order by o.id
+          where (o.tx, o.id) <= (horizon_tx, horizon) and o.created_at < cutoff
+          order by o.tx, o.id
           limit least(greatest(max_rows, 1), 10000)
         ) d;
         if doomed is null then

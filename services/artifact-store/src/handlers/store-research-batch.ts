@@ -1,0 +1,96 @@
+import type { artifactV1 } from '@quarry/contracts';
+import { type CallContext, QuarryError, status } from '@quarry/grpc';
+import { batchItem } from '../core/batch-items.js';
+import { researchArtifact } from '../core/writes.js';
+import { artifactErrors } from '../errors.js';
+import { insertArtifacts } from '../store/artifacts.js';
+import { appendEvents } from '../store/outbox.js';
+import { inTenant } from '../store/tenant.js';
+import type { ArtifactServiceDeps } from './deps.js';
+
+type Result = artifactV1.StoreResearchBatchResult;
+
+/** Items per call: one transaction stays short, and a call's JSON fits the gateway's body limit. */
+const MAX_ITEMS = 100;
+
+// What the item itself got wrong (a bad field, an unknown plan or step): reported in its result.
+// Anything else (the plan engine unavailable, a deadline) fails the call before anything is stored.
+const ITEM_FAULTS: ReadonlySet<status> = new Set([
+  status.INVALID_ARGUMENT,
+  status.NOT_FOUND,
+  status.FAILED_PRECONDITION,
+]);
+
+function refusal(error: unknown): Result {
+  if (error instanceof QuarryError && ITEM_FAULTS.has(error.status))
+    return { errorCode: error.code, error: error.message };
+  throw error;
+}
+
+/**
+ * StoreResearchBatch: each item is checked as a store_research call (its arguments, then its
+ * plan and step, each distinct reference resolved once); the items that pass are stored with
+ * their content.created events in ONE transaction (one insert of rows, one of events).
+ */
+export async function storeResearchBatch(
+  deps: ArtifactServiceDeps,
+  req: artifactV1.StoreResearchBatchRequest,
+  ctx: CallContext,
+): Promise<artifactV1.StoreResearchBatchResponse> {
+  // The gateway's schema says so too; a direct gRPC caller (a service account) is held to it here.
+  if (req.artifacts.length < 1 || req.artifacts.length > MAX_ITEMS)
+    throw artifactErrors.INVALID_ARGUMENT({ field: 'artifacts', rule: `must hold 1 to ${MAX_ITEMS} items` });
+  const results: Result[] = new Array(req.artifacts.length);
+  const accepted: {
+    index: number;
+    request: artifactV1.StoreResearchRequest;
+    write: ReturnType<typeof researchArtifact>;
+  }[] = [];
+  req.artifacts.forEach((item, index) => {
+    try {
+      const request = batchItem(item, index);
+      accepted.push({ index, request, write: researchArtifact(request) });
+    } catch (error) {
+      results[index] = refusal(error);
+    }
+  });
+
+  const references = new Map<string, { planId: string; stepId?: string }>();
+  for (const { request } of accepted)
+    if (request.planId) references.set(referenceKey(request), { planId: request.planId, stepId: request.stepId });
+  const unresolved = new Map<string, Result>();
+  await Promise.all(
+    [...references].map(async ([key, { planId, stepId }]) => {
+      try {
+        await deps.plans.resolve(ctx, planId, stepId);
+      } catch (error) {
+        unresolved.set(key, refusal(error));
+      }
+    }),
+  );
+  const storable = accepted.filter(({ index, request }) => {
+    const refused = request.planId ? unresolved.get(referenceKey(request)) : undefined;
+    if (refused) results[index] = refused;
+    return !refused;
+  });
+
+  if (storable.length > 0) {
+    await inTenant(deps.db, ctx, async (trx) => {
+      const inserted = await insertArtifacts(
+        trx,
+        ctx.identity.orgId,
+        storable.map((s) => s.write.row),
+      );
+      await appendEvents(
+        trx,
+        storable.map((s, i) => ({ ctx, source: inserted[i]!, event: s.write.event })),
+      );
+      storable.forEach((s, i) => (results[s.index] = { id: inserted[i]!.id }));
+    });
+  }
+  return { results, stored: storable.length, refused: results.length - storable.length };
+}
+
+function referenceKey(request: artifactV1.StoreResearchRequest): string {
+  return `${request.planId}/${request.stepId ?? ''}`;
+}

@@ -1,0 +1,99 @@
+import type { CallContext } from '@quarry/grpc';
+import type { Kysely } from 'kysely';
+import type { ContentEvent } from '../core/writes.js';
+import { insertArtifact, insertArtifacts } from './artifacts.js';
+import { appendEvent, appendEvents } from './outbox.js';
+import type { ArtifactDatabase, Inserted, NewRow } from './schema.js';
+import { inTenant } from './tenant.js';
+
+/** One store_research write waiting for its commit. */
+interface Pending {
+  ctx: CallContext;
+  row: NewRow<'artifact.research_artifacts'>;
+  event: ContentEvent;
+  resolve: (inserted: Inserted) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Writes of one org committed together at most (one transaction stays short). */
+const MAX_GROUP = 100;
+
+export interface ArtifactWriter {
+  /** Insert the artifact and its content.created event; resolves once they are committed. */
+  write(ctx: CallContext, row: NewRow<'artifact.research_artifacts'>, event: ContentEvent): Promise<Inserted>;
+}
+
+/**
+ * Group commit for single store_research calls: while one transaction of an org is in flight,
+ * that org's next calls queue, and go together in the next transaction (one insert of rows, one
+ * of events, one commit), so concurrent callers share the per-transaction cost instead of each
+ * paying it. Idle, a call is written at once (nothing waits for a timer). Each call still
+ * returns only after its own row and event are committed. If a group's transaction fails, each
+ * of its writes is retried alone, so one bad write fails only its own call.
+ */
+export function createArtifactWriter(db: Kysely<ArtifactDatabase>): ArtifactWriter {
+  const queues = new Map<string, Pending[]>();
+  const busy = new Set<string>();
+
+  async function flush(orgId: string): Promise<void> {
+    busy.add(orgId);
+    try {
+      for (let queue = queues.get(orgId); queue && queue.length > 0; queue = queues.get(orgId)) {
+        const group = queue.splice(0, MAX_GROUP);
+        if (queue.length === 0) queues.delete(orgId);
+        await commitGroup(db, group);
+      }
+    } finally {
+      busy.delete(orgId);
+    }
+  }
+
+  return {
+    write(ctx, row, event) {
+      const orgId = ctx.identity.orgId;
+      return new Promise<Inserted>((resolve, reject) => {
+        let queue = queues.get(orgId);
+        if (!queue) queues.set(orgId, (queue = []));
+        queue.push({ ctx, row, event, resolve, reject });
+        if (!busy.has(orgId)) void flush(orgId);
+      });
+    },
+  };
+}
+
+async function commitGroup(db: Kysely<ArtifactDatabase>, group: Pending[]): Promise<void> {
+  if (group.length > 1) {
+    try {
+      const inserted = await inTenant(db, group[0]!.ctx, async (trx) => {
+        const rows = await insertArtifacts(
+          trx,
+          group[0]!.ctx.identity.orgId,
+          group.map((p) => p.row),
+        );
+        await appendEvents(
+          trx,
+          group.map((p, i) => ({ ctx: p.ctx, source: rows[i]!, event: p.event })),
+        );
+        return rows;
+      });
+      group.forEach((p, i) => p.resolve(inserted[i]!));
+      return;
+    } catch {
+      // Some write of the group is refused (or the database failed): each alone, below, so
+      // every call gets its own outcome.
+    }
+  }
+  for (const p of group) {
+    try {
+      p.resolve(
+        await inTenant(db, p.ctx, async (trx) => {
+          const inserted = await insertArtifact(trx, p.ctx.identity.orgId, p.row);
+          await appendEvent(trx, p.ctx, inserted, p.event);
+          return inserted;
+        }),
+      );
+    } catch (error) {
+      p.reject(error);
+    }
+  }
+}
