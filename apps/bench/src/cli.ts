@@ -6,6 +6,7 @@ import { type BenchSizes, SIZES } from './phase.js';
 import { formatTable } from './report.js';
 import { gatewayCpuPhase } from './gateway-cpu-phase.js';
 import { PHASES, runBench } from './run.js';
+import { SCALES, searchScalePhase } from './search-scale-phase.js';
 
 export interface BenchIo {
   /** The table and the machine facts. */
@@ -14,14 +15,16 @@ export interface BenchIo {
   err: (line: string) => void;
 }
 
-const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,32] [--cranfield <dir>] [--gateway-cpu]
+const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,32] [--cranfield <dir>] [--gateway-cpu] [--scale 100k|1m]
   --quick           smaller sizes, no Cranfield quality (≤ 2 minutes on 2 cores; the full run ≈ 15 minutes)
   --cranfield <dir> the Cranfield collection (corpus.jsonl, queries.jsonl, qrels.tsv) for the retrieval
                     quality rows; default QUARRY_CRANFIELD_DIR; without either, quality is skipped
   --json <file>     also write every figure as { metric: { value, unit, baseline?, ratio? } }
   --clients list    concurrency levels of the throughput runs (default 16,32)
   --gateway-cpu     only the gateway's CPU per tool call by the gRPC client it uses, the gateway in a process
-                    of its own (ADR 0022; full: 5 rounds × 20,000 calls per client ≈ 10 minutes)`;
+                    of its own (ADR 0022; full: 5 rounds × 20,000 calls per client ≈ 10 minutes)
+  --scale 100k|1m   only the search rows (p4), at 10k then 100k chunks, or 100k then 1M (loaded in process;
+                    1m ≈ 40 minutes on 2 cores)`;
 
 /** What each group's baseline is (all measured in the same run, on the same machine). */
 const BASELINES = [
@@ -49,6 +52,7 @@ export async function benchCli(argv: readonly string[], io: BenchIo, sizes?: Par
         clients: { type: 'string' },
         cranfield: { type: 'string' },
         'gateway-cpu': { type: 'boolean' },
+        scale: { type: 'string' },
         help: { type: 'boolean' },
       },
     }));
@@ -63,6 +67,11 @@ export async function benchCli(argv: readonly string[], io: BenchIo, sizes?: Par
   const clients = values.clients?.split(',').map(Number);
   if (clients && !clients.every((c) => Number.isInteger(c) && c > 0 && c <= 256)) {
     io.err(`--clients takes whole numbers from 1 to 256, e.g. 16,32\n${USAGE}`);
+    return 2;
+  }
+  const scale = values.scale;
+  if (scale !== undefined && !Object.hasOwn(SCALES, scale)) {
+    io.err(`--scale takes ${Object.keys(SCALES).join(' or ')}\n${USAGE}`);
     return 2;
   }
   const chosen: BenchSizes = {
@@ -81,7 +90,11 @@ export async function benchCli(argv: readonly string[], io: BenchIo, sizes?: Par
   const results = await runBench({
     sizes: chosen,
     cranfieldDir: cranfield,
-    phases: values['gateway-cpu'] ? [gatewayCpuPhase] : PHASES,
+    phases: values['gateway-cpu']
+      ? [gatewayCpuPhase]
+      : scale
+        ? [searchScalePhase(scale as keyof typeof SCALES)]
+        : PHASES,
     progress: (line) => io.err(`[bench ${((Date.now() - started) / 1000).toFixed(0)}s] ${line}`),
   });
   io.out(

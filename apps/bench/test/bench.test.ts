@@ -66,8 +66,20 @@ const CONTENT_COMPARED: Record<string, string> = {
   p4_search_500_p95_ms: 'ms',
   p4_search_p50_ms: 'ms',
   p4_search_p95_ms: 'ms',
+  p4_vector_500_p95_ms: 'ms',
 };
-const CONTENT_SINGLE: Record<string, string> = { p4_load_500_chunks_s: 's', p5_indexer_pending_end: 'events' };
+const CONTENT_SINGLE: Record<string, string> = {
+  p4_load_500_chunks_s: 's',
+  p4_fts_tail_500_rows: 'rows',
+  p4_fts_tail_settled_500_rows: 'rows',
+  p4_upkeep_500_s: 's',
+  p4_vector_recall10_500: 'score',
+  p4_vector_recall10: 'score',
+  p4_vector_partitions_500: 'partitions',
+  p4_vector_probes_500: 'partitions',
+  p4_rss_500_mb: 'MB',
+  p5_indexer_pending_end: 'events',
+};
 
 /** The extraction phase: heuristic quality on the labelled corpus, and extract_data against in-process extraction. */
 const EXTRACTION_SCORES = [

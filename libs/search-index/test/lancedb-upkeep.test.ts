@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import * as lancedb from '@lancedb/lancedb';
 import {
@@ -9,6 +8,7 @@ import {
   openLanceBm25Index,
   openLanceVectorIndex,
   prepareSource,
+  sourceKeyString,
   type IndexedSource,
 } from '../src/index.js';
 import { indexContract } from './contract.js';
@@ -64,13 +64,12 @@ describe('LanceDB background fold', () => {
       expect((await indexOn(dir, 'chunks_bm25', 'fts_text'))!.numUnindexedRows).toBe(6);
       // Found before the fold (the tail is searched flat)…
       expect((await bm25.search('fjord', { orgId: 'o', limit: 10 })).length).toBeGreaterThan(0);
-      let unindexed = 6;
-      for (let waited = 0; unindexed > 0 && waited < 10_000; waited += 50) {
-        await sleep(50);
-        unindexed = (await indexOn(dir, 'chunks_bm25', 'fts_text'))!.numUnindexedRows;
-      }
-      // …and folded in without any further write or explicit optimize().
-      expect(unindexed).toBe(0);
+      const started = performance.now();
+      await bm25.idle();
+      // …and folded in without any further write or explicit optimize(), within the bound.
+      expect(performance.now() - started).toBeGreaterThanOrEqual(150);
+      expect(await bm25.unindexedRows()).toBe(0);
+      expect((await indexOn(dir, 'chunks_bm25', 'fts_text'))!.numUnindexedRows).toBe(0);
     } finally {
       await bm25.close();
     }
@@ -85,6 +84,45 @@ describe('LanceDB background fold', () => {
     const second = await openLanceBm25Index({ dir, optimizeEvery: 0, optimizeEveryRows: 0, optimizeWithinMs: 0 });
     await second.close(); // waits for the fold it started
     expect((await indexOn(dir, 'chunks_bm25', 'fts_text'))!.numUnindexedRows).toBe(0);
+  });
+});
+
+describe('LanceDB writes during folds', () => {
+  it('loses nothing when inserts, rewrites and deletes go on while a fold (and ANN training) runs after every write', async () => {
+    const dir = scratch('busy');
+    const identity = await embedder.identity();
+    const options = { dir, optimizeEvery: 1, ann: { minRows: 8, retrainGrowth: 1.2 } };
+    const [bm25, vectors] = [
+      await openLanceBm25Index(options),
+      await openLanceVectorIndex({ ...options, embedder: identity }),
+    ];
+    try {
+      const all = sources('o', 40);
+      for (let i = 0; i < all.length; i++) {
+        const rewrite = i >= 1 ? [prepareSource(all[i - 1]!, `Rewritten survey ${i - 1} of the lagoon.`)] : [];
+        await Promise.all([
+          bm25.upsertMany([all[i]!, ...rewrite]),
+          vectors.upsertMany([all[i]!, ...rewrite], vectorsOf),
+        ]);
+        if (i >= 2 && i % 3 === 0) {
+          const gone = { orgId: 'o', sourceTable: 't', sourceId: `s${i - 2}` };
+          await Promise.all([bm25.deleteSource(gone), vectors.deleteSource(gone)]);
+        }
+      }
+      await Promise.all([bm25.idle(), vectors.idle()]);
+      const kept = all.filter((_, j) => !(j >= 1 && j <= 37 && (j + 2) % 3 === 0));
+      for (const index of [bm25, vectors]) {
+        const stored = await index.hashesMany(all);
+        const present = all.filter((s) => stored.get(sourceKeyString(s))?.size);
+        expect(present.map((s) => s.sourceId)).toEqual(kept.map((s) => s.sourceId));
+      }
+      expect(vectors.ann()).toBeDefined();
+      const rewritten = (await bm25.search('lagoon', { orgId: 'o', limit: 50 })).map((h) => h.sourceId);
+      expect(new Set(rewritten)).toEqual(new Set(kept.slice(0, -1).map((s) => s.sourceId)));
+    } finally {
+      await bm25.close();
+      await vectors.close();
+    }
   });
 });
 

@@ -1,4 +1,5 @@
 import * as lancedb from '@lancedb/lancedb';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pRetry from 'p-retry';
 import type { Schema } from 'apache-arrow';
 import { planUpsertMany, sourceKeyString } from '../core/source.js';
@@ -126,6 +127,16 @@ export class LanceChunkTable {
   /** Fold now (after any fold already running) and report its failure: benchmarks and tests. */
   optimize(): Promise<void> {
     return this.serial(() => this.fold());
+  }
+
+  /** Resolves once no fold is running, queued or scheduled (benchmarks measure the lag this way). */
+  async idle(): Promise<void> {
+    for (;;) {
+      await this.chain;
+      if (this.queued) continue;
+      if (this.timer === undefined || this.closed) return;
+      await sleep(20);
+    }
   }
 
   private serial(step: () => Promise<void>): Promise<void> {

@@ -84,7 +84,17 @@ function byScore(hits: ChunkHit[]): ChunkHit[] {
   );
 }
 
-export type LanceBm25Index = Bm25Index & { optimize(): Promise<void> };
+/** What the embedded tables add to the ports: upkeep a benchmark can force, wait for and observe. */
+interface LanceUpkeep {
+  /** Fold written rows into the indexes now (after a fold already running). */
+  optimize(): Promise<void>;
+  /** Resolves when no background fold is running, queued or scheduled. */
+  idle(): Promise<void>;
+  /** Rows outside the table's main index (FTS or ANN), searched flat until the next fold. */
+  unindexedRows(): Promise<number>;
+}
+
+export type LanceBm25Index = Bm25Index & LanceUpkeep;
 
 export async function openLanceBm25Index(options: LanceOptions): Promise<LanceBm25Index> {
   const schema = new Schema([...baseFields(), new Field('fts_text', new Utf8(), false)]);
@@ -116,6 +126,8 @@ export async function openLanceBm25Index(options: LanceOptions): Promise<LanceBm
     hashes: (k) => store.hashes(k),
     hashesMany: (k) => store.hashesMany(k),
     optimize: () => store.optimize(),
+    idle: () => store.idle(),
+    unindexedRows: () => unindexedRows(table, 'fts_text'),
     close: () => store.close(),
     async search(query: string, scope: SearchScope): Promise<ChunkHit[]> {
       if (query.trim() === '') return [];
@@ -139,13 +151,13 @@ export interface LanceAnnState {
   probes: number;
 }
 
-export type LanceVectorIndex = VectorIndex & {
-  optimize(): Promise<void>;
-  /** The ANN index searches use now; undefined while the table is searched exactly. */
-  ann(): LanceAnnState | undefined;
-  /** `search` by an exact scan whatever the index (the reference a recall is measured against). */
-  searchExact(vector: number[], scope: SearchScope): Promise<ChunkHit[]>;
-};
+export type LanceVectorIndex = VectorIndex &
+  LanceUpkeep & {
+    /** The ANN index searches use now; undefined while the table is searched exactly. */
+    ann(): LanceAnnState | undefined;
+    /** `search` by an exact scan whatever the index (the reference a recall is measured against). */
+    searchExact(vector: number[], scope: SearchScope): Promise<ChunkHit[]>;
+  };
 
 /** Rows of `table` outside its index on `column` (0 when there is no such index). */
 async function unindexedRows(table: lancedb.Table, column: string): Promise<number> {
@@ -271,6 +283,8 @@ export async function openLanceVectorIndex(
       return out;
     },
     optimize: () => store.optimize(),
+    idle: () => store.idle(),
+    unindexedRows: () => unindexedRows(table, 'vector'),
     close: () => store.close(),
     ann: () => (ann ? { ...ann } : undefined),
     search: (vector, scope) => search(vector, scope, false),
