@@ -260,6 +260,11 @@ export async function searchLatency(
       results[`p4_search_${label}_p50_ms`] = compared(percentile(samples.mcp, 50), percentile(samples.local, 50), 'ms');
       results[`p4_search_${label}_p95_ms`] = compared(percentile(samples.mcp, 95), percentile(samples.local, 95), 'ms');
       results[`p4_rss_${label}_mb`] = { value: residentMb(), unit: 'MB' };
+      const figure = (key: string) => results[key]?.value.toFixed(3) ?? '-';
+      // Each size's figures as they come: a long run stopped early still leaves them.
+      progress(
+        `search: ${label}: p50 ${figure(`p4_search_${label}_p50_ms`)} ms, p95 ${figure(`p4_search_${label}_p95_ms`)} ms, vector recall@10 ${figure(`p4_vector_recall10_${label}`)}, RSS ${figure(`p4_rss_${label}_mb`)} MB`,
+      );
     }
     return results;
   } finally {

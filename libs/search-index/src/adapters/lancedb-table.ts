@@ -37,6 +37,9 @@ export class LanceChunkTable {
   private chain: Promise<void> = Promise.resolve();
   private queued = false;
   private closed = false;
+  /** When the last fold ended and how long it took: the next one waits as long (see `background`). */
+  private lastFold = { endedAt: 0, tookMs: 0 };
+  private readonly closing = new AbortController();
 
   constructor(
     readonly conn: lancedb.Connection,
@@ -112,15 +115,27 @@ export class LanceChunkTable {
   }
 
   /**
-   * Queue a fold unless one is already waiting. A failed fold is not fatal: the rows it would
-   * have indexed are still searched (flat), and the next write queues another.
+   * Queue a fold unless one is already waiting. A fold compacts, and LanceDB's compaction
+   * rewrites the table's growing fragment with the new rows: its cost grows with the table. So
+   * the next fold starts no sooner than the last one took after it ended — at most half the
+   * time goes to folding however fast rows come, and the lag stays within twice a fold's time
+   * plus `optimizeWithinMs`. A failed fold is not fatal: the rows it would have indexed are still
+   * searched (flat), and the next write queues another.
    */
   background(): void {
     if (this.queued || this.closed) return;
     this.queued = true;
     this.serial(async () => {
+      const wait = this.lastFold.endedAt + this.lastFold.tookMs - performance.now();
+      if (wait > 0) await sleep(wait, undefined, { signal: this.closing.signal });
       this.queued = false;
-      if (!this.closed) await this.fold();
+      if (this.closed) return;
+      const started = performance.now();
+      try {
+        await this.fold();
+      } finally {
+        this.lastFold = { endedAt: performance.now(), tookMs: performance.now() - started };
+      }
     }).catch(() => {});
   }
 
@@ -159,6 +174,7 @@ export class LanceChunkTable {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);
+    this.closing.abort();
     await this.chain;
     this.table.close();
     this.conn.close();
