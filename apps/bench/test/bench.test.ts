@@ -235,13 +235,16 @@ describe('npm run bench (smoke sizes: seconds, not a measurement)', () => {
     expect(out.join('\n')).toMatch(/the gateway as it ships/);
   });
 
-  it('rejects unknown options and bad concurrency levels without starting anything', async () => {
+  it('rejects unknown options, bad concurrency levels and unknown scales without starting anything', async () => {
     const unknown = io();
     await expect(benchCli(['--fast'], unknown.io)).resolves.toBe(2);
     expect(unknown.err.join('\n')).toMatch(/Usage: npm run bench/);
     const clients = io();
     await expect(benchCli(['--clients', '16,zero'], clients.io)).resolves.toBe(2);
     expect(clients.err.join('\n')).toMatch(/--clients takes whole numbers/);
+    const scale = io();
+    await expect(benchCli(['--scale', '10m'], scale.io)).resolves.toBe(2);
+    expect(scale.err.join('\n')).toMatch(/--scale takes 100k or 1m/);
   });
 });
 
