@@ -10,7 +10,7 @@ describe('ANN plan', () => {
   });
 
   it('probes the given share of the partitions, at least one and never more than there are', () => {
-    expect(annProbes(316)).toBe(158);
+    expect(annProbes(316)).toBe(190);
     expect(annProbes(1, { probeFraction: 0.01 })).toBe(1);
     expect(annProbes(10, { probeFraction: 2 })).toBe(10);
   });

@@ -129,7 +129,7 @@ describe('LanceDB writes during folds', () => {
 describe('LanceDB vector ANN index', () => {
   const quiet = { optimizeEvery: 0, optimizeEveryRows: 0, optimizeWithinMs: 0 };
 
-  it('is trained once the table holds minRows rows, probes half its partitions, and is retrained when the table doubles', async () => {
+  it('is trained once the table holds minRows rows, probes 60 % of its partitions, and is retrained when the table doubles', async () => {
     const dir = scratch('ann');
     const index = await openLanceVectorIndex({
       dir,
@@ -145,7 +145,7 @@ describe('LanceDB vector ANN index', () => {
 
       await index.upsertMany(sources('o', 20, 30), vectorsOf);
       await index.optimize();
-      expect(index.ann()).toEqual({ trainedRows: 50, partitions: 7, probes: 4 });
+      expect(index.ann()).toEqual({ trainedRows: 50, partitions: 7, probes: 5 });
       expect(await indexOn(dir, 'chunks_vec', 'vector')).toMatchObject({ type: 'IvfFlat', numIndexedRows: 50 });
 
       // Grown, not doubled: the new rows are folded into the same partitions.
@@ -156,7 +156,7 @@ describe('LanceDB vector ANN index', () => {
 
       await index.upsertMany(sources('o', 10, 90), vectorsOf);
       await index.optimize();
-      expect(index.ann()).toEqual({ trainedRows: 100, partitions: 10, probes: 5 });
+      expect(index.ann()).toEqual({ trainedRows: 100, partitions: 10, probes: 6 });
     } finally {
       await index.close();
     }
@@ -209,7 +209,7 @@ describe('LanceDB vector ANN index', () => {
     expect(await indexOn(dir, 'chunks_vec', 'vector')).toMatchObject({ type: 'IvfFlat', numIndexedRows: 36 });
     const third = await openLanceVectorIndex({ dir, embedder: identity, ...quiet, ann: { minRows: 30 } });
     try {
-      expect(third.ann()).toEqual({ trainedRows: 36, partitions: 6, probes: 3 });
+      expect(third.ann()).toEqual({ trainedRows: 36, partitions: 6, probes: 4 });
     } finally {
       await third.close();
     }

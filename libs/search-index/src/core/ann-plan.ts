@@ -15,7 +15,7 @@ export interface AnnSettings {
 export const ANN_DEFAULTS: Readonly<AnnSettings> = Object.freeze({
   minRows: 20_000,
   retrainGrowth: 2,
-  probeFraction: 0.5,
+  probeFraction: 0.6,
 });
 
 /** Partitions of an index trained on `rows` rows: √rows (LanceDB's own rule), at most 4096. */
