@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import * as lancedb from '@lancedb/lancedb';
 import {
@@ -212,6 +213,43 @@ describe('LanceDB vector ANN index', () => {
       expect(third.ann()).toEqual({ trainedRows: 36, partitions: 6, probes: 4 });
     } finally {
       await third.close();
+    }
+  });
+
+  it('in a reader apart from the writer: never folds or trains, and learns of the index the writer built', async () => {
+    const dir = scratch('ann-reader');
+    const identity = await embedder.identity();
+    const writer = await openLanceVectorIndex({ dir, embedder: identity, ...quiet, ann: { minRows: 20 } });
+    const bm25 = await openLanceBm25Index({ dir, ...quiet });
+    try {
+      await writer.upsertMany(sources('o', 30), vectorsOf);
+      await bm25.upsertMany(sources('o', 30));
+      const reader = await openLanceVectorIndex({
+        dir,
+        embedder: identity,
+        readConsistencyIntervalSeconds: 0,
+        ann: { minRows: 20 },
+      });
+      const bm25Reader = await openLanceBm25Index({ dir, readConsistencyIntervalSeconds: 0 });
+      try {
+        await Promise.all([reader.idle(), bm25Reader.idle()]);
+        expect(await indexOn(dir, 'chunks_vec', 'vector')).toBeUndefined();
+        expect((await indexOn(dir, 'chunks_bm25', 'fts_text'))!.numUnindexedRows).toBe(30);
+        const [query] = await embedder.embed(['fjord survey']);
+        expect((await reader.search(query!, { orgId: 'o', limit: 3 })).length).toBe(3);
+        expect(reader.ann()).toBeUndefined();
+
+        await writer.optimize();
+        await sleep(1_100);
+        expect((await reader.search(query!, { orgId: 'o', limit: 3 })).length).toBe(3);
+        expect(reader.ann()).toEqual(writer.ann());
+      } finally {
+        await reader.close();
+        await bm25Reader.close();
+      }
+    } finally {
+      await writer.close();
+      await bm25.close();
     }
   });
 });

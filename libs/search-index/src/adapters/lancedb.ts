@@ -113,8 +113,10 @@ export async function openLanceBm25Index(options: LanceOptions): Promise<LanceBm
     });
   }
   const store = new LanceChunkTable(conn, table, options);
-  // A tail left unindexed by an earlier process (stopped before its fold) is folded in now.
-  if ((await unindexedRows(table, 'fts_text')) > 0) store.background();
+  // A tail left unindexed by an earlier process (stopped before its fold) is folded in now — by a
+  // writer: a reader apart from the writer (readConsistencyIntervalSeconds set) never writes.
+  if (options.readConsistencyIntervalSeconds === undefined && (await unindexedRows(table, 'fts_text')) > 0)
+    store.background();
   const upsertMany = (sources: readonly IndexedSource[]) =>
     store.upsertMany(sources, async (writes) =>
       writes.map(({ source, chunk }) => ({ ...baseRow(source, chunk), fts_text: `${source.title}\n${chunk.text}` })),
@@ -214,10 +216,14 @@ export async function openLanceVectorIndex(
     ann = { trainedRows: rows, partitions, probes: annProbes(partitions, settings) };
   };
   const store = new LanceChunkTable(conn, table, options, trainAnn);
-  if (annShouldTrain(await table.countRows(), ann?.trainedRows, settings)) store.background();
+  if (
+    options.readConsistencyIntervalSeconds === undefined &&
+    annShouldTrain(await table.countRows(), ann?.trainedRows, settings)
+  )
+    store.background();
   // A reader apart from the writer (readConsistencyIntervalSeconds set) learns of an index the
-  // writer built from the table itself, as often as it looks for new versions (or every 10 s).
-  const refreshEveryMs = Math.max(10, options.readConsistencyIntervalSeconds ?? 0) * 1000;
+  // writer built from the table itself, as often as it looks for new versions (at most every second).
+  const refreshEveryMs = Math.max(1, options.readConsistencyIntervalSeconds ?? 0) * 1000;
   const refreshAnn = async (): Promise<void> => {
     if (options.readConsistencyIntervalSeconds === undefined || Date.now() - annCheckedAt < refreshEveryMs) return;
     annCheckedAt = Date.now();
