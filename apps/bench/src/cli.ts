@@ -7,6 +7,7 @@ import { formatTable } from './report.js';
 import { gatewayCpuPhase } from './gateway-cpu-phase.js';
 import { PHASES, runBench } from './run.js';
 import { topologyCpuPhase } from './topology-cpu-phase.js';
+import { SCALES, searchScalePhase } from './search-scale-phase.js';
 
 export interface BenchIo {
   /** The table and the machine facts. */
@@ -15,7 +16,7 @@ export interface BenchIo {
   err: (line: string) => void;
 }
 
-const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,32] [--cranfield <dir>] [--gateway-cpu] [--topology-cpu]
+const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,32] [--cranfield <dir>] [--gateway-cpu] [--topology-cpu] [--scale 100k|1m]
   --quick           smaller sizes, no Cranfield quality (≤ 2 minutes on 2 cores; the full run ≈ 15 minutes)
   --cranfield <dir> the Cranfield collection (corpus.jsonl, queries.jsonl, qrels.tsv) for the retrieval
                     quality rows; default QUARRY_CRANFIELD_DIR; without either, quality is skipped
@@ -24,7 +25,9 @@ const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,3
   --gateway-cpu     only the gateway's CPU per tool call by the gRPC client it uses, the gateway in a process
                     of its own (ADR 0022; full: 5 rounds × 20,000 calls per client ≈ 10 minutes)
   --topology-cpu    only the CPU per read call of the Kubernetes topology (gateway and plan engine in processes
-                    of their own) against the monolith's (ADR 0040; also part of the full run)`;
+                    of their own) against the monolith's (ADR 0040; also part of the full run)
+  --scale 100k|1m   only the search rows (p4), at 10k then 100k chunks, or 100k then 1M (loaded in process;
+                    1m ≈ 40 minutes on 2 cores)`;
 
 /** What each group's baseline is (all measured in the same run, on the same machine). */
 const BASELINES = [
@@ -54,6 +57,7 @@ export async function benchCli(argv: readonly string[], io: BenchIo, sizes?: Par
         cranfield: { type: 'string' },
         'gateway-cpu': { type: 'boolean' },
         'topology-cpu': { type: 'boolean' },
+        scale: { type: 'string' },
         help: { type: 'boolean' },
       },
     }));
@@ -68,6 +72,11 @@ export async function benchCli(argv: readonly string[], io: BenchIo, sizes?: Par
   const clients = values.clients?.split(',').map(Number);
   if (clients && !clients.every((c) => Number.isInteger(c) && c > 0 && c <= 256)) {
     io.err(`--clients takes whole numbers from 1 to 256, e.g. 16,32\n${USAGE}`);
+    return 2;
+  }
+  const scale = values.scale;
+  if (scale !== undefined && !Object.hasOwn(SCALES, scale)) {
+    io.err(`--scale takes ${Object.keys(SCALES).join(' or ')}\n${USAGE}`);
     return 2;
   }
   const chosen: BenchSizes = {
@@ -86,7 +95,13 @@ export async function benchCli(argv: readonly string[], io: BenchIo, sizes?: Par
   const results = await runBench({
     sizes: chosen,
     cranfieldDir: cranfield,
-    phases: values['gateway-cpu'] ? [gatewayCpuPhase] : values['topology-cpu'] ? [topologyCpuPhase] : PHASES,
+    phases: values['gateway-cpu']
+      ? [gatewayCpuPhase]
+      : values['topology-cpu']
+        ? [topologyCpuPhase]
+        : scale
+          ? [searchScalePhase(scale as keyof typeof SCALES)]
+          : PHASES,
     progress: (line) => io.err(`[bench ${((Date.now() - started) / 1000).toFixed(0)}s] ${line}`),
   });
   io.out(

@@ -7,7 +7,6 @@ import {
   type ChunkVectors,
   type Embedder,
   type IndexedSource,
-  type SearchBackends,
   type VectorIndex,
 } from '@quarry/search-index';
 import type { Cranfield } from './cranfield.js';
@@ -138,14 +137,6 @@ export function searchCorpus(indexes: Indexes, orgId: string, texts: readonly st
       }
     },
   };
-}
-
-/** LanceDB folds new rows into its indexes and compacts fragments only when asked (other engines need nothing). */
-export async function optimizeIndexes(backends: Pick<SearchBackends, 'bm25' | 'vectors'>): Promise<void> {
-  for (const index of [backends.bm25, backends.vectors] as unknown[]) {
-    const optimize = (index as { optimize?: () => Promise<void> }).optimize;
-    if (typeof optimize === 'function') await optimize.call(index);
-  }
 }
 
 /**

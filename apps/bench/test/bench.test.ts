@@ -76,8 +76,20 @@ const CONTENT_COMPARED: Record<string, string> = {
   p4_search_500_p95_ms: 'ms',
   p4_search_p50_ms: 'ms',
   p4_search_p95_ms: 'ms',
+  p4_vector_500_p95_ms: 'ms',
 };
-const CONTENT_SINGLE: Record<string, string> = { p4_load_500_chunks_s: 's', p5_indexer_pending_end: 'events' };
+const CONTENT_SINGLE: Record<string, string> = {
+  p4_load_500_chunks_s: 's',
+  p4_fts_tail_500_rows: 'rows',
+  p4_fts_tail_settled_500_rows: 'rows',
+  p4_upkeep_500_s: 's',
+  p4_vector_recall10_500: 'score',
+  p4_vector_recall10: 'score',
+  p4_vector_partitions_500: 'partitions',
+  p4_vector_probes_500: 'partitions',
+  p4_rss_500_mb: 'MB',
+  p5_indexer_pending_end: 'events',
+};
 
 /** The extraction phase: heuristic quality on the labelled corpus, and extract_data against in-process extraction. */
 const EXTRACTION_SCORES = [
@@ -252,13 +264,16 @@ describe('npm run bench (smoke sizes: seconds, not a measurement)', () => {
     expect(out.join('\n')).toMatch(/the gateway as it ships/);
   });
 
-  it('rejects unknown options and bad concurrency levels without starting anything', async () => {
+  it('rejects unknown options, bad concurrency levels and unknown scales without starting anything', async () => {
     const unknown = io();
     await expect(benchCli(['--fast'], unknown.io)).resolves.toBe(2);
     expect(unknown.err.join('\n')).toMatch(/Usage: npm run bench/);
     const clients = io();
     await expect(benchCli(['--clients', '16,zero'], clients.io)).resolves.toBe(2);
     expect(clients.err.join('\n')).toMatch(/--clients takes whole numbers/);
+    const scale = io();
+    await expect(benchCli(['--scale', '10m'], scale.io)).resolves.toBe(2);
+    expect(scale.err.join('\n')).toMatch(/--scale takes 100k or 1m/);
   });
 });
 

@@ -30,6 +30,7 @@ export {
   type LanceOptions,
   type LanceBm25Index,
   type LanceVectorIndex,
+  type LanceAnnState,
 } from './adapters/lancedb.js';
 export { lanceWhere, lanceSourcesWhere, lanceChunksWhere } from './adapters/lancedb-where.js';
 export { openOpenSearchBm25Index, type OpenSearchBm25Options } from './adapters/opensearch.js';

@@ -1,6 +1,6 @@
 import * as lancedb from '@lancedb/lancedb';
-import pRetry from 'p-retry';
 import { Field, FixedSizeList, Float32, Int32, List, Schema, Utf8 } from 'apache-arrow';
+import { ANN_DEFAULTS, annPartitions, annProbes, annShouldTrain, type AnnSettings } from '../core/ann-plan.js';
 import {
   carriedVectors,
   checkVectors,
@@ -8,7 +8,6 @@ import {
   CHUNK_HIT_FIELDS,
   chunkHitOf,
   chunkId,
-  planUpsertMany,
   requestVectors,
   sourceKeyString,
 } from '../core/source.js';
@@ -19,37 +18,29 @@ import type {
   IndexedChunk,
   IndexedSource,
   SearchScope,
-  SourceKey,
   StoredVector,
-  UpsertReport,
   VectorIndex,
 } from '../types.js';
 import { EmbedderMismatchError } from '../types.js';
-import { lanceChunksWhere, lanceSourcesWhere, lanceWhere, sourceWhere } from './lancedb-where.js';
+import { LanceChunkTable, openTable, type MaintenanceOptions, type Row } from './lancedb-table.js';
+import { lanceSourcesWhere, lanceWhere } from './lancedb-where.js';
 
 /**
  * Embedded defaults: LanceDB tables in a local data directory (e.g. `.quarry/search`), no
  * server. `chunks_bm25` carries a Tantivy-style full-text (BM25) index with English stemming
  * and stop words over `title + text`; `chunks_vec` holds the vectors, searched exactly (flat
- * cosine scan — 100 % recall, fast enough up to ~10^5 chunks, see ADR 0009). Rows written
- * after the FTS index was built are still searched (flat); `optimize()` folds them in.
+ * cosine scan) while small and through an IVF_FLAT index once it holds `ann.minRows` rows
+ * (ADR 0037). Rows written after an index was built are still searched (flat); a background fold
+ * (`LanceChunkTable`) puts them into the indexes shortly after every write.
  *
  * Tenant isolation: every query carries `org_id = '<org>'` in its `where`, which LanceDB applies
- * as a prefilter inside the scan, before ranking and before `limit` — never after.
+ * as a prefilter inside the scan (indexed or flat), before ranking and before `limit` — never after.
  */
-export interface LanceOptions {
+export interface LanceOptions extends MaintenanceOptions {
   /** Data directory (created if missing). */
   dir: string;
   /** Table name; defaults to `chunks_bm25` / `chunks_vec`. */
   table?: string;
-  /** Run `optimize()` after this many writing upserts/deletes (0 = never; default 100). */
-  optimizeEvery?: number;
-  /**
-   * Also run it once this many chunk rows were written or deleted since the last run (0 = never;
-   * default 1000). A batch write can carry hundreds of rows, and rows not yet folded into the FTS
-   * index are searched flat, which slows every BM25 query (ADR 0009 has the figures).
-   */
-  optimizeEveryRows?: number;
   /**
    * How stale reads may be, in seconds, when ANOTHER process writes the same directory (the
    * search service beside a separate indexer): at most this long after the last check a read
@@ -80,8 +71,6 @@ function baseFields(): Field[] {
   ];
 }
 
-type Row = Record<string, unknown>;
-
 /** A chunk as both tables store it; each table adds its own column (`fts_text` or `vector`). */
 function baseRow(source: IndexedSource, chunk: IndexedChunk): Row {
   return { id: chunkId(source, chunk.chunkNo), ...chunkDocument(source, chunk) };
@@ -95,138 +84,17 @@ function byScore(hits: ChunkHit[]): ChunkHit[] {
   );
 }
 
-/** Shared write path: diff by content hash, merge-insert the changed chunks, delete the gone ones. */
-class LanceChunkTable {
-  private writes = 0;
-  private rows = 0;
-  private readonly optimizeEvery: number;
-  private readonly optimizeEveryRows: number;
-
-  constructor(
-    readonly conn: lancedb.Connection,
-    readonly table: lancedb.Table,
-    options: Pick<LanceOptions, 'optimizeEvery' | 'optimizeEveryRows'>,
-  ) {
-    this.optimizeEvery = options.optimizeEvery ?? 100;
-    this.optimizeEveryRows = options.optimizeEveryRows ?? 1000;
-  }
-
-  async hashes(key: SourceKey): Promise<Map<number, string>> {
-    return (await this.hashesMany([key])).get(sourceKeyString(key))!;
-  }
-
-  async hashesMany(keys: readonly SourceKey[]): Promise<Map<string, Map<number, string>>> {
-    const out = new Map(keys.map((k) => [sourceKeyString(k), new Map<number, string>()]));
-    if (keys.length === 0) return out;
-    const rows = (await this.table
-      .query()
-      .where(lanceSourcesWhere(keys))
-      .select(['org_id', 'source_table', 'source_id', 'chunk_no', 'content_hash'])
-      .limit(100_000_000)
-      .toArray()) as Row[];
-    for (const r of rows) {
-      const key = sourceKeyString({
-        orgId: String(r.org_id),
-        sourceTable: String(r.source_table),
-        sourceId: String(r.source_id),
-      });
-      out.get(key)?.set(Number(r.chunk_no), String(r.content_hash));
-    }
-    return out;
-  }
-
-  /** `rows` turns the planned writes into table rows (and may fetch their vectors first). */
-  async upsertMany(
-    sources: readonly IndexedSource[],
-    rows: (writes: { source: IndexedSource; chunk: IndexedChunk }[]) => Promise<Row[]>,
-  ): Promise<UpsertReport[]> {
-    const plan = planUpsertMany(await this.hashesMany(sources), sources);
-    if (plan.writes.length > 0) {
-      const data = await rows(plan.writes);
-      await this.table.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data);
-    }
-    if (plan.removes.length > 0) await this.table.delete(lanceChunksWhere(plan.removes));
-    const changed = plan.writes.length + plan.removes.reduce((n, r) => n + r.chunkNos.length, 0);
-    if (changed > 0) await this.wrote(changed);
-    return plan.reports;
-  }
-
-  /** Every write adds a fragment and unindexed rows; fold them in now and then or lookups slow down linearly. */
-  private async wrote(rows: number): Promise<void> {
-    this.writes++;
-    this.rows += rows;
-    if (
-      (this.optimizeEvery > 0 && this.writes >= this.optimizeEvery) ||
-      (this.optimizeEveryRows > 0 && this.rows >= this.optimizeEveryRows)
-    )
-      await this.optimize();
-  }
-
-  async deleteSource(key: SourceKey): Promise<number> {
-    const result = await this.table.delete(sourceWhere(key));
-    const deleted = Number(result.numDeletedRows ?? 0);
-    if (deleted > 0) await this.wrote(deleted);
-    return deleted;
-  }
-
-  /** Compact fragments, fold new rows into the FTS / scalar indexes, drop versions older than a minute. */
-  async optimize(): Promise<void> {
-    this.writes = 0;
-    this.rows = 0;
-    await this.table.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
-  }
-
-  async close(): Promise<void> {
-    this.table.close();
-    this.conn.close();
-  }
+/** What the embedded tables add to the ports: upkeep a benchmark can force, wait for and observe. */
+interface LanceUpkeep {
+  /** Fold written rows into the indexes now (after a fold already running). */
+  optimize(): Promise<void>;
+  /** Resolves when no background fold is running, queued or scheduled. */
+  idle(): Promise<void>;
+  /** Rows outside the table's main index (FTS or ANN), searched flat until the next fold. */
+  unindexedRows(): Promise<number>;
 }
 
-/**
- * The search service and the indexer may open the same directory at the same moment (separate
- * processes): one can find the table half created ("exists but could not be loaded") or lose a
- * commit race on the column or index it adds. The open is retried a few times, briefly.
- */
-async function openTable(
-  options: LanceOptions,
-  name: string,
-  schema: Schema,
-): Promise<{ conn: lancedb.Connection; table: lancedb.Table }> {
-  return pRetry(() => openTableOnce(options, name, schema), { retries: 5, minTimeout: 50, maxTimeout: 1_000 });
-}
-
-async function openTableOnce(
-  options: LanceOptions,
-  name: string,
-  schema: Schema,
-): Promise<{ conn: lancedb.Connection; table: lancedb.Table }> {
-  const interval = options.readConsistencyIntervalSeconds;
-  const conn = await lancedb.connect(options.dir, interval === undefined ? {} : { readConsistencyInterval: interval });
-  try {
-    return { conn, table: await prepareTable(conn, name, schema) };
-  } catch (error) {
-    conn.close();
-    throw error;
-  }
-}
-
-async function prepareTable(conn: lancedb.Connection, name: string, schema: Schema): Promise<lancedb.Table> {
-  const table = (await conn.tableNames()).includes(name)
-    ? await conn.openTable(name)
-    : await conn.createEmptyTable(name, schema, { mode: 'create', existOk: true });
-  // Tables made before documents carried created_at get it as an all-null column (LanceDB adds
-  // a column without rewriting the data); the next version of each source fills it.
-  if (!(await table.schema()).fields.some((f) => f.name === 'created_at')) {
-    await table.addColumns([{ name: 'created_at', valueSql: 'CAST(NULL AS string)' }]);
-  }
-  // Upserts look up a source's stored hashes; a B-tree on source_id keeps that off a full scan.
-  if (!(await table.listIndices()).some((i) => i.columns.includes('source_id'))) {
-    await table.createIndex('source_id', { config: lancedb.Index.btree(), replace: true });
-  }
-  return table;
-}
-
-export type LanceBm25Index = Bm25Index & { optimize(): Promise<void> };
+export type LanceBm25Index = Bm25Index & LanceUpkeep;
 
 export async function openLanceBm25Index(options: LanceOptions): Promise<LanceBm25Index> {
   const schema = new Schema([...baseFields(), new Field('fts_text', new Utf8(), false)]);
@@ -245,6 +113,10 @@ export async function openLanceBm25Index(options: LanceOptions): Promise<LanceBm
     });
   }
   const store = new LanceChunkTable(conn, table, options);
+  // A tail left unindexed by an earlier process (stopped before its fold) is folded in now — by a
+  // writer: a reader apart from the writer (readConsistencyIntervalSeconds set) never writes.
+  if (options.readConsistencyIntervalSeconds === undefined && (await unindexedRows(table, 'fts_text')) > 0)
+    store.background();
   const upsertMany = (sources: readonly IndexedSource[]) =>
     store.upsertMany(sources, async (writes) =>
       writes.map(({ source, chunk }) => ({ ...baseRow(source, chunk), fts_text: `${source.title}\n${chunk.text}` })),
@@ -256,6 +128,8 @@ export async function openLanceBm25Index(options: LanceOptions): Promise<LanceBm
     hashes: (k) => store.hashes(k),
     hashesMany: (k) => store.hashesMany(k),
     optimize: () => store.optimize(),
+    idle: () => store.idle(),
+    unindexedRows: () => unindexedRows(table, 'fts_text'),
     close: () => store.close(),
     async search(query: string, scope: SearchScope): Promise<ChunkHit[]> {
       if (query.trim() === '') return [];
@@ -272,11 +146,44 @@ export async function openLanceBm25Index(options: LanceOptions): Promise<LanceBm
   };
 }
 
-export type LanceVectorIndex = VectorIndex & { optimize(): Promise<void> };
+/** The vector table's ANN index as a search uses it: trained on `trainedRows` rows, `probes` of `partitions` probed. */
+export interface LanceAnnState {
+  trainedRows: number;
+  partitions: number;
+  probes: number;
+}
+
+export type LanceVectorIndex = VectorIndex &
+  LanceUpkeep & {
+    /** The ANN index searches use now; undefined while the table is searched exactly. */
+    ann(): LanceAnnState | undefined;
+    /** `search` by an exact scan whatever the index (the reference a recall is measured against). */
+    searchExact(vector: number[], scope: SearchScope): Promise<ChunkHit[]>;
+  };
+
+/** Rows of `table` outside its index on `column` (0 when there is no such index). */
+async function unindexedRows(table: lancedb.Table, column: string): Promise<number> {
+  const index = (await table.listIndices()).find((i) => i.columns.includes(column));
+  return index ? ((await table.indexStats(index.name))?.numUnindexedRows ?? 0) : 0;
+}
+
+/**
+ * The ANN index another process (or an earlier run) built: its partition count is not stored,
+ * so it is taken from the rows the index holds now, which is at least what it was trained on:
+ * the estimate errs towards more partitions, hence more probes — slower, never less recall.
+ */
+async function storedAnnState(table: lancedb.Table, settings: AnnSettings): Promise<LanceAnnState | undefined> {
+  const index = (await table.listIndices()).find((i) => i.columns.includes('vector'));
+  const stats = index && (await table.indexStats(index.name));
+  if (!stats) return undefined;
+  const partitions = annPartitions(stats.numIndexedRows);
+  return { trainedRows: stats.numIndexedRows, partitions, probes: annProbes(partitions, settings) };
+}
 
 export async function openLanceVectorIndex(
-  options: LanceOptions & { embedder: EmbedderIdentity },
+  options: LanceOptions & { embedder: EmbedderIdentity; ann?: Partial<AnnSettings> },
 ): Promise<LanceVectorIndex> {
+  const settings: AnnSettings = { ...ANN_DEFAULTS, ...options.ann };
   const { embedder } = options;
   const meta = new Map([[EMBEDDER_METADATA_KEY, JSON.stringify({ id: embedder.id, dimension: embedder.dimension })]]);
   const schema = new Schema(
@@ -294,7 +201,52 @@ export async function openLanceVectorIndex(
     conn.close();
     throw new EmbedderMismatchError(stored ?? { id: 'unknown', dimension: 0 }, embedder);
   }
-  const store = new LanceChunkTable(conn, table, options);
+  let ann = await storedAnnState(table, settings);
+  let annCheckedAt = Date.now();
+  // Trains (or retrains) the IVF_FLAT index after a fold when the table has grown enough. The
+  // build reads a snapshot: writes go on meanwhile, their rows are searched flat until the next fold.
+  const trainAnn = async (): Promise<void> => {
+    const rows = await table.countRows();
+    if (!annShouldTrain(rows, ann?.trainedRows, settings)) return;
+    const partitions = annPartitions(rows);
+    await table.createIndex('vector', {
+      config: lancedb.Index.ivfFlat({ distanceType: 'cosine', numPartitions: partitions }),
+      replace: true,
+    });
+    ann = { trainedRows: rows, partitions, probes: annProbes(partitions, settings) };
+  };
+  const store = new LanceChunkTable(conn, table, options, trainAnn);
+  if (
+    options.readConsistencyIntervalSeconds === undefined &&
+    annShouldTrain(await table.countRows(), ann?.trainedRows, settings)
+  )
+    store.background();
+  // A reader apart from the writer (readConsistencyIntervalSeconds set) learns of an index the
+  // writer built from the table itself, as often as it looks for new versions (at most every second).
+  const refreshEveryMs = Math.max(1, options.readConsistencyIntervalSeconds ?? 0) * 1000;
+  const refreshAnn = async (): Promise<void> => {
+    if (options.readConsistencyIntervalSeconds === undefined || Date.now() - annCheckedAt < refreshEveryMs) return;
+    annCheckedAt = Date.now();
+    ann = await storedAnnState(table, settings);
+  };
+  const search = async (vector: number[], scope: SearchScope, exact: boolean): Promise<ChunkHit[]> => {
+    if (vector.length !== embedder.dimension)
+      throw new EmbedderMismatchError(embedder, { id: 'query vector', dimension: vector.length });
+    if (!vector.some((x) => x !== 0)) return []; // no features: cosine is undefined
+    if (!exact) await refreshAnn();
+    let query = table
+      .query()
+      .nearestTo(vector)
+      .distanceType('cosine')
+      .where(lanceWhere(scope.orgId, scope.filters))
+      .select([...CHUNK_HIT_FIELDS, '_distance'])
+      .limit(scope.limit);
+    // IVF_FLAT keeps full vectors: the probed partitions are scored exactly, no refine step needed.
+    if (exact) query = query.bypassVectorIndex();
+    else if (ann) query = query.nprobes(ann.probes);
+    const rows = (await query.toArray()) as Row[];
+    return byScore(rows.map((r) => chunkHitOf(r, 1 - Number(r._distance))));
+  };
   const upsertMany: VectorIndex['upsertMany'] = (sources, vectors) =>
     store.upsertMany(sources, async (writes) => {
       const got = await requestVectors(
@@ -337,21 +289,12 @@ export async function openLanceVectorIndex(
       return out;
     },
     optimize: () => store.optimize(),
+    idle: () => store.idle(),
+    unindexedRows: () => unindexedRows(table, 'vector'),
     close: () => store.close(),
-    async search(vector: number[], scope: SearchScope): Promise<ChunkHit[]> {
-      if (vector.length !== embedder.dimension)
-        throw new EmbedderMismatchError(embedder, { id: 'query vector', dimension: vector.length });
-      if (!vector.some((x) => x !== 0)) return []; // no features: cosine is undefined
-      const rows = (await table
-        .query()
-        .nearestTo(vector)
-        .distanceType('cosine')
-        .where(lanceWhere(scope.orgId, scope.filters))
-        .select([...CHUNK_HIT_FIELDS, '_distance'])
-        .limit(scope.limit)
-        .toArray()) as Row[];
-      return byScore(rows.map((r) => chunkHitOf(r, 1 - Number(r._distance))));
-    },
+    ann: () => (ann ? { ...ann } : undefined),
+    search: (vector, scope) => search(vector, scope, false),
+    searchExact: (vector, scope) => search(vector, scope, true),
   };
 }
 

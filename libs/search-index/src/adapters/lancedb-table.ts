@@ -1,0 +1,226 @@
+import * as lancedb from '@lancedb/lancedb';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pRetry from 'p-retry';
+import type { Schema } from 'apache-arrow';
+import { planUpsertMany, sourceKeyString } from '../core/source.js';
+import type { IndexedChunk, IndexedSource, SourceKey, UpsertReport } from '../types.js';
+import { lanceChunksWhere, lanceSourcesWhere, sourceWhere } from './lancedb-where.js';
+
+export type Row = Record<string, unknown>;
+
+/** What triggers the background fold of written rows into the table's indexes. */
+export interface MaintenanceOptions {
+  /** Fold after this many writing upserts/deletes (0 = never; default 100). */
+  optimizeEvery?: number;
+  /** …or once this many chunk rows were written or deleted since the last fold (0 = never; default 1000). */
+  optimizeEveryRows?: number;
+  /** …and in any case at most this many milliseconds after a write (0 = never; default 1000). */
+  optimizeWithinMs?: number;
+}
+
+/**
+ * Shared write path of both LanceDB tables (diff by content hash, merge-insert the changed
+ * chunks, delete the gone ones) and their upkeep. Every write adds a fragment and rows outside
+ * the indexes (searched flat, so each one slows every query); a background fold — compaction,
+ * new rows into the FTS / vector / scalar indexes, then whatever `afterOptimize` adds (the vector
+ * table trains its ANN index there) — runs when enough was written or shortly after any write,
+ * never in the write's own path. Folds run one at a time, at most one waiting behind the running
+ * one, so a burst of writes costs one more fold, and the lag stays bounded.
+ */
+export class LanceChunkTable {
+  private writes = 0;
+  private rows = 0;
+  private readonly optimizeEvery: number;
+  private readonly optimizeEveryRows: number;
+  private readonly optimizeWithinMs: number;
+  private timer: NodeJS.Timeout | undefined;
+  private chain: Promise<void> = Promise.resolve();
+  private queued = false;
+  private closed = false;
+  /** When the last fold ended and how long it took: the next one waits as long (see `background`). */
+  private lastFold = { endedAt: 0, tookMs: 0 };
+  private readonly closing = new AbortController();
+
+  constructor(
+    readonly conn: lancedb.Connection,
+    readonly table: lancedb.Table,
+    options: MaintenanceOptions,
+    private readonly afterOptimize: () => Promise<void> = async () => {},
+  ) {
+    this.optimizeEvery = options.optimizeEvery ?? 100;
+    this.optimizeEveryRows = options.optimizeEveryRows ?? 1000;
+    this.optimizeWithinMs = options.optimizeWithinMs ?? 1000;
+  }
+
+  async hashes(key: SourceKey): Promise<Map<number, string>> {
+    return (await this.hashesMany([key])).get(sourceKeyString(key))!;
+  }
+
+  async hashesMany(keys: readonly SourceKey[]): Promise<Map<string, Map<number, string>>> {
+    const out = new Map(keys.map((k) => [sourceKeyString(k), new Map<number, string>()]));
+    if (keys.length === 0) return out;
+    const rows = (await this.table
+      .query()
+      .where(lanceSourcesWhere(keys))
+      .select(['org_id', 'source_table', 'source_id', 'chunk_no', 'content_hash'])
+      .limit(100_000_000)
+      .toArray()) as Row[];
+    for (const r of rows) {
+      const key = sourceKeyString({
+        orgId: String(r.org_id),
+        sourceTable: String(r.source_table),
+        sourceId: String(r.source_id),
+      });
+      out.get(key)?.set(Number(r.chunk_no), String(r.content_hash));
+    }
+    return out;
+  }
+
+  /** `rows` turns the planned writes into table rows (and may fetch their vectors first). */
+  async upsertMany(
+    sources: readonly IndexedSource[],
+    rows: (writes: { source: IndexedSource; chunk: IndexedChunk }[]) => Promise<Row[]>,
+  ): Promise<UpsertReport[]> {
+    const plan = planUpsertMany(await this.hashesMany(sources), sources);
+    if (plan.writes.length > 0) {
+      const data = await rows(plan.writes);
+      await this.table.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data);
+    }
+    if (plan.removes.length > 0) await this.table.delete(lanceChunksWhere(plan.removes));
+    const changed = plan.writes.length + plan.removes.reduce((n, r) => n + r.chunkNos.length, 0);
+    if (changed > 0) this.wrote(changed);
+    return plan.reports;
+  }
+
+  async deleteSource(key: SourceKey): Promise<number> {
+    const result = await this.table.delete(sourceWhere(key));
+    const deleted = Number(result.numDeletedRows ?? 0);
+    if (deleted > 0) this.wrote(deleted);
+    return deleted;
+  }
+
+  private wrote(rows: number): void {
+    this.writes++;
+    this.rows += rows;
+    if (
+      (this.optimizeEvery > 0 && this.writes >= this.optimizeEvery) ||
+      (this.optimizeEveryRows > 0 && this.rows >= this.optimizeEveryRows)
+    )
+      this.background();
+    else if (this.optimizeWithinMs > 0 && this.timer === undefined && !this.closed) {
+      this.timer = setTimeout(() => this.background(), this.optimizeWithinMs);
+      // A pending fold must not keep a finished process (a CLI, a test) alive.
+      this.timer.unref();
+    }
+  }
+
+  /**
+   * Queue a fold unless one is already waiting. A fold compacts, and LanceDB's compaction
+   * rewrites the table's growing fragment with the new rows: its cost grows with the table. So
+   * the next fold starts no sooner than the last one took after it ended — at most half the
+   * time goes to folding however fast rows come, and the lag stays within twice a fold's time
+   * plus `optimizeWithinMs`. A failed fold is not fatal: the rows it would have indexed are still
+   * searched (flat), and the next write queues another.
+   */
+  background(): void {
+    if (this.queued || this.closed) return;
+    this.queued = true;
+    this.serial(async () => {
+      const wait = this.lastFold.endedAt + this.lastFold.tookMs - performance.now();
+      if (wait > 0) await sleep(wait, undefined, { signal: this.closing.signal });
+      this.queued = false;
+      if (this.closed) return;
+      const started = performance.now();
+      try {
+        await this.fold();
+      } finally {
+        this.lastFold = { endedAt: performance.now(), tookMs: performance.now() - started };
+      }
+    }).catch(() => {});
+  }
+
+  /** Fold now (after any fold already running) and report its failure: benchmarks and tests. */
+  optimize(): Promise<void> {
+    return this.serial(() => this.fold());
+  }
+
+  /** Resolves once no fold is running, queued or scheduled (benchmarks measure the lag this way). */
+  async idle(): Promise<void> {
+    for (;;) {
+      await this.chain;
+      if (this.queued) continue;
+      if (this.timer === undefined || this.closed) return;
+      await sleep(20);
+    }
+  }
+
+  private serial(step: () => Promise<void>): Promise<void> {
+    const run = this.chain.then(step);
+    this.chain = run.catch(() => {});
+    return run;
+  }
+
+  /** Compact fragments, fold new rows into the indexes, drop versions older than a minute. */
+  private async fold(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.writes = 0;
+    this.rows = 0;
+    await this.table.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
+    await this.afterOptimize();
+  }
+
+  /** Waits for a fold in progress (a table must not close under it); a fold merely scheduled is dropped. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    this.closing.abort();
+    await this.chain;
+    this.table.close();
+    this.conn.close();
+  }
+}
+
+/**
+ * The search service and the indexer may open the same directory at the same moment (separate
+ * processes): one can find the table half created ("exists but could not be loaded") or lose a
+ * commit race on the column or index it adds. The open is retried a few times, briefly.
+ */
+export async function openTable(
+  options: { dir: string; readConsistencyIntervalSeconds?: number },
+  name: string,
+  schema: Schema,
+): Promise<{ conn: lancedb.Connection; table: lancedb.Table }> {
+  return pRetry(() => openTableOnce(options, name, schema), { retries: 5, minTimeout: 50, maxTimeout: 1_000 });
+}
+
+async function openTableOnce(
+  options: { dir: string; readConsistencyIntervalSeconds?: number },
+  name: string,
+  schema: Schema,
+): Promise<{ conn: lancedb.Connection; table: lancedb.Table }> {
+  const interval = options.readConsistencyIntervalSeconds;
+  const conn = await lancedb.connect(options.dir, interval === undefined ? {} : { readConsistencyInterval: interval });
+  try {
+    return { conn, table: await prepareTable(conn, name, schema) };
+  } catch (error) {
+    conn.close();
+    throw error;
+  }
+}
+
+async function prepareTable(conn: lancedb.Connection, name: string, schema: Schema): Promise<lancedb.Table> {
+  const table = (await conn.tableNames()).includes(name)
+    ? await conn.openTable(name)
+    : await conn.createEmptyTable(name, schema, { mode: 'create', existOk: true });
+  // Tables made before documents carried created_at get it as an all-null column (LanceDB adds
+  // a column without rewriting the data); the next version of each source fills it.
+  if (!(await table.schema()).fields.some((f) => f.name === 'created_at')) {
+    await table.addColumns([{ name: 'created_at', valueSql: 'CAST(NULL AS string)' }]);
+  }
+  // Upserts look up a source's stored hashes; a B-tree on source_id keeps that off a full scan.
+  if (!(await table.listIndices()).some((i) => i.columns.includes('source_id'))) {
+    await table.createIndex('source_id', { config: lancedb.Index.btree(), replace: true });
+  }
+  return table;
+}
