@@ -1,9 +1,9 @@
 import { type ChildProcess, fork } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const RUNS_BUILT = import.meta.url.endsWith('.js');
 /** The environment variable carrying a measured child's settings, as JSON. */
 const SETTINGS_VARIABLE = 'QUARRY_BENCH_PROCESS';
 
@@ -20,15 +20,14 @@ export interface MeasuredProcess {
 }
 
 /**
- * The built child entry, or its source through the repo's TS loader when not built (smoke
- * tests). With QUARRY_BENCH_CPU_PROF_DIR set, each child writes V8 CPU profiles (one per thread)
+ * The child entry as this module runs: built (`npm run bench` runs dist) or its source through the
+ * repo's TS loader (the smoke tests run source; a dist left from an older build must not be used). With QUARRY_BENCH_CPU_PROF_DIR set, each child writes V8 CPU profiles (one per thread)
  * into <dir>/<entry>/ as it exits (`node --cpu-prof`): where a measured process spends its CPU.
  */
 function childCommand(entry: string): { script: string; execArgv: string[] } {
   const profileDir = process.env.QUARRY_BENCH_CPU_PROF_DIR;
   const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, entry)}`] : [];
-  const built = join(REPO_ROOT, `apps/bench/dist/${entry}.js`);
-  if (existsSync(built)) return { script: built, execArgv: profile };
+  if (RUNS_BUILT) return { script: join(REPO_ROOT, `apps/bench/dist/${entry}.js`), execArgv: profile };
   return {
     script: join(REPO_ROOT, `apps/bench/src/${entry}.ts`),
     execArgv: [

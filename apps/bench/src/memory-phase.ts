@@ -74,10 +74,13 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** `quarry start` as users run it: the built CLI, or its sources through the repo's TS loader when not built (smoke tests). */
+/**
+ * `quarry start` as users run it: the built CLI when the bench runs built (`npm run bench` builds
+ * everything first), its sources through the repo's TS loader when the bench runs from source (the
+ * smoke tests; a dist left from an older build must not be measured).
+ */
 function quarryStartCommand(): string[] {
-  const built = join(REPO_ROOT, 'apps/cli/dist/bin.js');
-  if (existsSync(built)) return [built, 'start'];
+  if (import.meta.url.endsWith('.js')) return [join(REPO_ROOT, 'apps/cli/dist/bin.js'), 'start'];
   return [
     '--conditions=quarry-source',
     '--import',

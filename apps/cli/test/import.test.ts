@@ -60,8 +60,9 @@ describe('quarry import', () => {
     expect(await artifactsTitled('%')).toEqual(['Drumlin fields', 'Kettle holes in outwash plains', 'eskers']);
 
     const hits = async (q: string) => (await search(running.url, token(), q)).map((h) => h.title);
+    // Each file is its own store_research call, so each becomes searchable on its own.
     await until(async () => (await hits('streamlined hills')).includes('Drumlin fields'));
-    expect(await hits('sinuous meltwater gravel')).toContain('eskers');
+    await until(async () => (await hits('sinuous meltwater gravel')).includes('eskers'));
     // HTML is stored and indexed as its text, without markup or scripts.
     const { rows } = await sql<{ content_text: string }>`
       select content_text from artifact.research_artifacts where title = 'Drumlin fields'`.execute(system.admin);
