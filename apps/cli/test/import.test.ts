@@ -130,8 +130,9 @@ describe('quarry import', () => {
     let calls = 0;
     const interrupted = await importLibrary({
       source: file,
-      // Ctrl-C after the 10th call: what is in flight finishes and is recorded.
+      // Ctrl-C after the 10th call (of 3 items each): what is in flight finishes and is recorded.
       sender: { ...sender, store: (items) => (++calls === 10 && stop.abort(), sender.store(items)) },
+      batchLimits: { maxItems: 3 },
       defaults: { artifactType: 'finding', tags: [] },
       progress: { kind: 'lines', everyMs: 0 },
       out: () => undefined,
@@ -151,6 +152,81 @@ describe('quarry import', () => {
     const titles = await artifactsTitled('Resume %');
     expect(titles).toHaveLength(N);
     expect(new Set(titles).size).toBe(N);
+  });
+
+  it('stores the good items of a batch and reports the refused one; a rerun sends only that one', async () => {
+    const file = join(work, 'mixed.jsonl');
+    const missingPlan = '00000000-0000-4000-8000-000000000000';
+    writeFileSync(
+      file,
+      [
+        { title: 'Mixed 1', content: 'Moulins drain meltwater to the bed.' },
+        { title: 'Mixed 2', content: 'Nunataks rise above the ice sheet.' },
+        { title: 'Mixed 3', content: 'Attached to a plan that does not exist.', planId: missingPlan },
+        { title: 'Mixed 4', content: 'Sastrugi are ridges carved by wind.' },
+      ]
+        .map((l) => JSON.stringify(l))
+        .join('\n'),
+    );
+    const sender = await openStoreSender({ url: running.url, token: token() });
+    const sent: string[][] = [];
+    const errors: string[] = [];
+    const run = (): ReturnType<typeof importLibrary> =>
+      importLibrary({
+        source: file,
+        sender: { ...sender, store: (items) => (sent.push(items.map((i) => i.title)), sender.store(items)) },
+        defaults: { artifactType: 'finding', tags: [] },
+        progress: { kind: 'lines', everyMs: 0 },
+        out: () => undefined,
+        err: (l) => errors.push(l),
+      });
+    try {
+      const first = await run();
+      expect(sent).toEqual([['Mixed 1', 'Mixed 2', 'Mixed 3', 'Mixed 4']]);
+      expect(first).toMatchObject({ total: 4, stored: 3, failed: 1 });
+      expect(errors).toEqual([expect.stringMatching(/✗ line 3: .*PLAN_NOT_FOUND/)]);
+      expect(await artifactsTitled('Mixed %')).toEqual(['Mixed 1', 'Mixed 2', 'Mixed 4']);
+      expect(readFileSync(`${file}.quarry-import.jsonl`, 'utf8').trim().split('\n')).toHaveLength(3);
+
+      const again = await run();
+      expect(sent[1]).toEqual(['Mixed 3']);
+      expect(again).toMatchObject({ stored: 0, alreadyImported: 3, failed: 1 });
+      expect(await artifactsTitled('Mixed %')).toHaveLength(3);
+    } finally {
+      await sender.close();
+    }
+  });
+
+  it('keeps every call under the body limit: large documents go in several batches, one too large for any call is reported', async () => {
+    const file = join(work, 'large.jsonl');
+    // 24 documents of 200 KB: 4.8 MB in all, more than one call of the gateway's 4 MiB may carry.
+    const big = (i: number) => ({
+      title: `Large ${String(i).padStart(2, '0')}`,
+      content: `${i} ${'moraine '.repeat(25_000)}`,
+    });
+    const lines = Array.from({ length: 24 }, (_, i) => big(i));
+    lines.splice(5, 0, { title: 'Huge', content: 'x'.repeat(4_300_000) });
+    writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n'));
+
+    const sender = await openStoreSender({ url: running.url, token: token() });
+    const sent: number[] = [];
+    const errors: string[] = [];
+    const summary = await importLibrary({
+      source: file,
+      sender: { ...sender, store: (items) => (sent.push(items.length), sender.store(items)) },
+      defaults: { artifactType: 'finding', tags: [] },
+      progress: { kind: 'lines', everyMs: 0 },
+      out: () => undefined,
+      err: (l) => errors.push(l),
+    }).finally(() => sender.close());
+    expect(summary).toMatchObject({ total: 25, stored: 24, failed: 1 });
+    expect(errors).toEqual([
+      expect.stringMatching(/✗ line 6: too large to send \(\d+ bytes; one call carries at most/),
+    ]);
+    // 1 MiB per call: 5 documents of ≈200 KB each.
+    expect(sent).toEqual([5, 5, 5, 5, 4]);
+    expect(await artifactsTitled('Large %')).toHaveLength(24);
+    expect(await artifactsTitled('Huge')).toEqual([]);
   });
 
   it('refuses a bad token before reading anything, and a missing source clearly', async () => {
