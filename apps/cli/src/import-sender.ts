@@ -28,6 +28,11 @@ export interface StoreSender {
  */
 const ATTEMPTS = 10;
 const TRANSIENT = /\b(429|502|503|504)\b|rate.?limit|ECONNRESET|ECONNREFUSED|socket hang up|fetch failed|terminated/i;
+const TRANSIENT_STATUS = new Set([429, 502, 503, 504]);
+/** The SDK's HTTP errors carry the status apart from the message (which holds only the body). */
+const transient = (error: unknown) =>
+  TRANSIENT_STATUS.has((error as { status?: unknown }).status as number) ||
+  TRANSIENT.test((error as Error).message ?? String(error));
 /** Tool errors of a whole call that mean nothing was stored and a retry may succeed. */
 const RETRYABLE_CODES = new Set(['SERVICE_UNAVAILABLE', 'RESOURCE_EXHAUSTED', 'CONFLICT', 'RATE_LIMITED']);
 
@@ -42,10 +47,15 @@ export async function openStoreSender(options: {
   url: string;
   token: string;
   retryDelayMs?: number;
+  /** The HTTP client (default: the global fetch). */
+  fetch?: typeof fetch;
 }): Promise<StoreSender> {
   const client = new Client({ name: 'quarry-import', version: '1' });
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(options.url), { authProvider: { token: async () => options.token } }),
+    new StreamableHTTPClientTransport(new URL(options.url), {
+      authProvider: { token: async () => options.token },
+      fetch: options.fetch,
+    }),
   );
   const baseDelay = options.retryDelayMs ?? 500;
 
@@ -60,8 +70,7 @@ export async function openStoreSender(options: {
         const result = await client.callTool({ name, arguments: args });
         if (attempt >= ATTEMPTS || !retryable(result)) return result;
       } catch (error) {
-        const message = (error as Error).message ?? String(error);
-        if (attempt >= ATTEMPTS || !TRANSIENT.test(message)) throw error;
+        if (attempt >= ATTEMPTS || !transient(error)) throw error;
       }
       await wait();
     }

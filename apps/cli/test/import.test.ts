@@ -229,6 +229,47 @@ describe('quarry import', () => {
     expect(await artifactsTitled('Huge')).toEqual([]);
   });
 
+  it('retries a batch whose call failed as a whole, and never one that returned per-item results', async () => {
+    const file = join(work, 'retried.jsonl');
+    writeFileSync(
+      file,
+      [
+        { title: 'Retried 1', content: 'Seracs are blocks of ice between crevasses.' },
+        {
+          title: 'Retried 2',
+          content: 'Refused: a plan that does not exist.',
+          planId: '00000000-0000-4000-8000-000000000001',
+        },
+        { title: 'Retried 3', content: 'Cirques are bowls carved at a glacier head.' },
+      ]
+        .map((l) => JSON.stringify(l))
+        .join('\n'),
+    );
+    // The network between the import and the gateway: the first batch call is answered 503
+    // without reaching the server (a restarting gateway); every batch call is counted.
+    let batchCalls = 0;
+    const flaky: typeof fetch = async (input, init) => {
+      if (typeof init?.body === 'string' && init.body.includes('"store_research_batch"') && ++batchCalls === 1)
+        return new Response('restarting', { status: 503 });
+      return fetch(input, init);
+    };
+    const sender = await openStoreSender({ url: running.url, token: token(), fetch: flaky, retryDelayMs: 10 });
+    const errors: string[] = [];
+    const summary = await importLibrary({
+      source: file,
+      sender,
+      defaults: { artifactType: 'finding', tags: [] },
+      progress: { kind: 'lines', everyMs: 0 },
+      out: () => undefined,
+      err: (l) => errors.push(l),
+    }).finally(() => sender.close());
+    // Once refused whole, once answered item by item: the refusal of item 2 is not retried.
+    expect(batchCalls).toBe(2);
+    expect(summary).toMatchObject({ stored: 2, failed: 1 });
+    expect(errors).toEqual([expect.stringMatching(/✗ line 2: .*PLAN_NOT_FOUND/)]);
+    expect(await artifactsTitled('Retried %')).toEqual(['Retried 1', 'Retried 3']);
+  });
+
   it('refuses a bad token before reading anything, and a missing source clearly', async () => {
     const bad = await quarryWith({ QUARRY_TOKEN: 'qry_nope' }, 'import', work, '--url', running.url);
     expect(bad.code).toBe(1);
