@@ -5,7 +5,16 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from '@quarry/db';
 import { openStoreSender } from '../src/import-sender.js';
 import { importLibrary } from '../src/import.js';
-import { quarryWith, search, startSystem, system, until, useTestSystem, type RunningSystem } from './system-support.js';
+import {
+  quarry,
+  quarryWith,
+  search,
+  startSystem,
+  system,
+  until,
+  useTestSystem,
+  type RunningSystem,
+} from './system-support.js';
 
 // `quarry import` into a real Quarry (every service, the gateway, the indexer): a directory and a
 // JSONL, each bad document reported without stopping, an interrupted import resumed without
@@ -268,6 +277,45 @@ describe('quarry import', () => {
     expect(summary).toMatchObject({ stored: 2, failed: 1 });
     expect(errors).toEqual([expect.stringMatching(/✗ line 2: .*PLAN_NOT_FOUND/)]);
     expect(await artifactsTitled('Retried %')).toEqual(['Retried 1', 'Retried 3']);
+  });
+
+  it('sends one store_research per item for a token whose allowlist lacks the batch tool', async () => {
+    const created = await quarry(
+      'token',
+      'create',
+      '--org',
+      'acme',
+      '--user',
+      'ann@acme.test',
+      '--tools',
+      'ping,store_research',
+    );
+    expect(created.code).toBe(0);
+    const file = join(work, 'single.jsonl');
+    writeFileSync(
+      file,
+      ['Single 1', 'Single 2', 'Single 3']
+        .map((title) => JSON.stringify({ title, content: `${title} text.` }))
+        .join('\n'),
+    );
+    const tools: string[] = [];
+    const counting: typeof fetch = async (input, init) => {
+      const tool = typeof init?.body === 'string' ? /"name":"(store_research\w*)"/.exec(init.body)?.[1] : undefined;
+      if (tool) tools.push(tool);
+      return fetch(input, init);
+    };
+    const sender = await openStoreSender({ url: running.url, token: created.out.trim(), fetch: counting });
+    const summary = await importLibrary({
+      source: file,
+      sender,
+      defaults: { artifactType: 'finding', tags: [] },
+      progress: { kind: 'lines', everyMs: 0 },
+      out: () => undefined,
+      err: () => undefined,
+    }).finally(() => sender.close());
+    expect(summary).toMatchObject({ stored: 3, failed: 0 });
+    expect(tools).toEqual(['store_research', 'store_research', 'store_research']);
+    expect(await artifactsTitled('Single %')).toEqual(['Single 1', 'Single 2', 'Single 3']);
   });
 
   it('refuses a bad token before reading anything, and a missing source clearly', async () => {
