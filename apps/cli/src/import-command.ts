@@ -35,7 +35,7 @@ export function registerImportCommand(program: Command, { io, token, interactive
     .option('--tags <tags>', 'comma-separated tags added to every item', (v: string) => v.split(','), [])
     .option('--plan <planId>', 'attach every item to this plan')
     .option('--state <file>', 'where stored items are remembered (default: <source>.quarry-import.jsonl beside it)')
-    .option('--concurrency <n>', 'calls in flight at once', positive, 4)
+    .option('--concurrency <n>', 'calls (of up to 100 items each) in flight at once', positive, 4)
     .action(
       async (
         source: string,

@@ -3,7 +3,8 @@ import type { StoreRequest } from './import-items.js';
 
 // How `quarry import` stores documents: through the MCP endpoint, with the caller's token, like
 // any client (the same validation, scopes, tool allowlist, rate limit and audit). Everything
-// about the wire is here, so moving to a batch tool changes this file alone.
+// about the wire is here: one store_research_batch call per batch, or, for a token whose tool
+// allowlist does not include it, one store_research call per item.
 
 /** One item's outcome, in the order sent. */
 export type StoreResult = { ok: true; id: string } | { ok: false; error: string };
@@ -11,41 +12,73 @@ export type StoreResult = { ok: true; id: string } | { ok: false; error: string 
 export interface StoreSender {
   /** Who the token acts for (ping): imports are remembered per org. */
   org(): Promise<string>;
-  /** Store the items; never throws for one item's refusal (that is its result). */
+  /**
+   * Store the items (at most 100, one call); one result per item, in order. Never throws: a
+   * refused item is its own result, and a call that failed as a whole fails each of its items.
+   */
   store(items: readonly StoreRequest[]): Promise<StoreResult[]>;
   close(): Promise<void>;
 }
 
 /**
- * Tries per item when the server is briefly unable (rate limited, restarting, a dropped
+ * Tries per call when the server is briefly unable (rate limited, restarting, a dropped
  * connection): with delays doubling to 15 s, the last try comes more than a minute after the
- * first, past the gateway's one-minute rate-limit window.
+ * first, past the gateway's one-minute rate-limit window. Only a call that failed as a whole is
+ * tried again, never one that returned per-item results.
  */
 const ATTEMPTS = 10;
 const TRANSIENT = /\b(429|502|503|504)\b|rate.?limit|ECONNRESET|ECONNREFUSED|socket hang up|fetch failed|terminated/i;
+const TRANSIENT_STATUS = new Set([429, 502, 503, 504]);
+/** The SDK's HTTP errors carry the status apart from the message (which holds only the body). */
+const transient = (error: unknown) =>
+  TRANSIENT_STATUS.has((error as { status?: unknown }).status as number) ||
+  TRANSIENT.test((error as Error).message ?? String(error));
+/** Tool errors of a whole call that mean nothing was stored and a retry may succeed. */
+const RETRYABLE_CODES = new Set(['SERVICE_UNAVAILABLE', 'RESOURCE_EXHAUSTED', 'CONFLICT', 'RATE_LIMITED']);
+
+/** One item's result in store_research_batch's reply. */
+interface BatchItemResult {
+  id?: string;
+  errorCode?: string;
+  error?: string;
+}
 
 export async function openStoreSender(options: {
   url: string;
   token: string;
   retryDelayMs?: number;
+  /** The HTTP client (default: the global fetch). */
+  fetch?: typeof fetch;
 }): Promise<StoreSender> {
   const client = new Client({ name: 'quarry-import', version: '1' });
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(options.url), { authProvider: { token: async () => options.token } }),
+    new StreamableHTTPClientTransport(new URL(options.url), {
+      authProvider: { token: async () => options.token },
+      fetch: options.fetch,
+    }),
   );
   const baseDelay = options.retryDelayMs ?? 500;
 
+  const retryable = (result: { isError?: boolean; structuredContent?: unknown }) =>
+    result.isError === true &&
+    RETRYABLE_CODES.has((result.structuredContent as { error?: { code?: string } } | undefined)?.error?.code ?? '');
+
   async function call(name: string, args: Record<string, unknown>) {
     for (let attempt = 1; ; attempt++) {
+      const wait = () => new Promise((r) => setTimeout(r, Math.min(baseDelay * 2 ** (attempt - 1), 15_000)));
       try {
-        return await client.callTool({ name, arguments: args });
+        const result = await client.callTool({ name, arguments: args });
+        if (attempt >= ATTEMPTS || !retryable(result)) return result;
       } catch (error) {
-        const message = (error as Error).message ?? String(error);
-        if (attempt >= ATTEMPTS || !TRANSIENT.test(message)) throw error;
-        await new Promise((r) => setTimeout(r, Math.min(baseDelay * 2 ** (attempt - 1), 15_000)));
+        if (attempt >= ATTEMPTS || !transient(error)) throw error;
       }
+      await wait();
     }
   }
+
+  // A token's tools/list names only the tools its allowlist and scopes let it call.
+  const tools = await client.listTools();
+  const batchTool = tools.tools.some((tool) => tool.name === 'store_research_batch');
 
   const errorText = (content: unknown) =>
     Array.isArray(content)
@@ -54,6 +87,17 @@ export async function openStoreSender(options: {
           .join(' ')
           .trim()
       : 'refused';
+
+  async function storeOne(item: StoreRequest): Promise<StoreResult> {
+    try {
+      const result = await call('store_research', { ...item });
+      if (result.isError) return { ok: false, error: errorText(result.content) };
+      const id = (result.structuredContent as { id?: string } | undefined)?.id;
+      return id ? { ok: true, id } : { ok: false, error: 'the server returned no id' };
+    } catch (error) {
+      return { ok: false, error: (error as Error).message ?? String(error) };
+    }
+  }
 
   return {
     async org() {
@@ -64,19 +108,26 @@ export async function openStoreSender(options: {
       return slug;
     },
     async store(items) {
-      // One store_research call per item (a batch tool would take them all in one call).
-      return Promise.all(
-        items.map(async (item): Promise<StoreResult> => {
-          try {
-            const result = await call('store_research', { ...item });
-            if (result.isError) return { ok: false, error: errorText(result.content) };
-            const id = (result.structuredContent as { id?: string } | undefined)?.id;
-            return id ? { ok: true, id } : { ok: false, error: 'the server returned no id' };
-          } catch (error) {
-            return { ok: false, error: (error as Error).message ?? String(error) };
-          }
-        }),
-      );
+      const failAll = (error: string): StoreResult[] => items.map(() => ({ ok: false, error }));
+      if (!batchTool) {
+        // One call after another: the calls in flight stay as many as the import's batches.
+        const results: StoreResult[] = [];
+        for (const item of items) results.push(await storeOne(item));
+        return results;
+      }
+      try {
+        const result = await call('store_research_batch', { artifacts: items });
+        if (result.isError) return failAll(errorText(result.content));
+        const results = (result.structuredContent as { results?: BatchItemResult[] } | undefined)?.results ?? [];
+        if (results.length !== items.length)
+          return failAll(`the server returned ${results.length} result(s) for ${items.length} item(s)`);
+        return results.map((r): StoreResult => {
+          if (r.id) return { ok: true, id: r.id };
+          return { ok: false, error: r.error ? `${r.error}${r.errorCode ? ` [${r.errorCode}]` : ''}` : 'refused' };
+        });
+      } catch (error) {
+        return failAll((error as Error).message ?? String(error));
+      }
     },
     close: () => client.close(),
   };

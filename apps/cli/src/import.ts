@@ -9,6 +9,7 @@ import {
   type ImportDefaults,
   type ImportEntry,
 } from './import-items.js';
+import { createBatcher, DEFAULT_BATCH_LIMITS, requestBytes, type BatchLimits } from './import-batches.js';
 import type { StoreSender } from './import-sender.js';
 import { openImportState } from './import-state.js';
 
@@ -19,8 +20,10 @@ export interface ImportOptions {
   defaults: ImportDefaults;
   /** Where stored items are remembered. Default: `<source>.quarry-import.jsonl` beside the source. */
   stateFile?: string;
-  /** store_research calls in flight at once. Default 4. */
+  /** Calls in flight at once. Default 4. */
   concurrency?: number;
+  /** How many items, and bytes, one call carries. Default: DEFAULT_BATCH_LIMITS. */
+  batchLimits?: Partial<BatchLimits>;
   /** A progress bar (a terminal) or a plain line now and then (a log). */
   progress: { kind: 'bar'; stream: NodeJS.WritableStream } | { kind: 'lines'; everyMs?: number };
   out: (line: string) => void;
@@ -52,8 +55,8 @@ function defaultStateFile(source: string): string {
 
 /**
  * `quarry import`: read the source lazily, skip what the state file says this org already has,
- * send the rest (a few calls in flight), record each stored item as soon as the server confirms
- * it, report every refused or unreadable item with its reason without stopping, and end with a
+ * send the rest in batches (a few calls in flight), record each stored item as soon as the server
+ * confirms it, report every refused or unreadable item with its reason without stopping, and end with a
  * summary. A rerun with the same source and state file sends only what is not in yet.
  */
 export async function importLibrary(options: ImportOptions): Promise<ImportSummary> {
@@ -89,8 +92,32 @@ export async function importLibrary(options: ImportOptions): Promise<ImportSumma
     progress.log(`  ✗ ${locator}: ${reason}`);
   };
 
+  type Item = Extract<ImportEntry, { kind: 'item' }>;
+  const limits: BatchLimits = { ...DEFAULT_BATCH_LIMITS, ...options.batchLimits };
+  const batcher = createBatcher<Item>(limits);
   const inFlight = new Set<Promise<void>>();
   const concurrency = Math.max(1, options.concurrency ?? 4);
+  const send = async (batch: Item[]) => {
+    const sending = sender
+      .store(batch.map((item) => item.request))
+      .catch((error: unknown) =>
+        batch.map(() => ({ ok: false as const, error: (error as Error).message ?? String(error) })),
+      )
+      .then((results) => {
+        // Each item's own outcome: a refused one is reported, the others are recorded as stored.
+        batch.forEach((item, i) => {
+          const result = results[i];
+          if (result?.ok) {
+            state.record(item.key, result.id);
+            summary.stored++;
+          } else fail(item.locator, result?.error ?? 'no result');
+        });
+        progress.update(done());
+      });
+    const tracked: Promise<void> = sending.finally(() => inFlight.delete(tracked));
+    inFlight.add(tracked);
+    if (inFlight.size >= concurrency) await Promise.race(inFlight);
+  };
   try {
     for await (const entry of entries) {
       if (options.signal?.aborted) {
@@ -100,19 +127,15 @@ export async function importLibrary(options: ImportOptions): Promise<ImportSumma
       if (entry.kind === 'problem') fail(entry.locator, entry.reason);
       else if (state.has(entry.key)) summary.alreadyImported++;
       else {
-        const sending = sender.store([entry.request]).then(([result]) => {
-          if (result?.ok) {
-            state.record(entry.key, result.id);
-            summary.stored++;
-          } else fail(entry.locator, result?.error ?? 'no result');
-          progress.update(done());
-        });
-        const tracked: Promise<void> = sending.finally(() => inFlight.delete(tracked));
-        inFlight.add(tracked);
-        if (inFlight.size >= concurrency) await Promise.race(inFlight);
+        const bytes = requestBytes(entry.request);
+        if (bytes > limits.maxItemBytes)
+          fail(entry.locator, `too large to send (${bytes} bytes; one call carries at most ${limits.maxItemBytes})`);
+        else for (const batch of batcher.add(entry, bytes)) await send(batch);
       }
       progress.update(done());
     }
+    // What was read but not sent when Ctrl-C came stays unsent (a rerun sends it).
+    if (!summary.interrupted) for (const batch of batcher.flush()) await send(batch);
     await Promise.all(inFlight);
   } finally {
     progress.stop(done());

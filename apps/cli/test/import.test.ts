@@ -5,7 +5,16 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from '@quarry/db';
 import { openStoreSender } from '../src/import-sender.js';
 import { importLibrary } from '../src/import.js';
-import { quarryWith, search, startSystem, system, until, useTestSystem, type RunningSystem } from './system-support.js';
+import {
+  quarry,
+  quarryWith,
+  search,
+  startSystem,
+  system,
+  until,
+  useTestSystem,
+  type RunningSystem,
+} from './system-support.js';
 
 // `quarry import` into a real Quarry (every service, the gateway, the indexer): a directory and a
 // JSONL, each bad document reported without stopping, an interrupted import resumed without
@@ -131,8 +140,9 @@ describe('quarry import', () => {
     let calls = 0;
     const interrupted = await importLibrary({
       source: file,
-      // Ctrl-C after the 10th call: what is in flight finishes and is recorded.
+      // Ctrl-C after the 10th call (of 3 items each): what is in flight finishes and is recorded.
       sender: { ...sender, store: (items) => (++calls === 10 && stop.abort(), sender.store(items)) },
+      batchLimits: { maxItems: 3 },
       defaults: { artifactType: 'finding', tags: [] },
       progress: { kind: 'lines', everyMs: 0 },
       out: () => undefined,
@@ -152,6 +162,161 @@ describe('quarry import', () => {
     const titles = await artifactsTitled('Resume %');
     expect(titles).toHaveLength(N);
     expect(new Set(titles).size).toBe(N);
+  });
+
+  it('stores the good items of a batch and reports the refused one; a rerun sends only that one', async () => {
+    const file = join(work, 'mixed.jsonl');
+    const missingPlan = '00000000-0000-4000-8000-000000000000';
+    writeFileSync(
+      file,
+      [
+        { title: 'Mixed 1', content: 'Moulins drain meltwater to the bed.' },
+        { title: 'Mixed 2', content: 'Nunataks rise above the ice sheet.' },
+        { title: 'Mixed 3', content: 'Attached to a plan that does not exist.', planId: missingPlan },
+        { title: 'Mixed 4', content: 'Sastrugi are ridges carved by wind.' },
+      ]
+        .map((l) => JSON.stringify(l))
+        .join('\n'),
+    );
+    const sender = await openStoreSender({ url: running.url, token: token() });
+    const sent: string[][] = [];
+    const errors: string[] = [];
+    const run = (): ReturnType<typeof importLibrary> =>
+      importLibrary({
+        source: file,
+        sender: { ...sender, store: (items) => (sent.push(items.map((i) => i.title)), sender.store(items)) },
+        defaults: { artifactType: 'finding', tags: [] },
+        progress: { kind: 'lines', everyMs: 0 },
+        out: () => undefined,
+        err: (l) => errors.push(l),
+      });
+    try {
+      const first = await run();
+      expect(sent).toEqual([['Mixed 1', 'Mixed 2', 'Mixed 3', 'Mixed 4']]);
+      expect(first).toMatchObject({ total: 4, stored: 3, failed: 1 });
+      expect(errors).toEqual([expect.stringMatching(/✗ line 3: .*PLAN_NOT_FOUND/)]);
+      expect(await artifactsTitled('Mixed %')).toEqual(['Mixed 1', 'Mixed 2', 'Mixed 4']);
+      expect(readFileSync(`${file}.quarry-import.jsonl`, 'utf8').trim().split('\n')).toHaveLength(3);
+
+      const again = await run();
+      expect(sent[1]).toEqual(['Mixed 3']);
+      expect(again).toMatchObject({ stored: 0, alreadyImported: 3, failed: 1 });
+      expect(await artifactsTitled('Mixed %')).toHaveLength(3);
+    } finally {
+      await sender.close();
+    }
+  });
+
+  it('keeps every call under the body limit: large documents go in several batches, one too large for any call is reported', async () => {
+    const file = join(work, 'large.jsonl');
+    // 24 documents of 200 KB: 4.8 MB in all, more than one call of the gateway's 4 MiB may carry.
+    const big = (i: number) => ({
+      title: `Large ${String(i).padStart(2, '0')}`,
+      content: `${i} ${'moraine '.repeat(25_000)}`,
+    });
+    const lines = Array.from({ length: 24 }, (_, i) => big(i));
+    lines.splice(5, 0, { title: 'Huge', content: 'x'.repeat(4_300_000) });
+    writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n'));
+
+    const sender = await openStoreSender({ url: running.url, token: token() });
+    const sent: number[] = [];
+    const errors: string[] = [];
+    const summary = await importLibrary({
+      source: file,
+      sender: { ...sender, store: (items) => (sent.push(items.length), sender.store(items)) },
+      defaults: { artifactType: 'finding', tags: [] },
+      progress: { kind: 'lines', everyMs: 0 },
+      out: () => undefined,
+      err: (l) => errors.push(l),
+    }).finally(() => sender.close());
+    expect(summary).toMatchObject({ total: 25, stored: 24, failed: 1 });
+    expect(errors).toEqual([
+      expect.stringMatching(/✗ line 6: too large to send \(\d+ bytes; one call carries at most/),
+    ]);
+    // 1 MiB per call: 5 documents of ≈200 KB each.
+    expect(sent).toEqual([5, 5, 5, 5, 4]);
+    expect(await artifactsTitled('Large %')).toHaveLength(24);
+    expect(await artifactsTitled('Huge')).toEqual([]);
+  });
+
+  it('retries a batch whose call failed as a whole, and never one that returned per-item results', async () => {
+    const file = join(work, 'retried.jsonl');
+    writeFileSync(
+      file,
+      [
+        { title: 'Retried 1', content: 'Seracs are blocks of ice between crevasses.' },
+        {
+          title: 'Retried 2',
+          content: 'Refused: a plan that does not exist.',
+          planId: '00000000-0000-4000-8000-000000000001',
+        },
+        { title: 'Retried 3', content: 'Cirques are bowls carved at a glacier head.' },
+      ]
+        .map((l) => JSON.stringify(l))
+        .join('\n'),
+    );
+    // The network between the import and the gateway: the first batch call is answered 503
+    // without reaching the server (a restarting gateway); every batch call is counted.
+    let batchCalls = 0;
+    const flaky: typeof fetch = async (input, init) => {
+      if (typeof init?.body === 'string' && init.body.includes('"store_research_batch"') && ++batchCalls === 1)
+        return new Response('restarting', { status: 503 });
+      return fetch(input, init);
+    };
+    const sender = await openStoreSender({ url: running.url, token: token(), fetch: flaky, retryDelayMs: 10 });
+    const errors: string[] = [];
+    const summary = await importLibrary({
+      source: file,
+      sender,
+      defaults: { artifactType: 'finding', tags: [] },
+      progress: { kind: 'lines', everyMs: 0 },
+      out: () => undefined,
+      err: (l) => errors.push(l),
+    }).finally(() => sender.close());
+    // Once refused whole, once answered item by item: the refusal of item 2 is not retried.
+    expect(batchCalls).toBe(2);
+    expect(summary).toMatchObject({ stored: 2, failed: 1 });
+    expect(errors).toEqual([expect.stringMatching(/✗ line 2: .*PLAN_NOT_FOUND/)]);
+    expect(await artifactsTitled('Retried %')).toEqual(['Retried 1', 'Retried 3']);
+  });
+
+  it('sends one store_research per item for a token whose allowlist lacks the batch tool', async () => {
+    const created = await quarry(
+      'token',
+      'create',
+      '--org',
+      'acme',
+      '--user',
+      'ann@acme.test',
+      '--tools',
+      'ping,store_research',
+    );
+    expect(created.code).toBe(0);
+    const file = join(work, 'single.jsonl');
+    writeFileSync(
+      file,
+      ['Single 1', 'Single 2', 'Single 3']
+        .map((title) => JSON.stringify({ title, content: `${title} text.` }))
+        .join('\n'),
+    );
+    const tools: string[] = [];
+    const counting: typeof fetch = async (input, init) => {
+      const tool = typeof init?.body === 'string' ? /"name":"(store_research\w*)"/.exec(init.body)?.[1] : undefined;
+      if (tool) tools.push(tool);
+      return fetch(input, init);
+    };
+    const sender = await openStoreSender({ url: running.url, token: created.out.trim(), fetch: counting });
+    const summary = await importLibrary({
+      source: file,
+      sender,
+      defaults: { artifactType: 'finding', tags: [] },
+      progress: { kind: 'lines', everyMs: 0 },
+      out: () => undefined,
+      err: () => undefined,
+    }).finally(() => sender.close());
+    expect(summary).toMatchObject({ stored: 3, failed: 0 });
+    expect(tools).toEqual(['store_research', 'store_research', 'store_research']);
+    expect(await artifactsTitled('Single %')).toEqual(['Single 1', 'Single 2', 'Single 3']);
   });
 
   it('refuses a bad token before reading anything, and a missing source clearly', async () => {
