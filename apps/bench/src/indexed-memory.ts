@@ -43,9 +43,7 @@ export async function indexedMemory(options: {
     // finish (≈ 30 s at 100k chunks on 2 cores), so that searches meet the indexes they will use.
     await new Promise((resolve) => setTimeout(resolve, Math.min(30_000, chunks * 0.3)));
   });
-  progress(
-    `memory: ${chunks} chunks stored and searchable after ${((performance.now() - started) / 1000).toFixed(1)} s`,
-  );
+  progress(`${chunks} chunks stored and searchable after ${((performance.now() - started) / 1000).toFixed(1)} s`);
   const queries = mixedQueries(options.queries, SEARCHES);
   const searching = await peakMemoryDuring(root, async () => {
     let found = 0;
@@ -80,6 +78,22 @@ function sourcesOf(texts: readonly string[], chunks: number): Source[] {
   return sources;
 }
 
+/**
+ * One store_research_batch call, tried again (up to 3 times) on an error the tool marks retryable:
+ * on a busy 2-core machine a call of ≈ 0.5 MB can outlast the gateway's deadline. A retried batch
+ * that had been stored after all is stored twice: at most a few hundred chunks more.
+ */
+async function storeOnce(caller: McpCaller, items: readonly object[]) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await caller.call('store_research_batch', { artifacts: items });
+    } catch (error) {
+      if (attempt >= 3 || !(error as Error).message.includes('"retryable":true')) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+  }
+}
+
 /** store_research_batch from `BATCH_WRITERS` concurrent callers; the ids in input order. */
 async function storeInBatches(caller: McpCaller, sources: readonly Source[]): Promise<string[]> {
   const ids: string[] = new Array(sources.length);
@@ -93,7 +107,7 @@ async function storeInBatches(caller: McpCaller, sources: readonly Source[]): Pr
         content: { marker: s.marker },
         contentText: s.contentText,
       }));
-      const { results, refused } = await caller.call('store_research_batch', { artifacts: items });
+      const { results, refused } = await storeOnce(caller, items);
       if (refused !== 0) throw new Error(`store_research_batch refused ${String(refused)} items`);
       (results as { id: string }[]).forEach((r, i) => (ids[from + i] = r.id));
     }
