@@ -6,6 +6,7 @@ import { type BenchSizes, SIZES } from './phase.js';
 import { formatTable } from './report.js';
 import { gatewayCpuPhase } from './gateway-cpu-phase.js';
 import { PHASES, runBench } from './run.js';
+import { memoryPhase } from './memory-phase.js';
 import { topologyCpuPhase } from './topology-cpu-phase.js';
 import { SCALES, searchScalePhase } from './search-scale-phase.js';
 
@@ -16,7 +17,7 @@ export interface BenchIo {
   err: (line: string) => void;
 }
 
-const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,32] [--cranfield <dir>] [--gateway-cpu] [--topology-cpu] [--scale 100k|1m]
+const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,32] [--cranfield <dir>] [--gateway-cpu] [--topology-cpu] [--scale 100k|1m] [--memory]
   --quick           smaller sizes, no Cranfield quality (≤ 2 minutes on 2 cores; the full run ≈ 15 minutes)
   --cranfield <dir> the Cranfield collection (corpus.jsonl, queries.jsonl, qrels.tsv) for the retrieval
                     quality rows; default QUARRY_CRANFIELD_DIR; without either, quality is skipped
@@ -27,7 +28,9 @@ const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,3
   --topology-cpu    only the CPU per read call of the Kubernetes topology (gateway and plan engine in processes
                     of their own) against the monolith's (ADR 0040; also part of the full run)
   --scale 100k|1m   only the search rows (p4), at 10k then 100k chunks, or 100k then 1M (loaded in process;
-                    1m ≈ 40 minutes on 2 cores)`;
+                    1m ≈ 40 minutes on 2 cores)
+  --memory          only the memory rows (p6): \`quarry start\` idle, under load, then holding 100k chunks stored
+                    through store_research_batch (target p6_rss_100k_mb ≤ 1,024 MB; ≈ 5 minutes on 2 cores)`;
 
 /** What each group's baseline is (all measured in the same run, on the same machine). */
 const BASELINES = [
@@ -36,7 +39,8 @@ const BASELINES = [
   'p2_cpu_per_read_call the monolith in a process of its own (Kubernetes topology: gateway + plan engine processes);',
   'p3 freshness the store_research call alone; p4 search the same hybrid search in process (ratio = gRPC + gateway);',
   'p5 ingest the indexer core in process (chunk, embed, upsert); quality vectors/hybrid against BM25 alone;',
-  'extraction the same heuristic extraction and scoring in process. p6 = `quarry start` (PostgreSQL apart, as PSS).',
+  'extraction the same heuristic extraction and scoring in process. p6 = `quarry start` (PostgreSQL apart, as PSS);',
+  'p6_rss_100k_mb: holding 100k chunks stored through MCP, while searched (target ≤ 1,024 MB).',
 ].join('\n');
 const GATEWAY_CPU_BASELINE =
   'Baseline: the gateway as it ships (gateway_cpu_us_per_call); each other row is the same gateway calling the services through another gRPC client.';
@@ -58,6 +62,7 @@ export async function benchCli(argv: readonly string[], io: BenchIo, sizes?: Par
         'gateway-cpu': { type: 'boolean' },
         'topology-cpu': { type: 'boolean' },
         scale: { type: 'string' },
+        memory: { type: 'boolean' },
         help: { type: 'boolean' },
       },
     }));
@@ -101,7 +106,9 @@ export async function benchCli(argv: readonly string[], io: BenchIo, sizes?: Par
         ? [topologyCpuPhase]
         : scale
           ? [searchScalePhase(scale as keyof typeof SCALES)]
-          : PHASES,
+          : values.memory
+            ? [memoryPhase]
+            : PHASES,
     progress: (line) => io.err(`[bench ${((Date.now() - started) / 1000).toFixed(0)}s] ${line}`),
   });
   io.out(

@@ -1,70 +1,19 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createMcpCaller, toolCallRequest } from './mcp.js';
 import { percentile, startLoad } from './measure.js';
 import type { Phase } from './phase.js';
+import { memoryOf, peakMemoryDuring } from './process-memory.js';
+import { BATCH_WRITERS } from './content-loads.js';
+import { syntheticCorpus, textDocs } from './corpus.js';
+import { loadCranfield } from './cranfield.js';
+import { indexedMemory } from './indexed-memory.js';
 import type { Results } from './report.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-
-/** Resident memory of one process: PSS when the kernel reports it (shared pages counted once), else RSS. */
-function residentKb(pid: number): number {
-  try {
-    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
-    const pss = /^Pss:\s+(\d+) kB/m.exec(rollup);
-    if (pss) return Number(pss[1]);
-  } catch {
-    // not readable (or not Linux): fall through to status
-  }
-  try {
-    const rss = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return rss ? Number(rss[1]) : 0;
-  } catch {
-    return 0; // the process has exited
-  }
-}
-
-/** `root` and every process below it, each with its command name. */
-function processTree(root: number): { pid: number; comm: string }[] {
-  const children = new Map<number, number[]>();
-  const comms = new Map<number, string>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // pid (comm) state ppid …; comm may contain spaces and parentheses, so split at the last ')'.
-      const close = stat.lastIndexOf(')');
-      const ppid = Number(stat.slice(close + 2).split(' ')[1]);
-      comms.set(Number(entry), stat.slice(stat.indexOf('(') + 1, close));
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const tree: { pid: number; comm: string }[] = [];
-  const stack = [root];
-  while (stack.length > 0) {
-    const pid = stack.pop()!;
-    tree.push({ pid, comm: comms.get(pid) ?? '' });
-    stack.push(...(children.get(pid) ?? []));
-  }
-  return tree;
-}
-
-/** MB held by Quarry's processes and, separately, by PostgreSQL's, under `root`. */
-function memoryOf(root: number): { quarry: number; postgres: number } {
-  let quarry = 0;
-  let postgres = 0;
-  for (const { pid, comm } of processTree(root)) {
-    const kb = residentKb(pid);
-    if (comm === 'postgres') postgres += kb;
-    else quarry += kb;
-  }
-  return { quarry: quarry / 1024, postgres: postgres / 1024 };
-}
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -122,7 +71,7 @@ async function stop(child: ChildProcess): Promise<void> {
  */
 export const memoryPhase: Phase = {
   name: 'memory',
-  async run({ system, sizes, progress }) {
+  async run({ system, sizes, progress, cranfieldDir }) {
     if (!existsSync('/proc/self/stat')) {
       progress('skipped (needs Linux /proc)');
       return {};
@@ -172,13 +121,7 @@ export const memoryPhase: Phase = {
       // Load: 32 concurrent clients on get_plan_status; the peak over the run.
       const seconds = Math.max(3, sizes.loadSeconds * 2);
       progress(`${seconds} s of get_plan_status from 32 clients`);
-      const peak = { quarry: 0, postgres: 0 };
-      const sampler = setInterval(() => {
-        const now = memoryOf(child.pid!);
-        peak.quarry = Math.max(peak.quarry, now.quarry);
-        peak.postgres = Math.max(peak.postgres, now.postgres);
-      }, 250);
-      try {
+      const { peak } = await peakMemoryDuring(child.pid!, async () => {
         const load = await startLoad({
           url: `${base}/mcp`,
           ...toolCallRequest(token, 'get_plan_status', { planId }),
@@ -187,9 +130,7 @@ export const memoryPhase: Phase = {
           maxRequests: seconds * 100_000,
         }).done;
         if (load.failures) throw new Error(`memory: ${load.failures} failed calls under load`);
-      } finally {
-        clearInterval(sampler);
-      }
+      });
       const results: Results = {
         p6_rss_idle_mb: {
           value: percentile(
@@ -208,7 +149,24 @@ export const memoryPhase: Phase = {
         },
         p6_postgres_rss_load_mb: { value: peak.postgres, unit: 'MB' },
       };
-      return results;
+
+      // Indexed: the same process once it holds the corpus the memory target is set at.
+      const cranfield = loadCranfield(cranfieldDir);
+      const data = 'data' in cranfield ? cranfield.data : syntheticCorpus();
+      const writer = createMcpCaller(`${base}/mcp`, token, BATCH_WRITERS);
+      try {
+        const indexed = await indexedMemory({
+          caller: writer,
+          root: child.pid!,
+          chunks: sizes.memoryChunks,
+          docs: textDocs(data.docs),
+          queries: data.queries,
+          progress,
+        });
+        return { ...results, ...indexed };
+      } finally {
+        writer.close();
+      }
     } finally {
       await stop(child);
       rmSync(dataDir, { recursive: true, force: true });

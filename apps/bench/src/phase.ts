@@ -26,6 +26,8 @@ export interface BenchSizes {
   searchQueries: number;
   /** Retrieval quality on Cranfield: 1400 abstracts through store_research, 225 queries (≈ 1.5 minutes on 2 cores). */
   cranfield: boolean;
+  /** p6: chunks stored into `quarry start` before its memory is measured with them indexed. */
+  memoryChunks: number;
   /** extract_data latency rounds (heuristic provider; each round also runs the in-process baseline). */
   extractionCalls: number;
   /** `--gateway-cpu`: calls measured per gateway variant and round, rounds, and calls before each measurement. */
@@ -42,6 +44,7 @@ const CONTENT = {
     searchQueries: 400,
     cranfield: true,
     extractionCalls: 400,
+    memoryChunks: 100_000,
   },
   // Quick: ≤ 2 minutes for iterating; Cranfield quality (1.5 minutes alone) only in the full run.
   quick: {
@@ -51,6 +54,7 @@ const CONTENT = {
     searchQueries: 100,
     cranfield: false,
     extractionCalls: 100,
+    memoryChunks: 5_000,
   },
   // Smoke: every content row but quality, on toy sizes (a few seconds inside `npm test`).
   smoke: {
@@ -60,6 +64,7 @@ const CONTENT = {
     searchQueries: 20,
     cranfield: false,
     extractionCalls: 10,
+    memoryChunks: 300,
   },
 } as const;
 

@@ -101,7 +101,12 @@ export async function startBenchSystem(options: {
       databaseUrl,
       indexerDatabaseUrl: appUrlFrom(postgres.adminUrl, INDEXER_ROLE, indexerPassword),
       identityKey: config.QUARRY_IDENTITY_KEY,
-      search: loadConfig(searchBackendsConfigSchema, { QUARRY_DATA_DIR: options.searchDir }),
+      // The engines are always the embedded ones here; their cache caps may be set to compare them.
+      search: loadConfig(searchBackendsConfigSchema, {
+        QUARRY_DATA_DIR: options.searchDir,
+        LANCEDB_INDEX_CACHE_MB: process.env.LANCEDB_INDEX_CACHE_MB,
+        LANCEDB_METADATA_CACHE_MB: process.env.LANCEDB_METADATA_CACHE_MB,
+      }),
       extraction: loadConfig(extractionModelsConfigSchema, {}),
       logger,
     });

@@ -11,13 +11,18 @@ const INDEXED_WITHIN_MS = 20 * 60_000;
 const elapsed = (since: number) => performance.now() - since;
 
 /** Polls search_sources (every ~5 ms) until `id` is among the results for `query`; returns when it is. */
-export async function untilFound(caller: McpCaller, query: string, id: string): Promise<void> {
+export async function untilFound(
+  caller: McpCaller,
+  query: string,
+  id: string,
+  withinMs = VISIBLE_WITHIN_MS,
+): Promise<void> {
   const started = performance.now();
   for (;;) {
     const found = await caller.call('search_sources', { query, limit: 10 });
     if ((found.results as { id: string }[]).some((r) => r.id === id)) return;
-    if (elapsed(started) > VISIBLE_WITHIN_MS)
-      throw new Error(`artifact ${id} not searchable (query "${query}") after ${VISIBLE_WITHIN_MS / 1000} s`);
+    if (elapsed(started) > withinMs)
+      throw new Error(`artifact ${id} not searchable (query "${query}") after ${withinMs / 1000} s`);
     await sleep(5);
   }
 }

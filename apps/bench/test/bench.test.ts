@@ -54,6 +54,9 @@ const SINGLE = [
   'p6_rss_load_mb',
   'p6_postgres_rss_idle_mb',
   'p6_postgres_rss_load_mb',
+  'p6_rss_300_mb',
+  'p6_rss_300_loading_mb',
+  'p6_postgres_rss_300_mb',
 ];
 
 /** The topology CPU phase: CPU per read call over the Kubernetes topology's processes, against the monolith's. */
@@ -231,7 +234,16 @@ describe('npm run bench (smoke sizes: seconds, not a measurement)', () => {
     expect(results.p5_ingest_artifacts_per_s).toEqual(results.p5_ingest_40_artifacts_per_s);
     expect(results.p5_ingest_batch_artifacts_per_s).toEqual(results.p5_ingest_batch_40_artifacts_per_s);
     // `quarry start` and its PostgreSQL were measured (plausible sizes, in MB).
-    for (const key of ['p6_rss_idle_mb', 'p6_rss_load_mb', 'p6_postgres_rss_idle_mb', 'p6_postgres_rss_load_mb']) {
+    // …and again once it holds the smoke corpus, stored through MCP and searched.
+    for (const key of [
+      'p6_rss_idle_mb',
+      'p6_rss_load_mb',
+      'p6_postgres_rss_idle_mb',
+      'p6_postgres_rss_load_mb',
+      'p6_rss_300_mb',
+      'p6_rss_300_loading_mb',
+      'p6_postgres_rss_300_mb',
+    ]) {
       expect({
         key,
         unit: results[key]!.unit,

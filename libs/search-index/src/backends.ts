@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
 import { z } from '@quarry/config';
-import { dropLanceTables, openLanceBm25Index, openLanceVectorIndex } from './adapters/lancedb.js';
+import { dropLanceTables, lanceSession, openLanceBm25Index, openLanceVectorIndex } from './adapters/lancedb.js';
 import { buildOpenSearchClient, openOpenSearchBm25Index } from './adapters/opensearch.js';
 import { buildQdrantClient, openQdrantVectorIndex } from './adapters/qdrant.js';
 import { createLocalEmbedder } from './core/local-embedder.js';
@@ -9,6 +9,13 @@ import type { Bm25Index, Embedder, VectorIndex } from './types.js';
 
 /** Engines speak HTTP: `opensearch:9200` (a forgotten scheme) parses as a URL but is refused here. */
 const httpUrl = () => z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' });
+
+/**
+ * The embedded indexes' cache caps (ADR 0037). LanceDB's own defaults are 6 GB of index and
+ * 1 GB of metadata cache per connection, so every fold's new index files added to a process's
+ * memory until a multi-GB cap; these bound both tables together.
+ */
+const LANCE_CACHE_DEFAULTS = { indexCacheMb: 512, metadataCacheMb: 128 } as const;
 
 /**
  * The environment that chooses the search engines, shared by the search service, the indexer
@@ -33,6 +40,18 @@ export const searchBackendsConfigShape = {
     .string()
     .regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, - and _')
     .default('quarry_chunks'),
+  LANCEDB_INDEX_CACHE_MB: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(LANCE_CACHE_DEFAULTS.indexCacheMb)
+    .describe('Embedded indexes: MiB of decoded index data LanceDB keeps in memory, shared by both tables'),
+  LANCEDB_METADATA_CACHE_MB: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(LANCE_CACHE_DEFAULTS.metadataCacheMb)
+    .describe('Embedded indexes: MiB of file metadata LanceDB keeps in memory, shared by both tables'),
   EMBEDDINGS_URL: httpUrl()
     .optional()
     .describe('OpenAI-compatible /v1/embeddings endpoint (default: the local lexical embedder)'),
@@ -145,6 +164,14 @@ export async function openSearchBackends(
   const identity = await embedder.identity();
   const dir = embeddedSearchDir(config);
   const opened: { close(): Promise<void> }[] = [];
+  // Created only when a table is embedded; one session, so both tables share one bounded cache.
+  const session =
+    config.OPENSEARCH_URL && config.QDRANT_URL
+      ? undefined
+      : lanceSession({
+          indexCacheMb: config.LANCEDB_INDEX_CACHE_MB ?? LANCE_CACHE_DEFAULTS.indexCacheMb,
+          metadataCacheMb: config.LANCEDB_METADATA_CACHE_MB ?? LANCE_CACHE_DEFAULTS.metadataCacheMb,
+        });
   try {
     const bm25 = config.OPENSEARCH_URL
       ? await openOpenSearchBm25Index({
@@ -156,6 +183,7 @@ export async function openSearchBackends(
           dir,
           optimizeEvery: options.optimizeEvery,
           readConsistencyIntervalSeconds: options.readConsistencyIntervalSeconds,
+          session,
         });
     opened.push(bm25);
     const vectors = config.QDRANT_URL
@@ -169,6 +197,7 @@ export async function openSearchBackends(
           embedder: identity,
           optimizeEvery: options.optimizeEvery,
           readConsistencyIntervalSeconds: options.readConsistencyIntervalSeconds,
+          session,
         });
     opened.push(vectors);
     return {

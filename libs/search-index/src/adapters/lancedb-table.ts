@@ -187,7 +187,7 @@ export class LanceChunkTable {
  * commit race on the column or index it adds. The open is retried a few times, briefly.
  */
 export async function openTable(
-  options: { dir: string; readConsistencyIntervalSeconds?: number },
+  options: { dir: string; readConsistencyIntervalSeconds?: number; session?: lancedb.Session },
   name: string,
   schema: Schema,
 ): Promise<{ conn: lancedb.Connection; table: lancedb.Table }> {
@@ -195,12 +195,16 @@ export async function openTable(
 }
 
 async function openTableOnce(
-  options: { dir: string; readConsistencyIntervalSeconds?: number },
+  options: { dir: string; readConsistencyIntervalSeconds?: number; session?: lancedb.Session },
   name: string,
   schema: Schema,
 ): Promise<{ conn: lancedb.Connection; table: lancedb.Table }> {
   const interval = options.readConsistencyIntervalSeconds;
-  const conn = await lancedb.connect(options.dir, interval === undefined ? {} : { readConsistencyInterval: interval });
+  // The session goes in the options: the JS `connect` drops a session given as its third argument.
+  const conn = await lancedb.connect(options.dir, {
+    ...(interval === undefined ? {} : { readConsistencyInterval: interval }),
+    ...(options.session ? { session: options.session } : {}),
+  });
   try {
     return { conn, table: await prepareTable(conn, name, schema) };
   } catch (error) {

@@ -48,6 +48,24 @@ export interface LanceOptions extends MaintenanceOptions {
    * choice when the writer shares this process and these Table objects (`quarry start`).
    */
   readConsistencyIntervalSeconds?: number;
+  /**
+   * LanceDB's caches (decoded index pages, file metadata). Unset = a session of LanceDB's own
+   * per connection, 6 GB of index and 1 GB of metadata cache each; `lanceSession` gives both
+   * tables one session with bounded caches (ADR 0037).
+   */
+  session?: lancedb.Session;
+}
+
+/** Cache sizes, in MiB, of the LanceDB session both embedded tables share. */
+export interface LanceCacheSizes {
+  indexCacheMb: number;
+  metadataCacheMb: number;
+}
+
+/** One LanceDB session with bounded caches, to be passed to both tables of a directory. */
+export function lanceSession(sizes: LanceCacheSizes): lancedb.Session {
+  const bytes = (mb: number) => BigInt(Math.round(mb * 2 ** 20));
+  return new lancedb.Session(bytes(sizes.indexCacheMb), bytes(sizes.metadataCacheMb));
 }
 
 const EMBEDDER_METADATA_KEY = 'quarry.embedder';
