@@ -15,7 +15,7 @@ const httpUrl = () => z.url({ protocol: /^https?$/, error: 'must be an http:// o
  * 1 GB of metadata cache per connection, so every fold's new index files added to a process's
  * memory until a multi-GB cap; these bound both tables together.
  */
-const LANCE_CACHE_DEFAULTS = { indexCacheMb: 512, metadataCacheMb: 128 } as const;
+const LANCE_CACHE_DEFAULTS = { indexCacheMb: 1024, metadataCacheMb: 256 } as const;
 
 /**
  * The environment that chooses the search engines, shared by the search service, the indexer

@@ -68,8 +68,8 @@ describe('the shared backends configuration', () => {
 });
 
 describe('the embedded indexes cache caps', () => {
-  it('default to 512 MiB of index and 128 MiB of metadata cache, and refuse what is not a positive whole number', () => {
-    expect(backendsConfig()).toMatchObject({ LANCEDB_INDEX_CACHE_MB: 512, LANCEDB_METADATA_CACHE_MB: 128 });
+  it('default to 1 GiB of index and 256 MiB of metadata cache, and refuse what is not a positive whole number', () => {
+    expect(backendsConfig()).toMatchObject({ LANCEDB_INDEX_CACHE_MB: 1024, LANCEDB_METADATA_CACHE_MB: 256 });
     expect(backendsConfig({ LANCEDB_INDEX_CACHE_MB: '2048' }).LANCEDB_INDEX_CACHE_MB).toBe(2048);
     for (const bad of ['0', '-1', 'lots', '1.5']) {
       const parsed = searchBackendsConfigSchema.safeParse({ QUARRY_DATA_DIR: dataDir, LANCEDB_METADATA_CACHE_MB: bad });
