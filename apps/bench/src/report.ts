@@ -1,3 +1,5 @@
+import { checkTarget, TARGETS } from './targets.js';
+
 /** One figure: Quarry's value, and where a baseline ran in the same run, its value and value ÷ baseline. */
 export interface Metric {
   value: number;
@@ -21,23 +23,28 @@ function formatNumber(value: number | undefined, unit = ''): string {
   return Math.abs(value) >= 100 ? Math.round(value).toString() : value.toFixed(2);
 }
 
-/** The one table a run prints: metric, value, unit, baseline, ratio. */
+/** The one table a run prints: metric, value, unit, baseline, ratio, and the target where there is one. */
 export function formatTable(results: Results): string {
   const rows = [
-    ['metric', 'value', 'unit', 'baseline', 'ratio'],
-    ...Object.entries(results).map(([key, m]) => [
-      key,
-      formatNumber(m.value, m.unit),
-      m.unit,
-      formatNumber(m.baseline, m.unit),
-      m.ratio === undefined ? '' : m.ratio.toFixed(2),
-    ]),
+    ['metric', 'value', 'unit', 'baseline', 'ratio', 'target', 'met'],
+    ...Object.entries(results).map(([key, m]) => {
+      const target = TARGETS[key] && checkTarget(TARGETS[key], m);
+      return [
+        key,
+        formatNumber(m.value, m.unit),
+        m.unit,
+        formatNumber(m.baseline, m.unit),
+        m.ratio === undefined ? '' : m.ratio.toFixed(2),
+        target?.text ?? '',
+        target ? (target.met ? 'yes' : 'NO') : '',
+      ];
+    }),
   ];
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
   const line = (row: string[]) =>
     row
       .map((cell, column) =>
-        column === 0 || column === 2 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!),
+        column === 0 || column === 2 || column >= 5 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!),
       )
       .join('  ')
       .trimEnd();

@@ -354,18 +354,22 @@ describe('the numbers and the table', () => {
     expect(syntheticCorpus()).toEqual(synthetic); // seeded: the same texts every run
   });
 
-  it('prints one aligned row per metric, blank where there is no baseline', () => {
+  it('prints one aligned row per metric, blank where there is no baseline, with the target where there is one', () => {
     const table = formatTable({
       p1_get_plan_status_p50_ms: { value: 1.23456, unit: 'ms', baseline: 1, ratio: 1.23456 },
-      p2_read_tool_calls_per_s: { value: 3123.4, unit: 'calls/s' },
+      p2_read_tool_calls_per_s: { value: 3123.4, unit: 'calls/s', baseline: 3500, ratio: 3123.4 / 3500 },
+      p3_freshness_p95_ms: { value: 120.5, unit: 'ms' },
       c_quality_hybrid_ndcg10: { value: 0.35391, unit: 'score', baseline: 0.36354, ratio: 0.35391 / 0.36354 },
+      quality_cranfield_ndcg10_hybrid: { value: 0.36354, unit: 'score', baseline: 0.36354, ratio: 1 - 1e-9 },
     }).split('\n');
     expect(table).toEqual([
-      'metric                      value  unit     baseline  ratio',
-      '-------------------------  ------  -------  --------  -----',
-      'p1_get_plan_status_p50_ms   1.235  ms          1.000   1.23',
-      'p2_read_tool_calls_per_s     3123  calls/s',
-      'c_quality_hybrid_ndcg10    0.3539  score      0.3635   0.97',
+      'metric                             value  unit     baseline  ratio  target       met',
+      '-------------------------------  -------  -------  --------  -----  -----------  ---',
+      'p1_get_plan_status_p50_ms          1.235  ms          1.000   1.23',
+      'p2_read_tool_calls_per_s            3123  calls/s      3500   0.89  ratio ≥ 0.8  yes',
+      'p3_freshness_p95_ms              120.500  ms                        ≤ 100        NO',
+      'c_quality_hybrid_ndcg10           0.3539  score      0.3635   0.97',
+      'quality_cranfield_ndcg10_hybrid   0.3635  score      0.3635   1.00  ratio ≥ 1    yes',
     ]);
   });
 });
