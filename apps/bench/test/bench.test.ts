@@ -254,7 +254,7 @@ describe('npm run bench (smoke sizes: seconds, not a measurement)', () => {
     // One table with every metric, machine facts above it, progress lines on the side.
     const printed = out.join('\n');
     expect(printed).toMatch(/cores .*Node v\d+/);
-    expect(printed).toMatch(/^metric +value +unit +baseline +ratio$/m);
+    expect(printed).toMatch(/^metric +value +unit +baseline +ratio +target +met$/m);
     for (const key of Object.keys(results)) expect(printed).toMatch(new RegExp(`^${key} `, 'm'));
     expect(err.some((line) => line.includes('p2 get_next_step+submit_step_result, 32 clients'))).toBe(true);
   });
