@@ -57,23 +57,7 @@ export class LanceChunkTable {
   }
 
   async hashesMany(keys: readonly SourceKey[]): Promise<Map<string, Map<number, string>>> {
-    const out = new Map(keys.map((k) => [sourceKeyString(k), new Map<number, string>()]));
-    if (keys.length === 0) return out;
-    const rows = (await this.table
-      .query()
-      .where(lanceSourcesWhere(keys))
-      .select(['org_id', 'source_table', 'source_id', 'chunk_no', 'content_hash'])
-      .limit(100_000_000)
-      .toArray()) as Row[];
-    for (const r of rows) {
-      const key = sourceKeyString({
-        orgId: String(r.org_id),
-        sourceTable: String(r.source_table),
-        sourceId: String(r.source_id),
-      });
-      out.get(key)?.set(Number(r.chunk_no), String(r.content_hash));
-    }
-    return out;
+    return chunksBySource(this.table, keys, ['content_hash'], (r) => String(r.content_hash));
   }
 
   /** `rows` turns the planned writes into table rows (and may fetch their vectors first). */
@@ -186,6 +170,35 @@ export class LanceChunkTable {
  * processes): one can find the table half created ("exists but could not be loaded") or lose a
  * commit race on the column or index it adds. The open is retried a few times, briefly.
  */
+/**
+ * Chunks of these sources, read by `columns` and turned into values by `read`, grouped by source
+ * key then chunk number (every key present, empty when the source has no chunks).
+ */
+export async function chunksBySource<T>(
+  table: lancedb.Table,
+  keys: readonly SourceKey[],
+  columns: readonly string[],
+  read: (row: Row) => T,
+): Promise<Map<string, Map<number, T>>> {
+  const out = new Map(keys.map((k) => [sourceKeyString(k), new Map<number, T>()]));
+  if (keys.length === 0) return out;
+  const rows = (await table
+    .query()
+    .where(lanceSourcesWhere(keys))
+    .select(['org_id', 'source_table', 'source_id', 'chunk_no', ...columns])
+    .limit(100_000_000)
+    .toArray()) as Row[];
+  for (const r of rows) {
+    const key = sourceKeyString({
+      orgId: String(r.org_id),
+      sourceTable: String(r.source_table),
+      sourceId: String(r.source_id),
+    });
+    out.get(key)?.set(Number(r.chunk_no), read(r));
+  }
+  return out;
+}
+
 export async function openTable(
   options: { dir: string; readConsistencyIntervalSeconds?: number; session?: lancedb.Session },
   name: string,

@@ -9,7 +9,6 @@ import {
   chunkHitOf,
   chunkId,
   requestVectors,
-  sourceKeyString,
 } from '../core/source.js';
 import type {
   Bm25Index,
@@ -18,12 +17,11 @@ import type {
   IndexedChunk,
   IndexedSource,
   SearchScope,
-  StoredVector,
   VectorIndex,
 } from '../types.js';
 import { EmbedderMismatchError } from '../types.js';
-import { LanceChunkTable, openTable, type MaintenanceOptions, type Row } from './lancedb-table.js';
-import { lanceSourcesWhere, lanceWhere } from './lancedb-where.js';
+import { chunksBySource, LanceChunkTable, openTable, type MaintenanceOptions, type Row } from './lancedb-table.js';
+import { lanceWhere } from './lancedb-where.js';
 
 /**
  * Embedded defaults: LanceDB tables in a local data directory (e.g. `.quarry/search`), no
@@ -284,28 +282,11 @@ export async function openLanceVectorIndex(
     deleteSource: (k) => store.deleteSource(k),
     hashes: (k) => store.hashes(k),
     hashesMany: (k) => store.hashesMany(k),
-    async storedVectors(keys) {
-      const out = new Map(keys.map((k) => [sourceKeyString(k), new Map<number, StoredVector>()]));
-      if (keys.length === 0) return out;
-      const rows = (await table
-        .query()
-        .where(lanceSourcesWhere(keys))
-        .select(['org_id', 'source_table', 'source_id', 'chunk_no', 'text', 'vector'])
-        .limit(100_000_000)
-        .toArray()) as Row[];
-      for (const r of rows) {
-        const key = sourceKeyString({
-          orgId: String(r.org_id),
-          sourceTable: String(r.source_table),
-          sourceId: String(r.source_id),
-        });
-        out.get(key)?.set(Number(r.chunk_no), {
-          text: String(r.text),
-          vector: Array.from(r.vector as Iterable<number>),
-        });
-      }
-      return out;
-    },
+    storedVectors: (keys) =>
+      chunksBySource(table, keys, ['text', 'vector'], (r) => ({
+        text: String(r.text),
+        vector: Array.from(r.vector as Iterable<number>),
+      })),
     optimize: () => store.optimize(),
     idle: () => store.idle(),
     unindexedRows: () => unindexedRows(table, 'vector'),
