@@ -4,14 +4,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { runCli } from '@quarry/cli';
-import { loadConfig } from '@quarry/config';
-import { appUrlFrom } from '@quarry/db';
-import { buildServer, createGatewayRuntime, gatewaySchemas, loadGatewayConfig } from '@quarry/gateway';
-import { extractionModelsConfigSchema } from '@quarry/extraction';
-import { searchBackendsConfigSchema } from '@quarry/search-index';
-import { backendSchemas, startServices } from '@quarry/system';
-import { createLogger } from '@quarry/telemetry';
+import { gatewaySchemas } from '@quarry/gateway';
+import { backendSchemas } from '@quarry/system';
 import { createTestDatabase, type TestDatabase } from '@quarry/testing';
+import { startSystemOn } from './system-support.js';
 
 /** Every service's migrations: a fresh database gets all of them. */
 const MIGRATIONS = [...gatewaySchemas, ...backendSchemas].reduce((n, s) => n + Object.keys(s.migrations).length, 0);
@@ -31,33 +27,13 @@ async function quarry(...argv: string[]) {
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
-async function startGateway() {
-  const config = loadGatewayConfig({
-    DATABASE_URL: appUrlFrom(database.adminUrl, ROLE, PASSWORD),
-    QUARRY_IDENTITY_KEY: 'k'.repeat(48),
-    LOG_LEVEL: 'silent',
+function startGateway() {
+  return startSystemOn({
+    adminUrl: database.adminUrl,
+    dataDir,
+    app: { role: ROLE, password: PASSWORD },
+    indexer: { role: INDEXER_ROLE, password: INDEXER_PASSWORD },
   });
-  const logger = createLogger({ service: 'cli-test', level: 'silent' });
-  const services = await startServices({
-    databaseUrl: config.DATABASE_URL,
-    indexerDatabaseUrl: appUrlFrom(database.adminUrl, INDEXER_ROLE, INDEXER_PASSWORD),
-    identityKey: config.QUARRY_IDENTITY_KEY,
-    search: loadConfig(searchBackendsConfigSchema, { QUARRY_DATA_DIR: dataDir }),
-    extraction: loadConfig(extractionModelsConfigSchema, {}),
-    logger,
-  });
-  const runtime = await createGatewayRuntime({ config, logger, serviceAddresses: services.addresses });
-  const app = await buildServer(runtime.deps);
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${address.port}/mcp`,
-    close: async () => {
-      await app.close();
-      await runtime.close();
-      await services.close(1000);
-    },
-  };
 }
 
 async function callTool(url: string, token: string, name: string, args: Record<string, unknown> = {}) {

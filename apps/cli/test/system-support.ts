@@ -87,17 +87,32 @@ export interface RunningSystem {
 
 /** Every service and the gateway on loopback ports (what `quarry start` runs), with the indexer consuming. */
 export async function startSystem(): Promise<RunningSystem> {
+  return startSystemOn({
+    adminUrl: system.database.adminUrl,
+    dataDir: system.dataDir,
+    app: { role: ROLE, password: PASSWORD },
+    indexer: { role: INDEXER_ROLE, password: INDEXER_PASSWORD },
+  });
+}
+
+/** The same on a database migrated elsewhere, with the roles it was migrated with. */
+export async function startSystemOn(on: {
+  adminUrl: string;
+  dataDir: string;
+  app: { role: string; password: string };
+  indexer: { role: string; password: string };
+}): Promise<RunningSystem> {
   const config = loadGatewayConfig({
-    DATABASE_URL: appUrlFrom(system.database.adminUrl, ROLE, PASSWORD),
+    DATABASE_URL: appUrlFrom(on.adminUrl, on.app.role, on.app.password),
     QUARRY_IDENTITY_KEY: 'k'.repeat(48),
     LOG_LEVEL: 'silent',
   });
   const logger = createLogger({ service: 'cli-sys-test', level: 'silent' });
   const services = await startServices({
     databaseUrl: config.DATABASE_URL,
-    indexerDatabaseUrl: appUrlFrom(system.database.adminUrl, INDEXER_ROLE, INDEXER_PASSWORD),
+    indexerDatabaseUrl: appUrlFrom(on.adminUrl, on.indexer.role, on.indexer.password),
     identityKey: config.QUARRY_IDENTITY_KEY,
-    search: loadConfig(searchBackendsConfigSchema, { QUARRY_DATA_DIR: system.dataDir }),
+    search: loadConfig(searchBackendsConfigSchema, { QUARRY_DATA_DIR: on.dataDir }),
     extraction: loadConfig(extractionModelsConfigSchema, {}),
     logger,
   });
