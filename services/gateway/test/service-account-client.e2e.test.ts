@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { artifactV1, createQuarryClient, planV1, QuarryCallError, TokenRequestError } from '@quarry/client';
+import { artifactV1, createQuarryClient, planV1, QuarryError, TokenRequestError } from '@quarry/client';
 import { createServiceAccountAdmin, type IdentityDatabase, type ServiceAccountAdmin } from '@quarry/gateway';
 import type { Kysely } from 'kysely';
 import { freePort } from './free-port.js';
@@ -65,7 +65,7 @@ describe('@quarry/client', () => {
     const outsider = await accounts.create({ orgSlug: 'globex', name: 'ingest', scopes: 'quarry:read' });
     const foreign = clientFor(outsider, ['quarry:read']);
     const error = await foreign.plan.getPlanStatus({ planId }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(QuarryCallError);
+    expect(error).toBeInstanceOf(QuarryError);
     expect(error).toMatchObject({ code: 'PLAN_NOT_FOUND', status: 5 });
     expect((await foreign.artifact.listArtifacts({ planId, tags: [] })).artifacts).toEqual([]);
     quarry.close();
