@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { identityV1, toolCatalogue, type ToolDefinition } from '@quarry/contracts';
-import { createLocalBackend, createToolDispatcher, type Principal } from '@quarry/gateway';
+import { createLocalBackend, createTools, type Principal } from '@quarry/gateway';
 import { createLogger } from '@quarry/telemetry';
 import type { FastifyInstance } from 'fastify';
 import { injectPost, MODERN_ENVELOPE, modernToolCall } from './mcp-requests.js';
@@ -41,13 +41,13 @@ let app: FastifyInstance;
 let served: ServedBy;
 
 beforeAll(async () => {
-  const dispatcher = createToolDispatcher({
+  const tools = createTools({
     catalogue: [ping, whoami, touch],
     backends: { [ping.rpc.service]: createLocalBackend(identityV1.IdentityServiceService, implementation) },
     logger: createLogger({ service: 'test', level: 'silent' }),
   });
   const table = Object.fromEntries(Object.entries(tokens).map(([k, t]) => [t, principals[k as keyof typeof tokens]]));
-  ({ app, served } = await buildStubServer({ dispatcher, authenticator: stubAuthenticator(table) }));
+  ({ app, served } = await buildStubServer({ tools, authenticator: stubAuthenticator(table) }));
 });
 afterAll(async () => {
   await app?.close();
@@ -131,12 +131,12 @@ describe('an allowlist narrowed while a cached principal is being confirmed', ()
       principal: stale,
       confirmed: Promise.resolve(false),
     });
-    const dispatcher = createToolDispatcher({
+    const tools = createTools({
       catalogue: [ping, whoami, touch],
       backends: { [ping.rpc.service]: createLocalBackend(identityV1.IdentityServiceService, implementation) },
       logger: createLogger({ service: 'test', level: 'silent' }),
     });
-    const { app: racing } = await buildStubServer({ dispatcher, authenticator });
+    const { app: racing } = await buildStubServer({ tools, authenticator });
     try {
       const request = modernToolCall('touch', {});
       const answer = await injectPost(racing, JSON.stringify(request.body), {

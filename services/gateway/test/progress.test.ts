@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { progressAt } from '../src/mcp/progress/progress-notifier.js';
+import { progressAt } from '../src/mcp/call-modes/progress.js';
 
 // What a long call reports at a given moment (the timer that sends it: mcp-progress.e2e.test.ts).
 

@@ -1,5 +1,18 @@
-import { QuarryError, status } from '@quarry/grpc';
-import type { BackendCall, ToolBackend } from './dispatcher.js';
+import { type Identity, QuarryError, status } from '@quarry/grpc';
+import type { Principal } from '../../identity/schema.js';
+
+/** Where a tool's rpc is served: a gRPC channel to the owning service, or in-process. */
+export interface ToolBackend {
+  unary(path: string, request: Uint8Array, call: BackendCall): Promise<Uint8Array>;
+}
+
+/** What every rpc of a tool call carries: whose call it is, its deadline, and its cancellation. */
+export interface BackendCall {
+  identity: Identity;
+  principal: Principal;
+  deadlineMs: number;
+  signal?: AbortSignal;
+}
 
 interface UnaryMethodDefinition {
   path: string;

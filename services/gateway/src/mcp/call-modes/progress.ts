@@ -1,5 +1,6 @@
 import type { ServerContext } from '@modelcontextprotocol/server';
-import type { LongCall } from '../dispatcher.js';
+import { type LongCall, longCallOf } from '../tools/catalogue.js';
+import type { CallMode, CallModeDeps } from './call-mode.js';
 
 /** How often a long call reports progress when its client sent a progress token (default 5 s). */
 const DEFAULT_PROGRESS_INTERVAL_MS = 5_000;
@@ -70,4 +71,20 @@ export async function withProgress<T>(
   } finally {
     clearInterval(timer);
   }
+}
+
+/**
+ * A long call (a long poll asked to wait, a tool that runs a model) whose client sent a progress
+ * token: `notifications/progress` every few seconds on the request's stream while it runs.
+ */
+export function progressMode({ tools, progressIntervalMs }: CallModeDeps): CallMode {
+  return {
+    name: 'progress',
+    appliesTo: (call) => call.progressToken !== undefined && longCallOf(call.tool, call.args) !== undefined,
+    async run({ tool, args, caller, ctx }) {
+      const long = longCallOf(tool, args);
+      const outcome = await withProgress(ctx, long, progressIntervalMs, () => tools.call(tool.name, args, caller));
+      return { result: outcome.result! };
+    },
+  };
 }
