@@ -1,6 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AuthFailure } from '../identity/auth-result.js';
-import type { UnconfirmedAuth } from '../identity/auth-result.js';
+import type { AuthFailure, UnconfirmedAuth } from '../identity/auth-result.js';
 import type { TokenAuthenticator } from '../identity/authenticator.js';
 import type { Principal } from '../identity/schema.js';
 import { sendError } from './error-replies.js';
