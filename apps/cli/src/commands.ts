@@ -23,19 +23,8 @@ import { serviceRoles } from './roles.js';
 import { startAll, type RunningQuarry } from './start.js';
 import { registerOAuthCommands } from './oauth-commands.js';
 import { registerServiceAccountCommands } from './service-account-commands.js';
+import type { Io } from './io.js';
 import { table } from './table.js';
-
-export interface Io {
-  out: (line: string) => void;
-  err: (line: string) => void;
-  env: Readonly<Record<string, string | undefined>>;
-  /** Flushed last when `quarry start` shuts down. */
-  telemetry?: { shutdown(): Promise<void> };
-  /** Reads a secret (a password) without echoing it; `quarry user passwd` needs it. */
-  readSecret?: (prompt: string) => Promise<string>;
-  /** stderr is a terminal: long commands draw a progress bar there instead of printing lines. */
-  interactive?: boolean;
-}
 
 /** How long `quarry start` drains after a fatal error before it exits anyway. */
 const FATAL_CLOSE_MS = 10_000;

@@ -1,7 +1,7 @@
 import type { Kysely } from '@quarry/db';
 import { createOAuthAdmin, type IdentityDatabase, type OAuthAdmin } from '@quarry/gateway';
 import type { Command } from 'commander';
-import type { Io } from './commands.js';
+import type { Io } from './io.js';
 import { table } from './table.js';
 
 interface OAuthCommandDeps {

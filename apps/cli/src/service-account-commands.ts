@@ -6,7 +6,7 @@ import {
   type ServiceAccountAdmin,
 } from '@quarry/gateway';
 import type { Command } from 'commander';
-import type { Io } from './commands.js';
+import type { Io } from './io.js';
 import { table } from './table.js';
 
 interface ServiceAccountCommandDeps {
