@@ -3,6 +3,7 @@
 // `planInProcess` it is the monolith instead: the plan handlers inside the gateway (monolith.ts).
 // Settings: GatewayProcessSettings, from the bench process (measured-process.ts).
 import { planV1 } from '@quarry/contracts';
+import { createCursorCodec } from '@quarry/cursors';
 import { createDb } from '@quarry/db';
 import { buildServer, createGatewayRuntime, loadGatewayConfig, type ToolBackend } from '@quarry/gateway';
 import { createIdentitySigner } from '@quarry/grpc';
@@ -57,7 +58,12 @@ const monolith = settings.planInProcess
 if (monolith) {
   await monolith.changes.start();
   backends[`${planV1.protobufPackage}.PlanService`] = Object.assign(
-    inProcessPlanBackend({ ...monolith, logger, stallThresholdMs: 30 * 60_000 }),
+    inProcessPlanBackend({
+      ...monolith,
+      logger,
+      stallThresholdMs: 30 * 60_000,
+      cursors: createCursorCodec(settings.identityKey, 'plan-engine'),
+    }),
     { close() {} },
   );
 }

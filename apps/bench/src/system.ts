@@ -5,6 +5,7 @@ import { loadConfig } from '@quarry/config';
 import { extractionModelsConfigSchema } from '@quarry/extraction';
 import { searchBackendsConfigSchema } from '@quarry/search-index';
 import { planV1 } from '@quarry/contracts';
+import { createCursorCodec } from '@quarry/cursors';
 import { appUrlFrom, createDb, sql, startEmbeddedPostgres } from '@quarry/db';
 import {
   buildServer,
@@ -124,7 +125,13 @@ export async function startBenchSystem(options: {
     const changes = createPlanChangeListener({ connectionString: databaseUrl, logger });
     await changes.start();
     closers.push(() => changes.close());
-    const backend = inProcessPlanBackend({ db, changes, logger, stallThresholdMs: 30 * 60_000 });
+    const backend = inProcessPlanBackend({
+      db,
+      changes,
+      logger,
+      stallThresholdMs: 30 * 60_000,
+      cursors: createCursorCodec(config.QUARRY_IDENTITY_KEY, 'plan-engine'),
+    });
     const monolith = await startGateway(config, logger, {
       serviceAddresses: services.addresses,
       backends: { [PLAN_SERVICE]: backend },

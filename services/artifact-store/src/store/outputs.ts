@@ -1,3 +1,4 @@
+import type { KeysetPosition } from '@quarry/cursors';
 import { sql } from 'kysely';
 import type { Inserted, NewRow } from './schema.js';
 import type { Trx } from './tenant.js';
@@ -28,7 +29,7 @@ export function readOutput(trx: Trx, outputId: string) {
 export function listOutputsPage(
   trx: Trx,
   planId: string | undefined,
-  after: { createdAt: string; id: string } | undefined,
+  after: KeysetPosition | undefined,
   limit: number,
 ) {
   let query = trx
@@ -43,6 +44,6 @@ export function listOutputsPage(
       sql<string>`created_at::text`.as('created_at_text'),
     ]);
   if (planId !== undefined) query = query.where('plan_id', '=', planId);
-  if (after) query = query.where(sql<boolean>`(created_at, id) < (${after.createdAt}::timestamptz, ${after.id}::uuid)`);
+  if (after) query = query.where(sql<boolean>`(created_at, id) < (${after.at}::timestamptz, ${after.id}::uuid)`);
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }
