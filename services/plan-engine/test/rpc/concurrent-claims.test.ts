@@ -1,11 +1,9 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from '@quarry/db';
-import { NextStepStatus, PlanStatus, type Response, StepType } from '../support/plan-api.js';
+import { answersOf, countBy, NextStepStatus, PlanStatus, type Response, StepType } from '../support/plan-api.js';
 import {
   AGENTS,
   agents,
-  answersOf,
-  countBy,
   createPlan,
   db,
   NEXT_STEP,

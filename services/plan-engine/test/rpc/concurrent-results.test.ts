@@ -1,10 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { sql } from '@quarry/db';
-import { NextStepStatus, type Outcome, PlanStatus } from '../support/plan-api.js';
+import { answersOf, countBy, NextStepStatus, type Outcome, PlanStatus } from '../support/plan-api.js';
 import {
   agents,
-  answersOf,
-  countBy,
   createPlan,
   db,
   NEXT_STEP,

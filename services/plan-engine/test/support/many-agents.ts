@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect } from '@jest/globals';
+import { afterAll, beforeAll } from '@jest/globals';
 import { sql } from '@quarry/db';
 import { callerOf, NextStepStatus, type PlanCaller, StepType } from './plan-api.js';
 import { startTestPlanEngine, type TestPlanEngine } from './plan-engine.js';
@@ -64,16 +64,4 @@ export async function planStatus(planId: string): Promise<string> {
     status: string;
   }>`select status from plan.research_plans where id = ${planId}::uuid`.execute(db());
   return rows[0]!.status;
-}
-
-export function countBy<T>(items: readonly T[], key: (item: T) => string): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const item of items) counts[key(item)] = (counts[key(item)] ?? 0) + 1;
-  return counts;
-}
-
-/** The responses of calls that must all have succeeded (fails the test with the refusals otherwise). */
-export function answersOf<T>(outcomes: readonly ({ ok: true; value: T } | { ok: false; error: unknown })[]): T[] {
-  expect(outcomes.filter((o) => !o.ok)).toEqual([]);
-  return outcomes.map((o) => (o as { value: T }).value);
 }
