@@ -8,11 +8,11 @@ import { as, startTestSystem, type ExtractionClient, type TestSystem } from './s
 // its fields, and extract_data of it.
 
 export let system: TestSystem;
-export let client: ExtractionClient;
+let client: ExtractionClient;
 export const orgA = randomUUID();
 export const orgB = randomUUID();
 
-/** The system and the service for the tests of the file (`system` and `client`, live bindings). */
+/** The system and the service for the tests of the file (`system`: a live binding). */
 export function useInvoiceService(): void {
   beforeAll(async () => {
     system = await startTestSystem();

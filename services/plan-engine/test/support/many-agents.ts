@@ -12,7 +12,7 @@ export const AGENTS = 50;
 export const SLOW = { deadlineMs: 30_000 };
 export const NEXT_STEP = NextStepStatus.NEXT_STEP_STATUS_NEXT_STEP;
 
-export let engine: TestPlanEngine;
+let engine: TestPlanEngine;
 export let owner: PlanCaller;
 /** One caller per agent, all members of the owner's org; every call carries an identity of its own. */
 export let agents: PlanCaller[];
