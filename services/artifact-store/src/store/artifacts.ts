@@ -5,20 +5,7 @@ import type { Inserted, NewRow } from './schema.js';
 import type { Trx } from './tenant.js';
 
 // Research artifacts (client artifacts and subagent reports), always inside the caller's
-// tenant transaction.
-
-export async function insertArtifact(
-  trx: Trx,
-  orgId: string,
-  row: NewRow<'artifact.research_artifacts'>,
-): Promise<Inserted> {
-  const inserted = await trx
-    .insertInto('artifact.research_artifacts')
-    .values({ ...row, org_id: orgId })
-    .returning(['id', 'created_at'])
-    .executeTakeFirstOrThrow();
-  return { id: inserted.id, createdAt: inserted.created_at };
-}
+// tenant transaction (one artifact is inserted by insert-row.ts).
 
 /**
  * Many artifacts by one statement (a batch store), returned in input order. Ids are chosen here
