@@ -5,7 +5,7 @@
 import { planV1 } from '@quarry/contracts';
 import { createCursorCodec } from '@quarry/cursors';
 import { createDb } from '@quarry/db';
-import { buildServer, createGatewayRuntime, loadGatewayConfig, type ToolBackend } from '@quarry/gateway';
+import { loadGatewayConfig, startGateway, type ToolBackend } from '@quarry/gateway';
 import { createIdentitySigner } from '@quarry/grpc';
 import { createPlanChangeListener, type PlanDatabase } from '@quarry/plan-engine';
 import { createLogger } from '@quarry/telemetry';
@@ -68,19 +68,14 @@ if (monolith) {
   );
 }
 
-const runtime = await createGatewayRuntime({
+const gateway = await startGateway({
   config,
   logger,
   serviceAddresses: settings.serviceAddresses,
   backends,
 });
-const app = await buildServer(runtime.deps);
-await app.listen({ host: '127.0.0.1', port: 0 });
-const address = app.server.address();
-serveMeasuredProcess(`http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/mcp`, async () => {
-  runtime.beginDrain();
-  await app.close();
-  await runtime.close();
+serveMeasuredProcess(gateway.url, async () => {
+  await gateway.close();
   for (const backend of Object.values(backends)) backend.close();
   await monolith?.changes.close();
   await monolith?.db.destroy();
