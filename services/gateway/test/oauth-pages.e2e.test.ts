@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createOAuthAdmin, type IdentityDatabase } from '@quarry/gateway';
+import { chromiumForSuite } from '@quarry/testing';
 import type { Kysely } from 'kysely';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { pkcePair } from './oauth-browser.js';
@@ -9,10 +10,12 @@ import { freePort } from './free-port.js';
 import { startTestGateway } from './harness.js';
 
 // The sign-in and consent pages in a real headless Chromium (Debian's `chromium`, which
-// .ci/run installs), driven by Playwright as a person would: labelled fields, the error on a
-// wrong password, the org chosen at consent. Screenshots go to test-output/oauth (gitignored).
+// .ci/run installs, or QUARRY_CHROMIUM), driven by Playwright as a person would: labelled fields,
+// the error on a wrong password, the org chosen at consent. Without a browser the suite is
+// skipped and says so, unless QUARRY_REQUIRE_BROWSER=1 (CI). Screenshots go to test-output/oauth
+// (gitignored).
 
-const CHROMIUM = process.env.QUARRY_CHROMIUM ?? '/usr/bin/chromium';
+const { executablePath, skipped } = chromiumForSuite('oauth-pages.e2e.test.ts');
 const SHOTS = join(process.cwd(), 'test-output', 'oauth');
 const PASSWORD = 'correct horse battery staple';
 const REDIRECT = 'http://127.0.0.1:9/callback';
@@ -21,9 +24,7 @@ type Gateway = Awaited<ReturnType<typeof startTestGateway>>;
 let gateway: Gateway;
 let browser: Browser;
 
-beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`No Chromium at ${CHROMIUM}: apt-get install -y chromium (or set QUARRY_CHROMIUM).`);
+async function startGatewayAndBrowser(executablePath: string) {
   mkdirSync(SHOTS, { recursive: true });
   const port = await freePort();
   gateway = await startTestGateway({ PORT: String(port), QUARRY_PUBLIC_URL: `http://127.0.0.1:${port}` });
@@ -31,14 +32,10 @@ beforeAll(async () => {
   await gateway.admin.createOrg({ slug: 'lab', name: 'Lovelace Lab' });
   await gateway.admin.addUser({ email: 'ada@acme.test', orgSlug: 'lab' });
   browser = await chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath,
     args: ['--headless', '--no-sandbox', '--disable-background-networking'],
   });
-}, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await gateway?.close();
-});
+}
 
 async function registerClient() {
   const response = await fetch(`${gateway.base}/oauth/register`, {
@@ -72,7 +69,15 @@ async function open(page: Page, clientId: string, challenge: string) {
   return () => callback;
 }
 
-describe('the sign-in and consent pages in Chromium', () => {
+// Without a browser both tests are reported as skipped, under a title saying why and what to install.
+const inChromium = executablePath ? describe : describe.skip;
+inChromium(`the sign-in and consent pages in Chromium${skipped ? ` (SKIPPED: ${skipped})` : ''}`, () => {
+  beforeAll(() => startGatewayAndBrowser(executablePath!), 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await gateway?.close();
+  });
+
   it('sign in, show who asks for what, let the user pick the org, and bind the token to it', async () => {
     const page = await browser.newPage();
     const clientId = await registerClient();
