@@ -1,3 +1,4 @@
+import { createCursorCodec } from '@quarry/cursors';
 import {
   createMcpHandler,
   createRequestStateCodec,
@@ -27,8 +28,9 @@ export interface EndpointOptions {
   instructions?: string;
   maxRequestBodySize: number;
   /**
-   * Signs the `requestState` of input-required round trips (at least 32 bytes). Every replica
-   * needs the same key: the retry may reach another one.
+   * The endpoint's key (at least 32 bytes): it signs the `requestState` of input-required round
+   * trips and, under a key derived from it, seals resources/list cursors. Every replica needs the
+   * same key: a retry or the next page may reach another one.
    */
   requestStateKey: Uint8Array;
   /** How long a sampling round trip may take before its state expires (default 600 s). */
@@ -93,6 +95,7 @@ export function createMcpEndpoint(options: EndpointOptions): McpEndpoint {
     tasks,
   });
   const prompts = createPromptFeature(tools);
+  const listCursors = createCursorCodec(options.requestStateKey, 'gateway');
   const serverOptions = {
     capabilities: { tools: { listChanged: false }, resources: RESOURCES_CAPABILITY, ...PROMPT_CAPABILITIES },
     instructions: options.instructions ?? SERVER_INSTRUCTIONS,
@@ -114,7 +117,7 @@ export function createMcpEndpoint(options: EndpointOptions): McpEndpoint {
       const subscribe = options.planSubscriptions?.capabilitiesFor(era);
       if (subscribe) server.registerCapabilities(subscribe);
       registerTools(server, tools, modes, era);
-      registerResources(server, tools, era);
+      registerResources(server, tools, listCursors, era);
       registerPrompts(server, prompts);
       if (tasks && era === 'modern') registerTasks(server, tasks);
       return server;

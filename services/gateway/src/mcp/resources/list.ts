@@ -1,5 +1,6 @@
 import { ProtocolError, ProtocolErrorCode, type Resource } from '@modelcontextprotocol/server';
 import { toolNames } from '@quarry/contracts';
+import { type CursorCodec, cursorScope } from '@quarry/cursors';
 import type { Caller } from '../request-context.js';
 import type { Tools } from '../tools/call.js';
 import { mayReadKind } from './read.js';
@@ -109,14 +110,8 @@ const invalidCursor = () =>
     'Invalid cursor: pass a nextCursor from resources/list unchanged.',
   );
 
-function openCursor(cursor: string | undefined): ListCursor {
-  if (cursor === undefined) return SOURCES.map(() => ({ skip: 0 }));
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw invalidCursor();
-  }
+/** A list cursor's positions, as the codec reads them back; undefined for anything else. */
+function readListCursor(parsed: unknown): ListCursor | undefined {
   const valid =
     Array.isArray(parsed) &&
     parsed.length === SOURCES.length &&
@@ -129,8 +124,7 @@ function openCursor(cursor: string | undefined): ListCursor {
           p.skip < PAGE_ITEMS &&
           (p.cursor === undefined || typeof p.cursor === 'string')),
     );
-  if (!valid) throw invalidCursor();
-  return parsed as ListCursor;
+  return valid ? (parsed as ListCursor) : undefined;
 }
 
 /**
@@ -142,10 +136,15 @@ function openCursor(cursor: string | undefined): ListCursor {
  */
 export async function listResources(
   tools: Tools,
+  cursors: CursorCodec,
   cursor: string | undefined,
   caller: Caller,
 ): Promise<{ resources: Resource[]; nextCursor?: string }> {
-  const positions = openCursor(cursor);
+  // Sealed (ADR 0024) and bound to the caller's org: another org's cursor is refused like a forged one.
+  const scope = cursorScope('resources/list', caller.principal.orgId);
+  const positions =
+    cursor === undefined ? SOURCES.map(() => ({ skip: 0 })) : cursors.open(cursor, scope, readListCursor);
+  if (!positions) throw invalidCursor();
   const gathered = await Promise.all(SOURCES.map((source, i) => gather(tools, source, positions[i]!, caller)));
   const candidates = gathered.flatMap((g, source) => g.entries.map((entry, index) => ({ ...entry, source, index })));
   // Most recent first; equal times keep the sources' order and each source's own order.
@@ -160,7 +159,7 @@ export async function listResources(
   const more = next.some((p) => p !== null);
   return {
     resources: taken.flatMap((c) => c.item.resources),
-    ...(more ? { nextCursor: Buffer.from(JSON.stringify(next)).toString('base64url') } : {}),
+    ...(more ? { nextCursor: cursors.seal(scope, next) } : {}),
   };
 }
 

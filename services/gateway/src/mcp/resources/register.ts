@@ -1,4 +1,5 @@
 import type { Server } from '@modelcontextprotocol/server';
+import type { CursorCodec } from '@quarry/cursors';
 import { callerOf } from '../request-context.js';
 import type { Tools } from '../tools/call.js';
 import { listResources } from './list.js';
@@ -15,7 +16,7 @@ export const RESOURCES_CAPABILITY = { listChanged: false } as const;
  * required-scope.ts); a resource whose tool the caller's allowlist leaves out does not exist for
  * it. 2026-07-28 results carry their cache hints (2025-era results have no such fields).
  */
-export function registerResources(server: Server, tools: Tools, era: 'legacy' | 'modern'): void {
+export function registerResources(server: Server, tools: Tools, cursors: CursorCodec, era: 'legacy' | 'modern'): void {
   const hinted = <T extends object>(result: T, hint: CacheHint) => (era === 'modern' ? { ...result, ...hint } : result);
 
   server.setRequestHandler('resources/templates/list', () =>
@@ -34,7 +35,7 @@ export function registerResources(server: Server, tools: Tools, era: 'legacy' | 
   );
 
   server.setRequestHandler('resources/list', async (request, ctx) => {
-    return hinted(await listResources(tools, request.params?.cursor, callerOf(ctx)), CACHE_HINTS.list);
+    return hinted(await listResources(tools, cursors, request.params?.cursor, callerOf(ctx)), CACHE_HINTS.list);
   });
 
   server.setRequestHandler('resources/read', async (request, ctx) => {
