@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { progressAt } from '../src/mcp/call-modes/progress.js';
 
-// What a long call reports at a given moment (the timer that sends it: mcp-progress.e2e.test.ts).
+// What a long call reports at a given moment (the timer that sends it: mcp-progress.test.ts).
 
 describe('progressAt', () => {
   it('counts a long poll in seconds against the wait it was asked for, never past it', () => {

@@ -1,29 +1,38 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Client } from '@modelcontextprotocol/client';
 import { toolCatalogue } from '@quarry/contracts';
-import { sql } from 'kysely';
-import { connectClient, startTestGateway } from './harness.js';
-import { type CallTool, expectToolError, toolsOf } from './tool-answers.js';
+import type { FastifyInstance } from 'fastify';
+import { injectPost, modernRequest, modernToolCall } from './mcp-requests.js';
+import { ADA_TOKEN, bearer, buildStubServer, stubTools } from './stub-deps.js';
+import { expectToolError, type ToolAnswer } from './tool-answers.js';
 
 // The gateway's tool codec checks every plan tool's arguments against the tool's input schema
 // (the proto's field rules) before the plan engine is called: bad arguments become a tool error
 // (isError, code INVALID_ARGUMENT) whose message names the field and the rule broken, so a model
 // can correct its call. What the plan engine itself refuses is tested at its own gRPC boundary
-// (services/plan-engine/test/rpc).
+// (services/plan-engine/test/rpc). Here the plan engine is a stub that answers nothing: any rpc
+// that reached it would be recorded.
 
-let gateway: Awaited<ReturnType<typeof startTestGateway>>;
-let client: Client;
-let call: CallTool;
+const tools = stubTools();
+let app: FastifyInstance;
 
 beforeAll(async () => {
-  gateway = await startTestGateway();
-  client = await connectClient(gateway.url, gateway.token, 'modern');
-  ({ call } = toolsOf(client));
+  ({ app } = await buildStubServer({ tools }));
 });
 afterAll(async () => {
-  await client?.close();
-  await gateway?.close();
+  await app?.close();
 });
+
+/** A 2026-07-28 request as a client sends it, with Ada's token. */
+async function send(request: ReturnType<typeof modernRequest>) {
+  const answer = await injectPost(app, JSON.stringify(request.body), { ...request.headers, ...bearer(ADA_TOKEN) });
+  expect(answer.status).toBe(200);
+  return answer.json.result;
+}
+
+async function call(tool: string, args: Record<string, unknown>): Promise<ToolAnswer> {
+  const result = await send(modernToolCall(tool, args));
+  return { isError: Boolean(result.isError), data: result.structuredContent ?? {} };
+}
 
 const id = '00000000-0000-4000-8000-000000000000';
 const plan = {
@@ -164,9 +173,9 @@ const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe('arguments that break the input schema', () => {
   it('cover every plan tool', async () => {
-    const { tools } = await client.listTools();
+    const listed = (await send(modernRequest('tools/list'))).tools as Array<{ name: string }>;
     const planTools = toolCatalogue.filter((t) => t.rpc.service === 'quarry.plan.v1.PlanService').map((t) => t.name);
-    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(planTools));
+    expect(listed.map((t) => t.name)).toEqual(expect.arrayContaining(planTools));
     expect(planTools).toHaveLength(17);
     expect(new Set(schemaCases.map(([tool]) => tool))).toEqual(new Set(planTools));
   });
@@ -176,11 +185,7 @@ describe('arguments that break the input schema', () => {
     expectToolError(answer, 'INVALID_ARGUMENT', new RegExp(`${escape(field)}: ${rule.source}`));
   });
 
-  it('refused every one of them before the plan engine was called: the plan schema is untouched', async () => {
-    const { rows } = await sql<{ plans: string; events: string; executions: string }>`
-      select (select count(*) from plan.research_plans)::text as plans,
-             (select count(*) from plan.plan_audit_log)::text as events,
-             (select count(*) from plan.skill_executions)::text as executions`.execute(gateway.database.admin);
-    expect(rows).toEqual([{ plans: '0', events: '0', executions: '0' }]);
+  it('refused every one of them before the plan engine was called: no rpc reached it', () => {
+    expect(tools.stub.calls).toEqual([]);
   });
 });

@@ -1,13 +1,17 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/client';
-import { type Era, connectClient, startTestGateway } from './harness.js';
-import { startFakeModelServer, type FakeModelServer } from './fake-model-server.js';
+import { grpcErrors } from '@quarry/grpc';
+import type { FastifyInstance } from 'fastify';
+import { type ClientEra, listenOnLoopback, officialClients, speaking } from './official-client.js';
+import { ADA_TOKEN, buildStubServer, type ServedBy, stubTools } from './stub-deps.js';
 
-// Progress notifications for long calls, through the whole system with the official client SDK in
-// both protocol eras: extract_data running the server's model (an OpenAI-compatible endpoint that
-// takes its time) and get_plan_status waiting for a change. A client that sends a progress token
-// (the SDK does when `onprogress` is given) gets notifications/progress while the call runs, on
-// the call's own SSE stream; a client that sends none gets today's plain answer.
+// Progress notifications for long calls, with the official client SDK in both protocol eras over
+// the real gateway and tools, the services stubbed with replies that take their time:
+// extract_data's rpc answering after a model's while, and get_plan_status's waiting as long as
+// it is asked to. A client that sends a progress token (the SDK does when `onprogress` is given)
+// gets notifications/progress while the call runs, on the call's own SSE stream; a client that
+// sends none gets today's plain answer.
 
 const SOURCE = 'Moby-Dick; or, The Whale, by Herman Melville. Published 1851 by Harper & Brothers.';
 const SCHEMA = {
@@ -16,6 +20,8 @@ const SCHEMA = {
   required: ['title', 'year'],
 };
 const ANSWER = { title: 'Moby-Dick', author: 'Herman Melville', year: 1851 };
+/** How long the stubbed extraction service's model takes to answer. */
+const MODEL_DELAY_MS = 1_200;
 
 interface Progress {
   progress: number;
@@ -23,38 +29,63 @@ interface Progress {
   message?: string;
 }
 
-let model: FakeModelServer;
-let gateway: Awaited<ReturnType<typeof startTestGateway>>;
-const clients: Partial<Record<Era, Client>> = {};
-const servedBy = async () => {
-  const { body } = await gateway.runtime.deps.metricsText!();
-  const count = (path: string) =>
-    Number(new RegExp(`quarry_gateway_mcp_requests_total\\{[^}]*path="${path}"[^}]*\\} (\\d+)`).exec(body)?.[1] ?? 0);
-  return { fast: count('fast'), sdk: count('sdk') };
-};
+/** Resolves after `ms`, or rejects as a cancelled rpc when the call is aborted first. */
+const takes = (ms: number, signal: AbortSignal | undefined) =>
+  new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => (clearTimeout(timer), reject(grpcErrors.CANCELLED())), { once: true });
+  });
+
+const tools = stubTools();
+const clients = officialClients();
+const connected: Partial<Record<ClientEra, Client>> = {};
+let app: FastifyInstance;
+let served: ServedBy;
 
 beforeAll(async () => {
-  model = await startFakeModelServer(ANSWER);
-  gateway = await startTestGateway({
-    EXTRACTION_PROVIDER: 'openai',
-    OPENAI_BASE_URL: model.baseUrl,
-    OPENAI_MODEL: 'fake-model-1',
-    QUARRY_MCP_PROGRESS_INTERVAL: '200ms',
+  tools.stub.reply('extract_data', async (request, { signal }) => {
+    await takes(MODEL_DELAY_MS, signal);
+    expect(request).toMatchObject({ sourceText: SOURCE, extractionSchema: SCHEMA });
+    return {
+      extractionId: randomUUID(),
+      data: ANSWER,
+      fieldConfidences: { '/title': 0.9, '/author': 0.9, '/year': 0.9 },
+      overallConfidence: 0.9,
+      status: 'EXTRACTION_STATUS_COMPLETED',
+      provider: 'openai',
+      model: 'fake-model-1',
+      modelUsage: { provider: 'openai', model: 'fake-model-1', inputTokens: '120', outputTokens: '30' },
+    };
   });
-  clients.legacy = await connectClient(gateway.url, gateway.token, 'legacy');
-  clients.modern = await connectClient(gateway.url, gateway.token, 'modern');
-}, 60_000);
+  tools.stub.reply('get_plan_status', async (request, { signal }) => {
+    await takes(Number(request.waitSeconds ?? 0) * 1000, signal);
+    return {
+      planId: request.planId as string,
+      name: 'Progress',
+      status: 'PLAN_STATUS_PLANNING',
+      derivedStatus: 'PLAN_STATUS_PLANNING',
+      stalled: false,
+      progress: 0,
+      totalSteps: 1,
+      completedSteps: [],
+      pendingSteps: [],
+    };
+  });
+  tools.stub.reply('list_plans', () => ({ plans: [] }));
+  ({ app, served } = await buildStubServer({ tools, longCalls: { progressIntervalMs: 200 } }));
+  const url = await listenOnLoopback(app);
+  connected.legacy = await clients.connect(url, ADA_TOKEN, speaking('legacy'));
+  connected.modern = await clients.connect(url, ADA_TOKEN, speaking('modern'));
+});
 
 afterAll(async () => {
-  for (const client of Object.values(clients)) await client?.close();
-  await gateway?.close();
-  await model?.close();
+  await clients.closeAll();
+  await app?.close();
 });
 
 describe.each(['legacy', 'modern'] as const)('progress notifications (%s era)', (era) => {
   it('reports a model call while it runs, then answers as without a token', async () => {
-    const client = clients[era]!;
-    model.delayMs = 1_200;
+    const client = connected[era]!;
     const seen: Progress[] = [];
     const result = await client.callTool(
       { name: 'extract_data', arguments: { sourceText: SOURCE, extractionSchema: SCHEMA } },
@@ -77,17 +108,8 @@ describe.each(['legacy', 'modern'] as const)('progress notifications (%s era)', 
   });
 
   it('reports a long poll against the seconds it was asked to wait', async () => {
-    const client = clients[era]!;
-    const created = await client.callTool({
-      name: 'create_research_plan',
-      arguments: {
-        name: `Progress ${era}`,
-        researchQuestion: 'Does the wait report progress?',
-        steps: [{ stepType: 'search', instructions: 'Find sources' }],
-        outputFormattingNotes: 'Short.',
-      },
-    });
-    const planId = (created.structuredContent as { planId: string }).planId;
+    const client = connected[era]!;
+    const planId = randomUUID();
     const seen: Progress[] = [];
     const started = Date.now();
     const status = await client.callTool(
@@ -104,14 +126,14 @@ describe.each(['legacy', 'modern'] as const)('progress notifications (%s era)', 
 
 describe('the tools/call fast path', () => {
   it('takes a quick call even when it carries a progress token: only a long call has progress to report', async () => {
-    const client = clients.modern!;
-    const before = await servedBy();
+    const client = connected.modern!;
+    const before = { ...served };
     await client.callTool({ name: 'list_plans', arguments: {} });
-    const plain = await servedBy();
+    const plain = { ...served };
     expect(plain.fast).toBe(before.fast + 1);
     const seen: Progress[] = [];
     await client.callTool({ name: 'list_plans', arguments: {} }, { onprogress: (p) => void seen.push(p) });
-    const after = await servedBy();
+    const after = { ...served };
     expect(after).toEqual({ fast: plain.fast + 1, sdk: plain.sdk });
     // A quick tool is not a long call: nothing to report.
     expect(seen).toEqual([]);
