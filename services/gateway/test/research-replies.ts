@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { JsonValue } from '@bufbuild/protobuf';
 import { QuarryError, status } from '@quarry/grpc';
 import type { Principal } from '@quarry/gateway';
 import type {
@@ -10,7 +9,7 @@ import type {
   ResearchRecords,
   StepRecord,
 } from './research-records.js';
-import type { StubBackends } from './stub-backend.js';
+import type { StubBackends, StubReply } from './stub-backend.js';
 
 // The services' replies (proto3 JSON) to the tools the gateway's resources, prompts and
 // completions read through, answered from research-records.ts as the services answer: only
@@ -20,6 +19,7 @@ import type { StubBackends } from './stub-backend.js';
 // three tools that store what those reads then find (a plan, an artifact, a deliverable).
 
 type Request = Record<string, unknown>;
+type Reply = Awaited<ReturnType<StubReply>>;
 
 const BINARY_MIME_TYPES: Record<string, string> = {
   word: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
@@ -169,7 +169,7 @@ export function answerResearchTools(stub: StubBackends, records: ResearchRecords
   const one = <T extends { orgId: string }>(items: T[], principal: Principal, found: (item: T) => boolean) =>
     ours(items, principal).find(found);
   const reply = (tool: string, answer: (request: Request, principal: Principal) => unknown) =>
-    stub.reply(tool, (request, { principal }) => answer(request, principal) as JsonValue);
+    stub.reply(tool, (request, { principal }) => answer(request, principal) as Reply);
   const planOf = (request: Request, principal: Principal) =>
     one(records.plans, principal, (p) => p.planId === request.planId) ?? missing('PLAN_NOT_FOUND', request.planId);
 
