@@ -1,15 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/client';
-import { connectClient, type Era, startTestGateway } from './harness.js';
-import { toolsOf } from './tool-answers.js';
+import type { FastifyInstance } from 'fastify';
+import type { Era } from './harness.js';
+import { connectInjected } from './inject-client.js';
+import { answerResearchTools } from './research-replies.js';
+import { researchRecords } from './research-records.js';
+import { ADA, ADA_TOKEN, buildStubServer, member, stubAuthenticator, stubTools } from './stub-deps.js';
 
-// Prompts through the whole system with the official MCP client in both protocol eras: the
-// workflow prompts are listed, each one comes back with the plan's current state read with the
-// caller's own credential, bad arguments are invalid params, and another org's plan is refused
-// exactly like one that never existed.
+// Prompts with the official MCP client in both protocol eras, over inject() against stub
+// services: the workflow prompts are listed, each one comes back with the plan's current state
+// read with the caller's own credential, bad arguments are invalid params, and another org's
+// plan is refused exactly like one that never existed.
 
-let gateway: Awaited<ReturnType<typeof startTestGateway>>;
+const EVE_TOKEN = `qry_${'e'.repeat(43)}`;
+let app: FastifyInstance;
 const clients = {} as Record<Era | 'rival', Client>;
 let planId = '';
 let reviewPlanId = '';
@@ -17,45 +22,44 @@ let reviewStepId = '';
 let rivalPlanId = '';
 
 beforeAll(async () => {
-  gateway = await startTestGateway();
-  clients.modern = await connectClient(gateway.url, gateway.token, 'modern');
-  clients.legacy = await connectClient(gateway.url, gateway.token, 'legacy');
-  await gateway.admin.createOrg({ slug: 'rival', name: 'Rival Labs' });
-  await gateway.admin.addUser({ email: 'eve@rival.test', orgSlug: 'rival', name: 'Eve' });
-  const { token } = await gateway.admin.createToken({ orgSlug: 'rival', email: 'eve@rival.test' });
-  clients.rival = await connectClient(gateway.url, token, 'modern');
-  const { ok } = toolsOf(clients.modern);
-  planId = (
-    await ok('create_research_plan', {
-      name: 'Lithium prices',
-      researchQuestion: 'How did lithium prices move in 2026?',
-      steps: [
-        { stepType: 'search', instructions: 'Find price series.' },
-        { stepType: 'synthesize', instructions: 'Explain the moves.' },
-      ],
-    })
-  ).data.planId;
-  reviewPlanId = (
-    await ok('create_research_plan', {
-      name: 'Glacier retreat',
-      researchQuestion: 'How fast do Alpine glaciers retreat?',
-      steps: [{ stepType: 'checkpoint', instructions: 'Agree the regions with the user.' }],
-    })
-  ).data.planId;
-  reviewStepId = (await ok('get_next_step', { planId: reviewPlanId })).data.step.stepId;
-  await ok('request_user_review', { planId: reviewPlanId, stepId: reviewStepId, summary: 'Regions: Alps only?' });
-  rivalPlanId = (
-    await toolsOf(clients.rival).ok('create_research_plan', {
-      name: 'Lithium secrets',
-      researchQuestion: 'What does Acme know about lithium?',
-      steps: [{ stepType: 'search', instructions: 'Snoop.' }],
-    })
-  ).data.planId;
+  const records = researchRecords();
+  const tools = stubTools();
+  answerResearchTools(tools.stub, records);
+  const eve = member('eve', 'rival');
+  ({ app } = await buildStubServer({
+    tools,
+    authenticator: stubAuthenticator({ [ADA_TOKEN]: ADA, [EVE_TOKEN]: eve }),
+  }));
+  clients.modern = await connectInjected(app, ADA_TOKEN, 'modern');
+  clients.legacy = await connectInjected(app, ADA_TOKEN, 'legacy');
+  clients.rival = await connectInjected(app, EVE_TOKEN, 'modern');
+  planId = records.addPlan(ADA.orgId, {
+    name: 'Lithium prices',
+    researchQuestion: 'How did lithium prices move in 2026?',
+    steps: [
+      ['search', 'Find price series.'],
+      ['synthesize', 'Explain the moves.'],
+    ],
+  }).planId;
+  const review = records.addPlan(ADA.orgId, {
+    name: 'Glacier retreat',
+    researchQuestion: 'How fast do Alpine glaciers retreat?',
+    steps: [['checkpoint', 'Agree the regions with the user.']],
+  });
+  // Its step claimed and put up for review (get_next_step, request_user_review).
+  records.awaitReview(review, 1);
+  reviewPlanId = review.planId;
+  reviewStepId = review.steps[0]!.stepId;
+  rivalPlanId = records.addPlan(eve.orgId, {
+    name: 'Lithium secrets',
+    researchQuestion: 'What does Acme know about lithium?',
+    steps: [['search', 'Snoop.']],
+  }).planId;
 });
 
 afterAll(async () => {
   for (const client of Object.values(clients)) await client?.close();
-  await gateway?.close();
+  await app?.close();
 });
 
 const textOf = (result: { messages: { content: { type: string; text?: string } }[] }) =>

@@ -3,17 +3,18 @@ import type { Client } from '@modelcontextprotocol/client';
 import type { Era } from './harness.js';
 import { sha256, startResourcesWorld, WORD } from './resources-support.js';
 
-// MCP resources through the whole system with the official client in both protocol eras: the
-// five templates, the org's list (plans with their reports, deliverables; most recent first,
-// paged), and reads of a plan, its report, an artifact, a text and a binary deliverable (bytes
-// identical) and an extraction. Another org's id, a missing one and a malformed uri all get the
-// same resource-not-found error; 2026-07-28 results carry their cache hints.
+// MCP resources with the official client in both protocol eras, over inject() against stub
+// services (resources-support.ts): the five templates, the org's list (plans with their reports,
+// deliverables; most recent first, paged), and reads of a plan, its report, an artifact, a text
+// and a binary deliverable (bytes identical) and an extraction. Another org's id, a missing one
+// and a malformed uri all get the same resource-not-found error; 2026-07-28 results carry their
+// cache hints.
 
 let world: Awaited<ReturnType<typeof startResourcesWorld>>;
 
 beforeAll(async () => {
   world = await startResourcesWorld();
-}, 120_000);
+});
 afterAll(async () => {
   await world?.close();
 });

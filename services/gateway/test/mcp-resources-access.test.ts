@@ -1,17 +1,28 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/client';
-import { connectClient, type Era, startTestGateway } from './harness.js';
+import type { FastifyInstance } from 'fastify';
+import type { Era } from './harness.js';
+import { connectInjected, type InjectedAnswer } from './inject-client.js';
+import { answerResearchTools } from './research-replies.js';
+import { researchRecords } from './research-records.js';
+import { ADA, ADA_TOKEN, buildStubServer, member, stubAuthenticator, stubTools } from './stub-deps.js';
 import { toolsOf } from './tool-answers.js';
 
 // Who may read which resources, how long a client may keep them, and how the list pages: the
 // list of an org with more items than a page, most recent first across plans and deliverables
 // without skipping or repeating; cache hints on every 2026-07-28 list and read; a token limited
-// to some tools sees only the resources of those tools, and one without quarry:read none.
+// to some tools sees only the resources of those tools, and one without quarry:read none (HTTP
+// 403 with the scope's challenge). Official clients over inject() against stub services.
 
-let gateway: Awaited<ReturnType<typeof startTestGateway>>;
+const READER = `qry_${'r'.repeat(43)}`;
+const WRITER = `qry_${'w'.repeat(43)}`;
+const writerPrincipal = member('walt', 'acme', ['quarry:write']);
+const tools = stubTools();
+let app: FastifyInstance;
 const clients: Client[] = [];
 const expected: string[] = [];
+const writerAnswers: InjectedAnswer[] = [];
 let limited: Record<Era, Client>;
 let writer: Client;
 let modern: Client;
@@ -20,48 +31,40 @@ let planId = '';
 let outputId = '';
 
 beforeAll(async () => {
-  gateway = await startTestGateway();
-  modern = await connectClient(gateway.url, gateway.token, 'modern');
-  legacy = await connectClient(gateway.url, gateway.token, 'legacy');
-  const t = toolsOf(modern);
+  const records = researchRecords();
+  answerResearchTools(tools.stub, records);
+  ({ app } = await buildStubServer({
+    tools,
+    authenticator: stubAuthenticator({
+      [ADA_TOKEN]: ADA,
+      [READER]: member('ada', 'acme', ['quarry:read'], ['list_plans', 'get_plan_status']),
+      [WRITER]: writerPrincipal,
+    }),
+  }));
+  modern = await connectInjected(app, ADA_TOKEN, 'modern');
+  legacy = await connectInjected(app, ADA_TOKEN, 'legacy');
   // 13 plans, each followed by a deliverable: 26 items, more than a page of 20.
   for (let i = 0; i < 13; i++) {
-    planId = (
-      await t.ok('create_research_plan', {
-        name: `Plan ${i}`,
-        researchQuestion: `Question ${i}?`,
-        steps: [{ stepType: 'search', instructions: 'Find' }],
-      })
-    ).data.planId as string;
-    outputId = (
-      await t.ok('store_research_output', { planId, mediaType: 'markdown', title: `Brief ${i}`, content: `# ${i}` })
-    ).data.outputId as string;
+    planId = records.addPlan(ADA.orgId, { name: `Plan ${i}`, researchQuestion: `Question ${i}?` }).planId;
+    outputId = records.addOutput(ADA.orgId, {
+      planId,
+      mediaType: 'markdown',
+      title: `Brief ${i}`,
+      content: `# ${i}`,
+    }).outputId;
     expected.unshift(`quarry://plans/${planId}`, `quarry://plans/${planId}/report`);
     expected.unshift(`quarry://outputs/${outputId}`);
   }
-  const reader = await gateway.admin.createToken({
-    orgSlug: 'acme',
-    email: 'ada@acme.test',
-    name: 'plans only',
-    scopes: ['quarry:read'],
-    tools: ['list_plans', 'get_plan_status'],
-  });
-  const writeOnly = await gateway.admin.createToken({
-    orgSlug: 'acme',
-    email: 'ada@acme.test',
-    name: 'writer',
-    scopes: ['quarry:write'],
-  });
   limited = {
-    legacy: await connectClient(gateway.url, reader.token, 'legacy'),
-    modern: await connectClient(gateway.url, reader.token, 'modern'),
+    legacy: await connectInjected(app, READER, 'legacy'),
+    modern: await connectInjected(app, READER, 'modern'),
   };
-  writer = await connectClient(gateway.url, writeOnly.token, 'modern');
+  writer = await connectInjected(app, WRITER, 'modern', writerAnswers);
   clients.push(modern, legacy, limited.legacy, limited.modern, writer);
-}, 120_000);
+});
 afterAll(async () => {
   for (const client of clients) await client.close();
-  await gateway?.close();
+  await app?.close();
 });
 
 /** The list page by page (listResources() without a cursor would gather every page itself). */
@@ -124,10 +127,24 @@ describe('cache hints', () => {
 
 describe('scopes', () => {
   it('refuses resources to a token without quarry:read', async () => {
-    await expect(writer.listResources()).rejects.toMatchObject({ message: expect.stringMatching(/quarry:read/) });
-    await expect(writer.readResource({ uri: `quarry://plans/${randomUUID()}` })).rejects.toMatchObject({
-      message: expect.stringMatching(/quarry:read/),
-    });
+    const refusal = { message: expect.stringMatching(/quarry:read/), requiredScope: 'quarry:read' };
+    await expect(writer.listResources()).rejects.toMatchObject(refusal);
+    await expect(writer.readResource({ uri: `quarry://plans/${randomUUID()}` })).rejects.toMatchObject(refusal);
+    // Refused over HTTP (403, a challenge naming the scope, the JSON-RPC error with the request's
+    // id) before anything is read for it.
+    const refused = writerAnswers.filter((a) => a.rpc?.method?.startsWith('resources/'));
+    expect(refused.map((a) => [a.rpc!.method, a.status])).toEqual([
+      ['resources/list', 403],
+      ['resources/read', 403],
+    ]);
+    for (const answer of refused) {
+      expect(answer.headers.get('www-authenticate')).toMatch(/error="insufficient_scope", scope="quarry:read"/);
+      expect(JSON.parse(answer.body)).toMatchObject({
+        id: answer.rpc!.id,
+        error: { code: -32004, data: { code: 'INSUFFICIENT_SCOPE', scope: 'quarry:read' } },
+      });
+    }
+    expect(tools.stub.calls.filter((c) => c.principal.tokenId === writerPrincipal.tokenId)).toEqual([]);
   });
 });
 

@@ -1,56 +1,57 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/client';
-import { connectClient, type Era, startTestGateway } from './harness.js';
-import { toolsOf } from './tool-answers.js';
+import type { FastifyInstance } from 'fastify';
+import type { Era } from './harness.js';
+import { connectInjected } from './inject-client.js';
+import { answerResearchTools } from './research-replies.js';
+import { researchRecords } from './research-records.js';
+import { ADA, ADA_TOKEN, buildStubServer, member, stubAuthenticator, stubTools } from './stub-deps.js';
 
-// completion/complete through the whole system with the official MCP client in both protocol
-// eras: plan IDs found by words of the plan's name or question (the caller's organization only;
-// another org's plan is never offered), media types, depths and step types, for prompt
-// arguments and resource-template variables alike; and prompts/list's cache hint.
+// completion/complete with the official MCP client in both protocol eras, over inject() against
+// stub services: plan IDs found by words of the plan's name or question (the caller's
+// organization only; another org's plan is never offered), media types, depths and step types,
+// for prompt arguments and resource-template variables alike; and prompts/list's cache hint.
 
-let gateway: Awaited<ReturnType<typeof startTestGateway>>;
+const EVE_TOKEN = `qry_${'e'.repeat(43)}`;
+const WRITER = `qry_${'w'.repeat(43)}`;
+let app: FastifyInstance;
 const clients = {} as Record<Era | 'rival' | 'writeOnly', Client>;
 const plans = {} as Record<'lithium' | 'battery' | 'glacier' | 'rival', string>;
 let artifactId = '';
 
 beforeAll(async () => {
-  gateway = await startTestGateway();
-  clients.modern = await connectClient(gateway.url, gateway.token, 'modern');
-  clients.legacy = await connectClient(gateway.url, gateway.token, 'legacy');
-  const writeOnly = await gateway.admin.createToken({
-    orgSlug: 'acme',
-    email: 'ada@acme.test',
-    scopes: ['quarry:write'],
-  });
-  clients.writeOnly = await connectClient(gateway.url, writeOnly.token, 'modern');
-  await gateway.admin.createOrg({ slug: 'rival', name: 'Rival Labs' });
-  await gateway.admin.addUser({ email: 'eve@rival.test', orgSlug: 'rival', name: 'Eve' });
-  const { token } = await gateway.admin.createToken({ orgSlug: 'rival', email: 'eve@rival.test' });
-  clients.rival = await connectClient(gateway.url, token, 'legacy');
-  const create = async (client: Client, name: string, researchQuestion: string) =>
-    (
-      await toolsOf(client).ok('create_research_plan', {
-        name,
-        researchQuestion,
-        steps: [{ stepType: 'search', instructions: 'Find.' }],
-      })
-    ).data.planId as string;
-  plans.battery = await create(clients.modern, 'Battery supply', 'Where does the lithium come from?');
-  plans.glacier = await create(clients.modern, 'Glacier retreat', 'How fast do Alpine glaciers melt?');
-  plans.lithium = await create(clients.modern, 'Lithium prices 2026', 'How did prices move?');
-  plans.rival = await create(clients.rival, 'Lithium prices, stolen', 'What does Acme pay for lithium?');
-  artifactId = (
-    await toolsOf(clients.modern).ok('store_research', {
-      artifactType: 'finding',
-      title: 'Spot price series',
-      content: { prices: [1, 2] },
-    })
-  ).data.id;
+  const records = researchRecords();
+  const tools = stubTools();
+  answerResearchTools(tools.stub, records);
+  const eve = member('eve', 'rival');
+  ({ app } = await buildStubServer({
+    tools,
+    authenticator: stubAuthenticator({
+      [ADA_TOKEN]: ADA,
+      [WRITER]: member('ada', 'acme', ['quarry:write']),
+      [EVE_TOKEN]: eve,
+    }),
+  }));
+  clients.modern = await connectInjected(app, ADA_TOKEN, 'modern');
+  clients.legacy = await connectInjected(app, ADA_TOKEN, 'legacy');
+  clients.writeOnly = await connectInjected(app, WRITER, 'modern');
+  clients.rival = await connectInjected(app, EVE_TOKEN, 'legacy');
+  const create = (orgId: string, name: string, researchQuestion: string) =>
+    records.addPlan(orgId, { name, researchQuestion, steps: [['search', 'Find.']] }).planId;
+  plans.battery = create(ADA.orgId, 'Battery supply', 'Where does the lithium come from?');
+  plans.glacier = create(ADA.orgId, 'Glacier retreat', 'How fast do Alpine glaciers melt?');
+  plans.lithium = create(ADA.orgId, 'Lithium prices 2026', 'How did prices move?');
+  plans.rival = create(eve.orgId, 'Lithium prices, stolen', 'What does Acme pay for lithium?');
+  artifactId = records.addArtifact(ADA.orgId, {
+    artifactType: 'finding',
+    title: 'Spot price series',
+    content: { prices: [1, 2] },
+  }).id;
 });
 
 afterAll(async () => {
   for (const client of Object.values(clients)) await client?.close();
-  await gateway?.close();
+  await app?.close();
 });
 
 const promptRef = (name: string) => ({ type: 'ref/prompt' as const, name });
