@@ -2,13 +2,13 @@ import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { freePort } from './free-port.js';
-import { startTestGateway } from './harness.js';
+import { startGatewayOnly } from './gateway-only.js';
 
 // An external issuer that cannot be reached says nothing about a token: the gateway answers 503
 // with Retry-After (retry, your token may be good), never 401 or 500, and recovers by itself once
 // the issuer answers again, with no restart.
 
-type Gateway = Awaited<ReturnType<typeof startTestGateway>>;
+type Gateway = Awaited<ReturnType<typeof startGatewayOnly>>;
 let gateway: Gateway;
 let issuerServer: Server | undefined;
 let port = 0;
@@ -34,7 +34,7 @@ beforeAll(async () => {
     response.end('{}');
   };
   // The issuer is down from the start: nothing listens on its port yet.
-  gateway = await startTestGateway({ QUARRY_OAUTH_ISSUER: issuer, QUARRY_OAUTH_AUDIENCE: 'quarry-api' });
+  gateway = await startGatewayOnly({ QUARRY_OAUTH_ISSUER: issuer, QUARRY_OAUTH_AUDIENCE: 'quarry-api' });
   token = await new SignJWT({ sub: 'ext-user-1', email: 'ada@acme.test', quarry_org: 'acme', scope: 'quarry:read' })
     .setProtectedHeader({ alg: 'ES256', kid: 'ext-1' })
     .setIssuer(issuer)

@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { pkcePair } from './oauth-browser.js';
 import { freePort } from './free-port.js';
-import { startTestGateway } from './harness.js';
+import { startGatewayOnly } from './gateway-only.js';
 
 // The sign-in and consent pages in a real headless Chromium (Debian's `chromium`, which
 // .ci/run installs, or QUARRY_CHROMIUM), driven by Playwright as a person would: labelled fields,
@@ -20,14 +20,14 @@ const SHOTS = join(process.cwd(), 'test-output', 'oauth');
 const PASSWORD = 'correct horse battery staple';
 const REDIRECT = 'http://127.0.0.1:9/callback';
 
-type Gateway = Awaited<ReturnType<typeof startTestGateway>>;
+type Gateway = Awaited<ReturnType<typeof startGatewayOnly>>;
 let gateway: Gateway;
 let browser: Browser;
 
 async function startGatewayAndBrowser(executablePath: string) {
   mkdirSync(SHOTS, { recursive: true });
   const port = await freePort();
-  gateway = await startTestGateway({ PORT: String(port), QUARRY_PUBLIC_URL: `http://127.0.0.1:${port}` });
+  gateway = await startGatewayOnly({ PORT: String(port), QUARRY_PUBLIC_URL: `http://127.0.0.1:${port}` });
   await createOAuthAdmin(gateway.database.admin as Kysely<IdentityDatabase>).setPassword('ada@acme.test', PASSWORD);
   await gateway.admin.createOrg({ slug: 'lab', name: 'Lovelace Lab' });
   await gateway.admin.addUser({ email: 'ada@acme.test', orgSlug: 'lab' });

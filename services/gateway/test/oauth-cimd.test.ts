@@ -14,14 +14,14 @@ import { createOAuthAdmin, type IdentityDatabase } from '@quarry/gateway';
 import type { Kysely } from 'kysely';
 import { createBrowser, pkcePair } from './oauth-browser.js';
 import { freePort } from './free-port.js';
-import { startTestGateway } from './harness.js';
+import { startGatewayOnly } from './gateway-only.js';
 
 // Client ID Metadata Documents: the client's id is the https URL of a JSON document describing
 // it, which the authorization server fetches instead of any registration. The documents are
 // served over TLS with a self-signed certificate that only this test's fetch trusts (passed to
 // oidc-provider through its `fetch` option, which also replaces its refusal of loopback hosts).
 
-type Gateway = Awaited<ReturnType<typeof startTestGateway>>;
+type Gateway = Awaited<ReturnType<typeof startGatewayOnly>>;
 let gateway: Gateway;
 let documents: Server;
 let documentsBase = '';
@@ -85,7 +85,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => documents.listen(0, '127.0.0.1', resolve));
   documentsBase = `https://127.0.0.1:${(documents.address() as { port: number }).port}`;
   const port = await freePort();
-  gateway = await startTestGateway(
+  gateway = await startGatewayOnly(
     { PORT: String(port), QUARRY_PUBLIC_URL: `http://127.0.0.1:${port}` },
     { oauthFetch: trustingFetch(readFileSync(cert)) },
   );

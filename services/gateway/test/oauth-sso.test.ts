@@ -9,7 +9,7 @@ import { type IdentityDatabase, loadGatewayConfig } from '@quarry/gateway';
 import type { Kysely } from 'kysely';
 import { freePort } from './free-port.js';
 import { createBrowser } from './oauth-browser.js';
-import { startTestGateway } from './harness.js';
+import { startGatewayOnly } from './gateway-only.js';
 import { startUpstreamIdp } from './upstream-idp.js';
 
 // Single sign-on end to end: an MCP client → Quarry's authorize → the sign-in page's "Sign in
@@ -17,7 +17,7 @@ import { startUpstreamIdp } from './upstream-idp.js';
 // consent → token → tools/call as the Quarry user whose email the upstream account has. The
 // upstream listens on 127.0.0.2 so the two servers' cookies stay apart, as they would on two hosts.
 
-type Gateway = Awaited<ReturnType<typeof startTestGateway>>;
+type Gateway = Awaited<ReturnType<typeof startGatewayOnly>>;
 type Upstream = Awaited<ReturnType<typeof startUpstreamIdp>>;
 let gateway: Gateway;
 let upstream: Upstream;
@@ -39,7 +39,7 @@ beforeAll(async () => {
       orgless: { email: 'orgless@acme.test', email_verified: true },
     },
   });
-  gateway = await startTestGateway({
+  gateway = await startGatewayOnly({
     PORT: String(port),
     QUARRY_PUBLIC_URL: base,
     QUARRY_SSO_ISSUER: upstream.issuer,

@@ -5,14 +5,16 @@ import {
   type JsonRpcResponse,
   resultFromTaskOutcome,
 } from '@modelcontextprotocol/ext-tasks/client';
-import { connectClient, startTestGateway } from './harness.js';
-import { startFakeModelServer, type FakeModelServer } from './fake-model-server.js';
+import { startGatewayOnly } from './gateway-only.js';
+import { connectClient } from './harness.js';
+import { slowExtraction, type SlowExtraction } from './slow-extraction.js';
 import { sleep } from './tool-answers.js';
 
 // Interoperability: the Tasks extension's own requester (@modelcontextprotocol/ext-tasks, the
 // official client library) drives Quarry's tasks from an SDK client of protocol 2026-07-28. The
 // SDK's Client cannot carry task wire shapes itself, so the library takes a raw dispatch: here a
 // plain POST of the framed JSON-RPC request with the MCP headers, as a host application would.
+// The gateway runs alone over its database; extract_data is a stub whose model takes its time.
 
 const SOURCE = 'Moby-Dick; or, The Whale, by Herman Melville. Published 1851 by Harper & Brothers.';
 const SCHEMA = {
@@ -22,8 +24,8 @@ const SCHEMA = {
 };
 const ANSWER = { title: 'Moby-Dick', author: 'Herman Melville', year: 1851 };
 
-let model: FakeModelServer;
-let gateway: Awaited<ReturnType<typeof startTestGateway>>;
+let model: SlowExtraction;
+let gateway: Awaited<ReturnType<typeof startGatewayOnly>>;
 let client: Client;
 
 /** The host's raw request path: one POST per JSON-RPC request, the response's result or error. */
@@ -68,19 +70,15 @@ const session = () =>
   });
 
 beforeAll(async () => {
-  model = await startFakeModelServer(ANSWER);
-  gateway = await startTestGateway({
-    EXTRACTION_PROVIDER: 'openai',
-    OPENAI_BASE_URL: model.baseUrl,
-    OPENAI_MODEL: 'fake-model-1',
-  });
+  model = slowExtraction(ANSWER);
+  gateway = await startGatewayOnly();
+  gateway.stub.reply('extract_data', model.reply);
   client = await connectClient(gateway.url, gateway.token, 'modern');
 }, 60_000);
 
 afterAll(async () => {
   await client?.close();
   await gateway?.close();
-  await model?.close();
 });
 
 describe('the official Tasks client', () => {

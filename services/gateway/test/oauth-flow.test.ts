@@ -9,20 +9,20 @@ import { createOAuthAdmin, type IdentityDatabase } from '@quarry/gateway';
 import type { Kysely } from 'kysely';
 import { createBrowser } from './oauth-browser.js';
 import { freePort } from './free-port.js';
-import { startTestGateway } from './harness.js';
+import { startGatewayOnly } from './gateway-only.js';
 
 // The whole OAuth flow of a remote MCP client with the official client SDK, headless: 401 →
 // protected-resource metadata → authorization-server metadata → dynamic registration →
 // authorize (sign-in and consent pages) → token → tools/call → refresh → revoke → refused.
 
-type Gateway = Awaited<ReturnType<typeof startTestGateway>>;
+type Gateway = Awaited<ReturnType<typeof startGatewayOnly>>;
 let gateway: Gateway;
 const PASSWORD = 'correct horse battery staple';
 const REDIRECT = 'http://127.0.0.1:9/callback';
 
 beforeAll(async () => {
   const port = await freePort();
-  gateway = await startTestGateway({ PORT: String(port), QUARRY_PUBLIC_URL: `http://127.0.0.1:${port}` });
+  gateway = await startGatewayOnly({ PORT: String(port), QUARRY_PUBLIC_URL: `http://127.0.0.1:${port}` });
   await createOAuthAdmin(gateway.database.admin as Kysely<IdentityDatabase>).setPassword('ada@acme.test', PASSWORD);
 }, 120_000);
 afterAll(async () => {

@@ -1,17 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { isCreateTaskResultV2, isDetailedTaskV2 } from '@modelcontextprotocol/ext-tasks/core/v2';
+import { identityV1 } from '@quarry/contracts';
 import { buildServer, createGatewayRuntime, loadGatewayConfig } from '@quarry/gateway';
 import { createLogger } from '@quarry/telemetry';
 import type { FastifyInstance } from 'fastify';
 import { sql, type Kysely } from 'kysely';
-import { connectClient, startTestGateway } from './harness.js';
-import { startFakeModelServer, type FakeModelServer } from './fake-model-server.js';
+import { startGatewayOnly } from './gateway-only.js';
+import { connectClient } from './harness.js';
+import { slowExtraction, type SlowExtraction } from './slow-extraction.js';
 import { modernRequest, TASKS_EXTENSION } from './task-requests.js';
 import { sleep } from './tool-answers.js';
 
 // The tasks extension (io.modelcontextprotocol/tasks, 2026-07-28) for extract_data with the
-// server's model, through the whole system: a client that declares the extension gets a task
-// handle at once, polls tasks/get until the call's CallToolResult is there, and can cancel. The
+// server's model, on the gateway alone (its runtime and database; the extraction service a stub
+// whose model takes its time): a client that declares the extension gets a task handle at once,
+// polls tasks/get until the call's CallToolResult is there, and can cancel. The
 // state is in PostgreSQL (gateway.mcp_tasks), so a second gateway replica over the same database
 // answers for it and relays a cancellation to the replica running it. A task is its creator's:
 // another token or another org is told exactly what a missing task tells. Clients without the
@@ -27,14 +30,14 @@ const SCHEMA = {
 const ANSWER = { title: 'Moby-Dick', author: 'Herman Melville', year: 1851 };
 const EXTRACT = { name: 'extract_data', arguments: { sourceText: SOURCE, extractionSchema: SCHEMA } };
 
-let model: FakeModelServer;
-let gateway: Awaited<ReturnType<typeof startTestGateway>>;
+let model: SlowExtraction;
+let gateway: Awaited<ReturnType<typeof startGatewayOnly>>;
 let admin: Kysely<unknown>;
 let replicaB: { app: FastifyInstance; url: string; close(): Promise<void> };
 let secondToken: string;
 let rivalToken: string;
 
-/** Another gateway replica over the same database and services: no state shared but PostgreSQL. */
+/** Another gateway replica over the same database and (stub) services: no state shared but PostgreSQL. */
 async function startReplica() {
   const config = loadGatewayConfig({
     DATABASE_URL: gateway.database.appUrl,
@@ -43,10 +46,12 @@ async function startReplica() {
     PORT: '0',
     LOG_LEVEL: 'silent',
   });
+  // The identity service is each replica's own, in-process.
+  const { [`${identityV1.protobufPackage}.IdentityService`]: _identity, ...services } = gateway.stub.backends;
   const runtime = await createGatewayRuntime({
     config,
     logger: createLogger({ service: 'gateway-replica-b', level: 'silent' }),
-    serviceAddresses: gateway.services.addresses,
+    backends: services,
   });
   const app = await buildServer(runtime.deps);
   await app.listen({ host: '127.0.0.1', port: 0 });
@@ -61,9 +66,6 @@ async function startReplica() {
     },
   };
 }
-
-const extractions = async () =>
-  (await sql<{ n: number }>`select count(*)::int as n from artifact.extraction_results`.execute(admin)).rows[0]!.n;
 
 async function createTask(url = gateway.url, token = gateway.token) {
   const answer = await modernRequest(url, token, 'tools/call', EXTRACT);
@@ -86,12 +88,9 @@ async function settled(taskId: string, url = gateway.url) {
 }
 
 beforeAll(async () => {
-  model = await startFakeModelServer(ANSWER);
-  gateway = await startTestGateway({
-    EXTRACTION_PROVIDER: 'openai',
-    OPENAI_BASE_URL: model.baseUrl,
-    OPENAI_MODEL: 'fake-model-1',
-  });
+  model = slowExtraction(ANSWER);
+  gateway = await startGatewayOnly();
+  gateway.stub.reply('extract_data', model.reply);
   admin = gateway.database.admin as Kysely<unknown>;
   secondToken = (await gateway.admin.createToken({ orgSlug: 'acme', email: 'ada@acme.test', name: 'second' })).token;
   await gateway.admin.createOrg({ slug: 'rival', name: 'Rival Labs' });
@@ -103,7 +102,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await replicaB?.close();
   await gateway?.close();
-  await model?.close();
 });
 
 describe('a client that declares the tasks extension', () => {
@@ -114,7 +112,7 @@ describe('a client that declares the tasks extension', () => {
 
   it('gets a task at once, polls it to completed, and the result is what the synchronous call returns', async () => {
     model.delayMs = 600;
-    const before = await extractions();
+    const before = model.stored;
     const started = Date.now();
     const created = await createTask();
     expect(Date.now() - started).toBeLessThan(600);
@@ -134,7 +132,7 @@ describe('a client that declares the tasks extension', () => {
     expect(result.structuredContent).toMatchObject({ status: 'completed', provider: 'openai', data: ANSWER });
     expect(result).toMatchObject({ resultType: 'complete' });
     expect(JSON.parse(result.content[0]!.text)).toEqual(result.structuredContent);
-    expect(await extractions()).toBe(before + 1);
+    expect(model.stored).toBe(before + 1);
 
     // The same call from a client without the extension: answered in the request, the same result.
     model.delayMs = 0;
@@ -149,7 +147,7 @@ describe('a client that declares the tasks extension', () => {
 
   it('cancels from another replica: the running call is aborted and the task reads cancelled', async () => {
     model.delayMs = 8_000;
-    const before = { stored: await extractions(), aborted: model.aborted, requests: model.requests };
+    const before = { stored: model.stored, aborted: model.aborted, requests: model.requests };
     const created = await createTask();
     // Wait for the model to be called, so the cancellation has a running call to stop.
     for (let i = 0; i < 100 && model.requests === before.requests; i++) await sleep(50);
@@ -161,7 +159,7 @@ describe('a client that declares the tasks extension', () => {
     expect(Date.now() - started).toBeLessThan(4_000);
     for (let i = 0; i < 100 && model.aborted === before.aborted; i++) await sleep(50);
     expect(model.aborted).toBe(before.aborted + 1);
-    expect(await extractions()).toBe(before.stored);
+    expect(model.stored).toBe(before.stored);
     // Cancelling a finished task is acknowledged and changes nothing.
     const again = await modernRequest(gateway.url, gateway.token, 'tasks/cancel', { taskId: created.taskId });
     expect(again.json.result).toMatchObject({ resultType: 'complete' });

@@ -1,13 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
-import { startTestGateway } from './harness.js';
+import { startGatewayOnly } from './gateway-only.js';
 
 // With QUARRY_OAUTH_ISSUER, Quarry is only the resource server: it accepts the external issuer's
 // access tokens (keys found through its discovery document), maps the email and org claims to a
 // member, and runs no authorization server of its own.
 
-type Gateway = Awaited<ReturnType<typeof startTestGateway>>;
+type Gateway = Awaited<ReturnType<typeof startGatewayOnly>>;
 let gateway: Gateway;
 let issuerServer: Server;
 let issuer = '';
@@ -26,7 +26,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => issuerServer.listen(0, '127.0.0.1', resolve));
   issuer = `http://127.0.0.1:${(issuerServer.address() as { port: number }).port}`;
-  gateway = await startTestGateway({ QUARRY_OAUTH_ISSUER: issuer, QUARRY_OAUTH_AUDIENCE: 'quarry-api' });
+  gateway = await startGatewayOnly({ QUARRY_OAUTH_ISSUER: issuer, QUARRY_OAUTH_AUDIENCE: 'quarry-api' });
   await gateway.admin.createOrg({ slug: 'globex', name: 'Globex' });
   sign = (claims, audience = 'quarry-api') =>
     new SignJWT({ sub: 'ext-user-1', ...claims })

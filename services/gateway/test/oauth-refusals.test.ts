@@ -4,12 +4,12 @@ import { importJWK, type JWK, SignJWT } from 'jose';
 import type { Kysely } from 'kysely';
 import { createBrowser, pkcePair } from './oauth-browser.js';
 import { freePort } from './free-port.js';
-import { startTestGateway } from './harness.js';
+import { startGatewayOnly } from './gateway-only.js';
 
 // Each way an OAuth client can get it wrong is refused with the error that says so, and nothing
 // on the authorization server redirects anywhere a registered client did not name.
 
-type Gateway = Awaited<ReturnType<typeof startTestGateway>>;
+type Gateway = Awaited<ReturnType<typeof startGatewayOnly>>;
 let gateway: Gateway;
 let db: Kysely<IdentityDatabase>;
 const PASSWORD = 'correct horse battery staple';
@@ -17,7 +17,7 @@ const REDIRECT = 'http://127.0.0.1:9/callback';
 
 beforeAll(async () => {
   const port = await freePort();
-  gateway = await startTestGateway({ PORT: String(port), QUARRY_PUBLIC_URL: `http://127.0.0.1:${port}` });
+  gateway = await startGatewayOnly({ PORT: String(port), QUARRY_PUBLIC_URL: `http://127.0.0.1:${port}` });
   db = gateway.database.admin as Kysely<IdentityDatabase>;
   const oauth = createOAuthAdmin(db);
   await oauth.setPassword('ada@acme.test', PASSWORD);
