@@ -1,7 +1,7 @@
 import { afterAll, beforeAll } from '@jest/globals';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { sql, type Kysely } from 'kysely';
-import { connectClient } from './harness.js';
+import { connectClient } from './official-client.js';
 import { suiteOrg, type TestSystem } from './shared-system.js';
 import { toolsOf, type CallTool } from './tool-answers.js';
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/client';
 import { sql, type Kysely } from 'kysely';
 import { HANDLE_KEY } from './extraction-fixtures.js';
-import { connectClient, type Era } from './harness.js';
+import { connectClient, type Era } from './official-client.js';
 import { suiteOrg, type TestSystem } from './shared-system.js';
 import { expectToolError, sleep, toolsOf, type CallTool, type ToolAnswer } from './tool-answers.js';
 

@@ -4,7 +4,7 @@ import { createLocalBackend, createTools } from '@quarry/gateway';
 import { createLogger } from '@quarry/telemetry';
 import type { FastifyInstance } from 'fastify';
 import { identityServiceImplementation } from '../src/identity/service.js';
-import { type ClientEra, listenOnLoopback, officialClients, speaking } from './official-client.js';
+import { type Era, listenOnLoopback, officialClients, speaking } from './official-client.js';
 import { stubBackends } from './stub-backend.js';
 import { buildStubServer, member, stubAuthenticator } from './stub-deps.js';
 
@@ -40,7 +40,7 @@ afterAll(async () => {
   await app?.close();
 });
 
-describe.each<ClientEra>(['legacy', 'modern'])('an MCP client of the %s era', (era) => {
+describe.each<Era>(['legacy', 'modern'])('an MCP client of the %s era', (era) => {
   it('negotiates its era', async () => {
     const client = await clients.connect(url, TOKEN, speaking(era));
     expect(client.getProtocolEra()).toBe(era);

@@ -1,6 +1,6 @@
 import { Client, type FetchLike, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { FastifyInstance } from 'fastify';
-import type { Era } from './harness.js';
+import type { Era } from './official-client.js';
 
 // The official MCP client against a gateway built in-process, without a socket: its fetch is
 // answered by `app.inject()`. Everything the client sends goes through the gateway's HTTP layer

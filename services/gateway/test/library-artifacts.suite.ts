@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/client';
 import { type Kysely, sql } from 'kysely';
-import { connectClient } from './harness.js';
+import { connectClient } from './official-client.js';
 import { suiteOrg, type TestSystem } from './shared-system.js';
 import { expectToolError, toolsOf, type CallTool } from './tool-answers.js';
 

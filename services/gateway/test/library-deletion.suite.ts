@@ -5,7 +5,7 @@ import { appUrlFrom, sql } from '@quarry/db';
 import { rewindConsumer } from '@quarry/events';
 import { startIndexer, type Indexer } from '@quarry/indexer';
 import { createLogger } from '@quarry/telemetry';
-import { connectClient } from './harness.js';
+import { connectClient } from './official-client.js';
 import { suiteOrg, type TestSystem } from './shared-system.js';
 import { sleep, toolsOf, type CallTool, type ToolAnswer } from './tool-answers.js';
 

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/client';
-import { connectClient } from './harness.js';
+import { connectClient } from './official-client.js';
 import { suiteOrg, type TestSystem } from './shared-system.js';
 import { expectToolError, sleep, toolsOf, type CallTool, type ToolAnswer } from './tool-answers.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/client';
 import type { FastifyInstance } from 'fastify';
-import type { Era } from './harness.js';
+import type { Era } from './official-client.js';
 import { connectInjected } from './inject-client.js';
 import { answerResearchTools } from './research-replies.js';
 import { researchRecords } from './research-records.js';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/client';
 import { grpcErrors } from '@quarry/grpc';
 import type { FastifyInstance } from 'fastify';
-import { type ClientEra, listenOnLoopback, officialClients, speaking } from './official-client.js';
+import { type Era, listenOnLoopback, officialClients, speaking } from './official-client.js';
 import { ADA_TOKEN, buildStubServer, type ServedBy, stubTools } from './stub-deps.js';
 
 // Progress notifications for long calls, with the official client SDK in both protocol eras over
@@ -38,7 +38,7 @@ const takes = (ms: number, signal: AbortSignal | undefined) =>
 
 const tools = stubTools();
 const clients = officialClients();
-const connected: Partial<Record<ClientEra, Client>> = {};
+const connected: Partial<Record<Era, Client>> = {};
 let app: FastifyInstance;
 let served: ServedBy;
 

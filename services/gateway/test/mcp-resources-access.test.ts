@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/client';
 import type { FastifyInstance } from 'fastify';
-import type { Era } from './harness.js';
+import type { Era } from './official-client.js';
 import { connectInjected, type InjectedAnswer } from './inject-client.js';
 import { answerResearchTools } from './research-replies.js';
 import { researchRecords } from './research-records.js';

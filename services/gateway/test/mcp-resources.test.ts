@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/client';
-import type { Era } from './harness.js';
+import type { Era } from './official-client.js';
 import { sha256, startResourcesWorld, WORD } from './resources-support.js';
 
 // MCP resources with the official client in both protocol eras, over inject() against stub

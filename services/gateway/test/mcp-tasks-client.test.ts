@@ -6,7 +6,7 @@ import {
   resultFromTaskOutcome,
 } from '@modelcontextprotocol/ext-tasks/client';
 import { startGatewayOnly } from './gateway-only.js';
-import { connectClient } from './harness.js';
+import { connectClient } from './official-client.js';
 import { slowExtraction, type SlowExtraction } from './slow-extraction.js';
 import { sleep } from './tool-answers.js';
 

@@ -6,7 +6,7 @@ import { createLogger } from '@quarry/telemetry';
 import type { FastifyInstance } from 'fastify';
 import { sql, type Kysely } from 'kysely';
 import { startGatewayOnly } from './gateway-only.js';
-import { connectClient } from './harness.js';
+import { connectClient } from './official-client.js';
 import { slowExtraction, type SlowExtraction } from './slow-extraction.js';
 import { modernRequest, TASKS_EXTENSION } from './task-requests.js';
 import { sleep } from './tool-answers.js';

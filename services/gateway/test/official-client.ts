@@ -2,16 +2,24 @@ import { Client, type ClientOptions, StreamableHTTPClientTransport } from '@mode
 import type { FastifyInstance } from 'fastify';
 import type { ToolAnswer } from './tool-answers.js';
 
-// The official MCP client against a gateway built in the test (buildStubServer) and listening on
-// a free loopback port: for what only a real client shows (era negotiation, its errors, progress
-// on a streamed answer, an input-required round trip). No database, no services.
+// The official MCP client, for what only a real client shows (era negotiation, its errors,
+// progress on a streamed answer, an input-required round trip): against a gateway built in the
+// test and listening on a free loopback port, or any running gateway.
 
 /** Which protocol era a client speaks: 2025-era (legacy, stateless) or 2026-07-28 (modern). */
-export type ClientEra = 'legacy' | 'modern';
+export type Era = 'legacy' | 'modern';
 
 /** The client option that makes it speak `era`. */
-export function speaking(era: ClientEra): Pick<ClientOptions, 'versionNegotiation'> {
+export function speaking(era: Era): Pick<ClientOptions, 'versionNegotiation'> {
   return { versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: '2026-07-28' } } };
+}
+
+/** An MCP client of the given protocol era, authenticated with `token` (none: no Authorization). */
+export async function connectClient(url: string, token: string | undefined, era: Era): Promise<Client> {
+  const client = new Client({ name: 'quarry-tests', version: '1.0.0' }, speaking(era));
+  const auth = token ? { authProvider: { token: async () => token } } : {};
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), auth));
+  return client;
 }
 
 /** Listens a built server on a free loopback port and returns its MCP endpoint's URL. */

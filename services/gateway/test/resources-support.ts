@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/client';
-import type { Era } from './harness.js';
+import type { Era } from './official-client.js';
 import { connectInjected } from './inject-client.js';
 import { answerResearchTools } from './research-replies.js';
 import { researchRecords } from './research-records.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client, ClientOptions } from '@modelcontextprotocol/client';
 import type { FastifyInstance } from 'fastify';
-import { type ClientEra, listenOnLoopback, officialClients, speaking } from './official-client.js';
+import { type Era, listenOnLoopback, officialClients, speaking } from './official-client.js';
 import { AWAITING, reviewArgs, stubReviewDesk } from './review-stub.js';
 import { ADA, ADA_TOKEN, buildStubServer, member, stubAuthenticator, stubTools } from './stub-deps.js';
 import { expectToolError, toolsOf } from './tool-answers.js';
@@ -35,7 +35,7 @@ afterAll(async () => {
 });
 
 describe('clients that cannot show a form keep the pull flow', () => {
-  const cases: [string, ClientEra, ClientOptions][] = [
+  const cases: [string, Era, ClientOptions][] = [
     ['a 2025-era client that declares elicitation', 'legacy', { capabilities: { elicitation: { form: {} } } }],
     ['a 2026-07-28 client without the capability', 'modern', {}],
     ['a 2026-07-28 client that offers URL elicitation only', 'modern', { capabilities: { elicitation: { url: {} } } }],

@@ -6,7 +6,7 @@ import { QuarryError, status } from '@quarry/grpc';
 import { createLogger } from '@quarry/telemetry';
 import type { FastifyInstance } from 'fastify';
 import { injectPost, MODERN_ENVELOPE, modernToolCall } from './mcp-requests.js';
-import { type ClientEra, listenOnLoopback, officialClients, speaking } from './official-client.js';
+import { type Era, listenOnLoopback, officialClients, speaking } from './official-client.js';
 import { bearer, buildStubServer, member, type ServedBy, stubAuthenticator, stubTools } from './stub-deps.js';
 
 // A credential's tool allowlist at the HTTP layer (inject() over the real dispatcher with three
@@ -157,76 +157,64 @@ describe('an allowlist narrowed while a cached principal is being confirmed', ()
   });
 });
 
-describe.each<ClientEra>(['legacy', 'modern'])(
-  'the whole catalogue for an official MCP client of the %s era',
-  (era) => {
-    const LIMITED = `qry_${'l'.repeat(43)}`;
-    // create_research_plan writes: named, but beyond the token's read scope.
-    const reader = member(
-      'ada',
-      'acme',
-      ['quarry:read'],
-      ['get_plan_status', 'search_sources', 'create_research_plan'],
-    );
-    const ada = member('ada');
-    const clients = officialClients();
-    const tools = stubTools();
-    let catalogue: FastifyInstance;
-    let url: string;
+describe.each<Era>(['legacy', 'modern'])('the whole catalogue for an official MCP client of the %s era', (era) => {
+  const LIMITED = `qry_${'l'.repeat(43)}`;
+  // create_research_plan writes: named, but beyond the token's read scope.
+  const reader = member('ada', 'acme', ['quarry:read'], ['get_plan_status', 'search_sources', 'create_research_plan']);
+  const ada = member('ada');
+  const clients = officialClients();
+  const tools = stubTools();
+  let catalogue: FastifyInstance;
+  let url: string;
 
-    beforeAll(async () => {
-      tools.stub.reply('get_plan_status', (request) => {
-        throw new QuarryError(
-          'PLAN_NOT_FOUND',
-          status.NOT_FOUND,
-          `No research plan with id ${String(request.planId)}.`,
-        );
-      });
-      tools.stub.reply('search_sources', (request) => ({
-        query: request.query as string,
-        queryType: 'QUERY_TYPE_KEYWORD',
-        mode: 'SEARCH_MODE_HYBRID',
-        resultCount: 0,
-        keywordResults: 0,
-        semanticResults: 0,
-        results: [],
-      }));
-      const authenticator = stubAuthenticator({ [tokens.all]: ada, [LIMITED]: reader });
-      ({ app: catalogue } = await buildStubServer({ tools, authenticator }));
-      url = await listenOnLoopback(catalogue);
+  beforeAll(async () => {
+    tools.stub.reply('get_plan_status', (request) => {
+      throw new QuarryError('PLAN_NOT_FOUND', status.NOT_FOUND, `No research plan with id ${String(request.planId)}.`);
     });
-    afterAll(async () => {
-      await clients.closeAll();
-      await catalogue?.close();
-    });
+    tools.stub.reply('search_sources', (request) => ({
+      query: request.query as string,
+      queryType: 'QUERY_TYPE_KEYWORD',
+      mode: 'SEARCH_MODE_HYBRID',
+      resultCount: 0,
+      keywordResults: 0,
+      semanticResults: 0,
+      results: [],
+    }));
+    const authenticator = stubAuthenticator({ [tokens.all]: ada, [LIMITED]: reader });
+    ({ app: catalogue } = await buildStubServer({ tools, authenticator }));
+    url = await listenOnLoopback(catalogue);
+  });
+  afterAll(async () => {
+    await clients.closeAll();
+    await catalogue?.close();
+  });
 
-    it('with a limited token lists exactly the allowed tools its scopes allow', async () => {
-      const client = await clients.connect(url, LIMITED, speaking(era));
-      const listed = await client.listTools();
-      expect(listed.tools.map((t) => t.name).sort()).toEqual(['get_plan_status', 'search_sources']);
-    });
+  it('with a limited token lists exactly the allowed tools its scopes allow', async () => {
+    const client = await clients.connect(url, LIMITED, speaking(era));
+    const listed = await client.listTools();
+    expect(listed.tools.map((t) => t.name).sort()).toEqual(['get_plan_status', 'search_sources']);
+  });
 
-    it('with a limited token reaches the allowed tools and is refused the others as unknown', async () => {
-      const client = await clients.connect(url, LIMITED, speaking(era));
-      const calls = tools.stub.calls.length;
-      const planStatus = await client.callTool({ name: 'get_plan_status', arguments: { planId: randomUUID() } });
-      expect(planStatus.structuredContent).toMatchObject({ error: { code: 'PLAN_NOT_FOUND' } });
-      const search = await client.callTool({ name: 'search_sources', arguments: { query: 'anything' } });
-      expect(search.isError).toBeFalsy();
-      await expect(client.callTool({ name: 'ping', arguments: {} })).rejects.toThrow(/Unknown tool: ping\b/);
-      await expect(client.callTool({ name: 'list_plans', arguments: {} })).rejects.toThrow(/Unknown tool: list_plans/);
-      // The allowed calls reached their services as this token's; the refused ones reached nothing.
-      expect(tools.stub.calls.slice(calls).map((c) => [c.tool, c.principal.tokenId])).toEqual([
-        ['get_plan_status', reader.tokenId],
-        ['search_sources', reader.tokenId],
-      ]);
-    });
+  it('with a limited token reaches the allowed tools and is refused the others as unknown', async () => {
+    const client = await clients.connect(url, LIMITED, speaking(era));
+    const calls = tools.stub.calls.length;
+    const planStatus = await client.callTool({ name: 'get_plan_status', arguments: { planId: randomUUID() } });
+    expect(planStatus.structuredContent).toMatchObject({ error: { code: 'PLAN_NOT_FOUND' } });
+    const search = await client.callTool({ name: 'search_sources', arguments: { query: 'anything' } });
+    expect(search.isError).toBeFalsy();
+    await expect(client.callTool({ name: 'ping', arguments: {} })).rejects.toThrow(/Unknown tool: ping\b/);
+    await expect(client.callTool({ name: 'list_plans', arguments: {} })).rejects.toThrow(/Unknown tool: list_plans/);
+    // The allowed calls reached their services as this token's; the refused ones reached nothing.
+    expect(tools.stub.calls.slice(calls).map((c) => [c.tool, c.principal.tokenId])).toEqual([
+      ['get_plan_status', reader.tokenId],
+      ['search_sources', reader.tokenId],
+    ]);
+  });
 
-    it('without an allowlist lists and calls every tool as before', async () => {
-      const client = await clients.connect(url, tokens.all, speaking(era));
-      const listed = await client.listTools();
-      expect(listed.tools.map((t) => t.name).sort()).toEqual(toolCatalogue.map((t) => t.name).sort());
-      expect((await client.callTool({ name: 'ping', arguments: {} })).isError).toBeFalsy();
-    });
-  },
-);
+  it('without an allowlist lists and calls every tool as before', async () => {
+    const client = await clients.connect(url, tokens.all, speaking(era));
+    const listed = await client.listTools();
+    expect(listed.tools.map((t) => t.name).sort()).toEqual(toolCatalogue.map((t) => t.name).sort());
+    expect((await client.callTool({ name: 'ping', arguments: {} })).isError).toBeFalsy();
+  });
+});

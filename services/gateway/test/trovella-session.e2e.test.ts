@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/client';
-import { connectClient, type Era } from './harness.js';
+import { connectClient, type Era } from './official-client.js';
 import { sharedSystem } from './shared-system.js';
 import { sleep, toolsOf } from './tool-answers.js';
 
