@@ -1,4 +1,3 @@
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,8 +13,6 @@ import {
 import { backendSchemas, provisionIndexerRole, startSystem } from '@quarry/system';
 import { grantPlanMaintenance, grantPlanMetrics } from '@quarry/plan-engine';
 import type { Kysely } from 'kysely';
-
-export type Era = 'legacy' | 'modern';
 
 /** A real gateway on a free loopback port, over a fresh migrated database, with one member. */
 export async function startTestGateway(
@@ -64,18 +61,4 @@ export async function startTestGateway(
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
-}
-
-/** An MCP client of the given protocol era, authenticated with `token`. */
-export async function connectClient(url: string, token: string | undefined, era: Era): Promise<Client> {
-  const client = new Client(
-    { name: 'quarry-tests', version: '1.0.0' },
-    { versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: '2026-07-28' } } },
-  );
-  const transport = new StreamableHTTPClientTransport(
-    new URL(url),
-    token ? { authProvider: { token: async () => token } } : {},
-  );
-  await client.connect(transport);
-  return client;
 }
