@@ -16,6 +16,12 @@ export default {
   },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   testTimeout: 30_000,
+  // After Jest's summary: the suites that skipped because this machine lacks what they need
+  // (a browser), with the install line (libs/testing/src/skipped-suites.ts).
+  reporters: [
+    'default',
+    fileURLToPath(new URL('./libs/testing/src/jest-skipped-suites-reporter.mjs', import.meta.url)),
+  ],
 };
 
 /**

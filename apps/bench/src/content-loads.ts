@@ -1,4 +1,4 @@
-import { createMcpCaller, type McpCaller } from './mcp.js';
+import { createMcpCaller, type McpCaller, type ToolOutput } from './mcp.js';
 import type { PhaseContext } from './phase.js';
 import { untilFound, untilIndexed } from './waits.js';
 
@@ -40,20 +40,32 @@ export async function storeAll(
   return ids;
 }
 
-/** store_research_batch calls of `BATCH_ITEMS` from `BATCH_WRITERS` concurrent callers; ids in input order. */
-export async function storeBatched(caller: McpCaller, artifacts: readonly Artifact[]): Promise<string[]> {
+/** One store_research_batch call of `items`: what the tool answers. */
+export type BatchCall = (caller: McpCaller, items: readonly object[]) => Promise<ToolOutput>;
+
+const callOnce: BatchCall = (caller, items) => caller.call('store_research_batch', { artifacts: items });
+
+/**
+ * store_research_batch calls of `batchItems` artifacts (`BATCH_ITEMS` unless given) from
+ * `BATCH_WRITERS` concurrent callers, each call made by `send` (once unless given); ids in input order.
+ */
+export async function storeBatched(
+  caller: McpCaller,
+  artifacts: readonly Artifact[],
+  { batchItems = BATCH_ITEMS, send = callOnce }: { batchItems?: number; send?: BatchCall } = {},
+): Promise<string[]> {
   const ids: string[] = new Array(artifacts.length);
   let next = 0;
   const writer = async () => {
     for (let from = next; from < artifacts.length; from = next) {
-      next += BATCH_ITEMS;
-      const items = artifacts.slice(from, from + BATCH_ITEMS).map((a) => ({
+      next += batchItems;
+      const items = artifacts.slice(from, from + batchItems).map((a) => ({
         artifactType: 'finding',
         title: a.title,
         content: a.content,
         contentText: a.text,
       }));
-      const { results, refused } = await caller.call('store_research_batch', { artifacts: items });
+      const { results, refused } = await send(caller, items);
       if (refused !== 0) throw new Error(`store_research_batch refused ${String(refused)} items`);
       (results as { id: string }[]).forEach((r, i) => (ids[from + i] = r.id));
     }

@@ -3,8 +3,9 @@
 // `planInProcess` it is the monolith instead: the plan handlers inside the gateway (monolith.ts).
 // Settings: GatewayProcessSettings, from the bench process (measured-process.ts).
 import { planV1 } from '@quarry/contracts';
+import { createCursorCodec } from '@quarry/cursors';
 import { createDb } from '@quarry/db';
-import { buildServer, createGatewayRuntime, loadGatewayConfig, type ToolBackend } from '@quarry/gateway';
+import { loadGatewayConfig, startGateway, type ToolBackend } from '@quarry/gateway';
 import { createIdentitySigner } from '@quarry/grpc';
 import { createPlanChangeListener, type PlanDatabase } from '@quarry/plan-engine';
 import { createLogger } from '@quarry/telemetry';
@@ -57,24 +58,24 @@ const monolith = settings.planInProcess
 if (monolith) {
   await monolith.changes.start();
   backends[`${planV1.protobufPackage}.PlanService`] = Object.assign(
-    inProcessPlanBackend({ ...monolith, logger, stallThresholdMs: 30 * 60_000 }),
+    inProcessPlanBackend({
+      ...monolith,
+      logger,
+      stallThresholdMs: 30 * 60_000,
+      cursors: createCursorCodec(settings.identityKey, 'plan-engine'),
+    }),
     { close() {} },
   );
 }
 
-const runtime = await createGatewayRuntime({
+const gateway = await startGateway({
   config,
   logger,
   serviceAddresses: settings.serviceAddresses,
   backends,
 });
-const app = await buildServer(runtime.deps);
-await app.listen({ host: '127.0.0.1', port: 0 });
-const address = app.server.address();
-serveMeasuredProcess(`http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/mcp`, async () => {
-  runtime.beginDrain();
-  await app.close();
-  await runtime.close();
+serveMeasuredProcess(gateway.url, async () => {
+  await gateway.close();
   for (const backend of Object.values(backends)) backend.close();
   await monolith?.changes.close();
   await monolith?.db.destroy();

@@ -12,4 +12,5 @@ export { letterMarker, mixedQueries, syntheticCorpus } from './corpus.js';
 export { type BenchMember, type BenchSystem } from './system.js';
 export { type McpCaller, type ToolOutput } from './mcp.js';
 export { percentile, type Bounds, type LoadOptions, type LoadResult, type Progress } from './measure.js';
-export { formatTable, type Metric, type Results } from './report.js';
+export type { Metric } from './metric.js';
+export { formatTable, type Results } from './report.js';

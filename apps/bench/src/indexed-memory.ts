@@ -1,5 +1,5 @@
 import { prepareSource } from '@quarry/search-index';
-import { BATCH_WRITERS } from './content-loads.js';
+import { storeBatched, type Artifact } from './content-loads.js';
 import { digestTexts, letterMarker, mixedQueries } from './corpus.js';
 import type { Cranfield } from './cranfield.js';
 import type { McpCaller } from './mcp.js';
@@ -37,7 +37,7 @@ export async function indexedMemory(options: {
   progress(`storing ${artifacts.length} sources (${chunks} chunks) through store_research_batch`);
   const started = performance.now();
   const loading = await peakMemoryDuring(root, async () => {
-    const ids = await storeInBatches(caller, artifacts);
+    const ids = await storeBatched(caller, artifacts, { batchItems: BATCH_ITEMS, send: storeOnce });
     await untilFound(caller, artifacts.at(-1)!.marker, ids.at(-1)!, 20 * 60_000);
     // The background folds (and the vector index's training) run after the last write: let them
     // finish (≈ 30 s at 100k chunks on 2 cores), so that searches meet the indexes they will use.
@@ -59,7 +59,7 @@ export async function indexedMemory(options: {
   };
 }
 
-type Source = { title: string; contentText: string; marker: string };
+type Source = Artifact & { marker: string };
 
 /** Sources cycled from `texts`, each with a marker word of its own, until they hold `chunks` chunks. */
 function sourcesOf(texts: readonly string[], chunks: number): Source[] {
@@ -73,7 +73,7 @@ function sourcesOf(texts: readonly string[], chunks: number): Source[] {
       contentText,
     );
     total += prepared.chunks.length;
-    sources.push({ title, contentText, marker });
+    sources.push({ title, text: contentText, content: { marker }, marker });
   }
   return sources;
 }
@@ -92,26 +92,4 @@ async function storeOnce(caller: McpCaller, items: readonly object[]) {
       await new Promise((resolve) => setTimeout(resolve, 1_000));
     }
   }
-}
-
-/** store_research_batch from `BATCH_WRITERS` concurrent callers; the ids in input order. */
-async function storeInBatches(caller: McpCaller, sources: readonly Source[]): Promise<string[]> {
-  const ids: string[] = new Array(sources.length);
-  let next = 0;
-  const writer = async () => {
-    for (let from = next; from < sources.length; from = next) {
-      next += BATCH_ITEMS;
-      const items = sources.slice(from, from + BATCH_ITEMS).map((s) => ({
-        artifactType: 'finding',
-        title: s.title,
-        content: { marker: s.marker },
-        contentText: s.contentText,
-      }));
-      const { results, refused } = await storeOnce(caller, items);
-      if (refused !== 0) throw new Error(`store_research_batch refused ${String(refused)} items`);
-      (results as { id: string }[]).forEach((r, i) => (ids[from + i] = r.id));
-    }
-  };
-  await Promise.all(Array.from({ length: BATCH_WRITERS }, writer));
-  return ids;
 }

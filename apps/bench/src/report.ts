@@ -1,12 +1,5 @@
+import type { Metric } from './metric.js';
 import { checkTarget, TARGETS } from './targets.js';
-
-/** One figure: Quarry's value, and where a baseline ran in the same run, its value and value ÷ baseline. */
-export interface Metric {
-  value: number;
-  unit: string;
-  baseline?: number;
-  ratio?: number;
-}
 
 /** Every figure of a run by its key (e.g. p1_get_plan_status_p50_ms); this is also the `--json` file's shape. */
 export type Results = Record<string, Metric>;

@@ -1,20 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { startServices, type Services } from '@quarry/system';
+import { startSystem, type Services } from '@quarry/system';
 import { APP_ROLE, INDEXER_ROLE, migrateAll } from '@quarry/cli';
-import { loadConfig } from '@quarry/config';
-import { extractionModelsConfigSchema } from '@quarry/extraction';
-import { searchBackendsConfigSchema } from '@quarry/search-index';
 import { planV1 } from '@quarry/contracts';
+import { createCursorCodec } from '@quarry/cursors';
 import { appUrlFrom, createDb, sql, startEmbeddedPostgres } from '@quarry/db';
-import {
-  buildServer,
-  createGatewayRuntime,
-  createIdentityAdmin,
-  type GatewayConfig,
-  type IdentityDatabase,
-  loadGatewayConfig,
-  type ToolBackend,
-} from '@quarry/gateway';
+import { createIdentityAdmin, type IdentityDatabase, startGateway } from '@quarry/gateway';
 import { createIdentitySigner, createRawClient, type Identity } from '@quarry/grpc';
 import { createPlanChangeListener, type PlanDatabase } from '@quarry/plan-engine';
 import { createLogger, type Logger } from '@quarry/telemetry';
@@ -87,32 +77,26 @@ export async function startBenchSystem(options: {
       max: 1,
     });
     closers.push(() => admin.destroy());
-    const config = loadGatewayConfig({
-      DATABASE_URL: databaseUrl,
-      QUARRY_IDENTITY_KEY: randomBytes(48).toString('base64url'),
-      HOST: '127.0.0.1',
-      PORT: '0',
-      // The benchmark is one token sending as fast as it can; the limiter still runs, never trips.
-      QUARRY_RATE_LIMIT_PER_MINUTE: '1000000000',
-    });
-
-    // Every backend service, as under `quarry start`; the gateway needs one for each catalogue service.
-    const services = await startServices({
+    // Every backend service and the gateway, as under `quarry start`.
+    const system = await startSystem({
       databaseUrl,
       indexerDatabaseUrl: appUrlFrom(postgres.adminUrl, INDEXER_ROLE, indexerPassword),
-      identityKey: config.QUARRY_IDENTITY_KEY,
-      // The engines are always the embedded ones here; their cache caps may be set to compare them.
-      search: loadConfig(searchBackendsConfigSchema, {
-        QUARRY_DATA_DIR: options.searchDir,
+      identityKey: randomBytes(48).toString('base64url'),
+      dataDir: options.searchDir,
+      env: {
+        HOST: '127.0.0.1',
+        PORT: '0',
+        // The benchmark is one token sending as fast as it can; the limiter still runs, never trips.
+        QUARRY_RATE_LIMIT_PER_MINUTE: '1000000000',
+        // The engines are always the embedded ones here; their cache caps may be set to compare them.
         LANCEDB_INDEX_CACHE_MB: process.env.LANCEDB_INDEX_CACHE_MB,
         LANCEDB_METADATA_CACHE_MB: process.env.LANCEDB_METADATA_CACHE_MB,
-      }),
-      extraction: loadConfig(extractionModelsConfigSchema, {}),
+      },
       logger,
+      closeGraceMs: 1_000,
     });
-    closers.push(() => services.close(1_000));
-    const quarry = await startGateway(config, logger, { serviceAddresses: services.addresses });
-    closers.push(quarry.close);
+    closers.push(() => system.close());
+    const { config, services } = system;
 
     // The monolith owns its pool and change listener, exactly as the plan engine's runtime does.
     const db = createDb<PlanDatabase>({
@@ -124,12 +108,21 @@ export async function startBenchSystem(options: {
     const changes = createPlanChangeListener({ connectionString: databaseUrl, logger });
     await changes.start();
     closers.push(() => changes.close());
-    const backend = inProcessPlanBackend({ db, changes, logger, stallThresholdMs: 30 * 60_000 });
-    const monolith = await startGateway(config, logger, {
+    const backend = inProcessPlanBackend({
+      db,
+      changes,
+      logger,
+      stallThresholdMs: 30 * 60_000,
+      cursors: createCursorCodec(config.QUARRY_IDENTITY_KEY, 'plan-engine'),
+    });
+    // A second gateway over the same services, with the plan service in-process.
+    const monolith = await startGateway({
+      config,
+      logger,
       serviceAddresses: services.addresses,
       backends: { [PLAN_SERVICE]: backend },
     });
-    closers.push(monolith.close);
+    closers.push(() => monolith.close());
 
     const signer = createIdentitySigner({ key: config.QUARRY_IDENTITY_KEY, issuer: 'quarry-bench' });
     const planRaw = createRawClient(services.planEngine.address, { signer });
@@ -145,7 +138,7 @@ export async function startBenchSystem(options: {
       requestId: `bench-${++request}`,
     });
     return {
-      quarryUrl: quarry.url,
+      quarryUrl: system.url,
       monolithUrl: monolith.url,
       token: member.token,
       services,
@@ -186,24 +179,4 @@ async function createMember(adminUrl: string, slug: string): Promise<BenchMember
   } finally {
     await db.destroy();
   }
-}
-
-async function startGateway(
-  config: GatewayConfig,
-  logger: Logger,
-  services: { serviceAddresses?: Record<string, string>; backends?: Record<string, ToolBackend> },
-) {
-  const runtime = await createGatewayRuntime({ config, logger, ...services });
-  const app = await buildServer(runtime.deps);
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    async close() {
-      runtime.beginDrain();
-      await app.close();
-      await runtime.close();
-    },
-  };
 }

@@ -1,4 +1,4 @@
-import type { Metric } from './report.js';
+import type { Metric } from './metric.js';
 
 /** What a figure must reach: at most or at least a bound, on its value or on its ratio to the baseline. */
 interface Target {

@@ -15,6 +15,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { openAdminDatabase } from './database.js';
 import { dataDirectory } from './data-dir.js';
+import { orgListCommand } from './list-command.js';
 import { migrateAll } from './migrations.js';
 import { registerImportCommand } from './import-command.js';
 import { reindex } from './reindex.js';
@@ -23,19 +24,7 @@ import { serviceRoles } from './roles.js';
 import { startAll, type RunningQuarry } from './start.js';
 import { registerOAuthCommands } from './oauth-commands.js';
 import { registerServiceAccountCommands } from './service-account-commands.js';
-import { table } from './table.js';
-
-export interface Io {
-  out: (line: string) => void;
-  err: (line: string) => void;
-  env: Readonly<Record<string, string | undefined>>;
-  /** Flushed last when `quarry start` shuts down. */
-  telemetry?: { shutdown(): Promise<void> };
-  /** Reads a secret (a password) without echoing it; `quarry user passwd` needs it. */
-  readSecret?: (prompt: string) => Promise<string>;
-  /** stderr is a terminal: long commands draw a progress bar there instead of printing lines. */
-  interactive?: boolean;
-}
+import type { Io } from './io.js';
 
 /** How long `quarry start` drains after a fatal error before it exits anyway. */
 const FATAL_CLOSE_MS = 10_000;
@@ -306,30 +295,25 @@ function buildCli(io: Io): Command {
         );
       },
     );
-  token
-    .command('list')
-    .description('List tokens (never their values).')
-    .option('--org <slug>', 'only this organization')
-    .action(async (options: { org?: string }) => {
-      const tokens = await withIdentityAdmin((admin) => admin.listTokens({ orgSlug: options.org }));
-      io.out(
-        table(
-          tokens.map((t) => ({
-            id: t.id,
-            org: t.org,
-            user: t.email,
-            name: t.name,
-            token: t.hint,
-            scopes: t.scopes.join(','),
-            tools: t.tools?.join(',') ?? 'all',
-            created: t.createdAt,
-            lastUsed: t.lastUsedAt,
-            expires: t.expiresAt,
-            revoked: t.revokedAt,
-          })),
-        ),
-      );
-    });
+  orgListCommand(
+    token,
+    io,
+    'List tokens (never their values).',
+    (options: { org?: string }) => withIdentityAdmin((admin) => admin.listTokens({ orgSlug: options.org })),
+    (t) => ({
+      id: t.id,
+      org: t.org,
+      user: t.email,
+      name: t.name,
+      token: t.hint,
+      scopes: t.scopes.join(','),
+      tools: t.tools?.join(',') ?? 'all',
+      created: t.createdAt,
+      lastUsed: t.lastUsedAt,
+      expires: t.expiresAt,
+      revoked: t.revokedAt,
+    }),
+  );
   token
     .command('revoke <id>')
     .description('Revoke a token; every gateway refuses it from the next request on.')

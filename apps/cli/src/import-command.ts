@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import type { Io } from './commands.js';
+import type { Io } from './io.js';
 import { ARTIFACT_TYPES, type ArtifactType } from './import-items.js';
 import { openStoreSender } from './import-sender.js';
 import { importLibrary } from './import.js';

@@ -1,7 +1,8 @@
 import type { Kysely } from '@quarry/db';
 import { createOAuthAdmin, type IdentityDatabase, type OAuthAdmin } from '@quarry/gateway';
 import type { Command } from 'commander';
-import type { Io } from './commands.js';
+import type { Io } from './io.js';
+import { orgListCommand } from './list-command.js';
 import { table } from './table.js';
 
 interface OAuthCommandDeps {
@@ -63,27 +64,22 @@ export function registerOAuthCommands(program: Command, { io, user, withDatabase
     });
 
   const grants = program.command('grants').description('What users allowed OAuth clients to do, per org.');
-  grants
-    .command('list')
-    .description('List grants, newest first.')
-    .option('--org <slug>', 'only this organization')
-    .action(async (options: { org?: string }) => {
-      const rows = await withOAuth((admin) => admin.listGrants({ orgSlug: options.org }));
-      io.out(
-        table(
-          rows.map((g) => ({
-            id: g.id,
-            org: g.org,
-            user: g.user,
-            client: g.clientName ?? g.client,
-            scopes: g.scopes.join(','),
-            tools: g.tools?.join(',') ?? 'all',
-            created: g.createdAt,
-            revoked: g.revokedAt,
-          })),
-        ),
-      );
-    });
+  orgListCommand(
+    grants,
+    io,
+    'List grants, newest first.',
+    (options: { org?: string }) => withOAuth((admin) => admin.listGrants({ orgSlug: options.org })),
+    (g) => ({
+      id: g.id,
+      org: g.org,
+      user: g.user,
+      client: g.clientName ?? g.client,
+      scopes: g.scopes.join(','),
+      tools: g.tools?.join(',') ?? 'all',
+      created: g.createdAt,
+      revoked: g.revokedAt,
+    }),
+  );
   grants
     .command('tools <id> <names>')
     .description(

@@ -6,8 +6,8 @@ import {
   type ServiceAccountAdmin,
 } from '@quarry/gateway';
 import type { Command } from 'commander';
-import type { Io } from './commands.js';
-import { table } from './table.js';
+import type { Io } from './io.js';
+import { orgListCommand } from './list-command.js';
 
 interface ServiceAccountCommandDeps {
   io: Io;
@@ -38,28 +38,23 @@ export function registerServiceAccountCommands(program: Command, { io, withDatab
       const issued = await withAdmin((admin) => admin.create({ orgSlug: options.org, name, scopes: options.scopes }));
       printIssued(io, issued, 'Created');
     });
-  accounts
-    .command('list')
-    .description('List service accounts (active ones unless --all).')
-    .option('--org <slug>', 'only this organization')
-    .option('--all', 'include revoked accounts')
-    .action(async (options: { org?: string; all?: boolean }) => {
-      const rows = await withAdmin((admin) => admin.list({ orgSlug: options.org, includeRevoked: options.all }));
-      io.out(
-        table(
-          rows.map((a) => ({
-            client: a.clientId,
-            org: a.org,
-            name: a.name,
-            scopes: a.scopes.join(','),
-            secret: a.secretHint,
-            created: a.createdAt,
-            rotated: a.secretRotatedAt,
-            revoked: a.revokedAt,
-          })),
-        ),
-      );
-    });
+  orgListCommand(
+    accounts,
+    io,
+    'List service accounts (active ones unless --all).',
+    (options: { org?: string; all?: boolean }) =>
+      withAdmin((admin) => admin.list({ orgSlug: options.org, includeRevoked: options.all })),
+    (a) => ({
+      client: a.clientId,
+      org: a.org,
+      name: a.name,
+      scopes: a.scopes.join(','),
+      secret: a.secretHint,
+      created: a.createdAt,
+      rotated: a.secretRotatedAt,
+      revoked: a.revokedAt,
+    }),
+  ).option('--all', 'include revoked accounts');
   accounts
     .command('rotate <clientId>')
     .description('Issue a new secret; the old one is refused at once (tokens it got expire within minutes).')

@@ -1,18 +1,9 @@
-import { loadConfig, PortInUseError, z } from '@quarry/config';
+import { PortInUseError } from '@quarry/config';
 import { appUrlFrom, createDatabaseIfMissing, createDb, startEmbeddedPostgres } from '@quarry/db';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import {
-  createIdentityAdmin,
-  createOAuthAdmin,
-  type IdentityDatabase,
-  loadGatewayConfig,
-  startGateway,
-} from '@quarry/gateway';
-import { extractionModelsConfigSchema } from '@quarry/extraction';
-import { outboxRetentionField } from '@quarry/indexer';
-import { searchBackendsConfigSchema } from '@quarry/search-index';
-import { startServices } from '@quarry/system';
+import { createIdentityAdmin, createOAuthAdmin, type IdentityDatabase } from '@quarry/gateway';
+import { startSystem } from '@quarry/system';
 import { createLogger, type Logger } from '@quarry/telemetry';
 import { dataDirectory } from './data-dir.js';
 import { migrateAll } from './migrations.js';
@@ -65,7 +56,6 @@ export async function startAll({ env, out, logLevel, onFatal }: StartOptions): P
   let url: string;
   let firstToken: string | undefined;
   let passwordFile = '';
-  let beginDrain: () => void;
   try {
     // Supervised: a PostgreSQL killed under us (OOM killer, crash) comes back on the same port
     // and every service reconnects on its own; only when it cannot come back does Quarry stop.
@@ -94,36 +84,18 @@ export async function startAll({ env, out, logLevel, onFatal }: StartOptions): P
     firstToken = await bootstrap(adminUrl, dir.devTokenFile, dir.writePrivate);
     passwordFile = join(dir.root, PASSWORD_FILE);
 
-    const config = loadGatewayConfig({
-      ...env,
-      DATABASE_URL: appUrlFrom(adminUrl, roles.app.role, roles.app.password),
-      QUARRY_IDENTITY_KEY: env.QUARRY_IDENTITY_KEY ?? dir.secret('identity-key', 48),
-    });
-    // Every service on loopback, reached by the gateway over real gRPC (ADR 0006).
-    const services = await startServices({
-      databaseUrl: config.DATABASE_URL,
+    // Every service on loopback, reached by the gateway over real gRPC (ADR 0006); one process,
+    // so the gateway's own /metrics (no METRICS_PORT) appends every service's registry.
+    const system = await startSystem({
+      databaseUrl: appUrlFrom(adminUrl, roles.app.role, roles.app.password),
       indexerDatabaseUrl: appUrlFrom(adminUrl, roles.indexer.role, roles.indexer.password),
-      identityKey: config.QUARRY_IDENTITY_KEY,
-      // Service accounts call the services directly with tokens from the embedded authorization server.
-      serviceTokens: config.QUARRY_OAUTH_ISSUER ? undefined : { issuer: config.publicUrl },
-      search: loadConfig(searchBackendsConfigSchema, { ...env, QUARRY_DATA_DIR: dir.root }),
+      identityKey: env.QUARRY_IDENTITY_KEY ?? dir.secret('identity-key', 48),
+      dataDir: dir.root,
       // Submission handles are signed with a key of their own, generated once like the identity key.
-      extraction: loadConfig(extractionModelsConfigSchema, {
-        ...env,
-        EXTRACTION_HANDLE_KEY: env.EXTRACTION_HANDLE_KEY ?? dir.secret('extraction-handle-key', 48),
-      }),
-      outboxRetentionMs: loadConfig(z.object(outboxRetentionField), env).QUARRY_OUTBOX_RETENTION,
+      env: { ...env, EXTRACTION_HANDLE_KEY: env.EXTRACTION_HANDLE_KEY ?? dir.secret('extraction-handle-key', 48) },
       logger,
-    });
-    started.push(() => services.close());
-    // Where service accounts reach the services directly (ports are picked at each start).
-    dir.writePrivate(GRPC_ADDRESSES_FILE, `${JSON.stringify(services.addresses, null, 2)}\n`);
-    // One process on loopback: the gateway's own /metrics (no METRICS_PORT) appends every service's registry.
-    const gateway = await startGateway({
-      config,
-      logger,
-      serviceAddresses: { ...config.QUARRY_SERVICES, ...services.addresses },
-      alsoExpose: services.registries,
+      // Service accounts call the services directly with tokens from the embedded authorization server.
+      serviceAccounts: true,
     }).catch((error: unknown) => {
       if (!(error instanceof PortInUseError)) throw error;
       throw new Error(
@@ -131,10 +103,11 @@ export async function startAll({ env, out, logLevel, onFatal }: StartOptions): P
         { cause: error },
       );
     });
-    started.push(() => gateway.close());
-    beginDrain = gateway.beginDrain;
-    port = gateway.port;
-    url = gateway.url;
+    started.push(() => system.close());
+    // Where service accounts reach the services directly (ports are picked at each start).
+    dir.writePrivate(GRPC_ADDRESSES_FILE, `${JSON.stringify(system.services.addresses, null, 2)}\n`);
+    port = system.port;
+    url = system.url;
   } catch (error) {
     await stopAll().catch((err: unknown) => logger.error({ err }, 'could not stop everything after a failed start'));
     throw error;
@@ -165,10 +138,7 @@ export async function startAll({ env, out, logLevel, onFatal }: StartOptions): P
     url,
     port,
     logger,
-    async close() {
-      beginDrain();
-      await stopAll();
-    },
+    close: stopAll,
   };
 }
 

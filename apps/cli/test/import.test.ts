@@ -3,18 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from '@quarry/db';
+import type { RunningSystem } from '@quarry/system';
 import { openStoreSender } from '../src/import-sender.js';
 import { importLibrary } from '../src/import.js';
-import {
-  quarry,
-  quarryWith,
-  search,
-  startSystem,
-  system,
-  until,
-  useTestSystem,
-  type RunningSystem,
-} from './system-support.js';
+import { quarry, quarryWith, search, startTestSystem, system, until, useTestSystem } from './system-support.js';
 
 // `quarry import` into a real Quarry (every service, the gateway, the indexer): a directory and a
 // JSONL, each bad document reported without stopping, an interrupted import resumed without
@@ -25,7 +17,7 @@ let running: RunningSystem;
 let work: string;
 
 beforeAll(async () => {
-  running = await startSystem();
+  running = await startTestSystem();
   work = mkdtempSync(join(tmpdir(), 'quarry-import-'));
 });
 afterAll(async () => {

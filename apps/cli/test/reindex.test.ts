@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { sql } from '@quarry/db';
 import { compactOutbox } from '@quarry/events';
-import { callTool, quarry, search, startSystem, system, until, useTestSystem } from './system-support.js';
+import { callTool, quarry, search, startTestSystem, system, until, useTestSystem } from './system-support.js';
 
 // `quarry reindex` rebuilds from the source tables: after the outbox was compacted (no
 // content.created left to replay) every stored artifact and deliverable is found again, with its
@@ -21,7 +21,7 @@ describe('quarry reindex from the source tables', () => {
     await quarry('org', 'create', 'beta');
     await quarry('user', 'add', 'bo@beta.test', '--org', 'beta');
     const betaToken = (await quarry('token', 'create', '--org', 'beta', '--user', 'bo@beta.test')).out.trim();
-    let running = await startSystem();
+    let running = await startTestSystem();
     const { url } = running;
     let ids: { glacier: string; moraine: string; cirque: string; report: string; planId: string };
     let createdAt: string | undefined;
@@ -89,7 +89,7 @@ describe('quarry reindex from the source tables', () => {
       ),
     });
 
-    running = await startSystem();
+    running = await startTestSystem();
     try {
       const { url } = running;
       const glacier = (await search(url, token(), 'plucking abrasion')).find((h) => h.sourceId === ids.glacier);

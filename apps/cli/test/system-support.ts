@@ -4,12 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll } from '@jest/globals';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { runCli } from '@quarry/cli';
-import { loadConfig } from '@quarry/config';
 import { appUrlFrom, createDb, type AnyDb } from '@quarry/db';
-import { buildServer, createGatewayRuntime, loadGatewayConfig } from '@quarry/gateway';
-import { extractionModelsConfigSchema } from '@quarry/extraction';
-import { searchBackendsConfigSchema } from '@quarry/search-index';
-import { startServices } from '@quarry/system';
+import { startSystem, type RunningSystem } from '@quarry/system';
 import { createLogger } from '@quarry/telemetry';
 import { createTestDatabase, type TestDatabase } from '@quarry/testing';
 
@@ -31,6 +27,9 @@ export interface TestSystem {
 }
 
 export const system = {} as TestSystem;
+
+/** Every system started here: stopped (again, close() is idempotent) before its database and data directory go. */
+const started = new Set<RunningSystem>();
 
 /** Set up the calling test file's database, data directory and an org `acme` with a member's token. */
 export function useTestSystem(): { token: () => string } {
@@ -54,6 +53,9 @@ export function useTestSystem(): { token: () => string } {
     token = (await quarry('token', 'create', '--org', 'acme', '--user', 'ann@acme.test')).out.trim();
   });
   afterAll(async () => {
+    // Hooks run in the order they were declared, so this runs before the test file's own: a
+    // system it still runs (its indexer writing under the data directory) is stopped first.
+    for (const running of started) await running.close();
     await system.admin?.destroy();
     await system.database?.drop();
     if (system.dataDir) rmSync(system.dataDir, { recursive: true, force: true });
@@ -80,13 +82,8 @@ export async function quarryWith(
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
-export interface RunningSystem {
-  url: string;
-  close(): Promise<void>;
-}
-
 /** Every service and the gateway on loopback ports (what `quarry start` runs), with the indexer consuming. */
-export async function startSystem(): Promise<RunningSystem> {
+export async function startTestSystem(): Promise<RunningSystem> {
   return startSystemOn({
     adminUrl: system.database.adminUrl,
     dataDir: system.dataDir,
@@ -102,32 +99,17 @@ export async function startSystemOn(on: {
   app: { role: string; password: string };
   indexer: { role: string; password: string };
 }): Promise<RunningSystem> {
-  const config = loadGatewayConfig({
-    DATABASE_URL: appUrlFrom(on.adminUrl, on.app.role, on.app.password),
-    QUARRY_IDENTITY_KEY: 'k'.repeat(48),
-    LOG_LEVEL: 'silent',
-  });
-  const logger = createLogger({ service: 'cli-sys-test', level: 'silent' });
-  const services = await startServices({
-    databaseUrl: config.DATABASE_URL,
+  const running = await startSystem({
+    databaseUrl: appUrlFrom(on.adminUrl, on.app.role, on.app.password),
     indexerDatabaseUrl: appUrlFrom(on.adminUrl, on.indexer.role, on.indexer.password),
-    identityKey: config.QUARRY_IDENTITY_KEY,
-    search: loadConfig(searchBackendsConfigSchema, { QUARRY_DATA_DIR: on.dataDir }),
-    extraction: loadConfig(extractionModelsConfigSchema, {}),
-    logger,
+    identityKey: 'k'.repeat(48),
+    dataDir: on.dataDir,
+    env: { HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent' },
+    logger: createLogger({ service: 'cli-sys-test', level: 'silent' }),
+    closeGraceMs: 1000,
   });
-  const runtime = await createGatewayRuntime({ config, logger, serviceAddresses: services.addresses });
-  const app = await buildServer(runtime.deps);
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${address.port}/mcp`,
-    close: async () => {
-      await app.close();
-      await runtime.close();
-      await services.close(1000);
-    },
-  };
+  started.add(running);
+  return running;
 }
 
 /** One tool call with the official MCP client; the structured result (throws on a tool error). */

@@ -12,6 +12,7 @@ import { openSearchBackends, type SearchBackends, type SearchBackendsConfig } fr
 import { startSearch, type SearchRuntime } from '@quarry/search';
 import { createMetrics, type Registry } from '@quarry/telemetry';
 import type { Logger } from 'pino';
+import { closeInOrder } from './close-in-order.js';
 
 export interface StartServicesOptions {
   /** App-role connection (RLS applies), shared by every request-serving service. */
@@ -44,7 +45,11 @@ export interface Services {
   addresses: Readonly<Record<string, string>>;
   /** Every service's registry, for the gateway's /metrics to append (`alsoExpose`). */
   registries: Registry[];
-  /** Drain every service (health NOT_SERVING first); close the gateway before this. */
+  /**
+   * Drain every service (health NOT_SERVING first), the indexer first, the search indexes last;
+   * close the gateway before this. Resolves once nothing writes under the data directory any
+   * more (every step runs even if one before it failed, whose error is then thrown).
+   */
   close(graceMs?: number): Promise<void>;
 }
 
@@ -67,40 +72,63 @@ export async function startServices(options: StartServicesOptions): Promise<Serv
     registries.push(metrics.registry);
     return { host, port: 0, logger: logger.child({ service }), metrics, serviceTokens };
   };
-  // The plan engine and the artifact store call each other: the plan engine reads the artifact
-  // store's address at its first call, after both have started.
-  const planEngine: PlanEngine = await startPlanEngine({
-    ...hosted('plan-engine'),
-    databaseUrl,
-    identityKey,
-    artifactStoreAddress: () => artifactStore.address,
-  });
-  const artifactStore: ArtifactStore = await startArtifactStore({
-    ...hosted('artifact-store'),
-    databaseUrl,
-    identityKey,
-    planEngineAddress: planEngine.address,
-  });
-  const backends = await openSearchBackends(options.search);
-  logger.info(backends.describe, 'search backends');
-  const search = await startSearch({ ...hosted('search'), backends, identityKey });
-  const indexer = await startIndexer({
-    ...hosted('indexer'),
-    databaseUrl: options.indexerDatabaseUrl,
-    backends,
-    outboxRetentionMs: options.outboxRetentionMs,
-  });
-  const models = extractionModelsFrom(options.extraction);
-  logger.info(
-    { provider: models.provider, serverProviders: Object.keys(models.providers), sampling: models.samplingEnabled },
-    'extraction models',
-  );
-  const extraction = await startExtraction({
-    ...hosted('extraction'),
-    ...models,
-    identityKey,
-    artifactStoreAddress: artifactStore.address,
-  });
+  let planEngine: PlanEngine | undefined;
+  let artifactStore: ArtifactStore | undefined;
+  let backends: SearchBackends | undefined;
+  let search: SearchRuntime | undefined;
+  let indexer: Indexer | undefined;
+  let extraction: Extraction | undefined;
+  // Whatever has started, stopped in this order (also when a later one fails to start): the
+  // indexer stops consuming first, the shared indexes close last — once nothing writes to them,
+  // and after any fold in progress has finished, so the data directory may be removed next.
+  const close = (graceMs: number) =>
+    closeInOrder([
+      () => indexer?.close(),
+      () => extraction?.close(graceMs),
+      () => search?.close(graceMs),
+      () => artifactStore?.close(graceMs),
+      () => planEngine?.close(graceMs),
+      () => backends?.close(),
+    ]);
+  try {
+    // The plan engine and the artifact store call each other: the plan engine reads the artifact
+    // store's address at its first call, after both have started.
+    planEngine = await startPlanEngine({
+      ...hosted('plan-engine'),
+      databaseUrl,
+      identityKey,
+      artifactStoreAddress: () => artifactStore!.address,
+    });
+    artifactStore = await startArtifactStore({
+      ...hosted('artifact-store'),
+      databaseUrl,
+      identityKey,
+      planEngineAddress: planEngine.address,
+    });
+    backends = await openSearchBackends(options.search);
+    logger.info(backends.describe, 'search backends');
+    search = await startSearch({ ...hosted('search'), backends, identityKey });
+    indexer = await startIndexer({
+      ...hosted('indexer'),
+      databaseUrl: options.indexerDatabaseUrl,
+      backends,
+      outboxRetentionMs: options.outboxRetentionMs,
+    });
+    const models = extractionModelsFrom(options.extraction);
+    logger.info(
+      { provider: models.provider, serverProviders: Object.keys(models.providers), sampling: models.samplingEnabled },
+      'extraction models',
+    );
+    extraction = await startExtraction({
+      ...hosted('extraction'),
+      ...models,
+      identityKey,
+      artifactStoreAddress: artifactStore.address,
+    });
+  } catch (error) {
+    await close(0).catch((err: unknown) => logger.error({ err }, 'could not stop the services after a failed start'));
+    throw error;
+  }
   return {
     planEngine,
     artifactStore,
@@ -115,13 +143,6 @@ export async function startServices(options: StartServicesOptions): Promise<Serv
       'quarry.extraction.v1.ExtractionService': extraction.address,
     },
     registries,
-    async close(graceMs = 10_000): Promise<void> {
-      await indexer.close();
-      await extraction.close(graceMs);
-      await search.close(graceMs);
-      await artifactStore.close(graceMs);
-      await planEngine.close(graceMs);
-      await backends.close();
-    },
+    close: (graceMs = 10_000) => close(graceMs),
   };
 }

@@ -8,11 +8,11 @@ export { env, parseDuration } from './fields.js';
 export {
   DEFAULT_PORTS,
   databaseUrlField,
+  grpcServiceFields,
+  grpcServiceOptionsFrom,
   identityKeyField,
   processFields,
   serviceFields,
-  serviceTokenFields,
-  serviceTokenIssuerFrom,
   type ServiceTokenIssuer,
 } from './service-fields.js';
 export { explainBindError, PortInUseError } from './bind-error.js';

@@ -53,7 +53,7 @@ export const identityKeyField = {
  * the access tokens of service accounts calling it directly (ADR 0036). Unset, a service
  * accepts only identities signed with QUARRY_IDENTITY_KEY.
  */
-export const serviceTokenFields = {
+const serviceTokenFields = {
   QUARRY_SERVICE_TOKEN_ISSUER: z
     .url()
     .optional()
@@ -70,10 +70,39 @@ export interface ServiceTokenIssuer {
 }
 
 /** The ServiceTokenIssuer a loaded config names, or undefined when service accounts are off. */
-export function serviceTokenIssuerFrom(config: {
+function serviceTokenIssuerFrom(config: {
   QUARRY_SERVICE_TOKEN_ISSUER?: string | undefined;
   QUARRY_SERVICE_TOKEN_JWKS_URL?: string | undefined;
 }): ServiceTokenIssuer | undefined {
   if (!config.QUARRY_SERVICE_TOKEN_ISSUER) return undefined;
   return { issuer: config.QUARRY_SERVICE_TOKEN_ISSUER, jwksUrl: config.QUARRY_SERVICE_TOKEN_JWKS_URL };
+}
+
+/** serviceFields, QUARRY_IDENTITY_KEY and the service-token fields: what every gRPC service reads. */
+export function grpcServiceFields(defaults: { port: number; metricsPort: number }) {
+  return { ...serviceFields(defaults), ...identityKeyField, ...serviceTokenFields };
+}
+
+/** What a gRPC service's start takes from the grpcServiceFields of a loaded config, named as its options name them. */
+export function grpcServiceOptionsFrom(config: {
+  HOST: string;
+  PORT: number;
+  METRICS_PORT: number;
+  QUARRY_IDENTITY_KEY: string;
+  QUARRY_SERVICE_TOKEN_ISSUER?: string | undefined;
+  QUARRY_SERVICE_TOKEN_JWKS_URL?: string | undefined;
+}): {
+  host: string;
+  port: number;
+  metricsPort: number;
+  identityKey: string;
+  serviceTokens: ServiceTokenIssuer | undefined;
+} {
+  return {
+    host: config.HOST,
+    port: config.PORT,
+    metricsPort: config.METRICS_PORT,
+    identityKey: config.QUARRY_IDENTITY_KEY,
+    serviceTokens: serviceTokenIssuerFrom(config),
+  };
 }

@@ -4,6 +4,8 @@ import {
   DEFAULT_PORTS,
   databaseUrlField,
   explainBindError,
+  grpcServiceFields,
+  grpcServiceOptionsFrom,
   identityKeyField,
   loadConfig,
   PortInUseError,
@@ -55,6 +57,29 @@ describe('the fields every service shares', () => {
   it('leave PORT out for a process that answers no calls', () => {
     const worker = loadConfig(z.object(processFields({ metricsPort: 9468 })), {});
     expect(worker).toEqual({ HOST: '127.0.0.1', METRICS_PORT: 9468, LOG_LEVEL: 'info' });
+  });
+
+  it('of a gRPC service add the identity key and the service-token issuer, handed to its start under its option names', () => {
+    const grpc = z.object(grpcServiceFields({ port: 50052, metricsPort: 9465 }));
+    const key = { QUARRY_IDENTITY_KEY: 'k'.repeat(32) };
+    expect(grpcServiceOptionsFrom(loadConfig(grpc, key))).toEqual({
+      host: '127.0.0.1',
+      port: 50052,
+      metricsPort: 9465,
+      identityKey: key.QUARRY_IDENTITY_KEY,
+      serviceTokens: undefined,
+    });
+    const withTokens = loadConfig(grpc, {
+      ...key,
+      HOST: '0.0.0.0',
+      QUARRY_SERVICE_TOKEN_ISSUER: 'https://quarry.example.com',
+      QUARRY_SERVICE_TOKEN_JWKS_URL: 'https://quarry.example.com/keys',
+    });
+    expect(grpcServiceOptionsFrom(withTokens)).toMatchObject({
+      host: '0.0.0.0',
+      serviceTokens: { issuer: 'https://quarry.example.com', jwksUrl: 'https://quarry.example.com/keys' },
+    });
+    expect(() => loadConfig(grpc, {})).toThrow('QUARRY_IDENTITY_KEY');
   });
 
   it('give every service ports of its own, so any two run side by side on one host', () => {

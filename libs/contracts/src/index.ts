@@ -10,6 +10,7 @@ import type { ToolDefinition } from './catalogue/types.js';
 import { createToolCodec as createCodec, type ToolCodec } from './codec.js';
 import { deepFreeze } from './freeze.js';
 import { toolDefinitions } from './gen/catalogue.js';
+export { toolNames } from './gen/catalogue.js';
 import { descriptorSetBase64 } from './gen/descriptor-set.js';
 
 export type {

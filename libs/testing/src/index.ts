@@ -1,6 +1,8 @@
 // @quarry/testing: fixtures for tests across the workspace. PostgreSQL: one throwaway cluster
-// per `jest` run (withPostgres in jest.preset.js) and one fresh database per test file.
+// per `jest` run (withPostgres in jest.preset.js) and one fresh database per test file. Browser
+// suites: the system Chromium or QUARRY_CHROMIUM, else a loud skip (chromiumForSuite).
 export { createTestDatabase, refuseConnections, testPostgresUrl, TEST_APP_ROLE } from './database.js';
 export type { TestDatabase, TestSchema } from './database.js';
 export { startTestCluster } from './cluster.js';
 export { seededRandom } from './random.js';
+export { chromiumForSuite } from './chromium.js';

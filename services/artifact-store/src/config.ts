@@ -1,19 +1,9 @@
-import {
-  DEFAULT_PORTS,
-  databaseUrlField,
-  identityKeyField,
-  loadConfig,
-  serviceFields,
-  serviceTokenFields,
-  z,
-} from '@quarry/config';
+import { DEFAULT_PORTS, databaseUrlField, grpcServiceFields, loadConfig, z } from '@quarry/config';
 
 /** Every variable the artifact store reads; validated once at startup, frozen afterwards. */
 const artifactStoreConfigSchema = z.object({
-  ...serviceFields(DEFAULT_PORTS['artifact-store']),
+  ...grpcServiceFields(DEFAULT_PORTS['artifact-store']),
   ...databaseUrlField('the app role'),
-  ...identityKeyField,
-  ...serviceTokenFields,
   PLAN_ENGINE_ADDRESS: z.string().min(1).describe('host:port of the plan engine (checks plan and step references)'),
   READ_BUDGET_BYTES: z.coerce
     .number()

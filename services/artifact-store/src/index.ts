@@ -3,7 +3,6 @@
 // content.created event in the same transaction, each deletion with its content.deleted events.
 export { artifactSchemas } from './migrations/index.js';
 export { createArtifactService, type ArtifactServiceDeps } from './service.js';
-export { createCursorCodec } from './core/read-cursor.js';
 export { startArtifactStore, type ArtifactStore } from './runtime.js';
 export { createPlanReferencesClient, type PlanReferences } from './plans.js';
 export { MAX_TEXT_BYTES } from './core/bodies.js';

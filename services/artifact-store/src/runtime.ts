@@ -1,9 +1,9 @@
 import type { ServiceTokenIssuer } from '@quarry/config';
 import { artifactV1 } from '@quarry/contracts';
+import { createCursorCodec } from '@quarry/cursors';
 import { createDb } from '@quarry/db';
 import { buildServiceServer, listenService, type ListeningService } from '@quarry/grpc';
 import { serviceMetrics, type ServiceOptions } from '@quarry/telemetry';
-import { createCursorCodec } from './core/read-cursor.js';
 import { createPlanReferencesClient } from './plans.js';
 import { createArtifactService } from './service.js';
 import type { ArtifactDatabase } from './store/schema.js';
@@ -44,10 +44,8 @@ export async function startArtifactStore(options: ArtifactStoreOptions): Promise
     implementation: createArtifactService({
       db,
       plans,
-      reads: {
-        budgetBytes: options.readBudgetBytes ?? DEFAULT_READ_BUDGET_BYTES,
-        cursors: createCursorCodec(options.identityKey),
-      },
+      reads: { budgetBytes: options.readBudgetBytes ?? DEFAULT_READ_BUDGET_BYTES },
+      cursors: createCursorCodec(options.identityKey, 'artifact-store'),
       logger: options.logger,
     }),
     identityKey: options.identityKey,

@@ -7,7 +7,7 @@ import { as, startTestStore, type TestStore } from './support.js';
 // What StoreResearch, StoreResearchOutput and SubmitSubagentReport store, over gRPC against real
 // PostgreSQL, with plan references checked by the real plan engine: every column of the row, and
 // the content.created event each text-bearing write leaves in the outbox in the same transaction.
-// (The tools end to end, through the gateway: services/gateway/test/artifact-tools.e2e.test.ts.)
+// (The tools end to end, through the gateway: services/gateway/test/library-artifacts.suite.ts.)
 
 const { ArtifactType, MediaType } = artifactV1;
 let store: TestStore;

@@ -1,11 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { QuarryError } from '@quarry/grpc';
-import { createCursorCodec } from '../src/core/read-cursor.js';
 import { retag } from '../src/core/tags.js';
 import { pageText } from '../src/core/text-page.js';
 
-// The pure rules behind the read and curate tools: pages of UTF-8 within a budget, sealed
-// cursors, and tag updates.
+// The pure rules behind the read and curate tools: pages of UTF-8 within a budget and tag
+// updates (the sealed cursors are @quarry/cursors', tested there).
 
 describe('pageText', () => {
   it('never splits a character: the pages join to the text, each within the budget', () => {
@@ -38,27 +37,6 @@ describe('pageText', () => {
     expect(pageText('abc', 0, 10)).toEqual({ text: 'abc', page: { totalBytes: 3, offset: 0, returnedBytes: 3 } });
     expect(pageText('abc', 9, 10)).toEqual({ text: '', page: { totalBytes: 3, offset: 3, returnedBytes: 0 } });
     expect(pageText('', 0, 10)).toEqual({ text: '', page: { totalBytes: 0, offset: 0, returnedBytes: 0 } });
-  });
-});
-
-describe('cursor codec', () => {
-  const codec = createCursorCodec('k'.repeat(48));
-
-  it('opens its own cursors for the same scope only', () => {
-    const cursor = codec.seal('get_artifact:1', 4096);
-    expect(codec.open(cursor, 'get_artifact:1')).toBe(4096);
-    expect(codec.open(cursor, 'get_artifact:2')).toBeUndefined();
-    expect(codec.open(cursor, 'fetch:1')).toBeUndefined();
-    expect(codec.open(codec.seal('list', '["t","id"]'), 'list')).toBe('["t","id"]');
-  });
-
-  it('refuses another key, an edited body or tag, and garbage', () => {
-    const cursor = codec.seal('s', 1);
-    expect(createCursorCodec('x'.repeat(48)).open(cursor, 's')).toBeUndefined();
-    const [body, tag] = cursor.split('.') as [string, string];
-    const edited = Buffer.from(JSON.stringify({ s: 's', p: 2 })).toString('base64url');
-    for (const bad of [`${edited}.${tag}`, `${body}.${tag.slice(1)}`, `${body}.${tag}.x`, body, '', '.', 'a.b'])
-      expect(codec.open(bad, 's')).toBeUndefined();
   });
 });
 

@@ -9,7 +9,7 @@ import { as, startTestStore, type TestStore } from './support.js';
 // and steps that do not exist or belong to another org. Each refusal is a clear error with a
 // stable code, and leaves no row and no event behind. Another org's ids are answered exactly like
 // missing ones. (What the gateway's codec refuses before any rpc — unknown enum values, wrong
-// JSON types, fields over their schema's length — is in the gateway's artifact-tools.e2e.)
+// JSON types, fields over their schema's length — is in the gateway's library-artifacts.suite.ts.)
 
 const { ArtifactType, MediaType } = artifactV1;
 const MiB = 1024 * 1024;

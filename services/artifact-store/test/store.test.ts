@@ -8,7 +8,7 @@ import { as, startTestStore, type TestStore } from './support.js';
 // The `artifact` schema's tenancy, and the outbox guarantee: a row and its content.created event
 // are written in one transaction, so when the event cannot be written the row is not either.
 // (The tools end to end, through the gateway and the real plan engine, are in
-// services/gateway/test/artifact-tools.e2e.test.ts.)
+// services/gateway/test/library-artifacts.suite.ts.)
 
 let store: TestStore;
 const orgA = randomUUID();

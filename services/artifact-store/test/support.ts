@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { artifactV1, planV1 } from '@quarry/contracts';
+import { createCursorCodec } from '@quarry/cursors';
 import { createDb, sql } from '@quarry/db';
 import { eventsSchemas } from '@quarry/events';
 import { buildServiceServer, createGrpcClient, createIdentitySigner, type Identity } from '@quarry/grpc';
@@ -9,7 +10,6 @@ import { createTestDatabase } from '@quarry/testing';
 import {
   artifactSchemas,
   createArtifactService,
-  createCursorCodec,
   createPlanReferencesClient,
   type ArtifactDatabase,
   type PlanReferences,
@@ -18,7 +18,8 @@ import {
 // A real artifact store over real PostgreSQL for the test files: each gets a fresh migrated
 // database, the server on a free loopback port and a signed client.
 
-const IDENTITY_KEY = 'k'.repeat(48);
+/** The identity key the test store's codecs and signers use (old-style cursors are minted with it). */
+export const IDENTITY_KEY = 'k'.repeat(48);
 const HOST = '127.0.0.1';
 
 /** Call options acting as a new user of `orgId`. */
@@ -55,7 +56,8 @@ export async function startTestStore(options: { planEngine?: boolean; readBudget
     implementation: createArtifactService({
       db,
       plans: planReferences,
-      reads: { budgetBytes: options.readBudgetBytes ?? 256 * 1024, cursors: createCursorCodec(IDENTITY_KEY) },
+      reads: { budgetBytes: options.readBudgetBytes ?? 256 * 1024 },
+      cursors: createCursorCodec(IDENTITY_KEY, 'artifact-store'),
       logger,
     }),
     identityKey: IDENTITY_KEY,

@@ -1,4 +1,4 @@
-import { DEFAULT_PORTS, env, identityKeyField, loadConfig, serviceFields, serviceTokenFields, z } from '@quarry/config';
+import { DEFAULT_PORTS, env, grpcServiceFields, loadConfig, z } from '@quarry/config';
 import { createHeuristicProvider } from './heuristic/extractor.js';
 import { ANTHROPIC_DEFAULT_MODEL, createAnthropicProvider } from './providers/anthropic.js';
 import { createOpenAiProvider } from './providers/openai.js';
@@ -83,9 +83,7 @@ export type ExtractionModelsConfig = z.output<typeof extractionModelsConfigSchem
 
 const extractionConfigSchema = z
   .object({
-    ...serviceFields(DEFAULT_PORTS.extraction),
-    ...identityKeyField,
-    ...serviceTokenFields,
+    ...grpcServiceFields(DEFAULT_PORTS.extraction),
     ARTIFACT_STORE_ADDRESS: z
       .string()
       .min(1)

@@ -1,6 +1,7 @@
 import type { mcpV1 } from '@quarry/contracts';
 import { defineErrors, grpcErrors, QuarryError, status } from '@quarry/grpc';
-import { SchemaRejectedError, SourceTextRejectedError } from './core/schema-guard.js';
+import { SchemaRejectedError } from './core/schema-guard.js';
+import { SourceTextRejectedError } from './core/source-text.js';
 import { ProviderError, type ProviderErrorCode } from './providers/errors.js';
 import { ExtractionInvalidError } from './repair.js';
 

@@ -51,18 +51,15 @@ export type { RepairOutcome, ValidationResult } from './repair.js';
 // the labelled corpus (corpus/heuristic.json, test and benchmark data outside src/).
 export type * from './types.js';
 export { guardSchema, GUARD_CACHE_SIZE } from './schema/guard-schema.js';
-export {
-  SchemaRejectedError,
-  SourceTextRejectedError,
-  checkSourceText,
-  MAX_SCHEMA_BYTES,
-  MAX_SCHEMA_DEPTH,
-  MAX_SOURCE_TEXT_BYTES,
-} from './core/schema-guard.js';
-export type { GuardedSchema, GuardOptions, SchemaDraft, SchemaRule, SchemaValidation } from './core/schema-guard.js';
+export { SchemaRejectedError, MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH } from './core/schema-guard.js';
+export type { GuardedSchema, GuardOptions, SchemaDraft, SchemaRule } from './core/schema-guard.js';
+export type { SchemaValidation } from './core/validation-errors.js';
+export { SourceTextRejectedError, checkSourceText, MAX_SOURCE_TEXT_BYTES } from './core/source-text.js';
 export { stopCompileProbe } from './schema/compile-probe.js';
 export { schemaHash } from './core/canonical.js';
-export { groundValue, labelPolarity, passageSimilarity, wordSimilarity } from './core/grounding.js';
+export { groundValue } from './core/grounding.js';
+export { labelPolarity } from './core/label-polarity.js';
+export { passageSimilarity, wordSimilarity } from './core/word-similarity.js';
 export type { Grounding, GroundingHint } from './core/grounding.js';
 export { scoreFields } from './core/confidence.js';
 export type { FieldScores } from './core/confidence.js';

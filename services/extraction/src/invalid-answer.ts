@@ -1,4 +1,4 @@
-import type { SchemaValidation } from './core/schema-guard.js';
+import type { SchemaValidation } from './core/validation-errors.js';
 import { extractionErrors } from './errors.js';
 
 /** How many validation errors the message lists (details.errors has all). */

@@ -1,4 +1,4 @@
-import { serviceTokenIssuerFrom } from '@quarry/config';
+import { grpcServiceOptionsFrom } from '@quarry/config';
 import { runService } from '@quarry/telemetry';
 import { extractionModelsFrom, loadExtractionConfig } from './config.js';
 
@@ -15,11 +15,7 @@ await runService({
     return (await import('./runtime.js')).startExtraction({
       ...models,
       logger,
-      host: config.HOST,
-      port: config.PORT,
-      metricsPort: config.METRICS_PORT,
-      identityKey: config.QUARRY_IDENTITY_KEY,
-      serviceTokens: serviceTokenIssuerFrom(config),
+      ...grpcServiceOptionsFrom(config),
       artifactStoreAddress: config.ARTIFACT_STORE_ADDRESS,
     });
   },

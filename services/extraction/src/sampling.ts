@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mcpV1 } from '@quarry/contracts';
-import type { SchemaValidation } from './core/schema-guard.js';
+import type { SchemaValidation } from './core/validation-errors.js';
 import { extractionErrors } from './errors.js';
 import { buildExtractionPrompt } from './prompt.js';
 import { ExtractionInvalidError } from './repair.js';

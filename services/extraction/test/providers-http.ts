@@ -1,4 +1,6 @@
+import { expect } from '@jest/globals';
 import { MockAgent, fetch as undiciFetch } from 'undici';
+import { ProviderError } from '../src/providers/errors.js';
 
 /**
  * An HTTP mock at the transport for the provider tests: undici's MockAgent (network disabled)
@@ -72,6 +74,16 @@ export function mockHttp(origin: string): HttpMock {
     },
     close: () => agent.close(),
   };
+}
+
+/** How a provider call failed: it must be a ProviderError. */
+export async function failure(promise: Promise<unknown>): Promise<ProviderError> {
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(ProviderError);
+  return err as ProviderError;
 }
 
 function lowerCaseHeaders(headers: unknown): Record<string, string> {

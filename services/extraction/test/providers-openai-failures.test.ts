@@ -5,7 +5,6 @@ import {
   API_KEY,
   closedSchema,
   completion,
-  failure,
   http,
   openAiError,
   openSchema,
@@ -14,6 +13,7 @@ import {
   request,
   useOpenAiMock,
 } from './providers-openai-fixtures.js';
+import { failure } from './providers-http.js';
 
 // The OpenAI-compatible provider's HTTP failures, retries and time budget, and which schemas fit
 // OpenAI's strict mode.

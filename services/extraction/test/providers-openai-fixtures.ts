@@ -1,5 +1,4 @@
-import { afterEach, beforeEach, expect } from '@jest/globals';
-import { ProviderError } from '../src/providers/errors.js';
+import { afterEach, beforeEach } from '@jest/globals';
 import { createOpenAiProvider, type OpenAiProviderOptions } from '../src/providers/openai.js';
 import type { ExtractionRequest } from '../src/types.js';
 import { mockHttp, type HttpMock } from './providers-http.js';
@@ -91,13 +90,4 @@ export function useOpenAiMock(): void {
 
 export function provider(options: Partial<OpenAiProviderOptions> = {}) {
   return createOpenAiProvider({ apiKey: API_KEY, model: 'gpt-5.1', fetch: http.fetch, ...options });
-}
-
-export async function failure(promise: Promise<unknown>): Promise<ProviderError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ProviderError);
-  return err as ProviderError;
 }

@@ -1,12 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import { buildSystemPrompt } from '../src/prompt.js';
 import { createOpenAiProvider } from '../src/providers/openai.js';
-import { mockHttp } from './providers-http.js';
+import { failure, mockHttp } from './providers-http.js';
 import {
   API_KEY,
   closedSchema,
   completion,
-  failure,
   http,
   OLLAMA,
   ollamaCompletion,

@@ -7,7 +7,7 @@ import { as, failure, startTestSystem, storesNothing, type ExtractionClient, typ
 // grounded against the source like any provider's answer: values written differently are found,
 // values the source does not say are reported unconfident, and an answer that stays invalid
 // after the repair round stores nothing. (The round trip through the gateway itself, with its
-// signed requestState: services/gateway/test/extraction-tools.e2e.test.ts.)
+// signed requestState: services/gateway/test/extraction-sampling.suite.ts.)
 
 const INVOICE = [
   'INVOICE',

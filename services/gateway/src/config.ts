@@ -99,11 +99,11 @@ const gatewayConfigSchema = z.object({
   QUARRY_GRPC_DEADLINE: env.duration('10s'),
   QUARRY_MODEL_TOOL_DEADLINE: env
     .duration('150s')
-    .describe('deadline of tools that run a model (extract_data): up to two model calls'),
+    .describe('deadline of tools that run a model (an extraction makes up to two model calls)'),
   QUARRY_MCP_PROGRESS_INTERVAL: env
     .duration('5s')
     .describe(
-      'how often a long call (extract_data, a long poll) reports progress to a client that sent a progress token',
+      'how often a long call (a model at work, a long poll) reports progress to a client that sent a progress token',
     ),
   QUARRY_MCP_TASK_TTL: env
     .duration('1h')

@@ -14,8 +14,8 @@ import { createExternalTokenVerifier } from './oauth/external-tokens.js';
 import { ensureSigningKeys, publicKeySet, publicKeysOf } from './oauth/signing-keys.js';
 import { identityServiceImplementation } from './identity/service.js';
 import type { IdentityDatabase } from './identity/schema.js';
-import { createLocalBackend } from './mcp/backends.js';
-import { createToolDispatcher, type ToolBackend } from './mcp/dispatcher.js';
+import { createLocalBackend, type ToolBackend } from './mcp/tools/backends.js';
+import { createTools } from './mcp/tools/call.js';
 import { createTaskRunner } from './mcp/tasks/task-runner.js';
 import { createPlanChangeFeed } from './mcp/subscriptions/plan-change-feed.js';
 import { createPlanSubscriptions } from './mcp/subscriptions/plan-subscriptions.js';
@@ -184,7 +184,7 @@ export async function createGatewayRuntime({
   const pendingTimer = setInterval(() => pending.set(toolCallLog.pending()), 5_000).unref();
 
   const signer = createIdentitySigner({ key: config.QUARRY_IDENTITY_KEY, issuer: 'quarry-gateway' });
-  // A gRPC client is a backend as it is: the dispatcher's call carries the identity, deadline and signal it takes.
+  // A gRPC client is a backend as it is: a tool call carries the identity, deadline and signal it takes.
   const remote = Object.entries(serviceAddresses).map(
     ([service, address]) =>
       [service, createRawClient(address, { signer, defaultDeadlineMs: config.QUARRY_GRPC_DEADLINE })] as const,
@@ -197,7 +197,7 @@ export async function createGatewayRuntime({
     ...Object.fromEntries(remote),
     ...inProcess,
   };
-  const dispatcher = createToolDispatcher({
+  const tools = createTools({
     catalogue: toolCatalogue,
     backends,
     logger,
@@ -230,7 +230,7 @@ export async function createGatewayRuntime({
       trustProxy: config.QUARRY_TRUST_PROXY,
     },
     authenticator,
-    dispatcher,
+    tools,
     logger,
     version: VERSION,
     // Its own key, derived from the identity key every replica already shares.

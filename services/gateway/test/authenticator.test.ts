@@ -247,3 +247,11 @@ describe('the token authenticator', () => {
     expect((await auth.authenticate(token)).ok).toBe(true);
   });
 });
+
+describe('the identity admin creating a limited token', () => {
+  it('refuses a tool name the catalogue does not have, naming it', async () => {
+    await expect(
+      admin.createToken({ orgSlug: 'acme', email: 'ada@acme.test', tools: ['get_plan_status', 'get_plans'] }),
+    ).rejects.toThrow(/Unknown tool "get_plans"/);
+  });
+});

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { toolCatalogue } from '@quarry/contracts';
-import { createToolDispatcher, type ToolBackend } from '@quarry/gateway';
+import { createTools, type ToolBackend } from '@quarry/gateway';
 import { createLogger } from '@quarry/telemetry';
 import { SERVER_INSTRUCTIONS } from '../src/mcp/prompts/instructions.js';
 
@@ -16,13 +16,13 @@ const CHARS_PER_TOKEN = 4;
 const unused: ToolBackend = {
   unary: () => Promise.reject(new Error('the catalogue test calls no tool')),
 };
-const dispatcher = createToolDispatcher({
+const tools = createTools({
   catalogue: toolCatalogue,
   backends: Object.fromEntries(toolCatalogue.map((t) => [t.rpc.service, unused])),
   logger: createLogger({ service: 'catalogue-size-test', level: 'silent' }),
 });
 
-const modelFacing = dispatcher.tools.map(({ name, title, description, inputSchema }) => ({
+const modelFacing = tools.catalogue.listed.map(({ name, title, description, inputSchema }) => ({
   name,
   title,
   description,

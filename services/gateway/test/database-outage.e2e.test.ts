@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { refuseConnections as refuseConnectionsTo } from '@quarry/testing';
-import { connectClient, startTestGateway } from './harness.js';
+import { startTestGateway } from './harness.js';
+import { connectClient } from './official-client.js';
 import { LEGACY_INIT, modernToolCall, rawPost } from './mcp-requests.js';
 import { sleep, toolsOf, type ToolAnswer } from './tool-answers.js';
 

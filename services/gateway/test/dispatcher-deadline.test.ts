@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { toolCatalogue, type ToolDefinition } from '@quarry/contracts';
 import { QuarryError } from '@quarry/grpc';
-import { createToolDispatcher, type ToolBackend } from '@quarry/gateway';
+import { createTools, type ToolBackend } from '@quarry/gateway';
 import { createLogger } from '@quarry/telemetry';
 import { ADA } from './stub-deps.js';
 
@@ -24,7 +24,7 @@ function deadlinesOf(...catalogue: ToolDefinition[]) {
       throw new QuarryError('PLAN_NOT_FOUND', 5, 'No research plan with that id.');
     },
   };
-  const dispatcher = createToolDispatcher({
+  const tools = createTools({
     catalogue,
     backends: Object.fromEntries(catalogue.map((tool) => [tool.rpc.service, backend])),
     logger: createLogger({ service: 'test', level: 'silent' }),
@@ -34,7 +34,7 @@ function deadlinesOf(...catalogue: ToolDefinition[]) {
   return {
     deadlines,
     call: async (name: string, args: Record<string, unknown>) => {
-      const outcome = await dispatcher.call(name, args, { principal: ADA, requestId: 'deadline-test' });
+      const outcome = await tools.call(name, args, { principal: ADA, requestId: 'deadline-test' });
       return outcome.result?.structuredContent;
     },
   };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { toolCatalogue } from '@quarry/contracts';
-import { checkAnswer, formRequest } from '../src/mcp/elicitation/form.js';
+import { checkAnswer, formRequest } from '../src/mcp/call-modes/elicitation-form.js';
 
 // The review form as request_user_review's catalogue entry defines it: its message, and the check
 // of what a client sends back (untrusted) before anything is recorded.

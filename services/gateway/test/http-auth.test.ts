@@ -1,15 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { FastifyInstance } from 'fastify';
 import { injectPost, LEGACY_INIT, modernToolCall } from './mcp-requests.js';
-import {
-  ADA,
-  ADA_TOKEN,
-  bearer,
-  buildStubServer,
-  stubAuthenticator,
-  stubDispatcher,
-  type StubAnswer,
-} from './stub-deps.js';
+import { ADA, ADA_TOKEN, bearer, buildStubServer, stubAuthenticator, type StubAnswer, stubTools } from './stub-deps.js';
 
 // How the gateway turns the authenticator's verdict into HTTP (inject() over stub deps): every
 // refusal is a 401 with a Bearer challenge and a JSON-RPC error saying why, on both MCP paths,
@@ -24,11 +16,11 @@ const tokens: Record<string, StubAnswer> = {
   [`qry_${'r'.repeat(43)}`]: 'revoked',
 };
 const authenticator = stubAuthenticator(tokens);
-const dispatcher = stubDispatcher();
+const tools = stubTools();
 let app: FastifyInstance;
 
 beforeAll(async () => {
-  ({ app } = await buildStubServer({ authenticator, dispatcher }));
+  ({ app } = await buildStubServer({ authenticator, tools }));
 });
 afterAll(async () => {
   await app?.close();
@@ -41,6 +33,8 @@ const unauthenticated = ({ status, headers, json }: Answer) => {
   expect(headers['content-type']).toMatch(/application\/json/);
   expect(json.error?.code).toBe(-32001);
   expect(json.error?.data?.code).toBe('UNAUTHENTICATED');
+  // Refused before its body is read: there is no id to answer.
+  expect(json.id).toBeNull();
 };
 const modernPing = (headers: Record<string, string>) => {
   const call = modernToolCall('ping', {});
@@ -68,10 +62,10 @@ describe('a request without a valid token', () => {
   });
 
   it('is refused on the fast path too, and no tool runs', async () => {
-    const calls = dispatcher.calls.length;
+    const calls = tools.stub.calls.length;
     unauthenticated(await modernPing({}));
     unauthenticated(await modernPing(bearer(`qry_${'r'.repeat(43)}`)));
-    expect(dispatcher.calls.length).toBe(calls);
+    expect(tools.stub.calls.length).toBe(calls);
   });
 
   it('is refused before its body is read: an oversized one is 401, not 413', async () => {
@@ -101,7 +95,9 @@ describe('the bearer token', () => {
   it('once accepted, is the caller of the tool it calls', async () => {
     const answer = await modernPing(bearer(ADA_TOKEN));
     expect(answer.status).toBe(200);
-    expect(answer.json.result.structuredContent).toEqual({ message: 'Connected as ada@acme.test.' });
-    expect(dispatcher.calls.at(-1)).toEqual({ name: 'ping', principal: ADA });
+    expect(answer.json.result.structuredContent).toMatchObject({
+      message: 'Connected to Quarry as ada (ada@acme.test).',
+    });
+    expect(tools.stub.calls.at(-1)).toMatchObject({ tool: 'ping', principal: ADA });
   });
 });

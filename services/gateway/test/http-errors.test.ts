@@ -42,9 +42,10 @@ describe('HTTP-level failures are JSON-RPC errors, never HTML or 5xx', () => {
     expect(json.error?.message).toBe('The request body is larger than the limit of 4194304 bytes.');
   });
 
-  it('answers malformed JSON with 400 and a parse error (-32700)', async () => {
+  it('answers malformed JSON with 400 and a parse error (-32700), with no id to answer', async () => {
     const { status, headers, json } = await injectPost(app, '{"jsonrpc": "2.0", "id": 1, "method": ', auth());
     expect(status).toBe(400);
+    expect(json.id).toBeNull();
     expect(headers['content-type']).toMatch(/application\/json/);
     expect(json.error?.code).toBe(-32700);
     expect(json.error?.data?.code).toBe('PARSE_ERROR');
@@ -116,6 +117,8 @@ describe('a database the gateway cannot reach', () => {
     try {
       for (const answer of [await ping(), await initialize()]) {
         expect(answer.status).toBe(503);
+        // The body was read: the error answers the request by its id (1 in both).
+        expect(answer.json.id).toBe(1);
         expect(answer.headers['retry-after']).toBe('2');
         expect(answer.json.error).toMatchObject({
           code: -32603,

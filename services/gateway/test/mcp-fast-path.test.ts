@@ -5,7 +5,7 @@ import { identityV1, planV1, toolCatalogue } from '@quarry/contracts';
 import { grpcErrors, QuarryError } from '@quarry/grpc';
 import {
   createLocalBackend,
-  createToolDispatcher,
+  createTools,
   type ToolBackend,
   type ToolCallLog,
   type ToolCallRecord,
@@ -72,11 +72,11 @@ let sdkOnly: FastifyInstance;
 let served: ServedBy;
 
 beforeAll(async () => {
-  const tools = ['ping', 'get_plan_status', 'extract_data', 'request_user_review'].map((name) =>
+  const catalogue = ['ping', 'get_plan_status', 'extract_data', 'request_user_review'].map((name) =>
     toolCatalogue.find((t) => t.name === name)!,
   );
-  const dispatcher = createToolDispatcher({
-    catalogue: tools,
+  const tools = createTools({
+    catalogue,
     backends: {
       'quarry.identity.v1.IdentityService': createLocalBackend(
         identityV1.IdentityServiceService,
@@ -88,8 +88,8 @@ beforeAll(async () => {
     logger: createLogger({ service: 'test', level: 'silent' }),
     toolCallLog,
   });
-  ({ app: fast, served } = await buildStubServer({ dispatcher }));
-  ({ app: sdkOnly } = await buildStubServer({ dispatcher, mcpFastPath: false }));
+  ({ app: fast, served } = await buildStubServer({ tools }));
+  ({ app: sdkOnly } = await buildStubServer({ tools, mcpFastPath: false }));
 });
 afterAll(async () => {
   await fast?.close();
@@ -225,15 +225,30 @@ describe('what the fast path leaves to the SDK', () => {
     expect(answer).toEqual(oracle);
   });
 
-  it('a tool that can ask for the client model (extract_data)', async () => {
-    const { answer, oracle, path } = await bothWays(
-      modernToolCall('extract_data', {
-        text: 'Ada Lovelace, born 1815.',
-        schema: { type: 'object', properties: { born: { type: 'integer' } } },
-      }),
-    );
+  const withCapabilities = (call: Call, capabilities: Record<string, unknown>, meta: Record<string, unknown> = {}) => {
+    const params = call.body.params as { _meta: Record<string, unknown> };
+    params._meta = { ...params._meta, 'io.modelcontextprotocol/clientCapabilities': capabilities, ...meta };
+    return call;
+  };
+  const extraction = () =>
+    modernToolCall('extract_data', {
+      text: 'Ada Lovelace, born 1815.',
+      schema: { type: 'object', properties: { born: { type: 'integer' } } },
+    });
+
+  it.each([
+    ['declares sampling (the model may be asked)', { sampling: {} }, {}],
+    ['sends a progress token', {}, { progressToken: 'p-1' }],
+  ])('a call of a tool that runs a model from a client that %s', async (_what, capabilities, meta) => {
+    const { answer, oracle, path } = await bothWays(withCapabilities(extraction(), capabilities, meta));
     expect(path).toBe('sdk');
     expect(answer.status).toBe(oracle.status);
+  });
+
+  it('but the same call from a client that can be asked nothing is plain: the fast path answers it as the SDK does', async () => {
+    const { answer, oracle, path } = await bothWays(extraction());
+    expect(path).toBe('fast');
+    expect(answer).toEqual(oracle);
   });
 });
 

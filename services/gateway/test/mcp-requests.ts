@@ -22,6 +22,23 @@ export function modernToolCall(
   };
 }
 
+/** Any 2026-07-28 request as a client sends it: `Mcp-Name` carries what the method names (tool, uri, prompt). */
+export function modernRequest(
+  method: string,
+  params: Record<string, unknown> = {},
+  id: string | number = 1,
+): { headers: Record<string, string>; body: Record<string, unknown> } {
+  const named = params.name ?? params.uri;
+  return {
+    headers: {
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': method,
+      ...(typeof named === 'string' ? { 'mcp-name': named } : {}),
+    },
+    body: { jsonrpc: '2.0', id, method, params: { ...params, _meta: MODERN_ENVELOPE } },
+  };
+}
+
 /** A 2025-era initialize (the SDK serves it). */
 export const LEGACY_INIT = JSON.stringify({
   jsonrpc: '2.0',

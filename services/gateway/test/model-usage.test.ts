@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { extractionV1, toolCatalogue } from '@quarry/contracts';
 import { QuarryError } from '@quarry/grpc';
-import { createToolDispatcher, type ToolBackend, type ToolCallLog, type ToolCallRecord } from '@quarry/gateway';
+import { createTools, type ToolBackend, type ToolCallLog, type ToolCallRecord } from '@quarry/gateway';
 import { createLogger } from '@quarry/telemetry';
 import { ADA } from './stub-deps.js';
 
@@ -21,7 +21,7 @@ const usage = (inputTokens: number, outputTokens: number) => ({
   outputTokens,
 });
 
-function dispatcherAnswering(answer: () => Promise<Uint8Array>) {
+function toolsAnswering(answer: () => Promise<Uint8Array>) {
   const records: ToolCallRecord[] = [];
   const log: ToolCallLog = {
     record: (entry) => void records.push(entry),
@@ -30,14 +30,14 @@ function dispatcherAnswering(answer: () => Promise<Uint8Array>) {
     close: async () => {},
   };
   const backend: ToolBackend = { unary: answer };
-  const dispatcher = createToolDispatcher({
+  const tools = createTools({
     catalogue: [extract],
     backends: { [extract.rpc.service]: backend },
     logger: createLogger({ service: 'test', level: 'silent' }),
     toolCallLog: log,
   });
   const call = async () => {
-    const outcome = await dispatcher.call(
+    const outcome = await tools.call(
       'extract_data',
       { sourceText: SOURCE, extractionSchema: SCHEMA },
       { principal: ADA, requestId: 'usage-test' },
@@ -69,7 +69,7 @@ describe("a model's token usage", () => {
       handleStatus: extractionV1.HandleStatus.HANDLE_STATUS_UNSPECIFIED,
       modelUsage: usage(812, 37),
     };
-    const { call, records } = dispatcherAnswering(async () => extractionV1.ExtractDataResponse.encode(reply).finish());
+    const { call, records } = toolsAnswering(async () => extractionV1.ExtractDataResponse.encode(reply).finish());
     const result = await call();
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toMatchObject({ provider: 'openai', model: 'local-qwen-7b', data: reply.data });
@@ -78,7 +78,7 @@ describe("a model's token usage", () => {
   });
 
   it('goes to the log with a failed call too, while the error keeps its other details', async () => {
-    const { call, records } = dispatcherAnswering(async () => {
+    const { call, records } = toolsAnswering(async () => {
       throw new QuarryError('EXTRACTION_INVALID', 3, 'The answer does not match the schema: orderNumber is required.', {
         modelUsage: usage(800, 18),
         attempts: 2,
@@ -103,7 +103,7 @@ describe("a model's token usage", () => {
   });
 
   it('is left empty in the log for a failure that spent nothing', async () => {
-    const { call, records } = dispatcherAnswering(async () => {
+    const { call, records } = toolsAnswering(async () => {
       throw new QuarryError('PROVIDER_FAILED', 14, 'The model provider refused the request.');
     });
     expect((await call()).structuredContent).toMatchObject({ error: { code: 'PROVIDER_FAILED', retryable: true } });

@@ -1,5 +1,5 @@
 import type { Client, McpSubscription } from '@modelcontextprotocol/client';
-import { connectClient } from './harness.js';
+import { connectClient } from './official-client.js';
 import { sleep } from './tool-answers.js';
 
 // A 2026-07-28 client listening for plan changes, for the subscription tests.

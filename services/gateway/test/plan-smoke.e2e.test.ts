@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/client';
-import { connectClient, startTestGateway } from './harness.js';
+import { startTestGateway } from './harness.js';
+import { connectClient } from './official-client.js';
 
 // The plan tool family end to end: a research session over MCP through the whole system
 // (gateway, gRPC, plan engine, PostgreSQL), as a model drives it. What each tool does is tested

@@ -4,7 +4,8 @@ import { type Client, SdkError, SdkErrorCode } from '@modelcontextprotocol/clien
 import { buildServer, createGatewayRuntime, loadGatewayConfig } from '@quarry/gateway';
 import { createLogger } from '@quarry/telemetry';
 import { sql } from 'kysely';
-import { connectClient, startTestGateway } from './harness.js';
+import { startTestGateway } from './harness.js';
+import { connectClient } from './official-client.js';
 import { rawPost } from './mcp-requests.js';
 import { listenForPlans, planUris, type PlanListener } from './plan-listener.js';
 import { sleep, toolsOf } from './tool-answers.js';

@@ -138,14 +138,6 @@ describe('plan subscriptions', () => {
     expect(refused.status).toBe(503);
     expect(await refused.json()).toMatchObject({ error: { data: { code: 'UNAVAILABLE' } } });
   });
-
-  it('refuses a credential without quarry:read with 403 insufficient_scope', async () => {
-    const { handler } = endpoint();
-    const response = await listen(handler, ORG_A, ['quarry://plans/x'], ['quarry:write']);
-    expect(response.status).toBe(403);
-    expect(response.headers.get('www-authenticate')).toMatch(/error="insufficient_scope", scope="quarry:read"/);
-    expect(await response.json()).toMatchObject({ error: { code: -32004, data: { code: 'INSUFFICIENT_SCOPE' } } });
-  });
 });
 
 describe('plan resource URIs and feed payloads', () => {

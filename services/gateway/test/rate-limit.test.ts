@@ -56,6 +56,7 @@ describe('the per-token rate limit', () => {
         /^Rate limit exceeded for this token; retry in \d+ (second|minute)s?\.$/,
       );
       expect(refused.json.error?.code).toBe(-32003);
+      expect(refused.json.id).toBe(1);
       expect(refused.json.error?.data?.code).toBe('RATE_LIMITED');
     }
     expect(served).toEqual({ fast: LIMIT, sdk: 0 });

@@ -9,7 +9,7 @@ import { type CallTool, expectToolError, toolsOf } from './tool-answers.js';
 // round trip with its elicitation handler (the "human" below), the gateway records the answer
 // through submit_user_decision's rpc. The whole system runs: gateway, gRPC, plan engine,
 // PostgreSQL. Clients that cannot be asked, and the round trip's refusals, are in
-// review-elicitation-refusals.e2e.test.ts.
+// review-elicitation-*.test.ts (over stub services).
 
 interface FormAsked {
   mode?: string;

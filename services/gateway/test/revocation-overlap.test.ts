@@ -6,14 +6,14 @@ import {
   createLocalBackend,
   createTokenAuthenticator,
   createToolCallLog,
-  createToolDispatcher,
+  createTools,
   gatewaySchemas,
   type IdentityAdmin,
   type IdentityDatabase,
   type Principal,
   type TokenAuthenticator,
   type ToolCallLog,
-  type ToolDispatcher,
+  type Tools,
 } from '@quarry/gateway';
 import { createLogger } from '@quarry/telemetry';
 import { createTestDatabase, type TestDatabase } from '@quarry/testing';
@@ -32,7 +32,8 @@ const ping = toolCatalogue.find((t) => t.name === 'ping')!;
 // ping's rpc under other names: ping itself is never logged; `touch` stands for a tool that writes,
 // with the annotations of get_research_context (which writes session_resumed when given a
 // sessionId), so that tool is held to the write path too.
-const whoami: ToolDefinition = { ...ping, name: 'whoami' };
+const { liveness: _liveness, ...loggedPing } = ping;
+const whoami: ToolDefinition = { ...loggedPing, name: 'whoami' };
 const touch: ToolDefinition = {
   ...ping,
   name: 'touch',
@@ -79,7 +80,7 @@ beforeAll(async () => {
   real = createTokenAuthenticator({ db, listenConnectionString: database.appUrl, logger });
   await real.start();
   toolCallLog = createToolCallLog({ db, logger, flushIntervalMs: 60_000 });
-  const dispatcher = createToolDispatcher({
+  const tools = createTools({
     catalogue: [whoami, touch],
     backends: { [ping.rpc.service]: createLocalBackend(identityV1.IdentityServiceService, implementation) },
     logger,
@@ -94,18 +95,18 @@ beforeAll(async () => {
       return { ...result, confirmed: Promise.all([result.confirmed, held]).then(([ok, verdict]) => verdict ?? ok) };
     },
   };
-  const tracked: ToolDispatcher = {
-    ...dispatcher,
+  const tracked: Tools = {
+    ...tools,
     call: async (name, args, caller) => {
       rpcs.started.push(name);
       try {
-        return await dispatcher.call(name, args, caller);
+        return await tools.call(name, args, caller);
       } finally {
         rpcs.finished.push(name);
       }
     },
   };
-  ({ app } = await buildStubServer({ authenticator, dispatcher: tracked }));
+  ({ app } = await buildStubServer({ authenticator, tools: tracked }));
 });
 afterAll(async () => {
   gate.release();

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/client';
-import { connectClient, startTestGateway } from './harness.js';
+import { startTestGateway } from './harness.js';
+import { connectClient } from './official-client.js';
 import { expectToolError, sleep, toolsOf, type CallTool, type ToolAnswer } from './tool-answers.js';
 
 // search_sources through the whole content pipeline, as `quarry start` runs it: MCP client →

@@ -1,21 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { ProtocolError, ProtocolErrorCode, type Tool } from '@modelcontextprotocol/server';
-import type { ObjectSchema } from '@quarry/contracts';
+import { toolCatalogue } from '@quarry/contracts';
 import {
   type AuthFailure,
   type AuthResult,
   buildServer,
+  createTools,
   type GatewayDeps,
   type GatewayHttpOptions,
   type Principal,
   type TokenAuthenticator,
-  type ToolDispatcher,
+  type Tools,
 } from '@quarry/gateway';
 import { createLogger } from '@quarry/telemetry';
+import { type StubBackends, stubBackends } from './stub-backend.js';
 
 // The gateway's HTTP face over stub dependencies: a TokenAuthenticator that answers from a
-// table and a ToolDispatcher with one tool. No PostgreSQL, no gRPC: what these tests can fail
-// on is the HTTP layer itself (buildServer's hooks, guards, error mapping and both MCP paths).
+// table, and the real tools over stub services. No PostgreSQL, no gRPC: what these tests can fail
+// on is the gateway itself (its hooks, guards, error mapping, both MCP paths, the MCP shapes).
 
 const orgIds = new Map<string, string>();
 
@@ -76,52 +77,14 @@ export function stubAuthenticator(entries: Record<string, StubAnswer> = { [ADA_T
   };
 }
 
-const PING_OUTPUT: ObjectSchema = {
-  type: 'object',
-  properties: { message: { type: 'string' } },
-  required: ['message'],
-  additionalProperties: false,
-};
-
-/** `ping` as a stub dispatcher lists it. */
-const PING_TOOL: Tool = {
-  name: 'ping',
-  title: 'Ping',
-  description: 'Says who the token belongs to.',
-  inputSchema: { type: 'object', properties: {} },
-  outputSchema: PING_OUTPUT as Tool['outputSchema'],
-  annotations: { title: 'Ping', readOnlyHint: true },
-};
-
-interface StubDispatcher extends ToolDispatcher {
-  /** Every call it was asked to make: tool name and the caller's principal. */
-  readonly calls: Array<{ name: string; principal: Principal }>;
-}
-
-/** A dispatcher with one read-only tool, `ping`, answered in memory. */
-export function stubDispatcher(): StubDispatcher {
-  const calls: StubDispatcher['calls'] = [];
-  return {
-    calls,
-    tools: [PING_TOOL],
-    toolsFor: () => [PING_TOOL],
-    outputSchemaOf: (name) => (name === 'ping' ? PING_OUTPUT : undefined),
-    has: (name) => name === 'ping',
-    isReadOnly: (name) => name === 'ping',
-    canSample: () => false,
-    longCallOf: () => undefined,
-    elicitationOf: () => undefined,
-    async call(name, _args, caller) {
-      calls.push({ name, principal: caller.principal });
-      if (name !== 'ping') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}.`);
-      const structured = { message: `Connected as ${caller.principal.email}.` };
-      const structuredJson = JSON.stringify(structured);
-      return {
-        result: { content: [{ type: 'text', text: structuredJson }], structuredContent: structured },
-        structuredJson,
-      };
-    },
-  };
+/** The real tools over stub services (stub-backend.ts); `stub` sets their replies and records their rpcs. */
+export function stubTools(stub: StubBackends = stubBackends()): Tools & { stub: StubBackends } {
+  const tools = createTools({
+    catalogue: toolCatalogue,
+    backends: stub.backends,
+    logger: createLogger({ service: 'gateway-test', level: 'silent' }),
+  });
+  return { ...tools, stub };
 }
 
 /** Who served each MCP request: the tools/call fast path or the SDK. */
@@ -131,8 +94,8 @@ export interface ServedBy {
 }
 
 /**
- * buildServer over stub deps: loopback Host and Origin allow-lists, 4 MiB bodies, 1000 requests
- * a minute; `overrides` replace any of it.
+ * buildServer over stub deps (`stubTools()` unless `tools` is given): loopback Host and Origin
+ * allow-lists, 4 MiB bodies, 1000 requests a minute; `overrides` replace any of it.
  */
 export async function buildStubServer(
   overrides: Omit<Partial<GatewayDeps>, 'http'> & { http?: Partial<GatewayHttpOptions> } = {},
@@ -142,7 +105,7 @@ export async function buildStubServer(
   const { http, ...rest } = overrides;
   const app = await buildServer({
     authenticator: stubAuthenticator(),
-    dispatcher: stubDispatcher(),
+    tools: stubTools(),
     logger: createLogger({ service: 'gateway-test', level: 'silent' }),
     version: '0.0.0-test',
     requestStateKey: new Uint8Array(32).fill(7),

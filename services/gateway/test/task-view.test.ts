@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { ABANDONED_MESSAGE, taskView, type TaskRecord } from '../src/mcp/tasks/task-view.js';
 
 // What tasks/get shows of a stored task at a given moment (the store and the wire:
-// mcp-tasks.e2e.test.ts).
+// mcp-tasks.test.ts).
 
 const created = new Date('2026-11-26T10:00:00Z');
 const at = (seconds: number) => new Date(created.getTime() + seconds * 1000);

@@ -1,14 +1,20 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { identityV1, toolCatalogue, type ToolDefinition } from '@quarry/contracts';
-import { createLocalBackend, createToolDispatcher, type Principal } from '@quarry/gateway';
+import { createLocalBackend, createTools, type Principal } from '@quarry/gateway';
+import { QuarryError, status } from '@quarry/grpc';
 import { createLogger } from '@quarry/telemetry';
 import type { FastifyInstance } from 'fastify';
 import { injectPost, MODERN_ENVELOPE, modernToolCall } from './mcp-requests.js';
-import { bearer, buildStubServer, member, type ServedBy, stubAuthenticator } from './stub-deps.js';
+import { type Era, listenOnLoopback, officialClients, speaking } from './official-client.js';
+import { bearer, buildStubServer, member, type ServedBy, stubAuthenticator, stubTools } from './stub-deps.js';
 
 // A credential's tool allowlist at the HTTP layer (inject() over the real dispatcher with three
 // in-process tools): tools/list shows only what the caller may call, and a call outside the
 // allowlist is answered exactly as a call of a tool that does not exist, on either MCP path.
+// Then the whole catalogue (the real tools over stub services) as the official MCP client of
+// either era sees it: the allowlist and the scopes together, and the allowed calls reaching their
+// service. (Creating a token with an allowlist: the identity admin's, in authenticator.test.ts.)
 
 const ping = toolCatalogue.find((t) => t.name === 'ping')!;
 // The same rpc under other names: one read-only, one that writes (needs quarry:write).
@@ -41,13 +47,13 @@ let app: FastifyInstance;
 let served: ServedBy;
 
 beforeAll(async () => {
-  const dispatcher = createToolDispatcher({
+  const tools = createTools({
     catalogue: [ping, whoami, touch],
     backends: { [ping.rpc.service]: createLocalBackend(identityV1.IdentityServiceService, implementation) },
     logger: createLogger({ service: 'test', level: 'silent' }),
   });
   const table = Object.fromEntries(Object.entries(tokens).map(([k, t]) => [t, principals[k as keyof typeof tokens]]));
-  ({ app, served } = await buildStubServer({ dispatcher, authenticator: stubAuthenticator(table) }));
+  ({ app, served } = await buildStubServer({ tools, authenticator: stubAuthenticator(table) }));
 });
 afterAll(async () => {
   await app?.close();
@@ -131,12 +137,12 @@ describe('an allowlist narrowed while a cached principal is being confirmed', ()
       principal: stale,
       confirmed: Promise.resolve(false),
     });
-    const dispatcher = createToolDispatcher({
+    const tools = createTools({
       catalogue: [ping, whoami, touch],
       backends: { [ping.rpc.service]: createLocalBackend(identityV1.IdentityServiceService, implementation) },
       logger: createLogger({ service: 'test', level: 'silent' }),
     });
-    const { app: racing } = await buildStubServer({ dispatcher, authenticator });
+    const { app: racing } = await buildStubServer({ tools, authenticator });
     try {
       const request = modernToolCall('touch', {});
       const answer = await injectPost(racing, JSON.stringify(request.body), {
@@ -148,5 +154,67 @@ describe('an allowlist narrowed while a cached principal is being confirmed', ()
     } finally {
       await racing.close();
     }
+  });
+});
+
+describe.each<Era>(['legacy', 'modern'])('the whole catalogue for an official MCP client of the %s era', (era) => {
+  const LIMITED = `qry_${'l'.repeat(43)}`;
+  // create_research_plan writes: named, but beyond the token's read scope.
+  const reader = member('ada', 'acme', ['quarry:read'], ['get_plan_status', 'search_sources', 'create_research_plan']);
+  const ada = member('ada');
+  const clients = officialClients();
+  const tools = stubTools();
+  let catalogue: FastifyInstance;
+  let url: string;
+
+  beforeAll(async () => {
+    tools.stub.reply('get_plan_status', (request) => {
+      throw new QuarryError('PLAN_NOT_FOUND', status.NOT_FOUND, `No research plan with id ${String(request.planId)}.`);
+    });
+    tools.stub.reply('search_sources', (request) => ({
+      query: request.query as string,
+      queryType: 'QUERY_TYPE_KEYWORD',
+      mode: 'SEARCH_MODE_HYBRID',
+      resultCount: 0,
+      keywordResults: 0,
+      semanticResults: 0,
+      results: [],
+    }));
+    const authenticator = stubAuthenticator({ [tokens.all]: ada, [LIMITED]: reader });
+    ({ app: catalogue } = await buildStubServer({ tools, authenticator }));
+    url = await listenOnLoopback(catalogue);
+  });
+  afterAll(async () => {
+    await clients.closeAll();
+    await catalogue?.close();
+  });
+
+  it('with a limited token lists exactly the allowed tools its scopes allow', async () => {
+    const client = await clients.connect(url, LIMITED, speaking(era));
+    const listed = await client.listTools();
+    expect(listed.tools.map((t) => t.name).sort()).toEqual(['get_plan_status', 'search_sources']);
+  });
+
+  it('with a limited token reaches the allowed tools and is refused the others as unknown', async () => {
+    const client = await clients.connect(url, LIMITED, speaking(era));
+    const calls = tools.stub.calls.length;
+    const planStatus = await client.callTool({ name: 'get_plan_status', arguments: { planId: randomUUID() } });
+    expect(planStatus.structuredContent).toMatchObject({ error: { code: 'PLAN_NOT_FOUND' } });
+    const search = await client.callTool({ name: 'search_sources', arguments: { query: 'anything' } });
+    expect(search.isError).toBeFalsy();
+    await expect(client.callTool({ name: 'ping', arguments: {} })).rejects.toThrow(/Unknown tool: ping\b/);
+    await expect(client.callTool({ name: 'list_plans', arguments: {} })).rejects.toThrow(/Unknown tool: list_plans/);
+    // The allowed calls reached their services as this token's; the refused ones reached nothing.
+    expect(tools.stub.calls.slice(calls).map((c) => [c.tool, c.principal.tokenId])).toEqual([
+      ['get_plan_status', reader.tokenId],
+      ['search_sources', reader.tokenId],
+    ]);
+  });
+
+  it('without an allowlist lists and calls every tool as before', async () => {
+    const client = await clients.connect(url, tokens.all, speaking(era));
+    const listed = await client.listTools();
+    expect(listed.tools.map((t) => t.name).sort()).toEqual(toolCatalogue.map((t) => t.name).sort());
+    expect((await client.callTool({ name: 'ping', arguments: {} })).isError).toBeFalsy();
   });
 });

@@ -5,7 +5,7 @@ import {
   createIdentityAdmin,
   createLocalBackend,
   createToolCallLog,
-  createToolDispatcher,
+  createTools,
   gatewaySchemas,
   type IdentityAdmin,
   type IdentityDatabase,
@@ -18,7 +18,9 @@ import { createTestDatabase, type TestDatabase } from '@quarry/testing';
 const logger = createLogger({ service: 'test', level: 'silent' });
 const ping = toolCatalogue.find((t) => t.name === 'ping')!;
 // Same rpc under another name: ping itself is deliberately never logged.
-const whoami: ToolDefinition = { ...ping, name: 'whoami' };
+// A tool like ping that is not a liveness check: its calls are logged.
+const { liveness: _liveness, ...loggedPing } = ping;
+const whoami: ToolDefinition = { ...loggedPing, name: 'whoami' };
 const implementation = {
   ping: async (_request: unknown, { principal }: { principal: Principal }) => ({
     message: `hi ${principal.name}`,
@@ -50,8 +52,8 @@ async function member(admin: IdentityAdmin, slug: string): Promise<Principal> {
   };
 }
 
-function dispatcherWith(log: ToolCallLog) {
-  return createToolDispatcher({
+function toolsWith(log: ToolCallLog) {
+  return createTools({
     catalogue: [ping, whoami],
     backends: { [ping.rpc.service]: createLocalBackend(identityV1.IdentityServiceService, implementation) },
     logger,
@@ -82,14 +84,12 @@ afterAll(async () => {
 describe('mcp_tool_call_log', () => {
   it('records every tool call except ping, with who, what, how long and how it ended', async () => {
     const log = createToolCallLog({ db: app, logger, flushIntervalMs: 60_000 });
-    const dispatcher = dispatcherWith(log);
+    const tools = toolsWith(log);
     const caller = { principal: orgA, requestId: 'req-1' };
-    await dispatcher.call('ping', {}, caller);
-    const ok = await dispatcher.call('whoami', {}, { ...caller, requestId: 'req-2' });
-    const bad = await dispatcher.call('whoami', { nope: 1 }, { ...caller, requestId: 'req-3' });
-    await expect(dispatcher.call('missing_tool', {}, { ...caller, requestId: 'req-4' })).rejects.toThrow(
-      /Unknown tool/,
-    );
+    await tools.call('ping', {}, caller);
+    const ok = await tools.call('whoami', {}, { ...caller, requestId: 'req-2' });
+    const bad = await tools.call('whoami', { nope: 1 }, { ...caller, requestId: 'req-3' });
+    await expect(tools.call('missing_tool', {}, { ...caller, requestId: 'req-4' })).rejects.toThrow(/Unknown tool/);
     expect(ok.result?.isError).toBeFalsy();
     expect(bad.result?.isError).toBe(true);
     // Recording is in memory; nothing has been written on the request path.
@@ -112,7 +112,7 @@ describe('mcp_tool_call_log', () => {
 
   it('keeps each org’s calls to itself, also on a reused pooled connection', async () => {
     const log = createToolCallLog({ db: app, logger, flushIntervalMs: 60_000 });
-    await dispatcherWith(log).call('whoami', {}, { principal: orgB, requestId: 'req-b' });
+    await toolsWith(log).call('whoami', {}, { principal: orgB, requestId: 'req-b' });
     await log.close();
     const seenByA = await rowsSeenBy(orgA.orgId);
     const seenByB = await rowsSeenBy(orgB.orgId);
@@ -149,7 +149,7 @@ describe('mcp_tool_call_log', () => {
 
   it('is insert-only: the app role can neither change nor remove a logged call, even its own org’s', async () => {
     const log = createToolCallLog({ db: app, logger, flushIntervalMs: 60_000 });
-    await dispatcherWith(log).call('whoami', {}, { principal: orgA, requestId: 'req-kept' });
+    await toolsWith(log).call('whoami', {}, { principal: orgA, requestId: 'req-kept' });
     await log.close();
     const before = await rowsSeenBy(orgA.orgId);
     const asA = (statement: ReturnType<typeof sql>) =>
@@ -178,8 +178,8 @@ describe('mcp_tool_call_log', () => {
       flushIntervalMs: 60_000,
       onDrop: (n, reason) => drops.push([n, reason]),
     });
-    const dispatcher = dispatcherWith(log);
-    for (let i = 0; i < 5; i++) await dispatcher.call('whoami', {}, { principal: orgA, requestId: `burst-${i}` });
+    const tools = toolsWith(log);
+    for (let i = 0; i < 5; i++) await tools.call('whoami', {}, { principal: orgA, requestId: `burst-${i}` });
     expect(log.pending()).toBe(2);
     expect(drops).toEqual([
       [1, 'queue_full'],
@@ -201,7 +201,7 @@ describe('mcp_tool_call_log', () => {
       flushIntervalMs: 60_000,
       onDrop: (n, reason) => drops.push([n, reason]),
     });
-    const result = await dispatcherWith(log).call('whoami', {}, { principal: orgA, requestId: 'lost' });
+    const result = await toolsWith(log).call('whoami', {}, { principal: orgA, requestId: 'lost' });
     expect(result.result?.isError).toBeFalsy();
     await log.close();
     expect(drops).toEqual([[1, 'write_failed']]);

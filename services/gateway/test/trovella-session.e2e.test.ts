@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/client';
-import { connectClient, type Era, startTestGateway } from './harness.js';
+import { connectClient, type Era } from './official-client.js';
+import { sharedSystem } from './shared-system.js';
 import { sleep, toolsOf } from './tool-answers.js';
 
 // A client written against Trovella's tool reference, run through the whole system with the
@@ -9,19 +10,15 @@ import { sleep, toolsOf } from './tool-answers.js';
 // report, a subagent report…), and every answer read by the reference's field names. What each
 // tool does is tested at its service's boundary; this shows the contract holds end to end.
 
-let gateway: Awaited<ReturnType<typeof startTestGateway>>;
 const clients: Client[] = [];
-
-beforeAll(async () => {
-  gateway = await startTestGateway();
-});
 afterAll(async () => {
   for (const client of clients) await client.close();
-  await gateway?.close();
 });
+const system = sharedSystem();
 
 describe.each<Era>(['legacy', 'modern'])('a Trovella-style research session, %s protocol era', (era) => {
   it('uses all 18 tools with the reference’s enums and shapes', async () => {
+    const gateway = system();
     const client = await connectClient(gateway.url, gateway.token, era);
     clients.push(client);
     const { ok, call } = toolsOf(client);

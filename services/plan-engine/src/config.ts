@@ -1,20 +1,9 @@
-import {
-  DEFAULT_PORTS,
-  databaseUrlField,
-  env,
-  identityKeyField,
-  loadConfig,
-  serviceFields,
-  serviceTokenFields,
-  z,
-} from '@quarry/config';
+import { DEFAULT_PORTS, databaseUrlField, env, grpcServiceFields, loadConfig, z } from '@quarry/config';
 
 /** Every variable the plan engine reads; validated once at startup, frozen afterwards. */
 const planEngineConfigSchema = z.object({
-  ...serviceFields(DEFAULT_PORTS['plan-engine']),
+  ...grpcServiceFields(DEFAULT_PORTS['plan-engine']),
   ...databaseUrlField('the app role'),
-  ...identityKeyField,
-  ...serviceTokenFields,
   QUARRY_STALL_THRESHOLD: env.duration('30m'),
   QUARRY_STALL_SWEEP_INTERVAL: env.duration('1m'),
   ARTIFACT_STORE_ADDRESS: z

@@ -24,7 +24,8 @@ export const planErrors = defineErrors({
   },
   INVALID_CURSOR: {
     status: status.INVALID_ARGUMENT,
-    message: '`cursor` is not a cursor returned by list_active_plans or list_plans.',
+    message:
+      '`cursor` is not a cursor returned by list_active_plans or list_plans for the same filters; call again without it to start over.',
   },
   REVIEW_NOT_OPEN: {
     status: status.FAILED_PRECONDITION,

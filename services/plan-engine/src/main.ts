@@ -1,4 +1,4 @@
-import { serviceTokenIssuerFrom } from '@quarry/config';
+import { grpcServiceOptionsFrom } from '@quarry/config';
 import { runService } from '@quarry/telemetry';
 import { loadPlanEngineConfig } from './config.js';
 
@@ -9,12 +9,8 @@ await runService({
   start: async (config, logger) =>
     (await import('./runtime.js')).startPlanEngine({
       logger,
-      host: config.HOST,
-      port: config.PORT,
-      metricsPort: config.METRICS_PORT,
+      ...grpcServiceOptionsFrom(config),
       databaseUrl: config.DATABASE_URL,
-      identityKey: config.QUARRY_IDENTITY_KEY,
-      serviceTokens: serviceTokenIssuerFrom(config),
       stallThresholdMs: config.QUARRY_STALL_THRESHOLD,
       stallSweepIntervalMs: config.QUARRY_STALL_SWEEP_INTERVAL,
       artifactStoreAddress: config.ARTIFACT_STORE_ADDRESS,

@@ -1,5 +1,6 @@
 import type { ServiceTokenIssuer } from '@quarry/config';
 import { planV1 } from '@quarry/contracts';
+import { createCursorCodec } from '@quarry/cursors';
 import { createDb } from '@quarry/db';
 import { buildServiceServer, listenService, type ListeningService } from '@quarry/grpc';
 import { serviceMetrics, type ServiceOptions } from '@quarry/telemetry';
@@ -69,7 +70,14 @@ export async function startPlanEngine(options: PlanEngineOptions): Promise<PlanE
   registerPlanMetrics(metrics, { db, stallThresholdMs, logger });
   const server = buildServiceServer({
     definition: planV1.PlanServiceService,
-    implementation: createPlanService({ db, changes, logger, stallThresholdMs, artifacts }),
+    implementation: createPlanService({
+      db,
+      changes,
+      logger,
+      stallThresholdMs,
+      artifacts,
+      cursors: createCursorCodec(options.identityKey, 'plan-engine'),
+    }),
     identityKey: options.identityKey,
     serviceTokens: options.serviceTokens,
     logger,

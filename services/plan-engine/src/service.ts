@@ -1,4 +1,5 @@
 import type { planV1 } from '@quarry/contracts';
+import type { CursorCodec } from '@quarry/cursors';
 import { handlersWith } from '@quarry/grpc';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
@@ -32,6 +33,8 @@ export interface PlanServiceDeps {
   changes: PlanChangeListener;
   logger: Logger;
   stallThresholdMs: number;
+  /** Seals the list rpcs' cursors (a codec of the plan engine's purpose, keyed from the identity key). */
+  cursors: CursorCodec;
   /** The plan's artifacts for the context tools; none when omitted (no artifact store). */
   artifacts?: PlanArtifacts;
   now?: () => Date;
@@ -51,6 +54,7 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
     statusCache: createPlanStatusCache<LoadedPlan>(deps.changes),
     artifacts: deps.artifacts ?? noPlanArtifacts,
     stallThresholdMs: deps.stallThresholdMs,
+    cursors: deps.cursors,
     now: deps.now ?? (() => new Date()),
     newId: deps.newId ?? (() => crypto.randomUUID()),
   };

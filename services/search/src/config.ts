@@ -1,12 +1,10 @@
-import { DEFAULT_PORTS, env, identityKeyField, loadConfig, serviceFields, serviceTokenFields, z } from '@quarry/config';
+import { DEFAULT_PORTS, env, grpcServiceFields, loadConfig, z } from '@quarry/config';
 import { embeddedIndexesDirRule, searchBackendsConfigRule, searchBackendsConfigShape } from '@quarry/search-index';
 
 /** Every variable the search service reads; validated once at startup, frozen afterwards. */
 const searchConfigSchema = z
   .object({
-    ...serviceFields(DEFAULT_PORTS.search),
-    ...identityKeyField,
-    ...serviceTokenFields,
+    ...grpcServiceFields(DEFAULT_PORTS.search),
     SEARCH_READ_CONSISTENCY: env
       .duration('1s')
       .describe(

@@ -1,4 +1,4 @@
-import { serviceTokenIssuerFrom } from '@quarry/config';
+import { grpcServiceOptionsFrom } from '@quarry/config';
 import { runService } from '@quarry/telemetry';
 import { loadSearchConfig } from './config.js';
 
@@ -11,11 +11,7 @@ await runService({
   start: async (config, logger) =>
     (await import('./runtime.js')).startSearch({
       logger,
-      host: config.HOST,
-      port: config.PORT,
-      metricsPort: config.METRICS_PORT,
-      identityKey: config.QUARRY_IDENTITY_KEY,
-      serviceTokens: serviceTokenIssuerFrom(config),
+      ...grpcServiceOptionsFrom(config),
       search: config,
       readConsistencyMs: config.SEARCH_READ_CONSISTENCY,
     }),

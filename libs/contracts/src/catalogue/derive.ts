@@ -91,6 +91,7 @@ interface ToolOptions {
   name?: string;
   title?: string;
   annotations?: { readOnly?: boolean; destructive?: boolean; idempotent?: boolean; openWorld?: boolean };
+  liveness?: boolean;
 }
 
 function deriveTool(method: DescMethod, options: ToolOptions, sources: SchemaSources): ToolDefinition | string[] {
@@ -111,6 +112,7 @@ function deriveTool(method: DescMethod, options: ToolOptions, sources: SchemaSou
   if (!title) problems.push('the tool needs a title');
   if (!description) problems.push("the rpc needs a leading comment: it is the tool's description");
   if (hints.readOnly && hints.destructive) problems.push('a read-only tool cannot be destructive');
+  if (options.liveness && !hints.readOnly) problems.push('a liveness check must be read-only');
   if (!hints.readOnly && hints.destructive === undefined) {
     problems.push('a tool that is not read-only must set annotations.destructive (true or false)');
   }
@@ -146,6 +148,7 @@ function deriveTool(method: DescMethod, options: ToolOptions, sources: SchemaSou
     rpc: { service, method: method.name, path: `/${service}/${method.name}`, ...(longPoll ? { longPoll } : {}) },
     ...(gatewayFields ? { gatewayFields } : {}),
     ...(resourceLinks.length > 0 ? { resourceLinks } : {}),
+    ...(options.liveness ? { liveness: true as const } : {}),
   };
 }
 

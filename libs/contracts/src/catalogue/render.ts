@@ -11,9 +11,17 @@ export function renderCatalogueModule(tools: readonly ToolDefinition[]): string 
     HEADER +
     "import type { ToolDefinition } from '../catalogue/types.js';\n\n" +
     '/** Every rpc with (quarry.mcp.v1.tool), sorted by tool name. */\n' +
-    `export const toolDefinitions: readonly ToolDefinition[] = ${JSON.stringify(tools, null, 2)};\n`
+    `export const toolDefinitions: readonly ToolDefinition[] = ${JSON.stringify(tools, null, 2)};\n\n` +
+    '/**\n' +
+    ' * Every tool name under a camelCase key. Code that builds on a particular tool (a prompt that\n' +
+    ' * tells the model which tool to call, a resource read through a tool) names it through this,\n' +
+    ' * so renaming a tool in proto fails the typecheck wherever it is used.\n' +
+    ' */\n' +
+    `export const toolNames = {\n${tools.map((t) => `  ${camelCase(t.name)}: '${t.name}',\n`).join('')}} as const;\n`
   );
 }
+
+const camelCase = (name: string) => name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 
 export function renderDescriptorSetModule(descriptorSet: Uint8Array): string {
   return (

@@ -67,6 +67,8 @@ export interface ToolDefinition {
   readonly elicitation?: ToolElicitation;
   /** Result fields that name resources (`(quarry.mcp.v1.resource_link)`); absent when none. */
   readonly resourceLinks?: readonly ResourceLinkField[];
+  /** A connection check (`liveness`): counted, but not written to the tool-call log; absent otherwise. */
+  readonly liveness?: true;
 }
 
 /**

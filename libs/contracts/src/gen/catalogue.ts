@@ -3617,7 +3617,8 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "service": "quarry.identity.v1.IdentityService",
       "method": "Ping",
       "path": "/quarry.identity.v1.IdentityService/Ping"
-    }
+    },
+    "liveness": true
   },
   {
     "name": "request_user_review",
@@ -5062,3 +5063,46 @@ export const toolDefinitions: readonly ToolDefinition[] = [
     }
   }
 ];
+
+/**
+ * Every tool name under a camelCase key. Code that builds on a particular tool (a prompt that
+ * tells the model which tool to call, a resource read through a tool) names it through this,
+ * so renaming a tool in proto fails the typecheck wherever it is used.
+ */
+export const toolNames = {
+  archivePlan: 'archive_plan',
+  cancelPlan: 'cancel_plan',
+  createResearchPlan: 'create_research_plan',
+  deleteArtifact: 'delete_artifact',
+  deletePlan: 'delete_plan',
+  deleteResearchOutput: 'delete_research_output',
+  extractData: 'extract_data',
+  fetch: 'fetch',
+  getArtifact: 'get_artifact',
+  getExtraction: 'get_extraction',
+  getNextStep: 'get_next_step',
+  getPlanStatus: 'get_plan_status',
+  getResearchContext: 'get_research_context',
+  getResearchOutput: 'get_research_output',
+  getStepContext: 'get_step_context',
+  listActivePlans: 'list_active_plans',
+  listArtifacts: 'list_artifacts',
+  listPlans: 'list_plans',
+  listResearchOutputs: 'list_research_outputs',
+  listTags: 'list_tags',
+  logSkillExecution: 'log_skill_execution',
+  modifyPlan: 'modify_plan',
+  ping: 'ping',
+  requestUserReview: 'request_user_review',
+  searchSources: 'search_sources',
+  storeResearch: 'store_research',
+  storeResearchBatch: 'store_research_batch',
+  storeResearchOutput: 'store_research_output',
+  submitExtraction: 'submit_extraction',
+  submitResearchFeedback: 'submit_research_feedback',
+  submitStepResult: 'submit_step_result',
+  submitSubagentReport: 'submit_subagent_report',
+  submitUserDecision: 'submit_user_decision',
+  unarchivePlan: 'unarchive_plan',
+  updateArtifactTags: 'update_artifact_tags',
+} as const;

@@ -3,7 +3,7 @@ import { isUuid } from '@quarry/db';
 import type { CallContext } from '@quarry/grpc';
 import { deletionEvents } from '../core/deletions.js';
 import { artifactErrors } from '../errors.js';
-import { deleteArtifactRows, deleteExtractionRows } from '../store/deletions.js';
+import { deleteContentRows, deleteExtractionRows } from '../store/deletions.js';
 import { appendDeletedEvents } from '../store/outbox.js';
 import { inTenant } from '../store/tenant.js';
 import type { ArtifactServiceDeps } from './deps.js';
@@ -21,7 +21,7 @@ export async function deleteArtifact(
   const notFound = () => artifactErrors.ARTIFACT_NOT_FOUND({ artifactId: req.artifactId });
   if (!isUuid(req.artifactId)) throw notFound();
   return inTenant(deps.db, ctx, async (trx) => {
-    const artifacts = await deleteArtifactRows(trx, { artifactId: req.artifactId });
+    const artifacts = await deleteContentRows(trx, 'research_artifact', { id: req.artifactId });
     if (artifacts.length === 0) throw notFound();
     const extractions = await deleteExtractionRows(trx, { sourceArtifactIds: [req.artifactId] });
     await appendDeletedEvents(trx, ctx, deletionEvents(ctx.identity.orgId, [...artifacts, ...extractions]));

@@ -3,7 +3,7 @@ import { isUuid } from '@quarry/db';
 import type { CallContext } from '@quarry/grpc';
 import { deletionEvents } from '../core/deletions.js';
 import { artifactErrors } from '../errors.js';
-import { deleteOutputRows } from '../store/deletions.js';
+import { deleteContentRows } from '../store/deletions.js';
 import { appendDeletedEvents } from '../store/outbox.js';
 import { inTenant } from '../store/tenant.js';
 import type { ArtifactServiceDeps } from './deps.js';
@@ -21,7 +21,7 @@ export async function deleteResearchOutput(
   const notFound = () => artifactErrors.OUTPUT_NOT_FOUND({ outputId: req.outputId });
   if (!isUuid(req.outputId)) throw notFound();
   return inTenant(deps.db, ctx, async (trx) => {
-    const outputs = await deleteOutputRows(trx, { outputId: req.outputId });
+    const outputs = await deleteContentRows(trx, 'research_output', { id: req.outputId });
     if (outputs.length === 0) throw notFound();
     await appendDeletedEvents(trx, ctx, deletionEvents(ctx.identity.orgId, outputs));
     return { outputId: req.outputId, deleted: true };

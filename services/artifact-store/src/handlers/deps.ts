@@ -1,6 +1,6 @@
+import type { CursorCodec } from '@quarry/cursors';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { CursorCodec } from '../core/read-cursor.js';
 import type { PlanReferences } from '../plans.js';
 import type { ArtifactWriter } from '../store/group-commit.js';
 import type { ArtifactDatabase } from '../store/schema.js';
@@ -9,7 +9,6 @@ import type { ArtifactDatabase } from '../store/schema.js';
 export interface ReadSettings {
   /** Bytes of text a read returns when the caller does not say (maxBytes). */
   budgetBytes: number;
-  cursors: CursorCodec;
 }
 
 /** What every ArtifactService handler may use. */
@@ -17,6 +16,8 @@ export interface ArtifactServiceDeps {
   db: Kysely<ArtifactDatabase>;
   plans: PlanReferences;
   reads: ReadSettings;
+  /** Seals and opens the cursors of the read tools' pages and of the list rpcs (ADR 0024). */
+  cursors: CursorCodec;
   logger: Logger;
 }
 

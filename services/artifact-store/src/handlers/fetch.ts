@@ -1,4 +1,5 @@
 import { type artifactV1, parseSourceUrl, type SourceTableName, sourceUrl } from '@quarry/contracts';
+import { cursorScope } from '@quarry/cursors';
 import { isUuid } from '@quarry/db';
 import type { CallContext } from '@quarry/grpc';
 import { outputText } from '../core/fetched-text.js';
@@ -88,7 +89,7 @@ export async function fetch(
   const id = named?.id ?? req.id;
   const found = isUuid(id) ? await inTenant(deps.db, ctx, (trx) => findAny(trx, id, named?.sourceTable)) : undefined;
   if (!found) throw artifactErrors.ITEM_NOT_FOUND({ id: req.id });
-  const scope = `fetch:${found.id}`;
+  const scope = cursorScope('fetch', found.id);
   const page = textPage(deps, scope, found.text, readOffset(deps, scope, req.cursor), budgetOf(deps, undefined));
   const metadata: Record<string, string> = { source_table: found.sourceTable };
   for (const [key, value] of Object.entries(found.metadata)) if (value) metadata[key] = value;

@@ -1,4 +1,5 @@
 import { type artifactV1, sourceUrl } from '@quarry/contracts';
+import { cursorScope } from '@quarry/cursors';
 import { isUuid } from '@quarry/db';
 import type { CallContext } from '@quarry/grpc';
 import { artifactSources, artifactTypes } from '../enums.js';
@@ -20,7 +21,7 @@ export async function getArtifact(
 ): Promise<artifactV1.GetArtifactResponse> {
   const row = isUuid(req.id) ? await inTenant(deps.db, ctx, (trx) => readArtifact(trx, req.id)) : undefined;
   if (!row) throw artifactErrors.ARTIFACT_NOT_FOUND({ artifactId: req.id });
-  const scope = `get_artifact:${row.id}`;
+  const scope = cursorScope('get_artifact', row.id);
   const offset = readOffset(deps, scope, req.cursor);
   const budget = budgetOf(deps, req.maxBytes);
   const contentJson = JSON.stringify(row.content);

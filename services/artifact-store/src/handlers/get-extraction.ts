@@ -1,4 +1,5 @@
 import { type artifactV1, sourceUrl } from '@quarry/contracts';
+import { cursorScope } from '@quarry/cursors';
 import { isUuid } from '@quarry/db';
 import type { CallContext } from '@quarry/grpc';
 import type { StoredField } from '../core/extraction-result.js';
@@ -21,7 +22,7 @@ export async function getExtraction(
 ): Promise<artifactV1.GetExtractionResponse> {
   const row = isUuid(req.id) ? await inTenant(deps.db, ctx, (trx) => readExtraction(trx, req.id)) : undefined;
   if (!row) throw artifactErrors.EXTRACTION_NOT_FOUND({ extractionId: req.id });
-  const scope = `get_extraction:${row.id}`;
+  const scope = cursorScope('get_extraction', row.id);
   const offset = readOffset(deps, scope, req.cursor);
   const text =
     row.source_text === null ? undefined : textPage(deps, scope, row.source_text, offset, budgetOf(deps, req.maxBytes));

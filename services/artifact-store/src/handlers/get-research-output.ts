@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type artifactV1, sourceUrl } from '@quarry/contracts';
+import { cursorScope } from '@quarry/cursors';
 import { isUuid } from '@quarry/db';
 import type { CallContext } from '@quarry/grpc';
 import { mimeTypeOf } from '../core/media-types.js';
@@ -22,7 +23,7 @@ export async function getResearchOutput(
 ): Promise<artifactV1.GetResearchOutputResponse> {
   const row = isUuid(req.outputId) ? await inTenant(deps.db, ctx, (trx) => readOutput(trx, req.outputId)) : undefined;
   if (!row) throw artifactErrors.OUTPUT_NOT_FOUND({ outputId: req.outputId });
-  const scope = `get_research_output:${row.id}`;
+  const scope = cursorScope('get_research_output', row.id);
   const offset = readOffset(deps, scope, req.cursor);
   const mediaType = row.media_type as MediaType;
   const mimeType = mimeTypeOf(mediaType);

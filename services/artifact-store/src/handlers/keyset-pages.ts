@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
+import { type CursorScope, type KeysetPosition, readKeyset } from '@quarry/cursors';
 import { artifactErrors } from '../errors.js';
 import type { ArtifactServiceDeps } from './deps.js';
 
 // The list rpcs page most recent first by keyset (created_at, id), so pages neither skip nor
-// repeat rows while others are stored. Their cursors are sealed (ADR 0024) and bound to the rpc
-// and its filters: the same position means nothing under other filters.
+// repeat rows while others are stored. Their cursors are sealed (ADR 0024) and bound to the rpc,
+// the org and the filters: the same position means nothing under other filters.
 
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 100;
@@ -15,24 +15,16 @@ interface KeysetRow {
   id: string;
 }
 
-/** The scope a cursor is sealed to: the rpc and a digest of its filters. */
-export function keysetScope(rpc: string, filters: readonly unknown[]): string {
-  const digest = createHash('sha256').update(JSON.stringify(filters)).digest('base64url').slice(0, 22);
-  return `${rpc}:${digest}`;
-}
-
 /** The position a cursor continues after; undefined for the first page. A foreign or forged cursor is refused. */
 export function keysetAfter(
   deps: ArtifactServiceDeps,
-  scope: string,
+  scope: CursorScope,
   cursor: string | undefined,
-): { createdAt: string; id: string } | undefined {
+): KeysetPosition | undefined {
   if (cursor === undefined) return undefined;
-  const position = deps.reads.cursors.open(cursor, scope);
-  const parsed = typeof position === 'string' ? (JSON.parse(position) as unknown) : undefined;
-  if (!Array.isArray(parsed) || typeof parsed[0] !== 'string' || typeof parsed[1] !== 'string')
-    throw artifactErrors.INVALID_CURSOR({});
-  return { createdAt: parsed[0], id: parsed[1] };
+  const after = deps.cursors.open(cursor, scope, readKeyset);
+  if (!after) throw artifactErrors.INVALID_CURSOR({});
+  return after;
 }
 
 /** The page size asked for, held to 1..100 (20 when not given). Fetch one row more: see keysetPage. */
@@ -43,7 +35,7 @@ export function keysetLimit(limit: number | undefined): number {
 /** The page out of `limit + 1` fetched rows, and the cursor of the next page when that extra row came. */
 export function keysetPage<Row extends KeysetRow>(
   deps: ArtifactServiceDeps,
-  scope: string,
+  scope: CursorScope,
   rows: readonly Row[],
   limit: number,
 ): { page: Row[]; nextCursor: string | undefined } {
@@ -51,7 +43,7 @@ export function keysetPage<Row extends KeysetRow>(
   const last = page.at(-1);
   const nextCursor =
     rows.length > limit && last
-      ? deps.reads.cursors.seal(scope, JSON.stringify([last.created_at_text, last.id]))
+      ? deps.cursors.seal(scope, { at: last.created_at_text, id: last.id } satisfies KeysetPosition)
       : undefined;
   return { page, nextCursor };
 }

@@ -1,11 +1,12 @@
 import { type artifactV1, sourceUrl } from '@quarry/contracts';
+import { cursorScope } from '@quarry/cursors';
 import { isUuid } from '@quarry/db';
 import type { CallContext } from '@quarry/grpc';
 import { artifactSources, artifactTypes } from '../enums.js';
 import { type ArtifactFilters, listArtifactsPage } from '../store/artifacts.js';
 import { inTenant } from '../store/tenant.js';
 import type { ArtifactServiceDeps } from './deps.js';
-import { keysetAfter, keysetLimit, keysetPage, keysetScope } from './keyset-pages.js';
+import { keysetAfter, keysetLimit, keysetPage } from './keyset-pages.js';
 
 /**
  * ListArtifacts: the org's artifacts, most recent first, a page at a time (keyset pagination on
@@ -23,12 +24,12 @@ export async function listArtifacts(
     tags: req.tags,
     createdSince: req.createdSince,
   };
-  // A cursor belongs to one set of filters.
-  const scope = keysetScope('list_artifacts', [
-    filters.planId ?? null,
-    filters.artifactType ?? null,
+  // A cursor belongs to one org and one set of filters.
+  const scope = cursorScope('list_artifacts', ctx.identity.orgId, [
+    filters.planId,
+    filters.artifactType,
     [...filters.tags].sort(),
-    filters.createdSince?.toISOString() ?? null,
+    filters.createdSince,
   ]);
   const after = keysetAfter(deps, scope, req.cursor);
   if (filters.planId !== undefined && !isUuid(filters.planId)) return { artifacts: [] };

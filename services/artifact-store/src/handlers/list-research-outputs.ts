@@ -1,4 +1,5 @@
 import { type artifactV1, sourceUrl } from '@quarry/contracts';
+import { cursorScope } from '@quarry/cursors';
 import { isUuid } from '@quarry/db';
 import type { CallContext } from '@quarry/grpc';
 import { mimeTypeOf } from '../core/media-types.js';
@@ -6,7 +7,7 @@ import { type MediaType, mediaTypes } from '../enums.js';
 import { listOutputsPage } from '../store/outputs.js';
 import { inTenant } from '../store/tenant.js';
 import type { ArtifactServiceDeps } from './deps.js';
-import { keysetAfter, keysetLimit, keysetPage, keysetScope } from './keyset-pages.js';
+import { keysetAfter, keysetLimit, keysetPage } from './keyset-pages.js';
 
 /**
  * ListResearchOutputs: the org's deliverables without their content, most recent first, a page
@@ -18,8 +19,8 @@ export async function listResearchOutputs(
   req: artifactV1.ListResearchOutputsRequest,
   ctx: CallContext,
 ): Promise<artifactV1.ListResearchOutputsResponse> {
-  // A cursor belongs to one plan filter.
-  const scope = keysetScope('list_research_outputs', [req.planId ?? null]);
+  // A cursor belongs to one org and one plan filter.
+  const scope = cursorScope('list_research_outputs', ctx.identity.orgId, req.planId);
   const after = keysetAfter(deps, scope, req.cursor);
   if (req.planId !== undefined && !isUuid(req.planId)) return { outputs: [] };
   const limit = keysetLimit(req.limit);

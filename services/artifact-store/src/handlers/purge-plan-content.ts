@@ -2,7 +2,7 @@ import type { artifactV1 } from '@quarry/contracts';
 import { isUuid } from '@quarry/db';
 import type { CallContext } from '@quarry/grpc';
 import { deletionEvents } from '../core/deletions.js';
-import { deleteArtifactRows, deleteExtractionRows, deleteOutputRows } from '../store/deletions.js';
+import { deleteContentRows, deleteExtractionRows } from '../store/deletions.js';
 import { appendDeletedEvents } from '../store/outbox.js';
 import { inTenant } from '../store/tenant.js';
 import type { ArtifactServiceDeps } from './deps.js';
@@ -22,8 +22,8 @@ export async function purgePlanContent(
   if (!isUuid(req.planId)) return { artifactsDeleted: 0, outputsDeleted: 0, extractionResultsDeleted: 0 };
   const { planId } = req;
   return inTenant(deps.db, ctx, async (trx) => {
-    const artifacts = await deleteArtifactRows(trx, { planId });
-    const outputs = await deleteOutputRows(trx, { planId });
+    const artifacts = await deleteContentRows(trx, 'research_artifact', { planId });
+    const outputs = await deleteContentRows(trx, 'research_output', { planId });
     const extractions = await deleteExtractionRows(trx, {
       planId,
       sourceArtifactIds: artifacts.map((a) => a.sourceId),

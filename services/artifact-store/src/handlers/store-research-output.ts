@@ -2,7 +2,7 @@ import type { artifactV1 } from '@quarry/contracts';
 import type { CallContext } from '@quarry/grpc';
 import { researchOutput } from '../core/writes.js';
 import { appendEvent } from '../store/outbox.js';
-import { insertOutput } from '../store/outputs.js';
+import { insertRow } from '../store/insert-row.js';
 import { inTenant } from '../store/tenant.js';
 import type { ArtifactServiceDeps } from './deps.js';
 
@@ -15,7 +15,7 @@ export async function storeResearchOutput(
   const write = researchOutput(req);
   await deps.plans.resolve(ctx, req.planId);
   return inTenant(deps.db, ctx, async (trx) => {
-    const inserted = await insertOutput(trx, ctx.identity.orgId, write.row);
+    const inserted = await insertRow(trx, 'artifact.research_outputs', ctx.identity.orgId, write.row);
     await appendEvent(trx, ctx, inserted, write.event);
     return { outputId: inserted.id, mediaType: req.mediaType, title: req.title, stored: true };
   });

@@ -1,7 +1,7 @@
 import type { artifactV1 } from '@quarry/contracts';
 import type { CallContext } from '@quarry/grpc';
 import { subagentReport } from '../core/writes.js';
-import { insertArtifact } from '../store/artifacts.js';
+import { insertRow } from '../store/insert-row.js';
 import { appendEvent } from '../store/outbox.js';
 import { inTenant } from '../store/tenant.js';
 import type { ArtifactServiceDeps } from './deps.js';
@@ -15,7 +15,7 @@ export async function submitSubagentReport(
   const write = subagentReport(req);
   await deps.plans.resolve(ctx, req.planId, req.stepId);
   return inTenant(deps.db, ctx, async (trx) => {
-    const inserted = await insertArtifact(trx, ctx.identity.orgId, write.row);
+    const inserted = await insertRow(trx, 'artifact.research_artifacts', ctx.identity.orgId, write.row);
     await appendEvent(trx, ctx, inserted, write.event);
     return { reportId: inserted.id, stored: true };
   });

@@ -1,23 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import type { KeysetPosition } from '@quarry/cursors';
 import { sql } from 'kysely';
 import type { Inserted, NewRow } from './schema.js';
 import type { Trx } from './tenant.js';
 
 // Research artifacts (client artifacts and subagent reports), always inside the caller's
-// tenant transaction.
-
-export async function insertArtifact(
-  trx: Trx,
-  orgId: string,
-  row: NewRow<'artifact.research_artifacts'>,
-): Promise<Inserted> {
-  const inserted = await trx
-    .insertInto('artifact.research_artifacts')
-    .values({ ...row, org_id: orgId })
-    .returning(['id', 'created_at'])
-    .executeTakeFirstOrThrow();
-  return { id: inserted.id, createdAt: inserted.created_at };
-}
+// tenant transaction (one artifact is inserted by insert-row.ts).
 
 /**
  * Many artifacts by one statement (a batch store), returned in input order. Ids are chosen here
@@ -105,7 +93,7 @@ export interface ArtifactFilters {
 export function listArtifactsPage(
   trx: Trx,
   filters: ArtifactFilters,
-  after: { createdAt: string; id: string } | undefined,
+  after: KeysetPosition | undefined,
   limit: number,
 ) {
   let query = trx
@@ -126,7 +114,7 @@ export function listArtifactsPage(
   if (filters.artifactType !== undefined) query = query.where('artifact_type', '=', filters.artifactType);
   if (filters.tags.length > 0) query = query.where(sql<boolean>`tags @> ${sql.val([...filters.tags])}::text[]`);
   if (filters.createdSince !== undefined) query = query.where('created_at', '>=', filters.createdSince);
-  if (after) query = query.where(sql<boolean>`(created_at, id) < (${after.createdAt}::timestamptz, ${after.id}::uuid)`);
+  if (after) query = query.where(sql<boolean>`(created_at, id) < (${after.at}::timestamptz, ${after.id}::uuid)`);
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }
 

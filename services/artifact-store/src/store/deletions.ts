@@ -11,30 +11,25 @@ export interface DeletedSource {
   planId: string | null;
 }
 
-export async function deleteArtifactRows(
-  trx: Trx,
-  where: { artifactId: string } | { planId: string },
-): Promise<DeletedSource[]> {
-  const rows = await trx
-    .deleteFrom('artifact.research_artifacts')
-    .$if('artifactId' in where, (q) => q.where('id', '=', (where as { artifactId: string }).artifactId))
-    .$if('planId' in where, (q) => q.where('plan_id', '=', (where as { planId: string }).planId))
-    .returning(['id', 'plan_id'])
-    .execute();
-  return rows.map((r) => ({ sourceTable: 'research_artifact', sourceId: r.id, planId: r.plan_id }));
-}
+/** Where the artifacts and the outputs are stored. */
+const CONTENT_TABLES = {
+  research_artifact: 'artifact.research_artifacts',
+  research_output: 'artifact.research_outputs',
+} as const;
 
-export async function deleteOutputRows(
+/** Artifacts or outputs (the rows of `sourceTable`): the one with `id`, or all of a plan. */
+export async function deleteContentRows(
   trx: Trx,
-  where: { outputId: string } | { planId: string },
+  sourceTable: keyof typeof CONTENT_TABLES,
+  where: { id: string } | { planId: string },
 ): Promise<DeletedSource[]> {
   const rows = await trx
-    .deleteFrom('artifact.research_outputs')
-    .$if('outputId' in where, (q) => q.where('id', '=', (where as { outputId: string }).outputId))
+    .deleteFrom(CONTENT_TABLES[sourceTable])
+    .$if('id' in where, (q) => q.where('id', '=', (where as { id: string }).id))
     .$if('planId' in where, (q) => q.where('plan_id', '=', (where as { planId: string }).planId))
     .returning(['id', 'plan_id'])
     .execute();
-  return rows.map((r) => ({ sourceTable: 'research_output', sourceId: r.id, planId: r.plan_id }));
+  return rows.map((r) => ({ sourceTable, sourceId: r.id, planId: r.plan_id }));
 }
 
 /** Extraction results of a plan and/or made from the given artifacts. */

@@ -1,7 +1,8 @@
 import type { CallContext } from '@quarry/grpc';
 import type { Kysely } from 'kysely';
 import type { ContentEvent } from '../core/writes.js';
-import { insertArtifact, insertArtifacts } from './artifacts.js';
+import { insertArtifacts } from './artifacts.js';
+import { insertRow } from './insert-row.js';
 import { appendEvent, appendEvents } from './outbox.js';
 import type { ArtifactDatabase, Inserted, NewRow } from './schema.js';
 import { inTenant } from './tenant.js';
@@ -87,7 +88,7 @@ async function commitGroup(db: Kysely<ArtifactDatabase>, group: Pending[]): Prom
     try {
       p.resolve(
         await inTenant(db, p.ctx, async (trx) => {
-          const inserted = await insertArtifact(trx, p.ctx.identity.orgId, p.row);
+          const inserted = await insertRow(trx, 'artifact.research_artifacts', p.ctx.identity.orgId, p.row);
           await appendEvent(trx, p.ctx, inserted, p.event);
           return inserted;
         }),

@@ -1,4 +1,5 @@
 import { withTenant, type AnyDb, type Kysely } from '@quarry/db';
+import type { SelectQueryBuilder } from 'kysely';
 import type { ContentCreatedV1 } from '@quarry/events';
 import { artifactSourceEvent, extractionSourceEvent, outputSourceEvent } from '../core/source-events.js';
 import type { ArtifactDatabase } from './schema.js';
@@ -11,6 +12,9 @@ export interface IndexableSourcesPage {
 }
 
 const typed = (db: AnyDb) => db as Kysely<ArtifactDatabase>;
+
+/** The tables whose rows are sources of the indexes. */
+type SourceTableName = 'artifact.research_artifacts' | 'artifact.research_outputs' | 'artifact.extraction_results';
 
 /** How many rows of `orgId` the three source tables hold (what a reindex reads). */
 export async function countIndexableSources(db: AnyDb, orgId: string): Promise<number> {
@@ -47,13 +51,15 @@ export async function* indexableSources(
 ): AsyncGenerator<IndexableSourcesPage> {
   const tdb = typed(db);
   const page = <R extends { id: string }>(
-    read: (after: string) => Promise<R[]>,
+    select: (trx: Kysely<ArtifactDatabase>) => SelectQueryBuilder<ArtifactDatabase, SourceTableName, R>,
     toEvent: (row: R) => ContentCreatedV1 | null,
   ) =>
     (async function* () {
       let after = '00000000-0000-0000-0000-000000000000';
       for (;;) {
-        const rows = await read(after);
+        const rows = await withTenant(tdb, { orgId }, (trx) =>
+          select(trx).where('org_id', '=', orgId).where('id', '>', after).orderBy('id').limit(pageSize).execute(),
+        );
         if (rows.length === 0) return;
         const events = rows.map(toEvent).filter((e): e is ContentCreatedV1 => e !== null);
         yield { events, skipped: rows.length - events.length };
@@ -63,56 +69,35 @@ export async function* indexableSources(
     })();
 
   yield* page(
-    (after) =>
-      withTenant(tdb, { orgId }, (trx) =>
-        trx
-          .selectFrom('artifact.research_artifacts')
-          .select([
-            'id',
-            'org_id',
-            'plan_id',
-            'step_id',
-            'artifact_type',
-            'title',
-            'content',
-            'content_text',
-            'tags',
-            'created_at',
-          ])
-          .where('org_id', '=', orgId)
-          .where('id', '>', after)
-          .orderBy('id')
-          .limit(pageSize)
-          .execute(),
-      ),
+    (trx) =>
+      trx
+        .selectFrom('artifact.research_artifacts')
+        .select([
+          'id',
+          'org_id',
+          'plan_id',
+          'step_id',
+          'artifact_type',
+          'title',
+          'content',
+          'content_text',
+          'tags',
+          'created_at',
+        ]),
     artifactSourceEvent,
   );
   yield* page(
-    (after) =>
-      withTenant(tdb, { orgId }, (trx) =>
-        trx
-          .selectFrom('artifact.research_outputs')
-          .select(['id', 'org_id', 'plan_id', 'title', 'content_text', 'content_summary', 'created_at'])
-          .where('org_id', '=', orgId)
-          .where('id', '>', after)
-          .orderBy('id')
-          .limit(pageSize)
-          .execute(),
-      ),
+    (trx) =>
+      trx
+        .selectFrom('artifact.research_outputs')
+        .select(['id', 'org_id', 'plan_id', 'title', 'content_text', 'content_summary', 'created_at']),
     outputSourceEvent,
   );
   yield* page(
-    (after) =>
-      withTenant(tdb, { orgId }, (trx) =>
-        trx
-          .selectFrom('artifact.extraction_results')
-          .select(['id', 'org_id', 'plan_id', 'step_id', 'data', 'extraction_schema', 'schema_hash', 'created_at'])
-          .where('org_id', '=', orgId)
-          .where('id', '>', after)
-          .orderBy('id')
-          .limit(pageSize)
-          .execute(),
-      ),
+    (trx) =>
+      trx
+        .selectFrom('artifact.extraction_results')
+        .select(['id', 'org_id', 'plan_id', 'step_id', 'data', 'extraction_schema', 'schema_hash', 'created_at']),
     extractionSourceEvent,
   );
 }

@@ -1,20 +1,6 @@
+import type { KeysetPosition } from '@quarry/cursors';
 import { sql } from 'kysely';
-import type { Inserted, NewRow } from './schema.js';
 import type { Trx } from './tenant.js';
-
-/** A research output (a text form or a binary document's bytes), inside the caller's tenant transaction. */
-export async function insertOutput(
-  trx: Trx,
-  orgId: string,
-  row: NewRow<'artifact.research_outputs'>,
-): Promise<Inserted> {
-  const inserted = await trx
-    .insertInto('artifact.research_outputs')
-    .values({ ...row, org_id: orgId })
-    .returning(['id', 'created_at'])
-    .executeTakeFirstOrThrow();
-  return { id: inserted.id, createdAt: inserted.created_at };
-}
 
 /** Everything stored for a research output (get_research_output, fetch). */
 export function readOutput(trx: Trx, outputId: string) {
@@ -28,7 +14,7 @@ export function readOutput(trx: Trx, outputId: string) {
 export function listOutputsPage(
   trx: Trx,
   planId: string | undefined,
-  after: { createdAt: string; id: string } | undefined,
+  after: KeysetPosition | undefined,
   limit: number,
 ) {
   let query = trx
@@ -43,6 +29,6 @@ export function listOutputsPage(
       sql<string>`created_at::text`.as('created_at_text'),
     ]);
   if (planId !== undefined) query = query.where('plan_id', '=', planId);
-  if (after) query = query.where(sql<boolean>`(created_at, id) < (${after.createdAt}::timestamptz, ${after.id}::uuid)`);
+  if (after) query = query.where(sql<boolean>`(created_at, id) < (${after.at}::timestamptz, ${after.id}::uuid)`);
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }

@@ -1,6 +1,7 @@
 import type { FieldScore, JsonSchemaObject, Span } from '../types.js';
 import { fieldFit } from './field-fit.js';
-import { groundValue, prepare } from './grounding.js';
+import { groundValue } from './grounding.js';
+import { prepare } from './prepared-source.js';
 import { escapePointer, isObject, resolveLocalRef } from './schema-walk.js';
 import { indexOfWords, round3, splitIdentifier } from './text.js';
 

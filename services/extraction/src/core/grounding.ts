@@ -1,16 +1,10 @@
 import type { GroundingKind, Span } from '../types.js';
-import { findDates, parseDate, type DateMention } from './dates.js';
-import { findNumbers, mentionMatches, parseNumber, type NumberMention } from './numbers.js';
-import {
-  indexOfWords,
-  normalise,
-  normaliseWithMap,
-  originalSpan,
-  similarity,
-  splitIdentifier,
-  words,
-  type NormalisedText,
-} from './text.js';
+import { parseDate, type DateMention } from './dates.js';
+import { labelPolarity } from './label-polarity.js';
+import { mentionMatches, parseNumber, type NumberMention } from './numbers.js';
+import { prepare, type Source } from './prepared-source.js';
+import { indexOfWords, normalise, originalSpan, splitIdentifier } from './text.js';
+import { FUZZY_THRESHOLD, passageSimilarity, wordSimilarity } from './word-similarity.js';
 
 /**
  * Grounding: where, and how literally, an extracted value appears in the source text. Each kind
@@ -58,9 +52,6 @@ const GROUNDING_WEIGHTS = Object.freeze({
   none: 0.1,
 });
 
-/** Smallest word-level similarity that counts as a fuzzy match. */
-const FUZZY_THRESHOLD = 0.75;
-
 const NONE: Grounding = Object.freeze({ kind: 'none', weight: GROUNDING_WEIGHTS.none });
 
 export function groundValue(value: unknown, sourceText: string, hint: GroundingHint = {}): Grounding {
@@ -78,42 +69,6 @@ export function groundValue(value: unknown, sourceText: string, hint: GroundingH
     groundFuzzy(text, source) ??
     NONE
   );
-}
-
-/** The source text with its derived views, computed once per text (the last one is kept). */
-interface Source {
-  text: string;
-  norm: NormalisedText;
-  /** Words of the normalised text with their normalised offsets. */
-  tokens: { word: string; start: number; end: number }[];
-  /** Distinct words by first character (candidates for fuzzy anchors). */
-  vocabulary: Map<string, Map<string, number[]>>;
-  numbers: NumberMention[];
-  dates: DateMention[];
-}
-
-let last: Source | undefined;
-
-export function prepare(text: string): Source {
-  if (last?.text === text) return last;
-  const norm = normaliseWithMap(text);
-  const tokens: Source['tokens'] = [];
-  const vocabulary: Source['vocabulary'] = new Map();
-  let at = 0;
-  for (const word of norm.text.split(' ')) {
-    if (word.length > 0) {
-      const index = tokens.length;
-      tokens.push({ word, start: at, end: at + word.length });
-      let bucket = vocabulary.get(word[0]!);
-      if (!bucket) vocabulary.set(word[0]!, (bucket = new Map()));
-      const positions = bucket.get(word);
-      if (positions) positions.push(index);
-      else bucket.set(word, [index]);
-    }
-    at += word.length + 1;
-  }
-  last = { text, norm, tokens, vocabulary, numbers: findNumbers(text), dates: findDates(text) };
-  return last;
 }
 
 const ALNUM = /[\p{L}\p{N}]/u;
@@ -189,52 +144,6 @@ function groundDate(value: string, source: Source): Grounding | undefined {
 const FUZZY_MAX_WORDS = 50;
 const FUZZY_MAX_WINDOWS = 3000;
 
-/**
- * Word-level similarity of two words: 1 if equal; 0.8 if one abbreviates the other (a prefix of
- * ≥ 3 letters: "corp"/"corporation"); else 1 − edit distance / length when that is ≥ 0.75 (a typo or
- * two); else 0. A word with a digit in it (a figure, a code, an identifier) is similar only to
- * itself: one changed digit makes it another value ("NCT04416915" is not "NCT04416951").
- */
-export function wordSimilarity(a: string, b: string): number {
-  if (a === b) return 1;
-  if (/\d/.test(a) || /\d/.test(b)) return 0;
-  const shorter = Math.min(a.length, b.length);
-  if (shorter >= 3 && (a.startsWith(b) || b.startsWith(a))) return 0.8;
-  if (Math.abs(a.length - b.length) > Math.max(a.length, b.length) / 4) return 0;
-  const s = similarity(a, b);
-  return s >= FUZZY_THRESHOLD ? s : 0;
-}
-
-/**
- * Similarity of a value's words V to a passage's words W: each value word is paired with its most
- * similar unused passage word (greedily), and the sum of the pair similarities is divided by
- * max(|V|, |W|), so missing and extra words both cost.
- */
-export function passageSimilarity(
-  valueWords: readonly string[],
-  passageWords: readonly string[],
-  similar = wordSimilarity,
-): number {
-  const pairs: { i: number; j: number; s: number }[] = [];
-  valueWords.forEach((v, i) =>
-    passageWords.forEach((w, j) => {
-      const s = similar(v, w);
-      if (s > 0) pairs.push({ i, j, s });
-    }),
-  );
-  pairs.sort((x, y) => y.s - x.s || x.i - y.i || x.j - y.j);
-  const usedV = new Set<number>();
-  const usedW = new Set<number>();
-  let sum = 0;
-  for (const { i, j, s } of pairs) {
-    if (usedV.has(i) || usedW.has(j)) continue;
-    usedV.add(i);
-    usedW.add(j);
-    sum += s;
-  }
-  return sum / Math.max(valueWords.length, passageWords.length);
-}
-
 function groundFuzzy(value: string, source: Source): Grounding | undefined {
   const normValue = normalise(value);
   if (normValue.length < 4) return undefined;
@@ -281,78 +190,6 @@ function groundFuzzy(value: string, source: Source): Grounding | undefined {
   return { kind: 'fuzzy', span, weight, similarity: best.s };
 }
 
-const NEGATIVE = new Set([
-  'no',
-  'not',
-  'false',
-  'none',
-  'without',
-  'never',
-  'non',
-  'unavailable',
-  'excluded',
-  'nope',
-  'n',
-]);
-const POSITIVE = new Set(['yes', 'true', 'included', 'available', 'y', 'yep', 'provided', 'offered', 'required']);
-const NEGATIVE_MARKS = /[✗✘❌☐]/u;
-const POSITIVE_MARKS = /[✓✔✅☑☒]/u;
-/** Words dropped from a boolean field's name: `isRemote` is about "remote". */
-const BOOLEAN_PREFIXES = new Set([
-  'is',
-  'has',
-  'can',
-  'should',
-  'allows',
-  'allow',
-  'includes',
-  'include',
-  'with',
-  'requires',
-]);
-
-/**
- * `Remote: yes`, "this role is not remote", "pets allowed: no", "a remote role": the polarity of
- * each mention of a label, read from the words next to it: up to 3 before and 3 after, within the
- * sentence and the clause (a comma, `and`, `but`, `or` ends the window), so "entry is free and no
- * registration is required" is positive for "free" and negative for "registration".
- */
-export function labelPolarity(
-  sourceText: string,
-  labels: readonly string[],
-): { polarity: 'true' | 'false' | 'mention'; span: Span }[] {
-  const source = prepare(sourceText);
-  const out: { polarity: 'true' | 'false' | 'mention'; span: Span }[] = [];
-  for (const label of labels) {
-    const phrase = splitIdentifier(label)
-      .split(' ')
-      .filter((w, i, all) => !(i === 0 && all.length > 1 && BOOLEAN_PREFIXES.has(w)))
-      .join(' ');
-    if (phrase.length < 3) continue;
-    for (
-      let at = indexOfWords(source.norm.text, phrase);
-      at >= 0;
-      at = indexOfWords(source.norm.text, phrase, at + 1)
-    ) {
-      const span = originalSpan(source.norm, at, at + phrase.length);
-      const sentence = sentenceAround(source.text, span);
-      const before = source.text.slice(sentence.start, span.start).split(CLAUSE_BREAK).pop() ?? '';
-      const after = source.text.slice(span.end, sentence.end).split(CLAUSE_BREAK)[0] ?? '';
-      const near = [...words(before).slice(-3), ...words(after).slice(0, 3)];
-      const marks = before.slice(-4) + after.slice(0, 4);
-      const negative = near.some((w) => NEGATIVE.has(w)) || NEGATIVE_MARKS.test(marks);
-      const positive = near.some((w) => POSITIVE.has(w)) || POSITIVE_MARKS.test(marks);
-      out.push({
-        polarity: negative ? 'false' : positive ? 'true' : 'mention',
-        span: { start: sentence.start, end: sentence.end },
-      });
-    }
-  }
-  return out;
-}
-
-const CLAUSE_BREAK = /,|\b(?:and|but|or|while|whereas)\b/i;
-
 function groundBoolean(value: boolean, source: Source, labels: readonly string[]): Grounding {
   const evidence = labelPolarity(source.text, labels);
   const explicit = evidence.find((e) => e.polarity === String(value));
@@ -360,14 +197,4 @@ function groundBoolean(value: boolean, source: Source, labels: readonly string[]
   const mention = value ? evidence.find((e) => e.polarity === 'mention') : undefined;
   if (mention) return { kind: 'fuzzy', span: mention.span, weight: GROUNDING_WEIGHTS.booleanMention };
   return NONE;
-}
-
-/** The line, or the sentence within a line, around a span. */
-function sentenceAround(text: string, span: Span): { text: string; start: number; end: number } {
-  let start = span.start;
-  while (start > 0 && !/[\n.!?;]/.test(text[start - 1]!)) start--;
-  let end = span.end;
-  while (end < text.length && !/[\n.!?;]/.test(text[end]!)) end++;
-  while (start < end && /\s/.test(text[start]!)) start++;
-  return { text: text.slice(start, end), start, end };
 }

@@ -1,7 +1,8 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { escapePointer, isObject, visitSchemas } from './schema-walk.js';
+import { isObject, visitSchemas } from './schema-walk.js';
+import type { SchemaValidation } from './validation-errors.js';
 import type { JsonSchemaObject } from '../types.js';
 
 /**
@@ -31,8 +32,6 @@ import type { JsonSchemaObject } from '../types.js';
 
 export const MAX_SCHEMA_BYTES = 64 * 1024;
 export const MAX_SCHEMA_DEPTH = 32;
-/** Largest source text accepted, in UTF-8 bytes (~50 pages of prose). */
-export const MAX_SOURCE_TEXT_BYTES = 200 * 1024;
 
 export type SchemaDraft = '2020-12' | 'draft-07';
 
@@ -69,8 +68,6 @@ export class SchemaRejectedError extends Error {
   }
 }
 
-export type SchemaValidation = { valid: true } | { valid: false; errors: string[]; paths: string[] };
-
 export interface GuardedSchema {
   /** The schema as given (never modified). */
   schema: JsonSchemaObject;
@@ -98,8 +95,6 @@ export const DEFAULT_GUARD_OPTIONS: Readonly<Required<GuardOptions>> = Object.fr
   patternBudgetMs: 1500,
   compileTimeoutMs: 2000,
 });
-
-const MAX_VALIDATION_ERRORS = 20;
 
 const DRAFTS: Readonly<Record<string, SchemaDraft>> = {
   'https://json-schema.org/draft/2020-12/schema': '2020-12',
@@ -269,64 +264,4 @@ export function notCompilable(detail: string): SchemaRejectedError {
     'not_compilable',
     `${detail}. Send a valid JSON Schema (draft 2020-12; strict: no unknown keywords or formats, "required" only names defined properties).`,
   );
-}
-
-export function validateWith(validateFn: ValidateFunction, data: unknown): SchemaValidation {
-  if (validateFn(data)) return { valid: true };
-  const all = validateFn.errors ?? [];
-  const errors = all.slice(0, MAX_VALIDATION_ERRORS).map(formatError);
-  if (all.length > MAX_VALIDATION_ERRORS) errors.push(`… and ${all.length - MAX_VALIDATION_ERRORS} more errors`);
-  const paths = [...new Set(all.map(errorPath))];
-  return { valid: false, errors, paths };
-}
-
-/** Ajv's error as one readable line: `/items/0/date must match format "date"`. */
-function formatError(error: ErrorObject): string {
-  const where = error.instancePath || '(root)';
-  const params = error.params as Record<string, unknown>;
-  switch (error.keyword) {
-    case 'additionalProperties':
-      return `${where} must not have the property '${String(params.additionalProperty)}'`;
-    case 'enum':
-      return `${where} must be one of ${JSON.stringify(params.allowedValues)}`;
-    case 'const':
-      return `${where} must be ${JSON.stringify(params.allowedValue)}`;
-    default:
-      return `${where} ${error.message ?? 'is invalid'}`;
-  }
-}
-
-/** The JSON Pointer of the value an error is about (for `required`, the missing member). */
-function errorPath(error: ErrorObject): string {
-  const params = error.params as Record<string, unknown>;
-  if (error.keyword === 'required') return `${error.instancePath}/${escapePointer(String(params.missingProperty))}`;
-  if (error.keyword === 'additionalProperties')
-    return `${error.instancePath}/${escapePointer(String(params.additionalProperty))}`;
-  return error.instancePath;
-}
-
-/** Why a source text cannot be extracted from. */
-export class SourceTextRejectedError extends Error {
-  override readonly name = 'SourceTextRejectedError';
-  constructor(
-    readonly rule: 'not_text' | 'empty' | 'too_large',
-    message: string,
-  ) {
-    super(`Source text rejected (${rule}): ${message}`);
-  }
-}
-
-/** The source text if it can be extracted from; throws SourceTextRejectedError otherwise. */
-export function checkSourceText(text: unknown): string {
-  if (typeof text !== 'string') throw new SourceTextRejectedError('not_text', 'the source must be a string of text.');
-  if (text.trim().length === 0)
-    throw new SourceTextRejectedError('empty', 'the source text is empty; there is nothing to extract from.');
-  const bytes = Buffer.byteLength(text, 'utf8');
-  if (bytes > MAX_SOURCE_TEXT_BYTES) {
-    throw new SourceTextRejectedError(
-      'too_large',
-      `it is ${bytes} bytes (UTF-8); the limit is ${MAX_SOURCE_TEXT_BYTES} bytes (200 KiB). Extract from the relevant part of the text, or split it into several extractions.`,
-    );
-  }
-  return text;
 }

@@ -2,7 +2,7 @@ import type { extractionV1 } from '@quarry/contracts';
 import type { CallContext } from '@quarry/grpc';
 import { readArguments } from '../core/arguments.js';
 import { scoreFields } from '../core/confidence.js';
-import { checkSourceText } from '../core/schema-guard.js';
+import { checkSourceText } from '../core/source-text.js';
 import { clientHandoff } from '../client-handoff.js';
 import { extractionErrors, toExtractionError } from '../errors.js';
 import { extractWith } from '../extractors.js';

@@ -3,7 +3,7 @@ import type { CallContext } from '@quarry/grpc';
 import { canonicalJson } from '../core/canonical.js';
 import { scoreFields } from '../core/confidence.js';
 import { idempotencyKeyOf, MAX_HANDLE_CHARS, openHandle, principalDigest } from '../core/handle.js';
-import { checkSourceText } from '../core/schema-guard.js';
+import { checkSourceText } from '../core/source-text.js';
 import { extractionErrors, toExtractionError } from '../errors.js';
 import { invalidAnswer } from '../invalid-answer.js';
 import { toExtractedField } from '../result-messages.js';

@@ -1,17 +1,17 @@
 import { findDates } from '../core/dates.js';
-import { labelPolarity } from '../core/grounding.js';
+import { labelPolarity } from '../core/label-polarity.js';
 import { findNumbers } from '../core/numbers.js';
 import { indexOfWords, normalise, splitIdentifier, words } from '../core/text.js';
 import type { DocumentModel } from './document.js';
 import type { FieldSpec } from './fields.js';
-import { contextScore, GENERIC_WORDS, labelWords, wordsMatch } from './labels.js';
+import { contextScore, labelWords, wordsMatch } from './labels.js';
+import { codeAfterLabel, firstLineTitle, properNameAfterLabel, proseWords, salutation } from './prose-names.js';
 import {
   EMAIL,
   numberValue,
   rangeEnd,
   readEnum,
   readList,
-  readString,
   splitList,
   unitFollows,
   URL_PATTERN,
@@ -56,7 +56,10 @@ export class Prose {
         return this.booleanNearLabel(field);
       case 'string':
         return (
-          this.salutation(field) ?? this.title(field) ?? this.codeAfterLabel(field) ?? this.properNameAfterLabel(field)
+          salutation(this.model, field) ??
+          this.title(field) ??
+          codeAfterLabel(this.model, field) ??
+          properNameAfterLabel(this.model, field)
         );
       case 'list':
         return this.listAfterLabel(field);
@@ -170,86 +173,12 @@ export class Prose {
     return undefined;
   }
 
-  /** "Dear Mr. Tanaka," for a person's name field (customer, guest, recipient…). */
-  private salutation(field: FieldSpec): { value: unknown; confidence: number } | undefined {
-    const name = field.variants[0] ?? [];
-    if (!name.includes('name') || !name.some((w) => PERSON_ROLES.has(w))) return undefined;
-    for (const line of this.model.lines) {
-      const m = /^\s*(?:dear|hello|hi|hey)\s+([^,!:]{2,60}?)\s*[,!:]?\s*$/i.exec(line.text);
-      if (m) return { value: readString(m[1]!)?.value, confidence: 0.6 };
-    }
-    return undefined;
-  }
-
-  /** The first line as a title, for the first field named title/headline/name/subject. */
+  /** The first line as a title, taken once per document. */
   private title(field: FieldSpec): { value: unknown; confidence: number } | undefined {
-    const name = field.variants[0] ?? [];
-    const last = name[name.length - 1];
-    if (this.titleUsed || !last || !TITLE_WORDS.has(last) || name.some((w) => PERSON_ROLES.has(w))) return undefined;
-    const index = this.model.lines.findIndex((l) => l.text.trim() !== '');
-    const line = this.model.lines[index];
-    if (!line || this.model.pairs.some((p) => p.line === index) || this.model.tables.some((t) => t.line === index))
-      return undefined;
-    const text = line.text.replace(/^\s*#+\s*/, '').trim();
-    if (text.split(/\s+/).length > 12 || /[.,!?:;]$/.test(text) || /^(?:dear|hello|hi)\b/i.test(text)) return undefined;
-    this.titleUsed = true;
-    return { value: text, confidence: 0.6 };
-  }
-
-  /** "Ticket #48213", "order no. 58213", "arXiv:2401.01234": a code with a digit right after the field's name, for identifier-like fields. */
-  private codeAfterLabel(field: FieldSpec): { value: unknown; confidence: number } | undefined {
-    const name = field.variants[0] ?? [];
-    if (!name.some((w) => CODE_WORDS.has(w))) return undefined;
-    const names = proseWords(field);
-    // The code is read in a lookahead so that a code that is itself a word does not hide the next label.
-    const pattern = /([\p{L}]+)(?=\s*(?:#|no\.|number|:)\s*([\p{L}\p{N}][\p{L}\p{N}./-]*))/giu;
-    for (const m of this.model.text.matchAll(pattern)) {
-      const code = m[2]!.replace(/[.]+$/, '');
-      if (!/\d/.test(code) || !names.some((n) => n.some((w) => wordsMatch(normalise(m[1]!), w)))) continue;
-      return { value: code, confidence: 0.6 };
-    }
-    return undefined;
-  }
-
-  /** "our speaker is Dr. Helen Okoye", "the agency AEMET": the run of capitalised words right after the field's name. */
-  private properNameAfterLabel(field: FieldSpec): { value: unknown; confidence: number } | undefined {
-    const names = proseWords(field);
-    const tokens = [...this.model.text.matchAll(/[\p{L}\p{N}][\p{L}\p{N}'’.&-]*/gu)].map((m) => ({
-      word: m[0],
-      start: m.index,
-      end: m.index + m[0].length,
-    }));
-    for (let i = 0; i < tokens.length; i++) {
-      const word = normalise(tokens[i]!.word);
-      if (!names.some((n) => n.length > 0 && wordsMatch(word, n[n.length - 1]!))) continue;
-      let j = i + 1;
-      if (j < tokens.length && COPULAS.has(tokens[j]!.word.toLowerCase())) j++;
-      if (j < tokens.length && ARTICLES.has(tokens[j]!.word.toLowerCase())) j++;
-      const from = j;
-      while (
-        j < tokens.length &&
-        isCapitalised(tokens[j]!.word) &&
-        !this.breakBetween(tokens[j - 1]!.end, tokens[j]!.start)
-      ) {
-        j++;
-        if (/\.$/.test(tokens[j - 1]!.word) && !ABBREVIATION.test(tokens[j - 1]!.word)) break; // a sentence ends here
-      }
-      if (j > from && !this.breakBetween(tokens[i]!.end, tokens[from]!.start)) {
-        const value = readString(this.model.text.slice(tokens[from]!.start, tokens[j - 1]!.end))?.value;
-        if (value) return { value, confidence: 0.5 };
-      }
-    }
-    return undefined;
-  }
-
-  /** A clause or sentence boundary between two offsets. */
-  private breakBetween(from: number, to: number): boolean {
-    const gap = this.model.text.slice(from, to);
-    return (
-      /[,;:\n()]/.test(gap) ||
-      (/\.\s/.test(gap) &&
-        !/\b(?:dr|mr|mrs|ms|prof|st)\.\s*$/i.test(this.model.text.slice(Math.max(0, from - 5), from + 1)))
-    );
+    if (this.titleUsed) return undefined;
+    const title = firstLineTitle(this.model, field);
+    if (title) this.titleUsed = true;
+    return title;
   }
 
   /** "Present were A, B and C": the items after the field's name and a verb or colon, in one sentence. */
@@ -271,32 +200,4 @@ interface Mention {
   start: number;
   end: number;
   unitMatch: boolean;
-}
-
-const PERSON_ROLES = new Set([
-  'customer',
-  'guest',
-  'recipient',
-  'client',
-  'addressee',
-  'passenger',
-  'patient',
-  'applicant',
-]);
-const TITLE_WORDS = new Set(['title', 'headline', 'name', 'subject', 'heading']);
-const CODE_WORDS = new Set(['id', 'number', 'no', 'code', 'reference', 'ref']);
-const COPULAS = new Set(['is', 'was', 'are', 'were', 'will', 'be']);
-const ABBREVIATION = /^(?:dr|mr|mrs|ms|prof|st|jr|sr|[a-z])\.$/i;
-const ARTICLES = new Set(['a', 'an', 'the']);
-
-function isCapitalised(word: string): boolean {
-  return /^[\p{Lu}]/u.test(word);
-}
-
-/** The field's name words for prose, without the words that only say the value's kind ("date", "number"). */
-function proseWords(field: FieldSpec): string[][] {
-  return field.variants.map((v) => {
-    const specific = v.filter((w) => !GENERIC_WORDS.has(w));
-    return specific.length > 0 ? specific : v;
-  });
 }

@@ -10,11 +10,11 @@ import {
   notCompilable,
   SchemaRejectedError,
   schemaDraft,
-  validateWith,
   type GuardedSchema,
   type GuardOptions,
   type PatternUse,
 } from '../core/schema-guard.js';
+import { validateWith } from '../core/validation-errors.js';
 import { probeCompile } from './compile-probe.js';
 
 // The gate's steps that take time or a thread (recheck's budgeted pattern analysis, the compile

@@ -98,6 +98,21 @@ function checkedTools(names: readonly string[]): string[] {
   }
 }
 
+/** A token as `quarry token list` shows it (TokenSummary), read with its org and user. */
+const TOKEN_SUMMARY_COLUMNS = [
+  't.id',
+  'o.slug as org',
+  'u.email',
+  't.name',
+  't.token_hint as hint',
+  't.created_at as createdAt',
+  't.last_used_at as lastUsedAt',
+  't.expires_at as expiresAt',
+  't.revoked_at as revokedAt',
+  't.scopes',
+  't.tools',
+] as const;
+
 /**
  * Runs on the admin connection: it works across tenants by design, unlike the services' app-role
  * connections.
@@ -214,19 +229,7 @@ export function createIdentityAdmin(db: Kysely<IdentityDatabase>): IdentityAdmin
         .selectFrom('identity.personal_access_tokens as t')
         .innerJoin('identity.organizations as o', 'o.id', 't.org_id')
         .innerJoin('identity.users as u', 'u.id', 't.user_id')
-        .select([
-          't.id',
-          'o.slug as org',
-          'u.email',
-          't.name',
-          't.token_hint as hint',
-          't.created_at as createdAt',
-          't.last_used_at as lastUsedAt',
-          't.expires_at as expiresAt',
-          't.revoked_at as revokedAt',
-          't.scopes',
-          't.tools',
-        ])
+        .select(TOKEN_SUMMARY_COLUMNS)
         .orderBy('t.created_at', 'desc');
       if (filter.orgSlug) query = query.where('o.slug', '=', (await orgBySlug(filter.orgSlug)).slug);
       return query.execute();

@@ -3,22 +3,10 @@ import { sql } from 'kysely';
 import { createNotificationListener } from '@quarry/db';
 import type { Logger } from 'pino';
 import { type AccessTokenVerifier, looksLikeJwt } from '../oauth/access-tokens.js';
+import type { AuthFailure, AuthResult, UnconfirmedAuth } from './auth-result.js';
 import { type Found, loadToken } from './credentials.js';
 import type { IdentityDatabase, Principal } from './schema.js';
 import { hashesEqual, hashToken, isWellFormedToken } from './tokens.js';
-
-export type AuthFailure = 'missing' | 'malformed' | 'unknown' | 'expired' | 'revoked' | 'audience';
-export type AuthResult = { ok: true; principal: Principal } | { ok: false; reason: AuthFailure };
-/**
- * A cached principal whose revocation barrier is still in flight. `confirmed` resolves true once
- * the barrier vouches for it; false means the hit cannot be trusted (revoked meanwhile, or the
- * LISTEN connection lost) and the caller must `authenticate` again, which looks the token up.
- */
-export interface UnconfirmedAuth {
-  ok: true;
-  principal: Principal;
-  confirmed: Promise<boolean>;
-}
 
 /**
  * Resolves bearer tokens to principals for the HTTP layer, and keeps revocation current: a token

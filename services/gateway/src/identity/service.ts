@@ -1,9 +1,9 @@
 import type { identityV1 } from '@quarry/contracts';
-import type { BackendCall } from '../mcp/dispatcher.js';
+import type { BackendCall } from '../mcp/tools/backends.js';
 
 /**
  * The identity rpcs, served in-process by the gateway because identity is its own data.
- * `ping` proves the whole chain (auth → catalogue → codec → handler → structured result).
+ * Its ping proves the whole chain (auth → catalogue → codec → handler → structured result).
  */
 export const identityServiceImplementation = {
   async ping(_request: identityV1.PingRequest, { principal }: BackendCall): Promise<identityV1.PingResponse> {

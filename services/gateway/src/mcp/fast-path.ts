@@ -1,10 +1,13 @@
 import { classifyInboundRequest, SERVER_INFO_META_KEY, type Implementation } from '@modelcontextprotocol/server';
-import type { CallerContext, ToolDispatcher } from './dispatcher.js';
+import type { CallMode } from './call-modes/call-mode.js';
+import { modeFor } from './call-modes/modes.js';
+import { type Caller, clientCapabilitiesIn } from './request-context.js';
+import type { Tools } from './tools/call.js';
 
 /** The one protocol revision the fast path answers; every other request goes to the SDK. */
 const FAST_PATH_PROTOCOL_VERSION = '2026-07-28';
 
-/** Keys a plain tools/call may carry in params; anything else (requestState, task, …) is the SDK's. */
+/** Keys the fast path reads in params; anything else (requestState, inputResponses, task, …) is the SDK's. */
 const PLAIN_CALL_PARAMS = new Set(['name', 'arguments', '_meta']);
 
 type Headers = Readonly<Record<string, string | string[] | undefined>>;
@@ -20,7 +23,7 @@ export interface ToolCallFastPath {
   /** The call when this request is one the fast path answers, else undefined (the SDK serves it). */
   match(headers: Headers, body: unknown): PlainToolCall | undefined;
   /** The JSON-RPC response to a matched call, as the SDK's modern codec would encode it. */
-  answer(call: PlainToolCall, caller: CallerContext): Promise<string>;
+  answer(call: PlainToolCall, caller: Caller): Promise<string>;
 }
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
@@ -31,16 +34,21 @@ const header = (headers: Headers, name: string) => {
 };
 
 /**
- * The MCP endpoint's hot path (ADR 0015): a 2026-07-28 `tools/call` that is plain — a single
- * request with a valid per-request envelope, consistent MCP headers, no requestState, no input
- * responses, no task, no progress token, of a known tool that never samples nor elicits — is answered without the SDK's
- * per-request server, transport and web Request/Response, which cost more CPU than the whole
- * gRPC hop behind them. The SDK's own classifier decides the era and checks the envelope; what
- * the fast path accepts is a subset of what the SDK serves, and it answers with the JSON the SDK
- * would (test/mcp-fast-path.e2e.test.ts holds the two side by side). Every other
- * request, including every malformed one, is served by the SDK exactly as before.
+ * The MCP endpoint's hot path (ADR 0015): a 2026-07-28 `tools/call` of a known tool that the call
+ * modes give to `plain` (no form, no sampling round trip, no task, no progress stream), a single
+ * request with a valid per-request envelope, consistent MCP headers and nothing but name,
+ * arguments and `_meta` in its params, is answered without the SDK's per-request server,
+ * transport and web Request/Response, which cost more CPU than the whole gRPC hop behind them.
+ * The SDK's own classifier decides the era and checks the envelope; what the fast path accepts
+ * is a subset of what the SDK serves, and it answers with the JSON the SDK would
+ * (test/mcp-fast-path.test.ts holds the two side by side). Every other request, including every
+ * malformed one, is served by the SDK.
  */
-export function createToolCallFastPath(dispatcher: ToolDispatcher, serverInfo: Implementation): ToolCallFastPath {
+export function createToolCallFastPath(
+  tools: Tools,
+  modes: readonly CallMode[],
+  serverInfo: Implementation,
+): ToolCallFastPath {
   const meta = { [SERVER_INFO_META_KEY]: serverInfo };
   const metaJson = JSON.stringify(meta);
   return {
@@ -64,13 +72,21 @@ export function createToolCallFastPath(dispatcher: ToolDispatcher, serverInfo: I
         !Object.keys(params).every((key) => PLAIN_CALL_PARAMS.has(key))
       )
         return undefined;
-      // A progress token asks for notifications while the call runs: only the SDK streams them.
-      if (isPlainObject(params._meta) && params._meta.progressToken !== undefined) return undefined;
-      const args = params.arguments;
-      if (args !== undefined && !isPlainObject(args)) return undefined;
-      // A tool that may ask the client (its model or its user) needs the SDK's input-required round trip.
-      if (!dispatcher.has(params.name) || dispatcher.canSample(params.name) || dispatcher.elicitationOf(params.name))
-        return undefined;
+      const args = params.arguments ?? {};
+      const tool = tools.catalogue.get(params.name);
+      if (!isPlainObject(args) || !tool) return undefined;
+      const meta = isPlainObject(params._meta) ? params._meta : undefined;
+      const token = meta?.progressToken;
+      const mode = modeFor(modes, {
+        tool,
+        args,
+        era: 'modern',
+        capabilities: clientCapabilitiesIn(meta),
+        // Any progress token, usable or not, is left to the SDK to judge.
+        progressToken: token === undefined ? undefined : typeof token === 'number' ? token : String(token),
+        retry: false,
+      });
+      if (mode.name !== 'plain') return undefined;
       const route = classifyInboundRequest({
         httpMethod: 'POST',
         protocolVersionHeader,
@@ -84,11 +100,11 @@ export function createToolCallFastPath(dispatcher: ToolDispatcher, serverInfo: I
         route.classification.revision !== FAST_PATH_PROTOCOL_VERSION
       )
         return undefined;
-      return { id, name: params.name, args: args ?? {} };
+      return { id, name: params.name, args };
     },
 
     async answer(call, caller) {
-      const outcome = await dispatcher.call(call.name, call.args, caller);
+      const outcome = await tools.call(call.name, call.args, caller);
       if (!outcome.result) throw new Error(`tool ${call.name} asked for sampling on the fast path`);
       const { structuredJson } = outcome;
       if (structuredJson !== undefined) {

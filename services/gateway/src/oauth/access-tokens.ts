@@ -1,6 +1,6 @@
 import { createLocalJWKSet, errors, type JSONWebKeySet, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import type { Kysely } from 'kysely';
-import type { AuthFailure } from '../identity/authenticator.js';
+import type { AuthFailure } from '../identity/auth-result.js';
 import { type Found, forAccessToken, loadGrant } from '../identity/credentials.js';
 import type { IdentityDatabase, Principal } from '../identity/schema.js';
 import { isScope } from '../identity/scopes.js';

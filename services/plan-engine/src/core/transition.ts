@@ -1,5 +1,5 @@
 import { effectsOf, type Effect } from './effects.js';
-import type { PlanEvent } from './events.js';
+import type { PlanEvent, PlanEventType } from './events.js';
 import type { PlanSnapshot } from './types.js';
 import type { ClaimOutcome } from './transitions/change.js';
 import { claimNextStep } from './transitions/claim.js';
@@ -25,7 +25,7 @@ export interface TransitionResult {
  * catches it still holds the unchanged snapshot.
  */
 export function transition(state: PlanSnapshot, event: PlanEvent): TransitionResult {
-  const change = apply(state, event);
+  const change = apply(event.type, state, event);
   return {
     state: change.state,
     effects: effectsOf(state, change.state, change.audit),
@@ -33,31 +33,25 @@ export function transition(state: PlanSnapshot, event: PlanEvent): TransitionRes
   };
 }
 
-function apply(state: PlanSnapshot, event: PlanEvent): Change {
-  switch (event.type) {
-    case 'claim_next_step':
-      return claimNextStep(state, event);
-    case 'submit_step_result':
-      return submitStepResult(state, event);
-    case 'request_review':
-      return requestReview(state, event);
-    case 'decide_review':
-      return decideReview(state, event);
-    case 'add_steps':
-      return addSteps(state, event);
-    case 'remove_step':
-      return removeStep(state, event);
-    case 'reorder_steps':
-      return reorderSteps(state, event);
-    case 'update_step_instructions':
-      return updateStepInstructions(state, event);
-    case 'fail_step':
-      return failStep(state, event);
-    case 'detect_stall':
-      return detectStall(state, event);
-    case 'resume_session':
-      return resumeSession(state, event);
-    case 'record_feedback':
-      return recordFeedback(state, event);
-  }
+/** Each event's transition, by its type. */
+const TRANSITIONS: { [T in PlanEventType]: (state: PlanSnapshot, event: EventOf<T>) => Change } = {
+  claim_next_step: claimNextStep,
+  submit_step_result: submitStepResult,
+  request_review: requestReview,
+  decide_review: decideReview,
+  add_steps: addSteps,
+  remove_step: removeStep,
+  reorder_steps: reorderSteps,
+  update_step_instructions: updateStepInstructions,
+  fail_step: failStep,
+  detect_stall: detectStall,
+  resume_session: resumeSession,
+  record_feedback: recordFeedback,
+};
+
+type EventOf<T extends PlanEventType> = Extract<PlanEvent, { type: T }>;
+
+/** The transition of `type`, looked up by the type apart so that the compiler ties it to the event's shape. */
+function apply<T extends PlanEventType>(type: T, state: PlanSnapshot, event: EventOf<T>): Change {
+  return TRANSITIONS[type](state, event);
 }

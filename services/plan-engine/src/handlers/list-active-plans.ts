@@ -1,8 +1,9 @@
 import type { planV1 } from '@quarry/contracts';
+import { cursorScope } from '@quarry/cursors';
 import type { CallContext } from '@quarry/grpc';
 import { type PlanStatus, reportedPlanStatus } from '../core/index.js';
 import { activePlansPage, countActivePlans } from '../store/active-plans.js';
-import { decodeCursor, encodeCursor } from '../store/page-cursor.js';
+import { listAfter, listCursor } from './list-cursors.js';
 import { inTenant, type PlanHandlerDeps } from './plan-transaction.js';
 import { activePlanOf } from './to-proto.js';
 
@@ -18,18 +19,18 @@ export async function listActivePlans(
   ctx: CallContext,
 ): Promise<planV1.ListActivePlansResponse> {
   const limit = req.limit ?? (req.cursor ? DEFAULT_PAGE : undefined);
-  const after = req.cursor ? decodeCursor(req.cursor) : undefined;
+  const scope = cursorScope('list_active_plans', ctx.identity.orgId);
+  const after = listAfter(deps, scope, req.cursor);
   const at = deps.now();
   return inTenant(deps, ctx, async (trx) => {
     const activePlans = await countActivePlans(trx);
     const page = await activePlansPage(trx, { after, limit });
-    const shown = page.plans.map(({ plan }) => plan);
     return {
       activePlans,
       plans: page.plans.map(({ plan, steps }) =>
         activePlanOf(plan, steps, reportedPlanStatus(plan.status as PlanStatus, steps, at, deps.stallThresholdMs)),
       ),
-      nextCursor: page.more ? encodeCursor(shown[shown.length - 1]!) : undefined,
+      nextCursor: listCursor(deps, scope, page.next),
     };
   });
 }

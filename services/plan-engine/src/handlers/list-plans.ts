@@ -1,9 +1,10 @@
 import type { planV1 } from '@quarry/contracts';
+import { cursorScope } from '@quarry/cursors';
 import type { CallContext } from '@quarry/grpc';
 import { type PlanStatus, reportedPlanStatus } from '../core/index.js';
 import { planStatuses } from '../enums.js';
-import { decodeCursor, encodeCursor } from '../store/page-cursor.js';
-import { plansPage } from '../store/plan-list.js';
+import { type PlanFilter, plansPage } from '../store/plan-list.js';
+import { listAfter, listCursor } from './list-cursors.js';
 import { inTenant, type PlanHandlerDeps } from './plan-transaction.js';
 import { planListingOf } from './to-proto.js';
 
@@ -15,25 +16,23 @@ export async function listPlans(
   req: planV1.ListPlansRequest,
   ctx: CallContext,
 ): Promise<planV1.ListPlansResponse> {
-  const after = req.cursor ? decodeCursor(req.cursor) : undefined;
+  const filter: PlanFilter = {
+    status: planStatuses.nameOf(req.status),
+    query: req.query,
+    updatedSince: req.updatedSince,
+    includeArchived: req.includeArchived ?? false,
+  };
+  // A cursor belongs to one org and one set of filters.
+  const scope = cursorScope('list_plans', ctx.identity.orgId, filter);
+  const after = listAfter(deps, scope, req.cursor);
   const at = deps.now();
   return inTenant(deps, ctx, async (trx) => {
-    const page = await plansPage(
-      trx,
-      {
-        status: planStatuses.nameOf(req.status),
-        query: req.query,
-        updatedSince: req.updatedSince,
-        includeArchived: req.includeArchived ?? false,
-      },
-      { after, limit: req.limit ?? DEFAULT_PAGE },
-    );
-    const last = page.plans.at(-1)?.plan;
+    const page = await plansPage(trx, filter, { after, limit: req.limit ?? DEFAULT_PAGE });
     return {
       plans: page.plans.map(({ plan, steps }) =>
         planListingOf(plan, steps, reportedPlanStatus(plan.status as PlanStatus, steps, at, deps.stallThresholdMs)),
       ),
-      nextCursor: page.more && last ? encodeCursor(last) : undefined,
+      nextCursor: listCursor(deps, scope, page.next),
     };
   });
 }

@@ -1,3 +1,4 @@
+import type { CursorCodec } from '@quarry/cursors';
 import { withTenant } from '@quarry/db';
 import type { CallContext } from '@quarry/grpc';
 import type { Kysely } from 'kysely';
@@ -17,6 +18,8 @@ export interface PlanHandlerDeps {
   statusCache: PlanStatusCache<LoadedPlan>;
   artifacts: PlanArtifacts;
   stallThresholdMs: number;
+  /** Seals and opens list_active_plans' and list_plans' cursors. */
+  cursors: CursorCodec;
   now: () => Date;
   newId: () => string;
 }

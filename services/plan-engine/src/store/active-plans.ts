@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
+import type { KeysetPosition } from '@quarry/cursors';
 import type { PlanStep, StepStatus } from '../core/index.js';
-import type { PageKey } from './page-cursor.js';
+import { afterPosition, nextPosition, updatedAtText } from './plan-keyset.js';
 import type { PlanRow, Trx } from './plans.js';
 
 /** What the list needs of a step to report progress and stalls (the core's rules decide both). */
@@ -23,21 +23,22 @@ export async function countActivePlans(trx: Trx): Promise<number> {
 
 /**
  * Up to `limit` (or all) unfinished plans after `after`, most recently updated first (ties by
- * id), each with its steps; `more` says whether another page follows.
+ * id), each with its steps; `next` is where the next page starts, when another follows.
  */
 export async function activePlansPage(
   trx: Trx,
-  page: { after: PageKey | undefined; limit: number | undefined },
-): Promise<{ plans: { plan: PlanRow; steps: StepProgress[] }[]; more: boolean }> {
-  let query = activePlans(trx).selectAll('p').orderBy('p.updated_at', 'desc').orderBy('p.id', 'desc');
+  page: { after: KeysetPosition | undefined; limit: number | undefined },
+): Promise<{ plans: { plan: PlanRow; steps: StepProgress[] }[]; next: KeysetPosition | undefined }> {
+  let query = activePlans(trx)
+    .selectAll('p')
+    .select(updatedAtText)
+    .orderBy('p.updated_at', 'desc')
+    .orderBy('p.id', 'desc');
   if (page.limit !== undefined) query = query.limit(page.limit + 1);
-  if (page.after) {
-    const { updatedAt, id } = page.after;
-    query = query.where(sql<boolean>`(p.updated_at, p.id) < (${updatedAt}::timestamptz, ${id}::uuid)`);
-  }
+  if (page.after) query = query.where(afterPosition(page.after));
   const rows = await query.execute();
   const shown = page.limit === undefined ? rows : rows.slice(0, page.limit);
-  return { plans: await withStepProgress(trx, shown), more: rows.length > shown.length };
+  return { plans: await withStepProgress(trx, shown), next: nextPosition(shown, rows.length > shown.length) };
 }
 
 /** Each plan with the progress fields of its steps, in one query. */

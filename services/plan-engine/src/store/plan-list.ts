@@ -1,5 +1,6 @@
+import type { KeysetPosition } from '@quarry/cursors';
 import { sql } from 'kysely';
-import type { PageKey } from './page-cursor.js';
+import { afterPosition, nextPosition, updatedAtText } from './plan-keyset.js';
 import type { PlanRow, Trx } from './plans.js';
 import { type StepProgress, withStepProgress } from './active-plans.js';
 
@@ -17,17 +18,18 @@ const containing = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`
 
 /**
  * A page of the org's plans in any status that pass `filter`, most recently updated first (ties
- * by id: research_plans_org_updated_idx), each with its steps; `more` says whether another page
- * follows.
+ * by id: research_plans_org_updated_idx), each with its steps; `next` is where the next page
+ * starts, when another follows.
  */
 export async function plansPage(
   trx: Trx,
   filter: PlanFilter,
-  page: { after: PageKey | undefined; limit: number },
-): Promise<{ plans: { plan: PlanRow; steps: StepProgress[] }[]; more: boolean }> {
+  page: { after: KeysetPosition | undefined; limit: number },
+): Promise<{ plans: { plan: PlanRow; steps: StepProgress[] }[]; next: KeysetPosition | undefined }> {
   let query = trx
     .selectFrom('plan.research_plans as p')
     .selectAll('p')
+    .select(updatedAtText)
     .orderBy('p.updated_at', 'desc')
     .orderBy('p.id', 'desc')
     .limit(page.limit + 1);
@@ -43,13 +45,10 @@ export async function plansPage(
       ]),
     );
   }
-  if (page.after) {
-    const { updatedAt, id } = page.after;
-    query = query.where(sql<boolean>`(p.updated_at, p.id) < (${updatedAt}::timestamptz, ${id}::uuid)`);
-  }
+  if (page.after) query = query.where(afterPosition(page.after));
   const rows = await query.execute();
   const shown = rows.slice(0, page.limit);
-  return { plans: await withStepProgress(trx, shown), more: rows.length > page.limit };
+  return { plans: await withStepProgress(trx, shown), next: nextPosition(shown, rows.length > page.limit) };
 }
 
 /**

@@ -1,36 +1,23 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import type { planV1 } from '@quarry/contracts';
 import { sql } from '@quarry/db';
 import {
   AuditEventType,
   FeedbackType,
-  type PlanCaller,
   PlanStatus,
   SkillExecutionStatus,
   UserSatisfaction,
 } from '../support/plan-api.js';
-import { type AuditTools, auditTools, events } from '../support/audit.js';
-import { startTestPlanEngine, type TestPlanEngine } from '../support/plan-engine.js';
+import { api, engine, events, tools, useAuditedPlanEngine } from '../support/audit.js';
 import { auditRows, planSnapshot } from '../support/plan-rows.js';
 
 // plan.plan_audit_log for the rest: resuming a plan, feedback and skill runs; reads append
 // nothing; and the log cannot be rewritten, not even by the database owner, and is written in
 // the same transaction as the change it records.
 
-let engine: TestPlanEngine;
-let api: PlanCaller;
-let tools: AuditTools;
+useAuditedPlanEngine();
 const db = () => engine.database.admin;
-
-beforeAll(async () => {
-  engine = await startTestPlanEngine();
-  api = engine.newOrg();
-  tools = auditTools(engine.database.admin, api);
-});
-afterAll(async () => {
-  await engine?.close();
-});
 
 describe('get_research_context, submit_research_feedback, log_skill_execution', () => {
   it('get_research_context with a sessionId writes one session_resumed row', async () => {

@@ -1,7 +1,8 @@
-import { expect } from '@jest/globals';
+import { afterAll, beforeAll, expect } from '@jest/globals';
 import { type AnyDb, sql } from '@quarry/db';
 import type { QuarryError } from '@quarry/grpc';
 import { type Method, type Outcome, type PlanCaller, type Request, type Response, StepType } from './plan-api.js';
+import { startTestPlanEngine, type TestPlanEngine } from './plan-engine.js';
 import { type AuditRow, auditRows, lastAuditId, planSnapshot, stepIdsOf } from './plan-rows.js';
 
 // What the audit-log tests share: a call with the audit rows it appended, the rows as an auditor
@@ -20,7 +21,7 @@ export const events = (rows: readonly AuditRow[]) =>
     details: r.details,
   }));
 
-export interface AuditTools {
+interface AuditTools {
   /** Runs one call and returns its outcome with every audit row it appended (to any plan). */
   audited<M extends Method>(method: M, request: Request<M>): Promise<{ outcome: Outcome<M>; rows: AuditRow[] }>;
   /** A call that must succeed, with the audit rows it appended. */
@@ -39,7 +40,7 @@ export interface AuditTools {
   ): Promise<{ planId: string; steps: string[] }>;
 }
 
-export function auditTools(admin: AnyDb, api: PlanCaller): AuditTools {
+function auditTools(admin: AnyDb, api: PlanCaller): AuditTools {
   async function audited<M extends Method>(
     method: M,
     request: Request<M>,
@@ -105,4 +106,20 @@ export function auditTools(admin: AnyDb, api: PlanCaller): AuditTools {
   }
 
   return { audited, auditedOk, expectSameTransaction, expectRefusedWithoutTrace, newPlan };
+}
+
+export let engine: TestPlanEngine;
+export let api: PlanCaller;
+export let tools: AuditTools;
+
+/** A plan engine, a member of a new org and its audit tools for the tests of the file (`engine`, `api`, `tools`: live bindings). */
+export function useAuditedPlanEngine(): void {
+  beforeAll(async () => {
+    engine = await startTestPlanEngine();
+    api = engine.newOrg();
+    tools = auditTools(engine.database.admin, api);
+  });
+  afterAll(async () => {
+    await engine?.close();
+  });
 }

@@ -96,3 +96,16 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 
 /** A UUID no row has. */
 export const MISSING = '00000000-0000-4000-8000-000000000000';
+
+/** How many of `items` have each key. */
+export function countBy<T>(items: readonly T[], key: (item: T) => string): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const item of items) counts[key(item)] = (counts[key(item)] ?? 0) + 1;
+  return counts;
+}
+
+/** The responses of calls that must all have succeeded (fails the test with the refusals otherwise). */
+export function answersOf<T>(outcomes: readonly ({ ok: true; value: T } | { ok: false; error: unknown })[]): T[] {
+  expect(outcomes.filter((o) => !o.ok)).toEqual([]);
+  return outcomes.map((o) => (o as { value: T }).value);
+}

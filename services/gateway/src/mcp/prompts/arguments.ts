@@ -11,7 +11,7 @@ export interface PromptArguments {
   stepType?: string;
 }
 
-/** create_research_plan's researchQuestion takes at most this many characters. */
+/** A plan's researchQuestion takes at most this many characters (as the tool that creates plans allows). */
 const QUESTION_MAX = 4000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

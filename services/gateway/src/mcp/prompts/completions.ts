@@ -1,8 +1,9 @@
 import type { CompleteRequestParams, CompleteResult } from '@modelcontextprotocol/server';
-import type { ToolDispatcher } from '../dispatcher.js';
+import type { Caller } from '../request-context.js';
+import type { Tools } from '../tools/call.js';
 import { invalidParams } from './arguments.js';
 import { type ArgumentKind, promptSpec } from './catalogue.js';
-import { findPlans, recentArtifacts, type PromptCaller } from './plan-reader.js';
+import { findPlans, recentArtifacts } from './plan-reader.js';
 import { looksLikeIdPrefix, matchPlans, MAX_COMPLETIONS, queryWordOf, wordsOf } from './plan-matching.js';
 import type { Vocabulary } from './vocabulary.js';
 
@@ -31,8 +32,8 @@ const NOTHING: CompleteResult = { completion: { values: [], total: 0, hasMore: f
 export async function complete(
   params: CompleteRequestParams,
   vocabulary: Vocabulary,
-  dispatcher: ToolDispatcher,
-  caller: PromptCaller,
+  tools: Tools,
+  caller: Caller,
 ): Promise<CompleteResult> {
   const kind = kindOf(params);
   const typed = params.argument.value;
@@ -44,9 +45,9 @@ export async function complete(
     case 'stepType':
       return offered(vocabulary.stepTypes.filter((v) => v.startsWith(typed.trim().toLowerCase())));
     case 'planId':
-      return offered(await planIds(dispatcher, caller, typed));
+      return offered(await planIds(tools, caller, typed));
     case 'artifactId':
-      return offered(await artifactIds(dispatcher, caller, typed));
+      return offered(await artifactIds(tools, caller, typed));
     default:
       // Free text (the question) and IDs with no list to draw from (outputs, extractions).
       return NOTHING;
@@ -69,19 +70,18 @@ function kindOf(params: CompleteRequestParams): CompletedKind {
   return kind;
 }
 
-async function planIds(dispatcher: ToolDispatcher, caller: PromptCaller, typed: string): Promise<string[]> {
+async function planIds(tools: Tools, caller: Caller, typed: string): Promise<string[]> {
   const word = queryWordOf(typed);
-  const found = await findPlans(dispatcher, caller, word, MAX_COMPLETIONS);
+  const found = await findPlans(tools, caller, word, MAX_COMPLETIONS);
   // Words never match an ID: for what could be the start of one, the most recent plans too.
-  const recent =
-    word && looksLikeIdPrefix(typed) ? await findPlans(dispatcher, caller, undefined, MAX_COMPLETIONS) : [];
+  const recent = word && looksLikeIdPrefix(typed) ? await findPlans(tools, caller, undefined, MAX_COMPLETIONS) : [];
   return matchPlans([...found, ...recent], typed);
 }
 
-async function artifactIds(dispatcher: ToolDispatcher, caller: PromptCaller, typed: string): Promise<string[]> {
+async function artifactIds(tools: Tools, caller: Caller, typed: string): Promise<string[]> {
   const words = wordsOf(typed);
   const prefix = typed.trim().toLowerCase();
-  const artifacts = await recentArtifacts(dispatcher, caller, MAX_COMPLETIONS);
+  const artifacts = await recentArtifacts(tools, caller, MAX_COMPLETIONS);
   return artifacts
     .filter((a) => a.id.startsWith(prefix) || words.every((w) => a.title.toLowerCase().includes(w)))
     .map((a) => a.id);

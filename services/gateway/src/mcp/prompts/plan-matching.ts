@@ -9,7 +9,7 @@ export function wordsOf(typed: string): string[] {
 }
 
 /**
- * The word to ask list_plans for: its query matches a phrase, so one word, the longest (the most
+ * The word to ask the plan list for: its query matches a phrase, so one word, the longest (the most
  * selective); the others are checked here, in any order.
  */
 export function queryWordOf(typed: string): string | undefined {

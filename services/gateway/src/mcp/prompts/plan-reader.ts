@@ -1,16 +1,8 @@
-import type { Principal } from '../../identity/schema.js';
-import { allows, scopeForTool } from '../../identity/scopes.js';
-import { mayUse } from '../../identity/tool-allowlist.js';
-import type { ToolDispatcher } from '../dispatcher.js';
+import { toolNames } from '@quarry/contracts';
+import { type Caller, mayCall } from '../request-context.js';
+import type { Tools } from '../tools/call.js';
 import { invalidParams } from './arguments.js';
 import { planSnapshotOf, type PlanSnapshot } from './plan-snapshot.js';
-
-/** Who asked for the prompt or the completion: reads run with exactly this principal. */
-export interface PromptCaller {
-  principal: Principal;
-  requestId: string;
-  signal?: AbortSignal;
-}
 
 /** A plan as completion offers it. */
 export interface PlanChoice {
@@ -31,15 +23,14 @@ export interface ArtifactChoice {
  * could read itself. Undefined when the credential may not call the tool.
  */
 async function read(
-  dispatcher: ToolDispatcher,
+  tools: Tools,
   tool: string,
   args: Record<string, unknown>,
-  caller: PromptCaller,
+  caller: Caller,
 ): Promise<{ data?: Record<string, unknown>; errorCode?: string } | undefined> {
-  const { principal } = caller;
-  const permitted = mayUse(principal, tool) && allows(principal.scopes, scopeForTool(dispatcher.isReadOnly(tool)));
-  if (!permitted || !dispatcher.has(tool)) return undefined;
-  const outcome = await dispatcher.call(tool, args, caller);
+  const definition = tools.catalogue.get(tool);
+  if (!definition || !mayCall(caller.principal, definition)) return undefined;
+  const outcome = await tools.call(tool, args, caller);
   const result = outcome.result;
   if (!result) throw new Error(`${tool} asked for sampling while a prompt read it`);
   const structured = result.structuredContent as Record<string, unknown> | undefined;
@@ -48,23 +39,19 @@ async function read(
 }
 
 /**
- * The plan's status as get_plan_status gives it to this caller. A plan of another organization is
+ * The plan's status as the plan-status tool gives it to this caller. A plan of another organization is
  * missing to the service, so it is refused here with the same words as one that never existed.
  */
-export async function readPlan(
-  dispatcher: ToolDispatcher,
-  caller: PromptCaller,
-  planId: string,
-): Promise<PlanSnapshot> {
-  const answer = await read(dispatcher, 'get_plan_status', { planId }, caller);
+export async function readPlan(tools: Tools, caller: Caller, planId: string): Promise<PlanSnapshot> {
+  const answer = await read(tools, toolNames.getPlanStatus, { planId }, caller);
   if (!answer)
     throw invalidParams(
-      'This credential may not read research plans (it needs the quarry:read scope and get_plan_status).',
+      `This credential may not read research plans (it needs the quarry:read scope and ${toolNames.getPlanStatus}).`,
     );
   if (answer.data) return planSnapshotOf(answer.data);
   if (answer.errorCode === 'PLAN_NOT_FOUND' || answer.errorCode === 'INVALID_ARGUMENT')
     throw invalidParams(`No research plan ${planId} in your organization; complete the planId argument to find one.`);
-  throw new Error(`get_plan_status failed for a prompt: ${answer.errorCode}`);
+  throw new Error(`${toolNames.getPlanStatus} failed for a prompt: ${answer.errorCode}`);
 }
 
 /**
@@ -72,24 +59,20 @@ export async function readPlan(
  * `query`, only those whose name or research question contains it.
  */
 export async function findPlans(
-  dispatcher: ToolDispatcher,
-  caller: PromptCaller,
+  tools: Tools,
+  caller: Caller,
   query: string | undefined,
   limit: number,
 ): Promise<PlanChoice[]> {
   const args = { includeArchived: true, limit, ...(query ? { query } : {}) };
-  const answer = await read(dispatcher, 'list_plans', args, caller);
+  const answer = await read(tools, toolNames.listPlans, args, caller);
   const plans = answer?.data?.plans;
   return Array.isArray(plans) ? (plans as PlanChoice[]) : [];
 }
 
 /** Up to `limit` of the caller's most recent artifacts. */
-export async function recentArtifacts(
-  dispatcher: ToolDispatcher,
-  caller: PromptCaller,
-  limit: number,
-): Promise<ArtifactChoice[]> {
-  const answer = await read(dispatcher, 'list_artifacts', { limit }, caller);
+export async function recentArtifacts(tools: Tools, caller: Caller, limit: number): Promise<ArtifactChoice[]> {
+  const answer = await read(tools, toolNames.listArtifacts, { limit }, caller);
   const artifacts = answer?.data?.artifacts;
   return Array.isArray(artifacts) ? (artifacts as ArtifactChoice[]) : [];
 }

@@ -1,4 +1,4 @@
-/** One step as get_plan_status reports it. */
+/** One step as the plan-status tool reports it. */
 export interface StepSnapshot {
   stepId: string;
   stepOrder: number;
@@ -7,7 +7,7 @@ export interface StepSnapshot {
   instructions: string;
 }
 
-/** Where a plan stands, from get_plan_status's structured result: what the prompts embed. */
+/** Where a plan stands, from the plan-status tool's structured result: what the prompts embed. */
 export interface PlanSnapshot {
   planId: string;
   name: string;
@@ -20,7 +20,7 @@ export interface PlanSnapshot {
   pendingSteps: StepSnapshot[];
 }
 
-/** Reads get_plan_status's structured content (already checked against its output schema). */
+/** Reads the plan-status tool's structured content (already checked against its output schema). */
 export function planSnapshotOf(structured: Record<string, unknown>): PlanSnapshot {
   const steps = (value: unknown) => (Array.isArray(value) ? (value as StepSnapshot[]) : []);
   return {

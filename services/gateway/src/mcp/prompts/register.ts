@@ -1,10 +1,10 @@
-import type { CacheHint, GetPromptResult, Prompt, Server, ServerContext } from '@modelcontextprotocol/server';
-import type { QuarryAuthExtra } from '../endpoint.js';
-import type { ToolDispatcher } from '../dispatcher.js';
+import type { CacheHint, GetPromptResult, Prompt, Server } from '@modelcontextprotocol/server';
+import { callerOf } from '../request-context.js';
+import type { Tools } from '../tools/call.js';
 import { invalidParams, parsePromptArguments } from './arguments.js';
 import { promptList, promptSpec } from './catalogue.js';
 import { complete } from './completions.js';
-import { readPlan, type PromptCaller } from './plan-reader.js';
+import { readPlan } from './plan-reader.js';
 import { addStep, deliverOutput, resumeResearch, reviewStep, startResearch } from './texts.js';
 import { type Vocabulary, VOCABULARY } from './vocabulary.js';
 
@@ -19,18 +19,18 @@ export const PROMPTS_LIST_CACHE_HINT: CacheHint = { ttlMs: 3_600_000, cacheScope
 
 /** Built once per endpoint: the prompt list and the value lists its arguments take. */
 export interface PromptFeature {
-  dispatcher: ToolDispatcher;
+  tools: Tools;
   vocabulary: Vocabulary;
   prompts: Prompt[];
 }
 
-export function createPromptFeature(dispatcher: ToolDispatcher): PromptFeature {
-  return { dispatcher, vocabulary: VOCABULARY, prompts: promptList(VOCABULARY) };
+export function createPromptFeature(tools: Tools): PromptFeature {
+  return { tools, vocabulary: VOCABULARY, prompts: promptList(VOCABULARY) };
 }
 
 /** prompts/list, prompts/get and completion/complete on one per-request server. */
 export function registerPrompts(server: Server, feature: PromptFeature): void {
-  const { dispatcher, vocabulary } = feature;
+  const { tools, vocabulary } = feature;
   server.setRequestHandler('prompts/list', () => ({ prompts: feature.prompts }));
   server.setRequestHandler('prompts/get', async (request, ctx) => {
     const { name, arguments: raw } = request.params;
@@ -38,7 +38,7 @@ export function registerPrompts(server: Server, feature: PromptFeature): void {
     if (!spec) throw invalidParams(`Unknown prompt: ${name}. Call prompts/list for the available prompts.`);
     const args = parsePromptArguments(spec, raw, vocabulary);
     if (spec.name === 'start_research') return startResearch(args.question!, args.depth ?? 'standard', vocabulary);
-    const plan = await readPlan(dispatcher, callerOf(ctx), args.planId!);
+    const plan = await readPlan(tools, callerOf(ctx), args.planId!);
     const texts: Record<Exclude<typeof spec.name, 'start_research'>, () => GetPromptResult> = {
       resume_research: () => resumeResearch(plan),
       deliver_output: () => deliverOutput(plan, args.mediaType!),
@@ -48,12 +48,6 @@ export function registerPrompts(server: Server, feature: PromptFeature): void {
     return texts[spec.name]();
   });
   server.setRequestHandler('completion/complete', (request, ctx) =>
-    complete(request.params, vocabulary, dispatcher, callerOf(ctx)),
+    complete(request.params, vocabulary, tools, callerOf(ctx)),
   );
-}
-
-function callerOf(ctx: ServerContext): PromptCaller {
-  const extra = ctx.http?.authInfo?.extra as QuarryAuthExtra | undefined;
-  if (!extra) throw new Error('A prompt request reached the MCP handler without an authenticated principal');
-  return { principal: extra.principal, requestId: extra.requestId, signal: ctx.mcpReq.signal };
 }

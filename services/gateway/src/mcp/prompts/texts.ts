@@ -1,3 +1,4 @@
+import { toolNames as tool } from '@quarry/contracts';
 import type { GetPromptResult, PromptMessage } from '@modelcontextprotocol/server';
 import type { PlanSnapshot, StepSnapshot } from './plan-snapshot.js';
 import type { Depth, Vocabulary } from './vocabulary.js';
@@ -19,11 +20,11 @@ const SIZING: Record<Depth, string> = {
 function workLoop(planRef: string): string {
   return [
     `Work through ${planRef} in a loop:`,
-    '- get_next_step claims the next step. On next_step, do the work its instructions describe (get_step_context first when it builds on earlier steps). Use your own search and reading tools for new sources; search_sources and fetch find and read what Quarry already holds; extract_data pulls structured facts out of a source.',
-    '- Store every finding worth keeping with store_research (with planId and stepId), then report the step with submit_step_result (a result object and your confidence, 0 to 1). Call get_next_step again.',
-    '- A checkpoint step, or any result that needs a human judgement: request_user_review with a short summary and questions, show them to the user, and record their answer with submit_user_decision. awaiting_review means such a decision is still missing.',
-    '- no_pending_steps: other agents hold the remaining steps; wait with get_plan_status (waitSeconds) and try again. plan_failed: stop and tell the user why.',
-    '- plan_complete: write the deliverable in the outputMediaType and with the formatting notes it returns, store it with store_research_output, and give it to the user. Then ask how useful it was and record the answer with submit_research_feedback (initial).',
+    `- ${tool.getNextStep} claims the next step. On next_step, do the work its instructions describe (${tool.getStepContext} first when it builds on earlier steps). Use your own search and reading tools for new sources; ${tool.searchSources} and ${tool.fetch} find and read what Quarry already holds; ${tool.extractData} pulls structured facts out of a source.`,
+    `- Store every finding worth keeping with ${tool.storeResearch} (with planId and stepId), then report the step with ${tool.submitStepResult} (a result object and your confidence, 0 to 1). Call ${tool.getNextStep} again.`,
+    `- A checkpoint step, or any result that needs a human judgement: ${tool.requestUserReview} with a short summary and questions, show them to the user, and record their answer with ${tool.submitUserDecision}. awaiting_review means such a decision is still missing.`,
+    `- no_pending_steps: other agents hold the remaining steps; wait with ${tool.getPlanStatus} (waitSeconds) and try again. plan_failed: stop and tell the user why.`,
+    `- plan_complete: write the deliverable in the outputMediaType and with the formatting notes it returns, store it with ${tool.storeResearchOutput}, and give it to the user. Then ask how useful it was and record the answer with ${tool.submitResearchFeedback} (initial).`,
   ].join('\n');
 }
 
@@ -36,7 +37,7 @@ export function startResearch(question: string, depth: Depth, vocabulary: Vocabu
     `Depth: ${depth}. Plan ${SIZING[depth]}`,
     '',
     '1. If the question is ambiguous or its scope unclear, agree it with the user in one short exchange first.',
-    `2. Call create_research_plan with a short name, the question as researchQuestion, and the steps (stepType one of ${vocabulary.stepTypes.join(', ')}). Write each step's instructions for whoever carries it out: the goal, where to look, what the result must contain. Say in outputFormattingNotes how the user wants the answer.`,
+    `2. Call ${tool.createResearchPlan} with a short name, the question as researchQuestion, and the steps (stepType one of ${vocabulary.stepTypes.join(', ')}). Write each step's instructions for whoever carries it out: the goal, where to look, what the result must contain. Say in outputFormattingNotes how the user wants the answer.`,
     `3. ${workLoop('the plan')}`,
   ].join('\n');
   return { description: `Start ${depth} research: ${clip(question, 80)}`, messages: [user(text)] };
@@ -48,7 +49,7 @@ export function resumeResearch(plan: PlanSnapshot): GetPromptResult {
     '',
     planSummary(plan),
     '',
-    `1. Call get_research_context with planId ${plan.planId} (and your sessionId, if you have one) to load the question, every step with its result, the artifacts and the output preferences. Tell the user in two or three sentences where the research stands.`,
+    `1. Call ${tool.getResearchContext} with planId ${plan.planId} (and your sessionId, if you have one) to load the question, every step with its result, the artifacts and the output preferences. Tell the user in two or three sentences where the research stands.`,
     `2. ${nextMove(plan)}`,
     `3. ${workLoop('the remaining steps')}`,
   ].join('\n');
@@ -65,14 +66,14 @@ export function deliverOutput(plan: PlanSnapshot, mediaType: string): GetPromptR
       ? ['', 'Not every step is finished: say in the deliverable what it does not cover yet.']
       : []),
     '',
-    `1. Call get_research_context with planId ${plan.planId}: it returns every step's result, the plan's artifacts and the user's output preferences (formatting instructions and notes). Read any artifact you need in full with get_artifact.`,
+    `1. Call ${tool.getResearchContext} with planId ${plan.planId}: it returns every step's result, the plan's artifacts and the user's output preferences (formatting instructions and notes). Read any artifact you need in full with ${tool.getArtifact}.`,
     `2. Write the deliverable from those results, following the preferences: answer the research question first, then the evidence, with its sources.${
       binary
         ? ` A ${mediaType} document goes to Quarry as its bytes, base64-encoded, with a short contentSummary of what it says (only the summary is searchable).`
         : ''
     }`,
-    `3. Store it with store_research_output (planId ${plan.planId}, mediaType ${mediaType}, a title, the content, a contentSummary, and the formattingNotesUsed), and give it to the user.`,
-    '4. Ask the user how useful it was and record the answer with submit_research_feedback (initial).',
+    `3. Store it with ${tool.storeResearchOutput} (planId ${plan.planId}, mediaType ${mediaType}, a title, the content, a contentSummary, and the formattingNotesUsed), and give it to the user.`,
+    `4. Ask the user how useful it was and record the answer with ${tool.submitResearchFeedback} (initial).`,
   ].join('\n');
   return { description: `Deliver "${plan.name}" as ${mediaType}`, messages: [user(text), planLink(plan)] };
 }
@@ -85,17 +86,17 @@ export function reviewStep(plan: PlanSnapshot): GetPromptResult {
         '',
         `Step ${step.stepOrder}${step.stepType ? ` (${step.stepType})` : ''}, stepId ${step.stepId}: ${clip(step.instructions, 600)}`,
         '',
-        `1. Call get_step_context with planId ${plan.planId} and stepId ${step.stepId} to see the step, the results it builds on and the plan's artifacts.`,
+        `1. Call ${tool.getStepContext} with planId ${plan.planId} and stepId ${step.stepId} to see the step, the results it builds on and the plan's artifacts.`,
         "2. Show the user what the step found and the reviewer's questions, plainly and briefly. Ask for one decision: approve (the plan goes on), modify (say what to change: the step is redone with that feedback), skip (the plan goes on without it) or reject (the whole plan fails).",
-        `3. Record exactly what the user decided with submit_user_decision (planId ${plan.planId}, stepId ${step.stepId}, the decision, and their words as feedback). Never decide for them.`,
-        '4. Then carry on with get_next_step (after modify, redo the step and submit its result again).',
+        `3. Record exactly what the user decided with ${tool.submitUserDecision} (planId ${plan.planId}, stepId ${step.stepId}, the decision, and their words as feedback). Never decide for them.`,
+        `4. Then carry on with ${tool.getNextStep} (after modify, redo the step and submit its result again).`,
       ]
     : [
         `No step of the research plan "${plan.name}" (planId ${plan.planId}) is waiting for review right now.`,
         '',
         planSummary(plan),
         '',
-        'Tell the user so. If they want to review a step that is in progress, call request_user_review for it with a summary and questions, show those to them, and record their answer with submit_user_decision.',
+        `Tell the user so. If they want to review a step that is in progress, call ${tool.requestUserReview} for it with a summary and questions, show those to them, and record their answer with ${tool.submitUserDecision}.`,
       ];
   return { description: `Review a step of "${plan.name}"`, messages: [user(text.join('\n')), planLink(plan)] };
 }
@@ -107,8 +108,8 @@ export function addStep(plan: PlanSnapshot, stepType: string): GetPromptResult {
     planSummary(plan),
     '',
     '1. Ask the user what the step should do if they have not said, and where it belongs (by default after the last pending step).',
-    `2. Call modify_plan with planId ${plan.planId}, action add_steps and one step: stepType ${stepType}, instructions written for whoever carries it out (the goal, where to look, what the result must contain), and insertAfterOrder when it does not go at the end. Give a modificationRationale with the user's reason.`,
-    "3. Show the user the plan's steps as modify_plan returns them. Only a plan that is planning or executing can change: if modify_plan refuses, say why.",
+    `2. Call ${tool.modifyPlan} with planId ${plan.planId}, action add_steps and one step: stepType ${stepType}, instructions written for whoever carries it out (the goal, where to look, what the result must contain), and insertAfterOrder when it does not go at the end. Give a modificationRationale with the user's reason.`,
+    `3. Show the user the plan's steps as ${tool.modifyPlan} returns them. Only a plan that is planning or executing can change: if ${tool.modifyPlan} refuses, say why.`,
   ].join('\n');
   return { description: `Add a ${stepType} step to "${plan.name}"`, messages: [user(text), planLink(plan)] };
 }
@@ -127,9 +128,9 @@ function planSummary(plan: PlanSnapshot): string {
 function nextMove(plan: PlanSnapshot): string {
   switch (plan.status) {
     case 'awaiting_review':
-      return "A step waits for the user's review: show it to them (get_step_context) and record their decision with submit_user_decision before anything else.";
+      return `A step waits for the user's review: show it to them (${tool.getStepContext}) and record their decision with ${tool.submitUserDecision} before anything else.`;
     case 'stalled':
-      return 'The plan is stalled: ask the user whether to keep waiting for the agent holding the step, or give up on that step with modify_plan (fail_step).';
+      return `The plan is stalled: ask the user whether to keep waiting for the agent holding the step, or give up on that step with ${tool.modifyPlan} (fail_step).`;
     case 'completed':
       return 'Every step is done: if the user has no deliverable yet, write it (see plan_complete below).';
     case 'failed':

@@ -7,9 +7,9 @@ export type Depth = (typeof DEPTHS)[number];
 /** The closed value lists prompt arguments and template variables take. */
 export interface Vocabulary {
   depths: readonly Depth[];
-  /** store_research_output's mediaType. */
+  /** A deliverable's mediaType. */
   mediaTypes: readonly string[];
-  /** create_research_plan's steps[].stepType. */
+  /** A plan step's stepType. */
   stepTypes: readonly string[];
 }
 

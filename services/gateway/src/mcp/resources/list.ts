@@ -1,7 +1,10 @@
 import { ProtocolError, ProtocolErrorCode, type Resource } from '@modelcontextprotocol/server';
-import type { ToolDispatcher } from '../dispatcher.js';
-import { mayRead } from './read.js';
-import { readThroughTool, type ResourceCaller, ToolNotAllowed } from './tool-read.js';
+import { toolNames } from '@quarry/contracts';
+import { type CursorCodec, cursorScope } from '@quarry/cursors';
+import type { Caller } from '../request-context.js';
+import type { Tools } from '../tools/call.js';
+import { mayReadKind } from './read.js';
+import { readThroughTool, ToolNotAllowed } from './tool-read.js';
 
 /** How many items a resources/list page holds (a plan is one item: its status and its report). */
 const PAGE_ITEMS = 20;
@@ -21,7 +24,7 @@ interface Position {
 interface Source {
   tool: string;
   page(cursor: string | undefined): Record<string, unknown>;
-  items(structured: Record<string, unknown>, caller: ResourceCaller): Item[];
+  items(structured: Record<string, unknown>, caller: Caller): Item[];
 }
 
 /**
@@ -31,7 +34,7 @@ interface Source {
  */
 const SOURCES: readonly Source[] = [
   {
-    tool: 'list_plans',
+    tool: toolNames.listPlans,
     page: (cursor) => ({ limit: PAGE_ITEMS, ...(cursor ? { cursor } : {}) }),
     items: (s, caller) =>
       ((s.plans ?? []) as Record<string, unknown>[]).map((plan) => {
@@ -43,7 +46,7 @@ const SOURCES: readonly Source[] = [
         return {
           at: Date.parse(lastModified ?? '') || 0,
           resources: [
-            ...(mayRead(caller, 'plan')
+            ...(mayReadKind(caller, 'plan')
               ? [
                   {
                     uri: `quarry://plans/${id}`,
@@ -55,7 +58,7 @@ const SOURCES: readonly Source[] = [
                   },
                 ]
               : []),
-            ...(mayRead(caller, 'report')
+            ...(mayReadKind(caller, 'report')
               ? [
                   {
                     uri: `quarry://plans/${id}/report`,
@@ -72,7 +75,7 @@ const SOURCES: readonly Source[] = [
       }),
   },
   {
-    tool: 'list_research_outputs',
+    tool: toolNames.listResearchOutputs,
     page: (cursor) => ({ limit: PAGE_ITEMS, ...(cursor ? { cursor } : {}) }),
     items: (s, caller) =>
       ((s.outputs ?? []) as Record<string, unknown>[]).map((output) => {
@@ -80,7 +83,7 @@ const SOURCES: readonly Source[] = [
         return {
           at: Date.parse(createdAt ?? '') || 0,
           resources: [
-            ...(mayRead(caller, 'output')
+            ...(mayReadKind(caller, 'output')
               ? [
                   {
                     uri: `quarry://outputs/${String(output.outputId)}`,
@@ -107,14 +110,8 @@ const invalidCursor = () =>
     'Invalid cursor: pass a nextCursor from resources/list unchanged.',
   );
 
-function openCursor(cursor: string | undefined): ListCursor {
-  if (cursor === undefined) return SOURCES.map(() => ({ skip: 0 }));
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw invalidCursor();
-  }
+/** A list cursor's positions, as the codec reads them back; undefined for anything else. */
+function readListCursor(parsed: unknown): ListCursor | undefined {
   const valid =
     Array.isArray(parsed) &&
     parsed.length === SOURCES.length &&
@@ -127,8 +124,7 @@ function openCursor(cursor: string | undefined): ListCursor {
           p.skip < PAGE_ITEMS &&
           (p.cursor === undefined || typeof p.cursor === 'string')),
     );
-  if (!valid) throw invalidCursor();
-  return parsed as ListCursor;
+  return valid ? (parsed as ListCursor) : undefined;
 }
 
 /**
@@ -139,12 +135,17 @@ function openCursor(cursor: string | undefined): ListCursor {
  * source whose tool the caller may not use is left out, like its resources.
  */
 export async function listResources(
-  dispatcher: ToolDispatcher,
+  tools: Tools,
+  cursors: CursorCodec,
   cursor: string | undefined,
-  caller: ResourceCaller,
+  caller: Caller,
 ): Promise<{ resources: Resource[]; nextCursor?: string }> {
-  const positions = openCursor(cursor);
-  const gathered = await Promise.all(SOURCES.map((source, i) => gather(dispatcher, source, positions[i]!, caller)));
+  // Sealed (ADR 0024) and bound to the caller's org: another org's cursor is refused like a forged one.
+  const scope = cursorScope('resources/list', caller.principal.orgId);
+  const positions =
+    cursor === undefined ? SOURCES.map(() => ({ skip: 0 })) : cursors.open(cursor, scope, readListCursor);
+  if (!positions) throw invalidCursor();
+  const gathered = await Promise.all(SOURCES.map((source, i) => gather(tools, source, positions[i]!, caller)));
   const candidates = gathered.flatMap((g, source) => g.entries.map((entry, index) => ({ ...entry, source, index })));
   // Most recent first; equal times keep the sources' order and each source's own order.
   candidates.sort((a, b) => b.item.at - a.item.at || a.source - b.source || a.index - b.index);
@@ -158,16 +159,16 @@ export async function listResources(
   const more = next.some((p) => p !== null);
   return {
     resources: taken.flatMap((c) => c.item.resources),
-    ...(more ? { nextCursor: Buffer.from(JSON.stringify(next)).toString('base64url') } : {}),
+    ...(more ? { nextCursor: cursors.seal(scope, next) } : {}),
   };
 }
 
 /** At least a page's worth of a source's items from `position` on, or all it has left. */
 async function gather(
-  dispatcher: ToolDispatcher,
+  tools: Tools,
   source: Source,
   position: Position | null,
-  caller: ResourceCaller,
+  caller: Caller,
 ): Promise<{ entries: { item: Item; position: Position }[]; nextCursor?: string }> {
   const entries: { item: Item; position: Position }[] = [];
   if (position === null) return { entries };
@@ -176,7 +177,7 @@ async function gather(
   for (;;) {
     let structured: Record<string, unknown>;
     try {
-      structured = (await readThroughTool(dispatcher, source.tool, source.page(pageCursor), caller, invalidCursor))
+      structured = (await readThroughTool(tools, source.tool, source.page(pageCursor), caller, invalidCursor))
         .structuredContent;
     } catch (error) {
       if (error instanceof ToolNotAllowed) return { entries: [] };

@@ -1,10 +1,10 @@
 /**
  * The plan report (`quarry://plans/{planId}/report`): a readable markdown account of a plan,
- * rendered from what get_research_context and list_research_outputs return. Pure: data in,
+ * rendered from what the research-context and deliverables-list tools return. Pure: data in,
  * markdown out; reading the data is report-read.ts's.
  */
 
-/** The parts of get_research_context's answer the report uses (proto3 JSON names). */
+/** The parts of the research-context tool's answer the report uses (proto3 JSON names). */
 export interface ReportContext {
   plan: {
     id: string;
@@ -49,7 +49,7 @@ export interface ReportAuditEvent {
   eventData?: Record<string, unknown>;
 }
 
-/** A deliverable as list_research_outputs returns it. */
+/** A deliverable as the deliverables-list tool returns it. */
 export interface ReportOutput {
   outputId: string;
   title: string;

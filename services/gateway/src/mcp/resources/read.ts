@@ -1,27 +1,28 @@
 import type { ReadResourceResult } from '@modelcontextprotocol/server';
-import { mayUse } from '../../identity/tool-allowlist.js';
-import type { ToolDispatcher } from '../dispatcher.js';
+import { toolNames } from '@quarry/contracts';
+import { type Caller, mayUse } from '../request-context.js';
+import type { Tools } from '../tools/call.js';
 import { type ReportContext, type ReportOutput, renderPlanReport } from './plan-report.js';
-import { readThroughTool, type ResourceCaller, resourceNotFound, ToolNotAllowed } from './tool-read.js';
+import { readThroughTool, resourceNotFound, ToolNotAllowed } from './tool-read.js';
 import { parseResourceUri, type ResourceKind, type ResourceRef } from './uris.js';
 
 type Contents = ReadResourceResult['contents'];
 
 /**
  * The tool each resource is read through: a resource is readable (and listed) only when the
- * caller's allowlist allows its tool. The report is read through get_research_context without a
- * sessionId, which writes nothing.
+ * caller's allowlist allows its tool. The report is read through the research-context tool without
+ * a sessionId, which writes nothing.
  */
 const BACKING_TOOL = {
-  plan: 'get_plan_status',
-  report: 'get_research_context',
-  artifact: 'get_artifact',
-  output: 'get_research_output',
-  extraction: 'get_extraction',
+  plan: toolNames.getPlanStatus,
+  report: toolNames.getResearchContext,
+  artifact: toolNames.getArtifact,
+  output: toolNames.getResearchOutput,
+  extraction: toolNames.getExtraction,
 } as const satisfies Record<ResourceKind, string>;
 
 /** Whether the caller's allowlist lets it read resources of this kind. */
-export function mayRead(caller: ResourceCaller, kind: ResourceKind): boolean {
+export function mayReadKind(caller: Caller, kind: ResourceKind): boolean {
   return mayUse(caller.principal, BACKING_TOOL[kind]);
 }
 
@@ -35,15 +36,14 @@ const DELIVERABLES_IN_REPORT = 100;
 
 /** resources/read: what a URI names, read with the caller's principal; a miss is ResourceNotFound. */
 export async function readResource(
-  dispatcher: ToolDispatcher,
+  tools: Tools,
   uri: string,
-  caller: ResourceCaller,
+  caller: Caller,
 ): Promise<{ ref: ResourceRef; contents: Contents }> {
   const ref = parseResourceUri(uri);
   if (!ref) throw resourceNotFound(uri);
   const notFound = () => resourceNotFound(uri);
-  const read = (tool: string, args: Record<string, unknown>) =>
-    readThroughTool(dispatcher, tool, args, caller, notFound);
+  const read = (tool: string, args: Record<string, unknown>) => readThroughTool(tools, tool, args, caller, notFound);
   try {
     switch (ref.kind) {
       case 'plan': {
@@ -52,11 +52,11 @@ export async function readResource(
       }
       case 'artifact': {
         const { structuredContent } = await read(BACKING_TOOL.artifact, { id: ref.id });
-        return { ref, contents: [json(uri, withReadOn(structuredContent, 'get_artifact', { id: ref.id }))] };
+        return { ref, contents: [json(uri, withReadOn(structuredContent, BACKING_TOOL.artifact, { id: ref.id }))] };
       }
       case 'extraction': {
         const { structuredContent } = await read(BACKING_TOOL.extraction, { id: ref.id });
-        return { ref, contents: [json(uri, withReadOn(structuredContent, 'get_extraction', { id: ref.id }))] };
+        return { ref, contents: [json(uri, withReadOn(structuredContent, BACKING_TOOL.extraction, { id: ref.id }))] };
       }
       case 'output': {
         const result = await read(BACKING_TOOL.output, { outputId: ref.id, maxBytes: WHOLE_DOCUMENT_BYTES });
@@ -74,11 +74,11 @@ export async function readResource(
         let outputs: ReportOutput[] = [];
         let gap: string | undefined;
         try {
-          const listed = await read('list_research_outputs', { planId: ref.id, limit: DELIVERABLES_IN_REPORT });
+          const listed = await read(toolNames.listResearchOutputs, { planId: ref.id, limit: DELIVERABLES_IN_REPORT });
           outputs = (listed.structuredContent.outputs ?? []) as ReportOutput[];
         } catch (error) {
           if (!(error instanceof ToolNotAllowed)) throw error;
-          gap = 'Not shown: this token may not call list_research_outputs.';
+          gap = `Not shown: this token may not call ${toolNames.listResearchOutputs}.`;
         }
         const markdown = renderPlanReport(context.structuredContent as unknown as ReportContext, outputs, {
           deliverables: gap,

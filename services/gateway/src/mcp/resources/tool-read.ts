@@ -4,38 +4,31 @@ import {
   ProtocolErrorCode,
   ResourceNotFoundError,
 } from '@modelcontextprotocol/server';
-import type { Principal } from '../../identity/schema.js';
-import type { ToolDispatcher } from '../dispatcher.js';
-
-/** Who reads: the caller of resources/list or resources/read, as the tools see it. */
-export interface ResourceCaller {
-  principal: Principal;
-  requestId: string;
-  signal?: AbortSignal;
-}
+import type { Caller } from '../request-context.js';
+import type { Tools } from '../tools/call.js';
 
 /** A tool outside the caller's allowlist: to that caller the resource behind it does not exist. */
 export class ToolNotAllowed extends Error {}
 
 /**
- * Calls the read tool behind a resource with the caller's principal, through the dispatcher (so
+ * Calls the read tool behind a resource with the caller's principal, as any tool call (so
  * its allowlist check, deadline and tool-call log apply as to any call), and returns its result.
  * A missing item, another org's item (the services answer both alike) and an id the tool's
  * input schema refuses become `notFound`; any other failure a JSON-RPC internal error with the
  * tool's own message, never an HTTP error.
  */
 export async function readThroughTool(
-  dispatcher: ToolDispatcher,
+  tools: Tools,
   tool: string,
   args: Record<string, unknown>,
-  caller: ResourceCaller,
+  caller: Caller,
   notFound: () => Error,
 ): Promise<CallToolResult & { structuredContent: Record<string, unknown> }> {
   let result: CallToolResult | undefined;
   try {
-    result = (await dispatcher.call(tool, args, caller)).result;
+    result = (await tools.call(tool, args, caller)).result;
   } catch (error) {
-    // The dispatcher refuses a tool outside the allowlist as an unknown one (invalid params).
+    // A tool outside the allowlist is refused as an unknown one (invalid params).
     if (error instanceof ProtocolError && !(error instanceof ResourceNotFoundError)) throw new ToolNotAllowed(tool);
     throw error;
   }

@@ -1,3 +1,4 @@
+import { toolNames } from '@quarry/contracts';
 /**
  * The resources Quarry serves: their URI templates (exactly as `resources/templates/list` shows
  * them, variable names included: completions are keyed by them), how a URI is recognised, and
@@ -38,7 +39,7 @@ export const RESOURCE_TEMPLATES: readonly ResourceTemplateEntry[] = [
     uriTemplate: 'quarry://artifacts/{artifactId}',
     name: 'artifact',
     title: 'Research artifact',
-    description: 'A stored research artifact as JSON (as get_artifact returns it).',
+    description: `A stored research artifact as JSON (as ${toolNames.getArtifact} returns it).`,
     mimeType: 'application/json',
   },
   {
@@ -54,7 +55,7 @@ export const RESOURCE_TEMPLATES: readonly ResourceTemplateEntry[] = [
     uriTemplate: 'quarry://extractions/{extractionId}',
     name: 'extraction',
     title: 'Extraction',
-    description: 'A stored extraction result as JSON (as get_extraction returns it).',
+    description: `A stored extraction result as JSON (as ${toolNames.getExtraction} returns it).`,
     mimeType: 'application/json',
   },
 ];

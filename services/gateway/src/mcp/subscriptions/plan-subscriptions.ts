@@ -6,9 +6,8 @@ import type {
   ServerEvent,
   ServerEventBus,
 } from '@modelcontextprotocol/server';
-import { jsonRpcErrorBody } from '../../errors.js';
-import { allows } from '../../identity/scopes.js';
-import type { QuarryAuthExtra } from '../endpoint.js';
+import { jsonRpcErrorBody, jsonRpcIdOf } from '../../errors.js';
+import { callerOfRequest } from '../request-context.js';
 import type { PlanChangeObserver } from './plan-change-feed.js';
 import { type PlanUris, urisByPlan, urisChangedBy } from './plan-uris.js';
 
@@ -140,10 +139,9 @@ export function createPlanSubscriptions(options: { onerror?: (error: Error) => v
         fetch: (request, requestOptions) => {
           const listen = listenRequestOf(requestOptions);
           // Without a principal (never the case behind the gateway's auth) the stream hears nothing.
+          // The HTTP layer has refused a listen beyond the credential's scopes (required-scope.ts).
           if (!listen?.principal) return handler.fetch(request, requestOptions);
-          if (listen.uris.length > 0 && !allows(listen.principal.scopes, 'quarry:read'))
-            return Promise.resolve(insufficientScope());
-          if (closed) return Promise.resolve(shuttingDown());
+          if (closed) return Promise.resolve(shuttingDown(jsonRpcIdOf(requestOptions?.parsedBody)));
           const stop = new AbortController();
           const scope: ListenScope = {
             orgId: listen.principal.orgId.toLowerCase(),
@@ -164,24 +162,19 @@ function listenRequestOf(requestOptions: McpHandlerRequestOptions | undefined) {
   const body = requestOptions?.parsedBody as
     { method?: unknown; params?: { notifications?: { resourceSubscriptions?: unknown } } } | null | undefined;
   if (!body || typeof body !== 'object' || body.method !== 'subscriptions/listen') return undefined;
-  const extra = requestOptions?.authInfo?.extra as QuarryAuthExtra | undefined;
   const requested = body.params?.notifications?.resourceSubscriptions;
-  const uris = Array.isArray(requested) ? requested.filter((uri): uri is string => typeof uri === 'string') : [];
-  return { principal: extra?.principal, uris };
+  return { principal: callerOfRequest(requestOptions)?.principal, uris: subscribedUris(requested) };
 }
 
-function shuttingDown(): Response {
+/** The resource URIs a listen request's filter names (what it asks to hear about). */
+export function subscribedUris(requested: unknown): string[] {
+  return Array.isArray(requested) ? requested.filter((uri): uri is string => typeof uri === 'string') : [];
+}
+
+function shuttingDown(id: ReturnType<typeof jsonRpcIdOf>): Response {
   const message = 'This gateway is shutting down; listen again and another replica will serve the stream.';
-  return Response.json(jsonRpcErrorBody('UNAVAILABLE', message), { status: 503, headers: { 'retry-after': '1' } });
-}
-
-/** Hearing of a resource's changes is reading it: a credential without `quarry:read` is refused, as for a read-only tool. */
-function insufficientScope(): Response {
-  const message = 'Listening for plan changes needs the scope quarry:read, which this token does not have.';
-  return Response.json(jsonRpcErrorBody('INSUFFICIENT_SCOPE', message), {
-    status: 403,
-    headers: {
-      'www-authenticate': `Bearer realm="quarry", error="insufficient_scope", scope="quarry:read", error_description="${message}"`,
-    },
+  return Response.json(jsonRpcErrorBody('UNAVAILABLE', message, undefined, id), {
+    status: 503,
+    headers: { 'retry-after': '1' },
   });
 }

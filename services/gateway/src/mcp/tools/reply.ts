@@ -1,0 +1,91 @@
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { ToolDefinition } from '@quarry/contracts';
+import { resourceLinksOf } from '../resources/links.js';
+
+// A service's reply, decoded to JSON, holds the tool's structured content and, in fields the
+// catalogue marks as the gateway's own (quarry/mcp/v1/sampling.proto), what is not for the
+// model: the tokens a model call spent, a request for the client's model, a file to embed.
+
+/** The tokens a tool that runs a model spent (quarry.mcp.v1.ModelUsage): for the tool-call log. */
+export interface ModelUsage {
+  provider: string;
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** A decoded reply with the gateway's side-channel fields taken out of the structured content. */
+export interface ReplyParts {
+  /** The structured content the output schema describes. */
+  structured: Record<string, unknown>;
+  usage?: ModelUsage;
+  /** The service asks for the client's model (quarry.mcp.v1.SamplingRequest, proto3 JSON). */
+  ask?: Record<string, unknown>;
+  /** A file the reply carries (quarry.mcp.v1.EmbeddedResource, proto3 JSON). */
+  resource?: Record<string, unknown>;
+}
+
+/** Splits a decoded reply into its structured content and the gateway's fields (the object is modified). */
+export function replyParts(tool: ToolDefinition, structured: Record<string, unknown>): ReplyParts {
+  const fields = tool.gatewayFields;
+  const usage = fields?.modelUsage ? takeField(structured, fields.modelUsage) : undefined;
+  const ask = fields?.samplingRequest ? takeField(structured, fields.samplingRequest) : undefined;
+  const resource = fields?.embeddedResource ? takeField(structured, fields.embeddedResource) : undefined;
+  return { structured, usage: asUsage(usage), ask, resource };
+}
+
+/**
+ * The result of a reply that matched its output schema: the JSON as text, then the file it
+ * carries as an embedded resource (its bytes travel once, outside structuredContent), then links
+ * to what the result names (proto-declared fields). `structuredJson` is the text content's JSON
+ * when it can be spliced in as the structured content (the fast path encodes it once).
+ */
+export function replyResult(
+  tool: ToolDefinition,
+  { structured, resource }: ReplyParts,
+): { result: CallToolResult; structuredJson?: string } {
+  const structuredJson = JSON.stringify(structured);
+  if (resource) {
+    const embedded = embeddedResourceOf(resource);
+    const content: CallToolResult['content'] = [
+      { type: 'text', text: structuredJson },
+      { type: 'resource', resource: embedded },
+      ...resourceLinksOf(structured, tool.resourceLinks, new Set([embedded.uri])),
+    ];
+    return { result: { content, structuredContent: structured } };
+  }
+  const links = resourceLinksOf(structured, tool.resourceLinks);
+  return {
+    result: { content: [{ type: 'text', text: structuredJson }, ...links], structuredContent: structured },
+    structuredJson,
+  };
+}
+
+/** Removes a side-channel field from a decoded reply (it is not part of the output schema). */
+function takeField(structured: Record<string, unknown>, key: string): Record<string, unknown> | undefined {
+  const value = structured[key];
+  delete structured[key];
+  return value && typeof value === 'object' ? (value as Record<string, unknown>) : undefined;
+}
+
+/** quarry.mcp.v1.EmbeddedResource in proto3 JSON (bytes as base64) → an MCP blob resource. */
+function embeddedResourceOf(value: Record<string, unknown>) {
+  return {
+    uri: String(value.uri ?? ''),
+    mimeType: String(value.mimeType ?? 'application/octet-stream'),
+    blob: typeof value.blob === 'string' ? value.blob : '',
+  };
+}
+
+/** A ModelUsage in proto3 JSON, with token counts held to whole non-negative numbers. */
+export function asUsage(value: unknown): ModelUsage | undefined {
+  if (!value || typeof value !== 'object') return undefined;
+  const v = value as Record<string, unknown>;
+  const tokens = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n >= 0 ? Math.round(n) : 0);
+  return {
+    provider: String(v.provider ?? ''),
+    model: String(v.model ?? ''),
+    inputTokens: tokens(v.inputTokens),
+    outputTokens: tokens(v.outputTokens),
+  };
+}

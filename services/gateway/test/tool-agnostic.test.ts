@@ -1,0 +1,50 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from '@jest/globals';
+import { toolCatalogue } from '@quarry/contracts';
+
+// The gateway serves whatever tools proto declares: adding a tool touches its proto, its handler
+// and the service map, never the gateway. So no gateway source file names a tool. Code that
+// builds on a particular tool (a prompt's text, a resource read through a tool) names it through
+// `toolNames`, generated from proto, where a renamed tool fails the typecheck.
+
+const SRC = new URL('../src/', import.meta.url).pathname;
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory()
+      ? sourceFiles(join(dir, entry.name))
+      : entry.name.endsWith('.ts')
+        ? [join(dir, entry.name)]
+        : [],
+  );
+}
+
+/** Where a text names a tool: a snake_case tool name anywhere, a one-word name as a whole string. */
+function toolsNamedIn(text: string): string[] {
+  return toolCatalogue
+    .map((tool) => tool.name)
+    .filter((name) =>
+      name.includes('_') ? new RegExp(`\\b${name}\\b`).test(text) : new RegExp(`(['"\`])${name}\\1`).test(text),
+    );
+}
+
+describe('the gateway', () => {
+  it('has source files to check', () => {
+    expect(sourceFiles(SRC).length).toBeGreaterThan(50);
+  });
+
+  it('names no tool in any source file', () => {
+    const named = sourceFiles(SRC)
+      .map((file) => [relative(SRC, file), toolsNamedIn(readFileSync(file, 'utf8'))] as const)
+      .filter(([, tools]) => tools.length > 0);
+    expect(named).toEqual([]);
+  });
+
+  it('would notice a tool named in code, in a comment or as a one-word string', () => {
+    expect(toolsNamedIn("if (name === 'extract_data') return;")).toEqual(['extract_data']);
+    expect(toolsNamedIn('// read it with get_plan_status first')).toEqual(['get_plan_status']);
+    expect(toolsNamedIn('const UNLOGGED = new Set(["ping"]);')).toEqual(['ping']);
+    expect(toolsNamedIn('await fetch(url); // ping the server')).toEqual([]);
+  });
+});
