@@ -1,5 +1,4 @@
-/** The audience a service account's token must name; the services refuse any other. */
-const SERVICE_TOKEN_RESOURCE = 'urn:quarry:grpc';
+import { SERVICE_TOKEN_AUDIENCE, type TokenSource } from '@quarry/grpc';
 
 export interface ServiceAccountCredentials {
   /** The authorization server's issuer: Quarry's public URL (`http://127.0.0.1:8080` under `npm start`). */
@@ -13,11 +12,6 @@ export interface ServiceAccountCredentials {
   tokenUrl?: string;
   /** Fetch to use (tests, proxies); the global one when omitted. */
   fetch?: typeof fetch;
-}
-
-/** Gets the service account's access token, reusing it until shortly before it expires. */
-export interface TokenSource {
-  token(): Promise<string>;
 }
 
 /** Renew this long before `expires_in` runs out, so a token never expires in flight. */
@@ -38,6 +32,7 @@ export class TokenRequestError extends Error {
 }
 
 /**
+ * Gets the service account's access token, reusing it until shortly before it expires.
  * OAuth 2.1 client credentials (RFC 6749 §4.4) with a resource indicator (RFC 8707): the client
  * id and secret in HTTP Basic, `resource=urn:quarry:grpc`, the scopes asked for.
  */
@@ -56,7 +51,7 @@ export function createTokenSource(credentials: ServiceAccountCredentials): Token
       headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({
         grant_type: 'client_credentials',
-        resource: SERVICE_TOKEN_RESOURCE,
+        resource: SERVICE_TOKEN_AUDIENCE,
         scope: credentials.scopes.join(' '),
       }),
     });

@@ -45,7 +45,7 @@ it('asks for a client-credentials token for the gRPC resource, and reuses it', a
   const quarry = client();
   for (let i = 0; i < 2; i++) {
     await expect(quarry.plan.listActivePlans({}, { deadlineMs: 500 })).rejects.toMatchObject({
-      name: 'QuarryCallError',
+      name: 'QuarryError',
     });
   }
   quarry.close();

@@ -30,6 +30,15 @@ export interface ToolCodec {
    * arguments were validated: a caller cannot send them.
    */
   encodeRequest(args: unknown, gateway?: Readonly<Record<string, JsonValue>>): Uint8Array;
+  /**
+   * JSON arguments → the request as proto3 JSON, checked exactly as `encodeRequest` checks them
+   * (the input schema, the nesting bound; ContractError naming each bad field) and with the same
+   * shape conversion (enum short names as their numbers), but not encoded: for a service that
+   * builds its generated request with ts-proto's `fromJSON` (store_research_batch's items), so
+   * no second protobuf API runs per item. Exact for a request the input schema fully bounds
+   * (no 64-bit map keys, timestamps or other values only protobuf-es's own parsing checks).
+   */
+  requestJson(args: unknown): JsonValue;
   /** Response bytes → JSON result (structuredContent). Throws ContractError on bad data. */
   decodeResponse(bytes: Uint8Array): Record<string, unknown>;
 }
@@ -67,19 +76,24 @@ function buildCodec(tool: ToolDefinition, registry: FileRegistry): ToolCodec {
   const toProtoJson = messageConverter(input, 'input', new Map());
   const decodeResult = resultDecoder(output, registry);
 
+  function requestJson(args: unknown): JsonValue {
+    if (!validate(args)) throw new ContractError('arguments', ajvIssues(validate.errors ?? []));
+    const nested = tooDeeplyNested(args);
+    if (nested) {
+      throw new ContractError('arguments', [
+        {
+          path: nested,
+          problem: `nests objects and arrays more than ${MAX_ARGUMENT_NESTING} levels deep, which cannot be sent; flatten it`,
+        },
+      ]);
+    }
+    return (toProtoJson ? toProtoJson(args, '') : args) as JsonValue;
+  }
+
   return {
+    requestJson,
     encodeRequest(args, gateway) {
-      if (!validate(args)) throw new ContractError('arguments', ajvIssues(validate.errors ?? []));
-      const nested = tooDeeplyNested(args);
-      if (nested) {
-        throw new ContractError('arguments', [
-          {
-            path: nested,
-            problem: `nests objects and arrays more than ${MAX_ARGUMENT_NESTING} levels deep, which cannot be sent; flatten it`,
-          },
-        ]);
-      }
-      let json = (toProtoJson ? toProtoJson(args, '') : args) as JsonValue;
+      let json = requestJson(args);
       if (gateway) json = { ...(json as Record<string, JsonValue>), ...gateway };
       try {
         return toBinary(input, fromJson(input, json, { registry }));

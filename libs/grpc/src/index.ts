@@ -1,6 +1,7 @@
 // @quarry/grpc: how Quarry services talk gRPC. Servers verify a signed caller identity before
-// any handler runs and speak one error catalogue; clients sign, set a deadline on every call,
-// and get the same QuarryError back that the server threw.
+// any handler runs and speak one error catalogue; clients make one unary call (unary-call.ts)
+// that signs the caller's identity or carries a service account's token, sets a deadline on every
+// call, and gets the same QuarryError back that the server threw.
 export { status, Metadata } from '@grpc/grpc-js';
 export {
   QuarryError,
@@ -44,18 +45,28 @@ export {
 } from './server.js';
 export {
   createServiceTokenVerifier,
+  bearerToken,
   SERVICE_TOKEN_AUDIENCE,
   ORG_CLAIM,
   SERVICE_ACCOUNT_CLAIM,
   type ServiceTokenVerifier,
   type ServiceTokenVerifierOptions,
   type ServiceAccountPrincipal,
+  type TokenSource,
 } from './service-token.js';
 export { buildServiceServer, listenService, type ListeningService } from './service.js';
 export {
+  openUnaryChannel,
+  DEFAULT_CHANNEL_OPTIONS,
+  type Authenticate,
+  type CallLimits,
+  type UnaryChannel,
+  type UnaryChannelOptions,
+  type UnaryMethod,
+} from './unary-call.js';
+export {
   createGrpcClient,
   createRawClient,
-  DEFAULT_CHANNEL_OPTIONS,
   type RawClient,
   type CallOptions,
   type ClientOptions,

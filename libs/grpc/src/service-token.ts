@@ -2,6 +2,7 @@ import type { Metadata } from '@grpc/grpc-js';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { grpcErrors } from './errors.js';
 import type { Principal } from './identity.js';
+import type { Authenticate, CallLimits } from './unary-call.js';
 
 /**
  * The audience (RFC 8707 resource) of every token a service account gets for calling the
@@ -45,6 +46,21 @@ export function bearerFrom(metadata: Metadata): string | undefined {
   const match = values.length === 1 && typeof value === 'string' ? BEARER.exec(value) : null;
   if (!match) throw grpcErrors.SERVICE_TOKEN_REFUSED({ reason: 'send one "authorization: Bearer <token>" entry' });
   return match[1];
+}
+
+/** Where a service account's access token comes from: asked on every call, so it may cache and renew it. */
+export interface TokenSource {
+  token(): Promise<string>;
+}
+
+/**
+ * Client side: a service account's calls carry its token as the one `authorization: Bearer …`
+ * entry `bearerFrom` reads (and no signed identity, which the services would read first).
+ */
+export function bearerToken(tokens: TokenSource): Authenticate<CallLimits> {
+  return async (metadata) => {
+    metadata.set('authorization', `Bearer ${await tokens.token()}`);
+  };
 }
 
 function reasonFor(error: unknown): string {

@@ -3,7 +3,7 @@ import type * as grpc from '@grpc/grpc-js';
 import { explainBindError, type ServiceTokenIssuer } from '@quarry/config';
 import { descriptorSet } from '@quarry/contracts';
 import { isConnectionFailure } from '@quarry/db';
-import { serveMetrics, type Metrics, type RunningService } from '@quarry/telemetry';
+import type { Metrics, RunningService } from '@quarry/telemetry';
 import { createIdentityVerifier } from './identity.js';
 import { createGrpcServer, type GrpcLogger, type GrpcServer } from './server.js';
 import { createServiceTokenVerifier } from './service-token.js';
@@ -51,6 +51,8 @@ export interface ListenOptions {
   release?: () => Promise<void> | void;
 }
 
+type ServeMetrics = (typeof import('@quarry/telemetry'))['serveMetrics'];
+
 /** A listening gRPC service: every `start<Service>` of a gRPC service returns this. */
 export interface ListeningService extends RunningService {
   port: number;
@@ -82,9 +84,13 @@ function probe(host: string, port: number): Promise<void> {
 export async function listenService(server: GrpcServer, options: ListenOptions): Promise<ListeningService> {
   const { host, port } = options;
   const release = options.release ?? (() => undefined);
-  let served: Awaited<ReturnType<typeof serveMetrics>> | undefined;
+  let served: Awaited<ReturnType<ServeMetrics>> | undefined;
   let bound: number;
   try {
+    // Loaded here, not with the module: a program that only calls the services (@quarry/client
+    // makes this lib's unary call) does not load the telemetry stack. A service has started
+    // telemetry long before it listens (runService), so this import is already loaded there.
+    const { serveMetrics } = await import('@quarry/telemetry');
     served = await serveMetrics(host, options.metricsPort, options.metrics);
     bound = await probe(host, port)
       .then(() => server.listen(host, port))

@@ -10,23 +10,10 @@ export type Grounding = 'exact' | 'normalised' | 'numeric' | 'date' | 'fuzzy' | 
 const invalid = (field: string) =>
   artifactErrors.INVALID_ARGUMENT({ field, rule: 'is required and must be one of the listed values' });
 
-export const artifactTypes = enumNames<artifactV1.ArtifactType, ArtifactType>(
-  artifactV1.artifactTypeToJSON,
-  artifactV1.artifactTypeFromJSON,
-  invalid,
-);
-export const mediaTypes = enumNames<artifactV1.MediaType, MediaType>(
-  artifactV1.mediaTypeToJSON,
-  artifactV1.mediaTypeFromJSON,
-  invalid,
-);
-export const groundings = enumNames<artifactV1.GroundingKind, Grounding>(
-  artifactV1.groundingKindToJSON,
-  artifactV1.groundingKindFromJSON,
-  invalid,
-);
+export const artifactTypes = enumNames<artifactV1.ArtifactType, ArtifactType>(artifactV1.ArtifactType, invalid);
+export const mediaTypes = enumNames<artifactV1.MediaType, MediaType>(artifactV1.MediaType, invalid);
+export const groundings = enumNames<artifactV1.GroundingKind, Grounding>(artifactV1.GroundingKind, invalid);
 export const artifactSources = enumNames<artifactV1.ArtifactSource, ArtifactSourceName>(
-  artifactV1.artifactSourceToJSON,
-  artifactV1.artifactSourceFromJSON,
+  artifactV1.ArtifactSource,
   invalid,
 );

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { artifactV1, createQuarryClient, planV1, QuarryCallError, TokenRequestError } from '@quarry/client';
+import { artifactV1, createQuarryClient, planV1, QuarryError, TokenRequestError } from '@quarry/client';
 import { createServiceAccountAdmin, type IdentityDatabase, type ServiceAccountAdmin } from '@quarry/gateway';
 import type { Kysely } from 'kysely';
 import type { TestSystem } from './shared-system.js';
@@ -61,7 +61,7 @@ export function serviceAccountClientSuite(system: () => TestSystem): void {
         const outsider = await accounts.create({ orgSlug: 'globex-client', name: 'ingest', scopes: 'quarry:read' });
         const foreign = clientFor(outsider, ['quarry:read']);
         const error = await foreign.plan.getPlanStatus({ planId }).catch((e: unknown) => e);
-        expect(error).toBeInstanceOf(QuarryCallError);
+        expect(error).toBeInstanceOf(QuarryError);
         expect(error).toMatchObject({ code: 'PLAN_NOT_FOUND', status: 5 });
         expect((await foreign.artifact.listArtifacts({ planId, tags: [] })).artifacts).toEqual([]);
         quarry.close();

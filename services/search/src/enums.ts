@@ -3,16 +3,8 @@ import type { QueryType, SearchMode } from './core/fusion.js';
 import { searchErrors } from './errors.js';
 
 const invalid = (field: string) => searchErrors.INVALID_ARGUMENT({ field, rule: 'must be one of the listed values' });
-const sourceTables = enumNames<searchV1.SourceTable, string>(
-  searchV1.sourceTableToJSON,
-  searchV1.sourceTableFromJSON,
-  invalid,
-);
-const artifactTypes = enumNames<artifactV1.ArtifactType, string>(
-  artifactV1.artifactTypeToJSON,
-  artifactV1.artifactTypeFromJSON,
-  invalid,
-);
+const sourceTables = enumNames<searchV1.SourceTable, string>(searchV1.SourceTable, invalid);
+const artifactTypes = enumNames<artifactV1.ArtifactType, string>(artifactV1.ArtifactType, invalid);
 
 /** A filter's stored name (`SOURCE_TABLE_RESEARCH_OUTPUT` → `research_output`); UNSPECIFIED or absent means "no filter". */
 export function sourceTableFilter(value: searchV1.SourceTable | undefined): string | undefined {
@@ -38,11 +30,7 @@ export function queryTypeToProto(type: QueryType): searchV1.QueryType {
   return QUERY_TYPES[type];
 }
 
-const searchModes = enumNames<searchV1.SearchMode, SearchMode>(
-  searchV1.searchModeToJSON,
-  searchV1.searchModeFromJSON,
-  invalid,
-);
+const searchModes = enumNames<searchV1.SearchMode, SearchMode>(searchV1.SearchMode, invalid);
 
 export function searchModeToProto(mode: SearchMode): searchV1.SearchMode {
   return searchModes.valueOf(mode, searchV1.SearchMode.SEARCH_MODE_HYBRID);

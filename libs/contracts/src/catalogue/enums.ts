@@ -1,5 +1,3 @@
-import type { DescEnum } from '@bufbuild/protobuf';
-
 /** One enum value as tools see it: a short lowercase name for the proto value. */
 export interface EnumValueName {
   readonly short: string;
@@ -7,16 +5,27 @@ export interface EnumValueName {
 }
 
 /**
- * Short names of an enum's values, in declaration order. The prefix all values share by buf's
- * ENUM_VALUE_PREFIX convention (the enum's name in UPPER_SNAKE_CASE, as protobuf-es computes it)
- * is removed and the rest lowercased: STEP_TYPE_SEARCH in enum StepType is "search". The zero
- * value `*_UNSPECIFIED` is left out: it means "not set", never a choice to offer. Aliases
- * (allow_alias) keep the first name of a number.
- *
- * The catalogue's schemas and the runtime codec both use this one function, so the names a
- * schema offers are exactly the names the codec accepts and emits.
+ * What the rule reads of an enum: its values in declaration order, and the prefix they all share.
+ * A protobuf-es DescEnum is one (`sharedPrefix` as protobuf-es computes it from the enum's name);
+ * `enumNames` makes one from a ts-proto enum object.
  */
-export function enumValueNames(descEnum: DescEnum): readonly EnumValueName[] {
+export interface EnumValues {
+  readonly sharedPrefix?: string;
+  readonly values: readonly { readonly name: string; readonly number: number }[];
+}
+
+/**
+ * Short names of an enum's values, in declaration order. The prefix all values share by buf's
+ * ENUM_VALUE_PREFIX convention (the enum's name in UPPER_SNAKE_CASE) is removed and the rest
+ * lowercased: STEP_TYPE_SEARCH in enum StepType is "search". The zero value `*_UNSPECIFIED` is
+ * left out: it means "not set", never a choice to offer. Aliases (allow_alias) keep the first
+ * name of a number.
+ *
+ * The catalogue's schemas, the runtime codec and the services' `enumNames` all use this one
+ * function, so the names a schema offers are exactly the names the codec accepts and emits and
+ * the names the services store and decide with.
+ */
+export function enumValueNames(descEnum: EnumValues): readonly EnumValueName[] {
   const prefixLength = descEnum.sharedPrefix?.length ?? 0;
   const seen = new Set<number>();
   const names: EnumValueName[] = [];

@@ -17,12 +17,8 @@ export interface Vocabulary {
  * Every value of a proto enum but the zero one, spelled as the tools spell it (`MEDIA_TYPE_WORD`
  * → `word`), in the proto's order.
  */
-function valuesOf(enumObject: Record<string, string | number>, toJson: (value: number) => string): string[] {
-  const names = enumNames<number, string>(
-    toJson,
-    () => -1,
-    (field) => new Error(field),
-  );
+function valuesOf(enumObject: Record<string, string | number>): string[] {
+  const names = enumNames<number, string>(enumObject, (field) => new Error(field));
   return Object.values(enumObject)
     .filter((value): value is number => typeof value === 'number' && value > 0)
     .map((value) => names.nameOf(value)!);
@@ -31,6 +27,6 @@ function valuesOf(enumObject: Record<string, string | number>, toJson: (value: n
 /** Read off the proto enums the tools take, so a prompt never offers a value a tool refuses. */
 export const VOCABULARY: Vocabulary = Object.freeze({
   depths: DEPTHS,
-  mediaTypes: Object.freeze(valuesOf(artifactV1.MediaType, artifactV1.mediaTypeToJSON)),
-  stepTypes: Object.freeze(valuesOf(planV1.StepType, planV1.stepTypeToJSON)),
+  mediaTypes: Object.freeze(valuesOf(artifactV1.MediaType)),
+  stepTypes: Object.freeze(valuesOf(planV1.StepType)),
 });
