@@ -4,7 +4,7 @@ import { injectPost, modernRequest, modernToolCall } from './mcp-requests.js';
 import { bearer, buildStubServer, member, stubAuthenticator } from './stub-deps.js';
 
 // A request beyond its credential's scopes gets one answer wherever it is found — a tool call on
-// either path, reading or listing resources, listening for plan changes: 403, a challenge naming
+// either path, reading or listing resources, a prompt that embeds a plan, listening for plan changes: 403, a challenge naming
 // the scope and pointing at the protected-resource metadata, the JSON-RPC error
 // INSUFFICIENT_SCOPE with the request's own id. (inject() over stub deps, with OAuth metadata.)
 
@@ -42,6 +42,12 @@ const requests: Array<[string, string, ReturnType<typeof modernRequest>, string]
   ],
   ['listing resources', WRITER, modernRequest('resources/list', {}, 'l-1'), 'quarry:read'],
   [
+    'a prompt that embeds a plan',
+    WRITER,
+    modernRequest('prompts/get', { name: 'resume_research', arguments: { planId: PLAN } }, 'p-1'),
+    'quarry:read',
+  ],
+  [
     'listening for a plan’s changes',
     WRITER,
     modernRequest(
@@ -75,9 +81,10 @@ describe('a request beyond its credential’s scopes', () => {
     }
   });
 
-  it('is not refused for what needs no scope: listing tools, templates, a listen without resources', async () => {
+  it('is not refused for what needs no scope: listing tools, templates, a prompt without a plan, a listen without resources', async () => {
     for (const request of [
       modernRequest('tools/list'),
+      modernRequest('prompts/get', { name: 'start_research', arguments: { question: 'Why is the sky blue?' } }),
       modernRequest('resources/templates/list'),
       modernRequest('subscriptions/listen', { notifications: { toolsListChanged: true } }),
     ]) {

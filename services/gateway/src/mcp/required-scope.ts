@@ -17,7 +17,7 @@ const authorizeAgain = (scope: Scope) =>
  * The scope an MCP request needs and its credential lacks, checked by the HTTP layer before the
  * request is served, so that every such request gets the same answer (errors.ts,
  * `insufficientScope`): a tool call beyond the scope of its tool, reading or listing resources,
- * and listening for changes to them. A tool outside the caller's allowlist (or not in the
+ * a prompt that embeds a plan, and listening for changes to resources. A tool outside the caller's allowlist (or not in the
  * catalogue) needs no scope: it is refused as unknown, like a tool that does not exist, so the
  * caller learns nothing of it. Everything else (listing tools and prompts, templates, discovery)
  * needs none.
@@ -42,6 +42,12 @@ export function scopeShortfall(
       return mayRead(principal)
         ? undefined
         : { scope: 'quarry:read', message: `Reading resources ${authorizeAgain('quarry:read')}` };
+    case 'prompts/get': {
+      // A prompt about a plan embeds the plan as its caller reads it.
+      const planId = (params?.arguments as { planId?: unknown } | undefined)?.planId;
+      if (mayRead(principal) || typeof planId !== 'string') return undefined;
+      return { scope: 'quarry:read', message: `A prompt about a plan ${authorizeAgain('quarry:read')}` };
+    }
     case 'subscriptions/listen': {
       const notifications = params?.notifications as { resourceSubscriptions?: unknown } | undefined;
       if (mayRead(principal) || subscribedUris(notifications?.resourceSubscriptions).length === 0) return undefined;
