@@ -6,7 +6,7 @@ import { createToolCodec, descriptorSet, identityV1, toolCatalogue } from '@quar
 import { strictAjv } from './support/ajv.js';
 
 describe('the tool catalogue', () => {
-  it('publishes ping with its title, the rpc comment as description, read-only hints and schemas', () => {
+  it('publishes ping with its title, the rpc comment as description, read-only hints, schemas, as a liveness check', () => {
     expect(toolCatalogue.find((tool) => tool.name === 'ping')).toEqual({
       name: 'ping',
       title: 'Ping',
@@ -30,7 +30,12 @@ describe('the tool catalogue', () => {
         method: 'Ping',
         path: '/quarry.identity.v1.IdentityService/Ping',
       },
+      liveness: true,
     });
+  });
+
+  it('marks no other tool as a liveness check', () => {
+    expect(toolCatalogue.filter((tool) => tool.liveness).map((tool) => tool.name)).toEqual(['ping']);
   });
 
   it('publishes exactly these tools: ping, the plan engine tools, the artifact and search tools, extract_data, submit_extraction', () => {

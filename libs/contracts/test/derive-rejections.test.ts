@@ -100,6 +100,14 @@ ${messages}`,
     ).toContain('rpc quarry.bad.v1.BadService.DoIt: a read-only tool cannot be destructive');
   });
 
+  it('a liveness check that writes', () => {
+    expect(
+      rejection(() =>
+        derive(rpc('DoIt', 'name: "do_it" title: "Do it" liveness: true annotations: { destructive: false }')),
+      ),
+    ).toContain('rpc quarry.bad.v1.BadService.DoIt: a liveness check must be read-only');
+  });
+
   it.each([
     [
       'a string constraint on a number',
