@@ -135,11 +135,12 @@ it('offers the owner its own plan', async () => {
   expect(await valuesOf(clients.rival, promptRef('resume_research'), 'planId', 'lithium')).toEqual([plans.rival]);
 });
 
-it('offers no plans to a credential without the read scope', async () => {
+it('offers no plans to a credential without the read scope, and refuses it a prompt about a plan as beyond its scope', async () => {
   expect(await valuesOf(clients.writeOnly, promptRef('resume_research'), 'planId', 'lithium')).toEqual([]);
+  // The one insufficient-scope answer (a 403 the client reads as a step-up), as for a read tool.
   await expect(
     clients.writeOnly.getPrompt({ name: 'resume_research', arguments: { planId: plans.lithium } }),
-  ).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('quarry:read') });
+  ).rejects.toMatchObject({ requiredScope: 'quarry:read', message: expect.stringContaining('quarry:read') });
 });
 
 it('lets any cache keep prompts/list: it is the same for every caller (2026-07-28)', async () => {
