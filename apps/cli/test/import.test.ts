@@ -232,6 +232,10 @@ describe('quarry import', () => {
   });
 
   it('retries a batch whose call failed as a whole, and never one that returned per-item results', async () => {
+    // The indexer runs in this process: while it indexes the large documents stored just before,
+    // it can hold the event loop long enough for a call to miss its deadline. Wait it out, so this
+    // test is about the retry alone.
+    await until(async () => (await running.services.indexer.lag()).pending === 0, 60_000);
     const file = join(work, 'retried.jsonl');
     writeFileSync(
       file,
