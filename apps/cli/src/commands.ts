@@ -1,21 +1,11 @@
-import { parseDuration } from '@quarry/config';
-import { createDatabaseIfMissing, createDb, type Kysely, sql } from '@quarry/db';
-import {
-  createIdentityAdmin,
-  IdentityAdminError,
-  type IdentityAdmin,
-  type IdentityDatabase,
-  parseScopes,
-  parseToolNames,
-  SCOPES,
-} from '@quarry/gateway';
+import { createDatabaseIfMissing, createDb } from '@quarry/db';
+import { createIdentityAdmin, IdentityAdminError, type IdentityDatabase } from '@quarry/gateway';
 import closeWithGrace from 'close-with-grace';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { openAdminDatabase } from './database.js';
 import { dataDirectory } from './data-dir.js';
-import { orgListCommand } from './list-command.js';
 import { migrateAll } from './migrations.js';
 import { registerImportCommand } from './import-command.js';
 import { reindex } from './reindex.js';
@@ -23,35 +13,14 @@ import { runResearchSession } from './smoke.js';
 import { serviceRoles } from './roles.js';
 import { startAll, type RunningQuarry } from './start.js';
 import { registerOAuthCommands } from './oauth-commands.js';
+import { registerPrefsCommands } from './prefs-commands.js';
+import { registerTokenCommands } from './token-commands.js';
+import type { WithIdentityAdmin } from './identity-admin.js';
 import { registerServiceAccountCommands } from './service-account-commands.js';
 import type { Io } from './io.js';
 
 /** How long `quarry start` drains after a fatal error before it exits anyway. */
 const FATAL_CLOSE_MS = 10_000;
-
-const MEDIA_TYPES = ['conversation', 'markdown', 'html', 'word', 'excel', 'powerpoint'] as const;
-
-function scopesOption(value: string): string[] {
-  try {
-    return parseScopes(value);
-  } catch (error) {
-    throw new InvalidArgumentError((error as Error).message);
-  }
-}
-
-function toolsOption(value: string): string[] {
-  try {
-    return parseToolNames(value);
-  } catch (error) {
-    throw new InvalidArgumentError((error as Error).message);
-  }
-}
-
-function durationOption(value: string): number {
-  const ms = parseDuration(value);
-  if (ms === undefined || ms <= 0) throw new InvalidArgumentError(`"${value}" is not a duration like 12h, 30d or 90d.`);
-  return ms;
-}
 
 /** The token `quarry smoke` and `quarry import` use: the file given, QUARRY_TOKEN, or the first-start token of `quarry start`. */
 function smokeToken(file: string | undefined, env: Io['env']): string {
@@ -70,9 +39,7 @@ function buildCli(io: Io): Command {
     .exitOverride()
     .showHelpAfterError();
 
-  async function withIdentityAdmin<T>(
-    fn: (admin: IdentityAdmin, db: Kysely<IdentityDatabase>) => Promise<T>,
-  ): Promise<T> {
+  const withIdentityAdmin: WithIdentityAdmin = async (fn) => {
     const dir = dataDirectory(io.env);
     const database = await openAdminDatabase(dir, io.env);
     const db = createDb<IdentityDatabase>({
@@ -86,7 +53,7 @@ function buildCli(io: Io): Command {
       await db.destroy();
       await database.stop();
     }
-  }
+  };
 
   program
     .command('start')
@@ -195,133 +162,8 @@ function buildCli(io: Io): Command {
       io.out(`Added ${added.email} (${added.name}) to ${added.org}.`);
     });
 
-  const prefs = program
-    .command('prefs')
-    .description("An organization's default output preferences (what get_next_step returns when a plan completes).");
-  prefs
-    .command('set')
-    .description('Set the default output media type and formatting instructions of an organization.')
-    .requiredOption('--org <slug>', 'organization slug')
-    .option('--media-type <type>', `one of ${MEDIA_TYPES.join(', ')}`)
-    .option('--instructions <text>', 'formatting instructions for deliverables ("" clears them)')
-    .action(async (options: { org: string; mediaType?: string; instructions?: string }) => {
-      if (options.mediaType === undefined && options.instructions === undefined) {
-        throw new IdentityAdminError('INVALID_ARGUMENT', 'Nothing to set: give --media-type and/or --instructions.');
-      }
-      if (options.mediaType !== undefined && !(MEDIA_TYPES as readonly string[]).includes(options.mediaType)) {
-        throw new IdentityAdminError(
-          'INVALID_ARGUMENT',
-          `Invalid media type "${options.mediaType}": use one of ${MEDIA_TYPES.join(', ')}.`,
-        );
-      }
-      const saved = await withIdentityAdmin(async (admin, db) => {
-        const org = await admin.findOrg(options.org);
-        if (!org) throw new IdentityAdminError('NOT_FOUND', `No organization with slug "${options.org}".`);
-        const instructions = options.instructions === undefined ? undefined : options.instructions.trim() || null;
-        const { rows } = await sql<{ output_media_type: string; output_formatting_instructions: string | null }>`
-          insert into plan.output_preferences (org_id, output_media_type, output_formatting_instructions, updated_at)
-          values (${org.id}, ${options.mediaType ?? 'conversation'}, ${instructions ?? null}, now())
-          on conflict (org_id) do update set
-            output_media_type = coalesce(${options.mediaType ?? null}, plan.output_preferences.output_media_type),
-            output_formatting_instructions = case when ${instructions === undefined} then plan.output_preferences.output_formatting_instructions
-                                                  else ${instructions ?? null} end,
-            updated_at = now()
-          returning output_media_type, output_formatting_instructions`.execute(db);
-        return rows[0]!;
-      });
-      io.out(
-        `Output preferences of ${options.org}: ${saved.output_media_type}${saved.output_formatting_instructions ? ` — ${saved.output_formatting_instructions}` : ''}.`,
-      );
-    });
-  prefs
-    .command('show')
-    .description("Show an organization's output preferences.")
-    .requiredOption('--org <slug>', 'organization slug')
-    .action(async (options: { org: string }) => {
-      const shown = await withIdentityAdmin(async (admin, db) => {
-        const org = await admin.findOrg(options.org);
-        if (!org) throw new IdentityAdminError('NOT_FOUND', `No organization with slug "${options.org}".`);
-        const { rows } = await sql<{ output_media_type: string; output_formatting_instructions: string | null }>`
-          select output_media_type, output_formatting_instructions from plan.output_preferences where org_id = ${org.id}`.execute(
-          db,
-        );
-        return rows[0] ?? { output_media_type: 'conversation', output_formatting_instructions: null };
-      });
-      io.out(
-        `${shown.output_media_type}${shown.output_formatting_instructions ? ` — ${shown.output_formatting_instructions}` : ''}`,
-      );
-    });
-
-  const token = program.command('token').description('Personal access tokens.');
-  token
-    .command('create')
-    .description('Create a personal access token; it is printed once and only its hash is stored.')
-    .requiredOption('--org <slug>', 'organization slug')
-    .requiredOption('--user <email>', 'member email')
-    .option('--name <name>', 'what the token is for', 'default')
-    .option('--expires-in <duration>', 'lifetime, e.g. 12h, 30d', durationOption)
-    .option('--scopes <scopes>', `comma-separated, of ${SCOPES.join(', ')}`, scopesOption, [
-      'quarry:read',
-      'quarry:write',
-    ])
-    .option(
-      '--tools <names>',
-      'comma-separated tool names: the only tools it may call (default: every tool)',
-      toolsOption,
-    )
-    .action(
-      async (options: {
-        org: string;
-        user: string;
-        name: string;
-        expiresIn?: number;
-        scopes: string[];
-        tools?: string[];
-      }) => {
-        const created = await withIdentityAdmin((admin) =>
-          admin.createToken({
-            orgSlug: options.org,
-            email: options.user,
-            name: options.name,
-            expiresInMs: options.expiresIn,
-            scopes: options.scopes,
-            tools: options.tools,
-          }),
-        );
-        io.out(created.token);
-        const tools = created.tools ? `, only ${created.tools.join(', ')}` : '';
-        io.err(
-          `Token ${created.id} for ${created.email} in ${created.org} (${created.scopes.join(' ')}${tools})${created.expiresAt ? `, expires ${created.expiresAt.toISOString()}` : ', no expiry'}. It is shown only once.`,
-        );
-      },
-    );
-  orgListCommand(
-    token,
-    io,
-    'List tokens (never their values).',
-    (options: { org?: string }) => withIdentityAdmin((admin) => admin.listTokens({ orgSlug: options.org })),
-    (t) => ({
-      id: t.id,
-      org: t.org,
-      user: t.email,
-      name: t.name,
-      token: t.hint,
-      scopes: t.scopes.join(','),
-      tools: t.tools?.join(',') ?? 'all',
-      created: t.createdAt,
-      lastUsed: t.lastUsedAt,
-      expires: t.expiresAt,
-      revoked: t.revokedAt,
-    }),
-  );
-  token
-    .command('revoke <id>')
-    .description('Revoke a token; every gateway refuses it from the next request on.')
-    .action(async (id: string) => {
-      const revoked = await withIdentityAdmin((admin) => admin.revokeToken(id));
-      io.out(`Revoked token ${revoked.id}.`);
-    });
-
+  registerPrefsCommands(program, { io, withIdentityAdmin });
+  registerTokenCommands(program, { io, withIdentityAdmin });
   registerOAuthCommands(program, { io, user, withDatabase: (fn) => withIdentityAdmin((_admin, db) => fn(db)) });
   registerServiceAccountCommands(program, { io, withDatabase: (fn) => withIdentityAdmin((_admin, db) => fn(db)) });
   registerImportCommand(program, {
