@@ -1,6 +1,8 @@
 import { join, resolve } from 'node:path';
 import { z } from '@quarry/config';
-import { dropLanceTables, lanceSession, openLanceBm25Index, openLanceVectorIndex } from './adapters/lancedb.js';
+import { dropLanceTables, lanceSession } from './adapters/lancedb.js';
+import { openLanceBm25Index } from './adapters/lancedb-bm25.js';
+import { openLanceVectorIndex } from './adapters/lancedb-vector.js';
 import { buildOpenSearchClient, openOpenSearchBm25Index } from './adapters/opensearch.js';
 import { buildQdrantClient, openQdrantVectorIndex } from './adapters/qdrant.js';
 import { createLocalEmbedder } from './core/local-embedder.js';

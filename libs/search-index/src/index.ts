@@ -24,14 +24,9 @@ export {
   EmbeddingHttpError,
   type HttpEmbedderOptions,
 } from './embedders/http.js';
-export {
-  openLanceBm25Index,
-  openLanceVectorIndex,
-  type LanceOptions,
-  type LanceBm25Index,
-  type LanceVectorIndex,
-  type LanceAnnState,
-} from './adapters/lancedb.js';
+export { type LanceOptions } from './adapters/lancedb.js';
+export { openLanceBm25Index, type LanceBm25Index } from './adapters/lancedb-bm25.js';
+export { openLanceVectorIndex, type LanceVectorIndex, type LanceAnnState } from './adapters/lancedb-vector.js';
 export { lanceWhere, lanceSourcesWhere, lanceChunksWhere } from './adapters/lancedb-where.js';
 export { openOpenSearchBm25Index, type OpenSearchBm25Options } from './adapters/opensearch.js';
 export { openQdrantVectorIndex, buildQdrantClient, pointId, type QdrantVectorOptions } from './adapters/qdrant.js';

@@ -18,6 +18,16 @@ export interface MaintenanceOptions {
   optimizeWithinMs?: number;
 }
 
+/** What the embedded tables add to the ports: upkeep a benchmark can force, wait for and observe. */
+export interface LanceUpkeep {
+  /** Fold written rows into the indexes now (after a fold already running). */
+  optimize(): Promise<void>;
+  /** Resolves when no background fold is running, queued or scheduled. */
+  idle(): Promise<void>;
+  /** Rows outside the table's main index (FTS or ANN), searched flat until the next fold. */
+  unindexedRows(): Promise<number>;
+}
+
 /**
  * Shared write path of both LanceDB tables (diff by content hash, merge-insert the changed
  * chunks, delete the gone ones) and their upkeep. Every write adds a fragment and rows outside
@@ -240,4 +250,10 @@ async function prepareTable(conn: lancedb.Connection, name: string, schema: Sche
     await table.createIndex('source_id', { config: lancedb.Index.btree(), replace: true });
   }
   return table;
+}
+
+/** Rows of `table` outside its index on `column` (0 when there is no such index). */
+export async function unindexedRows(table: lancedb.Table, column: string): Promise<number> {
+  const index = (await table.listIndices()).find((i) => i.columns.includes(column));
+  return index ? ((await table.indexStats(index.name))?.numUnindexedRows ?? 0) : 0;
 }
