@@ -176,11 +176,6 @@ export class LanceChunkTable {
 }
 
 /**
- * The search service and the indexer may open the same directory at the same moment (separate
- * processes): one can find the table half created ("exists but could not be loaded") or lose a
- * commit race on the column or index it adds. The open is retried a few times, briefly.
- */
-/**
  * Chunks of these sources, read by `columns` and turned into values by `read`, grouped by source
  * key then chunk number (every key present, empty when the source has no chunks).
  */
@@ -209,6 +204,11 @@ export async function chunksBySource<T>(
   return out;
 }
 
+/**
+ * The search service and the indexer may open the same directory at the same moment (separate
+ * processes): one can find the table half created ("exists but could not be loaded") or lose a
+ * commit race on the column or index it adds. The open is retried a few times, briefly.
+ */
 export async function openTable(
   options: { dir: string; readConsistencyIntervalSeconds?: number; session?: lancedb.Session },
   name: string,
