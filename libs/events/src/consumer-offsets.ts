@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { isConsumerActive } from './embedded.js';
+import { isConsumerActive } from './consumer-admin.js';
 
 /** A place in the outbox in the order consumers read it: (transaction id, event id). */
 export interface OutboxPosition {

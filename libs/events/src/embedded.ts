@@ -1,23 +1,10 @@
 import type pg from 'pg';
 import { sql, type Kysely } from 'kysely';
-import { createSessionClient, withTenant } from '@quarry/db';
-import { ContentEventV1Schema } from './content-event.js';
+import { createSessionClient } from '@quarry/db';
+import { readPosition, START, storePosition, writeDeadLetter, type Position } from './consumer-state.js';
 import { deliver, DeliveryAborted, errorText, notifyDeadLetter, type DeliveryPlan } from './delivery.js';
+import { toDeliveredEvent, type OutboxRecord } from './outbox-record.js';
 import type { DeliveredEvent, EventLog, SubscribeOptions, Subscription } from './port.js';
-
-/** An `events.outbox` row as `events.read_outbox_committed` returns it. */
-export interface OutboxRecord {
-  id: string;
-  /** The inserting transaction's id (xid8 as text): with `id`, the order consumers read in. */
-  tx: string;
-  event_id: string;
-  org_id: string;
-  topic: string;
-  key: string;
-  payload: unknown;
-  headers: Record<string, string>;
-  created_at: Date;
-}
 
 export interface EmbeddedEventLogDeps {
   /**
@@ -36,6 +23,10 @@ export interface EmbeddedEventLogDeps {
 
 /** Outbox notifications channel (the trigger in the events migration). */
 const OUTBOX_CHANNEL = 'quarry_outbox';
+
+/** How soon a consumer looks again at rows held behind a running transaction, doubling up to the cap. */
+const HELD_FIRST_WAIT_MS = 2;
+const HELD_MAX_WAIT_MS = 200;
 
 /**
  * The embedded event log: the outbox table itself, read in (transaction, id) order after a
@@ -61,13 +52,6 @@ export function createEmbeddedEventLog(deps: EmbeddedEventLogDeps): EventLog {
       await Promise.all([...subscriptions].map((s) => s.close()));
     },
   };
-}
-
-/** Map an outbox row to what handlers receive; null when the payload is not a valid event. */
-export function toDeliveredEvent(row: OutboxRecord): DeliveredEvent | null {
-  const parsed = ContentEventV1Schema.safeParse(row.payload);
-  if (!parsed.success || parsed.data.orgId !== row.org_id || parsed.data.type !== row.topic) return null;
-  return { offset: String(row.id), topic: row.topic, key: row.key, headers: row.headers ?? {}, event: parsed.data };
 }
 
 async function startSubscription(deps: EmbeddedEventLogDeps, options: SubscribeOptions): Promise<Subscription> {
@@ -253,103 +237,4 @@ async function startSubscription(deps: EmbeddedEventLogDeps, options: SubscribeO
       await last?.end().catch(() => undefined);
     },
   };
-}
-
-/** A consumer's place in the outbox: the (tx, id) of the last row it finished. */
-interface Position {
-  tx: string;
-  id: string;
-}
-const START: Position = { tx: '0', id: '0' };
-
-/** How soon a consumer looks again at rows held behind a running transaction, doubling up to the cap. */
-const HELD_FIRST_WAIT_MS = 2;
-const HELD_MAX_WAIT_MS = 200;
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-async function readPosition(db: Kysely<any>, consumer: string): Promise<Position> {
-  const { rows } = await sql<Position>`
-    select position_tx::text as tx, position::text as id from events.consumer_offsets where consumer = ${consumer}`.execute(
-    db,
-  );
-  return rows[0] ?? START;
-}
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-async function storePosition(db: Kysely<any>, consumer: string, position: Position): Promise<void> {
-  await sql`
-    insert into events.consumer_offsets (consumer, position_tx, position) values (${consumer}, ${position.tx}::xid8, ${position.id})
-    on conflict (consumer) do update set position_tx = excluded.position_tx, position = excluded.position, updated_at = now()
-      where (events.consumer_offsets.position_tx, events.consumer_offsets.position) < (excluded.position_tx, excluded.position)`.execute(
-    db,
-  );
-}
-
-async function writeDeadLetter(
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  db: Kysely<any>,
-  consumer: string,
-  row: OutboxRecord,
-  attempts: number,
-  error: string,
-): Promise<void> {
-  // Written as the event's own tenant: dead letters are tenant data like the event itself.
-  await withTenant(db, { orgId: row.org_id }, (trx) =>
-    sql`
-      insert into events.dead_letters (consumer, outbox_id, event_id, org_id, topic, key, payload, headers, attempts, error)
-      values (${consumer}, ${row.id}, ${row.event_id}, ${row.org_id}, ${row.topic}, ${row.key},
-              ${JSON.stringify(row.payload)}::jsonb, ${JSON.stringify(row.headers ?? {})}::jsonb, ${attempts}, ${error})
-      on conflict (consumer, outbox_id) do nothing`.execute(trx),
-  );
-}
-
-/**
- * How far `consumer` is behind: events after its stored offset and the age of the oldest one
- * (null when caught up). Needs the quarry_event_consumer role, like reading.
- */
-export async function consumerLag(
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  db: Kysely<any>,
-  consumer: string,
-): Promise<{ pending: number; oldestPendingAgeMs: number | null }> {
-  const { rows } = await sql<{ pending: string; age_ms: number | null }>`
-    select pending, (extract(epoch from (clock_timestamp() - oldest_pending_at)) * 1000)::float8 as age_ms
-    from events.consumer_lag(${consumer})`.execute(db);
-  const row = rows[0];
-  return { pending: Number(row?.pending ?? 0), oldestPendingAgeMs: row?.age_ms ?? null };
-}
-
-/**
- * Let `role` (a login role, e.g. the indexer's) use the consumers' cross-tenant read path.
- * Run as the admin after migrating; idempotent.
- */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export async function grantEventConsumer(adminDb: Kysely<any>, role: string): Promise<void> {
-  await sql`grant quarry_event_consumer to ${sql.id(role)}`.execute(adminDb);
-}
-
-/**
- * Whether a live subscription holds `consumer` (its advisory lock is taken), e.g. so that
- * `quarry reindex` refuses to rewind the indexer under a running `quarry start`.
- */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export async function isConsumerActive(db: Kysely<any>, consumer: string): Promise<boolean> {
-  return db.connection().execute(async (conn) => {
-    const { rows } = await sql<{ ok: boolean }>`
-      select pg_try_advisory_lock(hashtext('quarry_events_consumer'), hashtext(${consumer})) as ok`.execute(conn);
-    if (!rows[0]?.ok) return true;
-    await sql`select pg_advisory_unlock(hashtext('quarry_events_consumer'), hashtext(${consumer}))`.execute(conn);
-    return false;
-  });
-}
-
-/**
- * Rewind `consumer` to the start of the outbox (the next subscription replays every event).
- * Refuses while a subscription holds the consumer. Needs DML on events.consumer_offsets.
- */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export async function rewindConsumer(db: Kysely<any>, consumer: string): Promise<void> {
-  if (await isConsumerActive(db, consumer))
-    throw new Error(`consumer "${consumer}" is running; stop it before rewinding`);
-  await sql`delete from events.consumer_offsets where consumer = ${consumer}`.execute(db);
 }

@@ -20,15 +20,11 @@ export type {
   EventHeaders,
 } from './content-event.js';
 export type { EventLog, SubscribeOptions, Subscription, DeliveredEvent, DeadLetter } from './port.js';
-export {
-  createEmbeddedEventLog,
-  grantEventConsumer,
-  consumerLag,
-  isConsumerActive,
-  rewindConsumer,
-  toDeliveredEvent,
-} from './embedded.js';
-export type { EmbeddedEventLogDeps, OutboxRecord } from './embedded.js';
+export { createEmbeddedEventLog } from './embedded.js';
+export type { EmbeddedEventLogDeps } from './embedded.js';
+export { toDeliveredEvent } from './outbox-record.js';
+export type { OutboxRecord } from './outbox-record.js';
+export { grantEventConsumer, consumerLag, isConsumerActive, rewindConsumer } from './consumer-admin.js';
 export { compactOutbox, startOutboxCompaction, DEFAULT_OUTBOX_RETENTION_MS } from './compaction.js';
 export type { CompactOutboxOptions, OutboxCompaction, OutboxCompactionDeps } from './compaction.js';
 export { createKafkaEventLog, startOutboxRelay, connectKafka, kafkaClientConfig, type KafkaSecurity } from './kafka.js';
