@@ -133,9 +133,9 @@ describe('startSystem', () => {
       const failed = await startSystem(options(dataDir, { PORT: String(port) })).catch((error: unknown) => error);
       expect(failed).toBeInstanceOf(PortInUseError);
       expect(failed).toMatchObject({ variable: 'PORT', port });
-      // A gRPC server forced down (its grace is short here) lets go of its listening socket on a
-      // later turn of the event loop: wait for that, within bounds.
-      for (const deadline = Date.now() + 5_000; listeners() !== before && Date.now() < deadline;) await sleep(50);
+      // The servers are closed when startSystem rejects (they no longer listen); Node drops a
+      // closed server's handle from its active list in the event loop's close phase, a turn later.
+      for (const deadline = Date.now() + 5_000; listeners() !== before && Date.now() < deadline;) await sleep(10);
       expect(listeners()).toBe(before);
       rmSync(dataDir, { recursive: true });
     } finally {

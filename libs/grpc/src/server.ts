@@ -272,10 +272,10 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
     shutdown(graceMs = 10_000) {
       stopping ??= new Promise<void>((resolve) => {
         for (const name of Object.keys(statuses)) health.setStatus(name, 'NOT_SERVING');
-        const force = setTimeout(() => {
-          server.forceShutdown();
-          resolve();
-        }, graceMs);
+        // Past the grace, the calls still in flight are cut; the shutdown still resolves only once
+        // grpc-js reports every listener and session closed (forcing destroys the sessions, which
+        // completes the pending tryShutdown), so nothing listens once it has resolved.
+        const force = setTimeout(() => server.forceShutdown(), graceMs);
         server.tryShutdown(() => {
           clearTimeout(force);
           resolve();
