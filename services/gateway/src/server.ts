@@ -29,7 +29,10 @@ export interface GatewayDeps {
   tools: Tools;
   logger: Logger;
   version: string;
-  /** Signs input-required round trips (MCP sampling); ≥ 32 bytes, the same on every replica. */
+  /**
+   * The MCP endpoint's key (≥ 32 bytes, the same on every replica): it signs input-required round
+   * trips (sampling, forms) and, under a derived key, seals resources/list cursors.
+   */
   requestStateKey: Uint8Array;
   /**
    * Prometheus exposition for a /metrics route; without it there is none (the gateway serves its

@@ -5,6 +5,8 @@ import type { ToolCallFastPath, PlainToolCall } from '../mcp/fast-path.js';
 import { attachCaller, mayUse } from '../mcp/request-context.js';
 import { scopeShortfall } from '../mcp/required-scope.js';
 import type { Tools } from '../mcp/tools/call.js';
+import { isReadOnly } from '../mcp/tools/catalogue.js';
+import type { Principal } from '../identity/schema.js';
 import type { Authentication } from './authentication.js';
 import { sendRefusal } from './error-replies.js';
 
@@ -33,11 +35,7 @@ export function registerMcpRoute(app: FastifyInstance, options: McpRouteOptions)
   const mcp = toNodeHandler(options.endpoint);
 
   /** Answers 403 when the request needs a scope its credential lacks; true when it did. */
-  const refusedForScope = (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    principal: Parameters<typeof scopeShortfall>[1],
-  ) => {
+  const refusedForScope = (request: FastifyRequest, reply: FastifyReply, principal: Principal) => {
     const shortfall = scopeShortfall(request.body, principal, tools.catalogue);
     if (!shortfall) return false;
     sendRefusal(
@@ -63,7 +61,8 @@ export function registerMcpRoute(app: FastifyInstance, options: McpRouteOptions)
   async function answerFast(request: FastifyRequest, reply: FastifyReply, call: PlainToolCall): Promise<boolean> {
     const requestId = String(request.id);
     const pending = request.unconfirmed;
-    if (pending && tools.catalogue.get(call.name)?.annotations.readOnlyHint) {
+    const tool = tools.catalogue.get(call.name);
+    if (pending && tool && isReadOnly(tool)) {
       // The read runs while the revocation check is in flight; its answer waits for the verdict.
       const speculation = new AbortController();
       abortOnClose(reply, speculation);

@@ -22,12 +22,13 @@ export function createCallRecorder(options: { observe?: ToolObserver; toolCallLo
     caller: Caller,
   ) {
     const started = performance.now();
-    const argumentBytes = args ? Buffer.byteLength(JSON.stringify(args)) : 0;
     return (outcome: CallOutcome, code: string, usage?: ModelUsage) => {
       const durationMs = performance.now() - started;
       options.observe?.(name, outcome, code, durationMs / 1000);
       const log = options.toolCallLog;
       if (tool?.liveness || !log) return;
+      // Measured only for a record that is written (the arguments are not changed by the call).
+      const argumentBytes = args ? Buffer.byteLength(JSON.stringify(args)) : 0;
       const entry: ToolCallRecord = {
         occurredAt: new Date(),
         orgId: caller.principal.orgId,
