@@ -29,6 +29,9 @@ export async function grantEventConsumer(adminDb: Kysely<any>, role: string): Pr
   await sql`grant quarry_event_consumer to ${sql.id(role)}`.execute(adminDb);
 }
 
+/** The advisory-lock namespace a live subscription holds its consumer's lock in (with the consumer's name). */
+export const CONSUMER_LOCK = 'quarry_events_consumer';
+
 /**
  * Whether a live subscription holds `consumer` (its advisory lock is taken), e.g. so that
  * `quarry reindex` refuses to rewind the indexer under a running `quarry start`.
@@ -37,9 +40,9 @@ export async function grantEventConsumer(adminDb: Kysely<any>, role: string): Pr
 export async function isConsumerActive(db: Kysely<any>, consumer: string): Promise<boolean> {
   return db.connection().execute(async (conn) => {
     const { rows } = await sql<{ ok: boolean }>`
-      select pg_try_advisory_lock(hashtext('quarry_events_consumer'), hashtext(${consumer})) as ok`.execute(conn);
+      select pg_try_advisory_lock(hashtext(${CONSUMER_LOCK}), hashtext(${consumer})) as ok`.execute(conn);
     if (!rows[0]?.ok) return true;
-    await sql`select pg_advisory_unlock(hashtext('quarry_events_consumer'), hashtext(${consumer}))`.execute(conn);
+    await sql`select pg_advisory_unlock(hashtext(${CONSUMER_LOCK}), hashtext(${consumer}))`.execute(conn);
     return false;
   });
 }

@@ -1,20 +1,17 @@
 import { sql, type Kysely } from 'kysely';
 import { withTenant } from '@quarry/db';
+import type { OutboxPosition } from './consumer-offsets.js';
 import type { OutboxRecord } from './outbox-record.js';
 
 // What an embedded subscription stores for its consumer: its position in the outbox
 // (events.consumer_offsets) and the events it gave up on (events.dead_letters).
 
-/** A consumer's place in the outbox: the (tx, id) of the last row it finished. */
-export interface Position {
-  tx: string;
-  id: string;
-}
-export const START: Position = { tx: '0', id: '0' };
+/** Where a consumer that never finished a row starts. */
+export const START: OutboxPosition = { tx: '0', id: '0' };
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export async function readPosition(db: Kysely<any>, consumer: string): Promise<Position> {
-  const { rows } = await sql<Position>`
+export async function readPosition(db: Kysely<any>, consumer: string): Promise<OutboxPosition> {
+  const { rows } = await sql<OutboxPosition>`
     select position_tx::text as tx, position::text as id from events.consumer_offsets where consumer = ${consumer}`.execute(
     db,
   );
@@ -22,7 +19,7 @@ export async function readPosition(db: Kysely<any>, consumer: string): Promise<P
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export async function storePosition(db: Kysely<any>, consumer: string, position: Position): Promise<void> {
+export async function storePosition(db: Kysely<any>, consumer: string, position: OutboxPosition): Promise<void> {
   await sql`
     insert into events.consumer_offsets (consumer, position_tx, position) values (${consumer}, ${position.tx}::xid8, ${position.id})
     on conflict (consumer) do update set position_tx = excluded.position_tx, position = excluded.position, updated_at = now()

@@ -1,7 +1,9 @@
 import type pg from 'pg';
 import { sql, type Kysely } from 'kysely';
 import { createSessionClient } from '@quarry/db';
-import { readPosition, START, storePosition, writeDeadLetter, type Position } from './consumer-state.js';
+import { CONSUMER_LOCK } from './consumer-admin.js';
+import type { OutboxPosition } from './consumer-offsets.js';
+import { readPosition, START, storePosition, writeDeadLetter } from './consumer-state.js';
 import { deliver, DeliveryAborted, errorText, notifyDeadLetter, type DeliveryPlan } from './delivery.js';
 import { toDeliveredEvent, type OutboxRecord } from './outbox-record.js';
 import type { DeliveredEvent, EventLog, SubscribeOptions, Subscription } from './port.js';
@@ -119,8 +121,8 @@ async function startSubscription(deps: EmbeddedEventLogDeps, options: SubscribeO
     await client.connect();
     try {
       const { rows } = await client.query<{ ok: boolean }>(
-        `select pg_try_advisory_lock(hashtext('quarry_events_consumer'), hashtext($1)) as ok`,
-        [consumer],
+        'select pg_try_advisory_lock(hashtext($1), hashtext($2)) as ok',
+        [CONSUMER_LOCK, consumer],
       );
       if (!rows[0]?.ok) {
         await client.end();
@@ -136,7 +138,7 @@ async function startSubscription(deps: EmbeddedEventLogDeps, options: SubscribeO
   }
 
   session = await openSession();
-  let position: Position = session ? await readPosition(db, consumer) : START;
+  let position: OutboxPosition = session ? await readPosition(db, consumer) : START;
   const commitRow = async (row: OutboxRecord) => {
     const next = { tx: row.tx, id: row.id };
     await storePosition(db, consumer, next);
