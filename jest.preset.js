@@ -17,10 +17,12 @@ export default {
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   testTimeout: 30_000,
   // After Jest's summary: the suites that skipped because this machine lacks what they need
-  // (a browser), with the install line (libs/testing/src/skipped-suites.ts).
+  // (a browser), with the install line (libs/testing/src/skipped-suites.ts); and a record of the
+  // failures, which the root `npm test` repeats at the very end (libs/testing/src/failed-tests.ts).
   reporters: [
     'default',
     fileURLToPath(new URL('./libs/testing/src/jest-skipped-suites-reporter.mjs', import.meta.url)),
+    fileURLToPath(new URL('./libs/testing/src/jest-failed-tests-reporter.mjs', import.meta.url)),
   ],
 };
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 // A suite that cannot run here (no browser) leaves one line in its package's
 // test-output/skipped-suites/ (gitignored, an Nx output of `test` so a cached run replays it).
 // The package's Jest run prints them at its end (jest-skipped-suites-reporter.mjs) and the root
-// `npm test` once more after everything (scripts/skipped-suites.mjs), so a skip is never silent.
+// `npm test` once more after everything (scripts/test-run-summary.mjs), so a skip is never silent.
 const SKIPPED_SUITES = join('test-output', 'skipped-suites');
 
 /** Notes that `suite` (a test file's name) did not run in the package at `packageDir`, and why. */

@@ -1,0 +1,72 @@
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+// A failing test leaves its name and the head of its message in its package's
+// test-output/failed-tests/ (gitignored), so the root `npm test` can repeat every failure after
+// all packages' output (scripts/test-run-summary.mjs): a CI log read from its end then says
+// which test failed and why, not only which package.
+const FAILED_TESTS = join('test-output', 'failed-tests');
+
+/** Lines of one failure message that are kept: enough for the assertion and the first frames. */
+const MESSAGE_LINES = 16;
+
+export interface FailedTest {
+  /** The test's full name (describe blocks and title), or the suite's when it failed to run. */
+  name: string;
+  message: string;
+}
+
+/** Notes the failures of `suite` (a test file's path in the package at `packageDir`). */
+export function recordFailedTests(packageDir: string, suite: string, failures: readonly FailedTest[]): void {
+  if (failures.length === 0) return;
+  const dir = join(packageDir, FAILED_TESTS);
+  mkdirSync(dir, { recursive: true });
+  const text = failures.map((failure) => `${suite} › ${failure.name}\n${indent(headOf(failure.message))}`).join('\n');
+  writeFileSync(join(dir, `${suite.replace(/[^\w.-]+/g, '_')}.txt`), `${text}\n`);
+}
+
+/** The failures recorded in the package at `packageDir`, one block per suite, sorted. */
+export function readFailedTests(packageDir: string): string[] {
+  const dir = join(packageDir, FAILED_TESTS);
+  let files: string[];
+  try {
+    files = readdirSync(dir).filter((file) => file.endsWith('.txt'));
+  } catch {
+    return [];
+  }
+  return files
+    .sort()
+    .map((file) => readFileSync(join(dir, file), 'utf8').trimEnd())
+    .filter(Boolean);
+}
+
+/** Forgets what an earlier run of the package at `packageDir` recorded. */
+export function clearFailedTests(packageDir: string): void {
+  rmSync(join(packageDir, FAILED_TESTS), { recursive: true, force: true });
+}
+
+/** The summary printed last when tests failed: each failure with the head of its message. */
+export function failedTestsBanner(blocks: readonly string[]): string {
+  const rule = 'x'.repeat(100);
+  return ['', rule, `xx FAILED tests (${blocks.length} suite(s)):`, ...blocks, rule, ''].join('\n');
+}
+
+function headOf(message: string): string {
+  // Jest's messages carry colours; a log file is read without them.
+  // eslint-disable-next-line no-control-regex
+  // Frames inside node_modules (Jest's runner) say nothing about the failure.
+  const lines = message
+    .replace(/\u001b\[[0-9;]*m/g, '')
+    .split('\n')
+    .filter((line) => !/^\s+at .*\/node_modules\//.test(line));
+  const head = lines.slice(0, MESSAGE_LINES);
+  if (lines.length > MESSAGE_LINES) head.push(`… ${lines.length - MESSAGE_LINES} more line(s)`);
+  return head.join('\n');
+}
+
+function indent(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => `    ${line}`)
+    .join('\n');
+}
