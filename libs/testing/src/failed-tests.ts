@@ -1,5 +1,6 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 
 // A failing test leaves its name and the head of its message in its package's
 // test-output/failed-tests/ (gitignored), so the root `npm test` can repeat every failure after
@@ -52,11 +53,9 @@ export function failedTestsBanner(blocks: readonly string[]): string {
 }
 
 function headOf(message: string): string {
-  // Jest's messages carry colours; a log file is read without them.
-  // eslint-disable-next-line no-control-regex
-  // Frames inside node_modules (Jest's runner) say nothing about the failure.
-  const lines = message
-    .replace(/\u001b\[[0-9;]*m/g, '')
+  // Jest's messages carry colours, which a log read as text does not want; frames inside
+  // node_modules (Jest's runner) say nothing about the failure.
+  const lines = stripVTControlCharacters(message)
     .split('\n')
     .filter((line) => !/^\s+at .*\/node_modules\//.test(line));
   const head = lines.slice(0, MESSAGE_LINES);
