@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { type planV1, toolCatalogue } from '@quarry/contracts';
 import type { CallContext } from '@quarry/grpc';
 import { isTerminalPlanStatus, type PlanStatus, reportedPlanStatus } from '../core/index.js';
@@ -28,12 +29,23 @@ export async function getPlanStatus(
   };
   const waitMs = Math.min(Math.max(req.waitSeconds ?? 0, 0), MAX_WAIT_SECONDS) * 1000;
   if (waitMs === 0) return (await read()).response;
+  const deadline = performance.now() + waitMs;
   // Watch first, then read: a change between the two still wakes us.
-  const watch = deps.changes.watch(orgId, req.planId, waitMs, ctx.signal);
+  let watch = deps.changes.watch(orgId, req.planId, waitMs, ctx.signal);
   try {
     const first = await read();
     if (isTerminalPlanStatus(first.plan.status as PlanStatus)) return first.response;
-    return (await watch.changed) ? (await read()).response : first.response;
+    for (;;) {
+      if (!(await watch.changed)) return first.response;
+      // A notification can be older than the first read (a change committed just before it and
+      // heard just after), and some changes do not show in the status: answer only when what the
+      // caller would see differs, and otherwise wait out the rest of its time.
+      watch.cancel();
+      const remaining = deadline - performance.now();
+      watch = deps.changes.watch(orgId, req.planId, Math.max(remaining, 0), ctx.signal);
+      const next = await read();
+      if (remaining <= 0 || !isDeepStrictEqual(next.response, first.response)) return next.response;
+    }
   } finally {
     watch.cancel();
   }

@@ -139,6 +139,21 @@ describe('get_plan_status with waitSeconds', () => {
     expect(at - started).toBeGreaterThanOrEqual(950);
   });
 
+  it('is not ended by a notification that changes nothing the caller sees', async () => {
+    const { planId } = await newPlan();
+    const before = await a.call('getPlanStatus', { planId });
+    const started = performance.now();
+    const waiting = timed(a.call('getPlanStatus', { planId, waitSeconds: 1 }, LONG));
+    await sleep(200);
+    // What a late-heard notification of an earlier change looks like to the waiter.
+    await sql`select pg_notify('quarry_plan_changed', ${`${a.orgId}:${planId}`.toLowerCase()})`.execute(
+      engine.database.admin,
+    );
+    const { answer, at } = await waiting;
+    expect(at - started).toBeGreaterThanOrEqual(950);
+    expect(answer).toEqual(before);
+  });
+
   it('answers at once for a finished plan, and at once without waitSeconds', async () => {
     const { planId } = await b.call('createResearchPlan', {
       name: 'Done',
