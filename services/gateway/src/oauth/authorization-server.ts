@@ -156,7 +156,10 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
               throw new errors.InvalidTarget(`a service account's tokens are only for ${SERVICE_TOKEN_AUDIENCE}`);
             return grpcResourceServer(SCOPES.join(' '), options.serviceTokenTtlSeconds);
           }
-          if (indicator !== resource) throw new errors.InvalidTarget(`this server issues tokens only for ${resource}`);
+          if (indicator !== resource)
+            throw new errors.InvalidTarget(
+              `resource ${JSON.stringify(indicator)} is not this server's: it issues tokens only for ${resource}; send that resource, or none`,
+            );
           return {
             scope: SCOPES.join(' '),
             audience: resource,
@@ -203,7 +206,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     },
   });
   provider.proxy = options.trustProxy;
-  describeErrors(provider);
+  describeErrors(provider, resource);
   // Service accounts' stored secrets are hashes (oidc-provider's documented hook for that).
   const compareClientSecret = provider.Client.prototype.compareClientSecret;
   provider.Client.prototype.compareClientSecret = function (this: InstanceType<Provider['Client']>, actual: string) {

@@ -122,16 +122,25 @@ const TOKEN_CHECKS: Record<string, string> = {
     'no client is registered with this client_id: register again (its registration may have been removed)',
 };
 
+export interface TokenErrorInput {
+  error: string;
+  description?: string;
+  /** oidc-provider's detail of the error: the check that failed, which it keeps out of answers. */
+  detail?: string;
+  /** The `resource` the token request named, and the one resource this server issues tokens for. */
+  requestedResource?: string;
+  resource: string;
+}
+
 /**
- * Quarry's description of a token-endpoint error, from oidc-provider's `detail` (the check that
- * failed), when it has one: a known check in Quarry's words, any other appended to the generic
- * description of a grant or client error.
+ * Quarry's description of a token-endpoint error, when it can say more than oidc-provider's: a
+ * known check in Quarry's words, any other check appended to the generic description of a grant
+ * or client error, and a resource the code or token was not granted for named.
  */
-export function tokenErrorDescription(
-  error: string,
-  description: string | undefined,
-  detail: string | undefined,
-): string | undefined {
+export function tokenErrorDescription(input: TokenErrorInput): string | undefined {
+  const { error, description, detail } = input;
+  if (error === 'invalid_target' && input.requestedResource && input.requestedResource !== input.resource)
+    return `resource ${JSON.stringify(input.requestedResource)} is not this server's: it issues tokens only for ${input.resource}; send that resource, or none`;
   if (detail === undefined) return undefined;
   const known = TOKEN_CHECKS[detail];
   if (known) return known;

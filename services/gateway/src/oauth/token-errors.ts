@@ -19,7 +19,7 @@ const isErrorBody = (body: unknown): body is ErrorBody =>
  * `error_description` from it: "PKCE verification failed: …" rather than "grant request is
  * invalid". A server error's stock description is replaced on every endpoint.
  */
-export function describeErrors(provider: Provider) {
+export function describeErrors(provider: Provider, resource: string) {
   const grantErrors = new WeakMap<object, { error_detail?: string }>();
   provider.on('grant.error', (ctx: object, error: { error_detail?: string }) => grantErrors.set(ctx, error));
   provider.use(async (ctx, next) => {
@@ -32,7 +32,14 @@ export function describeErrors(provider: Provider) {
     }
     const failure = grantErrors.get(ctx);
     if (!failure) return;
-    const description = tokenErrorDescription(body.error, body.error_description, failure.error_detail);
+    const requested = (ctx.oidc?.params as { resource?: unknown } | undefined)?.resource;
+    const description = tokenErrorDescription({
+      error: body.error,
+      description: body.error_description,
+      detail: failure.error_detail,
+      requestedResource: typeof requested === 'string' ? requested : undefined,
+      resource,
+    });
     if (description) body.error_description = description;
   });
 }
