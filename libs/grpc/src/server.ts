@@ -1,9 +1,8 @@
 import * as grpc from '@grpc/grpc-js';
-import { loadFileDescriptorSetFromBuffer } from '@grpc/proto-loader';
-import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation, type ServingStatusMap } from 'grpc-health-check';
 import { grpcErrors, QuarryError, toGrpcStatus } from './errors.js';
 import { readCaller } from './caller.js';
+import { addReflection } from './reflection.js';
 import { IDENTITY_METADATA_KEY, type Identity, type IdentityVerifier } from './identity.js';
 import type { ServiceTokenVerifier } from './service-token.js';
 
@@ -250,10 +249,7 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
   const health = new HealthImplementation(statuses);
   health.addToServer(server);
 
-  if (options.descriptorSet) {
-    const definition = loadFileDescriptorSetFromBuffer(Buffer.from(options.descriptorSet));
-    new ReflectionService(definition, { services: serviceNames }).addToServer(server);
-  }
+  if (options.descriptorSet) addReflection(server, options.descriptorSet, serviceNames);
 
   let stopping: Promise<void> | undefined;
 

@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { create, createFileRegistry, fromBinary } from '@bufbuild/protobuf';
-import { FileDescriptorProtoSchema, FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
+import { FileDescriptorProtoSchema, FileDescriptorSetSchema, type FileDescriptorProto } from '@bufbuild/protobuf/wkt';
 import * as grpc from '@grpc/grpc-js';
+import { descriptorSet as quarryDescriptorSet } from '@quarry/contracts';
 import { service as healthService } from 'grpc-health-check';
 import { createGrpcClient, QuarryError, status } from '../src/index.js';
 import {
@@ -177,6 +178,75 @@ describe('reflection', () => {
       expect(rebuilt.getService(ECHO_SERVICE)?.methods.map((m) => m.name)).toEqual(['Echo', 'Fail', 'Slow']);
     }
   });
+
+  /**
+   * What grpcurl and buf curl do before a call: the file declaring the symbol, then every file it
+   * imports, fetched by name until nothing is missing (they fail where one cannot be found).
+   */
+  async function resolveLikeGrpcurl(client: grpc.Client, symbol: string): Promise<Map<string, FileDescriptorProto>> {
+    const files = new Map<string, FileDescriptorProto>();
+    const pending: { case: string; value: string }[] = [{ case: 'fileContainingSymbol', value: symbol }];
+    for (let request = pending.shift(); request; request = pending.shift()) {
+      const served = answer(await reflect(client, request), 'fileDescriptorResponse');
+      if (!served) throw new Error(`reflection cannot resolve ${request.value}`);
+      for (const bytes of served.fileDescriptorProto) {
+        const file = fromBinary(FileDescriptorProtoSchema, bytes);
+        if (!files.has(file.name)) files.set(file.name, file);
+      }
+      for (const name of [...files.values()].flatMap((file) => file.dependency)) {
+        if (!files.has(name) && !pending.some((p) => p.value === name))
+          pending.push({ case: 'fileByFilename', value: name });
+      }
+    }
+    return files;
+  }
+
+  /** The files with every import before the files that import it, as a FileDescriptorSet lists them. */
+  function importsFirst(files: Map<string, FileDescriptorProto>): FileDescriptorProto[] {
+    const ordered: FileDescriptorProto[] = [];
+    const visit = (name: string) => {
+      const file = files.get(name);
+      if (!file || ordered.includes(file)) return;
+      file.dependency.forEach(visit);
+      ordered.push(file);
+    };
+    [...files.keys()].forEach(visit);
+    return ordered;
+  }
+
+  it.each(['v1', 'v1alpha'] as const)(
+    '%s serves the files as built, so the tree of each one links as grpcurl reads it',
+    async (version) => {
+      // Two FileDescriptorSets concatenated are one set holding the files of both (a repeated field).
+      const withImports = await startEcho({
+        descriptorSet: new Uint8Array(Buffer.concat([echoDescriptorSet(), quarryDescriptorSet])),
+      });
+      try {
+        const files = await resolveLikeGrpcurl(connect(version, withImports.address), 'quarry.plan.v1.PlanService');
+        const plan = files.get('quarry/plan/v1/plan.proto')!;
+        expect(plan.dependency).toEqual([
+          'google/protobuf/struct.proto',
+          'google/protobuf/timestamp.proto',
+          'quarry/mcp/v1/elicitation.proto',
+          'quarry/mcp/v1/options.proto',
+        ]);
+        expect([...files.keys()]).toEqual(
+          expect.arrayContaining(['quarry/mcp/v1/options.proto', 'google/protobuf/descriptor.proto']),
+        );
+        // Linked strictly: every type a file names must come from the file or one of its imports.
+        const linked = createFileRegistry(create(FileDescriptorSetSchema, { file: importsFirst(files) }));
+        expect(linked.getService('quarry.plan.v1.PlanService')?.methods.map((m) => m.name)).toContain(
+          'RequestUserReview',
+        );
+        const result = linked
+          .getMessage('quarry.plan.v1.SubmitStepResultRequest')
+          ?.fields.find((f) => f.name === 'result');
+        expect(result).toMatchObject({ fieldKind: 'message', message: { typeName: 'google.protobuf.Struct' } });
+      } finally {
+        await withImports.close();
+      }
+    },
+  );
 
   it('answers NOT_FOUND for an unknown symbol', async () => {
     const response = await reflect(connect('v1'), { case: 'fileContainingSymbol', value: 'quarry.nope.v1.Nope' });
