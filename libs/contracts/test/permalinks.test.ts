@@ -83,7 +83,15 @@ describe('permalink fields', () => {
       .map((t) => [t.name, (t.permalinks ?? []).map((p) => p.join('.')).sort()] as const)
       .filter(([, paths]) => paths.length > 0);
     const urls = toolCatalogue
-      .map((t) => [t.name, urlPaths(t.outputSchema).map((p) => p.join('.')).sort()] as const)
+      .map(
+        (t) =>
+          [
+            t.name,
+            urlPaths(t.outputSchema)
+              .map((p) => p.join('.'))
+              .sort(),
+          ] as const,
+      )
       .filter(([, paths]) => paths.length > 0);
     expect(declared).toEqual(urls);
     expect(Object.fromEntries(declared)).toMatchObject({
