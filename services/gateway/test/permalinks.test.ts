@@ -11,9 +11,9 @@ import { ADA, ADA_TOKEN, buildStubServer, stubTools } from './stub-deps.js';
 
 // Stored items' urls as an MCP client gets them, over inject() against stub services. With a
 // public URL every url a tool returns, and every link to a stored item, is the item's permalink
-// (search, fetch, search_sources, the read tools, what store_research links to), links to plans
-// stay quarry:// (no page yet), search and fetch answer exactly one text item, and resources/read
-// reads a permalink as the quarry:// URI it stands for. Without a public URL every address is
+// (search, fetch, search_sources, the read tools, what store_research links to, the plan report's
+// links), links to plans stay quarry:// (no page yet), search and fetch answer exactly one text
+// item, and resources/read reads a permalink as the quarry:// URI it stands for. Without a public URL every address is
 // quarry:// as before. (The services' own answers: services/search and artifact-store tests.)
 
 const PUBLIC = 'https://quarry.example';
@@ -21,13 +21,14 @@ type Loose = Record<string, any>; // eslint-disable-line @typescript-eslint/no-e
 
 const records = researchRecords();
 const acme = ADA.orgId;
+const plan = records.addPlan(acme, { name: 'Lithium prices' });
 const artifact = records.addArtifact(acme, {
+  planId: plan.planId,
   artifactType: 'finding',
   title: 'Lithium fell',
   content: { text: 'Lithium fell 20%.' },
   contentText: 'Lithium carbonate fell 20% over 2024.',
 });
-const plan = records.addPlan(acme, { name: 'Lithium prices' });
 const brief = records.addOutput(acme, {
   planId: plan.planId,
   mediaType: 'markdown',
@@ -138,6 +139,14 @@ describe.each<Era>(['legacy', 'modern'])('with a public URL (%s client)', (era) 
     ]);
   });
 
+  it("links the plan report's artifacts and deliverables to their permalinks", async () => {
+    const [report] = (await client.readResource({ uri: `quarry://plans/${plan.planId}/report` })).contents;
+    const markdown = (report as Loose).text as string;
+    expect(markdown).toContain(`[Lithium fell](${PUBLIC}/library/artifact/${artifact.id})`);
+    expect(markdown).toContain(`[Lithium brief](${PUBLIC}/library/output/${brief.outputId})`);
+    expect(markdown).toContain(`quarry://plans/${plan.planId}`);
+  });
+
   it('reads a permalink as a resource, as its quarry:// URI; another base names nothing', async () => {
     const permalink = `${PUBLIC}/library/artifact/${artifact.id}`;
     const [byLink] = (await client.readResource({ uri: permalink })).contents;
@@ -167,6 +176,8 @@ describe.each<Era>(['legacy', 'modern'])('without a public URL (%s client)', (er
     const fetched = await call(client, 'fetch', { id: `quarry://artifacts/${artifact.id}` });
     expect(fetched.content).toHaveLength(1);
     expect(fetched.structuredContent.url).toBe(`quarry://artifacts/${artifact.id}`);
+    const [report] = (await client.readResource({ uri: `quarry://plans/${plan.planId}/report` })).contents;
+    expect((report as Loose).text).toContain(`[Lithium fell](quarry://artifacts/${artifact.id})`);
     const sources = await call(client, 'search_sources', { query: 'carbonate' });
     expect(sources.structuredContent.results[0].url).toBe(`quarry://artifacts/${artifact.id}`);
     expect(sources.content[1]).toMatchObject({ type: 'resource_link', uri: `quarry://artifacts/${artifact.id}` });

@@ -1,5 +1,5 @@
 import type { ReadResourceResult } from '@modelcontextprotocol/server';
-import { toolNames } from '@quarry/contracts';
+import { sourceUrl, toolNames } from '@quarry/contracts';
 import type { Permalinks } from '../../library/permalinks.js';
 import { type Caller, mayUse } from '../request-context.js';
 import type { Tools } from '../tools/call.js';
@@ -85,9 +85,13 @@ export async function readResource(
           if (!(error instanceof ToolNotAllowed)) throw error;
           gap = `Not shown: this token may not call ${toolNames.listResearchOutputs}.`;
         }
-        const markdown = renderPlanReport(context.structuredContent as unknown as ReportContext, outputs, {
-          deliverables: gap,
-        });
+        const report = context.structuredContent as unknown as ReportContext;
+        // With a public URL an artifact's link is its permalink, as a deliverable's url already is.
+        const artifacts = report.artifacts?.map((a) => ({
+          ...a,
+          url: a.url ?? permalinks?.of(sourceUrl('research_artifact', a.id)),
+        }));
+        const markdown = renderPlanReport({ ...report, artifacts }, outputs, { deliverables: gap });
         return { ref, contents: [{ uri, mimeType: 'text/markdown', text: markdown }] };
       }
     }
