@@ -79,7 +79,7 @@ describe('the README', () => {
   it('has a row of the compatibility matrix for every client replayed here, and no other', () => {
     const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
     const section = readme.slice(readme.indexOf('### Clients'), readme.indexOf('### Resources'));
-    const rows = [...section.matchAll(/^\| \*\*([^*]+)\*\* \|/gm)].map((m) => m[1]);
+    const rows = [...section.matchAll(/^\| \*\*([^*]+)\*\*\s*\|/gm)].map((m) => m[1]);
     expect(rows).toEqual(CLIENTS.map((c) => c.name));
   });
 });
