@@ -7,7 +7,7 @@ import { CLIENTS } from './clients/all-clients.js';
 import type { ClientFixture } from './clients/client-fixture.js';
 import { authorize, discover, exchange, identify, scopeOf, type SigningKey } from './clients/client-replay.js';
 import { clientSession } from './clients/client-session.js';
-import { doWork, toolsFor } from './clients/client-work.js';
+import { checkTools, doWork, type ListedTool } from './clients/client-work.js';
 import { recordedWeb } from './clients/recorded-web.js';
 import { freePort } from './free-port.js';
 import { startTestGateway } from './harness.js';
@@ -69,8 +69,8 @@ describe.each(CLIENTS.map((client) => [client.name, client] as const))('%s', (_n
     expect(init.serverInfo).toMatchObject({ name: 'quarry' });
     expect(init.capabilities).toHaveProperty('tools');
 
-    const { tools } = (await session.request('tools/list')) as { tools: Array<{ name: string }> };
-    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(toolsFor(client.work)));
+    const { tools } = (await session.request('tools/list')) as { tools: ListedTool[] };
+    checkTools(client.work, tools);
     await doWork(session, client, system.base);
   }, 60_000);
 });

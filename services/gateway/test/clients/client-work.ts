@@ -7,9 +7,31 @@ import type { ClientSession, ToolResult } from './client-session.js';
 // or, for ChatGPT, research stored and then found and opened through the two tools its deep
 // research and company knowledge modes call, checked against OpenAI's contract for them.
 
-/** The tools a session of this kind needs to see in tools/list. */
-export function toolsFor(work: ClientFixture['work']): string[] {
-  return work === 'plan' ? ['create_research_plan', 'get_plan_status'] : ['search', 'fetch', 'store_research'];
+/** A tool as tools/list describes it. */
+export interface ListedTool {
+  name: string;
+  inputSchema: { properties?: Record<string, { type?: string }>; required?: string[] };
+}
+
+/**
+ * tools/list holds what a session of this kind calls; for ChatGPT, also what it checks before it
+ * lets deep research use a server: `search` taking a string `query`, `fetch` a string `id`.
+ */
+export function checkTools(work: ClientFixture['work'], tools: readonly ListedTool[]) {
+  const names = tools.map((t) => t.name);
+  if (work === 'plan') {
+    expect(names).toEqual(expect.arrayContaining(['create_research_plan', 'get_plan_status']));
+    return;
+  }
+  expect(names).toEqual(expect.arrayContaining(['search', 'fetch', 'store_research']));
+  for (const [tool, argument] of [
+    ['search', 'query'],
+    ['fetch', 'id'],
+  ] as const) {
+    const { inputSchema } = tools.find((t) => t.name === tool)!;
+    expect(inputSchema.properties?.[argument]?.type).toBe('string');
+    expect(inputSchema.required).toContain(argument);
+  }
 }
 
 const ok = (name: string, result: ToolResult) => {
