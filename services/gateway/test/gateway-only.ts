@@ -54,6 +54,8 @@ export async function startGatewayOnly(
   return {
     base,
     url: `${base}/mcp`,
+    /** The server itself, for `app.inject()`. */
+    app,
     token,
     tokenId,
     admin,

@@ -17,7 +17,7 @@ export interface InjectedAnswer {
 }
 
 /** A fetch served by `app.inject()`; every answer is appended to `answers`. */
-function injectFetch(app: FastifyInstance, answers: InjectedAnswer[]): FetchLike {
+export function injectFetch(app: FastifyInstance, answers: InjectedAnswer[] = []): FetchLike {
   return async (input, init = {}) => {
     const url = new URL(String(input));
     const method = init.method ?? 'GET';

@@ -2,9 +2,10 @@ import { createHash, randomBytes } from 'node:crypto';
 
 /**
  * A minimal browser for the authorization server's pages: follows redirects by hand (so a test
- * sees every hop), keeps cookies per host, and submits the sign-in and consent forms.
+ * sees every hop), keeps cookies per host, and submits the sign-in and consent forms. Its
+ * requests go over the network, or through `send` (a fetch answered by `app.inject()`).
  */
-export function createBrowser() {
+export function createBrowser(send: (url: string, init: RequestInit) => Promise<Response> = fetch) {
   // One jar per host, as a browser keeps them: an upstream identity provider's cookies stay apart.
   const jars = new Map<string, Map<string, string>>();
 
@@ -15,7 +16,7 @@ export function createBrowser() {
     const headers: Record<string, string> = { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') };
     if (init.form) headers['content-type'] = 'application/x-www-form-urlencoded';
     if (init.origin) headers.origin = init.origin;
-    const response = await fetch(url, {
+    const response = await send(url, {
       method: init.method ?? (init.form ? 'POST' : 'GET'),
       headers,
       body: init.form ? new URLSearchParams(init.form).toString() : undefined,
@@ -33,6 +34,7 @@ export function createBrowser() {
     return {
       status: response.status,
       location: location ? new URL(location, url).toString() : undefined,
+      headers: response.headers,
       html: await response.text(),
     };
   }

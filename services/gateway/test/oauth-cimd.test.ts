@@ -1,8 +1,3 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { request as httpsRequest, createServer, type Server } from 'node:https';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
   Client,
@@ -12,6 +7,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { createOAuthAdmin, type IdentityDatabase } from '@quarry/gateway';
 import type { Kysely } from 'kysely';
+import { startCimdDocuments } from './cimd-documents.js';
 import { createBrowser, pkcePair } from './oauth-browser.js';
 import { freePort } from './free-port.js';
 import { startGatewayOnly } from './gateway-only.js';
@@ -23,18 +19,13 @@ import { startGatewayOnly } from './gateway-only.js';
 
 type Gateway = Awaited<ReturnType<typeof startGatewayOnly>>;
 let gateway: Gateway;
-let documents: Server;
+let documents: Awaited<ReturnType<typeof startCimdDocuments>>;
 let documentsBase = '';
-let certDir = '';
 const PASSWORD = 'correct horse battery staple';
 const REDIRECT = 'http://127.0.0.1:9/callback';
 
-/** The metadata document served at each path, by its path. */
-const served = new Map<string, Record<string, unknown>>();
-const document = (path: string, fields: Record<string, unknown> = {}) => {
-  const url = `${documentsBase}${path}`;
-  served.set(path, {
-    client_id: url,
+const document = (path: string, fields: Record<string, unknown> = {}) =>
+  documents.serve(path, {
     client_name: 'CIMD test client',
     redirect_uris: [REDIRECT],
     grant_types: ['authorization_code', 'refresh_token'],
@@ -42,59 +33,20 @@ const document = (path: string, fields: Record<string, unknown> = {}) => {
     token_endpoint_auth_method: 'none',
     ...fields,
   });
-  return url;
-};
-
-/** A fetch over node:https that trusts only the test's certificate. */
-const trustingFetch =
-  (ca: Buffer): typeof fetch =>
-  (input, init = {}) =>
-    new Promise((resolve, reject) => {
-      const url = input instanceof Request ? input.url : String(input);
-      const headers = Object.fromEntries(new Headers(init.headers).entries());
-      const req = httpsRequest(url, { method: init.method ?? 'GET', headers, ca, signal: init.signal ?? undefined });
-      req.on('response', (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          const responseHeaders = new Headers();
-          for (const [name, value] of Object.entries(res.headers))
-            if (typeof value === 'string') responseHeaders.set(name, value);
-          resolve(new Response(Buffer.concat(chunks), { status: res.statusCode ?? 502, headers: responseHeaders }));
-        });
-        res.on('error', reject);
-      });
-      req.on('error', reject);
-      req.end();
-    });
 
 beforeAll(async () => {
-  certDir = mkdtempSync(join(tmpdir(), 'quarry-cimd-'));
-  const [key, cert] = [join(certDir, 'key.pem'), join(certDir, 'cert.pem')];
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-    '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1',
-    '-addext', 'subjectAltName=IP:127.0.0.1',
-  ], { stdio: 'ignore' }); // prettier-ignore
-  documents = createServer({ key: readFileSync(key), cert: readFileSync(cert) }, (request, response) => {
-    const body = served.get(request.url ?? '');
-    response.statusCode = body ? 200 : 404;
-    response.setHeader('content-type', 'application/json');
-    response.end(JSON.stringify(body ?? {}));
-  });
-  await new Promise<void>((resolve) => documents.listen(0, '127.0.0.1', resolve));
-  documentsBase = `https://127.0.0.1:${(documents.address() as { port: number }).port}`;
+  documents = await startCimdDocuments();
+  documentsBase = documents.base;
   const port = await freePort();
   gateway = await startGatewayOnly(
     { PORT: String(port), QUARRY_PUBLIC_URL: `http://127.0.0.1:${port}` },
-    { oauthFetch: trustingFetch(readFileSync(cert)) },
+    { oauthFetch: documents.fetch },
   );
   await createOAuthAdmin(gateway.database.admin as Kysely<IdentityDatabase>).setPassword('ada@acme.test', PASSWORD);
 }, 120_000);
 afterAll(async () => {
   await gateway?.close();
-  await new Promise((resolve) => documents?.close(resolve));
-  rmSync(certDir, { recursive: true, force: true });
+  await documents?.close();
 });
 
 /** An OAuth client provider whose identity is a metadata document URL: it never registers. */

@@ -3,11 +3,13 @@ import { type Kysely, sql } from 'kysely';
 import { errors, Provider } from 'oidc-provider';
 import type { Logger } from 'pino';
 import type { IdentityDatabase } from '../identity/schema.js';
-import { SCOPES } from '../identity/scopes.js';
+import { DEFAULT_TOKEN_SCOPES, SCOPES } from '../identity/scopes.js';
 import { SERVICE_TOKEN_AUDIENCE } from '@quarry/grpc';
 import { GRANT_CLAIM, ORG_CLAIM } from './access-tokens.js';
 import { recordAuthEvent } from './audit.js';
+import { APPLICATION_TYPE_UNSET, clientMetadataRules } from './client-metadata.js';
 import { postgresAdapterFactory } from './provider-adapter.js';
+import { logoutSource, postLogoutSuccessSource, renderError } from './provider-pages.js';
 import {
   grpcResourceServer,
   isServiceAccountClient,
@@ -15,6 +17,7 @@ import {
   serviceAccountClaims,
   serviceAccountClientMetadata,
 } from './service-account-clients.js';
+import { describeErrors } from './token-errors.js';
 
 export interface AuthorizationServerOptions {
   /** The issuer: the gateway's public base URL (`http://127.0.0.1:8080` under `npm start`). */
@@ -105,14 +108,30 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       return { accountId: user.id, claims: () => ({ sub: user.id, email: user.email, name: user.name }) };
     },
     clientDefaults: {
+      application_type: APPLICATION_TYPE_UNSET,
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: 'none',
       // The only key type Quarry generates.
       id_token_signed_response_alg: 'ES256',
     },
+    // Private-use schemes and loopback redirects for native clients (RFC 8252), refused URIs named.
+    extraClientMetadata: clientMetadataRules,
     responseTypes: ['code'],
     pkce: { required: () => true },
+    extraParams: {
+      // An authorization request without `scope` asks for Quarry's default (read + write, what
+      // the consent page offers), within what the client registered; oidc-provider would
+      // otherwise grant nothing and answer access_denied after sign-in. Its documented way to
+      // default a parameter: these run after its own checks of the request.
+      scope(ctx, value, client) {
+        if (value || ctx.oidc.route !== 'authorization') return;
+        const allowed = client.scope?.split(' ');
+        const scopes = DEFAULT_TOKEN_SCOPES.filter((s) => !allowed || allowed.includes(s));
+        if (scopes.length > 0) ctx.oidc.params!.scope = scopes.join(' ');
+      },
+    },
+    renderError,
     // Listed so registered clients may ask for them; they are granted for the MCP resource only.
     scopes: ['openid', 'offline_access', ...SCOPES],
     claims: { openid: ['sub'], email: ['email'], profile: ['name'] },
@@ -120,6 +139,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     interactions: { url: (_ctx, interaction) => `/oauth/interaction/${interaction.uid}` },
     features: {
       devInteractions: { enabled: false },
+      rpInitiatedLogout: { enabled: true, logoutSource, postLogoutSuccessSource },
       registration: { enabled: true },
       clientCredentials: { enabled: true },
       revocation: { enabled: true },
@@ -136,7 +156,10 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
               throw new errors.InvalidTarget(`a service account's tokens are only for ${SERVICE_TOKEN_AUDIENCE}`);
             return grpcResourceServer(SCOPES.join(' '), options.serviceTokenTtlSeconds);
           }
-          if (indicator !== resource) throw new errors.InvalidTarget(`this server issues tokens only for ${resource}`);
+          if (indicator !== resource)
+            throw new errors.InvalidTarget(
+              `resource ${JSON.stringify(indicator)} is not this server's: it issues tokens only for ${resource}; send that resource, or none`,
+            );
           return {
             scope: SCOPES.join(' '),
             audience: resource,
@@ -183,6 +206,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     },
   });
   provider.proxy = options.trustProxy;
+  describeErrors(provider, resource);
   // Service accounts' stored secrets are hashes (oidc-provider's documented hook for that).
   const compareClientSecret = provider.Client.prototype.compareClientSecret;
   provider.Client.prototype.compareClientSecret = function (this: InstanceType<Provider['Client']>, actual: string) {

@@ -5,7 +5,8 @@ import type { Provider } from 'oidc-provider';
 import type { IdentityDatabase } from '../identity/schema.js';
 import { SCOPES } from '../identity/scopes.js';
 import { recentFailures, recordAuthEvent } from './audit.js';
-import { consentPage, errorPage, loginPage } from './pages.js';
+import { redirectTarget } from './redirect-uris.js';
+import { consentPage, errorPage, loginPage, pageHeaders } from './pages.js';
 import { verifyPassword } from './passwords.js';
 import { registerSso, type SsoOptions } from './sso.js';
 
@@ -43,17 +44,8 @@ export function registerInteractions(app: FastifyInstance, options: InteractionO
     const actual = Buffer.from(given ?? '');
     return actual.length === expected.length && timingSafeEqual(actual, expected);
   };
-  const html = (reply: FastifyReply, status: number, body: string) =>
-    reply
-      .code(status)
-      .headers({
-        'content-type': 'text/html; charset=utf-8',
-        'cache-control': 'no-store',
-        'x-frame-options': 'DENY',
-        'content-security-policy':
-          "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' http: https:; frame-ancestors 'none'",
-      })
-      .send(body);
+  const html = (reply: FastifyReply, status: number, body: string, redirectUri?: string) =>
+    reply.code(status).headers(pageHeaders(redirectUri)).send(body);
 
   async function detailsOf(request: FastifyRequest, reply: FastifyReply): Promise<Details | undefined> {
     try {
@@ -116,12 +108,13 @@ export function registerInteractions(app: FastifyInstance, options: InteractionO
         action: `/oauth/interaction/${details.uid}/consent`,
         csrf: csrfFor(details.uid),
         clientName: await clientName(String(details.params.client_id)),
-        redirectHost: new URL(String(details.params.redirect_uri)).host,
+        redirectHost: redirectTarget(String(details.params.redirect_uri)),
         scopes: scopesFor(details, role),
         orgs,
         email: user?.email ?? '',
         error,
       }),
+      String(details.params.redirect_uri),
     );
   }
 
@@ -145,6 +138,7 @@ export function registerInteractions(app: FastifyInstance, options: InteractionO
             clientName: await clientName(String(details.params.client_id)),
             sso: options.sso && { name: options.sso.name, href: `/oauth/interaction/${details.uid}/sso` },
           }),
+          String(details.params.redirect_uri),
         );
       }
       return renderConsent(reply, details);
@@ -170,6 +164,7 @@ export function registerInteractions(app: FastifyInstance, options: InteractionO
             error,
             sso: options.sso && { name: options.sso.name, href: `/oauth/interaction/${details.uid}/sso` },
           }),
+          String(details.params.redirect_uri),
         );
       const failures = await recentFailures(db, { email, ip: request.ip, windowMs });
       if (failures.byEmail >= maxFailures || failures.byIp >= maxFailures * 10)

@@ -1,4 +1,22 @@
-/** Server-rendered sign-in and consent pages: plain HTML forms, no script, labelled fields. */
+import type { ErrorExplanation } from './error-explanations.js';
+
+/** Server-rendered sign-in, consent and error pages: plain HTML forms, no script, labelled fields. */
+
+/**
+ * The headers of every page: no caching, no framing, no script. Forms go only here, and the
+ * redirects that follow them to the client: any http(s) address, or the private-use scheme of a
+ * native client's `redirectUri` (browsers apply `form-action` to those redirects too).
+ */
+export function pageHeaders(redirectUri?: string) {
+  const scheme = redirectUri ? URL.parse(redirectUri)?.protocol : undefined;
+  const clientScheme = scheme && scheme !== 'http:' && scheme !== 'https:' ? ` ${scheme}` : '';
+  return {
+    'content-type': 'text/html; charset=utf-8',
+    'cache-control': 'no-store',
+    'x-frame-options': 'DENY',
+    'content-security-policy': `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' http: https:${clientScheme}; frame-ancestors 'none'`,
+  };
+}
 
 const escape = (value: string) =>
   value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -23,6 +41,7 @@ label{display:block;margin-top:1rem;font-weight:600}
 input[type=email],input[type=password]{width:100%;padding:.5rem;font-size:1rem;box-sizing:border-box}
 button{margin-top:1.5rem;margin-right:.5rem;padding:.5rem 1.25rem;font-size:1rem}
 .error{color:#a00000;border:1px solid #a00000;padding:.5rem}
+.details{margin-top:2rem;font-size:.875rem;color:#444;overflow-wrap:anywhere}
 fieldset{margin-top:1rem}
 :focus-visible{outline:3px solid #1a5fb4;outline-offset:2px}
 </style>
@@ -100,4 +119,39 @@ ${orgs}
 
 export function errorPage(title: string, message: string) {
   return layout(title, `<h1>${escape(title)}</h1><p role="alert">${escape(message)}</p>`);
+}
+
+/**
+ * An OAuth error as Quarry explains it: what is wrong and what to do, then the error code and
+ * the server's description for the app's developer. Every value is escaped; the request's
+ * `state` is never shown.
+ */
+export function oauthErrorPage(explanation: ErrorExplanation, details: { error: string; description?: string }) {
+  const description = details.description ? ` — ${escape(details.description)}` : '';
+  return layout(
+    explanation.title,
+    `<h1>${escape(explanation.title)}</h1>
+<p role="alert">${escape(explanation.problem)}</p>
+<p>${escape(explanation.remedy)}</p>
+<p class="details">Error code <code>${escape(details.error)}</code>${description}</p>`,
+  );
+}
+
+/** The sign-out confirmation; `form` is oidc-provider's hidden form (its action and CSRF field). */
+export function signOutPage(form: string) {
+  return layout(
+    'Sign out',
+    `<h1>Sign out of Quarry?</h1>
+<p>You are signed in to Quarry in this browser. Apps you connected keep their access until you revoke it.</p>
+${form}
+<button type="submit" form="op.logoutForm" name="logout" value="yes">Sign out</button>
+<button type="submit" form="op.logoutForm">Stay signed in</button>`,
+  );
+}
+
+export function signedOutPage() {
+  return layout(
+    'Signed out',
+    '<h1>You are signed out of Quarry</h1><p>You can close this window, or go back to your app.</p>',
+  );
 }
