@@ -55,5 +55,5 @@ export const claudeCode: ClientFixture = {
     sendsProtocolVersionHeader: true,
   },
   work: 'plan',
-  waitsFor: ['native-oauth'],
+  waitsFor: [],
 };

@@ -51,5 +51,5 @@ export const cursor: ClientFixture = {
     sendsProtocolVersionHeader: true,
   },
   work: 'plan',
-  waitsFor: ['native-oauth'],
+  waitsFor: [],
 };

@@ -52,5 +52,5 @@ export const goose: ClientFixture = {
     sendsProtocolVersionHeader: true,
   },
   work: 'plan',
-  waitsFor: ['native-oauth'],
+  waitsFor: [],
 };
