@@ -27,7 +27,14 @@ export type {
 export { type ToolCodec } from './codec.js';
 export { ContractError, type ContractIssue } from './contract-error.js';
 export { enumNames, type EnumNames } from './enum-names.js';
-export { parseSourceUrl, sourceUrl, type SourceTableName } from './source-url.js';
+export {
+  parseItemReference,
+  parsePermalinkPath,
+  parseSourceUrl,
+  permalinkPath,
+  sourceUrl,
+  type SourceTableName,
+} from './source-url.js';
 export { SCOPES, allows, isScope, parseScopes, scopeForRpc, scopeForTool, type Scope } from './scopes.js';
 
 /** Every MCP tool, sorted by name, deeply frozen: the gateway lists and dispatches these. */

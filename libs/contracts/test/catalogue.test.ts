@@ -38,7 +38,7 @@ describe('the tool catalogue', () => {
     expect(toolCatalogue.filter((tool) => tool.liveness).map((tool) => tool.name)).toEqual(['ping']);
   });
 
-  it('publishes exactly these tools: ping, the plan engine tools, the artifact and search tools, extract_data, submit_extraction', () => {
+  it('publishes exactly these tools: ping, the plan engine tools, the artifact and search tools (search and fetch as ChatGPT reads them), extract_data, submit_extraction', () => {
     expect(toolCatalogue.map((tool) => tool.name)).toEqual([
       'archive_plan',
       'cancel_plan',
@@ -64,6 +64,7 @@ describe('the tool catalogue', () => {
       'modify_plan',
       'ping',
       'request_user_review',
+      'search',
       'search_sources',
       'store_research',
       'store_research_batch',
@@ -96,6 +97,7 @@ describe('the tool catalogue', () => {
       'list_research_outputs',
       'list_tags',
       'ping',
+      'search',
       'search_sources',
     ]);
     expect(flagged('destructiveHint')).toEqual([

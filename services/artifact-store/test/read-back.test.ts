@@ -235,6 +235,25 @@ describe('fetch', () => {
     );
   });
 
+  it('reads a permalink (the gateway gives one with a public URL) by its path, whatever its host', async () => {
+    const { id } = await storeFinding(store, orgA, { contentText: 'Nickel fell.' });
+    const byId = await store.client.call('fetch', { id }, as(orgA));
+    for (const permalink of [
+      `https://quarry.example/library/artifact/${id}`,
+      `http://127.0.0.1:8080/q/library/artifact/${id}`,
+    ])
+      expect(await store.client.call('fetch', { id: permalink }, as(orgA))).toEqual(byId);
+    for (const probe of [
+      `https://quarry.example/library/output/${id}`,
+      `https://quarry.example/library/artifact/${id}?a=b`,
+    ])
+      expect((await failure(store.client.call('fetch', { id: probe }, as(orgA)))).code).toBe('ITEM_NOT_FOUND');
+    expect(
+      (await failure(store.client.call('fetch', { id: `https://quarry.example/library/artifact/${id}` }, as(orgB))))
+        .code,
+    ).toBe('ITEM_NOT_FOUND');
+  });
+
   it('pages long text through metadata.next_cursor', async () => {
     const text = 'lithium '.repeat(30_000);
     const { id } = await storeFinding(store, orgA, { contentText: text });

@@ -14,6 +14,7 @@ import { createExternalTokenVerifier } from './oauth/external-tokens.js';
 import { ensureSigningKeys, publicKeySet, publicKeysOf } from './oauth/signing-keys.js';
 import { identityServiceImplementation } from './identity/service.js';
 import type { IdentityDatabase } from './identity/schema.js';
+import { createPermalinks } from './library/permalinks.js';
 import { createLocalBackend, type ToolBackend } from './mcp/tools/backends.js';
 import { createTools } from './mcp/tools/call.js';
 import { createTaskRunner } from './mcp/tasks/task-runner.js';
@@ -197,8 +198,11 @@ export async function createGatewayRuntime({
     ...Object.fromEntries(remote),
     ...inProcess,
   };
+  // With a public URL every stored item's url is its permalink page (ADR 0042); without, its quarry:// address.
+  const permalinks = createPermalinks(config.QUARRY_PUBLIC_URL ? config.publicUrl : undefined);
   const tools = createTools({
     catalogue: toolCatalogue,
+    permalinks,
     backends,
     logger,
     toolCallLog,
@@ -237,6 +241,7 @@ export async function createGatewayRuntime({
     requestStateKey: derive('mcp-request-state'),
     oauth: oauth.http,
     planSubscriptions,
+    permalinks,
     metricsText: () => metricsText(metrics.registry, ...alsoExpose),
     readiness: {
       accepting: async () => !draining,

@@ -11,6 +11,8 @@ import { createMcpEndpoint, type LongCallOptions, quarryServerInfo } from './mcp
 import { createToolCallFastPath } from './mcp/fast-path.js';
 import type { PlanSubscriptions } from './mcp/subscriptions/plan-subscriptions.js';
 import type { Tools } from './mcp/tools/call.js';
+import type { Permalinks } from './library/permalinks.js';
+import { registerLibraryPages } from './library/routes.js';
 import { type OAuthHttp, registerOAuthRoutes, resourceMetadataUrl } from './oauth/routes.js';
 
 export interface GatewayHttpOptions {
@@ -57,6 +59,11 @@ export interface GatewayDeps {
   longCalls?: LongCallOptions;
   /** Plan change notifications for `subscriptions/listen`, fed from PostgreSQL; none without it. */
   planSubscriptions?: PlanSubscriptions;
+  /**
+   * Stored items' permalinks (with a public URL): resources/read reads them, and /library serves
+   * their pages to people signed in on the embedded authorization server.
+   */
+  permalinks?: Permalinks;
 }
 
 /**
@@ -117,6 +124,14 @@ export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
     });
   }
   if (deps.oauth) await registerOAuthRoutes(app, deps.oauth);
+  const embedded = deps.oauth?.embedded;
+  if (embedded)
+    registerLibraryPages(app, {
+      tools: deps.tools,
+      provider: embedded.provider,
+      db: embedded.db,
+      key: embedded.csrfKey,
+    });
 
   const endpoint = createMcpEndpoint({
     tools: deps.tools,
@@ -126,6 +141,7 @@ export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
     longCalls: deps.longCalls,
     onerror: (error) => logger.debug({ err: error }, 'MCP request rejected'),
     planSubscriptions: deps.planSubscriptions,
+    permalinks: deps.permalinks,
   });
   // RFC 9728: every challenge points the client at the protected-resource metadata.
   const resourceMetadata = deps.oauth ? resourceMetadataUrl(deps.oauth.resource) : undefined;

@@ -76,7 +76,7 @@ describe('startGateway', () => {
     const attempt = startGateway({ config: config(), logger, serviceAddresses: withoutSearch });
     await expect(attempt).rejects.toBeInstanceOf(ConfigError);
     await expect(attempt).rejects.toThrow(
-      'QUARRY_SERVICES: no address for quarry.search.v1.SearchService (search_sources): add quarry.search.v1.SearchService=<host>:<port>',
+      'QUARRY_SERVICES: no address for quarry.search.v1.SearchService (search, search_sources): add quarry.search.v1.SearchService=<host>:<port>',
     );
   });
 

@@ -77,12 +77,19 @@ export function stubAuthenticator(entries: Record<string, StubAnswer> = { [ADA_T
   };
 }
 
-/** The real tools over stub services (stub-backend.ts); `stub` sets their replies and records their rpcs. */
-export function stubTools(stub: StubBackends = stubBackends()): Tools & { stub: StubBackends } {
+/**
+ * The real tools over stub services (stub-backend.ts); `stub` sets their replies and records their
+ * rpcs. `options` are createTools' own (e.g. permalinks).
+ */
+export function stubTools(
+  stub: StubBackends = stubBackends(),
+  options: Pick<Parameters<typeof createTools>[0], 'permalinks'> = {},
+): Tools & { stub: StubBackends } {
   const tools = createTools({
     catalogue: toolCatalogue,
     backends: stub.backends,
     logger: createLogger({ service: 'gateway-test', level: 'silent' }),
+    ...options,
   });
   return { ...tools, stub };
 }

@@ -5,8 +5,10 @@ import { createLocalBackend, createTools, type Principal } from '@quarry/gateway
 import { QuarryError, status } from '@quarry/grpc';
 import { createLogger } from '@quarry/telemetry';
 import type { FastifyInstance } from 'fastify';
+import { answerLibraryReads } from './library-replies.js';
 import { injectPost, MODERN_ENVELOPE, modernToolCall } from './mcp-requests.js';
 import { type Era, listenOnLoopback, officialClients, speaking } from './official-client.js';
+import { researchRecords } from './research-records.js';
 import { bearer, buildStubServer, member, type ServedBy, stubAuthenticator, stubTools } from './stub-deps.js';
 
 // A credential's tool allowlist at the HTTP layer (inject() over the real dispatcher with three
@@ -14,7 +16,8 @@ import { bearer, buildStubServer, member, type ServedBy, stubAuthenticator, stub
 // allowlist is answered exactly as a call of a tool that does not exist, on either MCP path.
 // Then the whole catalogue (the real tools over stub services) as the official MCP client of
 // either era sees it: the allowlist and the scopes together, and the allowed calls reaching their
-// service. (Creating a token with an allowlist: the identity admin's, in authenticator.test.ts.)
+// service; ChatGPT's search and fetch under quarry:read and an allowlist like any tool. (Creating a
+// token with an allowlist: the identity admin's, in authenticator.test.ts.)
 
 const ping = toolCatalogue.find((t) => t.name === 'ping')!;
 // The same rpc under other names: one read-only, one that writes (needs quarry:write).
@@ -216,5 +219,73 @@ describe.each<Era>(['legacy', 'modern'])('the whole catalogue for an official MC
     const listed = await client.listTools();
     expect(listed.tools.map((t) => t.name).sort()).toEqual(toolCatalogue.map((t) => t.name).sort());
     expect((await client.callTool({ name: 'ping', arguments: {} })).isError).toBeFalsy();
+  });
+});
+
+describe("ChatGPT's search and fetch under quarry:read, with an allowlist", () => {
+  const READ_ONLY = `qry_${'c'.repeat(43)}`;
+  const PAIR = `qry_${'p'.repeat(43)}`;
+  const SEARCH_ONLY = `qry_${'s'.repeat(43)}`;
+  const WRITE_ONLY = `qry_${'o'.repeat(43)}`;
+  const records = researchRecords();
+  const clients = officialClients();
+  let chatgpt: FastifyInstance;
+  let url: string;
+
+  beforeAll(async () => {
+    const reader = member('rita', 'acme', ['quarry:read']);
+    records.addArtifact(reader.orgId, { artifactType: 'finding', title: 'Glaciers', content: {}, contentText: 'ice' });
+    const tools = stubTools();
+    answerLibraryReads(tools.stub, records);
+    const authenticator = stubAuthenticator({
+      [READ_ONLY]: reader,
+      [PAIR]: member('pat', 'acme', ['quarry:read'], ['search', 'fetch']),
+      [SEARCH_ONLY]: member('sol', 'acme', ['quarry:read'], ['search']),
+      [WRITE_ONLY]: member('walt', 'acme', ['quarry:write']),
+    });
+    ({ app: chatgpt } = await buildStubServer({ tools, authenticator }));
+    url = await listenOnLoopback(chatgpt);
+  });
+  afterAll(async () => {
+    await clients.closeAll();
+    await chatgpt?.close();
+  });
+
+  it('a read-only token lists and calls both; an allowlist narrows them like any tool', async () => {
+    const read = await clients.connect(url, READ_ONLY, speaking('legacy'));
+    const names = (await read.listTools()).tools.map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['search', 'fetch']));
+    const found = (await read.callTool({ name: 'search', arguments: { query: 'glaciers' } })).structuredContent as {
+      results: Array<{ id: string }>;
+    };
+    expect(found.results).toHaveLength(1);
+    expect((await read.callTool({ name: 'fetch', arguments: { id: found.results[0]!.id } })).isError).toBeFalsy();
+
+    const pair = await clients.connect(url, PAIR, speaking('legacy'));
+    expect((await pair.listTools()).tools.map((t) => t.name).sort()).toEqual(['fetch', 'search']);
+    const searchOnly = await clients.connect(url, SEARCH_ONLY, speaking('modern'));
+    expect((await searchOnly.listTools()).tools.map((t) => t.name)).toEqual(['search']);
+    await expect(searchOnly.callTool({ name: 'fetch', arguments: { id: found.results[0]!.id } })).rejects.toThrow(
+      /Unknown tool: fetch\b/,
+    );
+  });
+
+  it('a token without quarry:read sees neither and is refused both with insufficient_scope', async () => {
+    const writer = await clients.connect(url, WRITE_ONLY, speaking('legacy'));
+    const names = (await writer.listTools()).tools.map((t) => t.name);
+    expect(names).not.toContain('search');
+    expect(names).not.toContain('fetch');
+    for (const [name, args] of [
+      ['search', { query: 'glaciers' }],
+      ['fetch', { id: 'anything' }],
+    ] as const) {
+      const request = modernToolCall(name, args);
+      const answer = await injectPost(chatgpt, JSON.stringify(request.body), {
+        ...request.headers,
+        ...bearer(WRITE_ONLY),
+      });
+      expect(answer.status).toBe(403);
+      expect(answer.json.error?.data).toEqual({ code: 'INSUFFICIENT_SCOPE', scope: 'quarry:read' });
+    }
   });
 });

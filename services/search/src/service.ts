@@ -3,6 +3,7 @@ import { handlersWith } from '@quarry/grpc';
 import type { Logger } from 'pino';
 import type { SearchBackends } from '@quarry/search-index';
 import { tagged } from './engine-failures.js';
+import { search } from './handlers/search.js';
 import { searchSources } from './handlers/search-sources.js';
 import { buildHybridSearch } from './hybrid.js';
 
@@ -18,6 +19,6 @@ export interface SearchServiceDeps {
  * failures become SEARCH_UNAVAILABLE naming the leg; their details stay in this service's log.
  */
 export function createSearchService(deps: SearchServiceDeps): searchV1.SearchServiceServer {
-  const search = buildHybridSearch(tagged(deps.backends));
-  return handlersWith({ search, logger: deps.logger }, { searchSources });
+  const hybrid = buildHybridSearch(tagged(deps.backends));
+  return handlersWith({ search: hybrid, logger: deps.logger }, { searchSources, search });
 }

@@ -3,7 +3,6 @@ import {
   fromBinary,
   getOption,
   hasOption,
-  ScalarType,
   toJson,
   type DescExtension,
   type DescField,
@@ -17,6 +16,7 @@ import { createCommentReader } from './comments.js';
 import { deriveElicitation, type ElicitOption } from './elicitation.js';
 import { SchemaError } from './field-constraints.js';
 import { gatewayFieldRole } from './gateway-fields.js';
+import { permalinksOf, resourceLinksOf } from './result-fields.js';
 import { messageToJsonSchema } from './schema.js';
 import type {
   FieldConstraints,
@@ -25,7 +25,7 @@ import type {
   ResourceLinkOption,
   SchemaSources,
 } from './schema-sources.js';
-import type { GatewayFields, LongPoll, ResourceLinkField, ToolAnnotations, ToolDefinition } from './types.js';
+import type { GatewayFields, LongPoll, ToolAnnotations, ToolDefinition } from './types.js';
 
 /**
  * Derives the MCP tool catalogue from a FileDescriptorSet (with source info, for comments):
@@ -129,6 +129,7 @@ function deriveTool(method: DescMethod, options: ToolOptions, sources: SchemaSou
   const gatewayFields = gatewayFieldsOf(method, problems);
   const longPoll = longPollOf(method, sources, problems);
   const resourceLinks = resourceLinksOf(method, sources, problems);
+  const permalinks = permalinksOf(method, sources, problems);
   if (problems.length > 0 || !inputSchema || !outputSchema) return problems;
 
   const annotations: ToolAnnotations = {
@@ -148,34 +149,9 @@ function deriveTool(method: DescMethod, options: ToolOptions, sources: SchemaSou
     rpc: { service, method: method.name, path: `/${service}/${method.name}`, ...(longPoll ? { longPoll } : {}) },
     ...(gatewayFields ? { gatewayFields } : {}),
     ...(resourceLinks.length > 0 ? { resourceLinks } : {}),
+    ...(permalinks.length > 0 ? { permalinks } : {}),
     ...(options.liveness ? { liveness: true as const } : {}),
   };
-}
-
-// The response fields marked `(quarry.mcp.v1.resource_link)`, at any depth (a message type met
-// again on the way down is not entered twice): string fields only, each URI with one `{}`.
-function resourceLinksOf(method: DescMethod, sources: SchemaSources, problems: string[]): ResourceLinkField[] {
-  for (const field of method.input.fields.filter((f) => sources.resourceLink(f)))
-    problems.push(`field ${field.parent.typeName}.${field.name}: resource_link belongs in a response, not the request`);
-  const links: ResourceLinkField[] = [];
-  const walk = (message: DescMethod['output'], path: string[], seen: Set<string>) => {
-    for (const field of message.fields) {
-      const option = sources.resourceLink(field);
-      if (option) {
-        const uris = option.uris ?? [];
-        if (field.scalar !== ScalarType.STRING)
-          problems.push(`field ${field.parent.typeName}.${field.name}: resource_link needs a string field`);
-        else if (uris.length === 0 || uris.some((uri) => uri.split('{}').length !== 2))
-          problems.push(`field ${field.parent.typeName}.${field.name}: each resource_link uri needs exactly one {}`);
-        else links.push({ path: [...path, field.jsonName], uris });
-      }
-      const inner = field.message;
-      if (inner && !inner.typeName.startsWith('google.protobuf.') && !seen.has(inner.typeName))
-        walk(inner, [...path, field.jsonName], new Set([...seen, inner.typeName]));
-    }
-  };
-  walk(method.output, [], new Set([method.output.typeName]));
-  return links;
 }
 
 // The gateway's side-channel fields of an rpc (root level only), checked for a sane shape.
@@ -222,12 +198,15 @@ function schemaSources(registry: FileRegistry): SchemaSources {
   const fieldOption = registry.getExtension('quarry.mcp.v1.field');
   const longPollOption = registry.getExtension('quarry.mcp.v1.long_poll');
   const resourceLinkOption = registry.getExtension('quarry.mcp.v1.resource_link');
+  const permalinkOption = registry.getExtension('quarry.mcp.v1.permalink');
   const oneofOption = registry.getExtension('quarry.mcp.v1.oneof');
   return {
     describe: createCommentReader(),
     fieldConstraints: (field) => readOption<FieldConstraints>(fieldOption, field),
     longPoll: (field) => readOption<LongPollOption>(longPollOption, field),
     resourceLink: (field) => readOption<ResourceLinkOption>(resourceLinkOption, field),
+    permalink: (field) =>
+      permalinkOption !== undefined && hasOption(field, permalinkOption) && getOption(field, permalinkOption) === true,
     oneofConstraints: (oneof) => readOption<OneofConstraints>(oneofOption, oneof),
   };
 }

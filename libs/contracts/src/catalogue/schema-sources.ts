@@ -40,5 +40,7 @@ export interface SchemaSources {
   fieldConstraints(field: DescField): FieldConstraints | undefined;
   longPoll(field: DescField): LongPollOption | undefined;
   resourceLink(field: DescField): ResourceLinkOption | undefined;
+  /** Whether the field carries `(quarry.mcp.v1.permalink) = true`. */
+  permalink(field: DescField): boolean;
   oneofConstraints(oneof: DescOneof): OneofConstraints | undefined;
 }

@@ -67,6 +67,12 @@ export interface ToolDefinition {
   readonly elicitation?: ToolElicitation;
   /** Result fields that name resources (`(quarry.mcp.v1.resource_link)`); absent when none. */
   readonly resourceLinks?: readonly ResourceLinkField[];
+  /**
+   * Result fields holding a stored item's address that the gateway gives as its permalink
+   * (`(quarry.mcp.v1.permalink)`): their JSON paths from the result's root, lists walked item by
+   * item; absent when none.
+   */
+  readonly permalinks?: readonly (readonly string[])[];
   /** A connection check (`liveness`): counted, but not written to the tool-call log; absent otherwise. */
   readonly liveness?: true;
 }

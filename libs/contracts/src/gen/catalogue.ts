@@ -811,7 +811,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "fetch",
     "title": "Fetch a stored item",
-    "description": "Read anything search_sources found, by its id or quarry:// url: {id, title, text, url, metadata}. Long text comes in pages: pass metadata.next_cursor as cursor.",
+    "description": "Read anything search or search_sources found, by its id or url: {id, title, text, url, metadata}. Long text comes in pages: pass metadata.next_cursor as cursor.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -819,7 +819,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "type": "string",
           "minLength": 1,
           "maxLength": 200,
-          "description": "The id of an artifact, output or extraction (as search_sources returned it), or its url."
+          "description": "The id of an artifact, output or extraction (as search returned it), or its url."
         },
         "cursor": {
           "type": "string",
@@ -850,7 +850,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         },
         "url": {
           "type": "string",
-          "description": "Its stable address, for citing it (quarry://artifacts/{id}, quarry://outputs/{id} or quarry://extractions/{id})."
+          "description": "Where to open and cite it: its permalink page, or without a public URL its stable address (quarry://artifacts/{id}, quarry://outputs/{id} or quarry://extractions/{id})."
         },
         "metadata": {
           "type": "object",
@@ -880,15 +880,10 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "method": "Fetch",
       "path": "/quarry.artifact.v1.ArtifactService/Fetch"
     },
-    "resourceLinks": [
-      {
-        "path": [
-          "url"
-        ],
-        "uris": [
-          "{}"
-        ]
-      }
+    "permalinks": [
+      [
+        "url"
+      ]
     ]
   },
   {
@@ -1030,7 +1025,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         },
         "url": {
           "type": "string",
-          "description": "Its stable address (quarry://artifacts/{id}), for citing it."
+          "description": "Its stable address (quarry://artifacts/{id}), or its permalink page: for citing it."
         }
       },
       "required": [
@@ -1063,6 +1058,11 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "{}"
         ]
       }
+    ],
+    "permalinks": [
+      [
+        "url"
+      ]
     ]
   },
   {
@@ -1256,7 +1256,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         },
         "url": {
           "type": "string",
-          "description": "Its stable address (quarry://extractions/{id}), for citing it."
+          "description": "Its stable address (quarry://extractions/{id}), or its permalink page: for citing it."
         }
       },
       "required": [
@@ -1292,6 +1292,11 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "{}"
         ]
       }
+    ],
+    "permalinks": [
+      [
+        "url"
+      ]
     ]
   },
   {
@@ -2353,7 +2358,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         },
         "url": {
           "type": "string",
-          "description": "Its stable address (quarry://outputs/{id}), for citing it."
+          "description": "Its stable address (quarry://outputs/{id}), or its permalink page: for citing it."
         }
       },
       "required": [
@@ -2390,6 +2395,11 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "{}"
         ]
       }
+    ],
+    "permalinks": [
+      [
+        "url"
+      ]
     ]
   },
   {
@@ -2856,7 +2866,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
               },
               "url": {
                 "type": "string",
-                "description": "Its stable address (quarry://artifacts/{id})."
+                "description": "Its stable address (quarry://artifacts/{id}), or its permalink page."
               }
             },
             "required": [
@@ -2900,6 +2910,12 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "{}"
         ]
       }
+    ],
+    "permalinks": [
+      [
+        "artifacts",
+        "url"
+      ]
     ]
   },
   {
@@ -3138,7 +3154,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
               },
               "url": {
                 "type": "string",
-                "description": "Its stable address (quarry://outputs/{id})."
+                "description": "Its stable address (quarry://outputs/{id}), or its permalink page."
               }
             },
             "required": [
@@ -3184,6 +3200,12 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "{}"
         ]
       }
+    ],
+    "permalinks": [
+      [
+        "outputs",
+        "url"
+      ]
     ]
   },
   {
@@ -3809,6 +3831,79 @@ export const toolDefinitions: readonly ToolDefinition[] = [
     }
   },
   {
+    "name": "search",
+    "title": "Search",
+    "description": "Search everything stored in your organization by keywords and meaning, as search_sources ranks it: {results: [{id, title, url}]}, best first. Read one with fetch(id).",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "query": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 2000,
+          "description": "What to look for: keywords, a phrase or a question."
+        }
+      },
+      "required": [
+        "query"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "results": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "id": {
+                "type": "string",
+                "description": "The item's ID: pass it to fetch."
+              },
+              "title": {
+                "type": "string",
+                "description": "Its title."
+              },
+              "url": {
+                "type": "string",
+                "description": "Where to open and cite it: its permalink page, or without a public URL its stable address (quarry://artifacts/{id}, quarry://outputs/{id} or quarry://extractions/{id})."
+              }
+            },
+            "required": [
+              "id",
+              "title",
+              "url"
+            ],
+            "additionalProperties": false
+          },
+          "description": "The stored items found, best first (at most 10), each once."
+        }
+      },
+      "required": [
+        "results"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.search.v1.SearchService",
+      "method": "Search",
+      "path": "/quarry.search.v1.SearchService/Search"
+    },
+    "permalinks": [
+      [
+        "results",
+        "url"
+      ]
+    ]
+  },
+  {
     "name": "search_sources",
     "title": "Search stored research",
     "description": "Search everything stored in your organization (artifacts, outputs, subagent reports, extractions) by keywords and meaning at once (mode keyword or semantic runs one only). Results are per stored item, best first, each with its best-matching passage; read one whole with fetch. Narrow with sourceTable, artifactType, planId, tags and a createdSince/createdUntil range. Content stored a moment ago may take a second to appear.",
@@ -3988,7 +4083,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
               },
               "url": {
                 "type": "string",
-                "description": "The item's stable address, for citing it (quarry://artifacts/{id}, quarry://outputs/{id} or quarry://extractions/{id}); fetch reads it whole."
+                "description": "The item's stable address, for citing it (quarry://artifacts/{id}, quarry://outputs/{id} or quarry://extractions/{id}, or its permalink page); fetch reads it whole."
               },
               "planId": {
                 "type": "string",
@@ -4053,6 +4148,12 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "{}"
         ]
       }
+    ],
+    "permalinks": [
+      [
+        "results",
+        "url"
+      ]
     ]
   },
   {
@@ -5094,6 +5195,7 @@ export const toolNames = {
   modifyPlan: 'modify_plan',
   ping: 'ping',
   requestUserReview: 'request_user_review',
+  search: 'search',
   searchSources: 'search_sources',
   storeResearch: 'store_research',
   storeResearchBatch: 'store_research_batch',

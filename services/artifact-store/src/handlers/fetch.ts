@@ -1,4 +1,4 @@
-import { type artifactV1, parseSourceUrl, type SourceTableName, sourceUrl } from '@quarry/contracts';
+import { type artifactV1, parseItemReference, type SourceTableName, sourceUrl } from '@quarry/contracts';
 import { cursorScope } from '@quarry/cursors';
 import { isUuid } from '@quarry/db';
 import type { CallContext } from '@quarry/grpc';
@@ -76,16 +76,16 @@ async function findAny(trx: Trx, id: string, only: SourceTableName | undefined):
 }
 
 /**
- * Fetch: any stored item by id or url, in the shape deep-research connectors read
- * ({id, title, text, url, metadata}); the text within the byte budget, the next page's cursor
- * in metadata.next_cursor. A missing, malformed and another org's id are refused alike.
+ * Fetch: any stored item by id, quarry:// url or permalink, in the shape deep-research connectors
+ * read ({id, title, text, url, metadata}); the text within the byte budget, the next page's
+ * cursor in metadata.next_cursor. A missing, malformed and another org's id are refused alike.
  */
 export async function fetch(
   deps: ArtifactServiceDeps,
   req: artifactV1.FetchRequest,
   ctx: CallContext,
 ): Promise<artifactV1.FetchResponse> {
-  const named = parseSourceUrl(req.id);
+  const named = parseItemReference(req.id);
   const id = named?.id ?? req.id;
   const found = isUuid(id) ? await inTenant(deps.db, ctx, (trx) => findAny(trx, id, named?.sourceTable)) : undefined;
   if (!found) throw artifactErrors.ITEM_NOT_FOUND({ id: req.id });

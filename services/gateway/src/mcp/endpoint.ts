@@ -19,6 +19,7 @@ import { RESOURCES_CAPABILITY, registerResources } from './resources/register.js
 import type { PlanSubscriptions } from './subscriptions/plan-subscriptions.js';
 import { registerTasks, TASKS_EXTENSION } from './tasks/tasks-extension.js';
 import type { TaskRunner } from './tasks/task-runner.js';
+import type { Permalinks } from '../library/permalinks.js';
 import type { Tools } from './tools/call.js';
 import { registerTools } from './tools/register.js';
 
@@ -42,6 +43,8 @@ export interface EndpointOptions {
   longCalls?: LongCallOptions;
   /** Change notifications for plan resources over `subscriptions/listen` (2026-07-28); none without it. */
   planSubscriptions?: PlanSubscriptions;
+  /** Stored items' permalinks, which resources/read reads as their quarry:// URIs (with a public URL). */
+  permalinks?: Permalinks;
 }
 
 /** How the MCP endpoint treats long calls (tools that run a model, long polls). */
@@ -117,7 +120,7 @@ export function createMcpEndpoint(options: EndpointOptions): McpEndpoint {
       const subscribe = options.planSubscriptions?.capabilitiesFor(era);
       if (subscribe) server.registerCapabilities(subscribe);
       registerTools(server, tools, modes, era);
-      registerResources(server, tools, listCursors, era);
+      registerResources(server, tools, listCursors, era, options.permalinks);
       registerPrompts(server, prompts);
       if (tasks && era === 'modern') registerTasks(server, tasks);
       return server;

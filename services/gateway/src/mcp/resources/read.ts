@@ -1,5 +1,6 @@
 import type { ReadResourceResult } from '@modelcontextprotocol/server';
-import { toolNames } from '@quarry/contracts';
+import { sourceUrl, toolNames } from '@quarry/contracts';
+import type { Permalinks } from '../../library/permalinks.js';
 import { type Caller, mayUse } from '../request-context.js';
 import type { Tools } from '../tools/call.js';
 import { type ReportContext, type ReportOutput, renderPlanReport } from './plan-report.js';
@@ -34,13 +35,17 @@ export function mayReadKind(caller: Caller, kind: ResourceKind): boolean {
 const WHOLE_DOCUMENT_BYTES = 1_048_576;
 const DELIVERABLES_IN_REPORT = 100;
 
-/** resources/read: what a URI names, read with the caller's principal; a miss is ResourceNotFound. */
+/**
+ * resources/read: what a URI names (or the permalink of a stored item a result linked to), read
+ * with the caller's principal; a miss is ResourceNotFound.
+ */
 export async function readResource(
   tools: Tools,
   uri: string,
   caller: Caller,
+  permalinks?: Permalinks,
 ): Promise<{ ref: ResourceRef; contents: Contents }> {
-  const ref = parseResourceUri(uri);
+  const ref = parseResourceUri(uri) ?? parseResourceUri(permalinks?.addressOf(uri) ?? '');
   if (!ref) throw resourceNotFound(uri);
   const notFound = () => resourceNotFound(uri);
   const read = (tool: string, args: Record<string, unknown>) => readThroughTool(tools, tool, args, caller, notFound);
@@ -80,9 +85,13 @@ export async function readResource(
           if (!(error instanceof ToolNotAllowed)) throw error;
           gap = `Not shown: this token may not call ${toolNames.listResearchOutputs}.`;
         }
-        const markdown = renderPlanReport(context.structuredContent as unknown as ReportContext, outputs, {
-          deliverables: gap,
-        });
+        const report = context.structuredContent as unknown as ReportContext;
+        // With a public URL an artifact's link is its permalink, as a deliverable's url already is.
+        const artifacts = report.artifacts?.map((a) => ({
+          ...a,
+          url: a.url ?? permalinks?.of(sourceUrl('research_artifact', a.id)),
+        }));
+        const markdown = renderPlanReport({ ...report, artifacts }, outputs, { deliverables: gap });
         return { ref, contents: [{ uri, mimeType: 'text/markdown', text: markdown }] };
       }
     }

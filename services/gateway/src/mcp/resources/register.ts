@@ -1,5 +1,6 @@
 import type { Server } from '@modelcontextprotocol/server';
 import type { CursorCodec } from '@quarry/cursors';
+import type { Permalinks } from '../../library/permalinks.js';
 import { callerOf } from '../request-context.js';
 import type { Tools } from '../tools/call.js';
 import { listResources } from './list.js';
@@ -14,9 +15,16 @@ export const RESOURCES_CAPABILITY = { listChanged: false } as const;
  * the caller's list, and reads, each through the read tools with the caller's principal. Reading
  * needs the quarry:read scope (the HTTP layer refuses a request without it, see
  * required-scope.ts); a resource whose tool the caller's allowlist leaves out does not exist for
- * it. 2026-07-28 results carry their cache hints (2025-era results have no such fields).
+ * it. A stored item's permalink (what results link to with a public URL) reads as its quarry:// URI.
+ * 2026-07-28 results carry their cache hints (2025-era results have no such fields).
  */
-export function registerResources(server: Server, tools: Tools, cursors: CursorCodec, era: 'legacy' | 'modern'): void {
+export function registerResources(
+  server: Server,
+  tools: Tools,
+  cursors: CursorCodec,
+  era: 'legacy' | 'modern',
+  permalinks?: Permalinks,
+): void {
   const hinted = <T extends object>(result: T, hint: CacheHint) => (era === 'modern' ? { ...result, ...hint } : result);
 
   server.setRequestHandler('resources/templates/list', () =>
@@ -39,7 +47,7 @@ export function registerResources(server: Server, tools: Tools, cursors: CursorC
   });
 
   server.setRequestHandler('resources/read', async (request, ctx) => {
-    const { ref, contents } = await readResource(tools, request.params.uri, callerOf(ctx));
+    const { ref, contents } = await readResource(tools, request.params.uri, callerOf(ctx), permalinks);
     return hinted({ contents }, CACHE_HINTS[ref.kind]);
   });
 }

@@ -10,6 +10,7 @@ import {
   unknownTool,
   UNKNOWN_TOOL,
 } from '../../errors.js';
+import type { Permalinks } from '../../library/permalinks.js';
 import type { ToolCallLog } from '../../tool-call-log.js';
 import { type Caller, mayUse } from '../request-context.js';
 import type { ToolBackend } from './backends.js';
@@ -61,6 +62,8 @@ export interface ToolsOptions {
    * seconds to minutes, where every other rpc takes milliseconds. Defaults to `deadlineMs`.
    */
   modelDeadlineMs?: number;
+  /** Stored items' permalinks, given in results instead of their addresses (with a public URL). */
+  permalinks?: Permalinks;
 }
 
 /** The tools and their one way in: what the MCP handlers, the fast path, resources and prompts call. */
@@ -177,7 +180,7 @@ export function createTools(options: ToolsOptions): Tools {
       );
       return { result: toolError(internalToolError(requestId)), code: 'INTERNAL' };
     }
-    return { ...replyResult(tool, parts), code: 'OK', usage: parts.usage };
+    return { ...replyResult(tool, parts, options.permalinks), code: 'OK', usage: parts.usage };
   }
 
   function resolve(name: string, finish: ReturnType<typeof record>, caller: Caller) {

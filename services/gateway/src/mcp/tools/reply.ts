@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { ToolDefinition } from '@quarry/contracts';
+import type { Permalinks } from '../../library/permalinks.js';
 import { resourceLinksOf } from '../resources/links.js';
 
 // A service's reply, decoded to JSON, holds the tool's structured content and, in fields the
@@ -37,28 +38,53 @@ export function replyParts(tool: ToolDefinition, structured: Record<string, unkn
 /**
  * The result of a reply that matched its output schema: the JSON as text, then the file it
  * carries as an embedded resource (its bytes travel once, outside structuredContent), then links
- * to what the result names (proto-declared fields). `structuredJson` is the text content's JSON
- * when it can be spliced in as the structured content (the fast path encodes it once).
+ * to what the result names (proto-declared fields). With a public URL, every stored item's
+ * address in a permalink field, and every link to a stored item, is its permalink. `structuredJson`
+ * is the text content's JSON when it can be spliced in as the structured content (the fast path
+ * encodes it once).
  */
 export function replyResult(
   tool: ToolDefinition,
   { structured, resource }: ReplyParts,
+  permalinks?: Permalinks,
 ): { result: CallToolResult; structuredJson?: string } {
+  const embedded = resource ? embeddedResourceOf(resource) : undefined;
+  // Links are found by the addresses the service gave, then given as permalinks like the fields.
+  const links = resourceLinksOf(structured, tool.resourceLinks, new Set(embedded ? [embedded.uri] : [])).map(
+    (link) => ({ ...link, uri: permalinks?.of(link.uri) ?? link.uri }),
+  );
+  if (permalinks && tool.permalinks)
+    for (const path of tool.permalinks) replaceStrings(structured, path, (address) => permalinks.of(address));
   const structuredJson = JSON.stringify(structured);
-  if (resource) {
-    const embedded = embeddedResourceOf(resource);
+  if (embedded) {
     const content: CallToolResult['content'] = [
       { type: 'text', text: structuredJson },
       { type: 'resource', resource: embedded },
-      ...resourceLinksOf(structured, tool.resourceLinks, new Set([embedded.uri])),
+      ...links,
     ];
     return { result: { content, structuredContent: structured } };
   }
-  const links = resourceLinksOf(structured, tool.resourceLinks);
   return {
     result: { content: [{ type: 'text', text: structuredJson }, ...links], structuredContent: structured },
     structuredJson,
   };
+}
+
+/** Replaces each string at `path` (lists on the way walked) with what `replace` gives, if anything. */
+function replaceStrings(root: unknown, path: readonly string[], replace: (value: string) => string | undefined) {
+  const walk = (node: unknown, depth: number): void => {
+    if (Array.isArray(node)) {
+      for (const item of node) walk(item, depth);
+      return;
+    }
+    if (!node || typeof node !== 'object') return;
+    const holder = node as Record<string, unknown>;
+    const key = path[depth]!;
+    const value = holder[key];
+    if (depth < path.length - 1) walk(value, depth + 1);
+    else if (typeof value === 'string') holder[key] = replace(value) ?? value;
+  };
+  walk(root, 0);
 }
 
 /** Removes a side-channel field from a decoded reply (it is not part of the output schema). */

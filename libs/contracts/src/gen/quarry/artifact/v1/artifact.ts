@@ -669,7 +669,7 @@ export interface GetArtifactResponse {
   createdAt?:
     | Date
     | undefined;
-  /** Its stable address (quarry://artifacts/{id}), for citing it. */
+  /** Its stable address (quarry://artifacts/{id}), or its permalink page: for citing it. */
   url: string;
 }
 
@@ -719,7 +719,7 @@ export interface GetResearchOutputResponse {
   createdAt?:
     | Date
     | undefined;
-  /** Its stable address (quarry://outputs/{id}), for citing it. */
+  /** Its stable address (quarry://outputs/{id}), or its permalink page: for citing it. */
   url: string;
   /** A binary document's bytes, returned to the client as an embedded resource. */
   document?: EmbeddedResource | undefined;
@@ -803,7 +803,7 @@ export interface GetExtractionResponse {
   createdAt?:
     | Date
     | undefined;
-  /** Its stable address (quarry://extractions/{id}), for citing it. */
+  /** Its stable address (quarry://extractions/{id}), or its permalink page: for citing it. */
   url: string;
 }
 
@@ -813,7 +813,7 @@ export interface GetExtractionResponse_FieldConfidencesEntry {
 }
 
 export interface FetchRequest {
-  /** The id of an artifact, output or extraction (as search_sources returned it), or its url. */
+  /** The id of an artifact, output or extraction (as search returned it), or its url. */
   id: string;
   /** metadata.next_cursor of the previous call, for the next page of a long text. */
   cursor?: string | undefined;
@@ -827,8 +827,8 @@ export interface FetchResponse {
   /** Its full text (or this page of it, when metadata.next_cursor is set). */
   text: string;
   /**
-   * Its stable address, for citing it (quarry://artifacts/{id}, quarry://outputs/{id} or
-   * quarry://extractions/{id}).
+   * Where to open and cite it: its permalink page, or without a public URL its stable address
+   * (quarry://artifacts/{id}, quarry://outputs/{id} or quarry://extractions/{id}).
    */
   url: string;
   /**
@@ -894,7 +894,7 @@ export interface ArtifactSummary {
   createdAt?:
     | Date
     | undefined;
-  /** Its stable address (quarry://artifacts/{id}). */
+  /** Its stable address (quarry://artifacts/{id}), or its permalink page. */
   url: string;
 }
 
@@ -936,7 +936,7 @@ export interface OutputSummary {
   createdAt?:
     | Date
     | undefined;
-  /** Its stable address (quarry://outputs/{id}). */
+  /** Its stable address (quarry://outputs/{id}), or its permalink page. */
   url: string;
 }
 
@@ -7606,7 +7606,7 @@ export const ArtifactServiceService = {
     responseDeserialize: (value: Buffer): GetExtractionResponse => GetExtractionResponse.decode(value),
   },
   /**
-   * Read anything search_sources found, by its id or quarry:// url: {id, title, text, url,
+   * Read anything search or search_sources found, by its id or url: {id, title, text, url,
    * metadata}. Long text comes in pages: pass metadata.next_cursor as cursor.
    */
   fetch: {
@@ -7836,7 +7836,7 @@ export interface ArtifactServiceServer extends UntypedServiceImplementation {
    */
   getExtraction: handleUnaryCall<GetExtractionRequest, GetExtractionResponse>;
   /**
-   * Read anything search_sources found, by its id or quarry:// url: {id, title, text, url,
+   * Read anything search or search_sources found, by its id or url: {id, title, text, url,
    * metadata}. Long text comes in pages: pass metadata.next_cursor as cursor.
    */
   fetch: handleUnaryCall<FetchRequest, FetchResponse>;
@@ -8049,7 +8049,7 @@ export interface ArtifactServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetExtractionResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Read anything search_sources found, by its id or quarry:// url: {id, title, text, url,
+   * Read anything search or search_sources found, by its id or url: {id, title, text, url,
    * metadata}. Long text comes in pages: pass metadata.next_cursor as cursor.
    */
   fetch(

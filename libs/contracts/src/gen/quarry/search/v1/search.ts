@@ -246,7 +246,7 @@ export interface SearchResult {
   textSnippet: string;
   /**
    * The item's stable address, for citing it (quarry://artifacts/{id}, quarry://outputs/{id} or
-   * quarry://extractions/{id}); fetch reads it whole.
+   * quarry://extractions/{id}, or its permalink page); fetch reads it whole.
    */
   url: string;
   /** The research plan it belongs to, if any. */
@@ -259,6 +259,29 @@ export interface SearchResult {
     | undefined;
   /** Its tags. */
   tags: string[];
+}
+
+export interface SearchRequest {
+  /** What to look for: keywords, a phrase or a question. */
+  query: string;
+}
+
+export interface SearchResponse {
+  /** The stored items found, best first (at most 10), each once. */
+  results: SearchHit[];
+}
+
+/** One stored item search found (fetch reads it whole). */
+export interface SearchHit {
+  /** The item's ID: pass it to fetch. */
+  id: string;
+  /** Its title. */
+  title: string;
+  /**
+   * Where to open and cite it: its permalink page, or without a public URL its stable address
+   * (quarry://artifacts/{id}, quarry://outputs/{id} or quarry://extractions/{id}).
+   */
+  url: string;
 }
 
 function createBaseSearchSourcesRequest(): SearchSourcesRequest {
@@ -1007,6 +1030,243 @@ export const SearchResult: MessageFns<SearchResult> = {
   },
 };
 
+function createBaseSearchRequest(): SearchRequest {
+  return { query: "" };
+}
+
+export const SearchRequest: MessageFns<SearchRequest> = {
+  encode(message: SearchRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.query !== "") {
+      writer.uint32(10).string(message.query);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SearchRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSearchRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.query = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SearchRequest {
+    return { query: isSet(object.query) ? globalThis.String(object.query) : "" };
+  },
+
+  toJSON(message: SearchRequest): unknown {
+    const obj: any = {};
+    if (message.query !== "") {
+      obj.query = message.query;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SearchRequest>, I>>(base?: I): SearchRequest {
+    return SearchRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SearchRequest>, I>>(object: I): SearchRequest {
+    const message = createBaseSearchRequest();
+    message.query = object.query ?? "";
+    return message;
+  },
+};
+
+function createBaseSearchResponse(): SearchResponse {
+  return { results: [] };
+}
+
+export const SearchResponse: MessageFns<SearchResponse> = {
+  encode(message: SearchResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.results) {
+      SearchHit.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SearchResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSearchResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.results.push(SearchHit.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SearchResponse {
+    return {
+      results: globalThis.Array.isArray(object?.results) ? object.results.map((e: any) => SearchHit.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: SearchResponse): unknown {
+    const obj: any = {};
+    if (message.results?.length) {
+      obj.results = message.results.map((e) => SearchHit.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SearchResponse>, I>>(base?: I): SearchResponse {
+    return SearchResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SearchResponse>, I>>(object: I): SearchResponse {
+    const message = createBaseSearchResponse();
+    message.results = object.results?.map((e) => SearchHit.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseSearchHit(): SearchHit {
+  return { id: "", title: "", url: "" };
+}
+
+export const SearchHit: MessageFns<SearchHit> = {
+  encode(message: SearchHit, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.title !== "") {
+      writer.uint32(18).string(message.title);
+    }
+    if (message.url !== "") {
+      writer.uint32(26).string(message.url);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SearchHit {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSearchHit();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.title = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SearchHit {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      title: isSet(object.title) ? globalThis.String(object.title) : "",
+      url: isSet(object.url) ? globalThis.String(object.url) : "",
+    };
+  },
+
+  toJSON(message: SearchHit): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.title !== "") {
+      obj.title = message.title;
+    }
+    if (message.url !== "") {
+      obj.url = message.url;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SearchHit>, I>>(base?: I): SearchHit {
+    return SearchHit.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SearchHit>, I>>(object: I): SearchHit {
+    const message = createBaseSearchHit();
+    message.id = object.id ?? "";
+    message.title = object.title ?? "";
+    message.url = object.url ?? "";
+    return message;
+  },
+};
+
 /**
  * Hybrid search over everything stored with text: research artifacts, research outputs and
  * subagent reports (and extraction results), only ever within the caller's organization.
@@ -1033,6 +1293,19 @@ export const SearchServiceService = {
       Buffer.from(SearchSourcesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): SearchSourcesResponse => SearchSourcesResponse.decode(value),
   },
+  /**
+   * Search everything stored in your organization by keywords and meaning, as search_sources
+   * ranks it: {results: [{id, title, url}]}, best first. Read one with fetch(id).
+   */
+  search: {
+    path: "/quarry.search.v1.SearchService/Search" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SearchRequest): Buffer => Buffer.from(SearchRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SearchRequest => SearchRequest.decode(value),
+    responseSerialize: (value: SearchResponse): Buffer => Buffer.from(SearchResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SearchResponse => SearchResponse.decode(value),
+  },
 } as const;
 
 export interface SearchServiceServer extends UntypedServiceImplementation {
@@ -1044,6 +1317,11 @@ export interface SearchServiceServer extends UntypedServiceImplementation {
    * range. Content stored a moment ago may take a second to appear.
    */
   searchSources: handleUnaryCall<SearchSourcesRequest, SearchSourcesResponse>;
+  /**
+   * Search everything stored in your organization by keywords and meaning, as search_sources
+   * ranks it: {results: [{id, title, url}]}, best first. Read one with fetch(id).
+   */
+  search: handleUnaryCall<SearchRequest, SearchResponse>;
 }
 
 export interface SearchServiceClient extends Client {
@@ -1068,6 +1346,25 @@ export interface SearchServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: SearchSourcesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Search everything stored in your organization by keywords and meaning, as search_sources
+   * ranks it: {results: [{id, title, url}]}, best first. Read one with fetch(id).
+   */
+  search(
+    request: SearchRequest,
+    callback: (error: ServiceError | null, response: SearchResponse) => void,
+  ): ClientUnaryCall;
+  search(
+    request: SearchRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SearchResponse) => void,
+  ): ClientUnaryCall;
+  search(
+    request: SearchRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SearchResponse) => void,
   ): ClientUnaryCall;
 }
 

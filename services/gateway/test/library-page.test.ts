@@ -1,0 +1,208 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createOAuthAdmin, type IdentityDatabase } from '@quarry/gateway';
+import type { Kysely } from 'kysely';
+import { freePort } from './free-port.js';
+import { startGatewayOnly } from './gateway-only.js';
+import { answerLibraryReads, FETCH_PAGE_BYTES } from './library-replies.js';
+import { createBrowser, pkcePair } from './oauth-browser.js';
+import { researchRecords } from './research-records.js';
+
+// A stored item's permalink page, /library/<kind>/<id>, on the gateway alone (its database, the
+// embedded authorization server) over stub services, with inject() and over loopback: who may see
+// it (a person signed in in this browser, by the library's sign-in or by connecting an app), what
+// it shows (fetch's title, metadata and text, escaped, in pages), how it is served (HTML, a CSP
+// without script), and that another organization's item is exactly a missing one.
+
+type Gateway = Awaited<ReturnType<typeof startGatewayOnly>>;
+let gateway: Gateway;
+const PASSWORD = 'correct horse battery staple';
+const records = researchRecords();
+const ids = { acme: '', lab: '', rival: '', labItem: '', rivalItem: '', long: '', hostile: '' };
+const HOSTILE_TITLE = '<script>alert("title")</script> & co';
+const HOSTILE_TEXT = '<img src=x onerror=alert(1)> "quoted" \'single\'';
+const LONG_TEXT = Array.from({ length: 400 }, (_, i) => `line ${i} of the long deliverable`).join('\n');
+
+beforeAll(async () => {
+  const port = await freePort();
+  gateway = await startGatewayOnly({ PORT: String(port), QUARRY_PUBLIC_URL: `http://127.0.0.1:${port}` });
+  const oauth = createOAuthAdmin(gateway.database.admin as Kysely<IdentityDatabase>);
+  ids.lab = (await gateway.admin.createOrg({ slug: 'lab', name: 'Lovelace Lab' })).id;
+  await gateway.admin.addUser({ email: 'ada@acme.test', orgSlug: 'lab' });
+  ids.rival = (await gateway.admin.createOrg({ slug: 'rival', name: 'Rival' })).id;
+  await gateway.admin.addUser({ email: 'eve@rival.test', orgSlug: 'rival', name: 'Eve' });
+  for (const email of ['ada@acme.test', 'eve@rival.test']) await oauth.setPassword(email, PASSWORD);
+  ids.acme = (
+    await (gateway.database.admin as Kysely<IdentityDatabase>)
+      .selectFrom('identity.organizations')
+      .select('id')
+      .where('slug', '=', 'acme')
+      .executeTakeFirstOrThrow()
+  ).id;
+  const artifact = (orgId: string, title: string, contentText: string) =>
+    records.addArtifact(orgId, { artifactType: 'finding', title, content: {}, contentText }).id;
+  ids.hostile = artifact(ids.acme, HOSTILE_TITLE, HOSTILE_TEXT);
+  ids.labItem = artifact(ids.lab, 'Lab notebook', 'Measured in the lab.');
+  ids.rivalItem = artifact(ids.rival, 'Rival secret', 'Not for acme.');
+  ids.long = records.addOutput(ids.acme, {
+    planId: randomUUID(),
+    mediaType: 'markdown',
+    title: 'Long deliverable',
+    content: LONG_TEXT,
+  }).outputId;
+  answerLibraryReads(gateway.stub, records);
+}, 120_000);
+afterAll(async () => {
+  await gateway?.close();
+});
+
+const page = (path: string, cookie?: string) =>
+  gateway.app.inject({ method: 'GET', url: path, headers: cookie ? { cookie } : {} });
+
+/** Signs in on the library's own page as `email`, returning the session cookie (name=value). */
+async function signIn(email: string, password = PASSWORD, next = '') {
+  const form = await page(`/library/sign-in?next=${encodeURIComponent(next)}`);
+  const nonce = String(form.headers['set-cookie']).split(';')[0]!;
+  const csrf = /name="csrf" value="([^"]+)"/.exec(form.body)![1]!;
+  const answer = await gateway.app.inject({
+    method: 'POST',
+    url: '/library/sign-in',
+    headers: { cookie: nonce, 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ csrf, next, email, password }).toString(),
+  });
+  const session = [answer.headers['set-cookie'] ?? []].flat().find((c) => c.startsWith('quarry_library='));
+  return { answer, session: session?.split(';')[0], setCookie: session };
+}
+
+describe('the permalink page', () => {
+  it('sends a stranger to sign in and back, then shows the item, escaped, as HTML without script', async () => {
+    const path = `/library/artifact/${ids.hostile}`;
+    const stranger = await page(path);
+    expect(stranger.statusCode).toBe(303);
+    expect(stranger.headers.location).toBe(`/library/sign-in?next=${encodeURIComponent(path)}`);
+
+    const form = await page(stranger.headers.location!);
+    expect(form.statusCode).toBe(200);
+    expect(form.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(form.body).toContain('<form method="post" action="/library/sign-in">');
+
+    expect((await signIn('ada@acme.test', 'wrong password here', path)).answer.statusCode).toBe(401);
+    const { answer, session, setCookie } = await signIn('ada@acme.test', PASSWORD, path);
+    expect(answer.statusCode).toBe(303);
+    expect(answer.headers.location).toBe(path);
+    expect(setCookie).toMatch(/; Path=\/library; Max-Age=\d+; HttpOnly; SameSite=Lax$/);
+
+    const shown = await page(path, session);
+    expect(shown.statusCode).toBe(200);
+    expect(shown.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(shown.headers['cache-control']).toBe('no-store');
+    expect(shown.headers['x-content-type-options']).toBe('nosniff');
+    const csp = String(shown.headers['content-security-policy']);
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toMatch(/script-src/);
+    expect(shown.body).toContain('<h1>&lt;script&gt;alert(&quot;title&quot;)&lt;/script&gt; &amp; co</h1>');
+    expect(shown.body).toContain('&lt;img src=x onerror=alert(1)&gt; &quot;quoted&quot; &#39;single&#39;');
+    expect(shown.body).not.toContain('<script');
+    expect(shown.body).not.toContain('<img');
+  });
+
+  it('shows items of every org the person belongs to, and long text a page at a time', async () => {
+    const { session } = await signIn('ada@acme.test');
+    expect((await page(`/library/artifact/${ids.labItem}`, session)).body).toContain('Measured in the lab.');
+    const first = await page(`/library/output/${ids.long}`, session);
+    const next = /<a href="([^"]+)" rel="next">/.exec(first.body)?.[1]?.replace(/&amp;/g, '&');
+    expect(next).toMatch(new RegExp(`^/library/output/${ids.long}\\?cursor=`));
+    const second = await page(next!, session);
+    expect(second.statusCode).toBe(200);
+    const text = (html: string) => /<pre>([\s\S]*)<\/pre>/.exec(html)![1]!;
+    expect(Buffer.byteLength(text(first.body))).toBe(FETCH_PAGE_BYTES);
+    expect(LONG_TEXT.startsWith(text(first.body) + text(second.body))).toBe(true);
+  });
+
+  it("answers another org's item exactly like a missing one, and a wrong kind or malformed id too", async () => {
+    const { session } = await signIn('ada@acme.test');
+    const foreign = await page(`/library/artifact/${ids.rivalItem}`, session);
+    expect(foreign.statusCode).toBe(404);
+    for (const other of [
+      `/library/artifact/${randomUUID()}`,
+      `/library/output/${ids.hostile}`,
+      '/library/plan/x',
+      '/library/artifact/not%20an%20id',
+    ]) {
+      const missing = await page(other, session);
+      expect([missing.statusCode, missing.body]).toEqual([404, foreign.body]);
+    }
+    // Eve, signed in to the rival org, sees hers and not acme's.
+    const eve = (await signIn('eve@rival.test')).session;
+    expect((await page(`/library/artifact/${ids.rivalItem}`, eve)).body).toContain('Not for acme.');
+    expect((await page(`/library/artifact/${ids.hostile}`, eve)).body).toBe(foreign.body);
+  });
+
+  it('records each read in the tool-call log as fetch, under the person and the browser session', async () => {
+    const { session } = await signIn('eve@rival.test');
+    await page(`/library/artifact/${ids.rivalItem}`, session);
+    await gateway.runtime.flushToolCallLog();
+    const rows = await (gateway.database.admin as Kysely<IdentityDatabase>)
+      .selectFrom('gateway.mcp_tool_call_log')
+      .select(['tool', 'org_id', 'token_id', 'outcome'])
+      .where('org_id', '=', ids.rival)
+      .execute();
+    expect(rows.at(-1)).toMatchObject({
+      tool: 'fetch',
+      org_id: ids.rival,
+      token_id: session!.split('=')[1]!.split('.')[0],
+      outcome: 'ok',
+    });
+  });
+
+  it('refuses a forged session, a form without its nonce and a form from another site', async () => {
+    const { session } = await signIn('ada@acme.test');
+    const forged = session!.replace(/\.[^.]+$/, '.forged');
+    expect((await page(`/library/artifact/${ids.hostile}`, forged)).statusCode).toBe(303);
+    const form = await page('/library/sign-in');
+    const csrf = /name="csrf" value="([^"]+)"/.exec(form.body)![1]!;
+    const nonce = String(form.headers['set-cookie']).split(';')[0]!;
+    const post = (headers: Record<string, string>) =>
+      gateway.app.inject({
+        method: 'POST',
+        url: '/library/sign-in',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        payload: new URLSearchParams({ csrf, email: 'ada@acme.test', password: PASSWORD }).toString(),
+      });
+    expect((await post({})).statusCode).toBe(403);
+    expect((await post({ cookie: nonce, origin: 'https://evil.example' })).statusCode).toBe(403);
+    expect((await post({ cookie: nonce, origin: gateway.base })).statusCode).toBe(200);
+  });
+
+  it('opens for a person who signed in while connecting an app in this browser', async () => {
+    const browser = createBrowser();
+    const redirect = 'http://127.0.0.1:9/callback';
+    const registered = await fetch(`${gateway.base}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'ChatGPT', redirect_uris: [redirect], token_endpoint_auth_method: 'none' }),
+    });
+    const { client_id } = (await registered.json()) as { client_id: string };
+    const url = new URL(`${gateway.base}/oauth/authorize`);
+    const params = {
+      response_type: 'code',
+      client_id,
+      redirect_uri: redirect,
+      code_challenge: pkcePair().challenge,
+      code_challenge_method: 'S256',
+      scope: 'quarry:read',
+      resource: gateway.url,
+    };
+    for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+    const callback = await browser.authorize(url.toString(), {
+      email: 'ada@acme.test',
+      password: PASSWORD,
+      redirectUri: redirect,
+    });
+    expect(callback.searchParams.get('code')).toBeTruthy();
+    const shown = await browser.request(`${gateway.base}/library/artifact/${ids.labItem}`);
+    expect(shown.status).toBe(200);
+    expect(shown.html).toContain('Measured in the lab.');
+  });
+});
