@@ -55,5 +55,5 @@ export const chatgpt: ClientFixture = {
     sendsProtocolVersionHeader: true,
   },
   work: 'chatgpt-research',
-  waitsFor: ['chatgpt'],
+  waitsFor: [],
 };
