@@ -21,7 +21,7 @@ export const chatgpt: ClientFixture = {
     resource:
       'https://developers.openai.com/apps-sdk/build/auth: "Expect ChatGPT to append resource=https%3A%2F%2Fyour-mcp.example.com to both the authorization and token requests"',
     protocolVersion:
-      'not published (zuplo.com/learn/mcp/compatibility/clients/chatgpt-connectors: OpenAI pages link both 2025-11-25 and 2025-06-18); 2025-06-18 as its lifecycle page; clientInfo openai-mcp 1.0.0 (HP-47 investigation)',
+      'not published (zuplo.com/learn/mcp/compatibility/clients/chatgpt-connectors: OpenAI pages link both 2025-11-25 and 2025-06-18); 2025-06-18 as its lifecycle page; clientInfo openai-mcp 1.0.0 (MCPJam/inspector sdk/src/host-config/templates/seed-host-template.ts, chatgpt)',
     work: 'https://developers.openai.com/apps-sdk (deep research / company knowledge): tools named search(query) and fetch(id), one text content item each',
     headers:
       'not published: the MCP 2025-06-18 Streamable HTTP defaults (accept both types, MCP-Protocol-Version after initialize)',

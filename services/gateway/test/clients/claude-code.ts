@@ -20,7 +20,7 @@ export const claudeCode: ClientFixture = {
     resource:
       'https://claude.com/docs/connectors/building/troubleshooting: "Claude sends the RFC 8707 resource parameter on authorization and token requests, set to … your MCP server URL"',
     protocolVersion:
-      'initialize captured from Claude Code 2.1.176 (clientInfo claude-code, protocolVersion 2025-11-25), quoted in the HP-47 client investigation; canimcp.dev/client/claude-code',
+      'initialize captured from Claude Code 2.1.176 (clientInfo claude-code, protocolVersion 2025-11-25), a live probe recorded in MCPJam/inspector sdk/src/host-config/templates/seed-host-template.ts; canimcp.dev/client/claude-code',
     capabilities:
       'canimcp.dev/client/claude-code lists roots and elicitation as supported; the exact object is not public',
     headers:

@@ -18,6 +18,8 @@ export const cursor: ClientFixture = {
     resource:
       'not public; Cursor\'s MCP client is the TypeScript SDK 1.x (its "Dynamic client registration failed: HTTP 401" log line), whose auth() sends the protected-resource resource',
     protocolVersion: 'https://canimcp.dev/client/cursor-vscode: clientInfo cursor-vscode, protocol 2025-06-18',
+    capabilities:
+      'canimcp.dev/client/cursor-vscode lists roots and elicitation as supported; the exact object and the clientInfo version are not public',
     headers: "not public: the MCP TypeScript SDK 1.x Streamable HTTP defaults and Node fetch's user-agent",
   },
   registration: {

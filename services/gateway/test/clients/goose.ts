@@ -10,11 +10,11 @@ const GOOSE = 'block/goose';
 export const goose: ClientFixture = {
   name: 'Goose',
   source: {
-    registration: `${GOOSE}@06423fd5f56dd53e51ef0c3550fd932cc15e50dd:crates/goose/src/oauth/mod.rs CLIENT_METADATA_URL; the document at https://goose-docs.ai/oauth/client-metadata.json as fetched (quoted in the HP-47 client investigation); DCR only when CIMD is not advertised (rmcp auth.rs)`,
+    registration: `${GOOSE}@06423fd5f56dd53e51ef0c3550fd932cc15e50dd:crates/goose/src/oauth/mod.rs CLIENT_METADATA_URL; the document at https://goose-docs.ai/oauth/client-metadata.json as fetched (quoted verbatim in MCPJam/inspector's OAuth client investigation); DCR only when CIMD is not advertised (rmcp auth.rs)`,
     redirectUri: `${GOOSE}@06423fd:crates/goose/src/oauth/mod.rs: http://127.0.0.1:<port>/oauth_callback, port from GOOSE_OAUTH_CALLBACK_PORT else 0 (OS-picked)`,
     scope: `${GOOSE}@06423fd: no scopes of its own ("scopes are selected from server metadata"): rmcp takes the protected-resource scopes_supported`,
     resource: 'rmcp src/transport/auth.rs: resource = the MCP server URL on authorize, token and refresh',
-    protocolVersion: `${GOOSE}@01aaa8214543455f7a1ba3c2e3099a996bcb7b3b:crates/goose/src/agents/mcp_client.rs get_info: with_protocol_version(V_2025_03_26), roots + sampling + elicitation (+ the MCP Apps extension on desktop); clientInfo goose-desktop (block/goose#6931)`,
+    protocolVersion: `${GOOSE}@01aaa8214543455f7a1ba3c2e3099a996bcb7b3b:crates/goose/src/agents/mcp_client.rs get_info: with_protocol_version(V_2025_03_26), roots + sampling + elicitation (+ the MCP Apps extension on desktop); clientInfo goose-desktop (block/goose#6931), version 1.38.0 as captured from Goose Desktop (MCPJam/inspector seed-host-template.ts)`,
     headers:
       "crates/goose/src/agents/extension_manager.rs: user-agent goose/<version>; accept and MCP-Protocol-Version as rmcp's Streamable HTTP client sends them",
   },
