@@ -52,7 +52,6 @@ export async function startGatewayOnly(
   const port = typeof address === 'object' && address ? address.port : 0;
   const base = `http://127.0.0.1:${port}`;
   return {
-    app,
     base,
     url: `${base}/mcp`,
     /** The server itself, for `app.inject()`. */
