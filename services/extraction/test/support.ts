@@ -8,7 +8,13 @@ import { createGrpcClient, createIdentitySigner, QuarryError, type Identity } fr
 import { planSchemas, startPlanEngine } from '@quarry/plan-engine';
 import { createLogger } from '@quarry/telemetry';
 import { createTestDatabase } from '@quarry/testing';
-import { createHeuristicProvider, startExtraction, type ExtractionOptions } from '../src/index.js';
+import {
+  createHeuristicProvider,
+  extractionSchemas,
+  grantExtractionMaintenance,
+  startExtraction,
+  type ExtractionOptions,
+} from '../src/index.js';
 
 // The real system around the extraction service for its integration tests: a fresh migrated
 // PostgreSQL database, the plan engine and the artifact store on loopback ports (as `quarry
@@ -25,11 +31,14 @@ export const as = (orgId: string): { identity: Identity } => ({
 
 export type ExtractionClient = ReturnType<typeof createGrpcClient<typeof extractionV1.ExtractionServiceService>>;
 export type ServiceOptions = Partial<
-  Omit<ExtractionOptions, 'identityKey' | 'artifactStoreAddress' | 'logger' | 'host' | 'port'>
+  Omit<ExtractionOptions, 'identityKey' | 'artifactStoreAddress' | 'logger' | 'host' | 'port' | 'databaseUrl'>
 >;
 
 export async function startTestSystem() {
-  const database = await createTestDatabase({ schemas: [...planSchemas, ...eventsSchemas, ...artifactSchemas] });
+  const database = await createTestDatabase({
+    schemas: [...planSchemas, ...eventsSchemas, ...artifactSchemas, ...extractionSchemas],
+  });
+  await grantExtractionMaintenance(database.admin, database.appRole);
   const logger = createLogger({ service: 'extraction-test', level: 'silent' });
   const planEngine = await startPlanEngine({
     databaseUrl: database.appUrl,
@@ -62,6 +71,7 @@ export async function startTestSystem() {
       const service = await startExtraction({
         identityKey: IDENTITY_KEY,
         artifactStoreAddress: artifactStore.address,
+        databaseUrl: database.appUrl,
         providers: { heuristic: createHeuristicProvider() },
         provider: 'auto',
         samplingEnabled: true,
