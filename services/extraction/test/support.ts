@@ -59,7 +59,7 @@ export async function startTestSystem() {
   const signer = createIdentitySigner({ key: IDENTITY_KEY, issuer: 'gateway' });
   const artifactClient = createGrpcClient(artifactV1.ArtifactServiceClient, artifactStore.address, { signer });
   const planClient = createGrpcClient(planV1.PlanServiceClient, planEngine.address, { signer });
-  const started: { close(): Promise<void> }[] = [];
+  const started = new Map<ExtractionClient, { close(): Promise<void> }>();
 
   const count = async (query: ReturnType<typeof sql<{ n: number }>>) =>
     (await query.execute(database.admin)).rows[0]!.n;
@@ -87,8 +87,13 @@ export async function startTestSystem() {
         signer,
         defaultDeadlineMs: 20_000,
       });
-      started.push({ close: async () => (client.close(), await service.close(1000)) });
+      started.set(client, { close: async () => (client.close(), await service.close(1000)) });
       return client;
+    },
+    /** Stops the extraction service behind `client` (as a restart or a redeploy does). */
+    async stopExtraction(client: ExtractionClient): Promise<void> {
+      await started.get(client)?.close();
+      started.delete(client);
     },
     /** A research artifact of `orgId` whose text is `text`. */
     async storeArtifact(orgId: string, text: string): Promise<string> {
@@ -147,7 +152,7 @@ export async function startTestSystem() {
       return rows;
     },
     async close(): Promise<void> {
-      for (const s of started) await s.close();
+      for (const s of started.values()) await s.close();
       artifactClient.close();
       planClient.close();
       await artifactStore.close(1000);
