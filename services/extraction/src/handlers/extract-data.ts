@@ -32,8 +32,9 @@ export async function extractData(
   options: { idempotencyKey?: string } = {},
 ): Promise<extractionV1.ExtractDataResponse> {
   const meter = new UsageMeter();
+  const arrivedMs = Date.now();
   try {
-    return await extract(deps, req, ctx, meter, options.idempotencyKey);
+    return await extract(deps, req, ctx, meter, { idempotencyKey: options.idempotencyKey, arrivedMs });
   } catch (error) {
     if (error instanceof ProviderError) {
       // The caller gets a generic message for transport and configuration failures; the operator gets the provider's (key already scrubbed).
@@ -62,7 +63,7 @@ async function extract(
   req: extractionV1.ExtractDataRequest,
   ctx: CallContext,
   meter: UsageMeter,
-  idempotencyKey: string | undefined,
+  { idempotencyKey, arrivedMs }: { idempotencyKey: string | undefined; arrivedMs: number },
 ): Promise<extractionV1.ExtractDataResponse> {
   const args = readArguments(req);
   const guarded = await guardSchema(args.schema, deps.guardOptions);
@@ -101,9 +102,10 @@ async function extract(
       submissions: deps.submissions,
     });
   }
+  // The budget counts from the call's arrival: guarding the schema and reading the source took some.
   const budgetMs = req.callBudget?.answerWithinMs ?? 0;
   if (budgetMs > 0 && deps.jobs && (choice === 'anthropic' || choice === 'openai'))
-    return answerWithin(deps.jobs, req, ctx, choice, budgetMs);
+    return answerWithin(deps.jobs, req, ctx, choice, Math.max(0, budgetMs - (Date.now() - arrivedMs)));
   const request = { schema: guarded.schema, sourceText };
   const extracted = await extractWith(deps, choice, { request, guarded, sampling, ctx, meter });
   if ('ask' in extracted) return askClient(extracted.ask);
