@@ -2,7 +2,7 @@ import { extractionV1 } from '@quarry/contracts';
 import type { CallContext } from '@quarry/grpc';
 import { extractionErrors } from '../errors.js';
 import { RUNNING_INSTRUCTIONS } from '../jobs/deferred-reply.js';
-import { jobError } from '../jobs/job-work.js';
+import { jobError } from '../jobs/job-messages.js';
 import type { ExtractionServiceDeps } from './deps.js';
 
 /**

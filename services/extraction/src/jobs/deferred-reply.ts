@@ -1,7 +1,7 @@
 import { extractionV1, toolNames } from '@quarry/contracts';
 import type { CallContext } from '@quarry/grpc';
 import type { JobRunner } from './job-runner.js';
-import { jobError, storedRequest } from './job-work.js';
+import { jobError, storedRequest } from './job-messages.js';
 
 /** What a caller that could not wait is told to do with a running job. */
 export const RUNNING_INSTRUCTIONS =

@@ -43,17 +43,3 @@ export async function runExtractionJob(
     };
   }
 }
-
-/** What a job keeps of the call that started it: the request without the gateway's fields. */
-export function storedRequest(req: extractionV1.ExtractDataRequest): Record<string, unknown> {
-  return extractionV1.ExtractDataRequest.toJSON({ ...req, callBudget: undefined, clientSampling: undefined }) as Record<
-    string,
-    unknown
-  >;
-}
-
-/** A job's failure as the error its call would have thrown. */
-export function jobError(job: JobRecord): QuarryError {
-  const error = job.error!;
-  return new QuarryError(error.code, error.status, error.message, error.details);
-}
