@@ -167,4 +167,3 @@ export function createJobStore(db: Kysely<unknown>) {
   };
 }
 
-export type JobStore = ReturnType<typeof createJobStore>;
