@@ -1449,7 +1449,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
     "annotations": {
       "readOnlyHint": true,
       "destructiveHint": false,
-      "idempotentHint": false,
+      "idempotentHint": true,
       "openWorldHint": false
     },
     "rpc": {
