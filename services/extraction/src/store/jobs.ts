@@ -166,4 +166,3 @@ export function createJobStore(db: Kysely<unknown>) {
     },
   };
 }
-
