@@ -116,6 +116,7 @@ export const SERVICES: Readonly<Record<ServiceName, ServiceSpec>> = {
       'PORT',
       'METRICS_PORT',
       'LOG_LEVEL',
+      'DATABASE_URL',
       'QUARRY_IDENTITY_KEY',
       'ARTIFACT_STORE_ADDRESS',
       'EXTRACTION_PROVIDER',
@@ -130,6 +131,7 @@ export const SERVICES: Readonly<Record<ServiceName, ServiceSpec>> = {
       ...SERVICE_TOKENS,
     ],
     secrets: {
+      DATABASE_URL: 'database-url',
       QUARRY_IDENTITY_KEY: 'identity-key',
       ANTHROPIC_API_KEY: 'anthropic-api-key',
       OPENAI_API_KEY: 'openai-api-key',

@@ -1,6 +1,7 @@
 import { artifactSchemas } from '@quarry/artifact-store';
 import { migrate, provisionAppRole, type AnyDb } from '@quarry/db';
 import { eventsSchemas, grantEventConsumer } from '@quarry/events';
+import { extractionSchemas, grantExtractionMaintenance } from '@quarry/extraction';
 import { indexerSchemas } from '@quarry/indexer';
 import { grantPlanMaintenance, grantPlanMetrics, planSchemas } from '@quarry/plan-engine';
 
@@ -9,7 +10,13 @@ import { grantPlanMaintenance, grantPlanMetrics, planSchemas } from '@quarry/pla
  * gateway's own schemas (identity, gateway) come first and are added by whoever migrates:
  * this package sits below the gateway, whose tests start these services.
  */
-export const backendSchemas = [...planSchemas, ...eventsSchemas, ...artifactSchemas, ...indexerSchemas];
+export const backendSchemas = [
+  ...planSchemas,
+  ...eventsSchemas,
+  ...artifactSchemas,
+  ...indexerSchemas,
+  ...extractionSchemas,
+];
 
 /** The schemas the indexer role touches: the outbox's offsets and dead letters, and its own. */
 const INDEXER_SCHEMAS = ['events', 'indexer'];
@@ -46,6 +53,8 @@ export async function provisionServiceRoles(admin: AnyDb, schemas: Schemas, role
     await grantPlanMetrics(admin, roles.app.role);
     await grantPlanMaintenance(admin, roles.app.role);
   }
+  // The extraction service's upkeep (expired handles and jobs, jobs whose instance stopped) crosses orgs through one function.
+  if (schemas.some((s) => s.schema === 'extraction')) await grantExtractionMaintenance(admin, roles.app.role);
   await provisionIndexerRole(admin, roles.indexer);
 }
 

@@ -124,6 +124,7 @@ export async function startServices(options: StartServicesOptions): Promise<Serv
       ...models,
       identityKey,
       artifactStoreAddress: artifactStore.address,
+      databaseUrl,
     });
   } catch (error) {
     await close(0).catch((err: unknown) => logger.error({ err }, 'could not stop the services after a failed start'));

@@ -156,6 +156,7 @@ extraction:
   probe: grpc
   metrics: 9467
   secretEnv:
+    DATABASE_URL: database-url
     QUARRY_IDENTITY_KEY: identity-key
     ANTHROPIC_API_KEY: anthropic-api-key
     OPENAI_API_KEY: openai-api-key

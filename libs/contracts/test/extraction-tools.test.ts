@@ -43,8 +43,10 @@ describe('extract_data', () => {
       'extractionSchema',
       'sourceText',
       'expiresAt',
+      'jobId',
+      'pollTool',
     ]);
-    expect(properties(t.outputSchema).status!.enum).toEqual(['completed', 'awaiting_submission']);
+    expect(properties(t.outputSchema).status!.enum).toEqual(['completed', 'awaiting_submission', 'running']);
     const field = (properties(t.outputSchema).fields as { items: JsonSchema }).items;
     expect(properties(field).grounding!.enum).toEqual(['exact', 'normalised', 'numeric', 'date', 'fuzzy', 'none']);
     expect(t.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
@@ -52,11 +54,12 @@ describe('extract_data', () => {
 
   it('keeps the gateway fields out of both schemas and names them for the gateway', () => {
     expect(t.gatewayFields).toEqual({
+      callBudget: 'callBudget',
       clientSampling: 'clientSampling',
       samplingRequest: 'samplingRequest',
       modelUsage: 'modelUsage',
     });
-    expect(JSON.stringify(t.inputSchema)).not.toMatch(/clientSampling|continuation/);
+    expect(JSON.stringify(t.inputSchema)).not.toMatch(/clientSampling|continuation|callBudget|answerWithinMs/);
     expect(JSON.stringify(t.outputSchema)).not.toMatch(/samplingRequest|modelUsage|inputTokens/);
     expect(toolCatalogue.filter((other) => other.gatewayFields).map((other) => other.name)).toEqual([
       'extract_data',

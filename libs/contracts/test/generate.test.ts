@@ -48,6 +48,7 @@ describe('generateContracts', () => {
       'quarry/artifact/v1/artifact.ts',
       'quarry/extraction/v1/extraction.ts',
       'quarry/identity/v1/identity.ts',
+      'quarry/mcp/v1/call_budget.ts',
       'quarry/mcp/v1/elicitation.ts',
       'quarry/mcp/v1/options.ts',
       'quarry/mcp/v1/resource.ts',

@@ -109,9 +109,12 @@ describe('a long-poll field', () => {
 });
 
 describe("the catalogue's long polls", () => {
-  it('are get_plan_status waitSeconds, up to 60 seconds', () => {
+  it('are get_plan_status and get_extraction_job waitSeconds, up to 60 seconds', () => {
     const polls = toolCatalogue.filter((t) => t.rpc.longPoll).map((t) => [t.name, t.rpc.longPoll]);
-    expect(polls).toEqual([['get_plan_status', { field: 'waitSeconds', maxSeconds: 60 }]]);
+    expect(polls).toEqual([
+      ['get_extraction_job', { field: 'waitSeconds', maxSeconds: 60 }],
+      ['get_plan_status', { field: 'waitSeconds', maxSeconds: 60 }],
+    ]);
   });
 
   it('bound their field in the input schema to exactly 0–maxSeconds', () => {

@@ -78,7 +78,11 @@ describe('resource_link fields', () => {
     ]);
     expect(links('store_research')).toEqual([{ path: ['id'], uris: ['quarry://artifacts/{}'] }]);
     expect(links('store_research_output')).toEqual([{ path: ['outputId'], uris: ['quarry://outputs/{}'] }]);
-    expect(links('extract_data')).toEqual([{ path: ['extractionId'], uris: ['quarry://extractions/{}'] }]);
+    expect(links('extract_data')).toEqual([
+      { path: ['extractionId'], uris: ['quarry://extractions/{}'] },
+      { path: ['jobId'], uris: ['quarry://extraction-jobs/{}'] },
+    ]);
+    expect(links('get_extraction_job')).toEqual([{ path: ['extractionId'], uris: ['quarry://extractions/{}'] }]);
     expect(links('search_sources')).toEqual([{ path: ['results', 'url'], uris: ['{}'] }]);
     expect(links('list_research_outputs')).toEqual([{ path: ['outputs', 'url'], uris: ['{}'] }]);
   });

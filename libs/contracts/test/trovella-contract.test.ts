@@ -210,8 +210,9 @@ const CONTRACT: Record<string, ToolContract> = {
     },
     result: ['extractionId', 'data', 'fieldConfidences', 'overallConfidence', 'status'],
     // The reference's `completed`, then Quarry's addition: `awaiting_submission` when the caller's
-    // own model is to fill the schema (a signed handle for submit_extraction, ADR 0028).
-    resultEnums: { status: ['completed', 'awaiting_submission'] },
+    // own model is to fill the schema (a signed handle for submit_extraction, ADR 0028), and
+    // `running` when a server model outlasts a 2025-era client's wait (a job to poll, ADR 0044).
+    resultEnums: { status: ['completed', 'awaiting_submission', 'running'] },
   },
   store_research_output: {
     params: {

@@ -1,15 +1,17 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { extractionV1 } from '@quarry/contracts';
 import type { CallContext } from '@quarry/grpc';
 import type { ExtractionArguments } from './core/arguments.js';
 import { principalDigest, signHandle, type HandleClaims } from './core/handle.js';
 import type { GuardedSchema } from './core/schema-guard.js';
 import { sourceHash } from './sampling.js';
+import type { PendingSubmissions } from './store/pending-submissions.js';
 
 /**
  * The answer of extract_data when the caller's own model is to fill the schema (no model on the
- * server, no sampling, or mode "client"): a signed handle (core/handle.ts), the schema, the
- * source text and instructions. Nothing is stored until submit_extraction validates the data.
+ * server, no sampling, or mode "client"): a signed handle (core/handle.ts) referring to the schema
+ * and source kept for it (store/pending-submissions.ts), the schema, the source text and
+ * instructions. No result is stored until submit_extraction validates the data.
  */
 export interface HandoffInput {
   args: ExtractionArguments;
@@ -19,16 +21,33 @@ export interface HandoffInput {
   key: Buffer;
   ttlMs: number;
   nowMs: number;
+  /** Where the schema and source are kept for the handle; without it the caller must send them back. */
+  submissions: PendingSubmissions | undefined;
 }
 
-export function clientHandoff(input: HandoffInput): extractionV1.ExtractDataResponse {
-  const { args, guarded, sourceText, ctx } = input;
+export async function clientHandoff(input: HandoffInput): Promise<extractionV1.ExtractDataResponse> {
+  const { args, guarded, sourceText, ctx, submissions } = input;
   const expiresMs = input.nowMs + input.ttlMs;
+  const who = principalDigest(ctx.identity);
+  const ref = submissions ? randomUUID() : undefined;
+  if (submissions && ref) {
+    await submissions.add({
+      id: ref,
+      orgId: ctx.identity.orgId,
+      principal: who,
+      extractionSchema: guarded.schema,
+      schemaHash: guarded.hash,
+      source: 'artifactId' in args.source ? { artifactId: args.source.artifactId } : { text: sourceText },
+      createdAt: new Date(input.nowMs),
+      expiresAt: new Date(expiresMs),
+    });
+  }
   const claims: HandleClaims = {
     org: ctx.identity.orgId,
-    who: principalDigest(ctx.identity),
+    who,
     exp: Math.floor(expiresMs / 1000),
     nonce: randomBytes(16).toString('base64url'),
+    ...(ref ? { ref } : {}),
     schemaHash: guarded.hash,
     sourceHash: sourceHash(sourceText),
     ...('artifactId' in args.source ? { artifactId: args.source.artifactId } : {}),
@@ -50,7 +69,7 @@ export function clientHandoff(input: HandoffInput): extractionV1.ExtractDataResp
     model: '',
     handle: signHandle(claims, input.key),
     handleStatus: extractionV1.HandleStatus.HANDLE_STATUS_ISSUED,
-    instructions: instructionsFor(fromArtifact),
+    instructions: instructionsFor(fromArtifact, ref !== undefined),
     extractionSchema: guarded.schema,
     sourceText,
     expiresAt: new Date(claims.exp * 1000).toISOString(),
@@ -58,10 +77,12 @@ export function clientHandoff(input: HandoffInput): extractionV1.ExtractDataResp
 }
 
 /** What the caller's model is told to do; the same rules the server's own models get (prompt.ts). */
-function instructionsFor(fromArtifact: boolean): string {
-  const resend = fromArtifact
-    ? 'the same extractionSchema (the source is the stored artifact; do not send sourceText)'
-    : 'the same extractionSchema and exactly the same sourceText you sent to extract_data';
+function instructionsFor(fromArtifact: boolean, kept: boolean): string {
+  const resend = kept
+    ? 'nothing else: Quarry keeps the schema and the source text for the handle'
+    : fromArtifact
+      ? 'the same extractionSchema (the source is the stored artifact; do not send sourceText)'
+      : 'the same extractionSchema and exactly the same sourceText you sent to extract_data';
   return [
     'Nothing has been extracted yet: fill extractionSchema from sourceText yourself, then call submit_extraction.',
     '1. Record only what the source text states. Do not guess, infer, compute or add outside knowledge.',

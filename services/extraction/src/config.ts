@@ -1,4 +1,4 @@
-import { DEFAULT_PORTS, env, grpcServiceFields, loadConfig, z } from '@quarry/config';
+import { DEFAULT_PORTS, databaseUrlField, env, grpcServiceFields, loadConfig, z } from '@quarry/config';
 import { createHeuristicProvider } from './heuristic/extractor.js';
 import { ANTHROPIC_DEFAULT_MODEL, createAnthropicProvider } from './providers/anthropic.js';
 import { createOpenAiProvider } from './providers/openai.js';
@@ -44,7 +44,19 @@ const extractionModelsConfigShape = {
     .describe(
       'signs submit_extraction handles; every extraction replica needs the same one (quarry start generates one; else derived from QUARRY_IDENTITY_KEY)',
     ),
-  EXTRACTION_HANDLE_TTL: env.duration('30m').describe('how long a submit_extraction handle can be submitted'),
+  EXTRACTION_HANDLE_TTL: env
+    .duration('30m')
+    .describe('how long a submit_extraction handle can be submitted (its schema and source are kept that long)'),
+  EXTRACTION_JOB_TTL: env
+    .duration('24h')
+    .describe(
+      'how long an extraction job (a server-model extraction that outlasted its caller’s wait) and its outcome are kept',
+    ),
+  EXTRACTION_JOB_LEASE: env
+    .duration('30s')
+    .describe(
+      'how long a running job stays its instance’s without renewal; a stopped instance’s jobs resume about this much later',
+    ),
 };
 
 type ModelsShape = z.output<z.ZodObject<typeof extractionModelsConfigShape>>;
@@ -55,6 +67,10 @@ function extractionModelsRule(c: ModelsShape, ctx: z.RefinementCtx): void {
     ctx.addIssue({ code: 'custom', path: ['EXTRACTION_TIMEOUT'], message: 'must be at least 1ms' });
   if (c.EXTRACTION_HANDLE_TTL < 1000)
     ctx.addIssue({ code: 'custom', path: ['EXTRACTION_HANDLE_TTL'], message: 'must be at least 1s' });
+  if (c.EXTRACTION_JOB_TTL < 60_000)
+    ctx.addIssue({ code: 'custom', path: ['EXTRACTION_JOB_TTL'], message: 'must be at least 1m' });
+  if (c.EXTRACTION_JOB_LEASE < 300)
+    ctx.addIssue({ code: 'custom', path: ['EXTRACTION_JOB_LEASE'], message: 'must be at least 300ms' });
   if (c.EXTRACTION_PROVIDER === 'anthropic' && !c.ANTHROPIC_API_KEY) {
     ctx.addIssue({
       code: 'custom',
@@ -84,6 +100,7 @@ export type ExtractionModelsConfig = z.output<typeof extractionModelsConfigSchem
 const extractionConfigSchema = z
   .object({
     ...grpcServiceFields(DEFAULT_PORTS.extraction),
+    ...databaseUrlField('the app role: pending submissions and extraction jobs'),
     ARTIFACT_STORE_ADDRESS: z
       .string()
       .min(1)
@@ -151,6 +168,8 @@ export function extractionModelsFrom(
     timeoutMs: config.EXTRACTION_TIMEOUT,
     maxTokens: config.EXTRACTION_MAX_TOKENS,
     handleTtlMs: config.EXTRACTION_HANDLE_TTL,
+    jobTtlMs: config.EXTRACTION_JOB_TTL,
+    jobLeaseMs: config.EXTRACTION_JOB_LEASE,
     ...(config.EXTRACTION_HANDLE_KEY ? { handleKey: config.EXTRACTION_HANDLE_KEY } : {}),
   };
 }

@@ -77,6 +77,20 @@ export const extractionErrors = defineErrors({
     message: (p: { field: string }) =>
       `\`${p.field}\` is not the one this handle was issued for: send exactly the ${p.field} you sent to extract_data (or call extract_data again).`,
   },
+  /** No such job in the caller's org (another org's, an expired and a missing one alike). */
+  JOB_NOT_FOUND: {
+    status: status.NOT_FOUND,
+    message: 'No such extraction job in your organization, or it has expired. Call extract_data again.',
+  },
+  /**
+   * A job whose service instance kept stopping while it ran, given up (the maintenance sweep
+   * writes it: extraction.maintain).
+   */
+  EXTRACTION_INTERRUPTED: {
+    status: status.UNAVAILABLE,
+    message: (p: { attempts: number }) =>
+      `The extraction was interrupted ${p.attempts} times (the service running it stopped) and was given up. Call extract_data again.`,
+  },
   /** The handle was already submitted with other data (its first result stands). */
   HANDLE_ALREADY_USED: {
     status: status.FAILED_PRECONDITION,

@@ -34,6 +34,8 @@ export {
   type SamplingStep,
 } from './sampling.js';
 export { type ArtifactPort } from './artifacts.js';
+export { extractionSchemas } from './migrations/index.js';
+export { grantExtractionMaintenance } from './maintenance-role.js';
 
 // Model providers (Anthropic, OpenAI-compatible), their safety framing and the repair round.
 export { buildSystemPrompt } from './prompt.js';

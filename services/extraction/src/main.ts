@@ -17,6 +17,7 @@ await runService({
       logger,
       ...grpcServiceOptionsFrom(config),
       artifactStoreAddress: config.ARTIFACT_STORE_ADDRESS,
+      databaseUrl: config.DATABASE_URL,
     });
   },
 });

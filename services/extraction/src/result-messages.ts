@@ -33,6 +33,8 @@ export function storeRequest(
   sourceText: string,
   extracted: Extracted,
   scores: FieldScores,
+  /** Stores the result once under this key (a job run again after its instance stopped). */
+  idempotencyKey?: string,
 ): artifactV1.StoreExtractionResultRequest {
   return {
     data: extracted.data,
@@ -55,6 +57,7 @@ export function storeRequest(
     stepId: args.stepId,
     inputTokens: extracted.usage?.inputTokens,
     outputTokens: extracted.usage?.outputTokens,
+    ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
   };
 }
 

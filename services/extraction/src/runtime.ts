@@ -1,15 +1,28 @@
 import type { ServiceTokenIssuer } from '@quarry/config';
 import { hkdfSync } from 'node:crypto';
 import { extractionV1 } from '@quarry/contracts';
+import { createDb } from '@quarry/db';
+import type { Kysely } from 'kysely';
 import { buildServiceServer, listenService, type ListeningService } from '@quarry/grpc';
 import { serviceMetrics, type ServiceOptions } from '@quarry/telemetry';
 import { createArtifactsClient } from './artifacts.js';
+import { createJobRunner } from './jobs/job-runner.js';
+import { runExtractionJob } from './jobs/job-work.js';
+import { createPendingSubmissions } from './store/pending-submissions.js';
 import { stopCompileProbe } from './schema/compile-probe.js';
 import { createExtractionService, type ExtractionServiceDeps } from './service.js';
 
 /** The service's deps (providers, choice, sampling, timeouts, logger) and where to listen and call. */
 export interface ExtractionOptions
-  extends Omit<ExtractionServiceDeps, 'artifacts' | 'guardOptions' | 'logger' | 'handleKey'>, ServiceOptions {
+  extends
+    Omit<ExtractionServiceDeps, 'artifacts' | 'guardOptions' | 'logger' | 'handleKey' | 'submissions' | 'jobs'>,
+    ServiceOptions {
+  /** App-role connection (RLS applies): pending submissions and jobs (the `extraction` schema). */
+  databaseUrl: string;
+  /** EXTRACTION_JOB_TTL: how long a job and its outcome are kept (default 24 h). */
+  jobTtlMs?: number;
+  /** EXTRACTION_JOB_LEASE: how long a running job stays an instance's without renewal (default 30 s). */
+  jobLeaseMs?: number;
   identityKey: string;
   /** Also accept service accounts' tokens from this issuer (QUARRY_SERVICE_TOKEN_ISSUER). */
   serviceTokens?: ServiceTokenIssuer;
@@ -28,26 +41,64 @@ export type Extraction = ListeningService;
  * process, /metrics on METRICS_PORT) and by `quarry start` (every service in one process, real gRPC).
  */
 export async function startExtraction(options: ExtractionOptions): Promise<Extraction> {
-  const { identityKey, artifactStoreAddress, host, port, metricsPort, metrics, handleKey, ...deps } = options;
+  const {
+    identityKey,
+    artifactStoreAddress,
+    host,
+    port,
+    metricsPort,
+    metrics,
+    handleKey,
+    databaseUrl,
+    jobTtlMs,
+    jobLeaseMs,
+    ...rest
+  } = options;
+  const db = createDb<unknown>({ connectionString: databaseUrl, applicationName: 'quarry-extraction', max: 10 });
   const artifacts = createArtifactsClient({ address: artifactStoreAddress, identityKey });
+  const deps: ExtractionServiceDeps = {
+    ...rest,
+    artifacts,
+    handleKey: handleKeyFrom(handleKey, identityKey),
+    submissions: createPendingSubmissions(db as Kysely<unknown>),
+  };
+  const jobs = createJobRunner({
+    db: db as Kysely<unknown>,
+    logger: rest.logger,
+    ttlMs: jobTtlMs ?? DEFAULT_JOB_TTL_MS,
+    leaseMs: jobLeaseMs ?? DEFAULT_JOB_LEASE_MS,
+    work: (job, signal) => runExtractionJob(deps, job, signal),
+  });
+  deps.jobs = jobs;
   const server = buildServiceServer({
     definition: extractionV1.ExtractionServiceService,
-    implementation: createExtractionService({ ...deps, artifacts, handleKey: handleKeyFrom(handleKey, identityKey) }),
+    implementation: createExtractionService(deps),
     identityKey,
     serviceTokens: options.serviceTokens,
-    logger: deps.logger,
+    logger: rest.logger,
   });
-  return listenService(server, {
+  const listening = await listenService(server, {
     host,
     port,
     metricsPort,
     metrics: serviceMetrics('extraction', { metrics, metricsPort }),
     release: async () => {
+      // Jobs running here stop and are left for the next instance's sweep (their rows stay running).
+      await jobs.close();
       artifacts.close();
       await stopCompileProbe();
+      await db.destroy();
     },
   });
+  // Jobs an instance that stopped left behind are resumed now, not a lease later.
+  void jobs.start();
+  return listening;
 }
+
+/** A job is read back for a day: a person may come back to a conversation hours later. */
+const DEFAULT_JOB_TTL_MS = 24 * 60 * 60 * 1000;
+/** Renewed every 10 s while the job runs; a stopped instance's jobs are resumed within about this. */
+const DEFAULT_JOB_LEASE_MS = 30_000;
 
 /**
  * The handle-signing key: EXTRACTION_HANDLE_KEY as given, or one derived (HKDF-SHA256) from the

@@ -2,11 +2,12 @@ import type { extractionV1 } from '@quarry/contracts';
 import { handlersWith } from '@quarry/grpc';
 import type { ExtractionServiceDeps } from './handlers/deps.js';
 import { extractData } from './handlers/extract-data.js';
+import { getExtractionJob } from './handlers/get-extraction-job.js';
 import { submitExtraction } from './handlers/submit-extraction.js';
 
 export type { ExtractionServiceDeps } from './handlers/deps.js';
 
 /** The ExtractionService rpcs, one handler each (handlers/). */
 export function createExtractionService(deps: ExtractionServiceDeps): extractionV1.ExtractionServiceServer {
-  return handlersWith(deps, { extractData, submitExtraction });
+  return handlersWith(deps, { extractData, submitExtraction, getExtractionJob });
 }

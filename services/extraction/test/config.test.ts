@@ -5,7 +5,11 @@ import { mockHttp } from './providers-http.js';
 // The service's environment: defaults, fail-fast for an explicit provider that cannot work, and
 // the providers a configuration builds.
 
-const base = { QUARRY_IDENTITY_KEY: 'k'.repeat(32), ARTIFACT_STORE_ADDRESS: '127.0.0.1:50052' };
+const base = {
+  QUARRY_IDENTITY_KEY: 'k'.repeat(32),
+  ARTIFACT_STORE_ADDRESS: '127.0.0.1:50052',
+  DATABASE_URL: 'postgres://quarry_app:secret@127.0.0.1:5432/quarry',
+};
 
 describe('loadExtractionConfig', () => {
   it('has defaults for everything but the identity key and the artifact store', () => {

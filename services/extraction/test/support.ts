@@ -8,7 +8,13 @@ import { createGrpcClient, createIdentitySigner, QuarryError, type Identity } fr
 import { planSchemas, startPlanEngine } from '@quarry/plan-engine';
 import { createLogger } from '@quarry/telemetry';
 import { createTestDatabase } from '@quarry/testing';
-import { createHeuristicProvider, startExtraction, type ExtractionOptions } from '../src/index.js';
+import {
+  createHeuristicProvider,
+  extractionSchemas,
+  grantExtractionMaintenance,
+  startExtraction,
+  type ExtractionOptions,
+} from '../src/index.js';
 
 // The real system around the extraction service for its integration tests: a fresh migrated
 // PostgreSQL database, the plan engine and the artifact store on loopback ports (as `quarry
@@ -25,11 +31,14 @@ export const as = (orgId: string): { identity: Identity } => ({
 
 export type ExtractionClient = ReturnType<typeof createGrpcClient<typeof extractionV1.ExtractionServiceService>>;
 export type ServiceOptions = Partial<
-  Omit<ExtractionOptions, 'identityKey' | 'artifactStoreAddress' | 'logger' | 'host' | 'port'>
+  Omit<ExtractionOptions, 'identityKey' | 'artifactStoreAddress' | 'logger' | 'host' | 'port' | 'databaseUrl'>
 >;
 
 export async function startTestSystem() {
-  const database = await createTestDatabase({ schemas: [...planSchemas, ...eventsSchemas, ...artifactSchemas] });
+  const database = await createTestDatabase({
+    schemas: [...planSchemas, ...eventsSchemas, ...artifactSchemas, ...extractionSchemas],
+  });
+  await grantExtractionMaintenance(database.admin, database.appRole);
   const logger = createLogger({ service: 'extraction-test', level: 'silent' });
   const planEngine = await startPlanEngine({
     databaseUrl: database.appUrl,
@@ -50,7 +59,7 @@ export async function startTestSystem() {
   const signer = createIdentitySigner({ key: IDENTITY_KEY, issuer: 'gateway' });
   const artifactClient = createGrpcClient(artifactV1.ArtifactServiceClient, artifactStore.address, { signer });
   const planClient = createGrpcClient(planV1.PlanServiceClient, planEngine.address, { signer });
-  const started: { close(): Promise<void> }[] = [];
+  const started = new Map<ExtractionClient, { close(): Promise<void> }>();
 
   const count = async (query: ReturnType<typeof sql<{ n: number }>>) =>
     (await query.execute(database.admin)).rows[0]!.n;
@@ -62,6 +71,7 @@ export async function startTestSystem() {
       const service = await startExtraction({
         identityKey: IDENTITY_KEY,
         artifactStoreAddress: artifactStore.address,
+        databaseUrl: database.appUrl,
         providers: { heuristic: createHeuristicProvider() },
         provider: 'auto',
         samplingEnabled: true,
@@ -77,8 +87,13 @@ export async function startTestSystem() {
         signer,
         defaultDeadlineMs: 20_000,
       });
-      started.push({ close: async () => (client.close(), await service.close(1000)) });
+      started.set(client, { close: async () => (client.close(), await service.close(1000)) });
       return client;
+    },
+    /** Stops the extraction service behind `client` (as a restart or a redeploy does). */
+    async stopExtraction(client: ExtractionClient): Promise<void> {
+      await started.get(client)?.close();
+      started.delete(client);
     },
     /** A research artifact of `orgId` whose text is `text`. */
     async storeArtifact(orgId: string, text: string): Promise<string> {
@@ -137,7 +152,7 @@ export async function startTestSystem() {
       return rows;
     },
     async close(): Promise<void> {
-      for (const s of started) await s.close();
+      for (const s of started.values()) await s.close();
       artifactClient.close();
       planClient.close();
       await artifactStore.close(1000);

@@ -105,6 +105,11 @@ const gatewayConfigSchema = z.object({
     .describe(
       'how often a long call (a model at work, a long poll) reports progress to a client that sent a progress token',
     ),
+  QUARRY_MCP_CALL_BOUND: env
+    .duration('45s')
+    .describe(
+      'the longest a tool call holds a 2025-era client (no tasks extension): long polls wait less, and a model at work answers with a job to poll',
+    ),
   QUARRY_MCP_TASK_TTL: env
     .duration('1h')
     .describe('how long an MCP task (a long call a client runs in the background) and its result are kept'),
@@ -133,6 +138,7 @@ export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;
 
 export function loadGatewayConfig(source: Readonly<Record<string, string | undefined>> = process.env) {
   const config = loadConfig(gatewayConfigSchema, source);
+  if (config.QUARRY_MCP_CALL_BOUND < 1000) throw new Error('QUARRY_MCP_CALL_BOUND must be at least 1s');
   if (config.QUARRY_SSO_ISSUER && (!config.QUARRY_SSO_CLIENT_ID || !config.QUARRY_SSO_CLIENT_SECRET))
     throw new Error('QUARRY_SSO_ISSUER needs QUARRY_SSO_CLIENT_ID and QUARRY_SSO_CLIENT_SECRET');
   const loopback = ['127.0.0.1', 'localhost', '::1'].includes(config.HOST);

@@ -250,7 +250,11 @@ export async function createGatewayRuntime({
     },
     onHttpResponse: (route, status) => httpResponses.inc({ route, status: String(status) }),
     mcpFastPath: config.QUARRY_MCP_FAST_PATH,
-    longCalls: { progressIntervalMs: config.QUARRY_MCP_PROGRESS_INTERVAL, tasks },
+    longCalls: {
+      progressIntervalMs: config.QUARRY_MCP_PROGRESS_INTERVAL,
+      tasks,
+      callBoundMs: config.QUARRY_MCP_CALL_BOUND,
+    },
     onMcpRequest: (path) => mcpRequests.inc({ path }),
     // One span per HTTP request, continuing the caller's traceparent — where OpenTelemetry runs
     // (containers always; `quarry start` with an OTLP endpoint). Without an SDK the spans would go

@@ -12,6 +12,7 @@ import {
 } from '@quarry/gateway';
 import { backendSchemas, provisionIndexerRole, startSystem } from '@quarry/system';
 import { grantPlanMaintenance, grantPlanMetrics } from '@quarry/plan-engine';
+import { grantExtractionMaintenance } from '@quarry/extraction';
 import type { Kysely } from 'kysely';
 
 /** A real gateway on a free loopback port, over a fresh migrated database, with one member. */
@@ -24,6 +25,7 @@ export async function startTestGateway(
   await provisionIndexerRole(database.admin, indexerRole);
   await grantPlanMetrics(database.admin, database.appRole);
   await grantPlanMaintenance(database.admin, database.appRole);
+  await grantExtractionMaintenance(database.admin, database.appRole);
   const dataDir = mkdtempSync(join(tmpdir(), 'quarry-gateway-test-'));
   const admin = createIdentityAdmin(database.admin as Kysely<IdentityDatabase>);
   await admin.createOrg({ slug: 'acme', name: 'Acme Research' });

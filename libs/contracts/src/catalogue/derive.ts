@@ -161,7 +161,7 @@ function gatewayFieldsOf(method: DescMethod, problems: string[]): GatewayFields 
     for (const field of message.fields) {
       const role = gatewayFieldRole(field);
       if (!role) continue;
-      const expected = role === 'clientSampling' ? 'request' : 'response';
+      const expected = role === 'clientSampling' || role === 'callBudget' ? 'request' : 'response';
       if (side !== expected)
         problems.push(`${field.message!.typeName} (field ${field.name}) belongs in the ${expected}, not the ${side}`);
       else if (field.fieldKind !== 'message')

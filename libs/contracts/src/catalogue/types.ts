@@ -127,6 +127,8 @@ export interface ElicitationForm {
 export interface GatewayFields {
   /** Request field of type quarry.mcp.v1.ClientSampling: the gateway fills it. */
   readonly clientSampling?: string;
+  /** Request field of type quarry.mcp.v1.CallBudget: the gateway fills it for clients that cannot wait long. */
+  readonly callBudget?: string;
   /** Response field of type quarry.mcp.v1.SamplingRequest: becomes an input-required result. */
   readonly samplingRequest?: string;
   /** Response field of type quarry.mcp.v1.ModelUsage: recorded in the tool-call log. */

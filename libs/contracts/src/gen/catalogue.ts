@@ -557,7 +557,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "extract_data",
     "title": "Extract structured data",
-    "description": "Extract structured data from a text (sourceText, or a stored artifact's sourceArtifactId) into the shape of a JSON object schema you give (local $ref only, at most 64 KiB). When a model runs on the server or through your client's sampling, the data comes back validated, stored, and every field scored by how well the source grounds it. Otherwise (status awaiting_submission) YOU fill the schema from the instructions returned and send it with submit_extraction. mode client always asks you; mode offline uses a rule-based extractor (good at identifiers, dates and labelled numbers, weak at prose).",
+    "description": "Extract structured data from a text (sourceText, or a stored artifact's sourceArtifactId) into the shape of a JSON object schema you give (local $ref only, at most 64 KiB). When a model runs on the server or through your client's sampling, the data comes back validated, stored, and every field scored by how well the source grounds it (status running: poll get_extraction_job). Otherwise (awaiting_submission) YOU fill the schema and send it with submit_extraction.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -683,7 +683,8 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "type": "string",
           "enum": [
             "completed",
-            "awaiting_submission"
+            "awaiting_submission",
+            "running"
           ],
           "description": "completed (stored), or awaiting_submission (fill the schema yourself and call submit_extraction with the handle). A failed extraction is a tool error and stores nothing."
         },
@@ -756,7 +757,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         },
         "instructions": {
           "type": "string",
-          "description": "awaiting_submission: how to fill the schema."
+          "description": "awaiting_submission: how to fill the schema; running: how to get the result."
         },
         "extractionSchema": {
           "type": "object",
@@ -769,6 +770,14 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         "expiresAt": {
           "type": "string",
           "description": "awaiting_submission: when the handle stops working (RFC 3339)."
+        },
+        "jobId": {
+          "type": "string",
+          "description": "running: the job to poll with get_extraction_job (also a resource to read)."
+        },
+        "pollTool": {
+          "type": "string",
+          "description": "running: the tool that reads the job, get_extraction_job."
         }
       },
       "required": [
@@ -793,6 +802,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "path": "/quarry.extraction.v1.ExtractionService/ExtractData"
     },
     "gatewayFields": {
+      "callBudget": "callBudget",
       "clientSampling": "clientSampling",
       "samplingRequest": "samplingRequest",
       "modelUsage": "modelUsage"
@@ -804,6 +814,14 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         ],
         "uris": [
           "quarry://extractions/{}"
+        ]
+      },
+      {
+        "path": [
+          "jobId"
+        ],
+        "uris": [
+          "quarry://extraction-jobs/{}"
         ]
       }
     ]
@@ -1297,6 +1315,166 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       [
         "url"
       ]
+    ]
+  },
+  {
+    "name": "get_extraction_job",
+    "title": "Get extraction job",
+    "description": "Read an extraction extract_data left running (jobId): still running, completed with the stored result, or its error.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "jobId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "From extract_data's answer."
+        },
+        "waitSeconds": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 60,
+          "description": "Wait up to this many seconds for the job to finish."
+        }
+      },
+      "required": [
+        "jobId"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "jobId": {
+          "type": "string",
+          "description": "The job."
+        },
+        "status": {
+          "type": "string",
+          "enum": [
+            "completed",
+            "awaiting_submission",
+            "running"
+          ],
+          "description": "running (call again, with waitSeconds to wait for it) or completed (stored)."
+        },
+        "extractionId": {
+          "type": "string",
+          "description": "completed: the stored extraction result's ID."
+        },
+        "data": {
+          "type": "object",
+          "description": "completed: the extracted data; valid against the schema."
+        },
+        "fieldConfidences": {
+          "type": "object",
+          "additionalProperties": {
+            "type": "number"
+          },
+          "description": "completed: confidence (0–1) of every extracted value, keyed by its JSON Pointer."
+        },
+        "overallConfidence": {
+          "type": "number",
+          "description": "completed: mean confidence over the schema's required fields, 0–1."
+        },
+        "fields": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "path": {
+                "type": "string",
+                "description": "JSON Pointer of the value in the data, e.g. \"/authors/0/name\"."
+              },
+              "grounding": {
+                "type": "string",
+                "enum": [
+                  "exact",
+                  "normalised",
+                  "numeric",
+                  "date",
+                  "fuzzy",
+                  "none"
+                ],
+                "description": "How the value was found in the source text."
+              },
+              "spanStart": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 4294967295,
+                "description": "Character offset where the value starts in the source text (when grounded)."
+              },
+              "spanEnd": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 4294967295,
+                "description": "Character offset where it ends, exclusive (when grounded)."
+              },
+              "confidence": {
+                "type": "number",
+                "description": "Confidence in the value, 0–1."
+              }
+            },
+            "required": [
+              "path",
+              "confidence"
+            ],
+            "additionalProperties": false
+          },
+          "description": "completed: how each extracted value was found in the source."
+        },
+        "provider": {
+          "type": "string",
+          "description": "Who extracts: anthropic or openai."
+        },
+        "model": {
+          "type": "string",
+          "description": "completed: the model that extracted, as its provider reported it."
+        },
+        "createdAt": {
+          "type": "string",
+          "description": "When the job started (RFC 3339)."
+        },
+        "instructions": {
+          "type": "string",
+          "description": "running: how to get the result."
+        }
+      },
+      "required": [
+        "jobId",
+        "extractionId",
+        "fieldConfidences",
+        "overallConfidence",
+        "fields",
+        "provider",
+        "model",
+        "createdAt"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.extraction.v1.ExtractionService",
+      "method": "GetExtractionJob",
+      "path": "/quarry.extraction.v1.ExtractionService/GetExtractionJob",
+      "longPoll": {
+        "field": "waitSeconds",
+        "maxSeconds": 60
+      }
+    },
+    "resourceLinks": [
+      {
+        "path": [
+          "extractionId"
+        ],
+        "uris": [
+          "quarry://extractions/{}"
+        ]
+      }
     ]
   },
   {
@@ -4482,7 +4660,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "submit_extraction",
     "title": "Submit extracted data",
-    "description": "Submit the data you extracted for an extract_data handle (status awaiting_submission): the handle, your data, the same extractionSchema and, if extract_data got sourceText, the same sourceText. Quarry validates (a mismatch names the fields; nothing is stored), scores each value against the source, stores it and answers like extract_data. Resubmitting a handle returns the same result; a handle expires and works only for your token.",
+    "description": "Submit your data for an extract_data handle (awaiting_submission). Quarry validates it (a mismatch names the fields; nothing stored), scores each value against the source it kept, stores it and answers like extract_data. Resubmitting returns the same result; a handle expires and is only for your token.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -4494,23 +4672,22 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         },
         "data": {
           "type": "object",
-          "description": "The data you extracted: a JSON object valid against the schema. Copy values as the source writes them (numbers as numbers); leave out what the source does not state."
+          "description": "Your data: a JSON object valid against the schema, values as the source writes them (numbers as numbers); leave out what it does not state."
         },
         "extractionSchema": {
           "type": "object",
-          "description": "The same JSON Schema you sent to extract_data."
+          "description": "Not needed; if sent, it must be extract_data's."
         },
         "sourceText": {
           "type": "string",
           "minLength": 1,
           "maxLength": 204800,
-          "description": "The same source text you sent to extract_data (leave out when it used sourceArtifactId)."
+          "description": "Not needed; if sent, it must be extract_data's."
         }
       },
       "required": [
         "handle",
-        "data",
-        "extractionSchema"
+        "data"
       ],
       "additionalProperties": false
     },
@@ -4540,7 +4717,8 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "type": "string",
           "enum": [
             "completed",
-            "awaiting_submission"
+            "awaiting_submission",
+            "running"
           ],
           "description": "Always completed."
         },
@@ -5181,6 +5359,7 @@ export const toolNames = {
   fetch: 'fetch',
   getArtifact: 'get_artifact',
   getExtraction: 'get_extraction',
+  getExtractionJob: 'get_extraction_job',
   getNextStep: 'get_next_step',
   getPlanStatus: 'get_plan_status',
   getResearchContext: 'get_research_context',

@@ -2,8 +2,10 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
  * A submission handle: what extract_data gives the caller's model when it is to fill the schema
- * itself, and what submit_extraction takes back. The service keeps no state between the two
- * calls, so the handle carries it, signed (HMAC-SHA256, key from config):
+ * itself, and what submit_extraction takes back. The handle carries its claims, signed
+ * (HMAC-SHA256, key from config), so a handle that is not the caller's own, live one is refused
+ * before anything is read; the schema and source text it was issued for are kept in PostgreSQL
+ * under `ref` (store/pending-submissions.ts), so the caller sends back only its data:
  *
  *   qx1.<base64url(JSON claims)>.<base64url(HMAC over "qx1.<claims>")>
  *
@@ -27,6 +29,8 @@ export interface HandleClaims {
   exp: number;
   /** Random, per handle: the stored result's idempotency key. */
   nonce: string;
+  /** The pending submission keeping the schema and source (absent on handles issued before it existed). */
+  ref?: string;
   schemaHash: string;
   /** SHA-256 (hex) of the exact source text. */
   sourceHash: string;

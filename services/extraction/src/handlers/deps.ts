@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
 import type { ArtifactPort } from '../artifacts.js';
 import type { GuardOptions } from '../core/schema-guard.js';
+import type { JobRunner } from '../jobs/job-runner.js';
+import type { PendingSubmissions } from '../store/pending-submissions.js';
 import type { ConfiguredProvider, ExtractionProviders } from '../selection.js';
 
 export interface ExtractionServiceDeps {
@@ -19,6 +21,10 @@ export interface ExtractionServiceDeps {
   handleKey: Buffer;
   /** EXTRACTION_HANDLE_TTL: how long a submission handle can be submitted. */
   handleTtlMs: number;
+  /** What submission handles refer to (extraction.pending_submissions): the caller sends back only its data. */
+  submissions?: PendingSubmissions;
+  /** Durable jobs for extractions that outlast their caller's budget (extraction.jobs). */
+  jobs?: JobRunner;
   /** The clock handles are issued and checked by (tests move it); Date.now otherwise. */
   now?: () => number;
   /** Time bounds of the schema guard (tests); the guard's defaults otherwise. */

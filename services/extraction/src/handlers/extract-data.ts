@@ -8,6 +8,7 @@ import { extractionErrors, toExtractionError } from '../errors.js';
 import { extractWith } from '../extractors.js';
 import { ProviderError } from '../providers/errors.js';
 import { askClient, completedResponse, storeRequest } from '../result-messages.js';
+import { answerWithin } from '../jobs/deferred-reply.js';
 import { guardSchema } from '../schema/guard-schema.js';
 import { chooseProvider } from '../selection.js';
 import { UsageMeter } from '../usage-meter.js';
@@ -20,16 +21,20 @@ import type { ExtractionServiceDeps } from './deps.js';
  * is asked, check that the result's plan and step would be accepted → extract and validate
  * (extractors.ts) → score every field against the source → store the result through the artifact
  * store (row + content.created event in one transaction) → answer. Everything before the store is
- * side-effect free, so any failure stores nothing.
+ * side-effect free, so any failure stores nothing. A caller with a budget (the gateway's
+ * CallBudget) whose extraction needs a server model gets a durable job instead when the model is
+ * not done in time (jobs/deferred-reply.ts); the job runs this same call again, to its end.
  */
 export async function extractData(
   deps: ExtractionServiceDeps,
   req: extractionV1.ExtractDataRequest,
   ctx: CallContext,
+  options: { idempotencyKey?: string } = {},
 ): Promise<extractionV1.ExtractDataResponse> {
   const meter = new UsageMeter();
+  const arrivedMs = Date.now();
   try {
-    return await extract(deps, req, ctx, meter);
+    return await extract(deps, req, ctx, meter, { idempotencyKey: options.idempotencyKey, arrivedMs });
   } catch (error) {
     if (error instanceof ProviderError) {
       // The caller gets a generic message for transport and configuration failures; the operator gets the provider's (key already scrubbed).
@@ -58,6 +63,7 @@ async function extract(
   req: extractionV1.ExtractDataRequest,
   ctx: CallContext,
   meter: UsageMeter,
+  { idempotencyKey, arrivedMs }: { idempotencyKey: string | undefined; arrivedMs: number },
 ): Promise<extractionV1.ExtractDataResponse> {
   const args = readArguments(req);
   const guarded = await guardSchema(args.schema, deps.guardOptions);
@@ -93,17 +99,28 @@ async function extract(
       key: deps.handleKey,
       ttlMs: deps.handleTtlMs,
       nowMs: (deps.now ?? Date.now)(),
+      submissions: deps.submissions,
     });
   }
+  // The budget counts from the call's arrival: guarding the schema and reading the source took some.
+  const budgetMs = req.callBudget?.answerWithinMs ?? 0;
+  if (budgetMs > 0 && deps.jobs && (choice === 'anthropic' || choice === 'openai'))
+    return answerWithin(deps.jobs, req, ctx, choice, Math.max(0, budgetMs - (Date.now() - arrivedMs)));
   const request = { schema: guarded.schema, sourceText };
   const extracted = await extractWith(deps, choice, { request, guarded, sampling, ctx, meter });
   if ('ask' in extracted) return askClient(extracted.ask);
 
-  const scores = scoreFields(extracted.data, guarded.schema, sourceText, extracted.fieldConfidences ?? {});
-  const { extractionId } = await deps.artifacts.storeResult(
+  let scores = scoreFields(extracted.data, guarded.schema, sourceText, extracted.fieldConfidences ?? {});
+  const stored = await deps.artifacts.storeResult(
     ctx,
-    storeRequest(args, guarded, sourceText, extracted, scores),
+    storeRequest(args, guarded, sourceText, extracted, scores, idempotencyKey),
   );
+  const { extractionId } = stored;
+  if (stored.replayed && stored.storedData) {
+    // A job run again after its instance stopped, whose first run had stored: that result stands.
+    extracted.data = stored.storedData;
+    scores = scoreFields(extracted.data, guarded.schema, sourceText, extracted.fieldConfidences ?? {});
+  }
   const modelUsage = meter.total ?? {
     provider: extracted.provider,
     model: extracted.model,

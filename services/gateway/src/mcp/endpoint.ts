@@ -53,6 +53,11 @@ export interface LongCallOptions {
   progressIntervalMs?: number;
   /** Runs tool calls that run a model as MCP tasks for 2026-07-28 clients that declare the extension. */
   tasks?: TaskRunner;
+  /**
+   * The longest a tool call holds a 2025-era client (no tasks there): long polls wait less, and
+   * work that takes longer answers with a job to poll. Unbounded without it.
+   */
+  callBoundMs?: number;
 }
 
 /** Who answers: stamped on every modern result (`_meta`), by the SDK and by the fast path alike. */
@@ -96,6 +101,7 @@ export function createMcpEndpoint(options: EndpointOptions): McpEndpoint {
     mintState: (state, ctx, lifetime) => codecs[lifetime].mint(state, ctx),
     progressIntervalMs: options.longCalls?.progressIntervalMs,
     tasks,
+    callBoundMs: options.longCalls?.callBoundMs,
   });
   const prompts = createPromptFeature(tools);
   const listCursors = createCursorCodec(options.requestStateKey, 'gateway');

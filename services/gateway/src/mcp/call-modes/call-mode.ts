@@ -41,7 +41,7 @@ export interface ModeCall extends CallShape {
  */
 export type ModeAnswer = { result: CallToolResult } | { answer: InputRequiredResult | Record<string, unknown> };
 
-/** One way a tool call can run: plain, with progress, as a task, or with a question to the client. */
+/** One way a tool call can run: plain, with progress, as a task, bounded, or with a question to the client. */
 export interface CallMode {
   readonly name: string;
   /** Whether this mode runs the call; the list is asked in order and the first that applies runs it. */
@@ -64,6 +64,8 @@ export interface CallModeDeps {
   progressIntervalMs?: number;
   /** Runs calls of tools that run a model as MCP tasks, for clients that declare the extension. */
   tasks?: TaskRunner;
+  /** The longest a tool call may hold a 2025-era client (QUARRY_MCP_CALL_BOUND); unbounded without it. */
+  callBoundMs?: number;
 }
 
 /** The hash a round trip binds its state to: key order does not matter, a client may rebuild the object. */

@@ -1,3 +1,4 @@
+import { boundedMode } from './bounded.js';
 import type { CallMode, CallModeDeps, CallShape } from './call-mode.js';
 import { elicitationMode } from './elicitation.js';
 import { plainMode } from './plain.js';
@@ -11,7 +12,14 @@ import { taskMode } from './task.js';
  * answers only calls the list gives to `plain`. A new way to run a call is one file and one line here.
  */
 export function createCallModes(deps: CallModeDeps): readonly CallMode[] {
-  return [elicitationMode(deps), samplingMode(deps), taskMode(deps), progressMode(deps), plainMode(deps)];
+  return [
+    elicitationMode(deps),
+    samplingMode(deps),
+    taskMode(deps),
+    boundedMode(deps),
+    progressMode(deps),
+    plainMode(deps),
+  ];
 }
 
 /** The mode that runs a call. */

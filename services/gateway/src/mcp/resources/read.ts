@@ -20,6 +20,7 @@ const BACKING_TOOL = {
   artifact: toolNames.getArtifact,
   output: toolNames.getResearchOutput,
   extraction: toolNames.getExtraction,
+  job: toolNames.getExtractionJob,
 } as const satisfies Record<ResourceKind, string>;
 
 /** Whether the caller's allowlist lets it read resources of this kind. */
@@ -62,6 +63,10 @@ export async function readResource(
       case 'extraction': {
         const { structuredContent } = await read(BACKING_TOOL.extraction, { id: ref.id });
         return { ref, contents: [json(uri, withReadOn(structuredContent, BACKING_TOOL.extraction, { id: ref.id }))] };
+      }
+      case 'job': {
+        const { structuredContent } = await read(BACKING_TOOL.job, { jobId: ref.id });
+        return { ref, contents: [json(uri, structuredContent)] };
       }
       case 'output': {
         const result = await read(BACKING_TOOL.output, { outputId: ref.id, maxBytes: WHOLE_DOCUMENT_BYTES });

@@ -4,7 +4,7 @@ import { toolNames } from '@quarry/contracts';
  * them, variable names included: completions are keyed by them), how a URI is recognised, and
  * how long a client may keep what it read (docs/adr/0030-mcp-resources.md).
  */
-export type ResourceKind = 'plan' | 'report' | 'artifact' | 'output' | 'extraction';
+export type ResourceKind = 'plan' | 'report' | 'artifact' | 'output' | 'extraction' | 'job';
 
 export interface ResourceTemplateEntry {
   kind: ResourceKind;
@@ -66,8 +66,17 @@ export interface ResourceRef {
 }
 
 // An id is one path segment; anything else (a query, a fragment, a further segment) names nothing.
-const URI_PATTERN = /^quarry:\/\/(plans|artifacts|outputs|extractions)\/([A-Za-z0-9-]{1,64})(\/report)?$/;
-const KIND_OF_PATH = { plans: 'plan', artifacts: 'artifact', outputs: 'output', extractions: 'extraction' } as const;
+// An extraction job (quarry://extraction-jobs/{jobId}, ADR 0044) has no template: its id only
+// ever comes from the answer that links to it, and it lives a day.
+const URI_PATTERN =
+  /^quarry:\/\/(plans|artifacts|outputs|extractions|extraction-jobs)\/([A-Za-z0-9-]{1,64})(\/report)?$/;
+const KIND_OF_PATH = {
+  plans: 'plan',
+  artifacts: 'artifact',
+  outputs: 'output',
+  extractions: 'extraction',
+  'extraction-jobs': 'job',
+} as const;
 
 /** The resource a URI names, or undefined for anything Quarry does not serve. */
 export function parseResourceUri(uri: string): ResourceRef | undefined {
@@ -87,7 +96,8 @@ export interface CacheHint {
  * Cache hints of every list and read. Everything read is one org's data: private. A plan changes
  * with every step, so its status and report are kept only briefly; stored artifacts, deliverables
  * and extractions never change (an artifact's tags do, hence its shorter time; any of them can
- * be deleted, which bounds the longer ones too). The templates are the same for every caller.
+ * be deleted, which bounds the longer ones too); a running job changes when it ends. The
+ * templates are the same for every caller.
  */
 export const CACHE_HINTS = {
   templates: { ttlMs: 3_600_000, cacheScope: 'public' },
@@ -97,4 +107,5 @@ export const CACHE_HINTS = {
   artifact: { ttlMs: 60_000, cacheScope: 'private' },
   output: { ttlMs: 600_000, cacheScope: 'private' },
   extraction: { ttlMs: 600_000, cacheScope: 'private' },
+  job: { ttlMs: 2_000, cacheScope: 'private' },
 } as const satisfies Record<ResourceKind | 'templates' | 'list', CacheHint>;

@@ -29,6 +29,16 @@ export interface CallerSampling {
   continuation?: string;
 }
 
+/**
+ * How long the client waits for this call (quarry/mcp/v1/call_budget.proto): the service is asked
+ * to answer within `answerWithinMs` (work that takes longer answers with a job to poll), and the
+ * rpc's deadline is held to `deadlineMs`, so no call holds the client longer.
+ */
+export interface CallBudget {
+  answerWithinMs: number;
+  deadlineMs: number;
+}
+
 /** A service asked for the client's model: the endpoint answers with an input-required result. */
 export interface SamplingAsk {
   systemPrompt: string;
@@ -86,6 +96,7 @@ export interface Tools {
     args: Record<string, unknown> | undefined,
     caller: Caller,
     sampling?: CallerSampling,
+    budget?: CallBudget,
   ): Promise<ToolOutcome>;
 }
 
@@ -118,15 +129,19 @@ export function createTools(options: ToolsOptions): Tools {
     args: Record<string, unknown>,
     caller: Caller,
     sampling: CallerSampling | undefined,
+    budget: CallBudget | undefined,
   ): Promise<Invocation> {
     const { tool, backend, codec, validateOutput } = entries.get(name)!;
     const { gatewayFields } = tool;
+    const filled = {
+      ...(gatewayFields?.clientSampling ? { [gatewayFields.clientSampling]: clientSamplingJson(sampling) } : {}),
+      ...(budget && gatewayFields?.callBudget
+        ? { [gatewayFields.callBudget]: { answerWithinMs: budget.answerWithinMs } }
+        : {}),
+    };
     let request: Uint8Array;
     try {
-      request = codec.encodeRequest(
-        args,
-        gatewayFields?.clientSampling ? { [gatewayFields.clientSampling]: clientSamplingJson(sampling) } : undefined,
-      );
+      request = codec.encodeRequest(args, Object.keys(filled).length > 0 ? filled : undefined);
     } catch (error) {
       if (!(error instanceof ContractError)) throw error;
       // The codec validated against the tool's input schema; its message names each field.
@@ -143,12 +158,13 @@ export function createTools(options: ToolsOptions): Tools {
     // A long poll is time the service is asked to wait: the deadline grows by it so the wait is
     // not cut short (the codec has already held the value to the field's bounds).
     const baseDeadline = gatewayFields?.modelUsage ? modelDeadlineMs : deadlineMs;
+    const deadline = baseDeadline + waitSecondsOf(tool, args) * 1000;
     let response: Uint8Array;
     try {
       response = await backend.unary(tool.rpc.path, request, {
         identity,
         principal,
-        deadlineMs: baseDeadline + waitSecondsOf(tool, args) * 1000,
+        deadlineMs: budget ? Math.min(deadline, budget.deadlineMs) : deadline,
         signal: caller.signal,
       });
     } catch (error) {
@@ -193,14 +209,14 @@ export function createTools(options: ToolsOptions): Tools {
   return {
     catalogue,
     resolve: (name, args, caller) => resolve(name, record(name, undefined, args, caller), caller),
-    async call(name, args, caller, sampling) {
+    async call(name, args, caller, sampling, budget) {
       const tool = catalogue.get(name);
       const finish = record(name, tool, args, caller);
       if (caller.confirmed && !(tool && isReadOnly(tool)))
         throw new Error(`${name} is not read-only: it runs only for a confirmed principal`);
       resolve(name, finish, caller);
       try {
-        const { code, usage, ...outcome } = await invoke(name, args ?? {}, caller, sampling);
+        const { code, usage, ...outcome } = await invoke(name, args ?? {}, caller, sampling, budget);
         finish(outcome.sampling ? 'input_required' : outcome.result.isError ? 'tool_error' : 'ok', code, usage);
         return outcome;
       } catch (error) {

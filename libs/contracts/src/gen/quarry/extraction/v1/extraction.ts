@@ -17,6 +17,7 @@ import {
 } from "@grpc/grpc-js";
 import { Struct } from "../../../google/protobuf/struct.js";
 import { ExtractedField } from "../../artifact/v1/artifact.js";
+import { CallBudget } from "../../mcp/v1/call_budget.js";
 import { ClientSampling, ModelUsage, SamplingRequest } from "../../mcp/v1/sampling.js";
 
 export const protobufPackage = "quarry.extraction.v1";
@@ -33,6 +34,8 @@ export enum ExtractionStatus {
    * submit_extraction with the handle.
    */
   EXTRACTION_STATUS_AWAITING_SUBMISSION = 2,
+  /** EXTRACTION_STATUS_RUNNING - A model on the server is still at work: poll get_extraction_job with the jobId. */
+  EXTRACTION_STATUS_RUNNING = 3,
   UNRECOGNIZED = -1,
 }
 
@@ -47,6 +50,9 @@ export function extractionStatusFromJSON(object: any): ExtractionStatus {
     case 2:
     case "EXTRACTION_STATUS_AWAITING_SUBMISSION":
       return ExtractionStatus.EXTRACTION_STATUS_AWAITING_SUBMISSION;
+    case 3:
+    case "EXTRACTION_STATUS_RUNNING":
+      return ExtractionStatus.EXTRACTION_STATUS_RUNNING;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -62,6 +68,8 @@ export function extractionStatusToJSON(object: ExtractionStatus): string {
       return "EXTRACTION_STATUS_COMPLETED";
     case ExtractionStatus.EXTRACTION_STATUS_AWAITING_SUBMISSION:
       return "EXTRACTION_STATUS_AWAITING_SUBMISSION";
+    case ExtractionStatus.EXTRACTION_STATUS_RUNNING:
+      return "EXTRACTION_STATUS_RUNNING";
     case ExtractionStatus.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -224,6 +232,10 @@ export interface ExtractDataRequest {
   mode?:
     | ExtractionMode
     | undefined;
+  /** Filled by the gateway (not a tool argument): how long the caller waits for the answer. */
+  callBudget?:
+    | CallBudget
+    | undefined;
   /** Filled by the gateway (not a tool argument): whether and what the caller's model answered. */
   clientSampling?: ClientSampling | undefined;
 }
@@ -232,18 +244,25 @@ export interface SubmitExtractionRequest {
   /** The handle from extract_data's answer, exactly as given. */
   handle: string;
   /**
-   * The data you extracted: a JSON object valid against the schema. Copy values as the source
-   * writes them (numbers as numbers); leave out what the source does not state.
+   * Your data: a JSON object valid against the schema, values as the source writes them (numbers
+   * as numbers); leave out what it does not state.
    */
   data?:
     | { [key: string]: unknown }
     | undefined;
-  /** The same JSON Schema you sent to extract_data. */
+  /** Not needed; if sent, it must be extract_data's. */
   extractionSchema?:
     | { [key: string]: unknown }
     | undefined;
-  /** The same source text you sent to extract_data (leave out when it used sourceArtifactId). */
+  /** Not needed; if sent, it must be extract_data's. */
   sourceText?: string | undefined;
+}
+
+export interface GetExtractionJobRequest {
+  /** From extract_data's answer. */
+  jobId: string;
+  /** Wait up to this many seconds for the job to finish. */
+  waitSeconds?: number | undefined;
 }
 
 export interface ExtractDataResponse {
@@ -280,7 +299,7 @@ export interface ExtractDataResponse {
     | undefined;
   /** issued, accepted or already_accepted, for extractions made through submit_extraction. */
   handleStatus: HandleStatus;
-  /** awaiting_submission: how to fill the schema. */
+  /** awaiting_submission: how to fill the schema; running: how to get the result. */
   instructions?:
     | string
     | undefined;
@@ -294,6 +313,14 @@ export interface ExtractDataResponse {
     | undefined;
   /** awaiting_submission: when the handle stops working (RFC 3339). */
   expiresAt?:
+    | string
+    | undefined;
+  /** running: the job to poll with get_extraction_job (also a resource to read). */
+  jobId?:
+    | string
+    | undefined;
+  /** running: the tool that reads the job, get_extraction_job. */
+  pollTool?:
     | string
     | undefined;
   /** Filled when the caller's model must answer first (consumed by the gateway, not in results). */
@@ -337,6 +364,38 @@ export interface SubmitExtractionResponse {
 }
 
 export interface SubmitExtractionResponse_FieldConfidencesEntry {
+  key: string;
+  value: number;
+}
+
+export interface GetExtractionJobResponse {
+  /** The job. */
+  jobId: string;
+  /** running (call again, with waitSeconds to wait for it) or completed (stored). */
+  status: ExtractionStatus;
+  /** completed: the stored extraction result's ID. */
+  extractionId: string;
+  /** completed: the extracted data; valid against the schema. */
+  data?:
+    | { [key: string]: unknown }
+    | undefined;
+  /** completed: confidence (0–1) of every extracted value, keyed by its JSON Pointer. */
+  fieldConfidences: { [key: string]: number };
+  /** completed: mean confidence over the schema's required fields, 0–1. */
+  overallConfidence: number;
+  /** completed: how each extracted value was found in the source. */
+  fields: ExtractedField[];
+  /** Who extracts: anthropic or openai. */
+  provider: string;
+  /** completed: the model that extracted, as its provider reported it. */
+  model: string;
+  /** When the job started (RFC 3339). */
+  createdAt: string;
+  /** running: how to get the result. */
+  instructions?: string | undefined;
+}
+
+export interface GetExtractionJobResponse_FieldConfidencesEntry {
   key: string;
   value: number;
 }
@@ -436,6 +495,7 @@ function createBaseExtractDataRequest(): ExtractDataRequest {
     sourceUrl: undefined,
     sourceLocation: undefined,
     mode: undefined,
+    callBudget: undefined,
     clientSampling: undefined,
   };
 }
@@ -470,6 +530,9 @@ export const ExtractDataRequest: MessageFns<ExtractDataRequest> = {
     }
     if (message.mode !== undefined) {
       writer.uint32(72).int32(message.mode);
+    }
+    if (message.callBudget !== undefined) {
+      CallBudget.encode(message.callBudget, writer.uint32(114).fork()).join();
     }
     if (message.clientSampling !== undefined) {
       ClientSampling.encode(message.clientSampling, writer.uint32(122).fork()).join();
@@ -562,6 +625,14 @@ export const ExtractDataRequest: MessageFns<ExtractDataRequest> = {
             message.mode = reader.int32() as any;
             continue;
           }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.callBudget = CallBudget.decode(reader, reader.uint32());
+            continue;
+          }
           case 15: {
             if (tag !== 122) {
               break;
@@ -624,6 +695,11 @@ export const ExtractDataRequest: MessageFns<ExtractDataRequest> = {
         ? SourceLocation.fromJSON(object.source_location)
         : undefined,
       mode: isSet(object.mode) ? extractionModeFromJSON(object.mode) : undefined,
+      callBudget: isSet(object.callBudget)
+        ? CallBudget.fromJSON(object.callBudget)
+        : isSet(object.call_budget)
+        ? CallBudget.fromJSON(object.call_budget)
+        : undefined,
       clientSampling: isSet(object.clientSampling)
         ? ClientSampling.fromJSON(object.clientSampling)
         : isSet(object.client_sampling)
@@ -660,6 +736,9 @@ export const ExtractDataRequest: MessageFns<ExtractDataRequest> = {
     if (message.mode !== undefined) {
       obj.mode = extractionModeToJSON(message.mode);
     }
+    if (message.callBudget !== undefined) {
+      obj.callBudget = CallBudget.toJSON(message.callBudget);
+    }
     if (message.clientSampling !== undefined) {
       obj.clientSampling = ClientSampling.toJSON(message.clientSampling);
     }
@@ -694,6 +773,9 @@ export const ExtractDataRequest: MessageFns<ExtractDataRequest> = {
       ? SourceLocation.fromPartial(object.sourceLocation)
       : undefined;
     message.mode = object.mode ?? undefined;
+    message.callBudget = (object.callBudget !== undefined && object.callBudget !== null)
+      ? CallBudget.fromPartial(object.callBudget)
+      : undefined;
     message.clientSampling = (object.clientSampling !== undefined && object.clientSampling !== null)
       ? ClientSampling.fromPartial(object.clientSampling)
       : undefined;
@@ -826,6 +908,99 @@ export const SubmitExtractionRequest: MessageFns<SubmitExtractionRequest> = {
   },
 };
 
+function createBaseGetExtractionJobRequest(): GetExtractionJobRequest {
+  return { jobId: "", waitSeconds: undefined };
+}
+
+export const GetExtractionJobRequest: MessageFns<GetExtractionJobRequest> = {
+  encode(message: GetExtractionJobRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.jobId !== "") {
+      writer.uint32(10).string(message.jobId);
+    }
+    if (message.waitSeconds !== undefined) {
+      writer.uint32(16).int32(message.waitSeconds);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetExtractionJobRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetExtractionJobRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.jobId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.waitSeconds = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetExtractionJobRequest {
+    return {
+      jobId: isSet(object.jobId)
+        ? globalThis.String(object.jobId)
+        : isSet(object.job_id)
+        ? globalThis.String(object.job_id)
+        : "",
+      waitSeconds: isSet(object.waitSeconds)
+        ? globalThis.Number(object.waitSeconds)
+        : isSet(object.wait_seconds)
+        ? globalThis.Number(object.wait_seconds)
+        : undefined,
+    };
+  },
+
+  toJSON(message: GetExtractionJobRequest): unknown {
+    const obj: any = {};
+    if (message.jobId !== "") {
+      obj.jobId = message.jobId;
+    }
+    if (message.waitSeconds !== undefined) {
+      obj.waitSeconds = Math.round(message.waitSeconds);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetExtractionJobRequest>, I>>(base?: I): GetExtractionJobRequest {
+    return GetExtractionJobRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetExtractionJobRequest>, I>>(object: I): GetExtractionJobRequest {
+    const message = createBaseGetExtractionJobRequest();
+    message.jobId = object.jobId ?? "";
+    message.waitSeconds = object.waitSeconds ?? undefined;
+    return message;
+  },
+};
+
 function createBaseExtractDataResponse(): ExtractDataResponse {
   return {
     extractionId: "",
@@ -842,6 +1017,8 @@ function createBaseExtractDataResponse(): ExtractDataResponse {
     extractionSchema: undefined,
     sourceText: undefined,
     expiresAt: undefined,
+    jobId: undefined,
+    pollTool: undefined,
     samplingRequest: undefined,
     modelUsage: undefined,
   };
@@ -890,6 +1067,12 @@ export const ExtractDataResponse: MessageFns<ExtractDataResponse> = {
     }
     if (message.expiresAt !== undefined) {
       writer.uint32(130).string(message.expiresAt);
+    }
+    if (message.jobId !== undefined) {
+      writer.uint32(138).string(message.jobId);
+    }
+    if (message.pollTool !== undefined) {
+      writer.uint32(146).string(message.pollTool);
     }
     if (message.samplingRequest !== undefined) {
       SamplingRequest.encode(message.samplingRequest, writer.uint32(114).fork()).join();
@@ -1028,6 +1211,22 @@ export const ExtractDataResponse: MessageFns<ExtractDataResponse> = {
             message.expiresAt = reader.string();
             continue;
           }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.jobId = reader.string();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.pollTool = reader.string();
+            continue;
+          }
           case 14: {
             if (tag !== 114) {
               break;
@@ -1124,6 +1323,16 @@ export const ExtractDataResponse: MessageFns<ExtractDataResponse> = {
         : isSet(object.expires_at)
         ? globalThis.String(object.expires_at)
         : undefined,
+      jobId: isSet(object.jobId)
+        ? globalThis.String(object.jobId)
+        : isSet(object.job_id)
+        ? globalThis.String(object.job_id)
+        : undefined,
+      pollTool: isSet(object.pollTool)
+        ? globalThis.String(object.pollTool)
+        : isSet(object.poll_tool)
+        ? globalThis.String(object.poll_tool)
+        : undefined,
       samplingRequest: isSet(object.samplingRequest)
         ? SamplingRequest.fromJSON(object.samplingRequest)
         : isSet(object.sampling_request)
@@ -1187,6 +1396,12 @@ export const ExtractDataResponse: MessageFns<ExtractDataResponse> = {
     if (message.expiresAt !== undefined) {
       obj.expiresAt = message.expiresAt;
     }
+    if (message.jobId !== undefined) {
+      obj.jobId = message.jobId;
+    }
+    if (message.pollTool !== undefined) {
+      obj.pollTool = message.pollTool;
+    }
     if (message.samplingRequest !== undefined) {
       obj.samplingRequest = SamplingRequest.toJSON(message.samplingRequest);
     }
@@ -1223,6 +1438,8 @@ export const ExtractDataResponse: MessageFns<ExtractDataResponse> = {
     message.extractionSchema = object.extractionSchema ?? undefined;
     message.sourceText = object.sourceText ?? undefined;
     message.expiresAt = object.expiresAt ?? undefined;
+    message.jobId = object.jobId ?? undefined;
+    message.pollTool = object.pollTool ?? undefined;
     message.samplingRequest = (object.samplingRequest !== undefined && object.samplingRequest !== null)
       ? SamplingRequest.fromPartial(object.samplingRequest)
       : undefined;
@@ -1662,6 +1879,403 @@ export const SubmitExtractionResponse_FieldConfidencesEntry: MessageFns<
   },
 };
 
+function createBaseGetExtractionJobResponse(): GetExtractionJobResponse {
+  return {
+    jobId: "",
+    status: 0,
+    extractionId: "",
+    data: undefined,
+    fieldConfidences: {},
+    overallConfidence: 0,
+    fields: [],
+    provider: "",
+    model: "",
+    createdAt: "",
+    instructions: undefined,
+  };
+}
+
+export const GetExtractionJobResponse: MessageFns<GetExtractionJobResponse> = {
+  encode(message: GetExtractionJobResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.jobId !== "") {
+      writer.uint32(10).string(message.jobId);
+    }
+    if (message.status !== 0) {
+      writer.uint32(16).int32(message.status);
+    }
+    if (message.extractionId !== "") {
+      writer.uint32(26).string(message.extractionId);
+    }
+    if (message.data !== undefined) {
+      Struct.encode(Struct.wrap(message.data), writer.uint32(34).fork()).join();
+    }
+    globalThis.Object.entries(message.fieldConfidences).forEach(([key, value]: [string, number]) => {
+      GetExtractionJobResponse_FieldConfidencesEntry.encode({ key: key as any, value }, writer.uint32(42).fork())
+        .join();
+    });
+    if (message.overallConfidence !== 0) {
+      writer.uint32(49).double(message.overallConfidence);
+    }
+    for (const v of message.fields) {
+      ExtractedField.encode(v!, writer.uint32(58).fork()).join();
+    }
+    if (message.provider !== "") {
+      writer.uint32(66).string(message.provider);
+    }
+    if (message.model !== "") {
+      writer.uint32(74).string(message.model);
+    }
+    if (message.createdAt !== "") {
+      writer.uint32(82).string(message.createdAt);
+    }
+    if (message.instructions !== undefined) {
+      writer.uint32(90).string(message.instructions);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetExtractionJobResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetExtractionJobResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.jobId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.status = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.extractionId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.data = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            const entry5 = GetExtractionJobResponse_FieldConfidencesEntry.decode(reader, reader.uint32());
+            if (entry5.value !== undefined) {
+              message.fieldConfidences[entry5.key] = entry5.value;
+            }
+            continue;
+          }
+          case 6: {
+            if (tag !== 49) {
+              break;
+            }
+
+            message.overallConfidence = reader.double();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.fields.push(ExtractedField.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.provider = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.model = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.createdAt = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.instructions = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetExtractionJobResponse {
+    return {
+      jobId: isSet(object.jobId)
+        ? globalThis.String(object.jobId)
+        : isSet(object.job_id)
+        ? globalThis.String(object.job_id)
+        : "",
+      status: isSet(object.status) ? extractionStatusFromJSON(object.status) : 0,
+      extractionId: isSet(object.extractionId)
+        ? globalThis.String(object.extractionId)
+        : isSet(object.extraction_id)
+        ? globalThis.String(object.extraction_id)
+        : "",
+      data: isObject(object.data) ? object.data : undefined,
+      fieldConfidences: isObject(object.fieldConfidences)
+        ? (globalThis.Object.entries(object.fieldConfidences) as [string, any][]).reduce(
+          (acc: { [key: string]: number }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.Number(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : isObject(object.field_confidences)
+        ? (globalThis.Object.entries(object.field_confidences) as [string, any][]).reduce(
+          (acc: { [key: string]: number }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.Number(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      overallConfidence: isSet(object.overallConfidence)
+        ? globalThis.Number(object.overallConfidence)
+        : isSet(object.overall_confidence)
+        ? globalThis.Number(object.overall_confidence)
+        : 0,
+      fields: globalThis.Array.isArray(object?.fields)
+        ? object.fields.map((e: any) => ExtractedField.fromJSON(e))
+        : [],
+      provider: isSet(object.provider) ? globalThis.String(object.provider) : "",
+      model: isSet(object.model) ? globalThis.String(object.model) : "",
+      createdAt: isSet(object.createdAt)
+        ? globalThis.String(object.createdAt)
+        : isSet(object.created_at)
+        ? globalThis.String(object.created_at)
+        : "",
+      instructions: isSet(object.instructions) ? globalThis.String(object.instructions) : undefined,
+    };
+  },
+
+  toJSON(message: GetExtractionJobResponse): unknown {
+    const obj: any = {};
+    if (message.jobId !== "") {
+      obj.jobId = message.jobId;
+    }
+    if (message.status !== 0) {
+      obj.status = extractionStatusToJSON(message.status);
+    }
+    if (message.extractionId !== "") {
+      obj.extractionId = message.extractionId;
+    }
+    if (message.data !== undefined) {
+      obj.data = message.data;
+    }
+    if (message.fieldConfidences) {
+      const entries = globalThis.Object.entries(message.fieldConfidences) as [string, number][];
+      if (entries.length > 0) {
+        obj.fieldConfidences = {};
+        entries.forEach(([k, v]) => {
+          obj.fieldConfidences[k] = floatToJson(v);
+        });
+      }
+    }
+    if (message.overallConfidence !== 0) {
+      obj.overallConfidence = floatToJson(message.overallConfidence);
+    }
+    if (message.fields?.length) {
+      obj.fields = message.fields.map((e) => ExtractedField.toJSON(e));
+    }
+    if (message.provider !== "") {
+      obj.provider = message.provider;
+    }
+    if (message.model !== "") {
+      obj.model = message.model;
+    }
+    if (message.createdAt !== "") {
+      obj.createdAt = message.createdAt;
+    }
+    if (message.instructions !== undefined) {
+      obj.instructions = message.instructions;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetExtractionJobResponse>, I>>(base?: I): GetExtractionJobResponse {
+    return GetExtractionJobResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetExtractionJobResponse>, I>>(object: I): GetExtractionJobResponse {
+    const message = createBaseGetExtractionJobResponse();
+    message.jobId = object.jobId ?? "";
+    message.status = object.status ?? 0;
+    message.extractionId = object.extractionId ?? "";
+    message.data = object.data ?? undefined;
+    message.fieldConfidences = (globalThis.Object.entries(object.fieldConfidences ?? {}) as [string, number][]).reduce(
+      (acc: { [key: string]: number }, [key, value]: [string, number]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.Number(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.overallConfidence = object.overallConfidence ?? 0;
+    message.fields = object.fields?.map((e) => ExtractedField.fromPartial(e)) || [];
+    message.provider = object.provider ?? "";
+    message.model = object.model ?? "";
+    message.createdAt = object.createdAt ?? "";
+    message.instructions = object.instructions ?? undefined;
+    return message;
+  },
+};
+
+function createBaseGetExtractionJobResponse_FieldConfidencesEntry(): GetExtractionJobResponse_FieldConfidencesEntry {
+  return { key: "", value: 0 };
+}
+
+export const GetExtractionJobResponse_FieldConfidencesEntry: MessageFns<
+  GetExtractionJobResponse_FieldConfidencesEntry
+> = {
+  encode(
+    message: GetExtractionJobResponse_FieldConfidencesEntry,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== 0) {
+      writer.uint32(17).double(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetExtractionJobResponse_FieldConfidencesEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetExtractionJobResponse_FieldConfidencesEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 17) {
+              break;
+            }
+
+            message.value = reader.double();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetExtractionJobResponse_FieldConfidencesEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.Number(object.value) : 0,
+    };
+  },
+
+  toJSON(message: GetExtractionJobResponse_FieldConfidencesEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== 0) {
+      obj.value = floatToJson(message.value);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetExtractionJobResponse_FieldConfidencesEntry>, I>>(
+    base?: I,
+  ): GetExtractionJobResponse_FieldConfidencesEntry {
+    return GetExtractionJobResponse_FieldConfidencesEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetExtractionJobResponse_FieldConfidencesEntry>, I>>(
+    object: I,
+  ): GetExtractionJobResponse_FieldConfidencesEntry {
+    const message = createBaseGetExtractionJobResponse_FieldConfidencesEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? 0;
+    return message;
+  },
+};
+
 /**
  * Schema-driven extraction: JSON Schema in, validated JSON with per-field confidence out, stored
  * as an extraction result (searchable with search_sources, sourceTable extraction_result).
@@ -1675,10 +2289,9 @@ export const ExtractionServiceService = {
    * Extract structured data from a text (sourceText, or a stored artifact's sourceArtifactId) into
    * the shape of a JSON object schema you give (local $ref only, at most 64 KiB). When a model runs
    * on the server or through your client's sampling, the data comes back validated, stored, and
-   * every field scored by how well the source grounds it. Otherwise (status awaiting_submission)
-   * YOU fill the schema from the instructions returned and send it with submit_extraction. mode
-   * client always asks you; mode offline uses a rule-based extractor (good at identifiers, dates
-   * and labelled numbers, weak at prose).
+   * every field scored by how well the source grounds it (status running: poll
+   * get_extraction_job). Otherwise (awaiting_submission) YOU fill the schema and send it with
+   * submit_extraction.
    */
   extractData: {
     path: "/quarry.extraction.v1.ExtractionService/ExtractData" as const,
@@ -1690,11 +2303,10 @@ export const ExtractionServiceService = {
     responseDeserialize: (value: Buffer): ExtractDataResponse => ExtractDataResponse.decode(value),
   },
   /**
-   * Submit the data you extracted for an extract_data handle (status awaiting_submission): the
-   * handle, your data, the same extractionSchema and, if extract_data got sourceText, the same
-   * sourceText. Quarry validates (a mismatch names the fields; nothing is stored), scores each
-   * value against the source, stores it and answers like extract_data. Resubmitting a handle
-   * returns the same result; a handle expires and works only for your token.
+   * Submit your data for an extract_data handle (awaiting_submission). Quarry validates it (a
+   * mismatch names the fields; nothing stored), scores each value against the source it kept,
+   * stores it and answers like extract_data. Resubmitting returns the same result; a handle
+   * expires and is only for your token.
    */
   submitExtraction: {
     path: "/quarry.extraction.v1.ExtractionService/SubmitExtraction" as const,
@@ -1707,6 +2319,21 @@ export const ExtractionServiceService = {
       Buffer.from(SubmitExtractionResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): SubmitExtractionResponse => SubmitExtractionResponse.decode(value),
   },
+  /**
+   * Read an extraction extract_data left running (jobId): still running, completed with the
+   * stored result, or its error.
+   */
+  getExtractionJob: {
+    path: "/quarry.extraction.v1.ExtractionService/GetExtractionJob" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetExtractionJobRequest): Buffer =>
+      Buffer.from(GetExtractionJobRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetExtractionJobRequest => GetExtractionJobRequest.decode(value),
+    responseSerialize: (value: GetExtractionJobResponse): Buffer =>
+      Buffer.from(GetExtractionJobResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetExtractionJobResponse => GetExtractionJobResponse.decode(value),
+  },
 } as const;
 
 export interface ExtractionServiceServer extends UntypedServiceImplementation {
@@ -1714,20 +2341,23 @@ export interface ExtractionServiceServer extends UntypedServiceImplementation {
    * Extract structured data from a text (sourceText, or a stored artifact's sourceArtifactId) into
    * the shape of a JSON object schema you give (local $ref only, at most 64 KiB). When a model runs
    * on the server or through your client's sampling, the data comes back validated, stored, and
-   * every field scored by how well the source grounds it. Otherwise (status awaiting_submission)
-   * YOU fill the schema from the instructions returned and send it with submit_extraction. mode
-   * client always asks you; mode offline uses a rule-based extractor (good at identifiers, dates
-   * and labelled numbers, weak at prose).
+   * every field scored by how well the source grounds it (status running: poll
+   * get_extraction_job). Otherwise (awaiting_submission) YOU fill the schema and send it with
+   * submit_extraction.
    */
   extractData: handleUnaryCall<ExtractDataRequest, ExtractDataResponse>;
   /**
-   * Submit the data you extracted for an extract_data handle (status awaiting_submission): the
-   * handle, your data, the same extractionSchema and, if extract_data got sourceText, the same
-   * sourceText. Quarry validates (a mismatch names the fields; nothing is stored), scores each
-   * value against the source, stores it and answers like extract_data. Resubmitting a handle
-   * returns the same result; a handle expires and works only for your token.
+   * Submit your data for an extract_data handle (awaiting_submission). Quarry validates it (a
+   * mismatch names the fields; nothing stored), scores each value against the source it kept,
+   * stores it and answers like extract_data. Resubmitting returns the same result; a handle
+   * expires and is only for your token.
    */
   submitExtraction: handleUnaryCall<SubmitExtractionRequest, SubmitExtractionResponse>;
+  /**
+   * Read an extraction extract_data left running (jobId): still running, completed with the
+   * stored result, or its error.
+   */
+  getExtractionJob: handleUnaryCall<GetExtractionJobRequest, GetExtractionJobResponse>;
 }
 
 export interface ExtractionServiceClient extends Client {
@@ -1735,10 +2365,9 @@ export interface ExtractionServiceClient extends Client {
    * Extract structured data from a text (sourceText, or a stored artifact's sourceArtifactId) into
    * the shape of a JSON object schema you give (local $ref only, at most 64 KiB). When a model runs
    * on the server or through your client's sampling, the data comes back validated, stored, and
-   * every field scored by how well the source grounds it. Otherwise (status awaiting_submission)
-   * YOU fill the schema from the instructions returned and send it with submit_extraction. mode
-   * client always asks you; mode offline uses a rule-based extractor (good at identifiers, dates
-   * and labelled numbers, weak at prose).
+   * every field scored by how well the source grounds it (status running: poll
+   * get_extraction_job). Otherwise (awaiting_submission) YOU fill the schema and send it with
+   * submit_extraction.
    */
   extractData(
     request: ExtractDataRequest,
@@ -1756,11 +2385,10 @@ export interface ExtractionServiceClient extends Client {
     callback: (error: ServiceError | null, response: ExtractDataResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Submit the data you extracted for an extract_data handle (status awaiting_submission): the
-   * handle, your data, the same extractionSchema and, if extract_data got sourceText, the same
-   * sourceText. Quarry validates (a mismatch names the fields; nothing is stored), scores each
-   * value against the source, stores it and answers like extract_data. Resubmitting a handle
-   * returns the same result; a handle expires and works only for your token.
+   * Submit your data for an extract_data handle (awaiting_submission). Quarry validates it (a
+   * mismatch names the fields; nothing stored), scores each value against the source it kept,
+   * stores it and answers like extract_data. Resubmitting returns the same result; a handle
+   * expires and is only for your token.
    */
   submitExtraction(
     request: SubmitExtractionRequest,
@@ -1776,6 +2404,25 @@ export interface ExtractionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: SubmitExtractionResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Read an extraction extract_data left running (jobId): still running, completed with the
+   * stored result, or its error.
+   */
+  getExtractionJob(
+    request: GetExtractionJobRequest,
+    callback: (error: ServiceError | null, response: GetExtractionJobResponse) => void,
+  ): ClientUnaryCall;
+  getExtractionJob(
+    request: GetExtractionJobRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetExtractionJobResponse) => void,
+  ): ClientUnaryCall;
+  getExtractionJob(
+    request: GetExtractionJobRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetExtractionJobResponse) => void,
   ): ClientUnaryCall;
 }
 

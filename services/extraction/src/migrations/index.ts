@@ -1,0 +1,20 @@
+import type { Migration } from 'kysely';
+import * as createExtraction from './extraction/2026_11_29_1000_create_extraction.js';
+import * as maintenance from './extraction/2026_11_29_1010_maintenance.js';
+
+/**
+ * The extraction service owns the `extraction` schema: short-lived state of its calls, per org —
+ * what a submit_extraction handle refers to, and the jobs of extractions that outlast their
+ * caller's wait — plus the one cross-tenant upkeep function (extraction.maintain, callable by
+ * members of quarry_extraction_maintenance: see grantExtractionMaintenance). Names are
+ * timestamps so order is explicit and stable.
+ */
+export const extractionSchemas: ReadonlyArray<{ schema: string; migrations: Record<string, Migration> }> = [
+  {
+    schema: 'extraction',
+    migrations: {
+      '2026_11_29_1000_create_extraction': createExtraction,
+      '2026_11_29_1010_maintenance': maintenance,
+    },
+  },
+];
