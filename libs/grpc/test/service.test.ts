@@ -40,11 +40,11 @@ async function freePort(port = 0): Promise<number> {
   return bound;
 }
 
-/** The search service, its one rpc failing the way `fails` says. */
+/** The search service, each rpc failing the way `fails` says. */
 function searchServer(fails: () => never): GrpcServer {
   return buildServiceServer({
     definition: searchV1.SearchServiceService,
-    implementation: { searchSources: unary(async () => fails()) },
+    implementation: { searchSources: unary(async () => fails()), search: unary(async () => fails()) },
     identityKey: KEY,
     logger: quiet,
   });

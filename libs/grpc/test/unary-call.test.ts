@@ -54,6 +54,7 @@ beforeAll(async () => {
             if (request.query === 'slow') await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve));
             return searchV1.SearchSourcesResponse.fromPartial({});
           }),
+          search: unary(async () => searchV1.SearchResponse.fromPartial({})),
         },
       },
     ],

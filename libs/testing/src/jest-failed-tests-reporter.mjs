@@ -21,8 +21,9 @@ export default class FailedTestsReporter {
     const failures = result.testResults
       .filter((test) => test.status === 'failed')
       .map((test) => ({ name: test.fullName, message: test.failureMessages.join('\n') }));
-    // A suite that could not run at all (a throw in beforeAll, a syntax error) has no test results.
-    if (result.testExecError)
+    // A suite that could not run at all (a syntax error, a throw outside any test) has no failed
+    // test to show; its own message says why.
+    if (result.testExecError && failures.length === 0)
       failures.push({ name: '(suite)', message: result.failureMessage ?? String(result.testExecError.message) });
     recordFailedTests(process.cwd(), relative(process.cwd(), result.testFilePath), failures);
   }

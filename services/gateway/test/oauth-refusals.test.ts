@@ -230,6 +230,48 @@ describe('the MCP endpoint', () => {
     });
   });
 
+  it('serves every endpoint its metadata advertises (a client may use any of them)', async () => {
+    const as = (await (await fetch(`${gateway.base}/.well-known/oauth-authorization-server`)).json()) as Record<
+      string,
+      unknown
+    >;
+    const endpoints = Object.entries(as).filter(([key]) => key.endsWith('_endpoint') || key === 'jwks_uri');
+    expect(endpoints.map(([key]) => key)).toEqual(
+      expect.arrayContaining(['authorization_endpoint', 'token_endpoint', 'registration_endpoint', 'jwks_uri']),
+    );
+    for (const [key, url] of endpoints) {
+      expect(`${key} ${String(url)}`).toMatch(new RegExp(`^${key} ${gateway.base}/oauth/`));
+      // Read endpoints answer GET (logout too: POST is oidc-provider's opt-in); the others POST.
+      const method = ['authorization_endpoint', 'jwks_uri', 'end_session_endpoint'].includes(key) ? 'GET' : 'POST';
+      const answer = await fetch(
+        String(url),
+        method === 'GET'
+          ? { redirect: 'manual' }
+          : { method, redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' },
+      );
+      expect(`${key} ${answer.status}`).not.toBe(`${key} 404`);
+    }
+  });
+
+  it('takes a pushed authorization request and signs in through its request_uri', async () => {
+    const clientId = await register();
+    const pkce = pkcePair();
+    const params = Object.fromEntries(new URL(authorizeUrl(clientId, pkce.challenge)).searchParams);
+    const pushed = await form(`${gateway.base}/oauth/par`, params);
+    expect(pushed.status).toBe(201);
+    const { request_uri: requestUri } = (await pushed.json()) as { request_uri: string };
+    const url = new URL(`${gateway.base}/oauth/authorize`);
+    url.searchParams.set('client_id', clientId);
+    url.searchParams.set('request_uri', requestUri);
+    const callback = await createBrowser().authorize(url.toString(), {
+      email: 'ada@acme.test',
+      password: PASSWORD,
+      redirectUri: REDIRECT,
+    });
+    expect(callback.searchParams.get('code')).toBeTruthy();
+    expect(callback.searchParams.get('state')).toBe('st');
+  });
+
   it('refuses a token for another audience, an expired one, and one of a foreign org', async () => {
     const { claims } = await validClaims();
     const now = Math.floor(Date.now() / 1000);

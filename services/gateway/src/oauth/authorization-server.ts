@@ -52,6 +52,9 @@ const OAUTH_ROUTES = {
   jwks: '/oauth/jwks',
   userinfo: '/oauth/userinfo',
   end_session: '/oauth/logout',
+  // Pushed authorization requests (RFC 9126) are on by default in oidc-provider and advertised, so
+  // they live under /oauth with the rest.
+  pushed_authorization_request: '/oauth/par',
 } as const;
 
 const DAY = 24 * 60 * 60;
