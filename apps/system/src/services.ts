@@ -107,7 +107,12 @@ export async function startServices(options: StartServicesOptions): Promise<Serv
     });
     backends = await openSearchBackends(options.search);
     logger.info(backends.describe, 'search backends');
-    search = await startSearch({ ...hosted('search'), backends, identityKey });
+    search = await startSearch({
+      ...hosted('search'),
+      backends,
+      identityKey,
+      artifactStoreAddress: artifactStore.address,
+    });
     indexer = await startIndexer({
       ...hosted('indexer'),
       databaseUrl: options.indexerDatabaseUrl,
