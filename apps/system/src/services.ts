@@ -30,6 +30,8 @@ export interface StartServicesOptions {
   host?: string;
   /** How long the outbox keeps consumed events (QUARRY_OUTBOX_RETENTION). Default 7 days. */
   outboxRetentionMs?: number;
+  /** Time between outbox compactions (QUARRY_OUTBOX_COMPACTION_INTERVAL); the first runs at start. Default 10 minutes. */
+  outboxCompactionIntervalMs?: number;
 }
 
 /** Every backend service, running; see startServices. */
@@ -118,6 +120,7 @@ export async function startServices(options: StartServicesOptions): Promise<Serv
       databaseUrl: options.indexerDatabaseUrl,
       backends,
       outboxRetentionMs: options.outboxRetentionMs,
+      outboxCompactionIntervalMs: options.outboxCompactionIntervalMs,
     });
     const models = extractionModelsFrom(options.extraction);
     logger.info(
