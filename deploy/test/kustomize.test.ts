@@ -147,6 +147,7 @@ if (!kubectl) {
       );
       expect(env('plan-engine').ARTIFACT_STORE_ADDRESS).toBe('artifact-store:50052');
       expect(env('extraction').ARTIFACT_STORE_ADDRESS).toBe('artifact-store:50052');
+      expect(env('search').ARTIFACT_STORE_ADDRESS).toBe('artifact-store:50052');
       expect(env('artifact-store').PLAN_ENGINE_ADDRESS).toBe('plan-engine:50051');
       const engines = configMap(
         overlay,

@@ -100,7 +100,16 @@ export const SERVICES: Readonly<Record<ServiceName, ServiceSpec>> = {
     port: { name: 'grpc', number: 50053 },
     probes: 'grpc',
     metricsPort: 9466,
-    env: ['HOST', 'PORT', 'METRICS_PORT', 'LOG_LEVEL', 'QUARRY_IDENTITY_KEY', ...ENGINES, ...SERVICE_TOKENS],
+    env: [
+      'HOST',
+      'PORT',
+      'METRICS_PORT',
+      'LOG_LEVEL',
+      'QUARRY_IDENTITY_KEY',
+      'ARTIFACT_STORE_ADDRESS',
+      ...ENGINES,
+      ...SERVICE_TOKENS,
+    ],
     secrets: {
       QUARRY_IDENTITY_KEY: 'identity-key',
       QDRANT_API_KEY: 'qdrant-api-key',

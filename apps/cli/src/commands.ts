@@ -11,6 +11,7 @@ import { registerImportCommand } from './import-command.js';
 import { reindex } from './reindex.js';
 import { runResearchSession } from './smoke.js';
 import { serviceRoles } from './roles.js';
+import type { ServiceRoles } from '@quarry/system';
 import { startAll, type RunningQuarry } from './start.js';
 import { registerOAuthCommands } from './oauth-commands.js';
 import { registerPrefsCommands } from './prefs-commands.js';
@@ -84,10 +85,16 @@ function buildCli(io: Io): Command {
   program
     .command('migrate')
     .description(
-      'Create the database if it does not exist, apply every service migration, and (re)create the app and indexer ' +
-        'roles with their privileges (QUARRY_APP_ROLE_PASSWORD and QUARRY_INDEXER_ROLE_PASSWORD against DATABASE_ADMIN_URL).',
+      'Create the database if it does not exist, apply every service migration, and create the app and indexer ' +
+        'roles with their privileges (QUARRY_APP_ROLE_PASSWORD and QUARRY_INDEXER_ROLE_PASSWORD against DATABASE_ADMIN_URL). ' +
+        'Roles that exist keep their passwords, so running services keep working after an upgrade.',
     )
-    .action(async () => {
+    .option(
+      '--rotate-role-passwords',
+      'also set the given passwords on roles that exist (then restart the services that connect as them)',
+    )
+    .action(async (options: { rotateRolePasswords?: boolean }) => {
+      const rotate = options.rotateRolePasswords === true;
       const dir = dataDirectory(io.env);
       const database = await openAdminDatabase(dir, io.env);
       try {
@@ -97,12 +104,13 @@ function buildCli(io: Io): Command {
           const { database: name, created } = await createDatabaseIfMissing(database.adminUrl);
           if (created) io.out(`Created database ${name}.`);
         }
-        const applied = await migrateAll(database.adminUrl, roles);
+        const applied = await migrateAll(database.adminUrl, roles, { keepPasswords: !rotate });
         io.out(
           applied.length
             ? `Applied ${applied.length} migration(s):\n${applied.map((m) => `  ${m}`).join('\n')}`
             : 'Database is up to date.',
         );
+        if (rotate) io.out(rotatedPasswordsNotice(roles));
       } finally {
         await database.stop();
       }
@@ -196,4 +204,13 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
     io.err(`error: ${e.message ?? String(error)}`);
     return 1;
   }
+}
+
+/** What `migrate --rotate-role-passwords` tells the operator to do next. */
+function rotatedPasswordsNotice(roles: ServiceRoles): string {
+  return (
+    `Set new passwords on ${roles.app.role} and ${roles.indexer.role}. Restart, with the new password in DATABASE_URL, ` +
+    `the gateway, plan-engine, artifact-store and extraction (${roles.app.role}) and the indexer (${roles.indexer.role}); ` +
+    'their new connections are refused until then (search connects to no database).'
+  );
 }

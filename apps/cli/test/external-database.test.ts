@@ -82,4 +82,39 @@ describe('quarry against DATABASE_ADMIN_URL', () => {
     expect((await quarry(env, 'token', 'list')).code).toBe(0);
     expect(existsSync(dataDir)).toBe(false);
   });
+
+  it("migrate again (an upgrade) keeps the roles' passwords; --rotate-role-passwords sets them and says what to restart", async () => {
+    const connects = async (role: string, password: string) => {
+      const url = Object.assign(new URL(adminUrl), { username: role, password }).toString();
+      const client = new pg.Client({ connectionString: url });
+      try {
+        await client.connect();
+        await client.query('select 1');
+        return true;
+      } catch {
+        return false;
+      } finally {
+        await client.end().catch(() => undefined);
+      }
+    };
+    const renewed = {
+      ...env,
+      QUARRY_APP_ROLE_PASSWORD: 'cli-external-app-renewed-0123',
+      QUARRY_INDEXER_ROLE_PASSWORD: 'cli-external-indexer-renewed-0123',
+    };
+    // The README's block run again generates new passwords: the running services' ones still work.
+    expect(await quarry(renewed, 'migrate')).toMatchObject({ code: 0, out: 'Database is up to date.' });
+    expect(await connects(env.QUARRY_APP_ROLE, env.QUARRY_APP_ROLE_PASSWORD)).toBe(true);
+    expect(await connects(env.QUARRY_INDEXER_ROLE, env.QUARRY_INDEXER_ROLE_PASSWORD)).toBe(true);
+    expect(await connects(env.QUARRY_APP_ROLE, renewed.QUARRY_APP_ROLE_PASSWORD)).toBe(false);
+
+    const rotated = await quarry(renewed, 'migrate', '--rotate-role-passwords');
+    expect(rotated.code).toBe(0);
+    expect(rotated.out).toContain(
+      'Restart, with the new password in DATABASE_URL, the gateway, plan-engine, artifact-store and extraction (cli_external_app) and the indexer (cli_external_indexer)',
+    );
+    expect(await connects(env.QUARRY_APP_ROLE, renewed.QUARRY_APP_ROLE_PASSWORD)).toBe(true);
+    expect(await connects(env.QUARRY_INDEXER_ROLE, renewed.QUARRY_INDEXER_ROLE_PASSWORD)).toBe(true);
+    expect(await connects(env.QUARRY_APP_ROLE, env.QUARRY_APP_ROLE_PASSWORD)).toBe(false);
+  });
 });

@@ -45,8 +45,14 @@ export async function migrateSchemas(admin: AnyDb, schemas: Schemas): Promise<st
 }
 
 /** (Re)create both login roles with exactly their grants (the app role on every one of `schemas`). Run as the admin after migrating; idempotent. */
-export async function provisionServiceRoles(admin: AnyDb, schemas: Schemas, roles: ServiceRoles): Promise<void> {
-  await provisionAppRole(admin, { ...roles.app, schemas: schemas.map((s) => s.schema) });
+export async function provisionServiceRoles(
+  admin: AnyDb,
+  schemas: Schemas,
+  roles: ServiceRoles,
+  options: { keepPasswords?: boolean } = {},
+): Promise<void> {
+  const keepPassword = options.keepPasswords === true;
+  await provisionAppRole(admin, { ...roles.app, keepPassword, schemas: schemas.map((s) => s.schema) });
   // The plan engine's /metrics counts stalled plans of every org through one aggregate function.
   // Its stall sweep marks overdue plans of every org stalled through one function.
   if (schemas.some((s) => s.schema === 'plan')) {
@@ -55,11 +61,15 @@ export async function provisionServiceRoles(admin: AnyDb, schemas: Schemas, role
   }
   // The extraction service's upkeep (expired handles and jobs, jobs whose instance stopped) crosses orgs through one function.
   if (schemas.some((s) => s.schema === 'extraction')) await grantExtractionMaintenance(admin, roles.app.role);
-  await provisionIndexerRole(admin, roles.indexer);
+  await provisionIndexerRole(admin, roles.indexer, { keepPassword });
 }
 
 /** The indexer's login role alone (tests whose app role comes from elsewhere use it). */
-export async function provisionIndexerRole(admin: AnyDb, indexer: ServiceRoles['indexer']): Promise<void> {
-  await provisionAppRole(admin, { ...indexer, schemas: INDEXER_SCHEMAS });
+export async function provisionIndexerRole(
+  admin: AnyDb,
+  indexer: ServiceRoles['indexer'],
+  options: { keepPassword?: boolean } = {},
+): Promise<void> {
+  await provisionAppRole(admin, { ...indexer, ...options, schemas: INDEXER_SCHEMAS });
   await grantEventConsumer(admin, indexer.role);
 }

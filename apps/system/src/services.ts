@@ -30,6 +30,8 @@ export interface StartServicesOptions {
   host?: string;
   /** How long the outbox keeps consumed events (QUARRY_OUTBOX_RETENTION). Default 7 days. */
   outboxRetentionMs?: number;
+  /** Time between outbox compactions (QUARRY_OUTBOX_COMPACTION_INTERVAL); the first runs at start. Default 10 minutes. */
+  outboxCompactionIntervalMs?: number;
 }
 
 /** Every backend service, running; see startServices. */
@@ -107,12 +109,18 @@ export async function startServices(options: StartServicesOptions): Promise<Serv
     });
     backends = await openSearchBackends(options.search);
     logger.info(backends.describe, 'search backends');
-    search = await startSearch({ ...hosted('search'), backends, identityKey });
+    search = await startSearch({
+      ...hosted('search'),
+      backends,
+      identityKey,
+      artifactStoreAddress: artifactStore.address,
+    });
     indexer = await startIndexer({
       ...hosted('indexer'),
       databaseUrl: options.indexerDatabaseUrl,
       backends,
       outboxRetentionMs: options.outboxRetentionMs,
+      outboxCompactionIntervalMs: options.outboxCompactionIntervalMs,
     });
     const models = extractionModelsFrom(options.extraction);
     logger.info(

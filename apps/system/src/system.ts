@@ -75,7 +75,10 @@ export async function startSystem(options: StartSystemOptions): Promise<RunningS
   });
   const search = loadConfig(searchBackendsConfigSchema, { ...env, QUARRY_DATA_DIR: options.dataDir });
   const extraction = loadConfig(extractionModelsConfigSchema, env);
-  const { QUARRY_OUTBOX_RETENTION } = loadConfig(z.object(outboxRetentionField), env);
+  const { QUARRY_OUTBOX_RETENTION, QUARRY_OUTBOX_COMPACTION_INTERVAL } = loadConfig(
+    z.object(outboxRetentionField),
+    env,
+  );
 
   const services = await startServices({
     databaseUrl: config.DATABASE_URL,
@@ -85,6 +88,7 @@ export async function startSystem(options: StartSystemOptions): Promise<RunningS
     search,
     extraction,
     outboxRetentionMs: QUARRY_OUTBOX_RETENTION,
+    outboxCompactionIntervalMs: QUARRY_OUTBOX_COMPACTION_INTERVAL,
     logger,
   });
   let runtime: RunningSystem['runtime'] | undefined;

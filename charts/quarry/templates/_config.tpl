@@ -135,6 +135,7 @@ PLAN_ENGINE_ADDRESS: {{ include "quarry.address" (dict "root" . "component" "pla
 {{ include "quarry.config.common" . }}
 PORT: "50053"
 METRICS_PORT: "9466"
+ARTIFACT_STORE_ADDRESS: {{ include "quarry.address" (dict "root" . "component" "artifact-store" "port" 50052) | quote }}
 {{ include "quarry.config.searchEngines" . }}
 {{- with include "quarry.config.serviceTokens" . }}
 {{ . }}

@@ -4,7 +4,13 @@ import type { AnyDb } from './connect.js';
 export interface AppRoleOptions {
   /** Default `quarry_app`. */
   role?: string;
+  /** Set on a new role; on an existing one too, unless `keepPassword`. */
   password: string;
+  /**
+   * Leave an existing role's password as it is (`quarry migrate` as an upgrade: the services
+   * running with it must keep connecting). Its attributes and grants are still set.
+   */
+  keepPassword?: boolean;
   /** The service schemas the app role may read and write. */
   schemas: readonly string[];
 }
@@ -24,6 +30,7 @@ const MIGRATION_TABLES = ['kysely_migration', 'kysely_migration_lock'];
  * are per database.
  */
 export async function provisionAppRole(adminDb: AnyDb, options: AppRoleOptions): Promise<void> {
+  const keep = options.keepPassword === true;
   const role = options.role ?? 'quarry_app';
   for (const name of [role, ...options.schemas]) {
     if (!IDENT.test(name))
@@ -34,11 +41,12 @@ export async function provisionAppRole(adminDb: AnyDb, options: AppRoleOptions):
 
   const r = sql.id(role);
   // Utility statements take no bind parameters; sql.lit quotes the password as a literal.
-  const attributes = sql`login nosuperuser nobypassrls nocreatedb nocreaterole noreplication password ${sql.lit(options.password)}`;
+  const attributes = sql`login nosuperuser nobypassrls nocreatedb nocreaterole noreplication`;
+  const withPassword = sql`${attributes} password ${sql.lit(options.password)}`;
   await retryOnConcurrentUpdate(async () => {
     const exists = await sql`select 1 from pg_roles where rolname = ${role}`.execute(adminDb);
-    if (exists.rows.length) await sql`alter role ${r} with ${attributes}`.execute(adminDb);
-    else await sql`create role ${r} with ${attributes}`.execute(adminDb);
+    if (exists.rows.length) await sql`alter role ${r} with ${keep ? attributes : withPassword}`.execute(adminDb);
+    else await sql`create role ${r} with ${withPassword}`.execute(adminDb);
   });
 
   await adminDb.transaction().execute(async (trx) => {

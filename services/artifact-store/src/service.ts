@@ -3,6 +3,7 @@ import { handlersWith } from '@quarry/grpc';
 import { checkExtractionTarget } from './handlers/check-extraction-target.js';
 import { deleteArtifact } from './handlers/delete-artifact.js';
 import { deleteResearchOutput } from './handlers/delete-research-output.js';
+import { existingSources } from './handlers/existing-sources.js';
 import type { ArtifactServiceDeps } from './handlers/deps.js';
 import { fetch } from './handlers/fetch.js';
 import { getArtifactText } from './handlers/get-artifact-text.js';
@@ -55,6 +56,7 @@ export function createArtifactService(deps: ArtifactServiceDeps): artifactV1.Art
       deleteArtifact,
       deleteResearchOutput,
       purgePlanContent,
+      existingSources,
     },
   );
 }

@@ -11,6 +11,10 @@ export const outboxRetentionField = {
   QUARRY_OUTBOX_RETENTION: env
     .duration('7d')
     .describe('How long the outbox keeps events every consumer has passed before deleting them (e.g. 7d, 12h)'),
+  QUARRY_OUTBOX_COMPACTION_INTERVAL: env
+    .duration('10m')
+    .refine((ms) => ms >= 1000, 'must be at least 1s')
+    .describe('Time between two compactions of the outbox (the first runs when the process starts)'),
 };
 
 const indexerConfigShape = z.object({

@@ -15,6 +15,7 @@ await runService({
       search: config,
       batchSize: config.INDEXER_BATCH_SIZE,
       outboxRetentionMs: config.QUARRY_OUTBOX_RETENTION,
+      outboxCompactionIntervalMs: config.QUARRY_OUTBOX_COMPACTION_INTERVAL,
       kafka: config.KAFKA_BROKERS
         ? { brokers: config.KAFKA_BROKERS, security: kafkaSecurity(config), relay: config.QUARRY_OUTBOX_RELAY }
         : undefined,

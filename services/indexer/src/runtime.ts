@@ -53,6 +53,8 @@ export type IndexerOptions = ServiceOptions &
      * this process compacts it in the background. Default 7 days.
      */
     outboxRetentionMs?: number;
+    /** Time between compactions (QUARRY_OUTBOX_COMPACTION_INTERVAL); the first runs at start. Default 10 minutes. */
+    outboxCompactionIntervalMs?: number;
   };
 
 export interface Indexer extends RunningService {
@@ -137,6 +139,7 @@ export async function startIndexer(options: IndexerOptions): Promise<Indexer> {
     const compaction = startOutboxCompaction({
       db,
       retentionMs,
+      intervalMs: options.outboxCompactionIntervalMs,
       onCompacted: (removed) => {
         if (removed > 0) logger.info({ removed, retentionMs }, 'outbox compacted');
       },

@@ -20,6 +20,17 @@ describe('loadIndexerConfig', () => {
     expect(() => loadIndexerConfig({ ...base, QUARRY_OUTBOX_RETENTION: 'a week' })).toThrow(/QUARRY_OUTBOX_RETENTION/);
   });
 
+  it('reads QUARRY_OUTBOX_COMPACTION_INTERVAL as a duration of at least 1s (default 10m)', () => {
+    const base = { DATABASE_URL: DB, QUARRY_DATA_DIR: dataDir };
+    expect(loadIndexerConfig(base).QUARRY_OUTBOX_COMPACTION_INTERVAL).toBe(600_000);
+    expect(
+      loadIndexerConfig({ ...base, QUARRY_OUTBOX_COMPACTION_INTERVAL: '30s' }).QUARRY_OUTBOX_COMPACTION_INTERVAL,
+    ).toBe(30_000);
+    expect(() => loadIndexerConfig({ ...base, QUARRY_OUTBOX_COMPACTION_INTERVAL: '500ms' })).toThrow(
+      /QUARRY_OUTBOX_COMPACTION_INTERVAL/,
+    );
+  });
+
   it('has defaults for everything but the database', () => {
     const config = loadIndexerConfig({ DATABASE_URL: DB, QUARRY_DATA_DIR: dataDir });
     expect(config).toMatchObject({

@@ -10,6 +10,11 @@ const searchConfigSchema = z
       .describe(
         'Embedded LanceDB: how soon writes by a separate indexer process become visible to searches (0 = every read checks)',
       ),
+    ARTIFACT_STORE_ADDRESS: z
+      .string()
+      .min(1)
+      .default(`127.0.0.1:${DEFAULT_PORTS['artifact-store'].port}`)
+      .describe('host:port of the artifact store, which says which of the sources found are still stored'),
     ...searchBackendsConfigShape,
   })
   .superRefine((config, ctx) => {

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { EmbedderMismatchError, type Embedder, type SearchBackends, type SearchScope } from '@quarry/search-index';
 import { searchErrors, type SearchLeg } from './errors.js';
+import type { StoredSources } from './stored-sources.js';
 
 // Engine failures: every call into an engine is tagged with the part of the search it belongs
 // to, so the caller's error can name the leg while the engine's own details stay in the log.
@@ -24,8 +25,14 @@ async function onLeg<T>(leg: SearchLeg, run: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The same backends, with every engine failure tagged by leg so the error can name it. */
-export function tagged(backends: Pick<SearchBackends, 'bm25' | 'vectors' | 'embedder'>) {
+/**
+ * The same backends (and check of stored sources), with every failure tagged by leg so the error
+ * can name it. A search whose sources cannot be checked fails: it might list a deleted source.
+ */
+export function tagged(
+  backends: Pick<SearchBackends, 'bm25' | 'vectors' | 'embedder'>,
+  stored: StoredSources | undefined,
+) {
   const { bm25, vectors, embedder } = backends;
   const taggedEmbedder: Embedder = {
     ...(embedder.lexical ? { lexical: true } : {}),
@@ -39,6 +46,9 @@ export function tagged(backends: Pick<SearchBackends, 'bm25' | 'vectors' | 'embe
       search: (vector: number[], scope: SearchScope) => onLeg('vector index', () => vectors.search(vector, scope)),
     },
     embedder: taggedEmbedder,
+    ...(stored
+      ? { stored: ((scope, sources) => onLeg('artifact store', () => stored(scope, sources))) as StoredSources }
+      : {}),
   };
 }
 

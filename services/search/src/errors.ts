@@ -2,7 +2,7 @@ import { defineErrors, status } from '@quarry/grpc';
 import type { EmbedderIdentity } from '@quarry/search-index';
 
 /** The part of a search that failed, as SEARCH_UNAVAILABLE names it (and nothing more about it). */
-export type SearchLeg = 'keyword index' | 'vector index' | 'embedder';
+export type SearchLeg = 'keyword index' | 'vector index' | 'embedder' | 'artifact store';
 
 /**
  * The search service's error catalogue. Codes are stable: the gateway passes them to the model

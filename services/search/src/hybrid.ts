@@ -12,8 +12,10 @@ import {
   type Bm25Index,
   type ChunkFilters,
   type Embedder,
+  type ChunkHit,
   type VectorIndex,
 } from '@quarry/search-index';
+import { storedKey, type StoredSources } from './stored-sources.js';
 
 export interface HybridSearchRequest {
   orgId: string;
@@ -23,6 +25,8 @@ export interface HybridSearchRequest {
   /** Which legs run: both (default), BM25 only, vectors only. */
   mode?: SearchMode;
   filters?: ChunkFilters;
+  /** The caller's request id, passed on to the artifact store when sources are checked. */
+  requestId?: string;
 }
 
 /** One result per source: the fusion's figures, with the best chunk turned into a snippet. */
@@ -55,6 +59,12 @@ export interface HybridSearchDeps {
   embedder: Embedder;
   /** Chunks fetched per leg: enough that several chunks of one source don't crowd others out. */
   candidates?: (limit: number) => number;
+  /**
+   * Which sources the hits name are still stored. When given, hits of any other source (deleted
+   * while the indexer has not yet removed its chunks) are dropped before ranking, so counts,
+   * ranks and the page size are those of stored sources only.
+   */
+  stored?: StoredSources;
 }
 
 /**
@@ -91,10 +101,11 @@ export function buildHybridSearch(
     }
     const queryType = classifyQuery(request.query);
     const scope = { orgId: request.orgId, filters: request.filters, limit: candidates(limit) };
-    const [keywordHits, semanticHits] = await Promise.all([
+    const found = await Promise.all([
       mode === 'semantic' ? [] : deps.bm25.search(request.query, scope),
       mode === 'keyword' ? [] : deps.embedder.embed([request.query]).then(([v]) => deps.vectors.search(v!, scope)),
     ]);
+    const [keywordHits, semanticHits] = deps.stored ? await onlyStored(deps.stored, request, found) : found;
     const fused = rankResults(keywordHits, semanticHits, { mode, queryType, limit, embedder: deps.embedder });
     return {
       query: request.query,
@@ -113,4 +124,18 @@ export function buildHybridSearch(
       })),
     };
   };
+}
+
+/** The hits of both legs whose sources are still stored: one check for all the sources they name. */
+async function onlyStored(
+  stored: StoredSources,
+  request: HybridSearchRequest,
+  legs: [ChunkHit[], ChunkHit[]],
+): Promise<[ChunkHit[], ChunkHit[]]> {
+  const sources = new Map<string, ChunkHit>();
+  for (const hit of [...legs[0], ...legs[1]]) sources.set(storedKey(hit), hit);
+  if (sources.size === 0) return legs;
+  const kept = await stored({ orgId: request.orgId, requestId: request.requestId }, [...sources.values()]);
+  const keep = (hits: ChunkHit[]) => hits.filter((hit) => kept.has(storedKey(hit)));
+  return [keep(legs[0]), keep(legs[1])];
 }

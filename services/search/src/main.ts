@@ -14,5 +14,6 @@ await runService({
       ...grpcServiceOptionsFrom(config),
       search: config,
       readConsistencyMs: config.SEARCH_READ_CONSISTENCY,
+      artifactStoreAddress: config.ARTIFACT_STORE_ADDRESS,
     }),
 });

@@ -4,6 +4,7 @@ import { buildServiceServer, listenService, type ListeningService } from '@quarr
 import { openSearchBackends, type SearchBackends, type SearchBackendsConfig } from '@quarry/search-index';
 import { serviceMetrics, type ServiceOptions } from '@quarry/telemetry';
 import { createSearchService } from './service.js';
+import { createStoredSourcesClient } from './stored-sources.js';
 
 /** Where the indexes come from: shared by the caller, or opened from the configuration. */
 type SearchIndexes =
@@ -30,6 +31,11 @@ export type SearchOptions = ServiceOptions &
     serviceTokens?: ServiceTokenIssuer;
     /** gRPC port (0 = any free port). */
     port: number;
+    /**
+     * host:port of the artifact store, asked which of the sources found are still stored (a
+     * function is read at the first search). Only tests of the engines alone leave it out.
+     */
+    artifactStoreAddress?: string | (() => string);
   };
 
 export type SearchRuntime = ListeningService;
@@ -52,12 +58,20 @@ export async function startSearch(options: SearchOptions): Promise<SearchRuntime
   } else {
     backends = options.backends;
   }
+  const check = options.artifactStoreAddress
+    ? createStoredSourcesClient({ address: options.artifactStoreAddress, identityKey: options.identityKey })
+    : undefined;
   const server = buildServiceServer({
     definition: searchV1.SearchServiceService,
-    implementation: createSearchService({ backends, logger }),
+    implementation: createSearchService({ backends, logger, ...(check ? { stored: check.stored } : {}) }),
     identityKey: options.identityKey,
     serviceTokens: options.serviceTokens,
     logger,
   });
+  const closeIndexes = release;
+  release = async () => {
+    check?.close();
+    await closeIndexes();
+  };
   return listenService(server, { ...options, metrics: serviceMetrics('search', options), release });
 }

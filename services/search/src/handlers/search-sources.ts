@@ -18,7 +18,7 @@ export async function searchSources(
   req: searchV1.SearchSourcesRequest,
   ctx: CallContext,
 ): Promise<searchV1.SearchSourcesResponse> {
-  const request = toHybridRequest(req, ctx.identity.orgId);
+  const request = { ...toHybridRequest(req, ctx.identity.orgId), requestId: ctx.identity.requestId };
   try {
     return toProto(await deps.search(request));
   } catch (error) {

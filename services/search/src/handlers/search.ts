@@ -20,7 +20,10 @@ export async function search(
   req: searchV1.SearchRequest,
   ctx: CallContext,
 ): Promise<searchV1.SearchResponse> {
-  const request = toHybridRequest({ query: req.query, tags: [] }, ctx.identity.orgId);
+  const request = {
+    ...toHybridRequest({ query: req.query, tags: [] }, ctx.identity.orgId),
+    requestId: ctx.identity.requestId,
+  };
   let found: HybridSearchResponse;
   try {
     found = await deps.search(request);

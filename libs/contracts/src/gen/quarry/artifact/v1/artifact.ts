@@ -603,6 +603,26 @@ export interface PurgePlanContentResponse {
   extractionResultsDeleted: number;
 }
 
+/** Source ids by table, as the search indexes name them (at most 1000 ids in all). */
+export interface SourceIds {
+  /** Research artifact ids. */
+  artifactIds: string[];
+  /** Research output ids. */
+  outputIds: string[];
+  /** Extraction result ids. */
+  extractionResultIds: string[];
+}
+
+export interface ExistingSourcesRequest {
+  /** The sources to look up. */
+  sources?: SourceIds | undefined;
+}
+
+export interface ExistingSourcesResponse {
+  /** Those of the requested sources that exist in the caller's organization. */
+  existing?: SourceIds | undefined;
+}
+
 /** Where a page of long text sits in the whole. */
 export interface TextPage {
   /** Size of the whole text, in bytes of UTF-8. */
@@ -4145,6 +4165,257 @@ export const PurgePlanContentResponse: MessageFns<PurgePlanContentResponse> = {
     message.artifactsDeleted = object.artifactsDeleted ?? 0;
     message.outputsDeleted = object.outputsDeleted ?? 0;
     message.extractionResultsDeleted = object.extractionResultsDeleted ?? 0;
+    return message;
+  },
+};
+
+function createBaseSourceIds(): SourceIds {
+  return { artifactIds: [], outputIds: [], extractionResultIds: [] };
+}
+
+export const SourceIds: MessageFns<SourceIds> = {
+  encode(message: SourceIds, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.artifactIds) {
+      writer.uint32(10).string(v!);
+    }
+    for (const v of message.outputIds) {
+      writer.uint32(18).string(v!);
+    }
+    for (const v of message.extractionResultIds) {
+      writer.uint32(26).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SourceIds {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSourceIds();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.artifactIds.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.outputIds.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.extractionResultIds.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SourceIds {
+    return {
+      artifactIds: globalThis.Array.isArray(object?.artifactIds)
+        ? object.artifactIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.artifact_ids)
+        ? object.artifact_ids.map((e: any) => globalThis.String(e))
+        : [],
+      outputIds: globalThis.Array.isArray(object?.outputIds)
+        ? object.outputIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.output_ids)
+        ? object.output_ids.map((e: any) => globalThis.String(e))
+        : [],
+      extractionResultIds: globalThis.Array.isArray(object?.extractionResultIds)
+        ? object.extractionResultIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.extraction_result_ids)
+        ? object.extraction_result_ids.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: SourceIds): unknown {
+    const obj: any = {};
+    if (message.artifactIds?.length) {
+      obj.artifactIds = message.artifactIds;
+    }
+    if (message.outputIds?.length) {
+      obj.outputIds = message.outputIds;
+    }
+    if (message.extractionResultIds?.length) {
+      obj.extractionResultIds = message.extractionResultIds;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SourceIds>, I>>(base?: I): SourceIds {
+    return SourceIds.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SourceIds>, I>>(object: I): SourceIds {
+    const message = createBaseSourceIds();
+    message.artifactIds = object.artifactIds?.map((e) => e) || [];
+    message.outputIds = object.outputIds?.map((e) => e) || [];
+    message.extractionResultIds = object.extractionResultIds?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseExistingSourcesRequest(): ExistingSourcesRequest {
+  return { sources: undefined };
+}
+
+export const ExistingSourcesRequest: MessageFns<ExistingSourcesRequest> = {
+  encode(message: ExistingSourcesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sources !== undefined) {
+      SourceIds.encode(message.sources, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExistingSourcesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExistingSourcesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sources = SourceIds.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ExistingSourcesRequest {
+    return { sources: isSet(object.sources) ? SourceIds.fromJSON(object.sources) : undefined };
+  },
+
+  toJSON(message: ExistingSourcesRequest): unknown {
+    const obj: any = {};
+    if (message.sources !== undefined) {
+      obj.sources = SourceIds.toJSON(message.sources);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ExistingSourcesRequest>, I>>(base?: I): ExistingSourcesRequest {
+    return ExistingSourcesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ExistingSourcesRequest>, I>>(object: I): ExistingSourcesRequest {
+    const message = createBaseExistingSourcesRequest();
+    message.sources = (object.sources !== undefined && object.sources !== null)
+      ? SourceIds.fromPartial(object.sources)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseExistingSourcesResponse(): ExistingSourcesResponse {
+  return { existing: undefined };
+}
+
+export const ExistingSourcesResponse: MessageFns<ExistingSourcesResponse> = {
+  encode(message: ExistingSourcesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.existing !== undefined) {
+      SourceIds.encode(message.existing, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExistingSourcesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExistingSourcesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.existing = SourceIds.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ExistingSourcesResponse {
+    return { existing: isSet(object.existing) ? SourceIds.fromJSON(object.existing) : undefined };
+  },
+
+  toJSON(message: ExistingSourcesResponse): unknown {
+    const obj: any = {};
+    if (message.existing !== undefined) {
+      obj.existing = SourceIds.toJSON(message.existing);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ExistingSourcesResponse>, I>>(base?: I): ExistingSourcesResponse {
+    return ExistingSourcesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ExistingSourcesResponse>, I>>(object: I): ExistingSourcesResponse {
+    const message = createBaseExistingSourcesResponse();
+    message.existing = (object.existing !== undefined && object.existing !== null)
+      ? SourceIds.fromPartial(object.existing)
+      : undefined;
     return message;
   },
 };
@@ -7790,6 +8061,22 @@ export const ArtifactServiceService = {
       Buffer.from(PurgePlanContentResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): PurgePlanContentResponse => PurgePlanContentResponse.decode(value),
   },
+  /**
+   * Internal, not a tool: which of these sources still exist in the caller's organization. The
+   * search service asks before it answers, so a source deleted here never appears in a search,
+   * however far the indexer is behind. Unknown, malformed and foreign ids are simply absent.
+   */
+  existingSources: {
+    path: "/quarry.artifact.v1.ArtifactService/ExistingSources" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ExistingSourcesRequest): Buffer =>
+      Buffer.from(ExistingSourcesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ExistingSourcesRequest => ExistingSourcesRequest.decode(value),
+    responseSerialize: (value: ExistingSourcesResponse): Buffer =>
+      Buffer.from(ExistingSourcesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ExistingSourcesResponse => ExistingSourcesResponse.decode(value),
+  },
 } as const;
 
 export interface ArtifactServiceServer extends UntypedServiceImplementation {
@@ -7905,6 +8192,12 @@ export interface ArtifactServiceServer extends UntypedServiceImplementation {
    * (or unknown, or another organization's) answers zero counts.
    */
   purgePlanContent: handleUnaryCall<PurgePlanContentRequest, PurgePlanContentResponse>;
+  /**
+   * Internal, not a tool: which of these sources still exist in the caller's organization. The
+   * search service asks before it answers, so a source deleted here never appears in a search,
+   * however far the indexer is behind. Unknown, malformed and foreign ids are simply absent.
+   */
+  existingSources: handleUnaryCall<ExistingSourcesRequest, ExistingSourcesResponse>;
 }
 
 export interface ArtifactServiceClient extends Client {
@@ -8285,6 +8578,26 @@ export interface ArtifactServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: PurgePlanContentResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Internal, not a tool: which of these sources still exist in the caller's organization. The
+   * search service asks before it answers, so a source deleted here never appears in a search,
+   * however far the indexer is behind. Unknown, malformed and foreign ids are simply absent.
+   */
+  existingSources(
+    request: ExistingSourcesRequest,
+    callback: (error: ServiceError | null, response: ExistingSourcesResponse) => void,
+  ): ClientUnaryCall;
+  existingSources(
+    request: ExistingSourcesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ExistingSourcesResponse) => void,
+  ): ClientUnaryCall;
+  existingSources(
+    request: ExistingSourcesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ExistingSourcesResponse) => void,
   ): ClientUnaryCall;
 }
 
