@@ -1,12 +1,11 @@
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
+import { clearSuiteRecords, readSuiteRecords, writeSuiteRecord } from './suite-records.js';
 
 // A failing test leaves its name and the head of its message in its package's
 // test-output/failed-tests/ (gitignored), so the root `npm test` can repeat every failure after
 // all packages' output (scripts/test-run-summary.mjs): a CI log read from its end then says
 // which test failed and why, not only which package.
-const FAILED_TESTS = join('test-output', 'failed-tests');
+const FAILED_TESTS = 'failed-tests';
 
 /** Lines of one failure message that are kept: enough for the assertion and the first frames. */
 const MESSAGE_LINES = 16;
@@ -20,30 +19,18 @@ export interface FailedTest {
 /** Notes the failures of `suite` (a test file's path in the package at `packageDir`). */
 export function recordFailedTests(packageDir: string, suite: string, failures: readonly FailedTest[]): void {
   if (failures.length === 0) return;
-  const dir = join(packageDir, FAILED_TESTS);
-  mkdirSync(dir, { recursive: true });
   const text = failures.map((failure) => `${suite} › ${failure.name}\n${indent(headOf(failure.message))}`).join('\n');
-  writeFileSync(join(dir, `${suite.replace(/[^\w.-]+/g, '_')}.txt`), `${text}\n`);
+  writeSuiteRecord(packageDir, FAILED_TESTS, suite, text);
 }
 
 /** The failures recorded in the package at `packageDir`, one block per suite, sorted. */
 export function readFailedTests(packageDir: string): string[] {
-  const dir = join(packageDir, FAILED_TESTS);
-  let files: string[];
-  try {
-    files = readdirSync(dir).filter((file) => file.endsWith('.txt'));
-  } catch {
-    return [];
-  }
-  return files
-    .sort()
-    .map((file) => readFileSync(join(dir, file), 'utf8').trimEnd())
-    .filter(Boolean);
+  return readSuiteRecords(packageDir, FAILED_TESTS);
 }
 
 /** Forgets what an earlier run of the package at `packageDir` recorded. */
 export function clearFailedTests(packageDir: string): void {
-  rmSync(join(packageDir, FAILED_TESTS), { recursive: true, force: true });
+  clearSuiteRecords(packageDir, FAILED_TESTS);
 }
 
 /** The summary printed last when tests failed: each failure with the head of its message. */

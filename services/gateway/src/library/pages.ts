@@ -1,10 +1,8 @@
 import type { FastifyReply } from 'fastify';
+import { escapeHtml, htmlDocument } from '../http/html-document.js';
 
 // The library's pages: server-rendered HTML without script, every stored value escaped (what a
 // model stored is untrusted), served with a CSP that allows no script, frame or external load.
-
-const escape = (value: string) =>
-  value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /** Sends a page: HTML, never cached (it is one person's data), never framed, no script. */
 export function sendPage(reply: FastifyReply, status: number, html: string): FastifyReply {
@@ -22,29 +20,16 @@ export function sendPage(reply: FastifyReply, status: number, html: string): Fas
     .send(html);
 }
 
-function layout(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>${escape(title)} · Quarry</title>
-<style>
-body{font-family:system-ui,sans-serif;max-width:48rem;margin:2rem auto;padding:0 1rem;line-height:1.5;color:#1a1a1a}
+const STYLE = `body{font-family:system-ui,sans-serif;max-width:48rem;margin:2rem auto;padding:0 1rem;line-height:1.5;color:#1a1a1a}
 pre{white-space:pre-wrap;word-break:break-word;background:#f6f6f6;padding:1rem;font-size:.95rem}
 dt{font-weight:600}dd{margin:0 0 .5rem}
 label{display:block;margin-top:1rem;font-weight:600}
 input[type=email],input[type=password]{width:100%;max-width:28rem;padding:.5rem;font-size:1rem;box-sizing:border-box}
 button{margin-top:1.5rem;padding:.5rem 1.25rem;font-size:1rem}
-.error{color:#a00000;border:1px solid #a00000;padding:.5rem}
-:focus-visible{outline:3px solid #1a5fb4;outline-offset:2px}
-</style>
-</head>
-<body><main>
-${body}
-</main></body>
-</html>`;
+.error{color:#a00000;border:1px solid #a00000;padding:.5rem}`;
+
+function layout(title: string, body: string): string {
+  return htmlDocument(title, STYLE, body);
 }
 
 /** Metadata the page does not show: how the text was paged. */
@@ -60,9 +45,9 @@ export function itemPage(item: {
   const known = Object.entries(item.metadata).filter(([key]) => !PAGING.has(key));
   return layout(
     item.title,
-    `<h1>${escape(item.title)}</h1>
-<dl>${known.map(([key, value]) => `<dt>${escape(key.replace(/_/g, ' '))}</dt><dd>${escape(value)}</dd>`).join('')}</dl>
-<pre>${escape(item.text)}</pre>${item.nextPage ? `\n<p><a href="${escape(item.nextPage)}" rel="next">Next page</a></p>` : ''}`,
+    `<h1>${escapeHtml(item.title)}</h1>
+<dl>${known.map(([key, value]) => `<dt>${escapeHtml(key.replace(/_/g, ' '))}</dt><dd>${escapeHtml(value)}</dd>`).join('')}</dl>
+<pre>${escapeHtml(item.text)}</pre>${item.nextPage ? `\n<p><a href="${escapeHtml(item.nextPage)}" rel="next">Next page</a></p>` : ''}`,
   );
 }
 
@@ -75,7 +60,7 @@ export function notFoundPage(): string {
 }
 
 export function messagePage(title: string, message: string): string {
-  return layout(title, `<h1>${escape(title)}</h1><p role="alert">${escape(message)}</p>`);
+  return layout(title, `<h1>${escapeHtml(title)}</h1><p role="alert">${escapeHtml(message)}</p>`);
 }
 
 export function signInPage(input: { csrf: string; next: string; email?: string; error?: string }): string {
@@ -83,12 +68,12 @@ export function signInPage(input: { csrf: string; next: string; email?: string; 
     'Sign in',
     `<h1>Sign in to Quarry</h1>
 <p>Sign in to open what your organization stored.</p>
-${input.error ? `<p class="error" role="alert">${escape(input.error)}</p>` : ''}
+${input.error ? `<p class="error" role="alert">${escapeHtml(input.error)}</p>` : ''}
 <form method="post" action="/library/sign-in">
-<input type="hidden" name="csrf" value="${escape(input.csrf)}">
-<input type="hidden" name="next" value="${escape(input.next)}">
+<input type="hidden" name="csrf" value="${escapeHtml(input.csrf)}">
+<input type="hidden" name="next" value="${escapeHtml(input.next)}">
 <label for="email">Email</label>
-<input id="email" name="email" type="email" autocomplete="username" required value="${escape(input.email ?? '')}">
+<input id="email" name="email" type="email" autocomplete="username" required value="${escapeHtml(input.email ?? '')}">
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button>

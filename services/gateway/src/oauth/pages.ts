@@ -1,4 +1,5 @@
 import type { ErrorExplanation } from './error-explanations.js';
+import { escapeHtml, htmlDocument } from '../http/html-document.js';
 
 /** Server-rendered sign-in, consent and error pages: plain HTML forms, no script, labelled fields. */
 
@@ -18,41 +19,25 @@ export function pageHeaders(redirectUri?: string) {
   };
 }
 
-const escape = (value: string) =>
-  value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-
 const SCOPE_TEXT: Record<string, string> = {
   'quarry:read': 'Read your research plans, artifacts and search results',
   'quarry:write': 'Create and change research plans and artifacts',
   'quarry:admin': 'Administer the organization',
 };
 
-function layout(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>${escape(title)} · Quarry</title>
-<style>
-body{font-family:system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem;line-height:1.5;color:#1a1a1a}
+const STYLE = `body{font-family:system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem;line-height:1.5;color:#1a1a1a}
 label{display:block;margin-top:1rem;font-weight:600}
 input[type=email],input[type=password]{width:100%;padding:.5rem;font-size:1rem;box-sizing:border-box}
 button{margin-top:1.5rem;margin-right:.5rem;padding:.5rem 1.25rem;font-size:1rem}
 .error{color:#a00000;border:1px solid #a00000;padding:.5rem}
 .details{margin-top:2rem;font-size:.875rem;color:#444;overflow-wrap:anywhere}
-fieldset{margin-top:1rem}
-:focus-visible{outline:3px solid #1a5fb4;outline-offset:2px}
-</style>
-</head>
-<body><main>
-${body}
-</main></body>
-</html>`;
+fieldset{margin-top:1rem}`;
+
+function layout(title: string, body: string): string {
+  return htmlDocument(title, STYLE, body);
 }
 
-const errorBox = (error?: string) => (error ? `<p class="error" role="alert">${escape(error)}</p>` : '');
+const errorBox = (error?: string) => (error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : '');
 
 export function loginPage(input: {
   action: string;
@@ -66,16 +51,16 @@ export function loginPage(input: {
   return layout(
     'Sign in',
     `<h1>Sign in to Quarry</h1>
-<p><strong>${escape(input.clientName)}</strong> wants to connect to your Quarry account.</p>
+<p><strong>${escapeHtml(input.clientName)}</strong> wants to connect to your Quarry account.</p>
 ${errorBox(input.error)}
-<form method="post" action="${escape(input.action)}">
-<input type="hidden" name="csrf" value="${escape(input.csrf)}">
+<form method="post" action="${escapeHtml(input.action)}">
+<input type="hidden" name="csrf" value="${escapeHtml(input.csrf)}">
 <label for="email">Email</label>
-<input id="email" name="email" type="email" autocomplete="username" required value="${escape(input.email ?? '')}">
+<input id="email" name="email" type="email" autocomplete="username" required value="${escapeHtml(input.email ?? '')}">
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button>
-</form>${input.sso ? `\n<p><a href="${escape(input.sso.href)}">Sign in with ${escape(input.sso.name)}</a></p>` : ''}`,
+</form>${input.sso ? `\n<p><a href="${escapeHtml(input.sso.href)}">Sign in with ${escapeHtml(input.sso.name)}</a></p>` : ''}`,
   );
 }
 
@@ -91,25 +76,25 @@ export function consentPage(input: {
 }) {
   const orgs =
     input.orgs.length === 1
-      ? `<p>Organization: <strong>${escape(input.orgs[0]!.name)}</strong> (${escape(input.orgs[0]!.slug)})</p>
-<input type="hidden" name="org" value="${escape(input.orgs[0]!.id)}">`
+      ? `<p>Organization: <strong>${escapeHtml(input.orgs[0]!.name)}</strong> (${escapeHtml(input.orgs[0]!.slug)})</p>
+<input type="hidden" name="org" value="${escapeHtml(input.orgs[0]!.id)}">`
       : `<fieldset><legend>Organization to connect</legend>
 ${input.orgs
   .map(
     (o, i) =>
-      `<div><input type="radio" id="org-${i}" name="org" value="${escape(o.id)}"${i === 0 ? ' checked' : ''}> <label style="display:inline;font-weight:normal" for="org-${i}">${escape(o.name)} (${escape(o.slug)})</label></div>`,
+      `<div><input type="radio" id="org-${i}" name="org" value="${escapeHtml(o.id)}"${i === 0 ? ' checked' : ''}> <label style="display:inline;font-weight:normal" for="org-${i}">${escapeHtml(o.name)} (${escapeHtml(o.slug)})</label></div>`,
   )
   .join('\n')}
 </fieldset>`;
   return layout(
     'Allow access',
-    `<h1>Allow ${escape(input.clientName)} to use Quarry?</h1>
+    `<h1>Allow ${escapeHtml(input.clientName)} to use Quarry?</h1>
 ${errorBox(input.error)}
-<p>Signed in as ${escape(input.email)}. After you allow it, you are sent back to <strong>${escape(input.redirectHost)}</strong>.</p>
+<p>Signed in as ${escapeHtml(input.email)}. After you allow it, you are sent back to <strong>${escapeHtml(input.redirectHost)}</strong>.</p>
 <h2>It will be able to</h2>
-<ul>${input.scopes.map((s) => `<li>${escape(SCOPE_TEXT[s] ?? s)} <code>${escape(s)}</code></li>`).join('')}</ul>
-<form method="post" action="${escape(input.action)}">
-<input type="hidden" name="csrf" value="${escape(input.csrf)}">
+<ul>${input.scopes.map((s) => `<li>${escapeHtml(SCOPE_TEXT[s] ?? s)} <code>${escapeHtml(s)}</code></li>`).join('')}</ul>
+<form method="post" action="${escapeHtml(input.action)}">
+<input type="hidden" name="csrf" value="${escapeHtml(input.csrf)}">
 ${orgs}
 <button type="submit" name="decision" value="allow">Allow</button>
 <button type="submit" name="decision" value="deny">Deny</button>
@@ -118,7 +103,7 @@ ${orgs}
 }
 
 export function errorPage(title: string, message: string) {
-  return layout(title, `<h1>${escape(title)}</h1><p role="alert">${escape(message)}</p>`);
+  return layout(title, `<h1>${escapeHtml(title)}</h1><p role="alert">${escapeHtml(message)}</p>`);
 }
 
 /**
@@ -127,13 +112,13 @@ export function errorPage(title: string, message: string) {
  * `state` is never shown.
  */
 export function oauthErrorPage(explanation: ErrorExplanation, details: { error: string; description?: string }) {
-  const description = details.description ? ` — ${escape(details.description)}` : '';
+  const description = details.description ? ` — ${escapeHtml(details.description)}` : '';
   return layout(
     explanation.title,
-    `<h1>${escape(explanation.title)}</h1>
-<p role="alert">${escape(explanation.problem)}</p>
-<p>${escape(explanation.remedy)}</p>
-<p class="details">Error code <code>${escape(details.error)}</code>${description}</p>`,
+    `<h1>${escapeHtml(explanation.title)}</h1>
+<p role="alert">${escapeHtml(explanation.problem)}</p>
+<p>${escapeHtml(explanation.remedy)}</p>
+<p class="details">Error code <code>${escapeHtml(details.error)}</code>${description}</p>`,
   );
 }
 
