@@ -47,6 +47,13 @@ export interface ImportSummary {
   ms: number;
 }
 
+/**
+ * The idempotency key an item is sent with: its state-file key, so every try of the item, in this
+ * run or a rerun after a crash (the server committed, the state file never heard), carries the same
+ * key, and the artifact store answers a repeat with the first artifact instead of storing another.
+ */
+const idempotencyKeyOf = (stateKey: string) => `quarry-import:${stateKey}`;
+
 /** The default state file: beside the source, named after it. */
 function defaultStateFile(source: string): string {
   const abs = resolve(source);
@@ -99,7 +106,7 @@ export async function importLibrary(options: ImportOptions): Promise<ImportSumma
   const concurrency = Math.max(1, options.concurrency ?? 4);
   const send = async (batch: Item[]) => {
     const sending = sender
-      .store(batch.map((item) => item.request))
+      .store(batch.map((item) => ({ ...item.request, idempotencyKey: idempotencyKeyOf(item.key) })))
       .catch((error: unknown) =>
         batch.map(() => ({ ok: false as const, error: (error as Error).message ?? String(error) })),
       )
