@@ -48,7 +48,10 @@ export async function insertRows<T extends RowTable>(
     const at = createdAt.get(ids[i]!);
     if (at) return { kind: 'stored', id: ids[i]!, createdAt: at };
     const key = row.idempotency_key!;
-    return replayOrConflict(key, row.request_hash ?? null, firsts.get(key)!);
+    const first = firsts.get(key);
+    // Deleted between the conflict and the read: the call fails, and its retry stores it again.
+    if (!first) throw new Error('the row of an idempotency key was deleted while it was read; retry');
+    return replayOrConflict(key, row.request_hash ?? null, first);
   });
 }
 
