@@ -4400,7 +4400,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "type": "string",
           "minLength": 1,
           "maxLength": 200,
-          "description": "Same key on a retry: the first result, nothing stored twice."
+          "description": "Reuse on a retry to get the first result."
         }
       },
       "required": [
@@ -4601,7 +4601,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "type": "string",
           "minLength": 1,
           "maxLength": 200,
-          "description": "Same key on a retry: the first result, nothing stored twice."
+          "description": "Reuse on a retry to get the first result."
         }
       },
       "required": [
@@ -5061,7 +5061,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "type": "string",
           "minLength": 1,
           "maxLength": 200,
-          "description": "Same key on a retry: the first result, nothing stored twice."
+          "description": "Reuse on a retry to get the first result."
         }
       },
       "required": [

@@ -302,7 +302,7 @@ export interface StoreResearchRequest {
     | undefined;
   /** Labels for filtering searches later. */
   tags: string[];
-  /** Same key on a retry: the first result, nothing stored twice. */
+  /** Reuse on a retry to get the first result. */
   idempotencyKey?: string | undefined;
 }
 
@@ -371,7 +371,7 @@ export interface StoreResearchOutputRequest {
   sessionId?:
     | string
     | undefined;
-  /** Same key on a retry: the first result, nothing stored twice. */
+  /** Reuse on a retry to get the first result. */
   idempotencyKey?: string | undefined;
 }
 
@@ -404,7 +404,7 @@ export interface SubmitSubagentReportRequest {
   sessionId?:
     | string
     | undefined;
-  /** Same key on a retry: the first result, nothing stored twice. */
+  /** Reuse on a retry to get the first result. */
   idempotencyKey?: string | undefined;
 }
 
