@@ -106,7 +106,7 @@ export async function importLibrary(options: ImportOptions): Promise<ImportSumma
   const concurrency = Math.max(1, options.concurrency ?? 4);
   const send = async (batch: Item[]) => {
     const sending = sender
-      .store(batch.map((item) => ({ ...item.request, idempotencyKey: idempotencyKeyOf(item.key) })))
+      .store(batch.map((item) => item.request))
       .catch((error: unknown) =>
         batch.map(() => ({ ok: false as const, error: (error as Error).message ?? String(error) })),
       )
@@ -134,10 +134,11 @@ export async function importLibrary(options: ImportOptions): Promise<ImportSumma
       if (entry.kind === 'problem') fail(entry.locator, entry.reason);
       else if (state.has(entry.key)) summary.alreadyImported++;
       else {
-        const bytes = requestBytes(entry.request);
+        const item = { ...entry, request: { ...entry.request, idempotencyKey: idempotencyKeyOf(entry.key) } };
+        const bytes = requestBytes(item.request);
         if (bytes > limits.maxItemBytes)
           fail(entry.locator, `too large to send (${bytes} bytes; one call carries at most ${limits.maxItemBytes})`);
-        else for (const batch of batcher.add(entry, bytes)) await send(batch);
+        else for (const batch of batcher.add(item, bytes)) await send(batch);
       }
       progress.update(done());
     }

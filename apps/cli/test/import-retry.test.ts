@@ -6,12 +6,13 @@ import { sql } from '@quarry/db';
 import type { RunningSystem } from '@quarry/system';
 import { openStoreSender } from '../src/import-sender.js';
 import { importLibrary } from '../src/import.js';
-import { startTestSystem, system, useTestSystem } from './system-support.js';
+import { callTool, startTestSystem, system, useTestSystem } from './system-support.js';
 
 // `quarry import` when the server stored a batch but the import never learnt it: the connection
 // cut after the answer was sent (the import retries the call), or the import killed before it
 // wrote its state file (a rerun sends the items again). Each item is sent with an idempotency key
-// derived from its state-file key, so either way every document is stored exactly once.
+// derived from its state-file key, so either way every document is stored exactly once. And the
+// keys through the MCP endpoint: a replay, and other content refused as a tool error.
 
 const { token } = useTestSystem();
 let running: RunningSystem;
@@ -86,5 +87,20 @@ describe('quarry import with a lost answer', () => {
       await sender.close();
     }
     expect(await titled('Crash %')).toHaveLength(8);
+  });
+});
+
+describe('store_research through the MCP endpoint with an idempotencyKey', () => {
+  it('answers a retry with the first artifact and refuses other content under the key', async () => {
+    const args = { artifactType: 'finding', title: 'Keyed 1', content: { n: 1 }, idempotencyKey: 'mcp-key-1' };
+    const first = await callTool<{ id: string }>(running.url, token(), 'store_research', args);
+    const again = await callTool<{ id: string }>(running.url, token(), 'store_research', args);
+    expect(again.id).toBe(first.id);
+    const refused = await callTool(running.url, token(), 'store_research', { ...args, title: 'Keyed 2' }).then(
+      () => '',
+      (e: Error) => e.message,
+    );
+    expect(refused).toMatch(/idempotencyKey.*mcp-key-1.*different request.*\[IDEMPOTENCY_KEY_REUSED\]/);
+    expect(await titled('Keyed %')).toEqual(['Keyed 1']);
   });
 });
