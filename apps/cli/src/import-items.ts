@@ -21,6 +21,8 @@ export interface StoreRequest {
   contentText: string;
   tags: string[];
   planId?: string;
+  /** Set when sent (import.ts), from the item's key: a retried call stores nothing twice. */
+  idempotencyKey?: string;
 }
 
 export type ImportEntry =

@@ -47,6 +47,13 @@ export interface ImportSummary {
   ms: number;
 }
 
+/**
+ * The idempotency key an item is sent with: its state-file key, so every try of the item, in this
+ * run or a rerun after a crash (the server committed, the state file never heard), carries the same
+ * key, and the artifact store answers a repeat with the first artifact instead of storing another.
+ */
+const idempotencyKeyOf = (stateKey: string) => `quarry-import:${stateKey}`;
+
 /** The default state file: beside the source, named after it. */
 function defaultStateFile(source: string): string {
   const abs = resolve(source);
@@ -127,10 +134,11 @@ export async function importLibrary(options: ImportOptions): Promise<ImportSumma
       if (entry.kind === 'problem') fail(entry.locator, entry.reason);
       else if (state.has(entry.key)) summary.alreadyImported++;
       else {
-        const bytes = requestBytes(entry.request);
+        const item = { ...entry, request: { ...entry.request, idempotencyKey: idempotencyKeyOf(entry.key) } };
+        const bytes = requestBytes(item.request);
         if (bytes > limits.maxItemBytes)
           fail(entry.locator, `too large to send (${bytes} bytes; one call carries at most ${limits.maxItemBytes})`);
-        else for (const batch of batcher.add(entry, bytes)) await send(batch);
+        else for (const batch of batcher.add(item, bytes)) await send(batch);
       }
       progress.update(done());
     }

@@ -33,7 +33,8 @@ describe('createBatcher', () => {
 describe('importLibrary in batches', () => {
   it('keeps each call within the byte bound and reports an item too large for any call', async () => {
     const file = join(dir, 'sized.jsonl');
-    const sizes = [300, 300, 300, 800, 10, 2500, 300, 300];
+    // Each item also carries its idempotency key (~100 bytes of JSON), counted in its size.
+    const sizes = [300, 300, 300, 600, 10, 2500, 300, 300];
     writeFileSync(
       file,
       sizes.map((n, i) => JSON.stringify({ title: `Doc ${i + 1}`, content: 'w'.repeat(n) })).join('\n'),

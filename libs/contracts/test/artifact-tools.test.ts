@@ -13,19 +13,28 @@ describe('the artifact tools', () => {
   const contract: [string, string[], string[], string[]][] = [
     [
       'store_research',
-      ['artifactType', 'title', 'content', 'contentText', 'confidence', 'planId', 'stepId', 'tags'],
+      ['artifactType', 'title', 'content', 'contentText', 'confidence', 'planId', 'stepId', 'tags', 'idempotencyKey'],
       ['artifactType', 'title', 'content'],
       ['id', 'artifactType', 'title', 'stored'],
     ],
     [
       'store_research_output',
-      ['planId', 'mediaType', 'title', 'content', 'contentSummary', 'formattingNotesUsed', 'sessionId'],
+      [
+        'planId',
+        'mediaType',
+        'title',
+        'content',
+        'contentSummary',
+        'formattingNotesUsed',
+        'sessionId',
+        'idempotencyKey',
+      ],
       ['planId', 'mediaType', 'title', 'content'],
       ['outputId', 'mediaType', 'title', 'stored'],
     ],
     [
       'submit_subagent_report',
-      ['planId', 'stepId', 'description', 'report', 'sessionId'],
+      ['planId', 'stepId', 'description', 'report', 'sessionId', 'idempotencyKey'],
       ['planId', 'stepId', 'description', 'report'],
       ['reportId', 'stored'],
     ],

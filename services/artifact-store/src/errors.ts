@@ -6,6 +6,7 @@ import { defineErrors, status } from '@quarry/grpc';
  * (PLAN_NOT_FOUND / STEP_NOT_FOUND pass through unchanged). ARTIFACT_NOT_FOUND is the same for
  * a missing, a malformed and another organization's artifact id, so ids reveal nothing; so are
  * OUTPUT_NOT_FOUND, EXTRACTION_NOT_FOUND and ITEM_NOT_FOUND (fetch, which reads all three).
+ * IDEMPOTENCY_KEY_REUSED: the key already stored another request (core/idempotency.ts).
  */
 export const artifactErrors = defineErrors({
   INVALID_ARGUMENT: {
@@ -32,6 +33,11 @@ export const artifactErrors = defineErrors({
   ITEM_NOT_FOUND: {
     status: status.NOT_FOUND,
     message: (p: { id: string }) => `No artifact, research output or extraction result ${p.id} in your organization.`,
+  },
+  IDEMPOTENCY_KEY_REUSED: {
+    status: status.ALREADY_EXISTS,
+    message: (p: { key: string }) =>
+      `\`idempotencyKey\` "${p.key}" was already used in your organization for a different request; send the same request to get its first result, or a new key for new content.`,
   },
   INVALID_CURSOR: {
     status: status.INVALID_ARGUMENT,

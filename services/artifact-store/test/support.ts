@@ -70,6 +70,8 @@ export async function startTestStore(options: { planEngine?: boolean; readBudget
     database,
     db,
     client,
+    /** Where the store listens (host:port), for tests that reach it through something else. */
+    address: `${HOST}:${port}`,
     /** Rows in `table` (schema.table), counted as the admin, past row-level security. */
     async count(table: string): Promise<number> {
       return (await sql<{ n: number }>`select count(*)::int as n from ${sql.table(table)}`.execute(database.admin))

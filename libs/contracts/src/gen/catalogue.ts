@@ -4395,6 +4395,12 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "maxItems": 50,
           "uniqueItems": true,
           "description": "Labels for filtering searches later."
+        },
+        "idempotencyKey": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "Reuse on a retry to get the first result."
         }
       },
       "required": [
@@ -4590,6 +4596,12 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "minLength": 1,
           "maxLength": 200,
           "description": "Your client session ID, if you have one."
+        },
+        "idempotencyKey": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "Reuse on a retry to get the first result."
         }
       },
       "required": [
@@ -5044,6 +5056,12 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "minLength": 1,
           "maxLength": 200,
           "description": "Your client session ID, if you have one."
+        },
+        "idempotencyKey": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "Reuse on a retry to get the first result."
         }
       },
       "required": [

@@ -1,9 +1,10 @@
-import type { artifactV1 } from '@quarry/contracts';
+import { artifactV1 } from '@quarry/contracts';
 import type { ContentEventInput } from '@quarry/events';
 import { artifactTypes, mediaTypes } from '../enums.js';
 import { artifactErrors } from '../errors.js';
 import type { NewRow } from '../store/schema.js';
 import { isBinary, jsonBody, outputBody, textBody } from './bodies.js';
+import { keyColumns } from './idempotency.js';
 import { textOf, titleFrom } from './indexed-text.js';
 
 /**
@@ -43,6 +44,7 @@ export function researchArtifact(req: artifactV1.StoreResearchRequest): Artifact
       content_text: contentText ?? null,
       confidence: req.confidence ?? null,
       tags: req.tags,
+      ...keyColumns('store_research', req.idempotencyKey, artifactV1.StoreResearchRequest.toJSON(req)),
     },
     event: {
       sourceTable: 'research_artifact',
@@ -71,6 +73,7 @@ export function researchOutput(req: artifactV1.StoreResearchOutputRequest): Writ
       content_summary: req.contentSummary ?? null,
       formatting_notes_used: req.formattingNotesUsed ?? null,
       session_id: req.sessionId ?? null,
+      ...keyColumns('store_research_output', req.idempotencyKey, artifactV1.StoreResearchOutputRequest.toJSON(req)),
     },
     event: {
       sourceTable: 'research_output',
@@ -100,6 +103,7 @@ export function subagentReport(req: artifactV1.SubmitSubagentReportRequest): Art
       content_text: text,
       tags: [],
       session_id: req.sessionId ?? null,
+      ...keyColumns('submit_subagent_report', req.idempotencyKey, artifactV1.SubmitSubagentReportRequest.toJSON(req)),
     },
     event: {
       sourceTable: 'research_artifact',

@@ -3,7 +3,7 @@ import { type CallContext, QuarryError, status } from '@quarry/grpc';
 import { batchItem } from '../core/batch-items.js';
 import { researchArtifact } from '../core/writes.js';
 import { artifactErrors } from '../errors.js';
-import { insertArtifacts } from '../store/artifacts.js';
+import { insertRows } from '../store/insert-row.js';
 import { appendEvents } from '../store/outbox.js';
 import { inTenant } from '../store/tenant.js';
 import type { ArtifactServiceDeps } from './deps.js';
@@ -13,12 +13,14 @@ type Result = artifactV1.StoreResearchBatchResult;
 /** Items per call: one transaction stays short, and a call's JSON fits the gateway's body limit. */
 const MAX_ITEMS = 100;
 
-// What the item itself got wrong (a bad field, an unknown plan or step): reported in its result.
+// What the item itself got wrong (a bad field, an unknown plan or step, an idempotency key used
+// for other content): reported in its result.
 // Anything else (the plan engine unavailable, a deadline) fails the call before anything is stored.
 const ITEM_FAULTS: ReadonlySet<status> = new Set([
   status.INVALID_ARGUMENT,
   status.NOT_FOUND,
   status.FAILED_PRECONDITION,
+  status.ALREADY_EXISTS,
 ]);
 
 function refusal(error: unknown): Result {
@@ -30,7 +32,8 @@ function refusal(error: unknown): Result {
 /**
  * StoreResearchBatch: each item is checked as a store_research call (its arguments, then its
  * plan and step, each distinct reference resolved once); the items that pass are stored with
- * their content.created events in ONE transaction (one insert of rows, one of events).
+ * their content.created events in ONE transaction (one insert of rows, one of events). An item
+ * whose idempotency key the org already used is answered from that key's first artifact.
  */
 export async function storeResearchBatch(
   deps: ArtifactServiceDeps,
@@ -76,19 +79,28 @@ export async function storeResearchBatch(
 
   if (storable.length > 0) {
     await inTenant(deps.db, ctx, async (trx) => {
-      const inserted = await insertArtifacts(
+      const written = await insertRows(
         trx,
+        'artifact.research_artifacts',
         ctx.identity.orgId,
         storable.map((s) => s.write.row),
       );
       await appendEvents(
         trx,
-        storable.map((s, i) => ({ ctx, source: inserted[i]!, event: s.write.event })),
+        storable.flatMap((s, i) => {
+          const w = written[i]!;
+          return w.kind === 'stored' ? [{ ctx, source: w, event: s.write.event }] : [];
+        }),
       );
-      storable.forEach((s, i) => (results[s.index] = { id: inserted[i]!.id }));
+      // A replayed item is answered as stored: a retried batch gets the first call's answer.
+      storable.forEach((s, i) => {
+        const w = written[i]!;
+        results[s.index] = w.kind === 'conflict' ? refusal(artifactErrors.IDEMPOTENCY_KEY_REUSED(w)) : { id: w.id };
+      });
     });
   }
-  return { results, stored: storable.length, refused: results.length - storable.length };
+  const refused = results.filter((r) => r.id === undefined).length;
+  return { results, stored: results.length - refused, refused };
 }
 
 function referenceKey(request: artifactV1.StoreResearchRequest): string {

@@ -4,6 +4,7 @@ import * as createExtractionResults from './artifact/2026_11_22_0200_create_extr
 import * as browseArtifacts from './artifact/2026_11_25_2100_browse_artifacts.js';
 import * as extractionIdempotency from './artifact/2026_11_25_2100_extraction_results_idempotency.js';
 import * as announcePlanDeliverables from './artifact/2026_11_26_0100_announce_plan_deliverables.js';
+import * as idempotentWrites from './artifact/2026_11_28_1540_idempotent_writes.js';
 
 /**
  * The artifact store owns the `artifact` schema: research artifacts (including subagent
@@ -19,6 +20,7 @@ export const artifactSchemas: ReadonlyArray<{ schema: string; migrations: Record
       '2026_11_25_2100_browse_artifacts': browseArtifacts,
       '2026_11_25_2100_extraction_results_idempotency': extractionIdempotency,
       '2026_11_26_0100_announce_plan_deliverables': announcePlanDeliverables,
+      '2026_11_28_1540_idempotent_writes': idempotentWrites,
     },
   },
 ];

@@ -1,31 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import type { KeysetPosition } from '@quarry/cursors';
 import { sql } from 'kysely';
-import type { Inserted, NewRow } from './schema.js';
 import type { Trx } from './tenant.js';
 
 // Research artifacts (client artifacts and subagent reports), always inside the caller's
-// tenant transaction (one artifact is inserted by insert-row.ts).
-
-/**
- * Many artifacts by one statement (a batch store), returned in input order. Ids are chosen here
- * so each row is matched to its input without relying on the order RETURNING gives.
- */
-export async function insertArtifacts(
-  trx: Trx,
-  orgId: string,
-  rows: readonly NewRow<'artifact.research_artifacts'>[],
-): Promise<Inserted[]> {
-  if (rows.length === 0) return [];
-  const ids = rows.map(() => randomUUID());
-  const inserted = await trx
-    .insertInto('artifact.research_artifacts')
-    .values(rows.map((row, i) => ({ ...row, id: ids[i], org_id: orgId })))
-    .returning(['id', 'created_at'])
-    .execute();
-  const createdAt = new Map(inserted.map((r) => [r.id, r.created_at]));
-  return ids.map((id) => ({ id, createdAt: createdAt.get(id)! }));
-}
+// tenant transaction (they are inserted by insert-row.ts).
 
 /** A plan's artifacts, oldest first (ties by id, so the order is stable), at most `limit`. */
 export function planArtifacts(trx: Trx, planId: string, limit: number) {

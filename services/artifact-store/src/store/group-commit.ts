@@ -1,10 +1,10 @@
 import type { CallContext } from '@quarry/grpc';
 import type { Kysely } from 'kysely';
 import type { ContentEvent } from '../core/writes.js';
-import { insertArtifacts } from './artifacts.js';
-import { insertRow } from './insert-row.js';
-import { appendEvent, appendEvents } from './outbox.js';
-import type { ArtifactDatabase, Inserted, NewRow } from './schema.js';
+import type { Written } from '../core/idempotency.js';
+import { insertRows } from './insert-row.js';
+import { appendEvents } from './outbox.js';
+import type { ArtifactDatabase, NewRow } from './schema.js';
 import { inTenant } from './tenant.js';
 
 /** One store_research write waiting for its commit. */
@@ -12,7 +12,7 @@ interface Pending {
   ctx: CallContext;
   row: NewRow<'artifact.research_artifacts'>;
   event: ContentEvent;
-  resolve: (inserted: Inserted) => void;
+  resolve: (written: Written) => void;
   reject: (error: unknown) => void;
 }
 
@@ -20,8 +20,11 @@ interface Pending {
 const MAX_GROUP = 100;
 
 export interface ArtifactWriter {
-  /** Insert the artifact and its content.created event; resolves once they are committed. */
-  write(ctx: CallContext, row: NewRow<'artifact.research_artifacts'>, event: ContentEvent): Promise<Inserted>;
+  /**
+   * Insert the artifact and its content.created event; resolves once they are committed, or at
+   * once with the first row of the write's idempotency key (no event then).
+   */
+  write(ctx: CallContext, row: NewRow<'artifact.research_artifacts'>, event: ContentEvent): Promise<Written>;
 }
 
 /**
@@ -52,7 +55,7 @@ export function createArtifactWriter(db: Kysely<ArtifactDatabase>): ArtifactWrit
   return {
     write(ctx, row, event) {
       const orgId = ctx.identity.orgId;
-      return new Promise<Inserted>((resolve, reject) => {
+      return new Promise<Written>((resolve, reject) => {
         let queue = queues.get(orgId);
         if (!queue) queues.set(orgId, (queue = []));
         queue.push({ ctx, row, event, resolve, reject });
@@ -65,19 +68,8 @@ export function createArtifactWriter(db: Kysely<ArtifactDatabase>): ArtifactWrit
 async function commitGroup(db: Kysely<ArtifactDatabase>, group: Pending[]): Promise<void> {
   if (group.length > 1) {
     try {
-      const inserted = await inTenant(db, group[0]!.ctx, async (trx) => {
-        const rows = await insertArtifacts(
-          trx,
-          group[0]!.ctx.identity.orgId,
-          group.map((p) => p.row),
-        );
-        await appendEvents(
-          trx,
-          group.map((p, i) => ({ ctx: p.ctx, source: rows[i]!, event: p.event })),
-        );
-        return rows;
-      });
-      group.forEach((p, i) => p.resolve(inserted[i]!));
+      const written = await commit(db, group);
+      group.forEach((p, i) => p.resolve(written[i]!));
       return;
     } catch {
       // Some write of the group is refused (or the database failed): each alone, below, so
@@ -86,15 +78,29 @@ async function commitGroup(db: Kysely<ArtifactDatabase>, group: Pending[]): Prom
   }
   for (const p of group) {
     try {
-      p.resolve(
-        await inTenant(db, p.ctx, async (trx) => {
-          const inserted = await insertRow(trx, 'artifact.research_artifacts', p.ctx.identity.orgId, p.row);
-          await appendEvent(trx, p.ctx, inserted, p.event);
-          return inserted;
-        }),
-      );
+      p.resolve((await commit(db, [p]))[0]!);
     } catch (error) {
       p.reject(error);
     }
   }
+}
+
+/** The writes' rows, and the events of those stored now, in one transaction. */
+function commit(db: Kysely<ArtifactDatabase>, writes: Pending[]): Promise<Written[]> {
+  return inTenant(db, writes[0]!.ctx, async (trx) => {
+    const written = await insertRows(
+      trx,
+      'artifact.research_artifacts',
+      writes[0]!.ctx.identity.orgId,
+      writes.map((p) => p.row),
+    );
+    await appendEvents(
+      trx,
+      writes.flatMap((p, i) => {
+        const w = written[i]!;
+        return w.kind === 'stored' ? [{ ctx: p.ctx, source: w, event: p.event }] : [];
+      }),
+    );
+    return written;
+  });
 }

@@ -19,6 +19,8 @@ export interface ArtifactDatabase {
     confidence: number | null;
     tags: string[];
     session_id: string | null;
+    idempotency_key: string | null;
+    request_hash: string | null;
     created_at: Generated<Date>;
   };
   'artifact.research_outputs': {
@@ -33,6 +35,8 @@ export interface ArtifactDatabase {
     content_summary: string | null;
     formatting_notes_used: string | null;
     session_id: string | null;
+    idempotency_key: string | null;
+    request_hash: string | null;
     created_at: Generated<Date>;
   };
   'artifact.extraction_results': {

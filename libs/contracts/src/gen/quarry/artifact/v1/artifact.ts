@@ -302,6 +302,8 @@ export interface StoreResearchRequest {
     | undefined;
   /** Labels for filtering searches later. */
   tags: string[];
+  /** Reuse on a retry to get the first result. */
+  idempotencyKey?: string | undefined;
 }
 
 export interface StoreResearchResponse {
@@ -366,7 +368,11 @@ export interface StoreResearchOutputRequest {
     | string
     | undefined;
   /** Your client session ID, if you have one. */
-  sessionId?: string | undefined;
+  sessionId?:
+    | string
+    | undefined;
+  /** Reuse on a retry to get the first result. */
+  idempotencyKey?: string | undefined;
 }
 
 export interface StoreResearchOutputResponse {
@@ -395,7 +401,11 @@ export interface SubmitSubagentReportRequest {
     | { [key: string]: unknown }
     | undefined;
   /** Your client session ID, if you have one. */
-  sessionId?: string | undefined;
+  sessionId?:
+    | string
+    | undefined;
+  /** Reuse on a retry to get the first result. */
+  idempotencyKey?: string | undefined;
 }
 
 export interface SubmitSubagentReportResponse {
@@ -1011,6 +1021,7 @@ function createBaseStoreResearchRequest(): StoreResearchRequest {
     planId: undefined,
     stepId: undefined,
     tags: [],
+    idempotencyKey: undefined,
   };
 }
 
@@ -1039,6 +1050,9 @@ export const StoreResearchRequest: MessageFns<StoreResearchRequest> = {
     }
     for (const v of message.tags) {
       writer.uint32(66).string(v!);
+    }
+    if (message.idempotencyKey !== undefined) {
+      writer.uint32(74).string(message.idempotencyKey);
     }
     return writer;
   },
@@ -1120,6 +1134,14 @@ export const StoreResearchRequest: MessageFns<StoreResearchRequest> = {
             message.tags.push(reader.string());
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1160,6 +1182,11 @@ export const StoreResearchRequest: MessageFns<StoreResearchRequest> = {
       tags: globalThis.Array.isArray(object?.tags)
         ? object.tags.map((e: any) => globalThis.String(e))
         : [],
+      idempotencyKey: isSet(object.idempotencyKey)
+        ? globalThis.String(object.idempotencyKey)
+        : isSet(object.idempotency_key)
+        ? globalThis.String(object.idempotency_key)
+        : undefined,
     };
   },
 
@@ -1189,6 +1216,9 @@ export const StoreResearchRequest: MessageFns<StoreResearchRequest> = {
     if (message.tags?.length) {
       obj.tags = message.tags;
     }
+    if (message.idempotencyKey !== undefined) {
+      obj.idempotencyKey = message.idempotencyKey;
+    }
     return obj;
   },
 
@@ -1205,6 +1235,7 @@ export const StoreResearchRequest: MessageFns<StoreResearchRequest> = {
     message.planId = object.planId ?? undefined;
     message.stepId = object.stepId ?? undefined;
     message.tags = object.tags?.map((e) => e) || [];
+    message.idempotencyKey = object.idempotencyKey ?? undefined;
     return message;
   },
 };
@@ -1614,6 +1645,7 @@ function createBaseStoreResearchOutputRequest(): StoreResearchOutputRequest {
     contentSummary: undefined,
     formattingNotesUsed: undefined,
     sessionId: undefined,
+    idempotencyKey: undefined,
   };
 }
 
@@ -1639,6 +1671,9 @@ export const StoreResearchOutputRequest: MessageFns<StoreResearchOutputRequest> 
     }
     if (message.sessionId !== undefined) {
       writer.uint32(58).string(message.sessionId);
+    }
+    if (message.idempotencyKey !== undefined) {
+      writer.uint32(66).string(message.idempotencyKey);
     }
     return writer;
   },
@@ -1712,6 +1747,14 @@ export const StoreResearchOutputRequest: MessageFns<StoreResearchOutputRequest> 
             message.sessionId = reader.string();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1753,6 +1796,11 @@ export const StoreResearchOutputRequest: MessageFns<StoreResearchOutputRequest> 
         : isSet(object.session_id)
         ? globalThis.String(object.session_id)
         : undefined,
+      idempotencyKey: isSet(object.idempotencyKey)
+        ? globalThis.String(object.idempotencyKey)
+        : isSet(object.idempotency_key)
+        ? globalThis.String(object.idempotency_key)
+        : undefined,
     };
   },
 
@@ -1779,6 +1827,9 @@ export const StoreResearchOutputRequest: MessageFns<StoreResearchOutputRequest> 
     if (message.sessionId !== undefined) {
       obj.sessionId = message.sessionId;
     }
+    if (message.idempotencyKey !== undefined) {
+      obj.idempotencyKey = message.idempotencyKey;
+    }
     return obj;
   },
 
@@ -1794,6 +1845,7 @@ export const StoreResearchOutputRequest: MessageFns<StoreResearchOutputRequest> 
     message.contentSummary = object.contentSummary ?? undefined;
     message.formattingNotesUsed = object.formattingNotesUsed ?? undefined;
     message.sessionId = object.sessionId ?? undefined;
+    message.idempotencyKey = object.idempotencyKey ?? undefined;
     return message;
   },
 };
@@ -1924,7 +1976,14 @@ export const StoreResearchOutputResponse: MessageFns<StoreResearchOutputResponse
 };
 
 function createBaseSubmitSubagentReportRequest(): SubmitSubagentReportRequest {
-  return { planId: "", stepId: "", description: "", report: undefined, sessionId: undefined };
+  return {
+    planId: "",
+    stepId: "",
+    description: "",
+    report: undefined,
+    sessionId: undefined,
+    idempotencyKey: undefined,
+  };
 }
 
 export const SubmitSubagentReportRequest: MessageFns<SubmitSubagentReportRequest> = {
@@ -1943,6 +2002,9 @@ export const SubmitSubagentReportRequest: MessageFns<SubmitSubagentReportRequest
     }
     if (message.sessionId !== undefined) {
       writer.uint32(42).string(message.sessionId);
+    }
+    if (message.idempotencyKey !== undefined) {
+      writer.uint32(50).string(message.idempotencyKey);
     }
     return writer;
   },
@@ -2000,6 +2062,14 @@ export const SubmitSubagentReportRequest: MessageFns<SubmitSubagentReportRequest
             message.sessionId = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2031,6 +2101,11 @@ export const SubmitSubagentReportRequest: MessageFns<SubmitSubagentReportRequest
         : isSet(object.session_id)
         ? globalThis.String(object.session_id)
         : undefined,
+      idempotencyKey: isSet(object.idempotencyKey)
+        ? globalThis.String(object.idempotencyKey)
+        : isSet(object.idempotency_key)
+        ? globalThis.String(object.idempotency_key)
+        : undefined,
     };
   },
 
@@ -2051,6 +2126,9 @@ export const SubmitSubagentReportRequest: MessageFns<SubmitSubagentReportRequest
     if (message.sessionId !== undefined) {
       obj.sessionId = message.sessionId;
     }
+    if (message.idempotencyKey !== undefined) {
+      obj.idempotencyKey = message.idempotencyKey;
+    }
     return obj;
   },
 
@@ -2064,6 +2142,7 @@ export const SubmitSubagentReportRequest: MessageFns<SubmitSubagentReportRequest
     message.description = object.description ?? "";
     message.report = object.report ?? undefined;
     message.sessionId = object.sessionId ?? undefined;
+    message.idempotencyKey = object.idempotencyKey ?? undefined;
     return message;
   },
 };
