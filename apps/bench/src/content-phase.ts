@@ -152,6 +152,7 @@ export async function searchLatency(
     member.orgId,
     digestTexts(docs, DIGEST_WORDS),
     new VectorMemo(backends.embedder),
+    system.registerArtifacts,
   );
   const inProcess = buildHybridSearch(backends);
   const queries = mixedQueries(queryTexts, sizes.searchQueries);

@@ -99,9 +99,16 @@ const LOAD_BATCH_CHUNKS = 2_000;
 /**
  * A search corpus written straight into the indexes under one org (no events, no indexer):
  * digest texts cycled, each copy titled with its copy number. `grow(n)` adds sources until the
- * org holds at least `n` chunks; loads are cumulative (10k, then 100k on top of it).
+ * org holds at least `n` chunks; loads are cumulative (10k, then 100k on top of it). `register`
+ * stores each batch's rows where search checks that a source exists (the artifact store).
  */
-export function searchCorpus(indexes: Indexes, orgId: string, texts: readonly string[], vectors: VectorMemo) {
+export function searchCorpus(
+  indexes: Indexes,
+  orgId: string,
+  texts: readonly string[],
+  vectors: VectorMemo,
+  register: (artifacts: { orgId: string; id: string; title: string }[]) => Promise<void>,
+) {
   let sources = 0;
   let chunks = 0;
   return {
@@ -127,6 +134,7 @@ export function searchCorpus(indexes: Indexes, orgId: string, texts: readonly st
           batch.push(source);
           batchChunks += source.chunks.length;
         }
+        await register(batch.map((source) => ({ orgId, id: source.sourceId, title: source.title })));
         await upsertBatch(indexes, batch, vectors.of);
         sources += batch.length;
         chunks += batchChunks;

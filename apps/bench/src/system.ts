@@ -33,6 +33,11 @@ export interface BenchSystem {
    * against exactly the hop it makes, not against a heavier or lighter client.
    */
   getPlanStatusDirect(request: planV1.GetPlanStatusRequest): Promise<planV1.GetPlanStatusResponse>;
+  /**
+   * The artifact store's rows for sources written straight into the indexes: search answers only
+   * with sources that exist in PostgreSQL, so a synthetic corpus needs its rows too.
+   */
+  registerArtifacts(artifacts: readonly { orgId: string; id: string; title: string }[]): Promise<void>;
   /** After loading data: fresh planner statistics and a checkpoint, so no run pays for the load. */
   settle(): Promise<void>;
   close(): Promise<void>;
@@ -155,6 +160,16 @@ export async function startBenchSystem(options: {
             await planRaw.unary(getPlanStatus.path, getPlanStatus.requestSerialize(request), { identity: identity() }),
           ),
         ),
+      async registerArtifacts(artifacts) {
+        if (artifacts.length === 0) return;
+        const rows = artifacts.map(
+          (a) => sql`(${a.id}::uuid, ${a.orgId}::uuid, 'summary', 'client', ${a.title}, '{}'::jsonb)`,
+        );
+        await sql`
+          insert into artifact.research_artifacts (id, org_id, artifact_type, source, title, content)
+          values ${sql.join(rows)}
+        `.execute(admin);
+      },
       async settle() {
         await sql`VACUUM ANALYZE`.execute(admin);
         await sql`CHECKPOINT`.execute(admin);
