@@ -1,6 +1,6 @@
 import type { Migration } from 'kysely';
-import * as createExtraction from './extraction/2026_11_29_1000_create_extraction.js';
-import * as maintenance from './extraction/2026_11_29_1010_maintenance.js';
+import * as createExtraction from './extraction/2026_11_28_1500_create_extraction.js';
+import * as maintenance from './extraction/2026_11_28_1510_maintenance.js';
 
 /**
  * The extraction service owns the `extraction` schema: short-lived state of its calls, per org —
@@ -13,8 +13,8 @@ export const extractionSchemas: ReadonlyArray<{ schema: string; migrations: Reco
   {
     schema: 'extraction',
     migrations: {
-      '2026_11_29_1000_create_extraction': createExtraction,
-      '2026_11_29_1010_maintenance': maintenance,
+      '2026_11_28_1500_create_extraction': createExtraction,
+      '2026_11_28_1510_maintenance': maintenance,
     },
   },
 ];
