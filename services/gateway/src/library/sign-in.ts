@@ -2,8 +2,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { IdentityDatabase } from '../identity/schema.js';
-import { recentFailures, recordAuthEvent } from '../oauth/audit.js';
-import { verifyPassword } from '../oauth/passwords.js';
+import { signInWithPassword } from '../oauth/password-sign-in.js';
 import { type BrowserSessions, cookieValue } from './browser-session.js';
 import { messagePage, sendPage, signInPage } from './pages.js';
 
@@ -73,36 +72,20 @@ export function registerSignIn(app: FastifyInstance, options: SignInOptions): vo
       )
         return sendPage(reply, 403, messagePage('Request refused', 'The form did not come from this page; reload it.'));
       const email = (body.email ?? '').trim().toLowerCase();
-      const failures = await recentFailures(options.db, { email, ip: request.ip, windowMs });
-      if (failures.byEmail >= maxFailures || failures.byIp >= maxFailures * 10)
+      const signIn = await signInWithPassword(
+        options.db,
+        { email, password: body.password ?? '', ip: request.ip },
+        { windowMs, maxFailures },
+        { detail: { via: 'library' } },
+      );
+      if (signIn.outcome === 'throttled')
         return form(reply, 429, next, {
           email,
           error: 'Too many failed sign-ins. Wait a few minutes, then try again.',
         });
-      const user = await options.db
-        .selectFrom('identity.users as u')
-        .leftJoin('identity.user_passwords as p', 'p.user_id', 'u.id')
-        .select(['u.id', 'p.password_hash'])
-        .where('u.email', '=', email)
-        .executeTakeFirst();
-      const ok = await verifyPassword(user?.password_hash ?? undefined, body.password ?? '');
-      if (!ok || !user) {
-        await recordAuthEvent(options.db, {
-          event: 'sign_in_failed',
-          email,
-          ip: request.ip,
-          detail: { via: 'library' },
-        });
+      if (signIn.outcome === 'refused')
         return form(reply, 401, next, { email, error: 'The email or password is not correct.' });
-      }
-      await recordAuthEvent(options.db, {
-        event: 'sign_in',
-        email,
-        userId: user.id,
-        ip: request.ip,
-        detail: { via: 'library' },
-      });
-      reply.header('set-cookie', options.sessions.cookieFor(user.id));
+      reply.header('set-cookie', options.sessions.cookieFor(signIn.userId));
       if (next) return reply.redirect(next, 303);
       return sendPage(reply, 200, messagePage('Signed in', 'You are signed in: open a Quarry link again.'));
     });

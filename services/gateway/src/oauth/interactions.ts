@@ -4,10 +4,10 @@ import { type Kysely, sql } from 'kysely';
 import type { Provider } from 'oidc-provider';
 import type { IdentityDatabase } from '../identity/schema.js';
 import { SCOPES } from '../identity/scopes.js';
-import { recentFailures, recordAuthEvent } from './audit.js';
+import { recordAuthEvent } from './audit.js';
+import { signInWithPassword } from './password-sign-in.js';
 import { redirectTarget } from './redirect-uris.js';
 import { consentPage, errorPage, loginPage, pageHeaders } from './pages.js';
-import { verifyPassword } from './passwords.js';
 import { registerSso, type SsoOptions } from './sso.js';
 
 export interface InteractionOptions {
@@ -166,26 +166,20 @@ export function registerInteractions(app: FastifyInstance, options: InteractionO
           }),
           String(details.params.redirect_uri),
         );
-      const failures = await recentFailures(db, { email, ip: request.ip, windowMs });
-      if (failures.byEmail >= maxFailures || failures.byIp >= maxFailures * 10)
-        return page(429, 'Too many failed sign-ins. Wait a few minutes, then try again.');
-      const user = await db
-        .selectFrom('identity.users as u')
-        .leftJoin('identity.user_passwords as p', 'p.user_id', 'u.id')
-        .select(['u.id', 'p.password_hash'])
-        .where('u.email', '=', email)
-        .executeTakeFirst();
-      const ok = await verifyPassword(user?.password_hash ?? undefined, form.password ?? '');
       const clientId = String(details.params.client_id);
-      if (!ok || !user) {
-        await recordAuthEvent(db, { event: 'sign_in_failed', email, clientId, ip: request.ip });
-        return page(401, 'The email or password is not correct.');
-      }
-      await recordAuthEvent(db, { event: 'sign_in', email, userId: user.id, clientId, ip: request.ip });
+      const signIn = await signInWithPassword(
+        db,
+        { email, password: form.password ?? '', ip: request.ip },
+        { windowMs, maxFailures },
+        { clientId },
+      );
+      if (signIn.outcome === 'throttled')
+        return page(429, 'Too many failed sign-ins. Wait a few minutes, then try again.');
+      if (signIn.outcome === 'refused') return page(401, 'The email or password is not correct.');
       const to = await provider.interactionResult(
         request.raw,
         reply.raw,
-        { login: { accountId: user.id } },
+        { login: { accountId: signIn.userId } },
         { mergeWithLastSubmission: false },
       );
       return reply.redirect(to, 303);
