@@ -1,4 +1,4 @@
-import { createDatabaseIfMissing, createDb } from '@quarry/db';
+import { createDatabaseIfMissing, createDb, existingRoles } from '@quarry/db';
 import { createIdentityAdmin, IdentityAdminError, type IdentityDatabase } from '@quarry/gateway';
 import closeWithGrace from 'close-with-grace';
 import { Command } from 'commander';
@@ -6,12 +6,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { openAdminDatabase } from './database.js';
 import { dataDirectory } from './data-dir.js';
-import { migrateAll } from './migrations.js';
+import { APP_ROLE, INDEXER_ROLE, migrateAll } from './migrations.js';
 import { registerImportCommand } from './import-command.js';
 import { reindex } from './reindex.js';
 import { runResearchSession } from './smoke.js';
-import { serviceRoles } from './roles.js';
-import type { ServiceRoles } from '@quarry/system';
+import { migrationRoles } from './roles.js';
+import type { RoleLogins } from '@quarry/system';
 import { startAll, type RunningQuarry } from './start.js';
 import { registerOAuthCommands } from './oauth-commands.js';
 import { registerPrefsCommands } from './prefs-commands.js';
@@ -86,8 +86,8 @@ function buildCli(io: Io): Command {
     .command('migrate')
     .description(
       'Create the database if it does not exist, apply every service migration, and create the app and indexer ' +
-        'roles with their privileges (QUARRY_APP_ROLE_PASSWORD and QUARRY_INDEXER_ROLE_PASSWORD against DATABASE_ADMIN_URL). ' +
-        'Roles that exist keep their passwords, so running services keep working after an upgrade.',
+        'roles with their privileges (QUARRY_APP_ROLE_PASSWORD and QUARRY_INDEXER_ROLE_PASSWORD against DATABASE_ADMIN_URL, ' +
+        'needed to create a role). Roles that exist keep their passwords, so running services keep working after an upgrade.',
     )
     .option(
       '--rotate-role-passwords',
@@ -98,8 +98,14 @@ function buildCli(io: Io): Command {
       const dir = dataDirectory(io.env);
       const database = await openAdminDatabase(dir, io.env);
       try {
-        // Both role passwords are checked before anything is created.
-        const roles = serviceRoles(io.env, dir, { generate: database.embedded });
+        // The role passwords needed are checked before anything is created.
+        const existing = database.embedded
+          ? new Set<string>()
+          : await existingRoles(database.adminUrl, [
+              io.env.QUARRY_APP_ROLE || APP_ROLE,
+              io.env.QUARRY_INDEXER_ROLE || INDEXER_ROLE,
+            ]);
+        const roles = migrationRoles(io.env, dir, { generate: database.embedded, rotate, existing });
         if (!database.embedded) {
           const { database: name, created } = await createDatabaseIfMissing(database.adminUrl);
           if (created) io.out(`Created database ${name}.`);
@@ -207,7 +213,7 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
 }
 
 /** What `migrate --rotate-role-passwords` tells the operator to do next. */
-function rotatedPasswordsNotice(roles: ServiceRoles): string {
+function rotatedPasswordsNotice(roles: RoleLogins): string {
   return (
     `Set new passwords on ${roles.app.role} and ${roles.indexer.role}. Restart, with the new password in DATABASE_URL, ` +
     `the gateway, plan-engine, artifact-store and extraction (${roles.app.role}) and the indexer (${roles.indexer.role}); ` +

@@ -1,6 +1,6 @@
 import { createDb } from '@quarry/db';
 import { gatewaySchemas } from '@quarry/gateway';
-import { backendSchemas, migrateSchemas, provisionServiceRoles, type ServiceRoles } from '@quarry/system';
+import { backendSchemas, migrateSchemas, provisionServiceRoles, type RoleLogins } from '@quarry/system';
 
 /** Every service schema, in dependency order: the gateway's, then the backend services'. */
 const serviceSchemas = [...gatewaySchemas, ...backendSchemas];
@@ -16,7 +16,7 @@ export const INDEXER_ROLE = 'quarry_indexer';
  */
 export async function migrateAll(
   adminUrl: string,
-  roles: ServiceRoles,
+  roles: RoleLogins,
   options: { keepPasswords?: boolean } = {},
 ): Promise<string[]> {
   const admin = createDb<unknown>({ connectionString: adminUrl, applicationName: 'quarry-migrate', max: 2 });

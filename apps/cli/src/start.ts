@@ -77,7 +77,7 @@ export async function startAll({ env, out, logLevel, onFatal }: StartOptions): P
     if (embedded) started.push(() => embedded.stop());
     const adminUrl = embedded?.adminUrl ?? env.DATABASE_ADMIN_URL ?? env.DATABASE_URL!;
 
-    const roles = serviceRoles(env, dir, { generate: true });
+    const roles = serviceRoles(env, dir);
     if (!embedded) await createDatabaseIfMissing(adminUrl);
     const applied = await migrateAll(adminUrl, roles);
     if (applied.length) logger.info({ applied }, 'migrations applied');

@@ -82,14 +82,19 @@ describe('quarry CLI', () => {
     expect(await quarry('migrate')).toMatchObject({ code: 0, out: 'Database is up to date.' });
   });
 
-  it('refuses to migrate a configured database without the role passwords', async () => {
+  it('refuses to migrate a configured database without the passwords of roles it must create', async () => {
     const saved = env;
-    env = { DATABASE_URL: database.adminUrl, QUARRY_DATA_DIR: dataDir };
+    // Roles are server-wide and the test server's default ones exist: these two do not.
+    const fresh = {
+      QUARRY_APP_ROLE: `cli_new_app_${process.pid}`,
+      QUARRY_INDEXER_ROLE: `cli_new_indexer_${process.pid}`,
+    };
+    env = { DATABASE_URL: database.adminUrl, QUARRY_DATA_DIR: dataDir, ...fresh };
     expect(await quarry('migrate')).toMatchObject({
       code: 1,
       err: expect.stringMatching(/QUARRY_APP_ROLE_PASSWORD must be set/),
     });
-    env = { ...saved, QUARRY_INDEXER_ROLE_PASSWORD: '' };
+    env = { ...saved, ...fresh, QUARRY_INDEXER_ROLE_PASSWORD: '' };
     expect(await quarry('migrate')).toMatchObject({
       code: 1,
       err: expect.stringMatching(/QUARRY_INDEXER_ROLE_PASSWORD must be set/),

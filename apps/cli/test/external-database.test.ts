@@ -108,6 +108,17 @@ describe('quarry against DATABASE_ADMIN_URL', () => {
     expect(await connects(env.QUARRY_INDEXER_ROLE, env.QUARRY_INDEXER_ROLE_PASSWORD)).toBe(true);
     expect(await connects(env.QUARRY_APP_ROLE, renewed.QUARRY_APP_ROLE_PASSWORD)).toBe(false);
 
+    // Nothing to rotate: an upgrade needs no role password at all, and the services' ones still work.
+    const { QUARRY_APP_ROLE_PASSWORD: _app, QUARRY_INDEXER_ROLE_PASSWORD: _indexer, ...withoutPasswords } = env;
+    expect(await quarry(withoutPasswords, 'migrate')).toMatchObject({ code: 0, out: 'Database is up to date.' });
+    expect(await connects(env.QUARRY_APP_ROLE, env.QUARRY_APP_ROLE_PASSWORD)).toBe(true);
+    const unrotated = await quarry(withoutPasswords, 'migrate', '--rotate-role-passwords');
+    expect(unrotated.code).toBe(1);
+    expect(unrotated.err).toContain(
+      'QUARRY_APP_ROLE_PASSWORD must be set: the password of cli_external_app, the role every request-serving service connects as',
+    );
+    expect(unrotated.err).toContain('--rotate-role-passwords sets these passwords on both roles');
+
     const rotated = await quarry(renewed, 'migrate', '--rotate-role-passwords');
     expect(rotated.code).toBe(0);
     expect(rotated.out).toContain(

@@ -8,5 +8,6 @@ export {
   migrateSchemas,
   provisionServiceRoles,
   provisionIndexerRole,
+  type RoleLogins,
   type ServiceRoles,
 } from './schemas.js';

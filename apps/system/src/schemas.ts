@@ -32,6 +32,12 @@ export interface ServiceRoles {
   indexer: { role: string; password: string };
 }
 
+/**
+ * The login roles as `quarry migrate` provisions them: a password may be left out for a role
+ * that exists and keeps its own.
+ */
+export type RoleLogins = { [K in keyof ServiceRoles]: { role: string; password?: string } };
+
 type Schemas = ReadonlyArray<{ schema: string; migrations: Parameters<typeof migrate>[0]['migrations'] }>;
 
 /** Bring every schema to its latest migration, in order; returns the names applied (`schema/name`). */
@@ -48,7 +54,7 @@ export async function migrateSchemas(admin: AnyDb, schemas: Schemas): Promise<st
 export async function provisionServiceRoles(
   admin: AnyDb,
   schemas: Schemas,
-  roles: ServiceRoles,
+  roles: RoleLogins,
   options: { keepPasswords?: boolean } = {},
 ): Promise<void> {
   const keepPassword = options.keepPasswords === true;
@@ -67,7 +73,7 @@ export async function provisionServiceRoles(
 /** The indexer's login role alone (tests whose app role comes from elsewhere use it). */
 export async function provisionIndexerRole(
   admin: AnyDb,
-  indexer: ServiceRoles['indexer'],
+  indexer: RoleLogins['indexer'],
   options: { keepPassword?: boolean } = {},
 ): Promise<void> {
   await provisionAppRole(admin, { ...indexer, ...options, schemas: INDEXER_SCHEMAS });

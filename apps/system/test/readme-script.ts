@@ -12,7 +12,7 @@ export interface ServicePorts {
 }
 
 export interface ReadmeScript {
-  /** The variables the reader provides (the `given` block's exports). */
+  /** The variables the reader provides (the `given` block's assignments). */
   given: string[];
   /** The block of commands, as written. */
   commands: string;
@@ -32,7 +32,7 @@ function blockAfter(readme: string, marker: string, end?: string): string {
 export function readmeScript(readme: string): ReadmeScript {
   const given = blockAfter(readme, '<!-- separate-processes:given');
   return {
-    given: [...given.matchAll(/^export (\w+)=/gm)].map((m) => m[1]!),
+    given: [...given.matchAll(/^(\w+)=/gm)].map((m) => m[1]!),
     commands: blockAfter(readme, '<!-- separate-processes:begin -->', '<!-- separate-processes:end -->'),
   };
 }

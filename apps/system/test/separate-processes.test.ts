@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -66,6 +66,31 @@ function groupAlive(pgid: number): boolean {
   }
 }
 
+/** Each service process of the shell's process group, with the environment it was started with. */
+function serviceEnvironments(pgid: number): { service: Service; env: Record<string, string> }[] {
+  const found: { service: Service; env: Record<string, string> }[] = [];
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      // Fields after the command name (which may hold spaces): state, ppid, pgrp, ...
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) !== pgid) continue;
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      const service = SERVICES.find((s) => cmdline.includes(`services/${s}/src/main.ts`));
+      if (!service) continue;
+      const env = Object.fromEntries(
+        readFileSync(`/proc/${pid}/environ`, 'utf8')
+          .split('\0')
+          .filter(Boolean)
+          .map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]),
+      );
+      found.push({ service, env });
+    } catch {
+      // The process ended while being read: not a service of this run.
+    }
+  }
+  return found;
+}
+
 beforeAll(async () => {
   // A cluster of its own: `quarry migrate` (re)creates the roles quarry_app and quarry_indexer,
   // which are cluster-wide, so it must not share one with other test files.
@@ -86,10 +111,14 @@ beforeAll(async () => {
   };
   const { given: asked, commands } = readmeScript(readFileSync(join(REPO, 'README.md'), 'utf8'));
   expect(asked.sort()).toEqual(Object.keys(given).sort());
-  shell = spawn('bash', ['-c', runnableScript(commands, ports, DEFAULT_PORTS, LOADER)], {
+  // The given block's values are set as the reader sets them: shell variables, not exported.
+  const prelude = Object.entries(given)
+    .map(([name, value]) => `${name}='${value}'`)
+    .join('\n');
+  shell = spawn('bash', ['-c', `${prelude}\n${runnableScript(commands, ports, DEFAULT_PORTS, LOADER)}`], {
     cwd: REPO,
     // Nothing from the outer environment but the basics: no engine URLs, no test database.
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...given },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true, // its own process group: the services it starts in the background are stopped together
   });
@@ -133,6 +162,29 @@ describe('every service as its own process, as README.md runs them', () => {
     },
     START_MS + 30_000,
   );
+
+  it('hands each service only its own credentials: no admin URL, no role password, no other role', () => {
+    const found = serviceEnvironments(shell.pid!);
+    expect([...new Set(found.map((f) => f.service))].sort()).toEqual([...SERVICES].sort());
+    for (const { service, env } of found) {
+      const user = env.DATABASE_URL === undefined ? undefined : new URL(env.DATABASE_URL).username;
+      expect({
+        service,
+        adminUrl: env.DATABASE_ADMIN_URL,
+        appPassword: env.QUARRY_APP_ROLE_PASSWORD,
+        indexerPassword: env.QUARRY_INDEXER_ROLE_PASSWORD,
+        user,
+        identityKey: env.QUARRY_IDENTITY_KEY !== undefined,
+      }).toEqual({
+        service,
+        adminUrl: undefined,
+        appPassword: undefined,
+        indexerPassword: undefined,
+        user: service === 'indexer' ? 'quarry_indexer' : service === 'search' ? undefined : 'quarry_app',
+        identityKey: service !== 'indexer',
+      });
+    }
+  });
 
   it('runs a research session over MCP through the gateway: plan, step, result, artifact, search, status', async () => {
     expect(token).toBeDefined();

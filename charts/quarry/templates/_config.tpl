@@ -184,5 +184,6 @@ KAFKA_SASL_USERNAME: {{ required "kafka.sasl.username is required with kafka.sas
 QUARRY_OUTBOX_RELAY: {{ .Values.indexer.outboxRelay | quote }}
 INDEXER_BATCH_SIZE: {{ .Values.indexer.batchSize | int | quote }}
 QUARRY_OUTBOX_RETENTION: {{ .Values.indexer.outboxRetention | quote }}
+QUARRY_OUTBOX_COMPACTION_INTERVAL: {{ .Values.indexer.outboxCompactionInterval | quote }}
 {{ include "quarry.config.searchEngines" . }}
 {{- end }}

@@ -60,3 +60,31 @@ export async function createDatabaseIfMissing(adminUrl: string): Promise<{ datab
   }
   throw lastError;
 }
+
+/**
+ * Which of the login roles `names` exist on the server `adminUrl` points at (roles are
+ * server-wide), asked of the database it names or, when that does not exist yet, of a
+ * maintenance database: `quarry migrate` asks before creating anything.
+ */
+export async function existingRoles(adminUrl: string, names: readonly string[]): Promise<Set<string>> {
+  const url = new URL(adminUrl);
+  let lastError: unknown;
+  for (const database of [undefined, 'postgres', 'template1']) {
+    if (database) url.pathname = `/${database}`;
+    const client = new pg.Client({ connectionString: url.toString(), application_name: 'quarry-migrate' });
+    try {
+      await client.connect();
+      const { rows } = await client.query<{ rolname: string }>(
+        'select rolname from pg_roles where rolname = any($1::text[])',
+        [names],
+      );
+      return new Set(rows.map((r) => r.rolname));
+    } catch (error) {
+      lastError = error;
+      if ((error as { code?: string }).code !== NO_SUCH_DATABASE) throw error;
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+  throw lastError;
+}

@@ -13,7 +13,7 @@ export type {
 export { createDb, closeDb, isConnectionFailure } from './connect.js';
 export type { CreateDbOptions, AnyDb } from './connect.js';
 export { migrate, MigrationError } from './migrate.js';
-export { createDatabaseIfMissing } from './create-database.js';
+export { createDatabaseIfMissing, existingRoles } from './create-database.js';
 export type { Migration, MigrateOptions } from './migrate.js';
 export { withTenant, isUuid } from './tenancy.js';
 export { createNotificationListener } from './notification-listener.js';

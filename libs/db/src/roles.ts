@@ -4,8 +4,8 @@ import type { AnyDb } from './connect.js';
 export interface AppRoleOptions {
   /** Default `quarry_app`. */
   role?: string;
-  /** Set on a new role; on an existing one too, unless `keepPassword`. */
-  password: string;
+  /** Set on a new role; on an existing one too, unless `keepPassword` (then it may be left out). */
+  password?: string;
   /**
    * Leave an existing role's password as it is (`quarry migrate` as an upgrade: the services
    * running with it must keep connecting). Its attributes and grants are still set.
@@ -36,17 +36,21 @@ export async function provisionAppRole(adminDb: AnyDb, options: AppRoleOptions):
     if (!IDENT.test(name))
       throw new TypeError(`provisionAppRole: "${name}" is not a valid identifier (lowercase, a-z0-9_)`);
   }
-  if (!options.password || options.password.includes('\0'))
-    throw new TypeError('provisionAppRole: a password is required');
+  if (options.password !== undefined && (!options.password || options.password.includes('\0')))
+    throw new TypeError('provisionAppRole: the password may not be empty or hold a NUL character');
 
   const r = sql.id(role);
   // Utility statements take no bind parameters; sql.lit quotes the password as a literal.
   const attributes = sql`login nosuperuser nobypassrls nocreatedb nocreaterole noreplication`;
-  const withPassword = sql`${attributes} password ${sql.lit(options.password)}`;
+  const withPassword = () => {
+    if (options.password === undefined)
+      throw new TypeError(`provisionAppRole: a password is required to create or change the password of ${role}`);
+    return sql`${attributes} password ${sql.lit(options.password)}`;
+  };
   await retryOnConcurrentUpdate(async () => {
     const exists = await sql`select 1 from pg_roles where rolname = ${role}`.execute(adminDb);
-    if (exists.rows.length) await sql`alter role ${r} with ${keep ? attributes : withPassword}`.execute(adminDb);
-    else await sql`create role ${r} with ${withPassword}`.execute(adminDb);
+    if (exists.rows.length) await sql`alter role ${r} with ${keep ? attributes : withPassword()}`.execute(adminDb);
+    else await sql`create role ${r} with ${withPassword()}`.execute(adminDb);
   });
 
   await adminDb.transaction().execute(async (trx) => {

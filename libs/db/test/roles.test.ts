@@ -120,6 +120,19 @@ describe('provisionAppRole', () => {
     expect(tags).toEqual([{ tag: 't' }]);
   });
 
+  it('needs no password to keep an existing role as it is, and refuses to create or change one without it', async () => {
+    await provisionAppRole(database.admin, { role, keepPassword: true, schemas: ['svc'] });
+    expect(await withTenant(app, { orgId: orgA }, async () => 'still connects')).toBe('still connects');
+    await expect(provisionAppRole(database.admin, { role, schemas: ['svc'] })).rejects.toThrow(
+      `a password is required to create or change the password of ${role}`,
+    );
+    const missing = uniqueName('never');
+    await expect(provisionAppRole(database.admin, { role: missing, keepPassword: true, schemas: [] })).rejects.toThrow(
+      `a password is required to create or change the password of ${missing}`,
+    );
+    expect((await sql`select 1 from pg_roles where rolname = ${missing}`.execute(database.admin)).rows).toEqual([]);
+  });
+
   it('rejects role and schema names that are not plain identifiers', async () => {
     await expect(provisionAppRole(database.admin, { role: 'x"; drop', password: 'p', schemas: [] })).rejects.toThrow(
       TypeError,

@@ -9,15 +9,15 @@ export interface OutboxPosition {
 
 /**
  * The last final event in the outbox, in consumer order ((0, 0) when there is none): only rows
- * of transactions older than every one still running count, as in the consumers' own read, so a
- * row committed later always sorts after it. Needs a role that reads every tenant's rows (the
+ * of transactions older than every one still running in this database count, as in the
+ * consumers' own read, so a row committed later always sorts after it. Needs a role that reads every tenant's rows (the
  * admin): `quarry reindex` takes it before reading the source tables.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function outboxHead(db: Kysely<any>): Promise<OutboxPosition> {
   const { rows } = await sql<OutboxPosition>`
     select tx::text as tx, id::text as id from events.outbox
-    where tx < pg_snapshot_xmin(pg_current_snapshot())
+    where tx < events.outbox_horizon()
     order by tx desc, id desc limit 1`.execute(db);
   return rows[0] ?? { tx: '0', id: '0' };
 }
