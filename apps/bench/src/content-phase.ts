@@ -182,19 +182,27 @@ export async function searchLatency(
           `search corpus not visible: "${queries[0]}" found ${probe.mcp.resultCount} sources through MCP, ${probe.local.resultCount} in process`,
         );
       }
-      let [q, p] = [0, 0];
+      let [q, p, w] = [0, 0, 0];
       const mcp = () => caller.call('search_sources', { query: queries[q++ % queries.length]!, limit: 10 });
       const local = () => inProcess({ orgId: member.orgId, query: queries[p++ % queries.length]!, limit: 10 });
+      // The BM25 leg alone, through MCP: what the default (hybrid) search costs beyond it.
+      const keyword = () =>
+        caller.call('search_sources', { query: queries[w++ % queries.length]!, limit: 10, mode: 'keyword' });
       // Warm caches after the load (a few queries: at 100k chunks one takes ≈ 0.2 s).
-      for (let i = 0; i < Math.min(sizes.warmupCalls, 10); i++) await Promise.all([mcp(), local()]);
-      [q, p] = [0, 0];
+      for (let i = 0; i < Math.min(sizes.warmupCalls, 10); i++) await Promise.all([mcp(), local(), keyword()]);
+      [q, p, w] = [0, 0, 0];
       const samples = await interleavedLatency(
-        { mcp, local },
+        { mcp, local, keyword },
         { count: queries.length, maxMs: sizes.latencyMaxSeconds * 1000 },
         progress,
       );
       results[`p4_search_${label}_p50_ms`] = compared(percentile(samples.mcp, 50), percentile(samples.local, 50), 'ms');
       results[`p4_search_${label}_p95_ms`] = compared(percentile(samples.mcp, 95), percentile(samples.local, 95), 'ms');
+      results[`p4_search_${label}_hybrid_vs_keyword_p95_ms`] = compared(
+        percentile(samples.mcp, 95),
+        percentile(samples.keyword, 95),
+        'ms',
+      );
       results[`p4_rss_${label}_mb`] = { value: residentMb(), unit: 'MB' };
       const figure = (key: string) => results[key]?.value.toFixed(3) ?? '-';
       // Each size's figures as they come: a long run stopped early still leaves them.

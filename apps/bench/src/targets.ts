@@ -24,6 +24,8 @@ export const TARGETS: Readonly<Record<string, Target>> = {
   p4_search_100k_p95_ms: atMost(25),
   p4_search_1m_p95_ms: atMost(60),
   p4_vector_recall10_100k: atLeast(0.95),
+  // The default (hybrid) search against the BM25 leg alone, both through MCP.
+  p4_search_100k_hybrid_vs_keyword_p95_ms: atMost(1.3, 'ratio'),
   p4_vector_recall10_1m: atLeast(0.95),
   // Ingest end to end: single store_research calls from 32 clients; store_research_batch.
   p5_ingest_artifacts_per_s: atLeast(600),

@@ -10,6 +10,11 @@ const searchConfigSchema = z
       .describe(
         'Embedded LanceDB: how soon writes by a separate indexer process become visible to searches (0 = every read checks)',
       ),
+    SEARCH_LEG_TIMEOUT: env
+      .duration('2s')
+      .describe(
+        'With a semantic embedder: once one leg has answered, how long after the start the other may take before the page is the first leg’s alone',
+      ),
     ARTIFACT_STORE_ADDRESS: z
       .string()
       .min(1)

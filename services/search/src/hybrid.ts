@@ -65,14 +65,23 @@ export interface HybridSearchDeps {
    * ranks and the page size are those of stored sources only.
    */
   stored?: StoredSources;
+  /**
+   * With a semantic embedder both legs run at once; once one has answered, the other may take
+   * until this long after the search began, else the page is the first leg's alone (and `mode`
+   * says which leg ran). Default 2 s.
+   */
+  legTimeoutMs?: number | undefined;
 }
 
 /**
- * The search_sources core: the legs the mode asks for run in parallel (each with the org filter
- * inside its engine), chunks collapse to sources, `rankResults` ranks them (BM25 first with a
- * lexical embedder, weighted Reciprocal Rank Fusion with a semantic one; vector-only hits under
- * the embedder's similarity floor dropped), and the best chunk of each source gives a plain-text
- * snippet.
+ * The search_sources core: the legs the mode asks for run (each with the org filter inside its
+ * engine), chunks collapse to sources, `rankResults` ranks them (BM25 first with a lexical
+ * embedder, weighted Reciprocal Rank Fusion with a semantic one; vector-only hits under the
+ * embedder's similarity floor dropped), and the best chunk of each source gives a plain-text
+ * snippet. Only work that can change the page is done: with a lexical embedder the vector leg
+ * only appends sources after BM25's, so it runs only when BM25 found fewer stored sources than
+ * the page holds; with a semantic embedder both legs run at once and the slower one is bounded.
+ * `mode` in the answer is what ran.
  */
 export function buildHybridSearch(
   deps: HybridSearchDeps,
@@ -101,16 +110,28 @@ export function buildHybridSearch(
     }
     const queryType = classifyQuery(request.query);
     const scope = { orgId: request.orgId, filters: request.filters, limit: candidates(limit) };
-    const found = await Promise.all([
-      mode === 'semantic' ? [] : deps.bm25.search(request.query, scope),
-      mode === 'keyword' ? [] : deps.embedder.embed([request.query]).then(([v]) => deps.vectors.search(v!, scope)),
-    ]);
-    const [keywordHits, semanticHits] = deps.stored ? await onlyStored(deps.stored, request, found) : found;
-    const fused = rankResults(keywordHits, semanticHits, { mode, queryType, limit, embedder: deps.embedder });
+    const legs: Legs = {
+      keyword: () => deps.bm25.search(request.query, scope),
+      semantic: () => deps.embedder.embed([request.query]).then(([v]) => deps.vectors.search(v!, scope)),
+      stored: storedFilter(deps.stored, request),
+    };
+    const ran =
+      mode !== 'hybrid'
+        ? await oneLeg(legs, mode)
+        : deps.embedder.lexical
+          ? await keywordThenVectors(legs, limit)
+          : await bothBounded(legs, deps.legTimeoutMs ?? DEFAULT_LEG_TIMEOUT_MS);
+    const { keywordHits, semanticHits } = ran;
+    const fused = rankResults(keywordHits, semanticHits, {
+      mode: ran.mode,
+      queryType,
+      limit,
+      embedder: deps.embedder,
+    });
     return {
       query: request.query,
       queryType,
-      mode,
+      mode: ran.mode,
       resultCount: fused.length,
       keywordResults: rankSources(keywordHits).length,
       semanticResults: rankSources(semanticHits).length,
@@ -126,16 +147,90 @@ export function buildHybridSearch(
   };
 }
 
-/** The hits of both legs whose sources are still stored: one check for all the sources they name. */
-async function onlyStored(
-  stored: StoredSources,
+const DEFAULT_LEG_TIMEOUT_MS = 2_000;
+
+/** A search's two legs and its stored-sources filter, ready to run. */
+interface Legs {
+  keyword: () => Promise<ChunkHit[]>;
+  semantic: () => Promise<ChunkHit[]>;
+  stored: (hits: ChunkHit[]) => Promise<ChunkHit[]>;
+}
+
+/** What ran, and the stored hits of each leg (empty for a leg that did not run). */
+interface Ran {
+  mode: SearchMode;
+  keywordHits: ChunkHit[];
+  semanticHits: ChunkHit[];
+}
+
+async function oneLeg(legs: Legs, mode: 'keyword' | 'semantic'): Promise<Ran> {
+  const hits = await legs.stored(await legs[mode]());
+  return mode === 'keyword'
+    ? { mode, keywordHits: hits, semanticHits: [] }
+    : { mode, keywordHits: [], semanticHits: hits };
+}
+
+/**
+ * Lexical embedder: BM25's stored sources come first in BM25's order and the vector leg only
+ * appends others (keywordFirst), so when BM25 alone fills the page the vector leg cannot change
+ * it and does not run.
+ */
+async function keywordThenVectors(legs: Legs, limit: number): Promise<Ran> {
+  const keywordHits = await legs.stored(await legs.keyword());
+  if (rankSources(keywordHits).length >= limit) return { mode: 'keyword', keywordHits, semanticHits: [] };
+  return { mode: 'hybrid', keywordHits, semanticHits: await legs.stored(await legs.semantic()) };
+}
+
+/**
+ * Semantic embedder: both legs at once; when one has answered, the other gets until
+ * `timeoutMs` after the start, else the first leg's page stands alone. A leg's failure fails the
+ * search as before (a leg that timed out may still fail later: that is ignored).
+ */
+async function bothBounded(legs: Legs, timeoutMs: number): Promise<Ran> {
+  const deadline = Date.now() + timeoutMs;
+  const keyword = legs.keyword();
+  const semantic = legs.semantic();
+  // Both are awaited below, but a leg left behind (late, or after the other failed) must not
+  // become an unhandled rejection.
+  for (const leg of [keyword, semantic]) leg.catch(() => undefined);
+  const first = await Promise.race([keyword.then(() => 'keyword' as const), semantic.then(() => 'semantic' as const)]);
+  const other = first === 'keyword' ? semantic : keyword;
+  let timer: NodeJS.Timeout | undefined;
+  const late = Symbol('late');
+  const settled = await Promise.race([
+    other,
+    new Promise<typeof late>(
+      (resolve) => (timer = setTimeout(() => resolve(late), Math.max(0, deadline - Date.now()))),
+    ),
+  ]).finally(() => clearTimeout(timer));
+  if (settled === late) {
+    const hits = await legs.stored(await (first === 'keyword' ? keyword : semantic));
+    return first === 'keyword'
+      ? { mode: 'keyword', keywordHits: hits, semanticHits: [] }
+      : { mode: 'semantic', keywordHits: [], semanticHits: hits };
+  }
+  const [k, v] = await Promise.all([keyword, semantic]);
+  await legs.stored([...k, ...v]); // one check for the sources of both legs
+  return { mode: 'hybrid', keywordHits: await legs.stored(k), semanticHits: await legs.stored(v) };
+}
+
+/**
+ * Keeps the hits whose sources are still stored; each source is asked about once per search
+ * (one ExistingSources call per batch of new sources), whatever the number of legs.
+ */
+function storedFilter(
+  stored: StoredSources | undefined,
   request: HybridSearchRequest,
-  legs: [ChunkHit[], ChunkHit[]],
-): Promise<[ChunkHit[], ChunkHit[]]> {
-  const sources = new Map<string, ChunkHit>();
-  for (const hit of [...legs[0], ...legs[1]]) sources.set(storedKey(hit), hit);
-  if (sources.size === 0) return legs;
-  const kept = await stored({ orgId: request.orgId, requestId: request.requestId }, [...sources.values()]);
-  const keep = (hits: ChunkHit[]) => hits.filter((hit) => kept.has(storedKey(hit)));
-  return [keep(legs[0]), keep(legs[1])];
+): (hits: ChunkHit[]) => Promise<ChunkHit[]> {
+  if (!stored) return async (hits) => hits;
+  const known = new Map<string, boolean>();
+  return async (hits) => {
+    const asked = new Map<string, ChunkHit>();
+    for (const hit of hits) if (!known.has(storedKey(hit))) asked.set(storedKey(hit), hit);
+    if (asked.size > 0) {
+      const kept = await stored({ orgId: request.orgId, requestId: request.requestId }, [...asked.values()]);
+      for (const key of asked.keys()) known.set(key, kept.has(key));
+    }
+    return hits.filter((hit) => known.get(storedKey(hit)) === true);
+  };
 }

@@ -14,6 +14,7 @@ await runService({
       ...grpcServiceOptionsFrom(config),
       search: config,
       readConsistencyMs: config.SEARCH_READ_CONSISTENCY,
+      legTimeoutMs: config.SEARCH_LEG_TIMEOUT,
       artifactStoreAddress: config.ARTIFACT_STORE_ADDRESS,
     }),
 });

@@ -27,6 +27,8 @@ type SearchIndexes =
 export type SearchOptions = ServiceOptions &
   SearchIndexes & {
     identityKey: string;
+    /** With a semantic embedder, how long the slower leg may take (SEARCH_LEG_TIMEOUT). Default 2 s. */
+    legTimeoutMs?: number;
     /** Also accept service accounts' tokens from this issuer (QUARRY_SERVICE_TOKEN_ISSUER). */
     serviceTokens?: ServiceTokenIssuer;
     /** gRPC port (0 = any free port). */
@@ -63,7 +65,12 @@ export async function startSearch(options: SearchOptions): Promise<SearchRuntime
     : undefined;
   const server = buildServiceServer({
     definition: searchV1.SearchServiceService,
-    implementation: createSearchService({ backends, logger, ...(check ? { stored: check.stored } : {}) }),
+    implementation: createSearchService({
+      backends,
+      logger,
+      legTimeoutMs: options.legTimeoutMs,
+      ...(check ? { stored: check.stored } : {}),
+    }),
     identityKey: options.identityKey,
     serviceTokens: options.serviceTokens,
     logger,

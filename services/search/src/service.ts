@@ -16,6 +16,8 @@ export interface SearchServiceDeps {
    * has it; without it, a source deleted since the indexer last caught up can still be listed.
    */
   stored?: StoredSources;
+  /** With a semantic embedder, how long the slower leg may take (see buildHybridSearch). */
+  legTimeoutMs?: number | undefined;
   logger: Logger;
 }
 
@@ -26,6 +28,6 @@ export interface SearchServiceDeps {
  * Hits of sources no longer stored are dropped before ranking (ADR 0047).
  */
 export function createSearchService(deps: SearchServiceDeps): searchV1.SearchServiceServer {
-  const hybrid = buildHybridSearch(tagged(deps.backends, deps.stored));
+  const hybrid = buildHybridSearch({ ...tagged(deps.backends, deps.stored), legTimeoutMs: deps.legTimeoutMs });
   return handlersWith({ search: hybrid, logger: deps.logger }, { searchSources, search });
 }
