@@ -69,13 +69,14 @@ async function start(env) {
     });
     child.once('exit', (code) => reject(new Error(`quarry start exited ${code}`)));
   });
-  return {
-    stop: async () => {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGINT');
-      await exited;
-    },
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGINT');
+    await exited;
   };
+  stoppers.add(stop);
+  return { stop };
 }
 
 function sizeOf(path) {
@@ -96,6 +97,8 @@ function text(i) {
 }
 
 const ms = (s) => `${s.toFixed(1)} s`;
+/** Every `quarry start` begun, stopped before the data directories are deleted. */
+const stoppers = new Set();
 try {
   const original = join(root, 'original');
   const port = String(await freePort());
@@ -141,6 +144,7 @@ try {
   console.log(`quarry smoke on the restored data directory: passed in ${ms(smoke.seconds)}`);
   await running.stop();
 } finally {
+  for (const stop of stoppers) await stop();
   // Run as root, each cluster lives in /var/tmp behind a symlink (see @quarry/db): those go too.
   for (const dir of ['original', 'restored']) {
     const cluster = join(root, dir, 'postgres', 'pgdata');

@@ -10,7 +10,7 @@ import { digestingStream, type ManifestFile } from './backup-manifest.js';
 // version keeps there (stored originals, keys) is carried the same way without a change here.
 
 /** Where the data directory's files go inside the backup. */
-export const FILES_DIR = 'files';
+const FILES_DIR = 'files';
 
 /** Top-level entries of the data directory a backup leaves out. */
 const NOT_BACKED_UP = new Set(['postgres', 'search', 'grpc-services.json']);

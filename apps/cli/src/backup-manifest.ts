@@ -10,7 +10,7 @@ import { z } from 'zod';
 // other file with its size and SHA-256, and `manifest.sha256` (sha256sum's format, so
 // `sha256sum -c manifest.sha256` checks it by hand too) holds the manifest's own digest.
 
-export const MANIFEST = 'manifest.json';
+const MANIFEST = 'manifest.json';
 const MANIFEST_DIGEST = 'manifest.sha256';
 export const MANIFEST_FORMAT = 'quarry-backup';
 

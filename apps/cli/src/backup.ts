@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readdir } from 'node:fs/promises';
+import { chmod, mkdir, readdir, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { exportDatabase } from './backup-database.js';
@@ -17,7 +17,7 @@ export interface BackupOptions {
 }
 
 /** The version of Quarry that wrote a backup, for the manifest. */
-export function quarryVersion(): string {
+function quarryVersion(): string {
   return (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 }
 
@@ -51,7 +51,31 @@ export async function backup({ dir, env, backupDir, out }: BackupOptions): Promi
   // The backup holds every secret of the data directory: readable by its owner only.
   await mkdir(join(target, 'database'), { recursive: true, mode: 0o700 });
   await chmod(target, 0o700);
+  let manifest: Manifest;
+  try {
+    manifest = await writeBackup(dir, env, target, began);
+  } catch (error) {
+    // Half a backup must not pass for one: the directory was empty, so what is in it now is ours.
+    for (const entry of await readdir(target)) await rm(join(target, entry), { recursive: true, force: true });
+    throw error;
+  }
+  const rows = manifest.tables.reduce((n, t) => n + t.rows, 0);
+  const bytes = manifest.files.reduce((n, f) => n + f.bytes, 0);
+  out(
+    `Backed up ${manifest.tables.length} table(s) (${rows} row(s)) and ${manifest.files.filter((f) => f.path.startsWith('files/')).length} file(s) of ${dir.root} ` +
+      `to ${target} (${(bytes / 1024 / 1024).toFixed(1)} MiB) in ${(manifest.tookMs / 1000).toFixed(1)} s.`,
+  );
+  out('The backup holds the data directory’s secrets and tokens: keep it where only you can read it.');
+  return manifest;
+}
 
+/** The database from one snapshot, then the data directory's files, then the manifest naming them all. */
+async function writeBackup(
+  dir: DataDirectory,
+  env: Readonly<Record<string, string | undefined>>,
+  target: string,
+  began: number,
+): Promise<Manifest> {
   const database = await openAdminDatabase(dir, env);
   let exported;
   try {
@@ -74,12 +98,5 @@ export async function backup({ dir, env, backupDir, out }: BackupOptions): Promi
     searchIndexes: 'rebuilt-on-restore',
   };
   await writeManifest(target, manifest);
-  const rows = manifest.tables.reduce((n, t) => n + t.rows, 0);
-  const bytes = manifest.files.reduce((n, f) => n + f.bytes, 0);
-  out(
-    `Backed up ${manifest.tables.length} table(s) (${rows} row(s)) and ${dataFiles.length} file(s) of ${dir.root} ` +
-      `to ${target} (${(bytes / 1024 / 1024).toFixed(1)} MiB) in ${(manifest.tookMs / 1000).toFixed(1)} s.`,
-  );
-  out('The backup holds the data directory’s secrets and tokens: keep it where only you can read it.');
   return manifest;
 }

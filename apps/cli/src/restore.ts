@@ -84,6 +84,31 @@ export async function restore({ dir, env, backupDir, force, out }: RestoreOption
   await prepareTarget(dir, force);
 
   dir.create();
+  let restored: Awaited<ReturnType<typeof restoreDataFiles>>;
+  try {
+    restored = await restoreInto(dir, env, source, manifest, schemas, out);
+  } catch (error) {
+    const e = error as Error;
+    e.message += ` (${dir.root} now holds a partial restore: run \`quarry restore\` again with --force)`;
+    throw e;
+  }
+  const rows = manifest.tables.reduce((n, t) => n + t.rows, 0);
+  out(
+    `Restored ${manifest.tables.length} table(s) (${rows} row(s), counts checked) and ${restored.length} file(s) ` +
+      `(SHA-256 checked) into ${dir.root} in ${((performance.now() - began) / 1000).toFixed(1)} s. Start it: quarry start`,
+  );
+  return manifest;
+}
+
+/** The files, the database, the indexes, and the checks after: into a data directory made ready. */
+async function restoreInto(
+  dir: DataDirectory,
+  env: Readonly<Record<string, string | undefined>>,
+  source: string,
+  manifest: Manifest,
+  schemas: ReturnType<typeof schemasAsBackedUp>,
+  out: (line: string) => void,
+) {
   const restored = await restoreDataFiles(source, manifest.files, dir.root);
   const pg = await startEmbeddedPostgres({ dataDir: dir.postgres, persistent: true });
   try {
@@ -111,10 +136,5 @@ export async function restore({ dir, env, backupDir, force, out }: RestoreOption
         `${path} does not match the SHA-256 of ${file.path} in the manifest after restoring.`,
       );
   }
-  const rows = manifest.tables.reduce((n, t) => n + t.rows, 0);
-  out(
-    `Restored ${manifest.tables.length} table(s) (${rows} row(s), counts checked) and ${restored.length} file(s) ` +
-      `(SHA-256 checked) into ${dir.root} in ${((performance.now() - began) / 1000).toFixed(1)} s. Start it: quarry start`,
-  );
-  return manifest;
+  return restored;
 }

@@ -112,7 +112,29 @@ describe('quarry backup and quarry restore (embedded setup)', () => {
       before = await contentHashes(original);
       expect(Object.keys(before)).toHaveLength(42);
 
+      // Another org keeps writing during the backup (its own org, so the search compared below is
+      // unaffected): the backup must hold each of its artifacts with its outbox event, or neither.
+      await quarry(original, 'org', 'create', 'busy');
+      await quarry(original, 'user', 'add', 'bee@busy.test', '--org', 'busy');
+      const busyToken = (await quarry(original, 'token', 'create', '--org', 'busy', '--user', 'bee@busy.test')).out;
+      let writing = true;
+      let written = 0;
+      const writer = (async () => {
+        while (writing) {
+          await callTool(system.url, busyToken.trim(), 'store_research', {
+            artifactType: 'finding',
+            title: `Busy ${written}`,
+            content: {},
+            contentText: `Basalt columns cool into hexagons, note ${written}.`,
+          });
+          written++;
+        }
+      })();
+      await until(async () => written > 0);
+
       const run = await quarry(original, 'backup', backupDir);
+      writing = false;
+      await writer;
       expect(run).toMatchObject({ code: 0, err: '' });
       expect(run.out).toContain('The backup holds the data directory’s secrets');
     } finally {
@@ -123,7 +145,7 @@ describe('quarry backup and quarry restore (embedded setup)', () => {
     expect(manifest).toMatchObject({ format: 'quarry-backup', searchIndexes: 'rebuilt-on-restore' });
     expect(manifest.migrations.artifact.length).toBeGreaterThan(0);
     const artifacts = manifest.tables.find((t: { table: string }) => t.table === 'research_artifacts');
-    expect(artifacts.rows).toBe(40);
+    expect(artifacts.rows).toBeGreaterThan(40); // the 40, and what the busy org had stored by then
     const paths = manifest.files.map((f: { path: string }) => f.path);
     expect(paths).toEqual(
       expect.arrayContaining(['files/dev-token', 'files/admin-password', 'files/identity-key.secret']),
@@ -141,11 +163,37 @@ describe('quarry backup and quarry restore (embedded setup)', () => {
 
     const system = await startAll({ env: { QUARRY_DATA_DIR: restored, PORT: '0' }, out: () => {}, logLevel: 'silent' });
     try {
-      expect(await contentHashes(restored)).toEqual(before);
+      const hashes = await contentHashes(restored);
+      expect(Object.fromEntries(Object.keys(before).map((id) => [id, hashes[id]]))).toEqual(before);
+      // One snapshot: every artifact restored has its content.created event, and no event lacks its artifact.
+      const running = (await findRunningEmbeddedPostgres(join(restored, 'postgres')))!;
+      const db = createDb<unknown>({ connectionString: running.adminUrl, applicationName: 'backup-test', max: 1 });
+      try {
+        const { rows } = await sql<{ artifacts: string[]; announced: string[] }>`
+          select array(select id::text from artifact.research_artifacts order by 1) as artifacts,
+                 array(select distinct payload->>'sourceId' from events.outbox
+                        where topic = 'content.created' and payload->>'sourceTable' = 'research_artifact'
+                        order by 1) as announced`.execute(db);
+        expect(rows[0]!.artifacts.length).toBeGreaterThan(40);
+        expect(rows[0]!.announced).toEqual(rows[0]!.artifacts);
+      } finally {
+        await db.destroy();
+      }
       // The token of the original's first start, restored with its database row, still signs in.
       const after = (await search(system.url, token, 'cirques moraines valleys', { limit: 10 })).map((h) => h.sourceId);
       expect(after).toEqual(searchedBefore);
       expect((await search(system.url, token, 'drumlins eskers')).length).toBeGreaterThanOrEqual(2);
+      // The restored outbox and the indexer's offset carry on: what is stored now is found.
+      const { id } = await callTool<{ id: string }>(system.url, token, 'store_research', {
+        artifactType: 'finding',
+        title: 'After the restore',
+        content: {},
+        contentText: 'Nunataks are peaks that stand above an ice sheet.',
+      });
+      await until(
+        async () => (await search(system.url, token, 'nunataks peaks')).some((h) => h.sourceId === id),
+        30_000,
+      );
 
       // While it runs, a restore onto it is refused, even with --force.
       const onRunning = await quarry(restored, 'restore', backupDir, '--force');
@@ -192,7 +240,7 @@ describe('quarry backup and quarry restore (embedded setup)', () => {
     // The manifest itself is covered by manifest.sha256.
     cpSync(backupDir, join(root, 'damaged-manifest'), { recursive: true });
     const text = readFileSync(join(root, 'damaged-manifest', 'manifest.json'), 'utf8');
-    writeFileSync(join(root, 'damaged-manifest', 'manifest.json'), text.replace('"rows": 40', '"rows": 41'));
+    writeFileSync(join(root, 'damaged-manifest', 'manifest.json'), text.replace('"quarry-backup"', '"quarry-backuq"'));
     const run2 = await quarry(target, 'restore', join(root, 'damaged-manifest'));
     expect(run2.err).toContain('manifest.json does not match its SHA-256 in manifest.sha256');
   }, 60_000);
