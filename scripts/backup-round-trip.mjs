@@ -126,6 +126,8 @@ try {
   const copyBegan = performance.now();
   cpSync(join(original, 'search'), join(root, 'search-copy'), { recursive: true });
   console.log(`cp -r search/ (running): ${ms((performance.now() - copyBegan) / 1000)}`);
+  const smokeOriginal = await quarry(env, 'smoke').catch((error) => ({ failed: error.message.split('\n')[0] }));
+  console.log(`quarry smoke on the original: ${smokeOriginal.failed ?? `passed in ${ms(smokeOriginal.seconds)}`}`);
   await running.stop();
 
   const restored = join(root, 'restored');
@@ -140,8 +142,8 @@ try {
   );
 
   running = await start(restoredEnv);
-  const smoke = await quarry(restoredEnv, 'smoke');
-  console.log(`quarry smoke on the restored data directory: passed in ${ms(smoke.seconds)}`);
+  const smoke = await quarry(restoredEnv, 'smoke').catch((error) => ({ failed: error.message.split('\n')[0] }));
+  console.log(`quarry smoke on the restored data directory: ${smoke.failed ?? `passed in ${ms(smoke.seconds)}`}`);
   await running.stop();
 } finally {
   for (const stop of stoppers) await stop();
