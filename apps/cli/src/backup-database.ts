@@ -48,8 +48,15 @@ function copySource(client: pg.Client, t: Pick<ManifestTable, 'schema' | 'table'
   return t.partitioned ? `(select ${columns} from ${name})` : `${name} (${columns})`;
 }
 
-/** Every table's rows into `<backupDir>/database/`, all from one snapshot. */
-export async function exportDatabase(adminUrl: string, backupDir: string): Promise<DatabaseExport> {
+/**
+ * Every table's rows into `<backupDir>/database/`, all from one snapshot. `afterTable` runs after
+ * each table is written (the test commits rows in between to show they are in no file).
+ */
+export async function exportDatabase(
+  adminUrl: string,
+  backupDir: string,
+  afterTable?: (table: ManifestTable) => Promise<void>,
+): Promise<DatabaseExport> {
   const client = new pg.Client({ connectionString: adminUrl, application_name: 'quarry-backup' });
   await client.connect();
   try {
@@ -67,6 +74,7 @@ export async function exportDatabase(adminUrl: string, backupDir: string): Promi
       await pipeline(stream, digest.stream, createWriteStream(join(backupDir, file), { mode: 0o600 }));
       tables.push({ ...t, rows: stream.rowCount, file });
       files.push({ path: file, ...digest.result() });
+      await afterTable?.(tables.at(-1)!);
       if (t.table === 'kysely_migration') {
         const { rows } = await client.query<{ name: string }>(
           `select name from ${qualified(client, t.schema, t.table)} order by name`,
