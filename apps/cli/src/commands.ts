@@ -18,6 +18,7 @@ import { registerPrefsCommands } from './prefs-commands.js';
 import { registerTokenCommands } from './token-commands.js';
 import type { WithIdentityAdmin } from './identity-admin.js';
 import { registerServiceAccountCommands } from './service-account-commands.js';
+import { registerBackupCommands } from './backup-commands.js';
 import type { Io } from './io.js';
 
 /** How long `quarry start` drains after a fatal error before it exits anyway. */
@@ -185,6 +186,7 @@ function buildCli(io: Io): Command {
     token: (file) => smokeToken(file, io.env),
     interactive: io.interactive ?? false,
   });
+  registerBackupCommands(program, { io });
 
   return program;
 }

@@ -3,7 +3,7 @@ import { gatewaySchemas } from '@quarry/gateway';
 import { backendSchemas, migrateSchemas, provisionServiceRoles, type RoleLogins } from '@quarry/system';
 
 /** Every service schema, in dependency order: the gateway's, then the backend services'. */
-const serviceSchemas = [...gatewaySchemas, ...backendSchemas];
+export const serviceSchemas = [...gatewaySchemas, ...backendSchemas];
 
 export const APP_ROLE = 'quarry_app';
 export const INDEXER_ROLE = 'quarry_indexer';
