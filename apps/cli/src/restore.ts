@@ -119,7 +119,7 @@ async function restoreInto(
       await admin.destroy();
     }
     await importDatabase(pg.adminUrl, source, manifest);
-    const newer = await migrateAll(pg.adminUrl, serviceRoles(env, dir, { generate: true }));
+    const newer = await migrateAll(pg.adminUrl, serviceRoles(env, dir));
     if (newer.length > 0) out(`Applied ${newer.length} migration(s) newer than the backup.`);
     const counts = await countRows(pg.adminUrl, manifest.tables);
     for (const [t, n] of counts)
