@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql, withTenant } from '@quarry/db';
 import { randomUUID } from 'node:crypto';
 import { markStalledPlans } from '../../src/stall-sweep.js';
-import { chainPositions, verifyOrg } from '../support/audit-chain.js';
+import { asSuperuserWithoutTriggers, chainPositions, verifyOrg } from '../support/audit-chain.js';
 import { stepsOf } from '../support/plan-api.js';
 import { startTestPlanEngine, type TestPlanEngine } from '../support/plan-engine.js';
 
@@ -145,5 +145,16 @@ describe('the audit chain as it is written', () => {
     const verified = await verifyOrg(admin(), org.orgId);
     expect(verified).toMatchObject({ entries: before.length + 1, tombstones: 1, purged: purged.length });
     expect(verified.break).toBeUndefined();
+
+    // The purged links are the tombstone's content: a changed one breaks the chain where it stood.
+    const first = Math.min(...purged);
+    await asSuperuserWithoutTriggers(admin(), (trx) =>
+      sql`update plan.deleted_plans set purged_links = jsonb_set(purged_links, '{0,1}', ${JSON.stringify('c'.repeat(64))}::jsonb)
+          where plan_id = ${gone.planId}`.execute(trx),
+    );
+    expect((await verifyOrg(admin(), org.orgId)).break).toMatchObject({
+      seq: Math.min(...live.filter((seq) => seq > first)),
+      reason: expect.stringMatching(/prev_hash/),
+    });
   });
 });
