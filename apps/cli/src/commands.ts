@@ -18,6 +18,7 @@ import { registerPrefsCommands } from './prefs-commands.js';
 import { registerTokenCommands } from './token-commands.js';
 import type { WithIdentityAdmin } from './identity-admin.js';
 import { registerServiceAccountCommands } from './service-account-commands.js';
+import { registerAuditCommands } from './audit-commands.js';
 import type { Io } from './io.js';
 
 /** How long `quarry start` drains after a fatal error before it exits anyway. */
@@ -174,6 +175,7 @@ function buildCli(io: Io): Command {
   registerTokenCommands(program, { io, withIdentityAdmin });
   registerOAuthCommands(program, { io, user, withDatabase: (fn) => withIdentityAdmin((_admin, db) => fn(db)) });
   registerServiceAccountCommands(program, { io, withDatabase: (fn) => withIdentityAdmin((_admin, db) => fn(db)) });
+  registerAuditCommands(program, { io });
   registerImportCommand(program, {
     io,
     token: (file) => smokeToken(file, io.env),

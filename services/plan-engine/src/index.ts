@@ -4,6 +4,7 @@ export { createPlanService, type PlanServiceDeps } from './service.js';
 export { startPlanEngine, type PlanEngine } from './runtime.js';
 export { registerPlanMetrics, countStalledPlans, grantPlanMetrics, type PlanMetricsDeps } from './metrics.js';
 export { grantPlanMaintenance } from './stall-sweep.js';
+export { checkpointAuditChains } from './audit-checkpointer.js';
 export { auditChainOrgs, readAuditChain, type OrgAuditChain } from './store/audit-chain-read.js';
 export { createPlanChangeListener, type PlanChangeListener } from './plan-changes.js';
 export { loadPlanEngineConfig } from './config.js';
