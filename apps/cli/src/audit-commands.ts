@@ -8,7 +8,7 @@ import {
 } from '@quarry/plan-engine';
 import type { Command } from 'commander';
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { openAdminDatabase } from './database.js';
 import { dataDirectory } from './data-dir.js';
 import type { Io } from './io.js';
@@ -56,12 +56,17 @@ export function registerAuditCommands(program: Command, { io }: { io: Io }): voi
     .option('--org <id>', 'one organization (id or slug) instead of all')
     .option(
       '--public-key <file>',
-      "the plan engine's audit public key (PEM) to check the checkpoints' signatures (default: QUARRY_AUDIT_PUBLIC_KEY_FILE)",
+      "the plan engine's audit public key (PEM) to check the checkpoints' signatures (default: QUARRY_AUDIT_PUBLIC_KEY_FILE, else the data directory's of `quarry start`)",
     )
     .action(async (options: { org?: string; publicKey?: string }) => {
-      const keyFile = options.publicKey ?? io.env.QUARRY_AUDIT_PUBLIC_KEY_FILE;
+      const dir = dataDirectory(io.env);
+      // The embedded setup's own key pair (quarry start), when no database is named.
+      const embeddedKey = io.env.DATABASE_ADMIN_URL || io.env.DATABASE_URL ? undefined : dir.auditPublicKeyFile;
+      const keyFile =
+        options.publicKey ??
+        (io.env.QUARRY_AUDIT_PUBLIC_KEY_FILE || (embeddedKey && existsSync(embeddedKey) ? embeddedKey : undefined));
       const publicKey = keyFile ? readPublicKey(keyFile) : undefined;
-      const database = await openAdminDatabase(dataDirectory(io.env), io.env);
+      const database = await openAdminDatabase(dir, io.env);
       const admin = createDb<unknown>({ connectionString: database.adminUrl, applicationName: 'quarry-audit', max: 2 });
       try {
         const orgs = options.org ? [await resolveOrg(admin, options.org)] : await auditChainOrgs(admin);

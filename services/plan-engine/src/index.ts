@@ -7,6 +7,6 @@ export { grantPlanMaintenance } from './stall-sweep.js';
 export { checkpointAuditChains } from './audit-checkpointer.js';
 export { auditChainOrgs, readAuditChain, type OrgAuditChain } from './store/audit-chain-read.js';
 export { createPlanChangeListener, type PlanChangeListener } from './plan-changes.js';
-export { loadPlanEngineConfig } from './config.js';
+export { auditCheckpointFields, loadPlanEngineConfig } from './config.js';
 export type { PlanDatabase } from './store/schema.js';
 export { type PlanArtifacts } from './artifacts.js';

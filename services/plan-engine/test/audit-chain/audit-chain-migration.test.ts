@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { migrate } from '@quarry/db';
+import { migrate, sql, withTenant } from '@quarry/db';
 import { createTestDatabase, type TestDatabase } from '@quarry/testing';
 import { planSchemas } from '../../src/index.js';
 import { seedOrg, type SeededOrg } from '../migrations/fixtures.js';
@@ -35,6 +35,15 @@ describe('the audit_chain migration', () => {
       const verified = await verifyOrg(database.admin, orgId);
       expect(verified.break).toBeUndefined();
       expect(verified.entries).toBe(chain.length);
+      // The heads were written too: what is written next continues each chain.
+      await withTenant(database.app, { orgId }, (trx) =>
+        sql`insert into plan.plan_audit_log (org_id, plan_id, event_type) values (${orgId}, ${orgs[0]!.orgId === orgId ? orgs[0]!.planId : orgs[1]!.planId}, 'session_resumed')`.execute(
+          trx,
+        ),
+      );
+      const next = await verifyOrg(database.admin, orgId);
+      expect(next.break).toBeUndefined();
+      expect(next.entries).toBe(chain.length + 1);
     }
   });
 });

@@ -127,34 +127,51 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     do $$
     declare
       entry record;
-      head record;
       r plan.plan_audit_log;
       t plan.deleted_plans;
-      hash text;
+      org uuid;
+      seq bigint := 0;
+      head text := repeat('0', 64);
     begin
+      -- The head of the org being chained is kept in variables and written once per org: updating
+      -- one heads row per entry in a single transaction leaves a version chain as long as the
+      -- org's history, which every later update walks.
       for entry in
         select org_id, 0 as kind, id, occurred_at as at from plan.plan_audit_log
         union all
         select org_id, 1 as kind, id, deleted_at as at from plan.deleted_plans
         order by org_id, at, kind, id
       loop
-        select * into head from plan_ledger.lock_head(entry.org_id);
+        if org is distinct from entry.org_id then
+          if org is not null then
+            insert into plan_ledger.chain_heads (org_id, last_seq, head_hash) values (org, seq, head);
+          end if;
+          org := entry.org_id;
+          seq := 0;
+          head := repeat('0', 64);
+        end if;
+        seq := seq + 1;
         if entry.kind = 0 then
           select * into r from plan.plan_audit_log where id = entry.id;
-          r.chain_seq := head.last_seq + 1;
-          hash := plan.audit_sha256(head.head_hash || plan.audit_sha256(plan.audit_row_content(r)));
-          update plan.plan_audit_log set chain_seq = r.chain_seq, prev_hash = head.head_hash, row_hash = hash
-            where id = entry.id;
+          r.chain_seq := seq;
+          update plan.plan_audit_log
+            set chain_seq = seq, prev_hash = head,
+                row_hash = plan.audit_sha256(head || plan.audit_sha256(plan.audit_row_content(r)))
+            where id = entry.id
+            returning row_hash into head;
         else
           select * into t from plan.deleted_plans where id = entry.id;
-          t.chain_seq := head.last_seq + 1;
-          hash := plan.audit_sha256(head.head_hash || plan.audit_sha256(plan.audit_tombstone_content(t)));
-          update plan.deleted_plans set chain_seq = t.chain_seq, prev_hash = head.head_hash, row_hash = hash
-            where id = entry.id;
+          t.chain_seq := seq;
+          update plan.deleted_plans
+            set chain_seq = seq, prev_hash = head,
+                row_hash = plan.audit_sha256(head || plan.audit_sha256(plan.audit_tombstone_content(t)))
+            where id = entry.id
+            returning row_hash into head;
         end if;
-        update plan_ledger.chain_heads set last_seq = head.last_seq + 1, head_hash = hash, updated_at = now()
-          where org_id = entry.org_id;
       end loop;
+      if org is not null then
+        insert into plan_ledger.chain_heads (org_id, last_seq, head_hash) values (org, seq, head);
+      end if;
     end
     $$;
     alter table plan.plan_audit_log enable trigger plan_audit_log_append_only;
