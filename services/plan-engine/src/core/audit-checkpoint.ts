@@ -21,7 +21,7 @@ export interface SignedCheckpoint extends CheckpointClaim {
 }
 
 /** The bytes that are signed. */
-export function checkpointPayload(claim: CheckpointClaim): Buffer {
+function checkpointPayload(claim: CheckpointClaim): Buffer {
   return Buffer.from(
     ['quarry.audit.checkpoint.v1', claim.orgId, String(claim.entries), claim.headHash, claim.signedAt].join('\n'),
     'utf8',
@@ -29,7 +29,7 @@ export function checkpointPayload(claim: CheckpointClaim): Buffer {
 }
 
 /** The key id of an Ed25519 key (from its private or public half). */
-export function auditKeyId(key: KeyObject): string {
+function auditKeyId(key: KeyObject): string {
   const publicKey = key.type === 'private' ? createPublicKey(key) : key;
   return createHash('sha256')
     .update(publicKey.export({ type: 'spki', format: 'der' }))

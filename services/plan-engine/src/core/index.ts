@@ -48,5 +48,5 @@ export { modifyFieldViolation } from './modify-arguments.js';
 export { summarizeResult } from './result-summary.js';
 export { isFinishedSkillStatus } from './skill-execution.js';
 export { type ChainedAuditRow, type ChainedTombstone } from './audit-chain.js';
-export { assertEd25519, auditKeyId, type SignedCheckpoint } from './audit-checkpoint.js';
+export { assertEd25519, type SignedCheckpoint } from './audit-checkpoint.js';
 export { verifyAuditChain, type ChainBreak, type ChainVerification } from './audit-chain-verify.js';
