@@ -4,9 +4,10 @@ import { createCursorCodec } from '@quarry/cursors';
 import { createDb } from '@quarry/db';
 import { buildServiceServer, listenService, type ListeningService } from '@quarry/grpc';
 import { serviceMetrics, type ServiceOptions } from '@quarry/telemetry';
-import type { KeyObject } from 'node:crypto';
+import { createPublicKey, type KeyObject } from 'node:crypto';
 import { createPlanArtifactsClient, noPlanArtifacts } from './artifacts.js';
 import { startAuditCheckpointer } from './audit-checkpointer.js';
+import { auditKeyId } from './core/audit-checkpoint.js';
 import { registerPlanMetrics } from './metrics.js';
 import { createPlanChangeListener } from './plan-changes.js';
 import { createPlanService } from './service.js';
@@ -61,16 +62,20 @@ export async function startPlanEngine(options: PlanEngineOptions): Promise<PlanE
     intervalMs: options.stallSweepIntervalMs ?? 60_000,
     logger,
   });
-  const checkpointer = options.auditSigningKey
-    ? startAuditCheckpointer({
-        db,
-        signingKey: options.auditSigningKey,
-        intervalMs: options.auditCheckpointIntervalMs ?? 5 * 60_000,
-        logger,
-      })
-    : undefined;
-  if (!checkpointer)
-    logger.warn('no audit signing key (QUARRY_AUDIT_SIGNING_KEY_FILE): audit checkpoints are not signed');
+  const signingKey = options.auditSigningKey;
+  const checkpointer =
+    signingKey &&
+    startAuditCheckpointer({
+      db,
+      signingKey,
+      intervalMs: options.auditCheckpointIntervalMs ?? 5 * 60_000,
+      logger,
+    });
+  if (signingKey) {
+    // The public half goes out with every start, so verifiers can have it without any secret.
+    const auditPublicKey = createPublicKey(signingKey).export({ type: 'spki', format: 'pem' });
+    logger.info({ auditKeyId: auditKeyId(signingKey), auditPublicKey }, 'audit checkpoints are signed with this key');
+  } else logger.warn('no audit signing key (QUARRY_AUDIT_SIGNING_KEY_FILE): audit checkpoints are not signed');
   const release = async () => {
     await sweep.stop();
     await checkpointer?.stop();

@@ -29,7 +29,7 @@ function checkpointPayload(claim: CheckpointClaim): Buffer {
 }
 
 /** The key id of an Ed25519 key (from its private or public half). */
-function auditKeyId(key: KeyObject): string {
+export function auditKeyId(key: KeyObject): string {
   const publicKey = key.type === 'private' ? createPublicKey(key) : key;
   return createHash('sha256')
     .update(publicKey.export({ type: 'spki', format: 'der' }))
