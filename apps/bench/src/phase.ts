@@ -34,6 +34,8 @@ export interface BenchSizes {
   gatewayCpu: { calls: number; rounds: number; warmupCalls: number };
   /** Topology CPU: calls measured per topology and round, rounds, and calls before each measurement. */
   topologyCpu: { calls: number; rounds: number; warmupCalls: number };
+  /** `--audit`: entries in the one org's audit chain that is loaded, then verified. */
+  auditRows: number;
 }
 
 const CONTENT = {
@@ -79,6 +81,7 @@ export const SIZES = {
     warmupCalls: 200,
     gatewayCpu: { calls: 20_000, rounds: 5, warmupCalls: 3_000 },
     topologyCpu: { calls: 10_000, rounds: 3, warmupCalls: 2_000 },
+    auditRows: 100_000,
     ...CONTENT.full,
   },
   quick: {
@@ -90,6 +93,7 @@ export const SIZES = {
     warmupCalls: 30,
     gatewayCpu: { calls: 5_000, rounds: 3, warmupCalls: 1_000 },
     topologyCpu: { calls: 3_000, rounds: 2, warmupCalls: 1_000 },
+    auditRows: 20_000,
     ...CONTENT.quick,
   },
   // Smoke: long enough windows that even a loaded CI machine completes some pairs (a 1 s window
@@ -103,6 +107,7 @@ export const SIZES = {
     warmupCalls: 5,
     gatewayCpu: { calls: 200, rounds: 1, warmupCalls: 50 },
     topologyCpu: { calls: 200, rounds: 1, warmupCalls: 50 },
+    auditRows: 500,
     ...CONTENT.smoke,
   },
 } as const satisfies Record<string, BenchSizes>;

@@ -27,6 +27,8 @@ export interface BenchSystem {
   createMember(slug: string): Promise<BenchMember>;
   /** A directory of this run for scratch data (removed with the run). */
   scratchDir: string;
+  /** The embedded PostgreSQL's superuser URL (the audit phase measures the chain with and without its trigger). */
+  adminUrl: string;
   /**
    * get_plan_status straight to Quarry's plan engine, over the client the gateway itself uses
    * (`createRawClient`, ADR 0022) with the generated codec: what the gateway adds is measured
@@ -154,6 +156,7 @@ export async function startBenchSystem(options: {
       },
       createMember: (slug) => createMember(postgres.adminUrl, slug),
       scratchDir: options.searchDir,
+      adminUrl: postgres.adminUrl,
       getPlanStatusDirect: async (request) =>
         getPlanStatus.responseDeserialize(
           Buffer.from(

@@ -19,6 +19,7 @@ import { registerTokenCommands } from './token-commands.js';
 import type { WithIdentityAdmin } from './identity-admin.js';
 import { registerServiceAccountCommands } from './service-account-commands.js';
 import { registerBackupCommands } from './backup-commands.js';
+import { registerAuditCommands } from './audit-commands.js';
 import type { Io } from './io.js';
 
 /** How long `quarry start` drains after a fatal error before it exits anyway. */
@@ -181,6 +182,7 @@ function buildCli(io: Io): Command {
   registerTokenCommands(program, { io, withIdentityAdmin });
   registerOAuthCommands(program, { io, user, withDatabase: (fn) => withIdentityAdmin((_admin, db) => fn(db)) });
   registerServiceAccountCommands(program, { io, withDatabase: (fn) => withIdentityAdmin((_admin, db) => fn(db)) });
+  registerAuditCommands(program, { io });
   registerImportCommand(program, {
     io,
     token: (file) => smokeToken(file, io.env),

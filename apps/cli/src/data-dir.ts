@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
@@ -16,6 +16,10 @@ export interface DataDirectory {
   secret(name: string, bytes?: number): string;
   /** Write a file only its owner may read (0600). */
   writePrivate(name: string, content: string): void;
+  /** The audit checkpoints' Ed25519 key pair, created once: the private key's file (0600). */
+  auditSigningKeyFile(): string;
+  /** Where its public key is (written with it), for `quarry audit verify`. */
+  auditPublicKeyFile: string;
 }
 
 /**
@@ -53,5 +57,18 @@ export function dataDirectory(env: Readonly<Record<string, string | undefined>> 
       return value;
     },
     writePrivate,
+    auditSigningKeyFile(): string {
+      const file = path(AUDIT_SIGNING_KEY);
+      if (existsSync(file)) return file;
+      const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+      create();
+      writeFileSync(path(AUDIT_PUBLIC_KEY), publicKey.export({ type: 'spki', format: 'pem' }), { mode: 0o644 });
+      writePrivate(AUDIT_SIGNING_KEY, privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
+      return file;
+    },
+    auditPublicKeyFile: path(AUDIT_PUBLIC_KEY),
   };
 }
+
+const AUDIT_SIGNING_KEY = 'audit-signing-key.pem';
+const AUDIT_PUBLIC_KEY = 'audit-public-key.pem';

@@ -92,7 +92,12 @@ export async function startAll({ env, out, logLevel, onFatal }: StartOptions): P
       identityKey: env.QUARRY_IDENTITY_KEY ?? dir.secret('identity-key', 48),
       dataDir: dir.root,
       // Submission handles are signed with a key of their own, generated once like the identity key.
-      env: { ...env, EXTRACTION_HANDLE_KEY: env.EXTRACTION_HANDLE_KEY ?? dir.secret('extraction-handle-key', 48) },
+      // The audit checkpoints are signed with a key pair generated once too, outside the database.
+      env: {
+        ...env,
+        EXTRACTION_HANDLE_KEY: env.EXTRACTION_HANDLE_KEY ?? dir.secret('extraction-handle-key', 48),
+        QUARRY_AUDIT_SIGNING_KEY_FILE: env.QUARRY_AUDIT_SIGNING_KEY_FILE || dir.auditSigningKeyFile(),
+      },
       logger,
       // Service accounts call the services directly with tokens from the embedded authorization server.
       serviceAccounts: true,

@@ -9,6 +9,7 @@ import {
 import { startIndexer, type Indexer } from '@quarry/indexer';
 import { startPlanEngine, type PlanEngine } from '@quarry/plan-engine';
 import { openSearchBackends, type SearchBackends, type SearchBackendsConfig } from '@quarry/search-index';
+import type { KeyObject } from 'node:crypto';
 import { startSearch, type SearchRuntime } from '@quarry/search';
 import { createMetrics, type Registry } from '@quarry/telemetry';
 import type { Logger } from 'pino';
@@ -32,6 +33,10 @@ export interface StartServicesOptions {
   outboxRetentionMs?: number;
   /** Time between outbox compactions (QUARRY_OUTBOX_COMPACTION_INTERVAL); the first runs at start. Default 10 minutes. */
   outboxCompactionIntervalMs?: number;
+  /** The plan engine's audit checkpoint signing key (QUARRY_AUDIT_SIGNING_KEY_FILE); none: no checkpoints. */
+  auditSigningKey?: KeyObject;
+  /** Time between audit checkpoint rounds (QUARRY_AUDIT_CHECKPOINT_INTERVAL). */
+  auditCheckpointIntervalMs?: number;
 }
 
 /** Every backend service, running; see startServices. */
@@ -100,6 +105,8 @@ export async function startServices(options: StartServicesOptions): Promise<Serv
       databaseUrl,
       identityKey,
       artifactStoreAddress: () => artifactStore!.address,
+      auditSigningKey: options.auditSigningKey,
+      auditCheckpointIntervalMs: options.auditCheckpointIntervalMs,
     });
     artifactStore = await startArtifactStore({
       ...hosted('artifact-store'),

@@ -2,7 +2,9 @@ import { explainBindError, loadConfig, z } from '@quarry/config';
 import { extractionModelsConfigSchema } from '@quarry/extraction';
 import { buildServer, createGatewayRuntime, type GatewayConfig, loadGatewayConfig } from '@quarry/gateway';
 import { outboxRetentionField } from '@quarry/indexer';
+import { auditCheckpointFields } from '@quarry/plan-engine';
 import { searchBackendsConfigSchema } from '@quarry/search-index';
+import type { KeyObject } from 'node:crypto';
 import type { Logger } from 'pino';
 import { closeInOrder } from './close-in-order.js';
 import { startServices, type Services } from './services.js';
@@ -79,6 +81,7 @@ export async function startSystem(options: StartSystemOptions): Promise<RunningS
     z.object(outboxRetentionField),
     env,
   );
+  const audit = loadConfig(z.object(auditCheckpointFields), env);
 
   const services = await startServices({
     databaseUrl: config.DATABASE_URL,
@@ -89,6 +92,8 @@ export async function startSystem(options: StartSystemOptions): Promise<RunningS
     extraction,
     outboxRetentionMs: QUARRY_OUTBOX_RETENTION,
     outboxCompactionIntervalMs: QUARRY_OUTBOX_COMPACTION_INTERVAL,
+    auditSigningKey: audit.QUARRY_AUDIT_SIGNING_KEY_FILE as KeyObject | undefined,
+    auditCheckpointIntervalMs: audit.QUARRY_AUDIT_CHECKPOINT_INTERVAL,
     logger,
   });
   let runtime: RunningSystem['runtime'] | undefined;

@@ -64,6 +64,15 @@ QUARRY_SERVICE_TOKEN_JWKS_URL: {{ printf "http://%s.%s.svc.%s:8080/oauth/jwks" $
 {{- end }}
 {{- end }}
 
+{{/* Where the plan engine reads the audit checkpoints' signing key from a Secret; empty: no checkpoints. */}}
+{{- define "quarry.auditSigningKeyFile" -}}
+{{- with .Values.planEngine.audit.signingKeySecret }}
+{{- if .name }}
+{{- printf "/etc/quarry/audit-signing-key/%s" .key }}
+{{- end }}
+{{- end }}
+{{- end }}
+
 {{- define "quarry.config.gateway" -}}
 {{ include "quarry.config.common" . }}
 PORT: "8080"
@@ -116,6 +125,10 @@ PORT: "50051"
 METRICS_PORT: "9464"
 ARTIFACT_STORE_ADDRESS: {{ include "quarry.address" (dict "root" . "component" "artifact-store" "port" 50052) | quote }}
 QUARRY_STALL_THRESHOLD: {{ .Values.planEngine.stallThreshold | quote }}
+QUARRY_AUDIT_CHECKPOINT_INTERVAL: {{ .Values.planEngine.audit.checkpointInterval | quote }}
+{{- with include "quarry.auditSigningKeyFile" . }}
+QUARRY_AUDIT_SIGNING_KEY_FILE: {{ . | quote }}
+{{- end }}
 {{- with include "quarry.config.serviceTokens" . }}
 {{ . }}
 {{- end }}

@@ -1,5 +1,6 @@
 import { grpcServiceOptionsFrom } from '@quarry/config';
 import { runService } from '@quarry/telemetry';
+import type { KeyObject } from 'node:crypto';
 import { loadPlanEngineConfig } from './config.js';
 
 // The plan engine as its own process (its container): gRPC on HOST:PORT, /metrics on HOST:METRICS_PORT.
@@ -13,6 +14,8 @@ await runService({
       databaseUrl: config.DATABASE_URL,
       stallThresholdMs: config.QUARRY_STALL_THRESHOLD,
       stallSweepIntervalMs: config.QUARRY_STALL_SWEEP_INTERVAL,
+      auditSigningKey: config.QUARRY_AUDIT_SIGNING_KEY_FILE as KeyObject | undefined,
+      auditCheckpointIntervalMs: config.QUARRY_AUDIT_CHECKPOINT_INTERVAL,
       artifactStoreAddress: config.ARTIFACT_STORE_ADDRESS,
     }),
 });

@@ -4,7 +4,10 @@ import { createCursorCodec } from '@quarry/cursors';
 import { createDb } from '@quarry/db';
 import { buildServiceServer, listenService, type ListeningService } from '@quarry/grpc';
 import { serviceMetrics, type ServiceOptions } from '@quarry/telemetry';
+import { createPublicKey, type KeyObject } from 'node:crypto';
 import { createPlanArtifactsClient, noPlanArtifacts } from './artifacts.js';
+import { startAuditCheckpointer } from './audit-checkpointer.js';
+import { auditKeyId } from './core/audit-checkpoint.js';
 import { registerPlanMetrics } from './metrics.js';
 import { createPlanChangeListener } from './plan-changes.js';
 import { createPlanService } from './service.js';
@@ -22,6 +25,10 @@ export interface PlanEngineOptions extends ServiceOptions {
   stallThresholdMs?: number;
   /** Time between stall sweeps (plan.mark_stalled_plans); default one minute. */
   stallSweepIntervalMs?: number;
+  /** Ed25519 private key that signs the audit checkpoints; without it none are made. */
+  auditSigningKey?: KeyObject;
+  /** Time between audit checkpoint rounds; default five minutes. */
+  auditCheckpointIntervalMs?: number;
   /**
    * host:port of the artifact store; without it, the context tools list no artifacts. A
    * function is read at the first call (for an artifact store started after the plan engine).
@@ -32,7 +39,8 @@ export interface PlanEngineOptions extends ServiceOptions {
 export type PlanEngine = ListeningService;
 
 /**
- * Connects the database and the plan-change listener, starts the stall sweep, builds the server
+ * Connects the database and the plan-change listener, starts the stall sweep and (given a
+ * signing key) the audit checkpointer, builds the server
  * and listens, with the quarry_plan_* metrics (stalled plans) in its registry. Used by `main.ts` (its own process,
  * /metrics on METRICS_PORT) and by `quarry start` (every service in one process, real gRPC).
  */
@@ -54,8 +62,23 @@ export async function startPlanEngine(options: PlanEngineOptions): Promise<PlanE
     intervalMs: options.stallSweepIntervalMs ?? 60_000,
     logger,
   });
+  const signingKey = options.auditSigningKey;
+  const checkpointer =
+    signingKey &&
+    startAuditCheckpointer({
+      db,
+      signingKey,
+      intervalMs: options.auditCheckpointIntervalMs ?? 5 * 60_000,
+      logger,
+    });
+  if (signingKey) {
+    // The public half goes out with every start, so verifiers can have it without any secret.
+    const auditPublicKey = createPublicKey(signingKey).export({ type: 'spki', format: 'pem' });
+    logger.info({ auditKeyId: auditKeyId(signingKey), auditPublicKey }, 'audit checkpoints are signed with this key');
+  } else logger.warn('no audit signing key (QUARRY_AUDIT_SIGNING_KEY_FILE): audit checkpoints are not signed');
   const release = async () => {
     await sweep.stop();
+    await checkpointer?.stop();
     artifacts.close();
     await changes.close();
     await db.destroy();

@@ -47,3 +47,6 @@ export { archiveEffects } from './archive.js';
 export { modifyFieldViolation } from './modify-arguments.js';
 export { summarizeResult } from './result-summary.js';
 export { isFinishedSkillStatus } from './skill-execution.js';
+export { type ChainedAuditRow, type ChainedTombstone } from './audit-chain.js';
+export { assertEd25519, type SignedCheckpoint } from './audit-checkpoint.js';
+export { verifyAuditChain, type ChainBreak, type ChainVerification } from './audit-chain-verify.js';

@@ -42,6 +42,7 @@ export async function deletePlan(
       extractionResults: purged.extractionResultsDeleted,
       auditRows: audit.rows,
       auditSha256: audit.sha256,
+      auditChainLinks: audit.chainLinks,
     });
     return deletedSteps;
   });

@@ -30,11 +30,19 @@ export async function deletePlanRow(trx: Trx, planId: string): Promise<void> {
   await trx.deleteFrom('plan.research_plans').where('id', '=', planId).execute();
 }
 
-/** The plan's audit rows, through the one path allowed to delete them (see the plan_deletion migration). */
-export async function purgePlanAudit(trx: Trx, planId: string): Promise<{ rows: number; sha256: string }> {
-  const { rows } = await sql<{ rows_purged: string; rows_sha256: string }>`
-    select rows_purged, rows_sha256 from plan.purge_plan_audit(${planId}::uuid)`.execute(trx);
-  return { rows: Number(rows[0]!.rows_purged), sha256: rows[0]!.rows_sha256 };
+/**
+ * The plan's audit rows, through the one path allowed to delete them (see the plan_deletion
+ * migration); `chainLinks` is what the tombstone keeps of them for the org's hash chain: each
+ * purged row's [chain_seq, content sha256] (see the audit_chain migration).
+ */
+export async function purgePlanAudit(
+  trx: Trx,
+  planId: string,
+): Promise<{ rows: number; sha256: string; chainLinks: unknown }> {
+  const { rows } = await sql<{ rows_purged: string; rows_sha256: string; chain_links: unknown }>`
+    select rows_purged, rows_sha256, chain_links from plan.purge_plan_audit(${planId}::uuid)`.execute(trx);
+  const row = rows[0]!;
+  return { rows: Number(row.rows_purged), sha256: row.rows_sha256, chainLinks: row.chain_links };
 }
 
 export interface DeletedPlanRecord {
@@ -48,9 +56,11 @@ export interface DeletedPlanRecord {
   extractionResults: number;
   auditRows: number;
   auditSha256: string;
+  /** From purgePlanAudit, as returned. */
+  auditChainLinks: unknown;
 }
 
-/** The content-free tombstone of a deleted plan (append-only). */
+/** The content-free tombstone of a deleted plan (append-only; the chain trigger makes it the org's next audit entry). */
 export async function insertDeletedPlan(trx: Trx, row: DeletedPlanRecord): Promise<void> {
   await trx
     .insertInto('plan.deleted_plans')
@@ -65,6 +75,7 @@ export async function insertDeletedPlan(trx: Trx, row: DeletedPlanRecord): Promi
       extraction_results_deleted: row.extractionResults,
       audit_rows_purged: row.auditRows,
       audit_rows_sha256: row.auditSha256,
+      purged_links: JSON.stringify(row.auditChainLinks),
     })
     .execute();
 }

@@ -116,6 +116,10 @@ export interface PlanDatabase {
     event_type: string;
     details: Json<Record<string, unknown>>;
     occurred_at: Timestamp;
+    /** Filled by the chain trigger (see the audit_chain migration). */
+    chain_seq: Generated<string>;
+    prev_hash: Generated<string>;
+    row_hash: Generated<string>;
   };
   'plan.deleted_plans': {
     id: Generated<string>;
@@ -130,5 +134,10 @@ export interface PlanDatabase {
     audit_rows_purged: number;
     audit_rows_sha256: string;
     deleted_at: Generated<Date>;
+    /** [chain_seq, content sha256] of each purged audit row. */
+    purged_links: ColumnType<[string, string][], string | undefined, never>;
+    chain_seq: Generated<string>;
+    prev_hash: Generated<string>;
+    row_hash: Generated<string>;
   };
 }
