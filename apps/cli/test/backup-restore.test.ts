@@ -195,6 +195,10 @@ describe('quarry backup and quarry restore (embedded setup)', () => {
         30_000,
       );
 
+      // The audit chain came back whole: links, heads and signed checkpoints verify with the restored key.
+      const audited = await quarry(restored, 'audit', 'verify');
+      expect({ code: audited.code, err: audited.err }).toEqual({ code: 0, err: '' });
+
       // While it runs, a restore onto it is refused, even with --force.
       const onRunning = await quarry(restored, 'restore', backupDir, '--force');
       expect(onRunning.code).toBe(1);
