@@ -34,6 +34,8 @@ export interface BenchSizes {
   gatewayCpu: { calls: number; rounds: number; warmupCalls: number };
   /** Topology CPU: calls measured per topology and round, rounds, and calls before each measurement. */
   topologyCpu: { calls: number; rounds: number; warmupCalls: number };
+  /** Pages of the generated PDF whose conversion is measured (documents phase). */
+  documentPages: number;
 }
 
 const CONTENT = {
@@ -45,6 +47,7 @@ const CONTENT = {
     cranfield: true,
     extractionCalls: 400,
     memoryChunks: 100_000,
+    documentPages: 1_000,
   },
   // Quick: ≤ 2 minutes for iterating; Cranfield quality (1.5 minutes alone) only in the full run.
   quick: {
@@ -55,6 +58,7 @@ const CONTENT = {
     cranfield: false,
     extractionCalls: 100,
     memoryChunks: 5_000,
+    documentPages: 1_000,
   },
   // Smoke: every content row but quality, on toy sizes (a few seconds inside `npm test`).
   smoke: {
@@ -65,6 +69,7 @@ const CONTENT = {
     cranfield: false,
     extractionCalls: 10,
     memoryChunks: 300,
+    documentPages: 50,
   },
 } as const;
 
