@@ -40,3 +40,24 @@ describe('the conversion worker', () => {
     );
   });
 });
+
+describe('reused workers', () => {
+  it('converts many documents one after another, and concurrently, each its own', async () => {
+    const texts = Array.from({ length: 8 }, (_, i) => `document number ${i}`);
+    for (let i = 0; i < 55; i++) {
+      const text = `in turn ${i}`;
+      await expect(convertDocument({ bytes: utf8(text) })).resolves.toMatchObject({ text });
+    }
+    const together = await Promise.all(texts.map((text) => convertDocument({ bytes: utf8(text) })));
+    expect(together.map((doc) => doc.text)).toEqual(texts);
+  });
+
+  it('never hands a failed worker’s state to the next document: a refusal, then a document, in turn', async () => {
+    for (let i = 0; i < 3; i++) {
+      await expect(convertDocument({ bytes: Uint8Array.of(0x89, 0x50, 0x4e, 0x47) })).rejects.toMatchObject({
+        code: 'UNSUPPORTED_FORMAT',
+      });
+      await expect(convertDocument({ bytes: utf8(`round ${i}`) })).resolves.toMatchObject({ text: `round ${i}` });
+    }
+  });
+});

@@ -1,29 +1,34 @@
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import type { ConversionLimits } from '../conversion-limits.js';
 import { convertBytes } from '../convert-bytes.js';
 import type { ConvertedDocument, DocumentInput } from '../document.js';
 import { DocumentError } from '../document-error.js';
 
-/** What the host sends (workerData) and what the worker answers (one message, then it ends). */
+/** What the host sends for one conversion, and what the worker answers (matched by `id`). */
 export interface WorkerRequest {
+  id: number;
   input: DocumentInput;
   limits: ConversionLimits;
 }
-export type WorkerReply = { ok: true; document: ConvertedDocument } | { ok: false; code: string; message: string };
+export type WorkerReply =
+  { id: number; ok: true; document: ConvertedDocument } | { id: number; ok: false; code: string; message: string };
 
-const { input, limits } = workerData as WorkerRequest;
-
-async function reply(): Promise<void> {
+async function reply({ id, input, limits }: WorkerRequest): Promise<void> {
   try {
     const document = await convertBytes(input, limits);
     // Figures move to the host without a copy; several may share one buffer.
     const buffers = new Set(document.figures.map((figure) => figure.bytes.buffer as ArrayBuffer));
-    parentPort!.postMessage({ ok: true, document } satisfies WorkerReply, [...buffers]);
+    parentPort!.postMessage({ id, ok: true, document } satisfies WorkerReply, [...buffers]);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const code = error instanceof DocumentError ? error.code : 'CORRUPT';
-    parentPort!.postMessage({ ok: false, code, message } satisfies WorkerReply);
+    parentPort!.postMessage({ id, ok: false, code, message } satisfies WorkerReply);
   }
 }
 
-await reply();
+// The libraries' console chatter about a malformed file is not the service's log (pdf.ts reads
+// pdf.js's warnings by replacing console.warn while it converts).
+for (const method of ['debug', 'error', 'info', 'log', 'trace', 'warn'] as const) console[method] = () => {};
+
+// One conversion at a time: the host sends the next request only after this one's reply.
+parentPort!.on('message', (request: WorkerRequest) => void reply(request));
