@@ -8,6 +8,7 @@ import { gatewayCpuPhase } from './gateway-cpu-phase.js';
 import { PHASES, runBench } from './run.js';
 import { memoryPhase } from './memory-phase.js';
 import { auditChainPhase } from './audit-chain-phase.js';
+import { documentsPhase } from './documents-phase.js';
 import { topologyCpuPhase } from './topology-cpu-phase.js';
 import { SCALES, searchScalePhase } from './search-scale-phase.js';
 
@@ -18,7 +19,7 @@ export interface BenchIo {
   err: (line: string) => void;
 }
 
-const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,32] [--cranfield <dir>] [--gateway-cpu] [--topology-cpu] [--scale 100k|1m] [--memory] [--audit]
+const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,32] [--cranfield <dir>] [--gateway-cpu] [--topology-cpu] [--scale 100k|1m] [--memory] [--audit] [--documents]
   --quick           smaller sizes, no Cranfield quality (≤ 2 minutes on 2 cores; the full run ≈ 15 minutes)
   --cranfield <dir> the Cranfield collection (corpus.jsonl, queries.jsonl, qrels.tsv) for the retrieval
                     quality rows; default QUARRY_CRANFIELD_DIR; without either, quality is skipped
@@ -33,7 +34,9 @@ const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,3
   --memory          only the memory rows (p6): \`quarry start\` idle, under load, then holding 100k chunks stored
                     through store_research_batch (target p6_rss_100k_mb ≤ 1,024 MB; ≈ 5 minutes on 2 cores)
   --audit           only the audit log rows (ADR 0052): an audit row's insert with and without its hash chain,
-                    and \`quarry audit verify\` of one org's chain of 100k entries (quick: 20k)`;
+                    and \`quarry audit verify\` of one org's chain of 100k entries (quick: 20k)
+  --documents       only the document rows: a generated 1,000-page PDF converted by @quarry/documents, pages/s
+                    and the converter process's peak memory (ADR 0050; ≈ 1 minute)`;
 
 /** What each group's baseline is (all measured in the same run, on the same machine). */
 const BASELINES = [
@@ -44,6 +47,7 @@ const BASELINES = [
   'p5 ingest the indexer core in process (chunk, embed, upsert); quality vectors/hybrid against BM25 alone;',
   'extraction the same heuristic extraction and scoring in process. p6 = `quarry start` (PostgreSQL apart, as PSS);',
   'p6_rss_100k_mb: holding 100k chunks stored through MCP, while searched (target ≤ 1,024 MB).',
+  'documents_pdf_peak_rss_mb: the converter process converting the PDF, against itself idle with the libraries loaded.',
 ].join('\n');
 const GATEWAY_CPU_BASELINE =
   'Baseline: the gateway as it ships (gateway_cpu_us_per_call); each other row is the same gateway calling the services through another gRPC client.';
@@ -67,6 +71,7 @@ export async function benchCli(argv: readonly string[], io: BenchIo, sizes?: Par
         scale: { type: 'string' },
         memory: { type: 'boolean' },
         audit: { type: 'boolean' },
+        documents: { type: 'boolean' },
         help: { type: 'boolean' },
       },
     }));
@@ -114,7 +119,9 @@ export async function benchCli(argv: readonly string[], io: BenchIo, sizes?: Par
             ? [memoryPhase]
             : values.audit
               ? [auditChainPhase]
-              : PHASES,
+              : values.documents
+                ? [documentsPhase]
+                : PHASES,
     progress: (line) => io.err(`[bench ${((Date.now() - started) / 1000).toFixed(0)}s] ${line}`),
   });
   io.out(

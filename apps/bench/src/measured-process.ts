@@ -24,7 +24,7 @@ export interface MeasuredProcess {
  * repo's TS loader (the smoke tests run source; a dist left from an older build must not be used). With QUARRY_BENCH_CPU_PROF_DIR set, each child writes V8 CPU profiles (one per thread)
  * into <dir>/<entry>/ as it exits (`node --cpu-prof`): where a measured process spends its CPU.
  */
-function childCommand(entry: string): { script: string; execArgv: string[] } {
+export function childCommand(entry: string): { script: string; execArgv: string[] } {
   const profileDir = process.env.QUARRY_BENCH_CPU_PROF_DIR;
   const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, entry)}`] : [];
   if (RUNS_BUILT) return { script: join(REPO_ROOT, `apps/bench/dist/${entry}.js`), execArgv: profile };

@@ -36,6 +36,8 @@ export interface BenchSizes {
   topologyCpu: { calls: number; rounds: number; warmupCalls: number };
   /** `--audit`: entries in the one org's audit chain that is loaded, then verified. */
   auditRows: number;
+  /** Pages of the generated PDF whose conversion is measured (documents phase). */
+  documentPages: number;
 }
 
 const CONTENT = {
@@ -47,6 +49,7 @@ const CONTENT = {
     cranfield: true,
     extractionCalls: 400,
     memoryChunks: 100_000,
+    documentPages: 1_000,
   },
   // Quick: ≤ 2 minutes for iterating; Cranfield quality (1.5 minutes alone) only in the full run.
   quick: {
@@ -57,6 +60,7 @@ const CONTENT = {
     cranfield: false,
     extractionCalls: 100,
     memoryChunks: 5_000,
+    documentPages: 1_000,
   },
   // Smoke: every content row but quality, on toy sizes (a few seconds inside `npm test`).
   smoke: {
@@ -67,6 +71,7 @@ const CONTENT = {
     cranfield: false,
     extractionCalls: 10,
     memoryChunks: 300,
+    documentPages: 50,
   },
 } as const;
 

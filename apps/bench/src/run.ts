@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Progress } from './measure.js';
 import type { BenchSizes, Phase } from './phase.js';
 import { contentPipelinePhase } from './content-phase.js';
+import { documentsPhase } from './documents-phase.js';
 import { extractionPhase } from './extraction-phase.js';
 import { memoryPhase } from './memory-phase.js';
 import { planToolsPhase } from './plan-phase.js';
@@ -17,6 +18,7 @@ export const PHASES: readonly Phase[] = [
   topologyCpuPhase,
   contentPipelinePhase,
   extractionPhase,
+  documentsPhase,
   memoryPhase,
 ];
 

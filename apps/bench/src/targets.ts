@@ -36,6 +36,11 @@ export const TARGETS: Readonly<Record<string, Target>> = {
   quality_cranfield_ndcg10_hybrid: atLeast(1, 'ratio'),
   quality_cranfield_ndcg10_bm25_vs_lucene: atLeast(1, 'ratio'),
   quality_cranfield_ndcg10_search_sources_vs_lucene: atLeast(1, 'ratio'),
+  // PDF conversion of a 1,000-page document (ADR 0050): at least half of poppler's pdftotext rate
+  // in the py-pdf text-extraction benchmark (≈ 110 pages/s, native code); within the default
+  // worker heap limit of 512 MB.
+  documents_pdf_pages_per_s: atLeast(50),
+  documents_pdf_peak_rss_mb: atMost(512),
   // Confidence that separates right from wrong values.
   extraction_grounding_auroc: atLeast(0.8),
   extraction_grounding_heldout_auroc: atLeast(0.8),

@@ -131,6 +131,14 @@ const EXTRACTION_SCORES = [
 ];
 const EXTRACTION_COMPARED = ['extraction_extract_p50_ms', 'extraction_extract_p95_ms'];
 
+/** The documents phase at smoke size: a 50-page PDF converted, and the converter's memory against itself idle. */
+const DOCUMENTS = [
+  'documents_pdf_50_pages_per_s',
+  'documents_pdf_50_peak_rss_mb',
+  'documents_pdf_pages_per_s',
+  'documents_pdf_peak_rss_mb',
+];
+
 describe('npm run bench (smoke sizes: seconds, not a measurement)', () => {
   it('runs the whole harness against the embedded system and writes every figure as JSON', async () => {
     const file = join(dir, 'bench.json');
@@ -147,8 +155,21 @@ describe('npm run bench (smoke sizes: seconds, not a measurement)', () => {
         ...Object.keys(CONTENT_SINGLE),
         ...EXTRACTION_SCORES,
         ...EXTRACTION_COMPARED,
+        ...DOCUMENTS,
       ].sort(),
     );
+    // The PDF converted at some rate; the converter grew from idle while converting, within its limits.
+    expect(results.documents_pdf_pages_per_s).toEqual(results.documents_pdf_50_pages_per_s);
+    expect(results.documents_pdf_pages_per_s).toMatchObject({ unit: 'pages/s', value: expect.any(Number) });
+    expect(results.documents_pdf_pages_per_s!.value).toBeGreaterThan(0);
+    const converter = results.documents_pdf_peak_rss_mb!;
+    expect({
+      unit: converter.unit,
+      plausible: converter.baseline! > 5 && converter.value >= converter.baseline! && converter.value < 2_000,
+    }).toEqual({
+      unit: 'MB',
+      plausible: true,
+    });
     // The heuristic's measured floor (services/extraction asserts the same on its corpus). The
     // mean confidences are reported, not asserted: grounding cannot tell a value found in the
     // text but put in the wrong field from a right one (see ADR 0011).
