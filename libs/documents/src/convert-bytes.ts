@@ -1,0 +1,33 @@
+import type { ConversionLimits } from './conversion-limits.js';
+import { decodeText, type DecodedText } from './core/decode-text.js';
+import { sniffKind } from './core/sniff-format.js';
+import { convertText } from './core/text-document.js';
+import type { ConvertedDocument, DocumentInput } from './document.js';
+import { DocumentError } from './document-error.js';
+
+/**
+ * Convert in the current thread: sniff the bytes, then hand them to the reader of their format.
+ * Runs inside the conversion worker (conversion-worker.ts); callers use convertDocument.
+ */
+export async function convertBytes(
+  input: DocumentInput,
+  limits: Readonly<ConversionLimits>,
+): Promise<ConvertedDocument> {
+  let decoded: DecodedText | undefined | null = null;
+  const decode = () => (decoded === null ? (decoded = decodeText(input.bytes)) : decoded);
+  const kind = sniffKind(input.bytes, () => decode()?.text, input);
+  const warnings: string[] = [];
+  const text = () => {
+    const result = decode()!;
+    if (result.encoding === 'windows-1252') warnings.push('the text is not UTF-8; it was read as Windows-1252');
+    return result.text;
+  };
+  void limits;
+  switch (kind) {
+    case 'text':
+    case 'markdown':
+      return convertText(text(), kind, warnings);
+    default:
+      throw new DocumentError('UNSUPPORTED_FORMAT', `${kind} documents are not converted`);
+  }
+}
