@@ -20,6 +20,7 @@ export function baseFields(): Field[] {
     new Field('text', new Utf8(), false),
     new Field('start_offset', new Int32(), false),
     new Field('end_offset', new Int32(), false),
+    new Field('unit', new Int32(), true),
   ];
 }
 
