@@ -4,6 +4,7 @@ import { sniffKind } from './core/sniff-format.js';
 import { convertText } from './core/text-document.js';
 import type { ConvertedDocument, DocumentInput } from './document.js';
 import { DocumentError } from './document-error.js';
+import { convertPdf } from './formats/pdf.js';
 
 /**
  * Convert in the current thread: sniff the bytes, then hand them to the reader of their format.
@@ -22,11 +23,12 @@ export async function convertBytes(
     if (result.encoding === 'windows-1252') warnings.push('the text is not UTF-8; it was read as Windows-1252');
     return result.text;
   };
-  void limits;
   switch (kind) {
     case 'text':
     case 'markdown':
       return convertText(text(), kind, warnings);
+    case 'pdf':
+      return convertPdf(input.bytes, limits);
     default:
       throw new DocumentError('UNSUPPORTED_FORMAT', `${kind} documents are not converted`);
   }
