@@ -1,9 +1,10 @@
 import type { ConversionLimits } from './conversion-limits.js';
-import { decodeText, type DecodedText } from './core/decode-text.js';
+import { decodeDeclaredCharset, decodeText, type DecodedText } from './core/decode-text.js';
 import { sniffKind } from './core/sniff-format.js';
 import { convertText } from './core/text-document.js';
 import type { ConvertedDocument, DocumentInput } from './document.js';
 import { DocumentError } from './document-error.js';
+import { convertHtml } from './formats/html.js';
 import { convertPdf } from './formats/pdf.js';
 
 /**
@@ -18,8 +19,7 @@ export async function convertBytes(
   const decode = () => (decoded === null ? (decoded = decodeText(input.bytes)) : decoded);
   const kind = sniffKind(input.bytes, () => decode()?.text, input);
   const warnings: string[] = [];
-  const text = () => {
-    const result = decode()!;
+  const text = (result = decode()!) => {
     if (result.encoding === 'windows-1252') warnings.push('the text is not UTF-8; it was read as Windows-1252');
     return result.text;
   };
@@ -27,6 +27,8 @@ export async function convertBytes(
     case 'text':
     case 'markdown':
       return convertText(text(), kind, warnings);
+    case 'html':
+      return convertHtml(text(decodeDeclaredCharset(input.bytes, decode()!)), warnings);
     case 'pdf':
       return convertPdf(input.bytes, limits);
     default:

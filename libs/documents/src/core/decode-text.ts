@@ -1,7 +1,8 @@
 /** Text decoded from bytes, with the encoding it was read as. */
 export interface DecodedText {
   text: string;
-  encoding: 'utf-8' | 'utf-16le' | 'utf-16be' | 'windows-1252';
+  /** 'windows-1252' when the bytes were not UTF-8 and nothing said what they are: a guess. */
+  encoding: string;
 }
 
 // C0 controls other than tab, newline, form feed and carriage return: a few are tolerated (stray
@@ -38,4 +39,21 @@ export function decodeText(bytes: Uint8Array): DecodedText | undefined {
     }
   }
   return plausible(decoded.text) ? decoded : undefined;
+}
+
+/**
+ * An HTML page that is not UTF-8, read in the charset its `<meta>` declares (in the first 1024
+ * bytes, as browsers look), when the runtime knows that charset; otherwise as `fallback` was.
+ */
+export function decodeDeclaredCharset(bytes: Uint8Array, fallback: DecodedText): DecodedText {
+  if (fallback.encoding !== 'windows-1252') return fallback;
+  const head = new TextDecoder('latin1').decode(bytes.subarray(0, 1024));
+  const label = /<meta[^>]+charset\s*=\s*["']?\s*([\w:.-]+)/i.exec(head)?.[1];
+  if (!label) return fallback;
+  try {
+    const decoder = new TextDecoder(label);
+    return { text: decoder.decode(bytes), encoding: decoder.encoding };
+  } catch {
+    return fallback;
+  }
 }
