@@ -3,8 +3,8 @@ import { decodeDeclaredCharset, decodeText, type DecodedText } from './core/deco
 import { sniffKind } from './core/sniff-format.js';
 import { convertText } from './core/text-document.js';
 import type { ConvertedDocument, DocumentInput } from './document.js';
-import { DocumentError } from './document-error.js';
 import { convertHtml } from './formats/html.js';
+import { convertOffice } from './formats/office.js';
 import { convertPdf } from './formats/pdf.js';
 
 /**
@@ -31,7 +31,7 @@ export async function convertBytes(
       return convertHtml(text(decodeDeclaredCharset(input.bytes, decode()!)), warnings);
     case 'pdf':
       return convertPdf(input.bytes, limits);
-    default:
-      throw new DocumentError('UNSUPPORTED_FORMAT', `${kind} documents are not converted`);
+    case 'zip':
+      return convertOffice(input.bytes, limits);
   }
 }

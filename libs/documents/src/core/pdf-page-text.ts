@@ -1,3 +1,5 @@
+import { isCaption } from './caption.js';
+
 /** One run of text on a PDF page as the text layer gives it (PDF user space: y grows upwards). */
 export interface TextRun {
   text: string;
@@ -77,11 +79,9 @@ export function pageParagraphs(runs: readonly TextRun[]): PageParagraph[] {
   return paragraphs;
 }
 
-const CAPTION = /^(fig(ure)?\.?|plate|chart)\s*[0-9ivxlc]+[a-z]?\b/i;
-
-/** The paragraphs that are figure captions ("Figure 3.", "Fig. 2:", "Figure IV —"). */
+/** The paragraphs that are figure captions. */
 export function captions(paragraphs: readonly PageParagraph[]): PageParagraph[] {
-  return paragraphs.filter((p) => CAPTION.test(p.text));
+  return paragraphs.filter((p) => isCaption(p.text));
 }
 
 /** An image's box on the page in user space. */
