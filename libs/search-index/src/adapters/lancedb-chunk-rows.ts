@@ -26,7 +26,8 @@ export function baseFields(): Field[] {
 
 /** A chunk as both tables store it; each table adds its own column (`fts_text` or `vector`). */
 export function baseRow(source: IndexedSource, chunk: IndexedChunk): Row {
-  return { id: chunkId(source, chunk.chunkNo), ...chunkDocument(source, chunk) };
+  // Every row has every column of the table: `unit` is null where the chunk has no page.
+  return { id: chunkId(source, chunk.chunkNo), unit: null, ...chunkDocument(source, chunk) };
 }
 
 /** Best first; ties keep source order then chunk order, so ranks are deterministic. */

@@ -94,7 +94,8 @@ export function chunkDocument(source: IndexedSource | EmbeddedSource, chunk: Ind
     text: chunk.text,
     start_offset: chunk.start,
     end_offset: chunk.end,
-    unit: chunk.unit ?? null,
+    // Only a source document's chunks have a page: other documents stay as they were.
+    ...(chunk.unit !== undefined ? { unit: chunk.unit } : {}),
   };
 }
 
