@@ -193,7 +193,7 @@ export async function createGatewayRuntime({
         createRawClient(address, {
           signer,
           defaultDeadlineMs: config.QUARRY_GRPC_DEADLINE,
-          // A source document's original comes back whole (get_artifact with original).
+          // A source document's original file comes back whole in one reply.
           channelOptions: { 'grpc.max_receive_message_length': config.QUARRY_UPLOAD_LIMIT_BYTES + 1024 * 1024 },
         }),
       ] as const,

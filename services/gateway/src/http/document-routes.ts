@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import { toolNames } from '@quarry/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { insufficientScope } from '../errors.js';
 import type { Principal } from '../identity/schema.js';
@@ -50,7 +51,7 @@ function statusOfToolError(error: { code?: string; retryable?: boolean } | undef
  * Source documents over HTTP, for files too large to send through a tool call as base64:
  * `POST /documents?name=paper.pdf` (optionally `title`, `planId`, `stepId`; the body is the file,
  * its Content-Type a hint) streams the body in up to the upload limit and imports it with
- * import_document, answering that tool's result (the document's artifact id, which every tool
+ * the import tool, answering that tool's result (the document's artifact id, which every tool
  * takes); `GET /documents/{id}/original` answers the original file, byte for byte, with its
  * SHA-256. Both authenticate like `/mcp`, need the tool's scope, and go through the same tool
  * call (validation, logging, the caller's org), so nothing here bypasses what a tool call checks.
@@ -118,7 +119,7 @@ export function registerDocumentRoutes(app: FastifyInstance, options: DocumentRo
             'PAYLOAD_TOO_LARGE',
             `The file is ${declared} bytes; uploads are limited to ${options.uploadLimitBytes} bytes.`,
           );
-        const caller = await callerFor(request, reply, 'import_document');
+        const caller = await callerFor(request, reply, toolNames.importDocument);
         if (!caller) return reply;
         let bytes: Buffer;
         try {
@@ -141,7 +142,7 @@ export function registerDocumentRoutes(app: FastifyInstance, options: DocumentRo
           ...(optionalText(query.planId) ? { planId: query.planId } : {}),
           ...(optionalText(query.stepId) ? { stepId: query.stepId } : {}),
         };
-        const outcome = await tools.call('import_document', args, caller);
+        const outcome = await tools.call(toolNames.importDocument, args, caller);
         return sendToolResult(reply, outcome.result!);
       },
     });
@@ -152,10 +153,10 @@ export function registerDocumentRoutes(app: FastifyInstance, options: DocumentRo
     preValidation: authentication.answerUncheckedToken,
     config: { rateLimit },
     handler: async (request, reply) => {
-      const caller = await callerFor(request, reply, 'get_artifact');
+      const caller = await callerFor(request, reply, toolNames.getArtifact);
       if (!caller) return reply;
       const { id } = request.params as { id: string };
-      const { result } = await tools.call('get_artifact', { id, original: true, maxBytes: 4096 }, caller);
+      const { result } = await tools.call(toolNames.getArtifact, { id, original: true, maxBytes: 4096 }, caller);
       if (!result || result.isError) return sendToolResult(reply, result!);
       const structured = result.structuredContent as { document?: { sha256: string; fileName: string } };
       const embedded = result.content.find((c) => c.type === 'resource');
