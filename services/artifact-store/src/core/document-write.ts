@@ -13,7 +13,7 @@ import type { ContentEvent } from './writes.js';
  */
 
 /** The type a document is filed under among research artifacts: a source, for source lists and searches. */
-export const DOCUMENT_ARTIFACT_TYPE = 'source_list';
+const DOCUMENT_ARTIFACT_TYPE = 'source_list';
 
 /** The original file as received. */
 export interface OriginalFile {
@@ -40,7 +40,7 @@ export function checkImportRequest(req: artifactV1.ImportDocumentRequest): void 
  * conversion that found none gets one section spanning the whole text, so every document has at
  * least one unit to read and cite.
  */
-export function spansOf(text: string, units: readonly DocumentUnit[]): DocumentUnit[] {
+function spansOf(text: string, units: readonly DocumentUnit[]): DocumentUnit[] {
   const out: DocumentUnit[] = [];
   let at = 0;
   for (const u of units) {
