@@ -146,6 +146,23 @@ describe('the HTTP upload', () => {
 
   it('refuses a file over the limit (413), a caller without a token (401), and bad bytes by name (422)', async () => {
     expect((await upload(gateway.token, 'huge.pdf', Buffer.alloc(UPLOAD_LIMIT + 1, 32))).status).toBe(413);
+    // Streamed without a length: refused once the bytes read pass the limit.
+    const chunk = Buffer.alloc(64 * 1024, 32);
+    let sent = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent > UPLOAD_LIMIT) return controller.close();
+        sent += chunk.length;
+        controller.enqueue(chunk);
+      },
+    });
+    const streamed = await fetch(`${gateway.base}/documents?name=stream.pdf`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/pdf', authorization: `Bearer ${gateway.token}` },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
+    expect(streamed.status).toBe(413);
     expect((await upload(undefined, 'a.pdf', pdf)).status).toBe(401);
     const bad = await upload(gateway.token, 'secret.pdf', await passwordProtectedPdf());
     expect(bad.status).toBe(422);

@@ -21,19 +21,29 @@ export interface DocumentRoutesOptions {
 /** Thrown when an upload's body grows past the limit: it is not read further. */
 class UploadTooLarge extends Error {}
 
-/** The body, read as it streams in, refused as soon as it passes `limit` bytes. */
-async function readLimited(body: Readable, limit: number): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += (chunk as Buffer).length;
-    if (size > limit) {
-      body.destroy();
-      throw new UploadTooLarge();
-    }
-    parts.push(chunk as Buffer);
-  }
-  return Buffer.concat(parts, size);
+/**
+ * The body, read as it streams in, refused as soon as it passes `limit` bytes: reading stops there
+ * (the stream is paused, not destroyed, so the refusal can still be answered on the connection,
+ * which is then closed).
+ */
+function readLimited(body: Readable, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        body.off('data', onData);
+        body.pause();
+        reject(new UploadTooLarge());
+        return;
+      }
+      parts.push(chunk);
+    };
+    body.on('data', onData);
+    body.once('end', () => resolve(Buffer.concat(parts, size)));
+    body.once('error', reject);
+  });
 }
 
 const optionalText = (value: unknown) => (typeof value === 'string' && value.length > 0 ? value : undefined);
@@ -126,11 +136,13 @@ export function registerDocumentRoutes(app: FastifyInstance, options: DocumentRo
           bytes = await readLimited(request.body as Readable, options.uploadLimitBytes);
         } catch (error) {
           if (!(error instanceof UploadTooLarge)) throw error;
+          // The rest of the body is never read: the connection ends with this answer.
           return sendError(
             request,
             reply,
             'PAYLOAD_TOO_LARGE',
             `The file is larger than the upload limit of ${options.uploadLimitBytes} bytes.`,
+            { connection: 'close' },
           );
         }
         const mediaType = optionalText(request.headers['content-type']?.split(';')[0]?.trim());
