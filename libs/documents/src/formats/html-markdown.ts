@@ -1,8 +1,3 @@
-// The plugin's declarations are in types/: referenced here so that packages compiling this file
-// from source (through the quarry-source condition) see them too; an ambient declaration file
-// cannot be imported.
-// eslint-disable-next-line @typescript-eslint/triple-slash-reference
-/// <reference path="../types/joplin-turndown-plugin-gfm.d.ts" />
 import { gfm } from '@joplin/turndown-plugin-gfm';
 import { parseHTML } from 'linkedom';
 import TurndownService from 'turndown';
