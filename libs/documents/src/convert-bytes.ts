@@ -3,9 +3,6 @@ import { decodeDeclaredCharset, decodeText, type DecodedText } from './core/deco
 import { sniffKind } from './core/sniff-format.js';
 import { convertText } from './core/text-document.js';
 import type { ConvertedDocument, DocumentInput } from './document.js';
-import { convertHtml } from './formats/html.js';
-import { convertOffice } from './formats/office.js';
-import { convertPdf } from './formats/pdf.js';
 
 /**
  * Convert in the current thread: sniff the bytes, then hand them to the reader of their format.
@@ -27,11 +24,19 @@ export async function convertBytes(
     case 'text':
     case 'markdown':
       return convertText(text(), kind, warnings);
-    case 'html':
+    // Each reader is loaded when its format comes: the worker is new for every document, and
+    // loading pdf.js, mammoth or Readability for a text file would be most of its cost.
+    case 'html': {
+      const { convertHtml } = await import('./formats/html.js');
       return convertHtml(text(decodeDeclaredCharset(input.bytes, decode()!)), warnings);
-    case 'pdf':
+    }
+    case 'pdf': {
+      const { convertPdf } = await import('./formats/pdf.js');
       return convertPdf(input.bytes, limits);
-    case 'zip':
+    }
+    case 'zip': {
+      const { convertOffice } = await import('./formats/office.js');
       return convertOffice(input.bytes, limits);
+    }
   }
 }

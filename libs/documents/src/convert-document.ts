@@ -78,7 +78,7 @@ export async function convertDocument(
           new DocumentError('OUT_OF_MEMORY', `the conversion needed more than ${limits.maxHeapMb} MB and was stopped`),
         );
       } else {
-        fail(new DocumentError('CORRUPT', `the document could not be read: ${error.message}`));
+        fail(new DocumentError('CORRUPT', `the converter failed on this document: ${error.message}`));
       }
     });
     worker.once('exit', (exitCode) =>

@@ -2,7 +2,7 @@ import mammoth from 'mammoth';
 import type { ConversionLimits } from '../conversion-limits.js';
 import { isCaption } from '../core/caption.js';
 import type { ConvertedDocument } from '../document.js';
-import { figureAnchor, htmlToMarkdown, parseFragment, sectionAt } from './html-markdown.js';
+import { figureSrc, htmlToMarkdown, parseFragment, sectionAt } from './html-markdown.js';
 import { officeProperties } from './office-properties.js';
 import { FigureCollector } from './office-figures.js';
 import type { Archive } from './zip-archive.js';
@@ -11,7 +11,7 @@ import type { Archive } from './zip-archive.js';
 function captionsOf(html: string, count: number): (string | undefined)[] {
   const document = parseFragment(html);
   return Array.from({ length: count }, (_, index) => {
-    const img = document.querySelector(`img[src="${figureAnchor(index).slice(1, -1)}"]`);
+    const img = document.querySelector(`img[src="${figureSrc(index)}"]`);
     const block = img?.closest('p, td, li') ?? img?.parentElement;
     const candidates = [block, block?.nextElementSibling, block?.previousElementSibling].map((el) =>
       (el?.textContent ?? '').replace(/\s+/g, ' ').trim(),
@@ -38,7 +38,7 @@ export async function convertDocx(
     {
       convertImage: mammoth.images.imgElement(async (image) => {
         images.push(new Uint8Array(await image.readAsBuffer()));
-        return { src: figureAnchor(images.length - 1).slice(1, -1) };
+        return { src: figureSrc(images.length - 1) };
       }),
     },
   );
@@ -47,7 +47,7 @@ export async function convertDocx(
   const figures = new FigureCollector(limits, 'section');
   const captions = captionsOf(html, images.length);
   images.forEach((bytes, index) => {
-    const at = converted.text.indexOf(figureAnchor(index));
+    const at = converted.text.indexOf(`(${figureSrc(index)})`);
     figures.add(bytes, sectionAt(converted, Math.max(at, 0)), captions[index]);
   });
   return {

@@ -1,8 +1,12 @@
-import { gfm } from '@joplin/turndown-plugin-gfm';
+import { createRequire } from 'node:module';
 import { parseHTML } from 'linkedom';
 import TurndownService from 'turndown';
 import { convertText } from '../core/text-document.js';
 import type { ConvertedDocument, DocumentTable } from '../document.js';
+
+// The GFM plugin (Markdown tables) ships CommonJS without type declarations.
+const require = createRequire(import.meta.url);
+const { gfm } = require('@joplin/turndown-plugin-gfm') as { gfm: TurndownService.Plugin };
 
 type Doc = ReturnType<typeof parseHTML>['document'];
 type El = ReturnType<Doc['querySelector']> & {};
@@ -12,8 +16,11 @@ export function parseFragment(html: string): Doc {
   return parseHTML(`<!doctype html><html><body>${html}</body></html>`).document;
 }
 
-/** The Markdown link a placeholder image becomes, found again in the text to place its figure. */
-export const figureAnchor = (index: number) => `(#figure-${index + 1})`;
+/**
+ * The `src` given to the `index`-th embedded image in converted HTML: its Markdown link,
+ * `(#figure-N)`, is found again in the text to place the figure in its section.
+ */
+export const figureSrc = (index: number) => `#figure-${index + 1}`;
 
 function markdownConverter(): TurndownService {
   const turndown = new TurndownService({
