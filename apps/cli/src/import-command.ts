@@ -23,7 +23,7 @@ export function registerImportCommand(program: Command, { io, token, interactive
   program
     .command('import <source>')
     .description(
-      'Bring an existing library into Quarry as research artifacts, through the MCP endpoint with a token of the org: a directory of .md, .txt and .html files, or a JSONL file of {title, content, url?, tags?, artifactType?, planId?}. Resumable: rerun the same command and only what is not in yet is sent.',
+      'Bring an existing library into Quarry as research artifacts, through the MCP endpoint with a token of the org: a directory of .md, .txt and .html files (stored as text) and .pdf, .docx, .pptx and .xlsx files (uploaded whole, kept as source documents with their pages), or a JSONL file of {title, content, url?, tags?, artifactType?, planId?}. Resumable: rerun the same command and only what is not in yet is sent.',
     )
     .option('--url <url>', 'the MCP endpoint', `http://127.0.0.1:${io.env.PORT ?? '8080'}/mcp`)
     .option('--token-file <file>', "the access token (default: QUARRY_TOKEN, else the data directory's dev-token)")

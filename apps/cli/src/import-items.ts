@@ -7,7 +7,8 @@ import { z } from '@quarry/config';
 
 // What `quarry import` reads: a directory of text documents or a JSONL file, turned into
 // store_research requests, one per document or line, each with a key that says whether it was
-// imported before. Reading is lazy (a large library is never held in memory at once).
+// imported before; PDFs and Office files of a directory become source documents, sent as they are
+// (the server converts them). Reading is lazy (a large library is never held in memory at once).
 
 /** The artifact types store_research accepts. */
 export const ARTIFACT_TYPES = ['analysis', 'synthesis', 'comparison', 'summary', 'source_list', 'finding'] as const;
@@ -25,8 +26,17 @@ export interface StoreRequest {
   idempotencyKey?: string;
 }
 
+/** A file the server converts and keeps as a source document (import_document, by upload). */
+export interface DocumentUpload {
+  path: string;
+  fileName: string;
+  mediaType: string;
+  planId?: string;
+}
+
 export type ImportEntry =
   | { kind: 'item'; locator: string; key: string; request: StoreRequest }
+  | { kind: 'document'; locator: string; key: string; upload: DocumentUpload }
   /** A document or line that cannot be imported (said why, never sent). */
   | { kind: 'problem'; locator: string; reason: string };
 
@@ -43,6 +53,13 @@ const FORMATS: Record<string, 'markdown' | 'text' | 'html'> = {
   '.text': 'text',
   '.html': 'html',
   '.htm': 'html',
+};
+/** Files sent whole, as source documents, with their media types (the server sniffs the bytes anyway). */
+const DOCUMENT_FORMATS: Record<string, string> = {
+  '.pdf': 'application/pdf',
+  '.docx': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  '.pptx': 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+  '.xlsx': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
 };
 /** HTML as plain text: headings keep their case, lines are not wrapped. */
 const HTML_TEXT = {
@@ -92,13 +109,48 @@ export function listFiles(dir: string): string[] {
     .sort();
 }
 
-/** A directory of .md/.markdown/.txt/.text/.html/.htm documents; anything else is a problem entry. */
+/** The SHA-256 of a file, read as a stream. */
+async function fileDigest(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+/**
+ * A directory of .md/.markdown/.txt/.text/.html/.htm documents (stored as their text) and
+ * .pdf/.docx/.pptx/.xlsx files (sent whole as source documents); anything else is a problem entry.
+ */
 export async function* directoryEntries(dir: string, defaults: ImportDefaults): AsyncGenerator<ImportEntry> {
   for (const rel of listFiles(dir)) {
     const locator = rel.split(sep).join('/');
-    const format = FORMATS[extname(rel).toLowerCase()];
+    const extension = extname(rel).toLowerCase();
+    const mediaType = DOCUMENT_FORMATS[extension];
+    if (mediaType) {
+      let digest: string;
+      try {
+        digest = await fileDigest(join(dir, rel));
+      } catch (error) {
+        yield { kind: 'problem', locator, reason: `cannot read it (${(error as Error).message})` };
+        continue;
+      }
+      yield {
+        kind: 'document',
+        locator,
+        // The bytes alone: the server keeps one document per file content, whatever its name.
+        key: sha256(`document\0${digest}`),
+        upload: {
+          path: join(dir, rel),
+          fileName: basename(rel),
+          mediaType,
+          ...(defaults.planId ? { planId: defaults.planId } : {}),
+        },
+      };
+      continue;
+    }
+    const format = FORMATS[extension];
     if (!format) {
-      yield { kind: 'problem', locator, reason: `unsupported file type (only ${Object.keys(FORMATS).join(', ')})` };
+      const known = [...Object.keys(FORMATS), ...Object.keys(DOCUMENT_FORMATS)].join(', ');
+      yield { kind: 'problem', locator, reason: `unsupported file type (only ${known})` };
       continue;
     }
     let bytes: Buffer;

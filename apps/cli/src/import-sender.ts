@@ -1,5 +1,6 @@
+import { readFile } from 'node:fs/promises';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import type { StoreRequest } from './import-items.js';
+import type { DocumentUpload, StoreRequest } from './import-items.js';
 
 // How `quarry import` stores documents: through the MCP endpoint, with the caller's token, like
 // any client (the same validation, scopes, tool allowlist, rate limit and audit). Everything
@@ -17,6 +18,11 @@ export interface StoreSender {
    * refused item is its own result, and a call that failed as a whole fails each of its items.
    */
   store(items: readonly StoreRequest[]): Promise<StoreResult[]>;
+  /**
+   * Send a file as a source document, whole, to the gateway's upload (`POST /documents` beside the
+   * MCP endpoint), which imports it like import_document. Never throws: a refusal is the result.
+   */
+  upload(document: DocumentUpload): Promise<StoreResult>;
   close(): Promise<void>;
 }
 
@@ -129,6 +135,52 @@ export async function openStoreSender(options: {
         return failAll((error as Error).message ?? String(error));
       }
     },
+    async upload(document) {
+      const http = options.fetch ?? fetch;
+      const target = uploadUrl(options.url, document);
+      try {
+        const body = await readFile(document.path);
+        for (let attempt = 1; ; attempt++) {
+          const response = await http(target, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${options.token}`, 'content-type': document.mediaType },
+            body,
+          }).catch((error: unknown) => {
+            if (attempt >= ATTEMPTS || !transient(error)) throw error;
+            return undefined;
+          });
+          if (response && !(TRANSIENT_STATUS.has(response.status) && attempt < ATTEMPTS)) {
+            const answer = (await response.json().catch(() => ({}))) as UploadAnswer;
+            if (response.ok && answer.id) return { ok: true, id: answer.id };
+            return { ok: false, error: uploadError(response.status, answer) };
+          }
+          await new Promise((r) => setTimeout(r, Math.min(baseDelay * 2 ** (attempt - 1), 15_000)));
+        }
+      } catch (error) {
+        return { ok: false, error: (error as Error).message ?? String(error) };
+      }
+    },
     close: () => client.close(),
   };
+}
+
+/** What the upload answers: import_document's result, a tool error, or an HTTP-level JSON-RPC error. */
+interface UploadAnswer {
+  id?: string;
+  error?: { code?: string | number; message?: string };
+}
+
+function uploadError(status: number, answer: UploadAnswer): string {
+  const { code, message } = answer.error ?? {};
+  return `${message ?? `the upload was refused (HTTP ${status})`}${typeof code === 'string' ? ` [${code}]` : ''}`;
+}
+
+/** The upload beside the MCP endpoint (…/mcp → …/documents), naming the file and the plan. */
+function uploadUrl(mcpUrl: string, document: DocumentUpload): URL {
+  const url = new URL(mcpUrl);
+  url.pathname = `${url.pathname.replace(/\/mcp\/?$/, '')}/documents`;
+  url.search = '';
+  url.searchParams.set('name', document.fileName);
+  if (document.planId) url.searchParams.set('planId', document.planId);
+  return url;
 }

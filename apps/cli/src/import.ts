@@ -62,7 +62,7 @@ function defaultStateFile(source: string): string {
 
 /**
  * `quarry import`: read the source lazily, skip what the state file says this org already has,
- * send the rest in batches (a few calls in flight), record each stored item as soon as the server
+ * send the rest in batches (a few calls in flight; a PDF or Office file as an upload of its own), record each stored item as soon as the server
  * confirms it, report every refused or unreadable item with its reason without stopping, and end with a
  * summary. A rerun with the same source and state file sends only what is not in yet.
  */
@@ -104,6 +104,21 @@ export async function importLibrary(options: ImportOptions): Promise<ImportSumma
   const batcher = createBatcher<Item>(limits);
   const inFlight = new Set<Promise<void>>();
   const concurrency = Math.max(1, options.concurrency ?? 4);
+  /** Keeps at most `concurrency` calls in flight: waits for one to end when that many are. */
+  const track = async (sending: Promise<void>) => {
+    const tracked: Promise<void> = sending.finally(() => inFlight.delete(tracked));
+    inFlight.add(tracked);
+    if (inFlight.size >= concurrency) await Promise.race(inFlight);
+  };
+  /** A source document: one upload each, recorded once the server has it. */
+  const uploadOne = async (entry: Extract<ImportEntry, { kind: 'document' }>) => {
+    const result = await sender.upload(entry.upload);
+    if (result.ok) {
+      state.record(entry.key, result.id);
+      summary.stored++;
+    } else fail(entry.locator, result.error);
+    progress.update(done());
+  };
   const send = async (batch: Item[]) => {
     const sending = sender
       .store(batch.map((item) => item.request))
@@ -121,9 +136,7 @@ export async function importLibrary(options: ImportOptions): Promise<ImportSumma
         });
         progress.update(done());
       });
-    const tracked: Promise<void> = sending.finally(() => inFlight.delete(tracked));
-    inFlight.add(tracked);
-    if (inFlight.size >= concurrency) await Promise.race(inFlight);
+    await track(sending);
   };
   try {
     for await (const entry of entries) {
@@ -133,6 +146,7 @@ export async function importLibrary(options: ImportOptions): Promise<ImportSumma
       }
       if (entry.kind === 'problem') fail(entry.locator, entry.reason);
       else if (state.has(entry.key)) summary.alreadyImported++;
+      else if (entry.kind === 'document') await track(uploadOne(entry));
       else {
         const item = { ...entry, request: { ...entry.request, idempotencyKey: idempotencyKeyOf(entry.key) } };
         const bytes = requestBytes(item.request);

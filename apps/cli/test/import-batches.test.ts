@@ -46,6 +46,7 @@ describe('importLibrary in batches', () => {
         calls.push([...items]);
         return items.map((item) => ({ ok: true, id: `id-${item.title}` }));
       },
+      upload: async () => ({ ok: false, error: 'this test sends no documents' }),
       close: async () => undefined,
     };
     const errors: string[] = [];
@@ -90,6 +91,7 @@ describe('importLibrary in batches', () => {
         sizes.push(items.length);
         return items.map((item) => ({ ok: true, id: `id-${item.title}` }));
       },
+      upload: async () => ({ ok: false, error: 'this test sends no documents' }),
       close: async () => undefined,
     };
     const options = {

@@ -34,6 +34,7 @@ const sender: StoreSender = {
     items.map((item, i) =>
       item.title.includes('refused') ? { ok: false, error: 'title: refused' } : { ok: true, id: `id-${i}` },
     ),
+  upload: async () => ({ ok: false, error: 'this test sends no documents' }),
   close: async () => undefined,
 };
 

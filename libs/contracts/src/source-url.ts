@@ -24,20 +24,38 @@ const KINDS: Readonly<Record<SourceTableName, string>> = {
   extraction_result: 'extraction',
 };
 
-const URL_PATTERN = /^quarry:\/\/(artifacts|outputs|extractions)\/([^/?#]+)$/;
+const URL_PATTERN = /^quarry:\/\/(artifacts|outputs|extractions)\/([^/?#]+)(?:#page=([1-9][0-9]{0,5}))?$/;
 // A permalink's path, after whatever base path the public URL has.
+const PAGE_FRAGMENT = /^#page=([1-9][0-9]{0,5})$/;
 const PERMALINK_PATH = /\/library\/(artifact|output|extraction)\/([^/?#]+)$/;
 
-export function sourceUrl(sourceTable: SourceTableName, id: string): string {
-  return `quarry://${PATHS[sourceTable]}/${id}`;
+/**
+ * With `page`, the address of that page of a source document: `#page=N`, the fragment PDF viewers
+ * open at (RFC 8118), kept on the permalink too.
+ */
+export function sourceUrl(sourceTable: SourceTableName, id: string, page?: number): string {
+  return `quarry://${PATHS[sourceTable]}/${id}${page === undefined ? '' : `#page=${page}`}`;
 }
 
-/** The item a sourceUrl names, or undefined for anything else. */
-export function parseSourceUrl(url: string): { sourceTable: SourceTableName; id: string } | undefined {
+/** A stored item, and the page of it a reference points to, if it names one. */
+export interface ItemReference {
+  sourceTable: SourceTableName;
+  id: string;
+  page?: number;
+}
+
+/** The item (and page) a sourceUrl names, or undefined for anything else. */
+export function parseSourceUrl(url: string): ItemReference | undefined {
   const match = URL_PATTERN.exec(url);
   if (!match) return undefined;
   const sourceTable = (Object.keys(PATHS) as SourceTableName[]).find((t) => PATHS[t] === match[1])!;
-  return { sourceTable, id: match[2]! };
+  return { sourceTable, id: match[2]!, ...(match[3] ? { page: Number(match[3]) } : {}) };
+}
+
+/** The `#page=N` of a reference, as a number (undefined when there is none). */
+export function pageOfFragment(hash: string): number | undefined {
+  const match = PAGE_FRAGMENT.exec(hash);
+  return match ? Number(match[1]) : undefined;
 }
 
 /** The path of an item's permalink under the gateway's public URL: `/library/artifact/{id}`, … */
@@ -59,12 +77,15 @@ export function parsePermalinkPath(path: string): { sourceTable: SourceTableName
  * gave out before its public URL changed still name their items; reading one still needs the
  * caller's org.
  */
-export function parseItemReference(reference: string): { sourceTable: SourceTableName; id: string } | undefined {
+export function parseItemReference(reference: string): ItemReference | undefined {
   const named = parseSourceUrl(reference);
   if (named || !/^https?:\/\//i.test(reference)) return named;
   try {
     const { pathname, search, hash } = new URL(reference);
-    return search || hash ? undefined : parsePermalinkPath(pathname);
+    const page = pageOfFragment(hash);
+    if (search || (hash && page === undefined)) return undefined;
+    const item = parsePermalinkPath(pathname);
+    return item && { ...item, ...(page === undefined ? {} : { page }) };
   } catch {
     return undefined;
   }

@@ -38,7 +38,7 @@ describe('the tool catalogue', () => {
     expect(toolCatalogue.filter((tool) => tool.liveness).map((tool) => tool.name)).toEqual(['ping']);
   });
 
-  it('publishes exactly these tools: ping, the plan engine tools, the artifact and search tools (search and fetch as ChatGPT reads them), extract_data, submit_extraction', () => {
+  it('publishes exactly these tools: ping, the plan engine tools, the artifact and search tools (search and fetch as ChatGPT reads them, import_document), extract_data, submit_extraction', () => {
     expect(toolCatalogue.map((tool) => tool.name)).toEqual([
       'archive_plan',
       'cancel_plan',
@@ -56,6 +56,7 @@ describe('the tool catalogue', () => {
       'get_research_context',
       'get_research_output',
       'get_step_context',
+      'import_document',
       'list_active_plans',
       'list_artifacts',
       'list_plans',
@@ -122,6 +123,8 @@ describe('the tool catalogue', () => {
         'delete_artifact',
         'delete_plan',
         'delete_research_output',
+        // The same bytes again answer the same document.
+        'import_document',
       ].sort(),
     );
     expect(toolCatalogue.filter((tool) => tool.annotations.openWorldHint)).toEqual([]);

@@ -63,6 +63,7 @@ describe('extract_data', () => {
     expect(JSON.stringify(t.outputSchema)).not.toMatch(/samplingRequest|modelUsage|inputTokens/);
     expect(toolCatalogue.filter((other) => other.gatewayFields).map((other) => other.name)).toEqual([
       'extract_data',
+      'get_artifact',
       'get_research_output',
     ]);
   });

@@ -47,6 +47,7 @@ describe('search_sources', () => {
       'planId',
       'createdAt',
       'tags',
+      'page',
     ]);
     expect(t.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true });
   });

@@ -38,4 +38,24 @@ describe('item references', () => {
     ])
       expect(parseItemReference(other)).toBeUndefined();
   });
+
+  it('point to a page of a source document with #page=N, the fragment PDF viewers open at', () => {
+    expect(sourceUrl('research_artifact', id, 37)).toBe(`quarry://artifacts/${id}#page=37`);
+    expect(parseItemReference(`quarry://artifacts/${id}#page=37`)).toEqual({
+      sourceTable: 'research_artifact',
+      id,
+      page: 37,
+    });
+    expect(parseItemReference(`https://quarry.example/library/artifact/${id}#page=4`)).toEqual({
+      sourceTable: 'research_artifact',
+      id,
+      page: 4,
+    });
+    for (const other of [
+      `quarry://artifacts/${id}#page=0`,
+      `quarry://artifacts/${id}#page=x`,
+      `quarry://artifacts/${id}#p=3`,
+    ])
+      expect(parseItemReference(other)).toBeUndefined();
+  });
 });

@@ -10,6 +10,16 @@ export const CONTENT_DELETED_TOPIC = 'content.deleted';
 // guid: any 8-4-4-4-12 hex id, as @quarry/db's isUuid accepts (ids need not be RFC v4).
 const uuid = z.guid();
 
+/** One unit of a source document: its kind and number, and its span in the text (start inclusive, end exclusive). */
+const DocumentUnitSchema = z
+  .object({
+    kind: z.enum(['page', 'slide', 'sheet', 'section']),
+    number: z.number().int().min(1),
+    start: z.number().int().min(0),
+    end: z.number().int().min(0),
+  })
+  .refine((u) => u.start <= u.end, 'a unit ends before it starts');
+
 /**
  * Version 1 of `content.created`. Consumers reject other versions, so a breaking change is a
  * new `schemaVersion` (and schema) that consumers learn before producers emit it.
@@ -27,6 +37,12 @@ export const ContentCreatedV1Schema = z.object({
   title: z.string().max(1000),
   text: z.string(),
   tags: z.array(z.string().min(1).max(200)).max(100).optional(),
+  /**
+   * A source document's units (pages, slides, sheets, sections): character spans into `text`, so
+   * each chunk is cut within one unit and a search hit can name its page. Optional: text without
+   * pages has none.
+   */
+  units: z.array(DocumentUnitSchema).max(100_000).optional(),
   /** ISO 8601 with offset, e.g. 2026-11-21T23:30:00.000Z. */
   occurredAt: z.iso.datetime({ offset: true }),
   /**

@@ -21,6 +21,8 @@ export interface ServiceServerOptions {
    */
   serviceTokens?: ServiceTokenIssuer;
   logger: GrpcLogger;
+  /** grpc-js server options over the defaults, e.g. a larger `grpc.max_receive_message_length`. */
+  serverOptions?: grpc.ServerOptions;
 }
 
 /**
@@ -37,6 +39,7 @@ export function buildServiceServer(options: ServiceServerOptions): GrpcServer {
     logger: options.logger,
     descriptorSet,
     isUnavailable: isConnectionFailure,
+    serverOptions: options.serverOptions,
   });
 }
 

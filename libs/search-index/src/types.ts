@@ -21,10 +21,21 @@ export interface SourceMeta extends SourceKey {
   createdAt?: string;
 }
 
-/** A contiguous slice of the source text; `start`/`end` are character offsets into it. */
+/**
+ * A contiguous slice of the source text; `start`/`end` are character offsets into it. A source
+ * document's chunk lies within one unit (page, slide, sheet), whose number it carries.
+ */
 export interface Chunk {
   chunkNo: number;
   text: string;
+  start: number;
+  end: number;
+  unit?: number;
+}
+
+/** A unit (page, slide, sheet, section) of a source document: its number and its span in the text. */
+export interface TextUnit {
+  number: number;
   start: number;
   end: number;
 }
@@ -83,6 +94,8 @@ export interface ChunkHit {
   tags?: string[];
   /** When the source was stored (ISO 8601), when its documents record it. */
   createdAt?: string;
+  /** The unit (page, slide, sheet) of a source document the chunk lies in. */
+  unit?: number;
 }
 
 /** What an upsert did, chunk by chunk. Re-upserting identical content reports only `unchanged`. */

@@ -126,3 +126,36 @@ describe('LanceDB tables made before documents carried created_at', () => {
     }
   });
 });
+
+describe('LanceDB chunks of a source document', () => {
+  it('keep the page each lies on, and tables made before pages gain the column on open', async () => {
+    const where = mkdtempSync(join(tmpdir(), 'quarry-search-unit-'));
+    const pages = ['Tin was shipped from the harbour.', 'Copper came by rail instead.'];
+    const text = pages.join('\n\n');
+    const units = [
+      { number: 1, start: 0, end: pages[0]!.length },
+      { number: 2, start: pages[0]!.length + 2, end: text.length },
+    ];
+    const meta = { orgId: 'o', sourceTable: 'research_artifact', sourceId: 'doc', title: 'Freight' };
+    try {
+      const index = await openLanceBm25Index({ dir: where });
+      await index.upsertMany([prepareSource({ ...meta, sourceId: 'plain' }, 'Copper without pages.')]);
+      await index.close();
+      // Make the table as an older Quarry left it: no unit column.
+      const conn = await lancedb.connect(where);
+      const table = await conn.openTable('chunks_bm25');
+      await table.dropColumns(['unit']);
+      table.close();
+      conn.close();
+
+      const reopened = await openLanceBm25Index({ dir: where });
+      await reopened.upsertMany([prepareSource(meta, text, undefined, units)]);
+      const hits = await reopened.search('copper', { orgId: 'o', limit: 5 });
+      expect(hits.find((h) => h.sourceId === 'doc')).toMatchObject({ unit: 2, text: pages[1], start: units[1]!.start });
+      expect(hits.find((h) => h.sourceId === 'plain')).not.toHaveProperty('unit');
+      await reopened.close();
+    } finally {
+      rmSync(where, { recursive: true, force: true });
+    }
+  });
+});

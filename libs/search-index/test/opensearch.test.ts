@@ -94,6 +94,7 @@ describe('OpenSearch BM25 adapter: exact requests (offline)', () => {
             'plan_id',
             'tags',
             'created_at',
+            'unit',
           ],
           query: {
             bool: {
@@ -345,7 +346,7 @@ describe('OpenSearch BM25 adapter: exact requests (offline)', () => {
 });
 
 describe('OpenSearch BM25 adapter: an index made before documents carried created_at', () => {
-  it('gets the created_at mapping added (the mapping is strict), and nothing is recreated', async () => {
+  it('gets the created_at and unit mappings added (the mapping is strict), and nothing is recreated', async () => {
     const replies = engineReplies(
       () => [],
       () => ({}),
@@ -362,6 +363,8 @@ describe('OpenSearch BM25 adapter: an index made before documents carried create
       'HEAD /quarry-chunks',
       'POST /quarry-chunks/_mapping',
     ]);
-    expect(mock.sent[2]!.body).toEqual({ properties: { created_at: { type: 'date' } } });
+    expect(mock.sent[2]!.body).toEqual({
+      properties: { created_at: { type: 'date' }, unit: { type: 'integer', index: false } },
+    });
   });
 });

@@ -27,6 +27,28 @@ describe('prepareSource / planUpsert', () => {
     );
   });
 
+  it('cuts a source document page by page: no chunk spans two pages, each names its page', () => {
+    const pages = ['First page words. '.repeat(30).trim(), 'Second page words. '.repeat(30).trim()];
+    const text = pages.join('\n\n');
+    const units = [
+      { number: 1, start: 0, end: pages[0]!.length },
+      { number: 2, start: pages[0]!.length + 2, end: text.length },
+    ];
+    const source = prepareSource(meta, text, { minWords: 20, maxWords: 40, overlapWords: 5 }, units);
+    expect(source.chunks.map((c) => c.chunkNo)).toEqual(source.chunks.map((_, i) => i));
+    for (const chunk of source.chunks) {
+      const unit = units.find((u) => u.number === chunk.unit)!;
+      expect(chunk.start).toBeGreaterThanOrEqual(unit.start);
+      expect(chunk.end).toBeLessThanOrEqual(unit.end);
+      expect(chunk.text).toBe(text.slice(chunk.start, chunk.end));
+    }
+    expect(new Set(source.chunks.map((c) => c.unit))).toEqual(new Set([1, 2]));
+    // Without units nothing changes: the same chunks and hashes as before pages existed.
+    const plain = prepareSource(meta, text, { minWords: 20, maxWords: 40, overlapWords: 5 });
+    expect(plain.chunks.every((c) => c.unit === undefined)).toBe(true);
+    expect(prepareSource(meta, text, { minWords: 20, maxWords: 40, overlapWords: 5 }, [])).toEqual(plain);
+  });
+
   it('writes only new or changed chunks and removes chunks the source lost', () => {
     const chunks = [
       { chunkNo: 0, text: 'a', start: 0, end: 1, contentHash: 'h0' },

@@ -12,6 +12,13 @@ const artifactStoreConfigSchema = z.object({
     .max(1048576)
     .default(262144)
     .describe('bytes of text a read tool returns per call unless the caller asks for less or more (ADR 0024)'),
+  DOCUMENT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(1024 * 1024 * 1024)
+    .default(64 * 1024 * 1024)
+    .describe('largest source document import_document accepts, in bytes (its gRPC messages may be this large)'),
 });
 
 export function loadArtifactStoreConfig(source: Readonly<Record<string, string | undefined>> = process.env) {

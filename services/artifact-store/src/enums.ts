@@ -3,7 +3,7 @@ import { artifactErrors } from './errors.js';
 
 export type ArtifactType = 'analysis' | 'synthesis' | 'comparison' | 'summary' | 'source_list' | 'finding';
 export type MediaType = 'conversation' | 'markdown' | 'html' | 'word' | 'excel' | 'powerpoint';
-export type ArtifactSourceName = 'client' | 'subagent';
+export type ArtifactSourceName = 'client' | 'subagent' | 'document';
 export type Grounding = 'exact' | 'normalised' | 'numeric' | 'date' | 'fuzzy' | 'none';
 
 /** Proto enums ↔ stored names (`ARTIFACT_TYPE_SOURCE_LIST` ↔ `source_list`); a required one that is unset is INVALID_ARGUMENT. */

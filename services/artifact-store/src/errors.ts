@@ -7,6 +7,7 @@ import { defineErrors, status } from '@quarry/grpc';
  * a missing, a malformed and another organization's artifact id, so ids reveal nothing; so are
  * OUTPUT_NOT_FOUND, EXTRACTION_NOT_FOUND and ITEM_NOT_FOUND (fetch, which reads all three).
  * IDEMPOTENCY_KEY_REUSED: the key already stored another request (core/idempotency.ts).
+ * DOCUMENT_*: import_document's file could not be converted (core/document-refusals.ts).
  */
 export const artifactErrors = defineErrors({
   INVALID_ARGUMENT: {
@@ -43,6 +44,62 @@ export const artifactErrors = defineErrors({
     status: status.INVALID_ARGUMENT,
     message: () =>
       '`cursor` is not one this tool returned for this id and these filters; call again without it to start over.',
+  },
+  DOCUMENT_NOT_FOUND: {
+    status: status.NOT_FOUND,
+    message: (p: { artifactId: string }) => `No source document ${p.artifactId} in your organization.`,
+  },
+  PAGES_OUT_OF_RANGE: {
+    status: status.OUT_OF_RANGE,
+    message: (p: { pages: string; count: number; kind: string }) =>
+      `\`pages\` "${p.pages}" is not in the document: it has ${p.kind}s 1 to ${p.count}.`,
+  },
+  // A document that could not be converted (the codes of @quarry/documents' DocumentError,
+  // prefixed): nothing of it is stored.
+  DOCUMENT_UNSUPPORTED_FORMAT: {
+    status: status.INVALID_ARGUMENT,
+    message: (p: { fileName: string; reason: string }) =>
+      `${p.fileName} is not a document Quarry reads (PDF, HTML, DOCX, PPTX, XLSX, Markdown or text): ${p.reason}`,
+  },
+  DOCUMENT_ENCRYPTED: {
+    status: status.FAILED_PRECONDITION,
+    message: (p: { fileName: string; reason: string }) =>
+      `${p.fileName} is encrypted or password-protected; send it decrypted (${p.reason}).`,
+  },
+  DOCUMENT_CORRUPT: {
+    status: status.INVALID_ARGUMENT,
+    message: (p: { fileName: string; reason: string }) => `${p.fileName} is damaged and cannot be read: ${p.reason}`,
+  },
+  DOCUMENT_NO_TEXT_LAYER: {
+    status: status.FAILED_PRECONDITION,
+    message: (p: { fileName: string; reason: string }) =>
+      `${p.fileName} has no text to read (a scan without a text layer? run OCR on it first): ${p.reason}`,
+  },
+  DOCUMENT_TOO_LARGE: {
+    status: status.RESOURCE_EXHAUSTED,
+    message: (p: { fileName: string; reason: string }) => `${p.fileName} is too large: ${p.reason}`,
+  },
+  DOCUMENT_TOO_MANY_UNITS: {
+    status: status.RESOURCE_EXHAUSTED,
+    message: (p: { fileName: string; reason: string }) => `${p.fileName} has too many pages: ${p.reason}`,
+  },
+  DOCUMENT_ARCHIVE_BOMB: {
+    status: status.INVALID_ARGUMENT,
+    message: (p: { fileName: string; reason: string }) =>
+      `${p.fileName} unpacks to far more than its size (a zip bomb?): ${p.reason}`,
+  },
+  DOCUMENT_IMAGE_TOO_LARGE: {
+    status: status.RESOURCE_EXHAUSTED,
+    message: (p: { fileName: string; reason: string }) => `${p.fileName} holds an image too large: ${p.reason}`,
+  },
+  DOCUMENT_TIMEOUT: {
+    status: status.RESOURCE_EXHAUSTED,
+    message: (p: { fileName: string; reason: string }) => `${p.fileName} took too long to convert: ${p.reason}`,
+  },
+  DOCUMENT_OUT_OF_MEMORY: {
+    status: status.RESOURCE_EXHAUSTED,
+    message: (p: { fileName: string; reason: string }) =>
+      `${p.fileName} needed too much memory to convert: ${p.reason}`,
   },
   INVALID_BASE64: {
     status: status.INVALID_ARGUMENT,

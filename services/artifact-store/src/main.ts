@@ -13,5 +13,6 @@ await runService({
       databaseUrl: config.DATABASE_URL,
       planEngineAddress: config.PLAN_ENGINE_ADDRESS,
       readBudgetBytes: config.READ_BUDGET_BYTES,
+      documentMaxBytes: config.DOCUMENT_MAX_BYTES,
     }),
 });

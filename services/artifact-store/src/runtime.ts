@@ -20,10 +20,15 @@ export interface ArtifactStoreOptions extends ServiceOptions {
   planEngineAddress: string;
   /** Bytes of text a read tool returns when the caller does not say (default 262144). */
   readBudgetBytes?: number;
+  /** Largest source document import_document accepts, in bytes (default 64 MiB). */
+  documentMaxBytes?: number;
 }
 
 /** What a read returns by default: enough for a long report, far below what a client chokes on (ADR 0024). */
 const DEFAULT_READ_BUDGET_BYTES = 256 * 1024;
+const DEFAULT_DOCUMENT_MAX_BYTES = 64 * 1024 * 1024;
+/** Room in a gRPC message for the fields around a document's bytes. */
+const MESSAGE_OVERHEAD_BYTES = 1024 * 1024;
 
 export type ArtifactStore = ListeningService;
 
@@ -39,6 +44,7 @@ export async function startArtifactStore(options: ArtifactStoreOptions): Promise
     max: 10,
   });
   const plans = createPlanReferencesClient({ address: options.planEngineAddress, identityKey: options.identityKey });
+  const documentMaxBytes = options.documentMaxBytes ?? DEFAULT_DOCUMENT_MAX_BYTES;
   const server = buildServiceServer({
     definition: artifactV1.ArtifactServiceService,
     implementation: createArtifactService({
@@ -47,7 +53,13 @@ export async function startArtifactStore(options: ArtifactStoreOptions): Promise
       reads: { budgetBytes: options.readBudgetBytes ?? DEFAULT_READ_BUDGET_BYTES },
       cursors: createCursorCodec(options.identityKey, 'artifact-store'),
       logger: options.logger,
+      conversionLimits: { maxBytes: documentMaxBytes },
     }),
+    // import_document brings a whole file in one message, and get_artifact may return one.
+    serverOptions: {
+      'grpc.max_receive_message_length': documentMaxBytes + MESSAGE_OVERHEAD_BYTES,
+      'grpc.max_send_message_length': documentMaxBytes + MESSAGE_OVERHEAD_BYTES,
+    },
     identityKey: options.identityKey,
     serviceTokens: options.serviceTokens,
     logger: options.logger,

@@ -10,6 +10,7 @@ import { getArtifactText } from './handlers/get-artifact-text.js';
 import { getArtifact } from './handlers/get-artifact.js';
 import { getExtraction } from './handlers/get-extraction.js';
 import { getResearchOutput } from './handlers/get-research-output.js';
+import { importDocument } from './handlers/import-document.js';
 import { listArtifacts } from './handlers/list-artifacts.js';
 import { listPlanArtifacts } from './handlers/list-plan-artifacts.js';
 import { listResearchOutputs } from './handlers/list-research-outputs.js';
@@ -39,6 +40,7 @@ export function createArtifactService(deps: ArtifactServiceDeps): artifactV1.Art
     {
       storeResearch,
       storeResearchBatch,
+      importDocument,
       storeResearchOutput,
       submitSubagentReport,
       getArtifact,

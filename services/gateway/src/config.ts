@@ -27,6 +27,15 @@ const gatewayConfigSchema = z.object({
     .int()
     .min(1024)
     .default(4 * 1024 * 1024),
+  QUARRY_UPLOAD_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(1024 * 1024 * 1024)
+    .default(64 * 1024 * 1024)
+    .describe(
+      "largest source document POST /documents accepts (keep it within the artifact store's DOCUMENT_MAX_BYTES)",
+    ),
   QUARRY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
   QUARRY_TRUST_PROXY: env.bool(false),
   QUARRY_TOKEN_CACHE_TTL: env.duration('60s'),

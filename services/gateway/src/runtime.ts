@@ -188,7 +188,15 @@ export async function createGatewayRuntime({
   // A gRPC client is a backend as it is: a tool call carries the identity, deadline and signal it takes.
   const remote = Object.entries(serviceAddresses).map(
     ([service, address]) =>
-      [service, createRawClient(address, { signer, defaultDeadlineMs: config.QUARRY_GRPC_DEADLINE })] as const,
+      [
+        service,
+        createRawClient(address, {
+          signer,
+          defaultDeadlineMs: config.QUARRY_GRPC_DEADLINE,
+          // A source document's original file comes back whole in one reply.
+          channelOptions: { 'grpc.max_receive_message_length': config.QUARRY_UPLOAD_LIMIT_BYTES + 1024 * 1024 },
+        }),
+      ] as const,
   );
   const backends: Record<string, ToolBackend> = {
     [`${identityV1.protobufPackage}.IdentityService`]: createLocalBackend(
@@ -230,6 +238,7 @@ export async function createGatewayRuntime({
       allowedHosts: config.allowedHosts,
       allowedOrigins: config.QUARRY_ALLOWED_ORIGINS,
       bodyLimitBytes: config.QUARRY_BODY_LIMIT_BYTES,
+      uploadLimitBytes: config.QUARRY_UPLOAD_LIMIT_BYTES,
       rateLimitPerMinute: config.QUARRY_RATE_LIMIT_PER_MINUTE,
       trustProxy: config.QUARRY_TRUST_PROXY,
     },

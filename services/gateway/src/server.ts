@@ -4,6 +4,7 @@ import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/fa
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { createAuthentication } from './http/authentication.js';
+import { registerDocumentRoutes } from './http/document-routes.js';
 import { errorHandler, sendError } from './http/error-replies.js';
 import { registerMcpRoute } from './http/mcp-route.js';
 import type { TokenAuthenticator } from './identity/authenticator.js';
@@ -23,7 +24,11 @@ export interface GatewayHttpOptions {
   bodyLimitBytes: number;
   rateLimitPerMinute: number;
   trustProxy: boolean;
+  /** Largest file `POST /documents` accepts (default 64 MiB). */
+  uploadLimitBytes?: number;
 }
+
+const DEFAULT_UPLOAD_LIMIT_BYTES = 64 * 1024 * 1024;
 
 export interface GatewayDeps {
   http: GatewayHttpOptions;
@@ -68,7 +73,7 @@ export interface GatewayDeps {
 
 /**
  * The gateway's HTTP face: `POST /mcp` (Streamable HTTP, both MCP eras), `/healthz`,
- * `/readyz`, `/metrics`, and OAuth's routes. Stateless: everything a request needs comes with it
+ * `/readyz`, `/metrics`, OAuth's routes, and `/documents` (uploads and originals of source documents). Stateless: everything a request needs comes with it
  * (its token), so any number of replicas can serve behind a plain load balancer.
  */
 export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
@@ -145,6 +150,14 @@ export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
   });
   // RFC 9728: every challenge points the client at the protected-resource metadata.
   const resourceMetadata = deps.oauth ? resourceMetadataUrl(deps.oauth.resource) : undefined;
+  const authentication = createAuthentication(deps.authenticator, resourceMetadata);
+  registerDocumentRoutes(app, {
+    tools: deps.tools,
+    authentication,
+    uploadLimitBytes: http.uploadLimitBytes ?? DEFAULT_UPLOAD_LIMIT_BYTES,
+    rateLimitPerMinute: http.rateLimitPerMinute,
+    resourceMetadata,
+  });
   registerMcpRoute(app, {
     endpoint: endpoint.handler,
     tools: deps.tools,
@@ -152,7 +165,7 @@ export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
       deps.mcpFastPath === false
         ? undefined
         : createToolCallFastPath(deps.tools, endpoint.modes, quarryServerInfo(deps.version)),
-    authentication: createAuthentication(deps.authenticator, resourceMetadata),
+    authentication,
     // The SDK's own guards (a 403 with a JSON-RPC error): the Host allow-list against DNS
     // rebinding, and the Origin check, which only a browser's request (it sends Origin) can fail.
     guards: [

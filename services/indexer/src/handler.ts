@@ -113,7 +113,7 @@ export function createIndexHandler(deps: IndexHandlerDeps): IndexHandler {
           event,
           recheck: decision === 'recheck',
           known: recorded.has(sourceKeyOf(event)),
-          source: prepareSource(sourceMeta(event), event.text, deps.chunkOptions),
+          source: prepareSource(sourceMeta(event), event.text, deps.chunkOptions, event.units),
         });
     }
     const sources = work.map((w) => w.source);

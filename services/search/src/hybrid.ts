@@ -39,6 +39,8 @@ export type HybridSearchResultItem = Omit<FusedResult, 'bestChunk'> & {
   tags: string[];
   /** When the source was stored (ISO 8601), when its documents record it. */
   createdAt?: string;
+  /** The page (slide, sheet) of a source document the best chunk lies on. */
+  page?: number;
 };
 
 export interface HybridSearchResponse {
@@ -142,6 +144,7 @@ export function buildHybridSearch(
         ...(bestChunk.planId ? { planId: bestChunk.planId } : {}),
         tags: bestChunk.tags ?? [],
         ...(bestChunk.createdAt ? { createdAt: bestChunk.createdAt } : {}),
+        ...(bestChunk.unit !== undefined ? { page: bestChunk.unit } : {}),
       })),
     };
   };

@@ -378,7 +378,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "delete_artifact",
     "title": "Delete research artifact",
-    "description": "Delete a research artifact for good (e.g. for a data-retention request), with the extraction results made from it and its search entries. Its ID then behaves like one that never existed; ARTIFACT_NOT_FOUND on a retry means it was deleted.",
+    "description": "Delete a research artifact for good, with its extraction results and search entries. Its ID then behaves like one that never existed (ARTIFACT_NOT_FOUND on a retry).",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -509,7 +509,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "delete_research_output",
     "title": "Delete research output",
-    "description": "Delete a deliverable for good, with its content and search entries. Its ID then behaves like one that never existed; OUTPUT_NOT_FOUND on a retry means it was deleted.",
+    "description": "Delete a deliverable for good, with its search entries. Its ID then behaves like one that never existed (OUTPUT_NOT_FOUND on a retry).",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -829,7 +829,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "fetch",
     "title": "Fetch a stored item",
-    "description": "Read anything search or search_sources found, by its id or url: {id, title, text, url, metadata}. Long text comes in pages: pass metadata.next_cursor as cursor.",
+    "description": "Read anything search or search_sources found, by id or url (a url with #page=N: that page of a document): {id, title, text, url, metadata}. Long text: pass metadata.next_cursor as cursor.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -875,7 +875,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "additionalProperties": {
             "type": "string"
           },
-          "description": "What else is known about it: source_table, plan_id, step_id, created_at, tags (comma separated), artifact_type, media_type, mime_type, total_bytes, offset, next_cursor."
+          "description": "What else is known about it: source_table, plan_id, step_id, created_at, tags (comma separated), artifact_type, media_type, mime_type, total_bytes, offset, next_cursor; for a document sha256, pages (the pages returned, e.g. 30-40) and page_count."
         }
       },
       "required": [
@@ -907,7 +907,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "get_artifact",
     "title": "Get research artifact",
-    "description": "Read a research artifact back: its content object, contentText, tags, plan and step, confidence. Long text comes in pages: call again with page.nextCursor. A content object over maxBytes is left out (contentOmitted): ask with a larger maxBytes.",
+    "description": "Read a research artifact back: content object, contentText (long text in pages: call again with page.nextCursor), tags, plan, step. Content over maxBytes is left out (contentOmitted).",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -920,13 +920,22 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "type": "string",
           "minLength": 1,
           "maxLength": 1000,
-          "description": "The page.nextCursor of the previous call, for the next page of long text."
+          "description": "page.nextCursor of the previous call."
         },
         "maxBytes": {
           "type": "integer",
           "minimum": 4096,
           "maximum": 1048576,
-          "description": "The most text to return in this call, in bytes of UTF-8 (default 262144; 4096 to 1048576)."
+          "description": "The most text to return, in bytes (default 262144)."
+        },
+        "pages": {
+          "type": "string",
+          "pattern": "^[1-9][0-9]{0,5}(-[1-9][0-9]{0,5})?$",
+          "description": "A document's pages to read, e.g. \"37\" or \"30-40\"."
+        },
+        "original": {
+          "type": "boolean",
+          "description": "True: also return a document's original file."
         }
       },
       "required": [
@@ -1032,7 +1041,8 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "type": "string",
           "enum": [
             "client",
-            "subagent"
+            "subagent",
+            "document"
           ],
           "description": "Who stored it: client or subagent."
         },
@@ -1044,6 +1054,115 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         "url": {
           "type": "string",
           "description": "Its stable address (quarry://artifacts/{id}), or its permalink page: for citing it."
+        },
+        "document": {
+          "type": "object",
+          "properties": {
+            "fileName": {
+              "type": "string",
+              "description": "The file's name, as given."
+            },
+            "mediaType": {
+              "type": "string",
+              "description": "Its MIME type, as read from its bytes."
+            },
+            "format": {
+              "type": "string",
+              "description": "pdf, html, docx, pptx, xlsx, markdown or text."
+            },
+            "sizeBytes": {
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 9007199254740991,
+              "description": "Size of the original file in bytes."
+            },
+            "sha256": {
+              "type": "string",
+              "description": "SHA-256 of the original file, hex."
+            },
+            "unitKind": {
+              "type": "string",
+              "description": "What its units are: page, slide, sheet or section."
+            },
+            "unitCount": {
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 4294967295,
+              "description": "How many units (pages, slides, sheets, sections) it has."
+            },
+            "author": {
+              "type": "string",
+              "description": "Its author, if the document says."
+            },
+            "publishedAt": {
+              "type": "string",
+              "description": "When it was published, if the document says."
+            },
+            "sourceUrl": {
+              "type": "string",
+              "description": "Where it came from, if known (its canonical URL)."
+            },
+            "warnings": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              },
+              "description": "What the conversion noticed, e.g. pages without a text layer."
+            },
+            "metadata": {
+              "type": "object",
+              "additionalProperties": {
+                "type": "string"
+              },
+              "description": "The document's own metadata (e.g. a PDF's info dictionary)."
+            }
+          },
+          "required": [
+            "fileName",
+            "mediaType",
+            "format",
+            "sizeBytes",
+            "sha256",
+            "unitKind",
+            "unitCount",
+            "warnings",
+            "metadata"
+          ],
+          "additionalProperties": false,
+          "description": "For a source document: its original file (name, type, size, SHA-256) and units."
+        },
+        "units": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "number": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 4294967295,
+                "description": "Its number, from 1."
+              },
+              "start": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 4294967295,
+                "description": "Where it starts in the returned text, in characters."
+              },
+              "end": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 4294967295,
+                "description": "Where it ends (exclusive), in characters."
+              }
+            },
+            "required": [
+              "number",
+              "start",
+              "end"
+            ],
+            "additionalProperties": false
+          },
+          "description": "For a source document: the pages (slides, sheets) in contentText, with their spans."
         }
       },
       "required": [
@@ -1052,7 +1171,8 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         "contentOmitted",
         "contentBytes",
         "tags",
-        "url"
+        "url",
+        "units"
       ],
       "additionalProperties": false
     },
@@ -1066,6 +1186,9 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "service": "quarry.artifact.v1.ArtifactService",
       "method": "GetArtifact",
       "path": "/quarry.artifact.v1.ArtifactService/GetArtifact"
+    },
+    "gatewayFields": {
+      "embeddedResource": "original"
     },
     "resourceLinks": [
       {
@@ -1086,7 +1209,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "get_extraction",
     "title": "Get extraction result",
-    "description": "Read an extraction result back: the data, each field's confidence, the schema, the source, plan and step. Long source text comes in pages (follow page.nextCursor).",
+    "description": "Read an extraction result back: data, field confidences, schema, source, plan, step. Long source text comes in pages (follow page.nextCursor).",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -1099,13 +1222,13 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "type": "string",
           "minLength": 1,
           "maxLength": 1000,
-          "description": "The page.nextCursor of the previous call, for the next page of the source text."
+          "description": "page.nextCursor of the previous call."
         },
         "maxBytes": {
           "type": "integer",
           "minimum": 4096,
           "maximum": 1048576,
-          "description": "The most source text to return in this call, in bytes of UTF-8 (default 262144; 4096 to 1048576)."
+          "description": "The most source text to return, in bytes (default 262144)."
         }
       },
       "required": [
@@ -2415,7 +2538,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "get_research_output",
     "title": "Get research output",
-    "description": "Read a deliverable back: text forms as text in `content` (in pages when long: follow page.nextCursor); word, excel and powerpoint whole as an embedded resource with their MIME type, byte for byte, with size and SHA-256.",
+    "description": "Read a deliverable back: text in `content` (in pages: follow page.nextCursor); word, excel, powerpoint as an embedded resource, byte for byte, with SHA-256.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -2428,13 +2551,13 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "type": "string",
           "minLength": 1,
           "maxLength": 1000,
-          "description": "The page.nextCursor of the previous call, for the next page of a long text output."
+          "description": "page.nextCursor of the previous call."
         },
         "maxBytes": {
           "type": "integer",
           "minimum": 4096,
           "maximum": 1048576,
-          "description": "The most text to return in this call, in bytes of UTF-8 (default 262144; 4096 to 1048576)."
+          "description": "The most text to return, in bytes (default 262144)."
         }
       },
       "required": [
@@ -2799,6 +2922,174 @@ export const toolDefinitions: readonly ToolDefinition[] = [
     ]
   },
   {
+    "name": "import_document",
+    "title": "Import document",
+    "description": "Store a file (PDF, HTML, DOCX, PPTX, XLSX, Markdown, text) as a research artifact, searchable by page, original kept. Same bytes, same document. Large files: POST /documents.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "data": {
+          "type": "string",
+          "contentEncoding": "base64",
+          "description": "The file, base64."
+        },
+        "fileName": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 255,
+          "description": "Its name, e.g. paper.pdf."
+        },
+        "mediaType": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "description": "Its MIME type, if known."
+        },
+        "title": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 500,
+          "description": "Default: the document's own."
+        },
+        "planId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "Its research plan, if any."
+        },
+        "stepId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "Its step of that plan, if any."
+        }
+      },
+      "required": [
+        "data",
+        "fileName"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string",
+          "description": "The document's artifact ID (get_artifact reads it, page by page)."
+        },
+        "title": {
+          "type": "string",
+          "description": "Its title, as stored."
+        },
+        "duplicate": {
+          "type": "boolean",
+          "description": "True when these exact bytes were already stored in your organization: id is that document."
+        },
+        "document": {
+          "type": "object",
+          "properties": {
+            "fileName": {
+              "type": "string",
+              "description": "The file's name, as given."
+            },
+            "mediaType": {
+              "type": "string",
+              "description": "Its MIME type, as read from its bytes."
+            },
+            "format": {
+              "type": "string",
+              "description": "pdf, html, docx, pptx, xlsx, markdown or text."
+            },
+            "sizeBytes": {
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 9007199254740991,
+              "description": "Size of the original file in bytes."
+            },
+            "sha256": {
+              "type": "string",
+              "description": "SHA-256 of the original file, hex."
+            },
+            "unitKind": {
+              "type": "string",
+              "description": "What its units are: page, slide, sheet or section."
+            },
+            "unitCount": {
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 4294967295,
+              "description": "How many units (pages, slides, sheets, sections) it has."
+            },
+            "author": {
+              "type": "string",
+              "description": "Its author, if the document says."
+            },
+            "publishedAt": {
+              "type": "string",
+              "description": "When it was published, if the document says."
+            },
+            "sourceUrl": {
+              "type": "string",
+              "description": "Where it came from, if known (its canonical URL)."
+            },
+            "warnings": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              },
+              "description": "What the conversion noticed, e.g. pages without a text layer."
+            },
+            "metadata": {
+              "type": "object",
+              "additionalProperties": {
+                "type": "string"
+              },
+              "description": "The document's own metadata (e.g. a PDF's info dictionary)."
+            }
+          },
+          "required": [
+            "fileName",
+            "mediaType",
+            "format",
+            "sizeBytes",
+            "sha256",
+            "unitKind",
+            "unitCount",
+            "warnings",
+            "metadata"
+          ],
+          "additionalProperties": false,
+          "description": "What was stored."
+        }
+      },
+      "required": [
+        "id",
+        "title",
+        "duplicate"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.artifact.v1.ArtifactService",
+      "method": "ImportDocument",
+      "path": "/quarry.artifact.v1.ArtifactService/ImportDocument"
+    },
+    "resourceLinks": [
+      {
+        "path": [
+          "id"
+        ],
+        "uris": [
+          "quarry://artifacts/{}"
+        ]
+      }
+    ]
+  },
+  {
     "name": "list_active_plans",
     "title": "List active plans",
     "description": "Your organization's unfinished, unarchived plans, most recently updated first: use it to find a plan to resume. All of them unless you send limit (then page with nextCursor).",
@@ -2930,7 +3221,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "list_artifacts",
     "title": "List research artifacts",
-    "description": "Browse your organization's research artifacts, most recent first, optionally by plan, kind, tags (all of them) or time stored. Pass nextCursor back, with the same filters, for the next page.",
+    "description": "Browse your organization's research artifacts, most recent first, by plan, kind, tags (all) or time stored. Pass nextCursor back, with the same filters, for the next page.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -2965,7 +3256,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         "createdSince": {
           "type": "string",
           "format": "date-time",
-          "description": "Only artifacts stored at or after this time (an RFC 3339 date-time with its offset or Z)."
+          "description": "Only artifacts stored at or after this time (RFC 3339)."
         },
         "cursor": {
           "type": "string",
@@ -3033,7 +3324,8 @@ export const toolDefinitions: readonly ToolDefinition[] = [
                 "type": "string",
                 "enum": [
                   "client",
-                  "subagent"
+                  "subagent",
+                  "document"
                 ],
                 "description": "Who stored it: client or subagent."
               },
@@ -3259,7 +3551,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "list_research_outputs",
     "title": "List deliverables",
-    "description": "Browse the deliverables (research outputs) of your organization, most recent first, optionally only those of one plan. Returns a page without their content (read one with get_research_output); pass nextCursor back (with the same planId) for the next one.",
+    "description": "Browse your organization's deliverables, most recent first, optionally of one plan, without content (get_research_output reads one). Pass nextCursor back (same planId) for more.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -3389,7 +3681,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "list_tags",
     "title": "List tags",
-    "description": "Every tag used on your organization's research artifacts, with how many artifacts carry it, most used first. Use it to pick tags for list_artifacts or search_sources.",
+    "description": "Every tag on your organization's research artifacts with its count, most used first.",
     "inputSchema": {
       "type": "object",
       "properties": {},
@@ -4011,7 +4303,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "search",
     "title": "Search",
-    "description": "Search everything stored in your organization by keywords and meaning, as search_sources ranks it: {results: [{id, title, url}]}, best first. Read one with fetch(id).",
+    "description": "Search everything stored in your organization, as search_sources ranks it: {results: [{id, title, url}]}, best first. Read one with fetch(id).",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -4084,7 +4376,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "search_sources",
     "title": "Search stored research",
-    "description": "Search everything stored in your organization (artifacts, outputs, subagent reports, extractions) by keywords and meaning at once (mode keyword or semantic runs one only). Results are per stored item, best first, each with its best-matching passage; read one whole with fetch. Narrow with sourceTable, artifactType, planId, tags and a createdSince/createdUntil range. Content stored a moment ago may take a second to appear.",
+    "description": "Search everything stored in your organization (artifacts, documents, outputs, reports, extractions) by keywords and meaning (mode keyword or semantic: one only). Results per item, best first, with the best-matching passage (and its page); fetch reads one. New content may take a second to appear.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -4140,12 +4432,12 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         "createdSince": {
           "type": "string",
           "format": "date-time",
-          "description": "Only items stored at or after this time (an RFC 3339 date-time with its offset or Z)."
+          "description": "Only items stored at or after this time (RFC 3339)."
         },
         "createdUntil": {
           "type": "string",
           "format": "date-time",
-          "description": "Only items stored at or before this time (an RFC 3339 date-time with its offset or Z)."
+          "description": "Only items stored at or before this time (RFC 3339)."
         },
         "mode": {
           "type": "string",
@@ -4278,6 +4570,12 @@ export const toolDefinitions: readonly ToolDefinition[] = [
                   "type": "string"
                 },
                 "description": "Its tags."
+              },
+              "page": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 4294967295,
+                "description": "The page (slide, sheet) of a source document the passage is on; url then points to it."
               }
             },
             "required": [
@@ -4337,7 +4635,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "store_research",
     "title": "Store research artifact",
-    "description": "Store a research artifact you produced (analysis, synthesis, comparison, summary, source list or finding) as a JSON object in `content`, with its readable text in contentText (what search_sources finds). With planId (and stepId) it appears in get_step_context and get_research_context. Returns its ID.",
+    "description": "Store a research artifact you produced (analysis, synthesis, comparison, summary, source list or finding): a JSON object in `content`, its readable text in contentText (what search_sources finds). With planId (and stepId) it shows in the plan's context. Returns its ID.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -4470,7 +4768,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "store_research_batch",
     "title": "Store research artifacts in bulk",
-    "description": "Store up to 100 research artifacts in one call, e.g. to import a library: each item is an object of store_research's arguments. Items are checked one by one: a refused item gets its error in `results` and the others are stored. One result per item, in order.",
+    "description": "Store up to 100 research artifacts, each an object of store_research's arguments. One result per item, in order: a refused item gets its error there, the others are stored.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -4546,7 +4844,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "store_research_output",
     "title": "Store research output",
-    "description": "Store a deliverable of a research plan in the form the user asked for: text forms (conversation, markdown, html) as text in `content` (up to 1 MiB); word, excel and powerpoint documents base64-encoded (up to 2 MiB decoded), with a contentSummary (the only searchable part). Returns the output's ID.",
+    "description": "Store a plan's deliverable in the form the user asked for: conversation, markdown, html as text in `content` (up to 1 MiB); word, excel, powerpoint base64 (up to 2 MiB decoded), with a contentSummary (their only searchable part). Returns the output's ID.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -5027,7 +5325,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "submit_subagent_report",
     "title": "Submit subagent report",
-    "description": "Store the report of a subagent that worked on a step, as an analysis artifact of that step (source: subagent): kept, searchable, and shown in the plan's context. Returns its ID.",
+    "description": "Store a subagent's report on a step as an analysis artifact of that step (source: subagent): searchable and shown in the plan's context. Returns its ID.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -5284,7 +5582,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "update_artifact_tags",
     "title": "Update artifact tags",
-    "description": "Add and remove tags of a research artifact (a tag in both lists is removed); repeating it changes nothing. Returns the artifact's tags.",
+    "description": "Add and remove tags of a research artifact (a tag in both lists is removed). Returns its tags.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -5383,6 +5681,7 @@ export const toolNames = {
   getResearchContext: 'get_research_context',
   getResearchOutput: 'get_research_output',
   getStepContext: 'get_step_context',
+  importDocument: 'import_document',
   listActivePlans: 'list_active_plans',
   listArtifacts: 'list_artifacts',
   listPlans: 'list_plans',

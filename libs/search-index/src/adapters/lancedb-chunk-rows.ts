@@ -20,12 +20,14 @@ export function baseFields(): Field[] {
     new Field('text', new Utf8(), false),
     new Field('start_offset', new Int32(), false),
     new Field('end_offset', new Int32(), false),
+    new Field('unit', new Int32(), true),
   ];
 }
 
 /** A chunk as both tables store it; each table adds its own column (`fts_text` or `vector`). */
 export function baseRow(source: IndexedSource, chunk: IndexedChunk): Row {
-  return { id: chunkId(source, chunk.chunkNo), ...chunkDocument(source, chunk) };
+  // Every row has every column of the table: `unit` is null where the chunk has no page.
+  return { id: chunkId(source, chunk.chunkNo), unit: null, ...chunkDocument(source, chunk) };
 }
 
 /** Best first; ties keep source order then chunk order, so ranks are deterministic. */

@@ -242,9 +242,12 @@ async function prepareTable(conn: lancedb.Connection, name: string, schema: Sche
     : await conn.createEmptyTable(name, schema, { mode: 'create', existOk: true });
   // Tables made before documents carried created_at get it as an all-null column (LanceDB adds
   // a column without rewriting the data); the next version of each source fills it.
-  if (!(await table.schema()).fields.some((f) => f.name === 'created_at')) {
+  const fields = (await table.schema()).fields;
+  if (!fields.some((f) => f.name === 'created_at')) {
     await table.addColumns([{ name: 'created_at', valueSql: 'CAST(NULL AS string)' }]);
   }
+  // …and before chunks named the page of a document they lie on, `unit` the same way.
+  if (!fields.some((f) => f.name === 'unit')) await table.addColumns([{ name: 'unit', valueSql: 'CAST(NULL AS int)' }]);
   // Upserts look up a source's stored hashes; a B-tree on source_id keeps that off a full scan.
   if (!(await table.listIndices()).some((i) => i.columns.includes('source_id'))) {
     await table.createIndex('source_id', { config: lancedb.Index.btree(), replace: true });

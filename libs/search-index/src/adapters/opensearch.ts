@@ -43,6 +43,9 @@ export function buildOpenSearchClient(url: string): Client {
 /** When the source was stored (ISO 8601); null for documents indexed before it was recorded. */
 const CREATED_AT = { type: 'date' } as const;
 
+/** The page (slide, sheet) of a source document a chunk lies on; null for other sources. */
+const UNIT = { type: 'integer', index: false } as const;
+
 /** The index template body (exported so its exact shape is tested and reviewable). */
 function openSearchIndexTemplate(index: string, shards = 1, replicas = 1): Record<string, unknown> {
   const keyword = { type: 'keyword' };
@@ -71,6 +74,7 @@ function openSearchIndexTemplate(index: string, shards = 1, replicas = 1): Recor
           text: { type: 'text', analyzer: 'english' },
           start_offset: { type: 'integer', index: false },
           end_offset: { type: 'integer', index: false },
+          unit: UNIT,
         },
       },
     },
@@ -123,7 +127,8 @@ export async function openOpenSearchBm25Index(options: OpenSearchBm25Options): P
   if (!exists.body) await client.indices.create({ index });
   // An index made before documents carried created_at gets the field's mapping (additive; the
   // mapping is strict, so a document with an unmapped field would be refused).
-  else await client.indices.putMapping({ index, body: { properties: { created_at: CREATED_AT } } });
+  // The same for `unit` (a document's page), added later still.
+  else await client.indices.putMapping({ index, body: { properties: { created_at: CREATED_AT, unit: UNIT } } });
 
   /**
    * One `_msearch` with one search per source, each routed by and filtered on its org: exact per

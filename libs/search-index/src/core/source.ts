@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type {
   Chunk,
+  TextUnit,
   ChunkHit,
   ChunkVectors,
   EmbeddedSource,
@@ -16,15 +17,35 @@ import { chunkText, type ChunkOptions } from './chunker.js';
 
 /**
  * Chunk a source's text and hash every chunk together with the metadata stored beside it, so a
- * changed title, plan or tag set also counts as a change and is re-written.
+ * changed title, plan or tag set also counts as a change and is re-written. A source document's
+ * text is chunked unit by unit (`units`: its pages, slides or sheets), so no chunk spans two pages
+ * and each names the one it is on.
  */
-export function prepareSource(meta: SourceMeta, text: string, options?: Partial<ChunkOptions>): IndexedSource {
+export function prepareSource(
+  meta: SourceMeta,
+  text: string,
+  options?: Partial<ChunkOptions>,
+  units?: readonly TextUnit[],
+): IndexedSource {
   const tags = [...new Set(meta.tags ?? [])].sort();
   const { createdAt, ...rest } = meta;
   const at = createdAt === undefined ? undefined : utcInstant(createdAt);
   const normalized: SourceMeta = { ...rest, tags, ...(at ? { createdAt: at } : {}) };
-  const chunks = chunkText(text, options).map((c) => ({ ...c, contentHash: chunkHash(normalized, c) }));
+  const chunks = chunksOf(text, options, units).map((c) => ({ ...c, contentHash: chunkHash(normalized, c) }));
   return { ...normalized, chunks };
+}
+
+/** The text's chunks: of the whole text, or of each unit in turn (numbered on across units). */
+function chunksOf(text: string, options: Partial<ChunkOptions> | undefined, units?: readonly TextUnit[]): Chunk[] {
+  if (!units?.length) return chunkText(text, options);
+  const chunks: Chunk[] = [];
+  for (const unit of units) {
+    const start = Math.max(0, Math.min(unit.start, text.length));
+    const end = Math.max(start, Math.min(unit.end, text.length));
+    for (const c of chunkText(text.slice(start, end), options))
+      chunks.push({ ...c, chunkNo: chunks.length, start: c.start + start, end: c.end + start, unit: unit.number });
+  }
+  return chunks;
 }
 
 /**
@@ -49,6 +70,7 @@ function chunkHash(meta: SourceMeta, chunk: Chunk): string {
     chunk.text,
     // Only when known, so documents indexed before sources carried it keep their hashes.
     ...(meta.createdAt ? [meta.createdAt] : []),
+    ...(chunk.unit !== undefined ? [`unit ${chunk.unit}`] : []),
   ];
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 }
@@ -72,6 +94,8 @@ export function chunkDocument(source: IndexedSource | EmbeddedSource, chunk: Ind
     text: chunk.text,
     start_offset: chunk.start,
     end_offset: chunk.end,
+    // Only a source document's chunks have a page: other documents stay as they were.
+    ...(chunk.unit !== undefined ? { unit: chunk.unit } : {}),
   };
 }
 
@@ -87,6 +111,7 @@ export const CHUNK_HIT_FIELDS: readonly string[] = Object.freeze([
   'plan_id',
   'tags',
   'created_at',
+  'unit',
 ]);
 
 /** A stored chunk document (as chunkDocument wrote it, read back from any engine) as a search hit. */
@@ -103,6 +128,7 @@ export function chunkHitOf(doc: Readonly<Record<string, unknown>>, score: number
     ...(typeof doc.plan_id === 'string' && doc.plan_id ? { planId: doc.plan_id } : {}),
     tags: stringsOf(doc.tags),
     ...(typeof doc.created_at === 'string' && doc.created_at ? { createdAt: doc.created_at } : {}),
+    ...(typeof doc.unit === 'number' && doc.unit > 0 ? { unit: doc.unit } : {}),
   };
 }
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { CONTENT_CREATED_TOPIC, ContentCreatedV1Schema, type ContentCreatedV1 } from '@quarry/events';
+import { unitsOf, type StoredUnits } from './document-pages.js';
 import { artifactText, extractionText, extractionTitle } from './indexed-text.js';
 
 // A stored row's content.created event, rebuilt from the row alone, for `quarry reindex`: the
@@ -17,6 +18,8 @@ export interface ArtifactRow {
   content_text: string | null;
   tags: string[];
   created_at: Date;
+  /** A source document's units (kind and [[number, start, end], …]); null for other artifacts. */
+  document_units?: { kind: string; units: StoredUnits } | null;
 }
 
 export interface OutputRow {
@@ -76,6 +79,7 @@ export function artifactSourceEvent(row: ArtifactRow): ContentCreatedV1 | null {
     title: row.title,
     text: artifactText(row.content_text, row.content),
     tags: row.tags.length ? row.tags : undefined,
+    ...(row.document_units ? { units: unitsOf(row.document_units.kind, row.document_units.units) } : {}),
   });
 }
 

@@ -1,4 +1,5 @@
 import type { CursorCodec } from '@quarry/cursors';
+import type { ConversionLimits } from '@quarry/documents';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { PlanReferences } from '../plans.js';
@@ -19,6 +20,8 @@ export interface ArtifactServiceDeps {
   /** Seals and opens the cursors of the read tools' pages and of the list rpcs (ADR 0024). */
   cursors: CursorCodec;
   logger: Logger;
+  /** What one import_document conversion may use (default: @quarry/documents' limits). */
+  conversionLimits?: Partial<ConversionLimits>;
 }
 
 /** What the service adds for its handlers: state shared by the calls of one service instance. */

@@ -2,9 +2,12 @@ import { type artifactV1, sourceUrl } from '@quarry/contracts';
 import { cursorScope } from '@quarry/cursors';
 import { isUuid } from '@quarry/db';
 import type { CallContext } from '@quarry/grpc';
+import { documentInfoOf } from '../core/document-info.js';
+import { pagesOf, parsePages, unitsOf } from '../core/document-pages.js';
 import { artifactSources, artifactTypes } from '../enums.js';
 import { artifactErrors } from '../errors.js';
 import { readArtifact } from '../store/artifacts.js';
+import { readDocumentInfo, readOriginal } from '../store/documents.js';
 import { inTenant } from '../store/tenant.js';
 import type { ArtifactServiceDeps } from './deps.js';
 import { budgetOf, readOffset, textPage } from './text-pages.js';
@@ -13,15 +16,37 @@ import { budgetOf, readOffset, textPage } from './text-pages.js';
  * GetArtifact: an artifact read back whole, its contentText in pages within the byte budget. The
  * content object comes with the first page when it fits the budget (its size counts against
  * it), else it is left out and said so. A missing, malformed and another org's id are refused alike.
+ * A source document also gives its description and, asked for, its original file; `pages` reads
+ * only those pages (slides, sheets) of its text, with their spans in what is returned.
  */
 export async function getArtifact(
   deps: ArtifactServiceDeps,
   req: artifactV1.GetArtifactRequest,
   ctx: CallContext,
 ): Promise<artifactV1.GetArtifactResponse> {
-  const row = isUuid(req.id) ? await inTenant(deps.db, ctx, (trx) => readArtifact(trx, req.id)) : undefined;
-  if (!row) throw artifactErrors.ARTIFACT_NOT_FOUND({ artifactId: req.id });
-  const scope = cursorScope('get_artifact', row.id);
+  const range = req.pages === undefined ? undefined : parsePages(req.pages);
+  const found = isUuid(req.id)
+    ? await inTenant(deps.db, ctx, async (trx) => {
+        const row = await readArtifact(trx, req.id);
+        if (row?.source !== 'document') return row && { row, document: undefined, original: undefined };
+        const document = await readDocumentInfo(trx, row.id);
+        const original = req.original ? await readOriginal(trx, row.id) : undefined;
+        return { row, document, original };
+      })
+    : undefined;
+  if (!found) throw artifactErrors.ARTIFACT_NOT_FOUND({ artifactId: req.id });
+  const { row, document, original } = found;
+  if (range && !document) throw artifactErrors.DOCUMENT_NOT_FOUND({ artifactId: row.id });
+
+  let fullText = row.content_text;
+  let units: artifactV1.DocumentUnit[] = [];
+  if (document && range && fullText !== null) {
+    const picked = pagesOf(fullText, unitsOf(document.unit_kind, document.units), range, req.pages!);
+    fullText = picked.text;
+    units = picked.units.map(({ number, start, end }) => ({ number, start, end }));
+  }
+  // A cursor is bound to the pages asked for: it continues the same slice of the text.
+  const scope = cursorScope('get_artifact', row.id, ...(req.pages === undefined ? [] : [req.pages]));
   const offset = readOffset(deps, scope, req.cursor);
   const budget = budgetOf(deps, req.maxBytes);
   const contentJson = JSON.stringify(row.content);
@@ -29,9 +54,10 @@ export async function getArtifact(
   const firstPage = req.cursor === undefined;
   const withContent = firstPage && contentBytes <= budget;
   const text =
-    row.content_text === null
+    fullText === null
       ? undefined
-      : textPage(deps, scope, row.content_text, offset, withContent ? budget - contentBytes : budget);
+      : textPage(deps, scope, fullText, offset, withContent ? budget - contentBytes : budget);
+  const url = sourceUrl('research_artifact', row.id, range && units.length ? units[0]!.number : undefined);
   return {
     id: row.id,
     artifactType: artifactTypes.valueOf(row.artifact_type as 'analysis'),
@@ -47,6 +73,12 @@ export async function getArtifact(
     stepId: row.step_id ?? undefined,
     source: artifactSources.valueOf(row.source),
     createdAt: row.created_at,
-    url: sourceUrl('research_artifact', row.id),
+    url,
+    document: document && documentInfoOf(document),
+    units,
+    original:
+      document && original
+        ? { uri: `quarry://artifacts/${row.id}/original`, mimeType: document.media_type, blob: original }
+        : undefined,
   };
 }

@@ -5,10 +5,12 @@ import * as browseArtifacts from './artifact/2026_11_25_2100_browse_artifacts.js
 import * as extractionIdempotency from './artifact/2026_11_25_2100_extraction_results_idempotency.js';
 import * as announcePlanDeliverables from './artifact/2026_11_26_0100_announce_plan_deliverables.js';
 import * as idempotentWrites from './artifact/2026_11_28_1540_idempotent_writes.js';
+import * as sourceDocuments from './artifact/2026_11_28_1610_source_documents.js';
 
 /**
  * The artifact store owns the `artifact` schema: research artifacts (including subagent
- * reports), research outputs and extraction results. Its content events go to the `events`
+ * reports and source documents, whose original files are in `documents`), research outputs and
+ * extraction results. Its content events go to the `events`
  * schema's outbox (`eventsSchemas` from @quarry/events), which must be migrated too.
  */
 export const artifactSchemas: ReadonlyArray<{ schema: string; migrations: Record<string, Migration> }> = [
@@ -21,6 +23,7 @@ export const artifactSchemas: ReadonlyArray<{ schema: string; migrations: Record
       '2026_11_25_2100_extraction_results_idempotency': extractionIdempotency,
       '2026_11_26_0100_announce_plan_deliverables': announcePlanDeliverables,
       '2026_11_28_1540_idempotent_writes': idempotentWrites,
+      '2026_11_28_1610_source_documents': sourceDocuments,
     },
   },
 ];

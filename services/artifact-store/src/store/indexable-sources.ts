@@ -1,7 +1,12 @@
 import { withTenant, type AnyDb, type Kysely } from '@quarry/db';
-import type { SelectQueryBuilder } from 'kysely';
+import { sql, type SelectQueryBuilder } from 'kysely';
 import type { ContentCreatedV1 } from '@quarry/events';
-import { artifactSourceEvent, extractionSourceEvent, outputSourceEvent } from '../core/source-events.js';
+import {
+  artifactSourceEvent,
+  extractionSourceEvent,
+  outputSourceEvent,
+  type ArtifactRow,
+} from '../core/source-events.js';
 import type { ArtifactDatabase } from './schema.js';
 
 /** One page of an org's stored sources as content.created events, for `quarry reindex`. */
@@ -70,20 +75,24 @@ export async function* indexableSources(
 
   yield* page(
     (trx) =>
-      trx
-        .selectFrom('artifact.research_artifacts')
-        .select([
-          'id',
-          'org_id',
-          'plan_id',
-          'step_id',
-          'artifact_type',
-          'title',
-          'content',
-          'content_text',
-          'tags',
-          'created_at',
-        ]),
+      trx.selectFrom('artifact.research_artifacts').select([
+        'id',
+        'org_id',
+        'plan_id',
+        'step_id',
+        'artifact_type',
+        'title',
+        'content',
+        'content_text',
+        'tags',
+        'created_at',
+        // A source document's pages, so its chunks are cut and named by page as when it was stored.
+        sql<ArtifactRow['document_units']>`(
+            select json_build_object('kind', d.unit_kind, 'units', d.units)
+            from artifact.documents d
+            where d.artifact_id = research_artifacts.id
+          )`.as('document_units'),
+      ]),
     artifactSourceEvent,
   );
   yield* page(

@@ -12,7 +12,7 @@ export interface ArtifactDatabase {
     plan_id: string | null;
     step_id: string | null;
     artifact_type: string;
-    source: 'client' | 'subagent';
+    source: 'client' | 'subagent' | 'document';
     title: string;
     content: Json;
     content_text: string | null;
@@ -21,6 +21,26 @@ export interface ArtifactDatabase {
     session_id: string | null;
     idempotency_key: string | null;
     request_hash: string | null;
+    created_at: Generated<Date>;
+  };
+  'artifact.documents': {
+    artifact_id: string;
+    org_id: string;
+    sha256: string;
+    /** bigint: pg returns a string. */
+    size_bytes: ColumnType<string, number, number>;
+    file_name: string;
+    media_type: string;
+    format: string;
+    unit_kind: string;
+    /** [[number, start, end], …] */
+    units: ColumnType<[number, number, number][], string, string>;
+    metadata: ColumnType<Record<string, string>, string, string>;
+    author: string | null;
+    published_at: string | null;
+    source_url: string | null;
+    warnings: string[];
+    original: Buffer;
     created_at: Generated<Date>;
   };
   'artifact.research_outputs': {

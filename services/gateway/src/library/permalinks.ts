@@ -1,4 +1,4 @@
-import { parsePermalinkPath, parseSourceUrl, permalinkPath, sourceUrl } from '@quarry/contracts';
+import { pageOfFragment, parsePermalinkPath, parseSourceUrl, permalinkPath, sourceUrl } from '@quarry/contracts';
 
 /**
  * A stored item's permalink: the page under the gateway's public URL that opens it for a
@@ -18,14 +18,17 @@ export function createPermalinks(publicUrl: string | undefined): Permalinks {
   return {
     of(address) {
       const item = base === undefined ? undefined : parseSourceUrl(address);
-      return item && `${base}${permalinkPath(item.sourceTable, item.id)}`;
+      const page = item?.page === undefined ? '' : `#page=${item.page}`;
+      return item && `${base}${permalinkPath(item.sourceTable, item.id)}${page}`;
     },
     addressOf(url) {
       if (base === undefined || !url.startsWith(`${base}/library/`)) return undefined;
-      const path = url.slice(base.length);
+      const [path = '', fragment] = url.slice(base.length).split(/(?=#)/);
+      const page = fragment === undefined ? undefined : pageOfFragment(fragment);
+      if (fragment !== undefined && page === undefined) return undefined;
       const item = parsePermalinkPath(path);
       return item && permalinkPath(item.sourceTable, item.id) === path
-        ? sourceUrl(item.sourceTable, item.id)
+        ? sourceUrl(item.sourceTable, item.id, page)
         : undefined;
     },
   };

@@ -37,7 +37,7 @@ export async function search(
     results: results.map((r) => ({
       id: r.sourceId,
       title: r.title,
-      url: sourceUrl(r.sourceTable as SourceTableName, r.sourceId),
+      url: sourceUrl(r.sourceTable as SourceTableName, r.sourceId, r.page),
     })),
   };
 }

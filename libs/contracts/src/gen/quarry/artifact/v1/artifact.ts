@@ -240,6 +240,8 @@ export enum ArtifactSource {
   ARTIFACT_SOURCE_CLIENT = 1,
   /** ARTIFACT_SOURCE_SUBAGENT - A subagent, with submit_subagent_report. */
   ARTIFACT_SOURCE_SUBAGENT = 2,
+  /** ARTIFACT_SOURCE_DOCUMENT - A source document, with import_document (its original file is kept). */
+  ARTIFACT_SOURCE_DOCUMENT = 3,
   UNRECOGNIZED = -1,
 }
 
@@ -254,6 +256,9 @@ export function artifactSourceFromJSON(object: any): ArtifactSource {
     case 2:
     case "ARTIFACT_SOURCE_SUBAGENT":
       return ArtifactSource.ARTIFACT_SOURCE_SUBAGENT;
+    case 3:
+    case "ARTIFACT_SOURCE_DOCUMENT":
+      return ArtifactSource.ARTIFACT_SOURCE_DOCUMENT;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -269,6 +274,8 @@ export function artifactSourceToJSON(object: ArtifactSource): string {
       return "ARTIFACT_SOURCE_CLIENT";
     case ArtifactSource.ARTIFACT_SOURCE_SUBAGENT:
       return "ARTIFACT_SOURCE_SUBAGENT";
+    case ArtifactSource.ARTIFACT_SOURCE_DOCUMENT:
+      return "ARTIFACT_SOURCE_DOCUMENT";
     case ArtifactSource.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -342,6 +349,87 @@ export interface StoreResearchBatchResult {
     | undefined;
   /** Why it was refused, in words. */
   error?: string | undefined;
+}
+
+export interface ImportDocumentRequest {
+  /** The file, base64. */
+  data: Buffer;
+  /** Its name, e.g. paper.pdf. */
+  fileName: string;
+  /** Its MIME type, if known. */
+  mediaType?:
+    | string
+    | undefined;
+  /** Default: the document's own. */
+  title?:
+    | string
+    | undefined;
+  /** Its research plan, if any. */
+  planId?:
+    | string
+    | undefined;
+  /** Its step of that plan, if any. */
+  stepId?: string | undefined;
+}
+
+export interface ImportDocumentResponse {
+  /** The document's artifact ID (get_artifact reads it, page by page). */
+  id: string;
+  /** Its title, as stored. */
+  title: string;
+  /** True when these exact bytes were already stored in your organization: id is that document. */
+  duplicate: boolean;
+  /** What was stored. */
+  document?: DocumentInfo | undefined;
+}
+
+/** A source document as stored: its original file and what its text was read as. */
+export interface DocumentInfo {
+  /** The file's name, as given. */
+  fileName: string;
+  /** Its MIME type, as read from its bytes. */
+  mediaType: string;
+  /** pdf, html, docx, pptx, xlsx, markdown or text. */
+  format: string;
+  /** Size of the original file in bytes. */
+  sizeBytes: number;
+  /** SHA-256 of the original file, hex. */
+  sha256: string;
+  /** What its units are: page, slide, sheet or section. */
+  unitKind: string;
+  /** How many units (pages, slides, sheets, sections) it has. */
+  unitCount: number;
+  /** Its author, if the document says. */
+  author?:
+    | string
+    | undefined;
+  /** When it was published, if the document says. */
+  publishedAt?:
+    | string
+    | undefined;
+  /** Where it came from, if known (its canonical URL). */
+  sourceUrl?:
+    | string
+    | undefined;
+  /** What the conversion noticed, e.g. pages without a text layer. */
+  warnings: string[];
+  /** The document's own metadata (e.g. a PDF's info dictionary). */
+  metadata: { [key: string]: string };
+}
+
+export interface DocumentInfo_MetadataEntry {
+  key: string;
+  value: string;
+}
+
+/** One unit (page, slide, sheet or section) of a document's text. */
+export interface DocumentUnit {
+  /** Its number, from 1. */
+  number: number;
+  /** Where it starts in the returned text, in characters. */
+  start: number;
+  /** Where it ends (exclusive), in characters. */
+  end: number;
 }
 
 export interface StoreResearchOutputRequest {
@@ -648,12 +736,20 @@ export interface TextPage {
 export interface GetArtifactRequest {
   /** The artifact's ID (as store_research, list_artifacts or search_sources returned it). */
   id: string;
-  /** The page.nextCursor of the previous call, for the next page of long text. */
+  /** page.nextCursor of the previous call. */
   cursor?:
     | string
     | undefined;
-  /** The most text to return in this call, in bytes of UTF-8 (default 262144; 4096 to 1048576). */
-  maxBytes?: number | undefined;
+  /** The most text to return, in bytes (default 262144). */
+  maxBytes?:
+    | number
+    | undefined;
+  /** A document's pages to read, e.g. "37" or "30-40". */
+  pages?:
+    | string
+    | undefined;
+  /** True: also return a document's original file. */
+  original?: boolean | undefined;
 }
 
 export interface GetArtifactResponse {
@@ -701,16 +797,24 @@ export interface GetArtifactResponse {
     | undefined;
   /** Its stable address (quarry://artifacts/{id}), or its permalink page: for citing it. */
   url: string;
+  /** For a source document: its original file (name, type, size, SHA-256) and units. */
+  document?:
+    | DocumentInfo
+    | undefined;
+  /** For a source document: the pages (slides, sheets) in contentText, with their spans. */
+  units: DocumentUnit[];
+  /** A document's original file, when asked for (original: true). */
+  original?: EmbeddedResource | undefined;
 }
 
 export interface GetResearchOutputRequest {
   /** The output's ID (as store_research_output or search_sources returned it). */
   outputId: string;
-  /** The page.nextCursor of the previous call, for the next page of a long text output. */
+  /** page.nextCursor of the previous call. */
   cursor?:
     | string
     | undefined;
-  /** The most text to return in this call, in bytes of UTF-8 (default 262144; 4096 to 1048576). */
+  /** The most text to return, in bytes (default 262144). */
   maxBytes?: number | undefined;
 }
 
@@ -758,14 +862,11 @@ export interface GetResearchOutputResponse {
 export interface GetExtractionRequest {
   /** The extraction's ID (as extract_data or search_sources returned it). */
   id: string;
-  /** The page.nextCursor of the previous call, for the next page of the source text. */
+  /** page.nextCursor of the previous call. */
   cursor?:
     | string
     | undefined;
-  /**
-   * The most source text to return in this call, in bytes of UTF-8 (default 262144; 4096 to
-   * 1048576).
-   */
+  /** The most source text to return, in bytes (default 262144). */
   maxBytes?: number | undefined;
 }
 
@@ -863,7 +964,8 @@ export interface FetchResponse {
   url: string;
   /**
    * What else is known about it: source_table, plan_id, step_id, created_at, tags (comma
-   * separated), artifact_type, media_type, mime_type, total_bytes, offset, next_cursor.
+   * separated), artifact_type, media_type, mime_type, total_bytes, offset, next_cursor; for a
+   * document sha256, pages (the pages returned, e.g. 30-40) and page_count.
    */
   metadata: { [key: string]: string };
 }
@@ -884,7 +986,7 @@ export interface ListArtifactsRequest {
     | undefined;
   /** Only artifacts carrying every one of these tags. */
   tags: string[];
-  /** Only artifacts stored at or after this time (an RFC 3339 date-time with its offset or Z). */
+  /** Only artifacts stored at or after this time (RFC 3339). */
   createdSince?:
     | Date
     | undefined;
@@ -1632,6 +1734,801 @@ export const StoreResearchBatchResult: MessageFns<StoreResearchBatchResult> = {
     message.id = object.id ?? undefined;
     message.errorCode = object.errorCode ?? undefined;
     message.error = object.error ?? undefined;
+    return message;
+  },
+};
+
+function createBaseImportDocumentRequest(): ImportDocumentRequest {
+  return {
+    data: Buffer.alloc(0),
+    fileName: "",
+    mediaType: undefined,
+    title: undefined,
+    planId: undefined,
+    stepId: undefined,
+  };
+}
+
+export const ImportDocumentRequest: MessageFns<ImportDocumentRequest> = {
+  encode(message: ImportDocumentRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.data.length !== 0) {
+      writer.uint32(10).bytes(message.data);
+    }
+    if (message.fileName !== "") {
+      writer.uint32(18).string(message.fileName);
+    }
+    if (message.mediaType !== undefined) {
+      writer.uint32(26).string(message.mediaType);
+    }
+    if (message.title !== undefined) {
+      writer.uint32(34).string(message.title);
+    }
+    if (message.planId !== undefined) {
+      writer.uint32(50).string(message.planId);
+    }
+    if (message.stepId !== undefined) {
+      writer.uint32(58).string(message.stepId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ImportDocumentRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseImportDocumentRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data = Buffer.from(reader.bytes());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.fileName = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.mediaType = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.title = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.planId = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.stepId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ImportDocumentRequest {
+    return {
+      data: isSet(object.data) ? Buffer.from(bytesFromBase64(object.data)) : Buffer.alloc(0),
+      fileName: isSet(object.fileName)
+        ? globalThis.String(object.fileName)
+        : isSet(object.file_name)
+        ? globalThis.String(object.file_name)
+        : "",
+      mediaType: isSet(object.mediaType)
+        ? globalThis.String(object.mediaType)
+        : isSet(object.media_type)
+        ? globalThis.String(object.media_type)
+        : undefined,
+      title: isSet(object.title) ? globalThis.String(object.title) : undefined,
+      planId: isSet(object.planId)
+        ? globalThis.String(object.planId)
+        : isSet(object.plan_id)
+        ? globalThis.String(object.plan_id)
+        : undefined,
+      stepId: isSet(object.stepId)
+        ? globalThis.String(object.stepId)
+        : isSet(object.step_id)
+        ? globalThis.String(object.step_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ImportDocumentRequest): unknown {
+    const obj: any = {};
+    if (message.data.length !== 0) {
+      obj.data = base64FromBytes(message.data);
+    }
+    if (message.fileName !== "") {
+      obj.fileName = message.fileName;
+    }
+    if (message.mediaType !== undefined) {
+      obj.mediaType = message.mediaType;
+    }
+    if (message.title !== undefined) {
+      obj.title = message.title;
+    }
+    if (message.planId !== undefined) {
+      obj.planId = message.planId;
+    }
+    if (message.stepId !== undefined) {
+      obj.stepId = message.stepId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ImportDocumentRequest>, I>>(base?: I): ImportDocumentRequest {
+    return ImportDocumentRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ImportDocumentRequest>, I>>(object: I): ImportDocumentRequest {
+    const message = createBaseImportDocumentRequest();
+    message.data = object.data ?? Buffer.alloc(0);
+    message.fileName = object.fileName ?? "";
+    message.mediaType = object.mediaType ?? undefined;
+    message.title = object.title ?? undefined;
+    message.planId = object.planId ?? undefined;
+    message.stepId = object.stepId ?? undefined;
+    return message;
+  },
+};
+
+function createBaseImportDocumentResponse(): ImportDocumentResponse {
+  return { id: "", title: "", duplicate: false, document: undefined };
+}
+
+export const ImportDocumentResponse: MessageFns<ImportDocumentResponse> = {
+  encode(message: ImportDocumentResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.title !== "") {
+      writer.uint32(18).string(message.title);
+    }
+    if (message.duplicate !== false) {
+      writer.uint32(24).bool(message.duplicate);
+    }
+    if (message.document !== undefined) {
+      DocumentInfo.encode(message.document, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ImportDocumentResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseImportDocumentResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.title = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.duplicate = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.document = DocumentInfo.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ImportDocumentResponse {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      title: isSet(object.title) ? globalThis.String(object.title) : "",
+      duplicate: isSet(object.duplicate) ? globalThis.Boolean(object.duplicate) : false,
+      document: isSet(object.document) ? DocumentInfo.fromJSON(object.document) : undefined,
+    };
+  },
+
+  toJSON(message: ImportDocumentResponse): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.title !== "") {
+      obj.title = message.title;
+    }
+    if (message.duplicate !== false) {
+      obj.duplicate = message.duplicate;
+    }
+    if (message.document !== undefined) {
+      obj.document = DocumentInfo.toJSON(message.document);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ImportDocumentResponse>, I>>(base?: I): ImportDocumentResponse {
+    return ImportDocumentResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ImportDocumentResponse>, I>>(object: I): ImportDocumentResponse {
+    const message = createBaseImportDocumentResponse();
+    message.id = object.id ?? "";
+    message.title = object.title ?? "";
+    message.duplicate = object.duplicate ?? false;
+    message.document = (object.document !== undefined && object.document !== null)
+      ? DocumentInfo.fromPartial(object.document)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseDocumentInfo(): DocumentInfo {
+  return {
+    fileName: "",
+    mediaType: "",
+    format: "",
+    sizeBytes: 0,
+    sha256: "",
+    unitKind: "",
+    unitCount: 0,
+    author: undefined,
+    publishedAt: undefined,
+    sourceUrl: undefined,
+    warnings: [],
+    metadata: {},
+  };
+}
+
+export const DocumentInfo: MessageFns<DocumentInfo> = {
+  encode(message: DocumentInfo, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.fileName !== "") {
+      writer.uint32(10).string(message.fileName);
+    }
+    if (message.mediaType !== "") {
+      writer.uint32(18).string(message.mediaType);
+    }
+    if (message.format !== "") {
+      writer.uint32(26).string(message.format);
+    }
+    if (message.sizeBytes !== 0) {
+      writer.uint32(32).uint64(message.sizeBytes);
+    }
+    if (message.sha256 !== "") {
+      writer.uint32(42).string(message.sha256);
+    }
+    if (message.unitKind !== "") {
+      writer.uint32(50).string(message.unitKind);
+    }
+    if (message.unitCount !== 0) {
+      writer.uint32(56).uint32(message.unitCount);
+    }
+    if (message.author !== undefined) {
+      writer.uint32(66).string(message.author);
+    }
+    if (message.publishedAt !== undefined) {
+      writer.uint32(74).string(message.publishedAt);
+    }
+    if (message.sourceUrl !== undefined) {
+      writer.uint32(82).string(message.sourceUrl);
+    }
+    for (const v of message.warnings) {
+      writer.uint32(90).string(v!);
+    }
+    globalThis.Object.entries(message.metadata).forEach(([key, value]: [string, string]) => {
+      DocumentInfo_MetadataEntry.encode({ key: key as any, value }, writer.uint32(98).fork()).join();
+    });
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DocumentInfo {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDocumentInfo();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.fileName = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.mediaType = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.format = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.sizeBytes = longToNumber(reader.uint64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.sha256 = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.unitKind = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.unitCount = reader.uint32();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.author = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.publishedAt = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.sourceUrl = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.warnings.push(reader.string());
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            const entry12 = DocumentInfo_MetadataEntry.decode(reader, reader.uint32());
+            if (entry12.value !== undefined) {
+              message.metadata[entry12.key] = entry12.value;
+            }
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DocumentInfo {
+    return {
+      fileName: isSet(object.fileName)
+        ? globalThis.String(object.fileName)
+        : isSet(object.file_name)
+        ? globalThis.String(object.file_name)
+        : "",
+      mediaType: isSet(object.mediaType)
+        ? globalThis.String(object.mediaType)
+        : isSet(object.media_type)
+        ? globalThis.String(object.media_type)
+        : "",
+      format: isSet(object.format) ? globalThis.String(object.format) : "",
+      sizeBytes: isSet(object.sizeBytes)
+        ? globalThis.Number(object.sizeBytes)
+        : isSet(object.size_bytes)
+        ? globalThis.Number(object.size_bytes)
+        : 0,
+      sha256: isSet(object.sha256) ? globalThis.String(object.sha256) : "",
+      unitKind: isSet(object.unitKind)
+        ? globalThis.String(object.unitKind)
+        : isSet(object.unit_kind)
+        ? globalThis.String(object.unit_kind)
+        : "",
+      unitCount: isSet(object.unitCount)
+        ? globalThis.Number(object.unitCount)
+        : isSet(object.unit_count)
+        ? globalThis.Number(object.unit_count)
+        : 0,
+      author: isSet(object.author) ? globalThis.String(object.author) : undefined,
+      publishedAt: isSet(object.publishedAt)
+        ? globalThis.String(object.publishedAt)
+        : isSet(object.published_at)
+        ? globalThis.String(object.published_at)
+        : undefined,
+      sourceUrl: isSet(object.sourceUrl)
+        ? globalThis.String(object.sourceUrl)
+        : isSet(object.source_url)
+        ? globalThis.String(object.source_url)
+        : undefined,
+      warnings: globalThis.Array.isArray(object?.warnings)
+        ? object.warnings.map((e: any) => globalThis.String(e))
+        : [],
+      metadata: isObject(object.metadata)
+        ? (globalThis.Object.entries(object.metadata) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+    };
+  },
+
+  toJSON(message: DocumentInfo): unknown {
+    const obj: any = {};
+    if (message.fileName !== "") {
+      obj.fileName = message.fileName;
+    }
+    if (message.mediaType !== "") {
+      obj.mediaType = message.mediaType;
+    }
+    if (message.format !== "") {
+      obj.format = message.format;
+    }
+    if (message.sizeBytes !== 0) {
+      obj.sizeBytes = Math.round(message.sizeBytes);
+    }
+    if (message.sha256 !== "") {
+      obj.sha256 = message.sha256;
+    }
+    if (message.unitKind !== "") {
+      obj.unitKind = message.unitKind;
+    }
+    if (message.unitCount !== 0) {
+      obj.unitCount = Math.round(message.unitCount);
+    }
+    if (message.author !== undefined) {
+      obj.author = message.author;
+    }
+    if (message.publishedAt !== undefined) {
+      obj.publishedAt = message.publishedAt;
+    }
+    if (message.sourceUrl !== undefined) {
+      obj.sourceUrl = message.sourceUrl;
+    }
+    if (message.warnings?.length) {
+      obj.warnings = message.warnings;
+    }
+    if (message.metadata) {
+      const entries = globalThis.Object.entries(message.metadata) as [string, string][];
+      if (entries.length > 0) {
+        obj.metadata = {};
+        entries.forEach(([k, v]) => {
+          obj.metadata[k] = v;
+        });
+      }
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DocumentInfo>, I>>(base?: I): DocumentInfo {
+    return DocumentInfo.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DocumentInfo>, I>>(object: I): DocumentInfo {
+    const message = createBaseDocumentInfo();
+    message.fileName = object.fileName ?? "";
+    message.mediaType = object.mediaType ?? "";
+    message.format = object.format ?? "";
+    message.sizeBytes = object.sizeBytes ?? 0;
+    message.sha256 = object.sha256 ?? "";
+    message.unitKind = object.unitKind ?? "";
+    message.unitCount = object.unitCount ?? 0;
+    message.author = object.author ?? undefined;
+    message.publishedAt = object.publishedAt ?? undefined;
+    message.sourceUrl = object.sourceUrl ?? undefined;
+    message.warnings = object.warnings?.map((e) => e) || [];
+    message.metadata = (globalThis.Object.entries(object.metadata ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    return message;
+  },
+};
+
+function createBaseDocumentInfo_MetadataEntry(): DocumentInfo_MetadataEntry {
+  return { key: "", value: "" };
+}
+
+export const DocumentInfo_MetadataEntry: MessageFns<DocumentInfo_MetadataEntry> = {
+  encode(message: DocumentInfo_MetadataEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DocumentInfo_MetadataEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDocumentInfo_MetadataEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DocumentInfo_MetadataEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: DocumentInfo_MetadataEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DocumentInfo_MetadataEntry>, I>>(base?: I): DocumentInfo_MetadataEntry {
+    return DocumentInfo_MetadataEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DocumentInfo_MetadataEntry>, I>>(object: I): DocumentInfo_MetadataEntry {
+    const message = createBaseDocumentInfo_MetadataEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseDocumentUnit(): DocumentUnit {
+  return { number: 0, start: 0, end: 0 };
+}
+
+export const DocumentUnit: MessageFns<DocumentUnit> = {
+  encode(message: DocumentUnit, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.number !== 0) {
+      writer.uint32(8).uint32(message.number);
+    }
+    if (message.start !== 0) {
+      writer.uint32(16).uint32(message.start);
+    }
+    if (message.end !== 0) {
+      writer.uint32(24).uint32(message.end);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DocumentUnit {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDocumentUnit();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.number = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.start = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.end = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DocumentUnit {
+    return {
+      number: isSet(object.number) ? globalThis.Number(object.number) : 0,
+      start: isSet(object.start) ? globalThis.Number(object.start) : 0,
+      end: isSet(object.end) ? globalThis.Number(object.end) : 0,
+    };
+  },
+
+  toJSON(message: DocumentUnit): unknown {
+    const obj: any = {};
+    if (message.number !== 0) {
+      obj.number = Math.round(message.number);
+    }
+    if (message.start !== 0) {
+      obj.start = Math.round(message.start);
+    }
+    if (message.end !== 0) {
+      obj.end = Math.round(message.end);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DocumentUnit>, I>>(base?: I): DocumentUnit {
+    return DocumentUnit.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DocumentUnit>, I>>(object: I): DocumentUnit {
+    const message = createBaseDocumentUnit();
+    message.number = object.number ?? 0;
+    message.start = object.start ?? 0;
+    message.end = object.end ?? 0;
     return message;
   },
 };
@@ -4629,7 +5526,7 @@ export const TextPage: MessageFns<TextPage> = {
 };
 
 function createBaseGetArtifactRequest(): GetArtifactRequest {
-  return { id: "", cursor: undefined, maxBytes: undefined };
+  return { id: "", cursor: undefined, maxBytes: undefined, pages: undefined, original: undefined };
 }
 
 export const GetArtifactRequest: MessageFns<GetArtifactRequest> = {
@@ -4642,6 +5539,12 @@ export const GetArtifactRequest: MessageFns<GetArtifactRequest> = {
     }
     if (message.maxBytes !== undefined) {
       writer.uint32(24).uint32(message.maxBytes);
+    }
+    if (message.pages !== undefined) {
+      writer.uint32(34).string(message.pages);
+    }
+    if (message.original !== undefined) {
+      writer.uint32(40).bool(message.original);
     }
     return writer;
   },
@@ -4683,6 +5586,22 @@ export const GetArtifactRequest: MessageFns<GetArtifactRequest> = {
             message.maxBytes = reader.uint32();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.pages = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.original = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4704,6 +5623,8 @@ export const GetArtifactRequest: MessageFns<GetArtifactRequest> = {
         : isSet(object.max_bytes)
         ? globalThis.Number(object.max_bytes)
         : undefined,
+      pages: isSet(object.pages) ? globalThis.String(object.pages) : undefined,
+      original: isSet(object.original) ? globalThis.Boolean(object.original) : undefined,
     };
   },
 
@@ -4718,6 +5639,12 @@ export const GetArtifactRequest: MessageFns<GetArtifactRequest> = {
     if (message.maxBytes !== undefined) {
       obj.maxBytes = Math.round(message.maxBytes);
     }
+    if (message.pages !== undefined) {
+      obj.pages = message.pages;
+    }
+    if (message.original !== undefined) {
+      obj.original = message.original;
+    }
     return obj;
   },
 
@@ -4729,6 +5656,8 @@ export const GetArtifactRequest: MessageFns<GetArtifactRequest> = {
     message.id = object.id ?? "";
     message.cursor = object.cursor ?? undefined;
     message.maxBytes = object.maxBytes ?? undefined;
+    message.pages = object.pages ?? undefined;
+    message.original = object.original ?? undefined;
     return message;
   },
 };
@@ -4750,6 +5679,9 @@ function createBaseGetArtifactResponse(): GetArtifactResponse {
     source: 0,
     createdAt: undefined,
     url: "",
+    document: undefined,
+    units: [],
+    original: undefined,
   };
 }
 
@@ -4799,6 +5731,15 @@ export const GetArtifactResponse: MessageFns<GetArtifactResponse> = {
     }
     if (message.url !== "") {
       writer.uint32(122).string(message.url);
+    }
+    if (message.document !== undefined) {
+      DocumentInfo.encode(message.document, writer.uint32(130).fork()).join();
+    }
+    for (const v of message.units) {
+      DocumentUnit.encode(v!, writer.uint32(138).fork()).join();
+    }
+    if (message.original !== undefined) {
+      EmbeddedResource.encode(message.original, writer.uint32(146).fork()).join();
     }
     return writer;
   },
@@ -4936,6 +5877,30 @@ export const GetArtifactResponse: MessageFns<GetArtifactResponse> = {
             message.url = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.document = DocumentInfo.decode(reader, reader.uint32());
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.units.push(DocumentUnit.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.original = EmbeddedResource.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4995,6 +5960,11 @@ export const GetArtifactResponse: MessageFns<GetArtifactResponse> = {
         ? fromJsonTimestamp(object.created_at)
         : undefined,
       url: isSet(object.url) ? globalThis.String(object.url) : "",
+      document: isSet(object.document) ? DocumentInfo.fromJSON(object.document) : undefined,
+      units: globalThis.Array.isArray(object?.units)
+        ? object.units.map((e: any) => DocumentUnit.fromJSON(e))
+        : [],
+      original: isSet(object.original) ? EmbeddedResource.fromJSON(object.original) : undefined,
     };
   },
 
@@ -5045,6 +6015,15 @@ export const GetArtifactResponse: MessageFns<GetArtifactResponse> = {
     if (message.url !== "") {
       obj.url = message.url;
     }
+    if (message.document !== undefined) {
+      obj.document = DocumentInfo.toJSON(message.document);
+    }
+    if (message.units?.length) {
+      obj.units = message.units.map((e) => DocumentUnit.toJSON(e));
+    }
+    if (message.original !== undefined) {
+      obj.original = EmbeddedResource.toJSON(message.original);
+    }
     return obj;
   },
 
@@ -5068,6 +6047,13 @@ export const GetArtifactResponse: MessageFns<GetArtifactResponse> = {
     message.source = object.source ?? 0;
     message.createdAt = object.createdAt ?? undefined;
     message.url = object.url ?? "";
+    message.document = (object.document !== undefined && object.document !== null)
+      ? DocumentInfo.fromPartial(object.document)
+      : undefined;
+    message.units = object.units?.map((e) => DocumentUnit.fromPartial(e)) || [];
+    message.original = (object.original !== undefined && object.original !== null)
+      ? EmbeddedResource.fromPartial(object.original)
+      : undefined;
     return message;
   },
 };
@@ -7849,9 +8835,8 @@ export type ArtifactServiceService = typeof ArtifactServiceService;
 export const ArtifactServiceService = {
   /**
    * Store a research artifact you produced (analysis, synthesis, comparison, summary, source list
-   * or finding) as a JSON object in `content`, with its readable text in contentText (what
-   * search_sources finds). With planId (and stepId) it appears in get_step_context and
-   * get_research_context. Returns its ID.
+   * or finding): a JSON object in `content`, its readable text in contentText (what search_sources
+   * finds). With planId (and stepId) it shows in the plan's context. Returns its ID.
    */
   storeResearch: {
     path: "/quarry.artifact.v1.ArtifactService/StoreResearch" as const,
@@ -7864,9 +8849,8 @@ export const ArtifactServiceService = {
     responseDeserialize: (value: Buffer): StoreResearchResponse => StoreResearchResponse.decode(value),
   },
   /**
-   * Store up to 100 research artifacts in one call, e.g. to import a library: each item is an
-   * object of store_research's arguments. Items are checked one by one: a refused item gets its
-   * error in `results` and the others are stored. One result per item, in order.
+   * Store up to 100 research artifacts, each an object of store_research's arguments. One result
+   * per item, in order: a refused item gets its error there, the others are stored.
    */
   storeResearchBatch: {
     path: "/quarry.artifact.v1.ArtifactService/StoreResearchBatch" as const,
@@ -7880,10 +8864,24 @@ export const ArtifactServiceService = {
     responseDeserialize: (value: Buffer): StoreResearchBatchResponse => StoreResearchBatchResponse.decode(value),
   },
   /**
-   * Store a deliverable of a research plan in the form the user asked for: text forms
-   * (conversation, markdown, html) as text in `content` (up to 1 MiB); word, excel and powerpoint
-   * documents base64-encoded (up to 2 MiB decoded), with a contentSummary (the only searchable
-   * part). Returns the output's ID.
+   * Store a file (PDF, HTML, DOCX, PPTX, XLSX, Markdown, text) as a research artifact, searchable
+   * by page, original kept. Same bytes, same document. Large files: POST /documents.
+   */
+  importDocument: {
+    path: "/quarry.artifact.v1.ArtifactService/ImportDocument" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ImportDocumentRequest): Buffer =>
+      Buffer.from(ImportDocumentRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ImportDocumentRequest => ImportDocumentRequest.decode(value),
+    responseSerialize: (value: ImportDocumentResponse): Buffer =>
+      Buffer.from(ImportDocumentResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ImportDocumentResponse => ImportDocumentResponse.decode(value),
+  },
+  /**
+   * Store a plan's deliverable in the form the user asked for: conversation, markdown, html as
+   * text in `content` (up to 1 MiB); word, excel, powerpoint base64 (up to 2 MiB decoded), with a
+   * contentSummary (their only searchable part). Returns the output's ID.
    */
   storeResearchOutput: {
     path: "/quarry.artifact.v1.ArtifactService/StoreResearchOutput" as const,
@@ -7897,8 +8895,8 @@ export const ArtifactServiceService = {
     responseDeserialize: (value: Buffer): StoreResearchOutputResponse => StoreResearchOutputResponse.decode(value),
   },
   /**
-   * Store the report of a subagent that worked on a step, as an analysis artifact of that step
-   * (source: subagent): kept, searchable, and shown in the plan's context. Returns its ID.
+   * Store a subagent's report on a step as an analysis artifact of that step (source: subagent):
+   * searchable and shown in the plan's context. Returns its ID.
    */
   submitSubagentReport: {
     path: "/quarry.artifact.v1.ArtifactService/SubmitSubagentReport" as const,
@@ -7912,9 +8910,8 @@ export const ArtifactServiceService = {
     responseDeserialize: (value: Buffer): SubmitSubagentReportResponse => SubmitSubagentReportResponse.decode(value),
   },
   /**
-   * Read a research artifact back: its content object, contentText, tags, plan and step,
-   * confidence. Long text comes in pages: call again with page.nextCursor. A content object over
-   * maxBytes is left out (contentOmitted): ask with a larger maxBytes.
+   * Read a research artifact back: content object, contentText (long text in pages: call again
+   * with page.nextCursor), tags, plan, step. Content over maxBytes is left out (contentOmitted).
    */
   getArtifact: {
     path: "/quarry.artifact.v1.ArtifactService/GetArtifact" as const,
@@ -7926,9 +8923,8 @@ export const ArtifactServiceService = {
     responseDeserialize: (value: Buffer): GetArtifactResponse => GetArtifactResponse.decode(value),
   },
   /**
-   * Read a deliverable back: text forms as text in `content` (in pages when long: follow
-   * page.nextCursor); word, excel and powerpoint whole as an embedded resource with their MIME
-   * type, byte for byte, with size and SHA-256.
+   * Read a deliverable back: text in `content` (in pages: follow page.nextCursor); word, excel,
+   * powerpoint as an embedded resource, byte for byte, with SHA-256.
    */
   getResearchOutput: {
     path: "/quarry.artifact.v1.ArtifactService/GetResearchOutput" as const,
@@ -7942,8 +8938,8 @@ export const ArtifactServiceService = {
     responseDeserialize: (value: Buffer): GetResearchOutputResponse => GetResearchOutputResponse.decode(value),
   },
   /**
-   * Read an extraction result back: the data, each field's confidence, the schema, the source, plan
-   * and step. Long source text comes in pages (follow page.nextCursor).
+   * Read an extraction result back: data, field confidences, schema, source, plan, step. Long
+   * source text comes in pages (follow page.nextCursor).
    */
   getExtraction: {
     path: "/quarry.artifact.v1.ArtifactService/GetExtraction" as const,
@@ -7956,8 +8952,8 @@ export const ArtifactServiceService = {
     responseDeserialize: (value: Buffer): GetExtractionResponse => GetExtractionResponse.decode(value),
   },
   /**
-   * Read anything search or search_sources found, by its id or url: {id, title, text, url,
-   * metadata}. Long text comes in pages: pass metadata.next_cursor as cursor.
+   * Read anything search or search_sources found, by id or url (a url with #page=N: that page of
+   * a document): {id, title, text, url, metadata}. Long text: pass metadata.next_cursor as cursor.
    */
   fetch: {
     path: "/quarry.artifact.v1.ArtifactService/Fetch" as const,
@@ -7969,9 +8965,8 @@ export const ArtifactServiceService = {
     responseDeserialize: (value: Buffer): FetchResponse => FetchResponse.decode(value),
   },
   /**
-   * Browse your organization's research artifacts, most recent first, optionally by plan, kind,
-   * tags (all of them) or time stored. Pass nextCursor back, with the same filters, for the next
-   * page.
+   * Browse your organization's research artifacts, most recent first, by plan, kind, tags (all)
+   * or time stored. Pass nextCursor back, with the same filters, for the next page.
    */
   listArtifacts: {
     path: "/quarry.artifact.v1.ArtifactService/ListArtifacts" as const,
@@ -7984,9 +8979,8 @@ export const ArtifactServiceService = {
     responseDeserialize: (value: Buffer): ListArtifactsResponse => ListArtifactsResponse.decode(value),
   },
   /**
-   * Browse the deliverables (research outputs) of your organization, most recent first,
-   * optionally only those of one plan. Returns a page without their content (read one with
-   * get_research_output); pass nextCursor back (with the same planId) for the next one.
+   * Browse your organization's deliverables, most recent first, optionally of one plan, without
+   * content (get_research_output reads one). Pass nextCursor back (same planId) for more.
    */
   listResearchOutputs: {
     path: "/quarry.artifact.v1.ArtifactService/ListResearchOutputs" as const,
@@ -7999,10 +8993,7 @@ export const ArtifactServiceService = {
       Buffer.from(ListResearchOutputsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListResearchOutputsResponse => ListResearchOutputsResponse.decode(value),
   },
-  /**
-   * Every tag used on your organization's research artifacts, with how many artifacts carry it,
-   * most used first. Use it to pick tags for list_artifacts or search_sources.
-   */
+  /** Every tag on your organization's research artifacts with its count, most used first. */
   listTags: {
     path: "/quarry.artifact.v1.ArtifactService/ListTags" as const,
     requestStream: false as const,
@@ -8012,10 +9003,7 @@ export const ArtifactServiceService = {
     responseSerialize: (value: ListTagsResponse): Buffer => Buffer.from(ListTagsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListTagsResponse => ListTagsResponse.decode(value),
   },
-  /**
-   * Add and remove tags of a research artifact (a tag in both lists is removed); repeating it
-   * changes nothing. Returns the artifact's tags.
-   */
+  /** Add and remove tags of a research artifact (a tag in both lists is removed). Returns its tags. */
   updateArtifactTags: {
     path: "/quarry.artifact.v1.ArtifactService/UpdateArtifactTags" as const,
     requestStream: false as const,
@@ -8092,9 +9080,8 @@ export const ArtifactServiceService = {
     responseDeserialize: (value: Buffer): CheckExtractionTargetResponse => CheckExtractionTargetResponse.decode(value),
   },
   /**
-   * Delete a research artifact for good (e.g. for a data-retention request), with the extraction
-   * results made from it and its search entries. Its ID then behaves like one that never existed;
-   * ARTIFACT_NOT_FOUND on a retry means it was deleted.
+   * Delete a research artifact for good, with its extraction results and search entries. Its ID
+   * then behaves like one that never existed (ARTIFACT_NOT_FOUND on a retry).
    */
   deleteArtifact: {
     path: "/quarry.artifact.v1.ArtifactService/DeleteArtifact" as const,
@@ -8108,8 +9095,8 @@ export const ArtifactServiceService = {
     responseDeserialize: (value: Buffer): DeleteArtifactResponse => DeleteArtifactResponse.decode(value),
   },
   /**
-   * Delete a deliverable for good, with its content and search entries. Its ID then behaves like
-   * one that never existed; OUTPUT_NOT_FOUND on a retry means it was deleted.
+   * Delete a deliverable for good, with its search entries. Its ID then behaves like one that
+   * never existed (OUTPUT_NOT_FOUND on a retry).
    */
   deleteResearchOutput: {
     path: "/quarry.artifact.v1.ArtifactService/DeleteResearchOutput" as const,
@@ -8161,72 +9148,64 @@ export const ArtifactServiceService = {
 export interface ArtifactServiceServer extends UntypedServiceImplementation {
   /**
    * Store a research artifact you produced (analysis, synthesis, comparison, summary, source list
-   * or finding) as a JSON object in `content`, with its readable text in contentText (what
-   * search_sources finds). With planId (and stepId) it appears in get_step_context and
-   * get_research_context. Returns its ID.
+   * or finding): a JSON object in `content`, its readable text in contentText (what search_sources
+   * finds). With planId (and stepId) it shows in the plan's context. Returns its ID.
    */
   storeResearch: handleUnaryCall<StoreResearchRequest, StoreResearchResponse>;
   /**
-   * Store up to 100 research artifacts in one call, e.g. to import a library: each item is an
-   * object of store_research's arguments. Items are checked one by one: a refused item gets its
-   * error in `results` and the others are stored. One result per item, in order.
+   * Store up to 100 research artifacts, each an object of store_research's arguments. One result
+   * per item, in order: a refused item gets its error there, the others are stored.
    */
   storeResearchBatch: handleUnaryCall<StoreResearchBatchRequest, StoreResearchBatchResponse>;
   /**
-   * Store a deliverable of a research plan in the form the user asked for: text forms
-   * (conversation, markdown, html) as text in `content` (up to 1 MiB); word, excel and powerpoint
-   * documents base64-encoded (up to 2 MiB decoded), with a contentSummary (the only searchable
-   * part). Returns the output's ID.
+   * Store a file (PDF, HTML, DOCX, PPTX, XLSX, Markdown, text) as a research artifact, searchable
+   * by page, original kept. Same bytes, same document. Large files: POST /documents.
+   */
+  importDocument: handleUnaryCall<ImportDocumentRequest, ImportDocumentResponse>;
+  /**
+   * Store a plan's deliverable in the form the user asked for: conversation, markdown, html as
+   * text in `content` (up to 1 MiB); word, excel, powerpoint base64 (up to 2 MiB decoded), with a
+   * contentSummary (their only searchable part). Returns the output's ID.
    */
   storeResearchOutput: handleUnaryCall<StoreResearchOutputRequest, StoreResearchOutputResponse>;
   /**
-   * Store the report of a subagent that worked on a step, as an analysis artifact of that step
-   * (source: subagent): kept, searchable, and shown in the plan's context. Returns its ID.
+   * Store a subagent's report on a step as an analysis artifact of that step (source: subagent):
+   * searchable and shown in the plan's context. Returns its ID.
    */
   submitSubagentReport: handleUnaryCall<SubmitSubagentReportRequest, SubmitSubagentReportResponse>;
   /**
-   * Read a research artifact back: its content object, contentText, tags, plan and step,
-   * confidence. Long text comes in pages: call again with page.nextCursor. A content object over
-   * maxBytes is left out (contentOmitted): ask with a larger maxBytes.
+   * Read a research artifact back: content object, contentText (long text in pages: call again
+   * with page.nextCursor), tags, plan, step. Content over maxBytes is left out (contentOmitted).
    */
   getArtifact: handleUnaryCall<GetArtifactRequest, GetArtifactResponse>;
   /**
-   * Read a deliverable back: text forms as text in `content` (in pages when long: follow
-   * page.nextCursor); word, excel and powerpoint whole as an embedded resource with their MIME
-   * type, byte for byte, with size and SHA-256.
+   * Read a deliverable back: text in `content` (in pages: follow page.nextCursor); word, excel,
+   * powerpoint as an embedded resource, byte for byte, with SHA-256.
    */
   getResearchOutput: handleUnaryCall<GetResearchOutputRequest, GetResearchOutputResponse>;
   /**
-   * Read an extraction result back: the data, each field's confidence, the schema, the source, plan
-   * and step. Long source text comes in pages (follow page.nextCursor).
+   * Read an extraction result back: data, field confidences, schema, source, plan, step. Long
+   * source text comes in pages (follow page.nextCursor).
    */
   getExtraction: handleUnaryCall<GetExtractionRequest, GetExtractionResponse>;
   /**
-   * Read anything search or search_sources found, by its id or url: {id, title, text, url,
-   * metadata}. Long text comes in pages: pass metadata.next_cursor as cursor.
+   * Read anything search or search_sources found, by id or url (a url with #page=N: that page of
+   * a document): {id, title, text, url, metadata}. Long text: pass metadata.next_cursor as cursor.
    */
   fetch: handleUnaryCall<FetchRequest, FetchResponse>;
   /**
-   * Browse your organization's research artifacts, most recent first, optionally by plan, kind,
-   * tags (all of them) or time stored. Pass nextCursor back, with the same filters, for the next
-   * page.
+   * Browse your organization's research artifacts, most recent first, by plan, kind, tags (all)
+   * or time stored. Pass nextCursor back, with the same filters, for the next page.
    */
   listArtifacts: handleUnaryCall<ListArtifactsRequest, ListArtifactsResponse>;
   /**
-   * Browse the deliverables (research outputs) of your organization, most recent first,
-   * optionally only those of one plan. Returns a page without their content (read one with
-   * get_research_output); pass nextCursor back (with the same planId) for the next one.
+   * Browse your organization's deliverables, most recent first, optionally of one plan, without
+   * content (get_research_output reads one). Pass nextCursor back (same planId) for more.
    */
   listResearchOutputs: handleUnaryCall<ListResearchOutputsRequest, ListResearchOutputsResponse>;
-  /**
-   * Every tag used on your organization's research artifacts, with how many artifacts carry it,
-   * most used first. Use it to pick tags for list_artifacts or search_sources.
-   */
+  /** Every tag on your organization's research artifacts with its count, most used first. */
   listTags: handleUnaryCall<ListTagsRequest, ListTagsResponse>;
-  /**
-   * Add and remove tags of a research artifact (a tag in both lists is removed); repeating it
-   * changes nothing. Returns the artifact's tags.
-   */
+  /** Add and remove tags of a research artifact (a tag in both lists is removed). Returns its tags. */
   updateArtifactTags: handleUnaryCall<UpdateArtifactTagsRequest, UpdateArtifactTagsResponse>;
   /**
    * Internal, not a tool: the artifacts stored for a plan of the caller's organization, oldest
@@ -8253,14 +9232,13 @@ export interface ArtifactServiceServer extends UntypedServiceImplementation {
    */
   checkExtractionTarget: handleUnaryCall<CheckExtractionTargetRequest, CheckExtractionTargetResponse>;
   /**
-   * Delete a research artifact for good (e.g. for a data-retention request), with the extraction
-   * results made from it and its search entries. Its ID then behaves like one that never existed;
-   * ARTIFACT_NOT_FOUND on a retry means it was deleted.
+   * Delete a research artifact for good, with its extraction results and search entries. Its ID
+   * then behaves like one that never existed (ARTIFACT_NOT_FOUND on a retry).
    */
   deleteArtifact: handleUnaryCall<DeleteArtifactRequest, DeleteArtifactResponse>;
   /**
-   * Delete a deliverable for good, with its content and search entries. Its ID then behaves like
-   * one that never existed; OUTPUT_NOT_FOUND on a retry means it was deleted.
+   * Delete a deliverable for good, with its search entries. Its ID then behaves like one that
+   * never existed (OUTPUT_NOT_FOUND on a retry).
    */
   deleteResearchOutput: handleUnaryCall<DeleteResearchOutputRequest, DeleteResearchOutputResponse>;
   /**
@@ -8282,9 +9260,8 @@ export interface ArtifactServiceServer extends UntypedServiceImplementation {
 export interface ArtifactServiceClient extends Client {
   /**
    * Store a research artifact you produced (analysis, synthesis, comparison, summary, source list
-   * or finding) as a JSON object in `content`, with its readable text in contentText (what
-   * search_sources finds). With planId (and stepId) it appears in get_step_context and
-   * get_research_context. Returns its ID.
+   * or finding): a JSON object in `content`, its readable text in contentText (what search_sources
+   * finds). With planId (and stepId) it shows in the plan's context. Returns its ID.
    */
   storeResearch(
     request: StoreResearchRequest,
@@ -8302,9 +9279,8 @@ export interface ArtifactServiceClient extends Client {
     callback: (error: ServiceError | null, response: StoreResearchResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Store up to 100 research artifacts in one call, e.g. to import a library: each item is an
-   * object of store_research's arguments. Items are checked one by one: a refused item gets its
-   * error in `results` and the others are stored. One result per item, in order.
+   * Store up to 100 research artifacts, each an object of store_research's arguments. One result
+   * per item, in order: a refused item gets its error there, the others are stored.
    */
   storeResearchBatch(
     request: StoreResearchBatchRequest,
@@ -8322,10 +9298,28 @@ export interface ArtifactServiceClient extends Client {
     callback: (error: ServiceError | null, response: StoreResearchBatchResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Store a deliverable of a research plan in the form the user asked for: text forms
-   * (conversation, markdown, html) as text in `content` (up to 1 MiB); word, excel and powerpoint
-   * documents base64-encoded (up to 2 MiB decoded), with a contentSummary (the only searchable
-   * part). Returns the output's ID.
+   * Store a file (PDF, HTML, DOCX, PPTX, XLSX, Markdown, text) as a research artifact, searchable
+   * by page, original kept. Same bytes, same document. Large files: POST /documents.
+   */
+  importDocument(
+    request: ImportDocumentRequest,
+    callback: (error: ServiceError | null, response: ImportDocumentResponse) => void,
+  ): ClientUnaryCall;
+  importDocument(
+    request: ImportDocumentRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ImportDocumentResponse) => void,
+  ): ClientUnaryCall;
+  importDocument(
+    request: ImportDocumentRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ImportDocumentResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Store a plan's deliverable in the form the user asked for: conversation, markdown, html as
+   * text in `content` (up to 1 MiB); word, excel, powerpoint base64 (up to 2 MiB decoded), with a
+   * contentSummary (their only searchable part). Returns the output's ID.
    */
   storeResearchOutput(
     request: StoreResearchOutputRequest,
@@ -8343,8 +9337,8 @@ export interface ArtifactServiceClient extends Client {
     callback: (error: ServiceError | null, response: StoreResearchOutputResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Store the report of a subagent that worked on a step, as an analysis artifact of that step
-   * (source: subagent): kept, searchable, and shown in the plan's context. Returns its ID.
+   * Store a subagent's report on a step as an analysis artifact of that step (source: subagent):
+   * searchable and shown in the plan's context. Returns its ID.
    */
   submitSubagentReport(
     request: SubmitSubagentReportRequest,
@@ -8362,9 +9356,8 @@ export interface ArtifactServiceClient extends Client {
     callback: (error: ServiceError | null, response: SubmitSubagentReportResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Read a research artifact back: its content object, contentText, tags, plan and step,
-   * confidence. Long text comes in pages: call again with page.nextCursor. A content object over
-   * maxBytes is left out (contentOmitted): ask with a larger maxBytes.
+   * Read a research artifact back: content object, contentText (long text in pages: call again
+   * with page.nextCursor), tags, plan, step. Content over maxBytes is left out (contentOmitted).
    */
   getArtifact(
     request: GetArtifactRequest,
@@ -8382,9 +9375,8 @@ export interface ArtifactServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetArtifactResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Read a deliverable back: text forms as text in `content` (in pages when long: follow
-   * page.nextCursor); word, excel and powerpoint whole as an embedded resource with their MIME
-   * type, byte for byte, with size and SHA-256.
+   * Read a deliverable back: text in `content` (in pages: follow page.nextCursor); word, excel,
+   * powerpoint as an embedded resource, byte for byte, with SHA-256.
    */
   getResearchOutput(
     request: GetResearchOutputRequest,
@@ -8402,8 +9394,8 @@ export interface ArtifactServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetResearchOutputResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Read an extraction result back: the data, each field's confidence, the schema, the source, plan
-   * and step. Long source text comes in pages (follow page.nextCursor).
+   * Read an extraction result back: data, field confidences, schema, source, plan, step. Long
+   * source text comes in pages (follow page.nextCursor).
    */
   getExtraction(
     request: GetExtractionRequest,
@@ -8421,8 +9413,8 @@ export interface ArtifactServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetExtractionResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Read anything search or search_sources found, by its id or url: {id, title, text, url,
-   * metadata}. Long text comes in pages: pass metadata.next_cursor as cursor.
+   * Read anything search or search_sources found, by id or url (a url with #page=N: that page of
+   * a document): {id, title, text, url, metadata}. Long text: pass metadata.next_cursor as cursor.
    */
   fetch(
     request: FetchRequest,
@@ -8440,9 +9432,8 @@ export interface ArtifactServiceClient extends Client {
     callback: (error: ServiceError | null, response: FetchResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Browse your organization's research artifacts, most recent first, optionally by plan, kind,
-   * tags (all of them) or time stored. Pass nextCursor back, with the same filters, for the next
-   * page.
+   * Browse your organization's research artifacts, most recent first, by plan, kind, tags (all)
+   * or time stored. Pass nextCursor back, with the same filters, for the next page.
    */
   listArtifacts(
     request: ListArtifactsRequest,
@@ -8460,9 +9451,8 @@ export interface ArtifactServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListArtifactsResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Browse the deliverables (research outputs) of your organization, most recent first,
-   * optionally only those of one plan. Returns a page without their content (read one with
-   * get_research_output); pass nextCursor back (with the same planId) for the next one.
+   * Browse your organization's deliverables, most recent first, optionally of one plan, without
+   * content (get_research_output reads one). Pass nextCursor back (same planId) for more.
    */
   listResearchOutputs(
     request: ListResearchOutputsRequest,
@@ -8479,10 +9469,7 @@ export interface ArtifactServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListResearchOutputsResponse) => void,
   ): ClientUnaryCall;
-  /**
-   * Every tag used on your organization's research artifacts, with how many artifacts carry it,
-   * most used first. Use it to pick tags for list_artifacts or search_sources.
-   */
+  /** Every tag on your organization's research artifacts with its count, most used first. */
   listTags(
     request: ListTagsRequest,
     callback: (error: ServiceError | null, response: ListTagsResponse) => void,
@@ -8498,10 +9485,7 @@ export interface ArtifactServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListTagsResponse) => void,
   ): ClientUnaryCall;
-  /**
-   * Add and remove tags of a research artifact (a tag in both lists is removed); repeating it
-   * changes nothing. Returns the artifact's tags.
-   */
+  /** Add and remove tags of a research artifact (a tag in both lists is removed). Returns its tags. */
   updateArtifactTags(
     request: UpdateArtifactTagsRequest,
     callback: (error: ServiceError | null, response: UpdateArtifactTagsResponse) => void,
@@ -8598,9 +9582,8 @@ export interface ArtifactServiceClient extends Client {
     callback: (error: ServiceError | null, response: CheckExtractionTargetResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Delete a research artifact for good (e.g. for a data-retention request), with the extraction
-   * results made from it and its search entries. Its ID then behaves like one that never existed;
-   * ARTIFACT_NOT_FOUND on a retry means it was deleted.
+   * Delete a research artifact for good, with its extraction results and search entries. Its ID
+   * then behaves like one that never existed (ARTIFACT_NOT_FOUND on a retry).
    */
   deleteArtifact(
     request: DeleteArtifactRequest,
@@ -8618,8 +9601,8 @@ export interface ArtifactServiceClient extends Client {
     callback: (error: ServiceError | null, response: DeleteArtifactResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Delete a deliverable for good, with its content and search entries. Its ID then behaves like
-   * one that never existed; OUTPUT_NOT_FOUND on a retry means it was deleted.
+   * Delete a deliverable for good, with its search entries. Its ID then behaves like one that
+   * never existed (OUTPUT_NOT_FOUND on a retry).
    */
   deleteResearchOutput(
     request: DeleteResearchOutputRequest,
@@ -8688,6 +9671,14 @@ export const ArtifactServiceClient = makeGenericClientConstructor(
   service: typeof ArtifactServiceService;
   serviceName: string;
 };
+
+function bytesFromBase64(b64: string): Uint8Array {
+  return Uint8Array.from(globalThis.Buffer.from(b64, "base64"));
+}
+
+function base64FromBytes(arr: Uint8Array): string {
+  return globalThis.Buffer.from(arr).toString("base64");
+}
 
 function floatToJson(value: number | null | undefined): number | string | null | undefined {
   return typeof value === "number" && !globalThis.Number.isFinite(value) ? globalThis.String(value) : value;

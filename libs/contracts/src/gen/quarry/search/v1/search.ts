@@ -190,11 +190,11 @@ export interface SearchSourcesRequest {
     | undefined;
   /** Only items carrying every one of these tags. */
   tags: string[];
-  /** Only items stored at or after this time (an RFC 3339 date-time with its offset or Z). */
+  /** Only items stored at or after this time (RFC 3339). */
   createdSince?:
     | Date
     | undefined;
-  /** Only items stored at or before this time (an RFC 3339 date-time with its offset or Z). */
+  /** Only items stored at or before this time (RFC 3339). */
   createdUntil?:
     | Date
     | undefined;
@@ -259,6 +259,8 @@ export interface SearchResult {
     | undefined;
   /** Its tags. */
   tags: string[];
+  /** The page (slide, sheet) of a source document the passage is on; url then points to it. */
+  page?: number | undefined;
 }
 
 export interface SearchRequest {
@@ -712,6 +714,7 @@ function createBaseSearchResult(): SearchResult {
     planId: undefined,
     createdAt: undefined,
     tags: [],
+    page: undefined,
   };
 }
 
@@ -758,6 +761,9 @@ export const SearchResult: MessageFns<SearchResult> = {
     }
     for (const v of message.tags) {
       writer.uint32(114).string(v!);
+    }
+    if (message.page !== undefined) {
+      writer.uint32(120).uint32(message.page);
     }
     return writer;
   },
@@ -887,6 +893,14 @@ export const SearchResult: MessageFns<SearchResult> = {
             message.tags.push(reader.string());
             continue;
           }
+          case 15: {
+            if (tag !== 120) {
+              break;
+            }
+
+            message.page = reader.uint32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -957,6 +971,7 @@ export const SearchResult: MessageFns<SearchResult> = {
       tags: globalThis.Array.isArray(object?.tags)
         ? object.tags.map((e: any) => globalThis.String(e))
         : [],
+      page: isSet(object.page) ? globalThis.Number(object.page) : undefined,
     };
   },
 
@@ -1004,6 +1019,9 @@ export const SearchResult: MessageFns<SearchResult> = {
     if (message.tags?.length) {
       obj.tags = message.tags;
     }
+    if (message.page !== undefined) {
+      obj.page = Math.round(message.page);
+    }
     return obj;
   },
 
@@ -1026,6 +1044,7 @@ export const SearchResult: MessageFns<SearchResult> = {
     message.planId = object.planId ?? undefined;
     message.createdAt = object.createdAt ?? undefined;
     message.tags = object.tags?.map((e) => e) || [];
+    message.page = object.page ?? undefined;
     return message;
   },
 };
@@ -1277,11 +1296,10 @@ export const SearchHit: MessageFns<SearchHit> = {
 export type SearchServiceService = typeof SearchServiceService;
 export const SearchServiceService = {
   /**
-   * Search everything stored in your organization (artifacts, outputs, subagent reports,
-   * extractions) by keywords and meaning at once (mode keyword or semantic runs one only). Results
-   * are per stored item, best first, each with its best-matching passage; read one whole with
-   * fetch. Narrow with sourceTable, artifactType, planId, tags and a createdSince/createdUntil
-   * range. Content stored a moment ago may take a second to appear.
+   * Search everything stored in your organization (artifacts, documents, outputs, reports,
+   * extractions) by keywords and meaning (mode keyword or semantic: one only). Results per item,
+   * best first, with the best-matching passage (and its page); fetch reads one. New content may
+   * take a second to appear.
    */
   searchSources: {
     path: "/quarry.search.v1.SearchService/SearchSources" as const,
@@ -1294,8 +1312,8 @@ export const SearchServiceService = {
     responseDeserialize: (value: Buffer): SearchSourcesResponse => SearchSourcesResponse.decode(value),
   },
   /**
-   * Search everything stored in your organization by keywords and meaning, as search_sources
-   * ranks it: {results: [{id, title, url}]}, best first. Read one with fetch(id).
+   * Search everything stored in your organization, as search_sources ranks it: {results: [{id,
+   * title, url}]}, best first. Read one with fetch(id).
    */
   search: {
     path: "/quarry.search.v1.SearchService/Search" as const,
@@ -1310,27 +1328,25 @@ export const SearchServiceService = {
 
 export interface SearchServiceServer extends UntypedServiceImplementation {
   /**
-   * Search everything stored in your organization (artifacts, outputs, subagent reports,
-   * extractions) by keywords and meaning at once (mode keyword or semantic runs one only). Results
-   * are per stored item, best first, each with its best-matching passage; read one whole with
-   * fetch. Narrow with sourceTable, artifactType, planId, tags and a createdSince/createdUntil
-   * range. Content stored a moment ago may take a second to appear.
+   * Search everything stored in your organization (artifacts, documents, outputs, reports,
+   * extractions) by keywords and meaning (mode keyword or semantic: one only). Results per item,
+   * best first, with the best-matching passage (and its page); fetch reads one. New content may
+   * take a second to appear.
    */
   searchSources: handleUnaryCall<SearchSourcesRequest, SearchSourcesResponse>;
   /**
-   * Search everything stored in your organization by keywords and meaning, as search_sources
-   * ranks it: {results: [{id, title, url}]}, best first. Read one with fetch(id).
+   * Search everything stored in your organization, as search_sources ranks it: {results: [{id,
+   * title, url}]}, best first. Read one with fetch(id).
    */
   search: handleUnaryCall<SearchRequest, SearchResponse>;
 }
 
 export interface SearchServiceClient extends Client {
   /**
-   * Search everything stored in your organization (artifacts, outputs, subagent reports,
-   * extractions) by keywords and meaning at once (mode keyword or semantic runs one only). Results
-   * are per stored item, best first, each with its best-matching passage; read one whole with
-   * fetch. Narrow with sourceTable, artifactType, planId, tags and a createdSince/createdUntil
-   * range. Content stored a moment ago may take a second to appear.
+   * Search everything stored in your organization (artifacts, documents, outputs, reports,
+   * extractions) by keywords and meaning (mode keyword or semantic: one only). Results per item,
+   * best first, with the best-matching passage (and its page); fetch reads one. New content may
+   * take a second to appear.
    */
   searchSources(
     request: SearchSourcesRequest,
@@ -1348,8 +1364,8 @@ export interface SearchServiceClient extends Client {
     callback: (error: ServiceError | null, response: SearchSourcesResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Search everything stored in your organization by keywords and meaning, as search_sources
-   * ranks it: {results: [{id, title, url}]}, best first. Read one with fetch(id).
+   * Search everything stored in your organization, as search_sources ranks it: {results: [{id,
+   * title, url}]}, best first. Read one with fetch(id).
    */
   search(
     request: SearchRequest,
