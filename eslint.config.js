@@ -89,6 +89,11 @@ export default tseslint.config(
       ],
     },
   },
+  // The web app's scripts run in the browser, served as they are from /app/assets.
+  {
+    files: ['services/gateway/src/web/assets/**/*.js'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
   // A service's code depends on libs only: services talk to each other over gRPC, never by import.
   ...services.map((service) => ({
     files: [`${service.dir}/src/**/*.ts`],

@@ -3,7 +3,8 @@ import type { Kysely } from 'kysely';
 import type { Provider } from 'oidc-provider';
 import type { IdentityDatabase } from '../identity/schema.js';
 import type { Tools } from '../mcp/tools/call.js';
-import { registerItemPages } from './library/item-page.js';
+import { VIEWS_CSS } from '@quarry/views';
+import { registerLibrary } from './library/library-routes.js';
 import { LIBRARY_NAV } from './library/nav.js';
 import { installWebShell } from './shell/app-scope.js';
 import { registerLegacyRedirects } from './shell/legacy-redirects.js';
@@ -28,8 +29,8 @@ export async function registerWebApp(app: FastifyInstance, options: WebAppOption
   const shell = createWebShell({ ...options, nav: [...LIBRARY_NAV] });
   await app.register(
     async (scope) => {
-      installWebShell(scope, shell);
-      registerItemPages(scope, shell);
+      installWebShell(scope, shell, { generatedAssets: { 'views.css': VIEWS_CSS } });
+      registerLibrary(scope, shell);
     },
     { prefix: '/app' },
   );

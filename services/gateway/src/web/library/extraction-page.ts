@@ -8,24 +8,21 @@ import type { WebShell } from '../shell/web-shell.js';
 
 class NotInOrg extends Error {}
 
-const TABLES: Readonly<Record<string, SourceTableName>> = {
-  artifacts: 'research_artifact',
-  outputs: 'research_output',
-  extractions: 'extraction_result',
-};
+const TABLES: Readonly<Record<string, SourceTableName>> = { extractions: 'extraction_result' };
 
 /** Metadata the page does not show: how the text was paged. */
 const PAGING = new Set(['next_cursor', 'offset', 'total_bytes']);
 
 /**
- * GET /app/:kind/:id — a stored item's permalink page, a plain text view of what fetch reads
- * (docs/adr/0042-chatgpt-search-and-fetch.md). Tried in the org the person works in, then in
+ * GET /app/extractions/:id — an extraction's permalink page, a plain text view of what fetch
+ * reads (docs/adr/0042-chatgpt-search-and-fetch.md); artifacts and deliverables have pages of
+ * their own. Tried in the org the person works in, then in
  * their others, so a link opens whichever of their orgs holds it. A missing item, another
  * organization's and a malformed address answer the same 404 page. Each read is a fetch call with
  * the person's principal (row-level security as for any call), in the tool-call log under the
  * browser session's id.
  */
-export function registerItemPages(scope: FastifyInstance, shell: WebShell): void {
+export function registerExtractionPage(scope: FastifyInstance, shell: WebShell): void {
   scope.get<{ Params: { kind: string; id: string }; Querystring: { cursor?: string } }>(
     '/:kind/:id',
     async (request, reply) => {
