@@ -11,7 +11,7 @@ import { createMcpEndpoint, type LongCallOptions, quarryServerInfo } from './mcp
 import { createToolCallFastPath } from './mcp/fast-path.js';
 import type { PlanSubscriptions } from './mcp/subscriptions/plan-subscriptions.js';
 import type { Tools } from './mcp/tools/call.js';
-import type { Permalinks } from './library/permalinks.js';
+import type { Permalinks } from './web/permalinks.js';
 import { type OAuthHttp, registerOAuthRoutes, resourceMetadataUrl } from './oauth/routes.js';
 import { registerWebApp } from './web/routes.js';
 

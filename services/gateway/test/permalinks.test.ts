@@ -145,6 +145,14 @@ describe.each<Era>(['legacy', 'modern'])('with a public URL (%s client)', (era) 
     expect(markdown).toContain(`[Lithium fell](${PUBLIC}/app/artifacts/${artifact.id})`);
     expect(markdown).toContain(`[Lithium brief](${PUBLIC}/app/outputs/${brief.outputId})`);
     expect(markdown).toContain(`quarry://plans/${plan.planId}`);
+    expect(markdown).toContain(`**In the web app:** ${PUBLIC}/app/plans/${plan.planId}`);
+  });
+
+  it("reads a plan's page address as the plan resource", async () => {
+    const page = `${PUBLIC}/app/plans/${plan.planId}`;
+    const [byPage] = (await client.readResource({ uri: page })).contents;
+    const [byUri] = (await client.readResource({ uri: `quarry://plans/${plan.planId}` })).contents;
+    expect(byPage).toEqual({ ...byUri, uri: page });
   });
 
   it('reads a permalink as a resource, as its quarry:// URI; another base names nothing', async () => {
@@ -181,6 +189,7 @@ describe.each<Era>(['legacy', 'modern'])('without a public URL (%s client)', (er
     expect(fetched.structuredContent.url).toBe(`quarry://artifacts/${artifact.id}`);
     const [report] = (await client.readResource({ uri: `quarry://plans/${plan.planId}/report` })).contents;
     expect((report as Loose).text).toContain(`[Lithium fell](quarry://artifacts/${artifact.id})`);
+    expect((report as Loose).text).not.toContain('In the web app');
     const sources = await call(client, 'search_sources', { query: 'carbonate' });
     expect(sources.structuredContent.results[0].url).toBe(`quarry://artifacts/${artifact.id}`);
     expect(sources.content[1]).toMatchObject({ type: 'resource_link', uri: `quarry://artifacts/${artifact.id}` });

@@ -10,7 +10,14 @@ export interface Permalinks {
   of(address: string): string | undefined;
   /** The address (quarry://…) a permalink of this gateway names; undefined for anything else. */
   addressOf(url: string): string | undefined;
+  /**
+   * A plan's page in the web app, `<public url>/app/plans/{id}`; undefined without a public URL.
+   * Plans' resource links stay `quarry://plans/{id}`: clients read and subscribe to those.
+   */
+  planPage(planId: string): string | undefined;
 }
+
+const PLAN_PAGE = /^\/app\/plans\/([0-9a-f-]{36})$/i;
 
 /** Permalinks under `publicUrl` (QUARRY_PUBLIC_URL); without one every address stays as it is. */
 export function createPermalinks(publicUrl: string | undefined): Permalinks {
@@ -23,10 +30,15 @@ export function createPermalinks(publicUrl: string | undefined): Permalinks {
     addressOf(url) {
       if (base === undefined || !url.startsWith(`${base}/`)) return undefined;
       const path = url.slice(base.length);
+      const plan = PLAN_PAGE.exec(path);
+      if (plan) return `quarry://plans/${plan[1]}`;
       const item = parsePermalinkPath(path);
       // Only the exact path (the app's, or the library's it replaced) under this gateway's base.
       const exact = item && [permalinkPath, legacyPermalinkPath].some((of) => of(item.sourceTable, item.id) === path);
       return exact ? sourceUrl(item.sourceTable, item.id) : undefined;
+    },
+    planPage(planId) {
+      return base === undefined ? undefined : `${base}/app/plans/${planId}`;
     },
   };
 }
