@@ -18,6 +18,8 @@ async function follow() {
         status.textContent = `Updated ${new Date().toLocaleTimeString()}.`;
       } else if (answer.status !== 204) throw new Error(`live update answered ${answer.status}`);
       failures = 0;
+      // The server holds a request until the plan changes; a quick answer still waits a moment.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
     } catch {
       failures += 1;
       status.textContent = 'Live updates paused: reload the page to see the latest.';
