@@ -9,6 +9,7 @@ import { type Browser, chromium } from 'playwright-core';
 import { freePort } from './free-port.js';
 import { startGatewayOnly } from './gateway-only.js';
 import { answerLibraryReads } from './library-replies.js';
+import { answerResearchTools } from './research-replies.js';
 import { researchRecords } from './research-records.js';
 
 // A stored item's permalink page in a real headless Chromium (Debian's `chromium`, which
@@ -45,6 +46,7 @@ async function startGatewayAndBrowser(executablePath: string) {
     records.addArtifact(orgId, { artifactType: 'finding', title, content: {}, contentText, planId: randomUUID() }).id;
   ids.item = add(acme.id, TITLE, TEXT);
   ids.rivalItem = add(rival.id, 'Rival secret', 'Not for acme.');
+  answerResearchTools(gateway.stub, records);
   answerLibraryReads(gateway.stub, records);
   browser = await chromium.launch({
     executablePath,
@@ -84,7 +86,7 @@ inChromium(`the permalink page in Chromium${skipped ? ` (SKIPPED: ${skipped})` :
     await page.waitForURL(permalink);
 
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(TITLE);
-    await expect(page.locator('pre').textContent()).resolves.toBe(TEXT);
+    await expect(page.locator('.rendered p').textContent()).resolves.toBe(TEXT);
     await expect(page.locator('main img, main iframe, main b, body script').count()).resolves.toBe(0);
     await page.screenshot({ path: join(SHOTS, '2-item.png'), fullPage: true });
     expect(dialogs).toEqual([]);

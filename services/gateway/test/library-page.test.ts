@@ -5,13 +5,14 @@ import type { Kysely } from 'kysely';
 import { freePort } from './free-port.js';
 import { startGatewayOnly } from './gateway-only.js';
 import { answerLibraryReads, FETCH_PAGE_BYTES } from './library-replies.js';
+import { answerResearchTools } from './research-replies.js';
 import { createBrowser, pkcePair } from './oauth-browser.js';
 import { researchRecords } from './research-records.js';
 
 // A stored item's permalink page, /app/<kinds>/<id>, on the gateway alone (its database, the
 // embedded authorization server) over stub services, with inject() and over loopback: who may see
 // it (a person signed in in this browser, by the app's sign-in or by connecting an app), what
-// it shows (fetch's title, metadata and text, escaped, in pages), how it is served (HTML, a CSP
+// it shows (the read tools' title, metadata and text, escaped, in pages), how it is served (HTML, a CSP
 // without script), and that another organization's item is exactly a missing one.
 
 type Gateway = Awaited<ReturnType<typeof startGatewayOnly>>;
@@ -44,12 +45,8 @@ beforeAll(async () => {
   ids.hostile = artifact(ids.acme, HOSTILE_TITLE, HOSTILE_TEXT);
   ids.labItem = artifact(ids.lab, 'Lab notebook', 'Measured in the lab.');
   ids.rivalItem = artifact(ids.rival, 'Rival secret', 'Not for acme.');
-  ids.long = records.addOutput(ids.acme, {
-    planId: randomUUID(),
-    mediaType: 'markdown',
-    title: 'Long deliverable',
-    content: LONG_TEXT,
-  }).outputId;
+  ids.long = records.addExtraction(ids.acme, { data: { text: LONG_TEXT }, extractionSchema: {}, sourceText: '' }).id;
+  answerResearchTools(gateway.stub, records);
   answerLibraryReads(gateway.stub, records);
 }, 120_000);
 afterAll(async () => {
@@ -104,7 +101,8 @@ describe('the permalink page', () => {
     expect(csp).toContain("script-src 'self'");
     expect(csp).not.toContain('unsafe-inline');
     expect(shown.body).toContain('<h1>&lt;script&gt;alert(&quot;title&quot;)&lt;/script&gt; &amp; co</h1>');
-    expect(shown.body).toContain('&lt;img src=x onerror=alert(1)&gt; &quot;quoted&quot; &#39;single&#39;');
+    // Rendered as markdown without raw HTML: the tag is text.
+    expect(shown.body).toContain(`&lt;img src=x onerror=alert(1)&gt; &quot;quoted&quot; 'single'`);
     expect(shown.body).not.toContain('<script');
     expect(shown.body).not.toContain('<img');
   });
@@ -112,14 +110,15 @@ describe('the permalink page', () => {
   it('shows items of every org the person belongs to, and long text a page at a time', async () => {
     const { session } = await signIn('ada@acme.test');
     expect((await page(`/app/artifacts/${ids.labItem}`, session)).body).toContain('Measured in the lab.');
-    const first = await page(`/app/outputs/${ids.long}`, session);
+    // An extraction's page is what fetch reads, a page at a time.
+    const first = await page(`/app/extractions/${ids.long}`, session);
     const next = /<a href="([^"]+)" rel="next">/.exec(first.body)?.[1]?.replace(/&amp;/g, '&');
-    expect(next).toMatch(new RegExp(`^/app/outputs/${ids.long}\\?cursor=`));
+    expect(next).toMatch(new RegExp(`^/app/extractions/${ids.long}\\?cursor=`));
     const second = await page(next!, session);
     expect(second.statusCode).toBe(200);
-    const text = (html: string) => /<pre>([\s\S]*)<\/pre>/.exec(html)![1]!;
+    const text = (html: string) => /<pre>([\s\S]*)<\/pre>/.exec(html)![1]!.replace(/&quot;/g, '"');
     expect(Buffer.byteLength(text(first.body))).toBe(FETCH_PAGE_BYTES);
-    expect(LONG_TEXT.startsWith(text(first.body) + text(second.body))).toBe(true);
+    expect(JSON.stringify({ text: LONG_TEXT }).startsWith(text(first.body) + text(second.body))).toBe(true);
   });
 
   it("answers another org's item exactly like a missing one, and a wrong kind or malformed id too", async () => {
@@ -147,7 +146,7 @@ describe('the permalink page', () => {
     ]);
   });
 
-  it('records each read in the tool-call log as fetch, under the person and the browser session', async () => {
+  it('records each read in the tool-call log as its read tool, under the person and the browser session', async () => {
     const { session } = await signIn('eve@rival.test');
     await page(`/app/artifacts/${ids.rivalItem}`, session);
     await gateway.runtime.flushToolCallLog();
@@ -157,7 +156,7 @@ describe('the permalink page', () => {
       .where('org_id', '=', ids.rival)
       .execute();
     expect(rows.at(-1)).toMatchObject({
-      tool: 'fetch',
+      tool: 'get_artifact',
       org_id: ids.rival,
       token_id: session!.split('=')[1]!.split('.')[0],
       outcome: 'ok',
@@ -184,9 +183,9 @@ describe('the permalink page', () => {
   });
 
   it('sends the library links given out before the app to their app pages, for good', async () => {
-    const moved = await page(`/library/output/${ids.long}?cursor=abc`);
-    expect([moved.statusCode, moved.headers.location]).toEqual([301, `/app/outputs/${ids.long}?cursor=abc`]);
-    const kinds = { artifact: 'artifacts', extraction: 'extractions' } as const;
+    const moved = await page(`/library/extraction/${ids.long}?cursor=abc`);
+    expect([moved.statusCode, moved.headers.location]).toEqual([301, `/app/extractions/${ids.long}?cursor=abc`]);
+    const kinds = { artifact: 'artifacts', output: 'outputs' } as const;
     for (const [kind, kinds_] of Object.entries(kinds))
       expect((await page(`/library/${kind}/${ids.hostile}`)).headers.location).toBe(`/app/${kinds_}/${ids.hostile}`);
     const signInPage = await page(`/library/sign-in?next=${encodeURIComponent(`/library/artifact/${ids.hostile}`)}`);
