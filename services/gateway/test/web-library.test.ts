@@ -190,4 +190,31 @@ describe('the library pages', () => {
     expect([deleted.statusCode, deleted.headers.location]).toEqual([303, '/app/plans?deleted=1']);
     expect((await get(`/app/plans/${plan.planId}`, cookie)).statusCode).toBe(404);
   });
+
+  it("changes an artifact's tags with update_artifact_tags, and searches by tag", async () => {
+    const { ids, records, get, post, callsOf, signIn } = fixture;
+    const { cookie, csrf } = await signIn('ada@acme.test');
+    const changed = await post(`/app/artifacts/${ids.artifact}/tags`, cookie, {
+      csrf,
+      add: 'battery, supply chain',
+      remove: 'lithium',
+    });
+    expect([changed.statusCode, changed.headers.location]).toEqual([303, `/app/artifacts/${ids.artifact}`]);
+    expect(callsOf('update_artifact_tags').at(-1)?.request).toEqual({
+      id: ids.artifact,
+      add: ['battery', 'supply chain'],
+      remove: ['lithium'],
+    });
+    expect(records.artifacts.find((a) => a.id === ids.artifact)?.tags).toEqual(['battery', 'supply chain']);
+    const page = await get(`/app/artifacts/${ids.artifact}`, cookie);
+    expect(page.body).toContain('<span class="badge">supply chain</span>');
+    const search = await get('/app/search?q=carbonate&tag=battery&source=research_artifact&since=2026-01-01', cookie);
+    expect(search.body).toContain('<option value="battery" selected>battery</option>');
+    expect(callsOf('search_sources').at(-1)?.request).toMatchObject({
+      query: 'carbonate',
+      tags: ['battery'],
+      sourceTable: 'SOURCE_TABLE_RESEARCH_ARTIFACT',
+      createdSince: '2026-01-01T00:00:00Z',
+    });
+  });
 });
