@@ -32,10 +32,10 @@ const tagList = (value: string | undefined) =>
     .slice(0, 20);
 
 /**
- * GET /app/artifacts/:id — an artifact's page (its permalink): what get_artifact reads, its text
+ * GET /app/artifacts/:id — an artifact's page (its permalink): what toolNames.getArtifact reads, its text
  * rendered from markdown without raw HTML (renderMarkdown), its content object as JSON text, a
  * page at a time for long text; its tags, changed with POST /app/artifacts/:id/tags
- * (update_artifact_tags). Another org's artifact is the same 404 as a missing one.
+ * (toolNames.updateArtifactTags). Another org's artifact is the same 404 as a missing one.
  */
 export function registerArtifactPage(scope: FastifyInstance, shell: WebShell): void {
   scope.get<{ Params: { id: string }; Querystring: { cursor?: string } }>('/artifacts/:id', async (request, reply) => {

@@ -37,14 +37,14 @@ const EXTENSIONS: Readonly<Record<string, string>> = {
 const DOCUMENTS = new Set(['word', 'excel', 'powerpoint']);
 const isDocument = (output: Pick<Output, 'mediaType'>) => DOCUMENTS.has(output.mediaType ?? '');
 
-/** The most text one read returns (get_research_output's largest maxBytes). */
+/** The most text one read returns (toolNames.getResearchOutput's largest maxBytes). */
 const READ_BYTES = 1_048_576;
 
 /**
  * GET /app/outputs/:id — a deliverable's page (its permalink): its facts, its text (markdown and
  * conversations rendered without raw HTML, an HTML deliverable shown as its source, never as a
  * page), and a download. GET /app/outputs/:id/download — the stored bytes as they are: text read
- * page by page with get_research_output and joined, documents from the embedded resource, checked
+ * page by page with toolNames.getResearchOutput and joined, documents from the embedded resource, checked
  * against the stored SHA-256; sent as an attachment with the stored MIME type and a file name
  * made safe from the title.
  */

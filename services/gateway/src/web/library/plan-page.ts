@@ -7,7 +7,7 @@ import { readPlan } from './plan-sources.js';
 import { openReviewsOf, reviewForm } from './review-form.js';
 import { isId } from './tool-call.js';
 
-/** How long a live request waits for the plan to change before it answers "no change" (get_plan_status allows 60). */
+/** How long a live request waits for the plan to change before it answers "no change" (toolNames.getPlanStatus allows 60). */
 const LIVE_WAIT_SECONDS = 25;
 
 const DONE: Readonly<Record<string, string>> = {
@@ -22,7 +22,7 @@ const DONE: Readonly<Record<string, string>> = {
  * reviews, artifacts, deliverables) and the timeline from its audit log, the decision form of
  * each step awaiting review, and its actions. GET /app/plans/:id/live is what the page's script
  * long-polls: the live part again once it differs from the version the browser shows (waiting
- * with get_plan_status' waitSeconds, which the plan change feed wakes), 204 when nothing changed.
+ * with toolNames.getPlanStatus' waitSeconds, which the plan change feed wakes), 204 when nothing changed.
  */
 export function registerPlanPage(scope: FastifyInstance, shell: WebShell): void {
   scope.get<{ Params: { id: string }; Querystring: { done?: string; decided?: string } }>(

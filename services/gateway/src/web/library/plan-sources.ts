@@ -33,9 +33,9 @@ export interface PlanRead {
 export type PlanReadOutcome = { found: PlanRead } | { missing: true } | { unavailable: true };
 
 /**
- * Reads a plan for its page with the tools a client uses: get_plan_status (optionally waiting
- * up to `waitSeconds` for a change), get_research_context (results, artifacts, the latest audit
- * events; read without a session id, so it writes nothing) and list_research_outputs. Tried in
+ * Reads a plan for its page with the tools a client uses: toolNames.getPlanStatus (optionally waiting
+ * up to `waitSeconds` for a change), toolNames.getResearchContext (results, artifacts, the latest audit
+ * events; read without a session id, so it writes nothing) and toolNames.listResearchOutputs. Tried in
  * each of the person's orgs (or only as `principal`); another org's plan is missing.
  */
 export async function readPlan(

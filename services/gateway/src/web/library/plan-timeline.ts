@@ -3,7 +3,7 @@ import { escapeHtml } from '../../http/html-document.js';
 import { when, words } from './page-parts.js';
 
 /**
- * The plan's timeline from its audit log (the latest events get_research_context returns),
+ * The plan's timeline from its audit log (the latest events toolNames.getResearchContext returns),
  * oldest first: when, what happened, to which step, and the one detail that says why (the
  * change, the decision, the reason). Every value escaped.
  */

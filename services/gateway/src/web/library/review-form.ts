@@ -38,7 +38,7 @@ export function openReviewsOf(planId: string, planName: string, context: Researc
 }
 
 /**
- * A review and its decision form: approve, reject or request changes (submit_user_decision's
+ * A review and its decision form: approve, reject or request changes (toolNames.submitUserDecision's
  * approve, reject and modify), with feedback (required to request changes, as the tool says).
  * `back` is where the person returns after deciding.
  */

