@@ -120,6 +120,7 @@ export async function startAll({ env, out, logLevel, onFatal }: StartOptions): P
 
   out('');
   out(`Quarry is running.  MCP endpoint: ${url}`);
+  out(`Web app: ${new URL('/app', url).href}  (sign in as ${DEFAULT_USER} with the password in ${passwordFile})`);
   if (firstToken) {
     out(
       `First start: created org "${DEFAULT_ORG}", user ${DEFAULT_USER} and a token (saved to ${dir.devTokenFile}, shown only now):`,

@@ -35,6 +35,7 @@ describe('quarry start (npm start) on embedded defaults', () => {
       expect(token).toMatch(/^qry_[0-9A-Za-z]{43}$/);
       expect(statSync(join(dataDir, 'dev-token')).mode & 0o777).toBe(0o600);
       expect(printed).toContain(`MCP endpoint: ${system.url}`);
+      expect(printed).toContain(`Web app: ${system.url.replace(/\/mcp$/, '/app')}  (sign in as admin@localhost`);
       expect(printed).toContain(
         `claude mcp add --transport http quarry ${system.url} --header "Authorization: Bearer ${token}"`,
       );

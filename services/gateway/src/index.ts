@@ -18,7 +18,7 @@ export {
 export { parseToolNames } from './identity/tool-allowlist.js';
 export { generateToken, hashToken, isWellFormedToken, TOKEN_PREFIX } from './identity/tokens.js';
 export { createTools, type Tools } from './mcp/tools/call.js';
-export { createPermalinks } from './library/permalinks.js';
+export { createPermalinks } from './web/permalinks.js';
 export { createLocalBackend, type ToolBackend } from './mcp/tools/backends.js';
 export { createToolCallLog, type ToolCallLog, type ToolCallRecord } from './tool-call-log.js';
 export { httpErrors, jsonRpcErrorBody, toolErrorFromStatus } from './errors.js';

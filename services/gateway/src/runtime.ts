@@ -14,7 +14,7 @@ import { createExternalTokenVerifier } from './oauth/external-tokens.js';
 import { ensureSigningKeys, publicKeySet, publicKeysOf } from './oauth/signing-keys.js';
 import { identityServiceImplementation } from './identity/service.js';
 import type { IdentityDatabase } from './identity/schema.js';
-import { createPermalinks } from './library/permalinks.js';
+import { createPermalinks } from './web/permalinks.js';
 import { createLocalBackend, type ToolBackend } from './mcp/tools/backends.js';
 import { createTools } from './mcp/tools/call.js';
 import { createTaskRunner } from './mcp/tasks/task-runner.js';

@@ -9,6 +9,7 @@ import { type Browser, chromium } from 'playwright-core';
 import { freePort } from './free-port.js';
 import { startGatewayOnly } from './gateway-only.js';
 import { answerLibraryReads } from './library-replies.js';
+import { answerResearchTools } from './research-replies.js';
 import { researchRecords } from './research-records.js';
 
 // A stored item's permalink page in a real headless Chromium (Debian's `chromium`, which
@@ -45,6 +46,7 @@ async function startGatewayAndBrowser(executablePath: string) {
     records.addArtifact(orgId, { artifactType: 'finding', title, content: {}, contentText, planId: randomUUID() }).id;
   ids.item = add(acme.id, TITLE, TEXT);
   ids.rivalItem = add(rival.id, 'Rival secret', 'Not for acme.');
+  answerResearchTools(gateway.stub, records);
   answerLibraryReads(gateway.stub, records);
   browser = await chromium.launch({
     executablePath,
@@ -70,7 +72,7 @@ inChromium(`the permalink page in Chromium${skipped ? ` (SKIPPED: ${skipped})` :
       void dialog.dismiss();
     });
     page.on('request', (request) => requests.push(request.url()));
-    const permalink = `${gateway.base}/library/artifact/${ids.item}`;
+    const permalink = `${gateway.base}/app/artifacts/${ids.item}`;
 
     await page.goto(permalink);
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Sign in to Quarry');
@@ -84,7 +86,7 @@ inChromium(`the permalink page in Chromium${skipped ? ` (SKIPPED: ${skipped})` :
     await page.waitForURL(permalink);
 
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(TITLE);
-    await expect(page.locator('pre').textContent()).resolves.toBe(TEXT);
+    await expect(page.locator('.rendered p').textContent()).resolves.toBe(TEXT);
     await expect(page.locator('main img, main iframe, main b, body script').count()).resolves.toBe(0);
     await page.screenshot({ path: join(SHOTS, '2-item.png'), fullPage: true });
     expect(dialogs).toEqual([]);
@@ -95,12 +97,12 @@ inChromium(`the permalink page in Chromium${skipped ? ` (SKIPPED: ${skipped})` :
   it("shows another org's item as not found, with the session kept", async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
-    await page.goto(`${gateway.base}/library/artifact/${ids.rivalItem}`);
+    await page.goto(`${gateway.base}/app/artifacts/${ids.rivalItem}`);
     await page.getByLabel('Email').fill('ada@acme.test');
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Not found');
-    const response = await page.goto(`${gateway.base}/library/artifact/${ids.item}`);
+    const response = await page.goto(`${gateway.base}/app/artifacts/${ids.item}`);
     expect(response?.status()).toBe(200);
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(TITLE);
     await context.close();

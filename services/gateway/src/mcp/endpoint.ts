@@ -19,7 +19,7 @@ import { RESOURCES_CAPABILITY, registerResources } from './resources/register.js
 import type { PlanSubscriptions } from './subscriptions/plan-subscriptions.js';
 import { registerTasks, TASKS_EXTENSION } from './tasks/tasks-extension.js';
 import type { TaskRunner } from './tasks/task-runner.js';
-import type { Permalinks } from '../library/permalinks.js';
+import type { Permalinks } from '../web/permalinks.js';
 import type { Tools } from './tools/call.js';
 import { registerTools } from './tools/register.js';
 

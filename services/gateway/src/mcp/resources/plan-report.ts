@@ -72,6 +72,8 @@ export function renderPlanReport(
   context: ReportContext,
   outputs: readonly ReportOutput[],
   gaps: ReportGaps = {},
+  /** The plan's page in the web app, when there is a public URL. */
+  planPage?: string,
 ): string {
   const { plan } = context;
   const lines: string[] = [`# ${oneLine(plan.name)}`, ''];
@@ -80,7 +82,9 @@ export function renderPlanReport(
   const steps = plan.totalSteps !== undefined ? ` of ${plan.totalSteps} step${plan.totalSteps === 1 ? '' : 's'}` : '';
   lines.push(`**Status:** ${plan.status}${progress}${steps}`);
   if (plan.updatedAt) lines.push(`**Last changed:** ${plan.updatedAt}`);
-  lines.push(`**Status as JSON:** quarry://plans/${plan.id}`, '');
+  lines.push(`**Status as JSON:** quarry://plans/${plan.id}`);
+  if (planPage) lines.push(`**In the web app:** ${planPage}`);
+  lines.push('');
   if (plan.planDesignRationale) lines.push('## Why this plan', '', plan.planDesignRationale.trim(), '');
 
   lines.push('## Steps', '');

@@ -1,6 +1,6 @@
 import type { ReadResourceResult } from '@modelcontextprotocol/server';
 import { sourceUrl, toolNames } from '@quarry/contracts';
-import type { Permalinks } from '../../library/permalinks.js';
+import type { Permalinks } from '../../web/permalinks.js';
 import { type Caller, mayUse } from '../request-context.js';
 import type { Tools } from '../tools/call.js';
 import { type ReportContext, type ReportOutput, renderPlanReport } from './plan-report.js';
@@ -96,7 +96,12 @@ export async function readResource(
           ...a,
           url: a.url ?? permalinks?.of(sourceUrl('research_artifact', a.id)),
         }));
-        const markdown = renderPlanReport({ ...report, artifacts }, outputs, { deliverables: gap });
+        const markdown = renderPlanReport(
+          { ...report, artifacts },
+          outputs,
+          { deliverables: gap },
+          permalinks?.planPage(ref.id),
+        );
         return { ref, contents: [{ uri, mimeType: 'text/markdown', text: markdown }] };
       }
     }

@@ -1,6 +1,6 @@
 import type { Server } from '@modelcontextprotocol/server';
 import type { CursorCodec } from '@quarry/cursors';
-import type { Permalinks } from '../../library/permalinks.js';
+import type { Permalinks } from '../../web/permalinks.js';
 import { callerOf } from '../request-context.js';
 import type { Tools } from '../tools/call.js';
 import { listResources } from './list.js';

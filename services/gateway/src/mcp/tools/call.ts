@@ -10,7 +10,7 @@ import {
   unknownTool,
   UNKNOWN_TOOL,
 } from '../../errors.js';
-import type { Permalinks } from '../../library/permalinks.js';
+import type { Permalinks } from '../../web/permalinks.js';
 import type { ToolCallLog } from '../../tool-call-log.js';
 import { type Caller, mayUse } from '../request-context.js';
 import type { ToolBackend } from './backends.js';

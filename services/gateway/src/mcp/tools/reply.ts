@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { ToolDefinition } from '@quarry/contracts';
-import type { Permalinks } from '../../library/permalinks.js';
+import type { Permalinks } from '../../web/permalinks.js';
 import { resourceLinksOf } from '../resources/links.js';
 
 // A service's reply, decoded to JSON, holds the tool's structured content and, in fields the

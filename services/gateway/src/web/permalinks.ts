@@ -1,8 +1,15 @@
-import { pageOfFragment, parsePermalinkPath, parseSourceUrl, permalinkPath, sourceUrl } from '@quarry/contracts';
+import {
+  legacyPermalinkPath,
+  pageOfFragment,
+  parsePermalinkPath,
+  parseSourceUrl,
+  permalinkPath,
+  sourceUrl,
+} from '@quarry/contracts';
 
 /**
  * A stored item's permalink: the page under the gateway's public URL that opens it for a
- * signed-in person (`<public url>/library/<artifact|output|extraction>/<id>`), which a client can
+ * signed-in person (`<public url>/app/<artifacts|outputs|extractions>/<id>`), which a client can
  * cite where it cannot open Quarry's own `quarry://` address (docs/adr/0042-chatgpt-search-and-fetch.md).
  */
 export interface Permalinks {
@@ -10,7 +17,14 @@ export interface Permalinks {
   of(address: string): string | undefined;
   /** The address (quarry://…) a permalink of this gateway names; undefined for anything else. */
   addressOf(url: string): string | undefined;
+  /**
+   * A plan's page in the web app, `<public url>/app/plans/{id}`; undefined without a public URL.
+   * Plans' resource links stay `quarry://plans/{id}`: clients read and subscribe to those.
+   */
+  planPage(planId: string): string | undefined;
 }
+
+const PLAN_PAGE = /^\/app\/plans\/([0-9a-f-]{36})$/i;
 
 /** Permalinks under `publicUrl` (QUARRY_PUBLIC_URL); without one every address stays as it is. */
 export function createPermalinks(publicUrl: string | undefined): Permalinks {
@@ -22,14 +36,19 @@ export function createPermalinks(publicUrl: string | undefined): Permalinks {
       return item && `${base}${permalinkPath(item.sourceTable, item.id)}${page}`;
     },
     addressOf(url) {
-      if (base === undefined || !url.startsWith(`${base}/library/`)) return undefined;
+      if (base === undefined || !url.startsWith(`${base}/`)) return undefined;
       const [path = '', fragment] = url.slice(base.length).split(/(?=#)/);
       const page = fragment === undefined ? undefined : pageOfFragment(fragment);
       if (fragment !== undefined && page === undefined) return undefined;
+      const plan = PLAN_PAGE.exec(path);
+      if (plan) return page === undefined ? `quarry://plans/${plan[1]}` : undefined;
       const item = parsePermalinkPath(path);
-      return item && permalinkPath(item.sourceTable, item.id) === path
-        ? sourceUrl(item.sourceTable, item.id, page)
-        : undefined;
+      // Only the exact path (the app's, or the library's it replaced) under this gateway's base.
+      const exact = item && [permalinkPath, legacyPermalinkPath].some((of) => of(item.sourceTable, item.id) === path);
+      return exact ? sourceUrl(item.sourceTable, item.id, page) : undefined;
+    },
+    planPage(planId) {
+      return base === undefined ? undefined : `${base}/app/plans/${planId}`;
     },
   };
 }

@@ -1,0 +1,90 @@
+import type { FastifyInstance } from 'fastify';
+import { escapeHtml } from '../../http/html-document.js';
+import { UNAVAILABLE } from '../shell/error-pages.js';
+import type { WebShell } from '../shell/web-shell.js';
+import { postForm } from './page-parts.js';
+import { readPlan } from './plan-sources.js';
+import { openReviewsOf, reviewForm } from './review-form.js';
+import { isId } from './tool-call.js';
+
+/** How long a live request waits for the plan to change before it answers "no change" (toolNames.getPlanStatus allows 60). */
+const LIVE_WAIT_SECONDS = 25;
+
+const DONE: Readonly<Record<string, string>> = {
+  decided: 'Your decision is recorded.',
+  archived: 'The plan is archived: it is hidden from the plan lists unless you ask for archived plans.',
+  unarchived: 'The plan is back in the plan lists.',
+  cancelled: 'The plan is cancelled.',
+};
+
+/**
+ * GET /app/plans/:id — a plan's page: the plan view of @quarry/views (steps, results, confidence,
+ * reviews, artifacts, deliverables) and the timeline from its audit log, the decision form of
+ * each step awaiting review, and its actions. GET /app/plans/:id/live is what the page's script
+ * long-polls: the live part again once it differs from the version the browser shows (waiting
+ * with toolNames.getPlanStatus' waitSeconds, which the plan change feed wakes), 204 when nothing changed.
+ */
+export function registerPlanPage(scope: FastifyInstance, shell: WebShell): void {
+  scope.get<{ Params: { id: string }; Querystring: { done?: string; decided?: string } }>(
+    '/plans/:id',
+    async (request, reply) => {
+      const planId = request.params.id;
+      if (!isId(planId)) return shell.notFound(request, reply);
+      const read = await readPlan(shell, request, planId);
+      if ('missing' in read) return shell.notFound(request, reply);
+      if ('unavailable' in read) return shell.message(request, reply, 503, UNAVAILABLE.title, UNAVAILABLE.message);
+      const { found } = read;
+      const csrf = shell.viewer(request).csrf;
+      const done = DONE[request.query.decided === '1' ? 'decided' : (request.query.done ?? '')];
+      const reviews = openReviewsOf(planId, found.status.name, found.context);
+      const body = `${done ? `<p class="notice" role="status">${escapeHtml(done)}</p>` : ''}
+<h1>${escapeHtml(found.status.name)}</h1>
+<p id="live-status" class="muted" role="status">This page updates as the plan changes.</p>
+<div id="plan-live" data-live-url="/app/plans/${escapeHtml(planId)}/live" data-version="${escapeHtml(found.version)}">${found.live}</div>
+${reviews.length ? `<section aria-labelledby="reviews-heading"><h2 id="reviews-heading">Waiting for your review</h2>${reviews.map((review) => reviewForm(review, csrf, 'plan')).join('')}</section>` : ''}
+${actions(planId, found.status.status, csrf)}`;
+      return shell.page(request, reply, 200, {
+        title: found.status.name,
+        body,
+        scripts: ['plan-live.js'],
+        styles: ['views.css'],
+      });
+    },
+  );
+
+  scope.get<{ Params: { id: string }; Querystring: { v?: string } }>('/plans/:id/live', async (request, reply) => {
+    const planId = request.params.id;
+    if (!isId(planId)) return shell.notFound(request, reply);
+    let read = await readPlan(shell, request, planId);
+    if ('found' in read && read.found.version === request.query.v)
+      read = await readPlan(shell, request, planId, {
+        principal: read.found.principal,
+        waitSeconds: LIVE_WAIT_SECONDS,
+      });
+    if ('missing' in read) return shell.notFound(request, reply);
+    if ('unavailable' in read) return shell.message(request, reply, 503, UNAVAILABLE.title, UNAVAILABLE.message);
+    if (read.found.version === request.query.v) return reply.code(204).headers({ 'cache-control': 'no-store' }).send();
+    return reply
+      .code(200)
+      .headers({
+        'content-type': 'text/html; charset=utf-8',
+        'cache-control': 'no-store',
+        'x-content-type-options': 'nosniff',
+        'x-plan-version': read.found.version,
+      })
+      .send(read.found.live);
+  });
+}
+
+const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+
+function actions(planId: string, status: string | undefined, csrf: string): string {
+  const confirm = (action: string, label: string) =>
+    `<a class="button secondary" href="/app/plans/${escapeHtml(planId)}/confirm/${action}">${escapeHtml(label)}</a>`;
+  return `<section aria-labelledby="actions-heading"><h2 id="actions-heading">Actions</h2><div class="actions">
+${confirm('archive', 'Archive…')}
+${postForm(`/app/plans/${planId}/unarchive`, csrf, 'Unarchive', { button: 'secondary' })}
+${status && !TERMINAL.has(status) ? confirm('cancel', 'Cancel plan…') : ''}
+${confirm('delete', 'Delete plan…')}
+</div></section>`;
+}

@@ -1,0 +1,143 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { AxeBuilder } from '@axe-core/playwright';
+import { chromiumForSuite } from '@quarry/testing';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { startLibraryFixture } from './web-library-fixture.js';
+
+// The web app's library pages in a real headless Chromium (Debian's `chromium` or
+// QUARRY_CHROMIUM, else a loud skip unless QUARRY_REQUIRE_BROWSER=1), walked as a person would:
+// a plan link leads through the sign-in to the plan, which updates live as it changes; the plan
+// list filters; the review is answered in the browser; the hostile artifact, the deliverable and
+// its download, search, a confirmation and the 404. No page runs anything stored, loads anything
+// from elsewhere, or has a serious or critical axe-core violation. Screenshots go to
+// test-output/screenshots (CI keeps test-output).
+
+const { executablePath, skipped } = chromiumForSuite('web-library-browser.test.ts');
+const SHOTS = join(process.cwd(), 'test-output', 'screenshots');
+
+let fixture: Awaited<ReturnType<typeof startLibraryFixture>>;
+let browser: Browser;
+
+/** axe-core's serious and critical violations on the page, by rule, with the nodes each names. */
+async function seriousViolations(page: Page) {
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => ({ rule: v.id, nodes: v.nodes.map((n) => n.html) }));
+}
+
+const inChromium = executablePath ? describe : describe.skip;
+inChromium(`the library pages in Chromium${skipped ? ` (SKIPPED: ${skipped})` : ''}`, () => {
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    fixture = await startLibraryFixture();
+    browser = await chromium.launch({
+      executablePath: executablePath!,
+      args: ['--headless', '--no-sandbox', '--disable-background-networking'],
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await fixture?.gateway.close();
+  });
+
+  it('walks the plan, its live updates, the review, the content, the download and search, accessibly and inertly', async () => {
+    const { gateway, ids, records, bytes, password } = fixture;
+    const context = await browser.newContext({ acceptDownloads: true });
+    const page = await context.newPage();
+    const dialogs: string[] = [];
+    const foreign: string[] = [];
+    page.on('dialog', async (dialog) => {
+      dialogs.push(dialog.message());
+      await dialog.dismiss();
+    });
+    page.on('request', (request) => {
+      if (!request.url().startsWith(gateway.base)) foreign.push(request.url());
+    });
+    const visit = async (name: string) => {
+      await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+      expect({ page: name, violations: await seriousViolations(page) }).toEqual({ page: name, violations: [] });
+    };
+    const h1 = () => page.getByRole('heading', { level: 1 }).first().textContent();
+
+    const planUrl = `${gateway.base}/app/plans/${ids.plan}`;
+    await page.goto(planUrl);
+    await expect(h1()).resolves.toBe('Sign in to Quarry');
+    await visit('01-sign-in');
+    await page.getByLabel('Email').fill('ada@acme.test');
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(planUrl);
+    await expect(h1()).resolves.toBe('Lithium <b>supply</b>');
+    await visit('02-plan');
+
+    // The plan changes (a client stores an artifact): the page shows it without a reload.
+    const plan = records.plans.find((p) => p.planId === ids.plan)!;
+    records.addArtifact(ids.acme, {
+      artifactType: 'summary',
+      title: 'Fresh finding',
+      content: {},
+      planId: plan.planId,
+    });
+    await page.getByRole('link', { name: 'Fresh finding' }).waitFor({ timeout: 15_000 });
+    await expect(page.locator('#live-status').textContent()).resolves.toMatch(/^Updated /);
+
+    await page.getByRole('link', { name: 'Plans', exact: true }).click();
+    await page.getByLabel('Status').selectOption('awaiting_review');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await expect(page.getByRole('link', { name: 'Lithium <b>supply</b>' }).count()).resolves.toBe(1);
+    await visit('03-plans');
+
+    await page.getByRole('link', { name: 'Reviews', exact: true }).click();
+    await expect(page.getByText('Keep the paywalled ones?').count()).resolves.toBe(1);
+    await visit('04-reviews');
+    await page.getByLabel('Request changes: the step is redone with your feedback').check();
+    await page.getByRole('textbox', { name: 'Feedback' }).fill('Drop the paywalled sources.');
+    await page.getByRole('button', { name: 'Submit decision' }).click();
+    await expect(page.getByRole('status').first().textContent()).resolves.toBe('Your decision is recorded.');
+    expect(plan.steps[1]!.status).toBe('in_progress');
+    expect(fixture.callsOf('submit_user_decision').at(-1)?.request).toMatchObject({
+      decision: 'REVIEW_DECISION_MODIFY',
+      feedback: 'Drop the paywalled sources.',
+    });
+
+    await page.goto(`${gateway.base}/app/artifacts/${ids.artifact}`);
+    await expect(page.locator('main img, main iframe, main script').count()).resolves.toBe(0);
+    await page
+      .getByRole('link', { name: 'click me' })
+      .count()
+      .then((n) => expect(n).toBe(0));
+    await visit('05-artifact');
+
+    await page.goto(`${gateway.base}/app/outputs/${ids.hostileOutput}`);
+    await visit('06-deliverable');
+    await page.goto(`${gateway.base}/app/outputs/${ids.docx}`);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download' }).click(),
+    ]);
+    expect(readFileSync((await download.path())!).equals(bytes.docx)).toBe(true);
+    expect(download.suggestedFilename()).toBe('evil_X-Injected_ 1 _script_.docx');
+
+    await page.goto(`${gateway.base}/app/search`);
+    await page.getByLabel('Search for').fill('carbonate');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect(page.getByText(/keyword #1/).count()).resolves.toBeGreaterThan(0);
+    await visit('07-search');
+
+    await page.goto(`${planUrl}/confirm/delete`);
+    await visit('08-confirm-delete');
+    await page.getByRole('link', { name: 'Keep it as it is' }).click();
+    await page.waitForURL(planUrl);
+
+    const missing = await page.goto(`${gateway.base}/app/plans/${ids.rivalPlan}`);
+    expect(missing?.status()).toBe(404);
+    await visit('09-not-found');
+
+    expect(dialogs).toEqual([]);
+    expect(foreign).toEqual([]);
+    await context.close();
+  }, 120_000);
+});
