@@ -71,6 +71,24 @@ export default tseslint.config(
       ),
     },
   },
+  // @quarry/views runs in browsers too (the app's assets, the MCP Apps ui:// views): no node
+  // module, no package, nothing but its own pure renderers (its tsconfig.build.json has no node types).
+  {
+    files: ['libs/views/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!\\.{1,2}/)',
+              message: '@quarry/views is pure and browser-safe: it imports only its own files.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   // A service's code depends on libs only: services talk to each other over gRPC, never by import.
   ...services.map((service) => ({
     files: [`${service.dir}/src/**/*.ts`],
