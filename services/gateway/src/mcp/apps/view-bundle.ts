@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { toolNames } from '@quarry/contracts';
 import { build } from 'esbuild';
+import type { ViewTools } from './view/view-tools.js';
 
 /** The browser entry points (view/), one per view. */
 export type ViewEntry = 'plan-app' | 'search-app';
@@ -26,6 +28,13 @@ export function createViewBundler(): (entry: ViewEntry) => Promise<string> {
   };
 }
 
+/** The tools the views call through the host, by their generated names (view/view-tools.ts). */
+const VIEW_TOOLS: ViewTools = {
+  getPlanStatus: toolNames.getPlanStatus,
+  getResearchContext: toolNames.getResearchContext,
+  listResearchOutputs: toolNames.listResearchOutputs,
+};
+
 async function bundleView(entry: ViewEntry): Promise<string> {
   const source = new URL(`./view/${entry}.ts`, import.meta.url);
   const fromSource = existsSync(source);
@@ -39,6 +48,7 @@ async function bundleView(entry: ViewEntry): Promise<string> {
     minify: true,
     legalComments: 'none',
     conditions: fromSource ? ['quarry-source'] : [],
+    define: { QUARRY_VIEW_TOOLS: JSON.stringify(VIEW_TOOLS) },
     logLevel: 'silent',
   });
   const [output] = result.outputFiles;

@@ -9,7 +9,7 @@ import {
 import { notice, startView, type ViewHost } from './view-host.js';
 import { VIEW_TOOLS } from './view-tools.js';
 
-/** How long one get_plan_status waits for a change (its long poll; the tool allows up to 60 s). */
+/** How long one status call waits for a change (its long poll; the tool allows up to 60 s). */
 const WAIT_SECONDS = 50;
 /** How long the view waits before asking again after a failed call. */
 const RETRY_MS = 5_000;
@@ -21,9 +21,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The plan view inside the chat. It learns the plan from the tool call it was opened for
- * (create_research_plan's or get_plan_status's planId), reads the plan's steps, results,
+ * (the planId of the plan-creating or plan-status tool), reads the plan's steps, results,
  * reviews, artifacts and deliverables through the host (Quarry's own tools, the user's token),
- * and stays live: get_plan_status with waitSeconds answers when the plan changes, and the view
+ * and stays live: the status tool with waitSeconds answers when the plan changes, and the view
  * re-renders. It stops when the plan is finished or the host tears the view down.
  */
 let watched: string | undefined;
@@ -85,7 +85,7 @@ void startView('Quarry plan view', (host) => {
   host.app.ontoolresult = (result) => {
     const planId = planIdIn(result.structuredContent);
     if (!planId) return;
-    // get_plan_status's own result is the first status to show; create_research_plan's is not one.
+    // The status tool's own result is the first status to show; the creating tool's is not one.
     const content = result.structuredContent as unknown;
     const status =
       isRecord(content) && 'completedSteps' in content ? (content as unknown as PlanStatusResult) : undefined;

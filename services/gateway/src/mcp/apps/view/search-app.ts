@@ -3,7 +3,7 @@ import { renderSearchView, type SearchResult, type SearchSourcesResult, searchVi
 import { notice, startView } from './view-host.js';
 
 /**
- * The search-results view inside the chat: the hits of the search_sources (or search) call it
+ * The search-results view inside the chat: the hits of the search call it
  * was opened for, with each hit's snippet, source and how each leg of the hybrid search ranked
  * it. It shows the tool's own result; nothing more is read.
  */

@@ -1,7 +1,12 @@
-// Shared by the views' browser code and the gateway's tests (no DOM, no node): the tools the
-// views call through the host. The gateway's tests hold these names against the catalogue.
-export const VIEW_TOOLS = {
-  getPlanStatus: 'get_plan_status',
-  getResearchContext: 'get_research_context',
-  listResearchOutputs: 'list_research_outputs',
-} as const;
+// The tools the views call through the host. Their names come from the generated catalogue
+// (`toolNames`): esbuild puts them in for QUARRY_VIEW_TOOLS when it bundles a view
+// (../view-bundle.ts), so the browser code names no tool and carries nothing of @quarry/contracts.
+export interface ViewTools {
+  getPlanStatus: string;
+  getResearchContext: string;
+  listResearchOutputs: string;
+}
+
+declare const QUARRY_VIEW_TOOLS: ViewTools;
+
+export const VIEW_TOOLS: ViewTools = QUARRY_VIEW_TOOLS;
