@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/client';
 import { chromiumForSuite } from '@quarry/testing';
@@ -40,7 +41,8 @@ async function call(name: string, args: Record<string, unknown>): Promise<Record
 
 /** The test host page at the gateway's origin (so its MCP requests are same-origin, as a web host's own would be). */
 async function hostPage(): Promise<{ page: Page; toolCalls: string[]; dialogs: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 900, height: 900 } });
+  // A context of its own per page: axe-core opens its own page in the page's context.
+  const page = await (await browser.newContext({ viewport: { width: 900, height: 900 } })).newPage();
   const toolCalls: string[] = [];
   const dialogs: string[] = [];
   page.on('dialog', (dialog) => {
@@ -71,6 +73,14 @@ const openView = (page: Page, tool: string, args: Record<string, unknown>) =>
     ([token, tool, args]) => (globalThis as unknown as { openView: OpenView }).openView(token, tool, args),
     [gateway.token, tool, args] as const,
   );
+
+/** axe-core's serious and critical violations in the view's frame (the host page is the test's, not Quarry's). */
+async function seriousViolations(page: Page) {
+  const results = await new AxeBuilder({ page }).include('iframe').analyze();
+  return results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => ({ rule: v.id, nodes: v.nodes.map((n) => n.html) }));
+}
 
 /** Whether anything hostile ran, in the host page or in the view. */
 const pwned = (page: Page) =>
@@ -151,6 +161,7 @@ inChromium(`the ui:// views in an MCP Apps host${skipped ? ` (SKIPPED: ${skipped
       expect.arrayContaining(['get_plan_status', 'get_research_context', 'list_research_outputs']),
     );
     await page.screenshot({ path: join(SHOTS, 'mcp-apps-plan-view.png'), fullPage: true });
+    expect(await seriousViolations(page)).toEqual([]);
 
     // Live: the view waits on get_plan_status (waitSeconds) and re-renders when the plan changes.
     await call('submit_user_decision', { planId, stepId: checkpoint.step.stepId, decision: 'approve' });
@@ -163,7 +174,43 @@ inChromium(`the ui:// views in an MCP Apps host${skipped ? ` (SKIPPED: ${skipped
     expect(await view.locator('#view').locator('script, img, svg, [onerror], a[href^="javascript"]').count()).toBe(0);
     expect(await pwned(page)).toEqual(page.frames().map(() => undefined));
     expect(dialogs).toEqual([]);
-    await page.close();
+    await page.context().close();
+  }, 120_000);
+
+  it("answers a plan it cannot read (missing, or another org's) with the tool's refusal, and stops asking", async () => {
+    const rival = await gateway.admin.createOrg({ slug: 'rival', name: 'Rival' });
+    await gateway.admin.addUser({ email: 'eve@rival.test', orgSlug: rival.slug, name: 'Eve' });
+    const eve = await connectClient(
+      gateway.url,
+      (await gateway.admin.createToken({ orgSlug: rival.slug, email: 'eve@rival.test', name: 'rival' })).token,
+      'modern',
+    );
+    const theirs = (
+      await eve.callTool({
+        name: 'create_research_plan',
+        arguments: {
+          name: 'Rival plan',
+          researchQuestion: 'Secret?',
+          steps: [{ stepType: 'search', instructions: 'x' }],
+        },
+      })
+    ).structuredContent as { planId: string };
+    await eve.close();
+
+    const messages: string[] = [];
+    for (const planId of [theirs.planId, '00000000-0000-4000-8000-000000000000']) {
+      const { page, toolCalls } = await hostPage();
+      await openView(page, 'get_plan_status', { planId });
+      const view = page.frameLocator('iframe');
+      await view.getByText('Could not read the plan').waitFor({ timeout: 15_000 });
+      messages.push((await view.locator('#view').innerText()).replace(planId, '<id>'));
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      // The host's own call and the view's first: no retries after a refusal.
+      expect(toolCalls.filter((name) => name === 'get_plan_status').length).toBeLessThanOrEqual(2);
+      expect(await view.locator('#view').innerText()).not.toContain('Rival plan');
+      await page.context().close();
+    }
+    expect(messages[0]).toBe(messages[1]);
   }, 120_000);
 
   it('shows search results with how each leg ranked them', async () => {
@@ -187,9 +234,10 @@ inChromium(`the ui:// views in an MCP Apps host${skipped ? ` (SKIPPED: ${skipped
     expect(text).toContain('fused score');
     expect(text).toContain('artifact');
     await page.screenshot({ path: join(SHOTS, 'mcp-apps-search-results.png'), fullPage: true });
+    expect(await seriousViolations(page)).toEqual([]);
     expect(await view.locator('#view').locator('script, img, svg, [onerror], a[href^="javascript"]').count()).toBe(0);
     expect(await pwned(page)).toEqual(page.frames().map(() => undefined));
     expect(dialogs).toEqual([]);
-    await page.close();
+    await page.context().close();
   }, 120_000);
 });

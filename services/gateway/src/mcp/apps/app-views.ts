@@ -57,7 +57,7 @@ export function viewDocument(view: AppView, script: string): string {
     '<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">',
     `<title>Quarry: ${view.title}</title>`,
     `<style>${VIEWS_CSS}${DOCUMENT_CSS}</style></head>`,
-    '<body><main id="view" aria-live="polite"></main>',
+    '<body><main id="view"></main>',
     `<script type="module">${inline}</script></body>`,
     '</html>',
   ].join('\n');

@@ -6,7 +6,7 @@ import {
   renderPlanView,
   type ResearchContextResult,
 } from '@quarry/views';
-import { notice, startView, type ViewHost } from './view-host.js';
+import { notice, startView, ToolCallError, type ViewHost } from './view-host.js';
 import { VIEW_TOOLS } from './view-tools.js';
 
 /** How long one status call waits for a change (its long poll; the tool allows up to 60 s). */
@@ -68,8 +68,12 @@ async function watch(host: ViewHost, planId: string, first?: PlanStatusResult): 
       if (FINISHED.has(status.derivedStatus ?? status.status ?? '')) return;
       status = await host.call<PlanStatusResult>(VIEW_TOOLS.getPlanStatus, { planId, waitSeconds: WAIT_SECONDS });
     } catch (error) {
-      if (!shown)
+      // A tool's refusal (no such plan, a scope the token lacks) stands; the host or the network
+      // failing is retried.
+      const refused = error instanceof ToolCallError;
+      if (!shown || refused)
         host.show(notice(`Could not read the plan: ${error instanceof Error ? error.message : String(error)}`));
+      if (refused) return;
       status = undefined;
       await sleep(RETRY_MS);
     }

@@ -8,8 +8,8 @@ import {
 } from '@modelcontextprotocol/ext-apps';
 import { escapeHtml } from '@quarry/views';
 
-/** A tool's answer that is an error (isError), with the text the tool gave. */
-class ToolCallError extends Error {}
+/** A tool's answer that is an error (isError), with the text the tool gave: asking again will not help. */
+export class ToolCallError extends Error {}
 
 /** The view's side of the host connection: the App, and what every view does with it. */
 export interface ViewHost {
