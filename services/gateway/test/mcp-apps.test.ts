@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { toolNames } from '@quarry/contracts';
 import type { FastifyInstance } from 'fastify';
+import { APP_VIEWS, viewDocument } from '../src/mcp/apps/app-views.js';
 import { injectPost, LEGACY_INIT, MODERN_ENVELOPE } from './mcp-requests.js';
 import { bearer, buildStubServer, stubTools, ADA_TOKEN } from './stub-deps.js';
 
@@ -179,6 +180,8 @@ describe('a 2026-07-28 client that negotiates MCP Apps', () => {
       expect(html.match(/<\/script/gi)).toHaveLength(1);
       expect(html).toMatch(/<script type="module">[^]+<\/script><\/body>\n<\/html>$/);
       expect(html).not.toMatch(/<script[^>]+src=|<link\b|@import|<iframe/i);
+      // No `<!--` either, which could make the parser read past the script's end.
+      expect(html).not.toContain('<!--');
       // The tools the view calls are put in by name from the catalogue when it is bundled.
       expect(html).not.toContain('QUARRY_VIEW_TOOLS');
     },
@@ -190,5 +193,13 @@ describe('a 2026-07-28 client that negotiates MCP Apps', () => {
     const [a, b] = [await ask(withApps, request), await ask(without, request)];
     expect(a.json.error).toBeDefined();
     expect(a.text).toBe(b.text);
+  });
+});
+
+describe("a view's document", () => {
+  it('keeps a bundle holding </script (in a string) inside its one script', () => {
+    const html = viewDocument(APP_VIEWS[0]!, 'const s = "</script><script>alert(1)</SCRIPT>";');
+    expect(html.match(/<\/script/gi)).toHaveLength(1);
+    expect(html).toContain('const s = "<\\/script><script>alert(1)<\\/SCRIPT>";');
   });
 });
