@@ -25,5 +25,5 @@ export {
   type SearchView,
 } from './search-model.js';
 export { renderSearchView } from './search-view.js';
-export { safeHref } from './html.js';
+export { safeHref, text as escapeHtml } from './html.js';
 export { VIEWS_CSS } from './views-css.js';

@@ -3,7 +3,7 @@
  * Colours fall back to the host's MCP Apps style variables when a chat host supplies them.
  */
 export const VIEWS_CSS = `
-.q-view{font-family:var(--font-sans,system-ui,sans-serif);color:var(--color-text-primary,#1b1f24);line-height:1.45}
+.q-view{font-family:var(--font-sans,system-ui,sans-serif);color:var(--color-text-primary,#1b1f24);line-height:1.45;overflow-wrap:anywhere}
 .q-view h2{font-size:1.25rem;margin:0 0 .25rem}
 .q-view h3{font-size:1rem;margin:1rem 0 .5rem}
 .q-question{margin:.25rem 0}

@@ -49,6 +49,11 @@ const gatewayConfigSchema = z.object({
     .describe(
       'answer plain 2026-07-28 tools/calls without the SDK per-request server (ADR 0015); false sends every request through the SDK',
     ),
+  QUARRY_MCP_APPS: env
+    .bool(true)
+    .describe(
+      'show the plan and search views inside the chat to 2026-07-28 clients that negotiate MCP Apps (ui:// resources, ADR 0049); false: plain results for every client',
+    ),
   QUARRY_PUBLIC_URL: z
     .url()
     .optional()

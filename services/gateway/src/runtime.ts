@@ -259,6 +259,7 @@ export async function createGatewayRuntime({
     },
     onHttpResponse: (route, status) => httpResponses.inc({ route, status: String(status) }),
     mcpFastPath: config.QUARRY_MCP_FAST_PATH,
+    mcpApps: config.QUARRY_MCP_APPS,
     longCalls: {
       progressIntervalMs: config.QUARRY_MCP_PROGRESS_INTERVAL,
       tasks,

@@ -56,6 +56,8 @@ export interface GatewayDeps {
    * default true. Off, the SDK serves every request.
    */
   mcpFastPath?: boolean;
+  /** The plan and search views for clients that negotiate MCP Apps (ADR 0049); default true. */
+  mcpApps?: boolean;
   /** Counts MCP requests by who served them: `fast` or `sdk`. */
   onMcpRequest?: (path: 'fast' | 'sdk') => void;
   /** OAuth: protected-resource metadata and, when embedded, the authorization server. */
@@ -147,6 +149,7 @@ export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
     onerror: (error) => logger.debug({ err: error }, 'MCP request rejected'),
     planSubscriptions: deps.planSubscriptions,
     permalinks: deps.permalinks,
+    mcpApps: deps.mcpApps,
   });
   // RFC 9728: every challenge points the client at the protected-resource metadata.
   const resourceMetadata = deps.oauth ? resourceMetadataUrl(deps.oauth.resource) : undefined;

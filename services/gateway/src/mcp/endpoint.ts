@@ -6,6 +6,7 @@ import {
   Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
+import { createMcpApps } from './apps/mcp-apps.js';
 import type { CallMode, StateLifetime } from './call-modes/call-mode.js';
 import { createCallModes } from './call-modes/modes.js';
 import { SERVER_INSTRUCTIONS } from './prompts/instructions.js';
@@ -45,6 +46,11 @@ export interface EndpointOptions {
   planSubscriptions?: PlanSubscriptions;
   /** Stored items' permalinks, which resources/read reads as their quarry:// URIs (with a public URL). */
   permalinks?: Permalinks;
+  /**
+   * The plan and search views inside the chat for clients that negotiate MCP Apps (ADR 0049);
+   * default true. With false every client gets the plain tools and results.
+   */
+  mcpApps?: boolean;
 }
 
 /** How the MCP endpoint treats long calls (tools that run a model, long polls). */
@@ -76,7 +82,7 @@ export interface McpEndpoint {
  * request; we give it the cheap low-level `Server` with handlers that close over what was built
  * once (the tools with their codecs, the call modes, the prompts), so no tool schema is
  * converted or compiled per request (see ADR 0005). What each part serves is in its folder:
- * tools/, call-modes/, resources/, prompts/, subscriptions/, tasks/.
+ * tools/, call-modes/, resources/, prompts/, subscriptions/, tasks/, apps/.
  */
 export function createMcpEndpoint(options: EndpointOptions): McpEndpoint {
   const { tools } = options;
@@ -105,6 +111,7 @@ export function createMcpEndpoint(options: EndpointOptions): McpEndpoint {
   });
   const prompts = createPromptFeature(tools);
   const listCursors = createCursorCodec(options.requestStateKey, 'gateway');
+  const apps = options.mcpApps === false ? undefined : createMcpApps();
   const serverOptions = {
     capabilities: { tools: { listChanged: false }, resources: RESOURCES_CAPABILITY, ...PROMPT_CAPABILITIES },
     instructions: options.instructions ?? SERVER_INSTRUCTIONS,
@@ -125,8 +132,8 @@ export function createMcpEndpoint(options: EndpointOptions): McpEndpoint {
       const server = new Server(quarryServerInfo(options.version), era === 'modern' ? modernOptions : serverOptions);
       const subscribe = options.planSubscriptions?.capabilitiesFor(era);
       if (subscribe) server.registerCapabilities(subscribe);
-      registerTools(server, tools, modes, era);
-      registerResources(server, tools, listCursors, era, options.permalinks);
+      registerTools(server, tools, modes, era, apps);
+      registerResources(server, tools, listCursors, era, options.permalinks, apps);
       registerPrompts(server, prompts);
       if (tasks && era === 'modern') registerTasks(server, tasks);
       return server;

@@ -1,7 +1,8 @@
 import type { Server } from '@modelcontextprotocol/server';
 import type { CursorCodec } from '@quarry/cursors';
 import type { Permalinks } from '../../web/permalinks.js';
-import { callerOf } from '../request-context.js';
+import { type McpApps, VIEW_CACHE_HINT } from '../apps/mcp-apps.js';
+import { callerOf, clientCapabilitiesOf } from '../request-context.js';
 import type { Tools } from '../tools/call.js';
 import { listResources } from './list.js';
 import { readResource } from './read.js';
@@ -16,7 +17,8 @@ export const RESOURCES_CAPABILITY = { listChanged: false } as const;
  * needs the quarry:read scope (the HTTP layer refuses a request without it, see
  * required-scope.ts); a resource whose tool the caller's allowlist leaves out does not exist for
  * it. A stored item's permalink (what results link to with a public URL) reads as its quarry:// URI.
- * 2026-07-28 results carry their cache hints (2025-era results have no such fields).
+ * 2026-07-28 results carry their cache hints (2025-era results have no such fields). With MCP
+ * Apps, a client that negotiated the extension also reads the ui:// views.
  */
 export function registerResources(
   server: Server,
@@ -24,6 +26,7 @@ export function registerResources(
   cursors: CursorCodec,
   era: 'legacy' | 'modern',
   permalinks?: Permalinks,
+  apps?: McpApps,
 ): void {
   const hinted = <T extends object>(result: T, hint: CacheHint) => (era === 'modern' ? { ...result, ...hint } : result);
 
@@ -47,6 +50,9 @@ export function registerResources(
   });
 
   server.setRequestHandler('resources/read', async (request, ctx) => {
+    // A ui:// view exists only for a client that negotiated MCP Apps (apps/mcp-apps.ts).
+    const view = era === 'modern' ? await apps?.read(request.params.uri, clientCapabilitiesOf(ctx)) : undefined;
+    if (view) return hinted({ contents: view }, VIEW_CACHE_HINT);
     const { ref, contents } = await readResource(tools, request.params.uri, callerOf(ctx), permalinks);
     return hinted({ contents }, CACHE_HINTS[ref.kind]);
   });

@@ -1,4 +1,5 @@
 import type { CallToolResult, Server } from '@modelcontextprotocol/server';
+import type { McpApps } from '../apps/mcp-apps.js';
 import { argumentsHash, type CallMode, type CallShape } from '../call-modes/call-mode.js';
 import { modeFor } from '../call-modes/modes.js';
 import { callerOf, clientCapabilitiesOf } from '../request-context.js';
@@ -15,10 +16,13 @@ export function registerTools(
   tools: Tools,
   modes: readonly CallMode[],
   era: 'legacy' | 'modern',
+  apps?: McpApps,
 ): void {
-  server.setRequestHandler('tools/list', (_request, ctx) => ({
-    tools: tools.catalogue.listFor(callerOf(ctx).principal),
-  }));
+  server.setRequestHandler('tools/list', (_request, ctx) => {
+    const listed = tools.catalogue.listFor(callerOf(ctx).principal);
+    // The plan and search tools name their ui:// view for a client that negotiated MCP Apps.
+    return { tools: apps && era === 'modern' ? apps.listTools(listed, clientCapabilitiesOf(ctx)) : listed };
+  });
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const caller = callerOf(ctx);
     const { name, arguments: args = {} } = request.params;
