@@ -46,7 +46,10 @@ describe('first-run setup', () => {
   });
 
   it('creates the first org and its owner with a password, once, whoever races', async () => {
-    const results = await Promise.allSettled([completeFirstRun(app, input('acme')), completeFirstRun(app, input('other'))]);
+    const results = await Promise.allSettled([
+      completeFirstRun(app, input('acme')),
+      completeFirstRun(app, input('other')),
+    ]);
     const done = results.filter((r) => r.status === 'fulfilled');
     expect(done).toHaveLength(1);
     const refused = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;

@@ -39,7 +39,15 @@ export async function membershipsOf(db: Kysely<IdentityDatabase>, userId: string
       .selectFrom('identity.memberships as m')
       .innerJoin('identity.organizations as o', 'o.id', 'm.org_id')
       .innerJoin('identity.users as u', 'u.id', 'm.user_id')
-      .select(['o.id as orgId', 'o.slug as orgSlug', 'o.name as orgName', 'u.id as userId', 'u.email', 'u.name', 'm.role'])
+      .select([
+        'o.id as orgId',
+        'o.slug as orgSlug',
+        'o.name as orgName',
+        'u.id as userId',
+        'u.email',
+        'u.name',
+        'm.role',
+      ])
       .where('m.user_id', '=', userId)
       .orderBy('o.slug')
       .execute();

@@ -13,11 +13,11 @@ import {
  * client id is missing (row-level security), as an unknown one is.
  */
 export const orgServiceAccounts = {
-  list(db: Kysely<IdentityDatabase>, member: Member, includeRevoked = false): Promise<ServiceAccountSummary[]> {
+  async list(db: Kysely<IdentityDatabase>, member: Member, includeRevoked = false): Promise<ServiceAccountSummary[]> {
     requireAdmin(member);
     return inOrg(db, member, (trx) => createServiceAccountAdmin(trx).list({ orgSlug: member.orgSlug, includeRevoked }));
   },
-  create(
+  async create(
     db: Kysely<IdentityDatabase>,
     member: Member,
     input: { name: string; scopes: string },
@@ -25,11 +25,11 @@ export const orgServiceAccounts = {
     requireAdmin(member);
     return inOrg(db, member, (trx) => createServiceAccountAdmin(trx).create({ orgSlug: member.orgSlug, ...input }));
   },
-  rotateSecret(db: Kysely<IdentityDatabase>, member: Member, clientId: string): Promise<IssuedServiceAccount> {
+  async rotateSecret(db: Kysely<IdentityDatabase>, member: Member, clientId: string): Promise<IssuedServiceAccount> {
     requireAdmin(member);
     return inOrg(db, member, (trx) => createServiceAccountAdmin(trx).rotateSecret(clientId));
   },
-  revoke(db: Kysely<IdentityDatabase>, member: Member, clientId: string): Promise<ServiceAccountSummary> {
+  async revoke(db: Kysely<IdentityDatabase>, member: Member, clientId: string): Promise<ServiceAccountSummary> {
     requireAdmin(member);
     return inOrg(db, member, (trx) => createServiceAccountAdmin(trx).revoke(clientId));
   },
