@@ -5,6 +5,7 @@ import * as trovellaFieldShapes from './plan/2026_11_25_2100_trovella_field_shap
 import * as markStalledPlans from './plan/2026_11_25_2110_mark_stalled_plans.js';
 import * as archiveAndCancel from './plan/2026_11_25_2140_archive_and_cancel.js';
 import * as planDeletion from './plan/2026_11_25_2150_plan_deletion.js';
+import * as defaultDepth from './plan/2026_11_28_1800_default_depth.js';
 
 /**
  * The plan engine owns the `plan` schema: research plans and steps, branching conditions, user
@@ -25,6 +26,7 @@ export const planSchemas: ReadonlyArray<{ schema: string; migrations: Record<str
       '2026_11_25_2110_mark_stalled_plans': markStalledPlans,
       '2026_11_25_2140_archive_and_cancel': archiveAndCancel,
       '2026_11_25_2150_plan_deletion': planDeletion,
+      '2026_11_28_1800_default_depth': defaultDepth,
     },
   },
 ];
