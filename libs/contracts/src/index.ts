@@ -28,6 +28,7 @@ export { type ToolCodec } from './codec.js';
 export { ContractError, type ContractIssue } from './contract-error.js';
 export { enumNames, type EnumNames } from './enum-names.js';
 export {
+  legacyPermalinkPath,
   parseItemReference,
   parsePermalinkPath,
   parseSourceUrl,

@@ -17,16 +17,18 @@ const PATHS: Readonly<Record<SourceTableName, string>> = {
   extraction_result: 'extractions',
 };
 
-/** How a permalink names each kind of item: /library/<kind>/<id>. */
-const KINDS: Readonly<Record<SourceTableName, string>> = {
+/** How a permalink before the web app named each kind of item: /library/<kind>/<id> (still read). */
+const LEGACY_KINDS: Readonly<Record<SourceTableName, string>> = {
   research_artifact: 'artifact',
   research_output: 'output',
   extraction_result: 'extraction',
 };
 
 const URL_PATTERN = /^quarry:\/\/(artifacts|outputs|extractions)\/([^/?#]+)$/;
-// A permalink's path, after whatever base path the public URL has.
-const PERMALINK_PATH = /\/library\/(artifact|output|extraction)\/([^/?#]+)$/;
+// A permalink's path, after whatever base path the public URL has: the app's page, or the
+// library page it replaced (which redirects there).
+const PERMALINK_PATH = /\/app\/(artifacts|outputs|extractions)\/([^/?#]+)$/;
+const LEGACY_PERMALINK_PATH = /\/library\/(artifact|output|extraction)\/([^/?#]+)$/;
 
 export function sourceUrl(sourceTable: SourceTableName, id: string): string {
   return `quarry://${PATHS[sourceTable]}/${id}`;
@@ -40,17 +42,30 @@ export function parseSourceUrl(url: string): { sourceTable: SourceTableName; id:
   return { sourceTable, id: match[2]! };
 }
 
-/** The path of an item's permalink under the gateway's public URL: `/library/artifact/{id}`, … */
+/** The path of an item's permalink under the gateway's public URL: its web app page, `/app/artifacts/{id}`, … */
 export function permalinkPath(sourceTable: SourceTableName, id: string): string {
-  return `/library/${KINDS[sourceTable]}/${id}`;
+  return `/app/${PATHS[sourceTable]}/${id}`;
 }
 
-/** The item a permalink's path names (`/library/<kind>/<id>`, after any base path), or undefined. */
+/** The path a permalink had before the web app: `/library/artifact/{id}`, … */
+export function legacyPermalinkPath(sourceTable: SourceTableName, id: string): string {
+  return `/library/${LEGACY_KINDS[sourceTable]}/${id}`;
+}
+
+/**
+ * The item a permalink's path names (`/app/<kinds>/<id>`, or the former `/library/<kind>/<id>`,
+ * after any base path), or undefined.
+ */
 export function parsePermalinkPath(path: string): { sourceTable: SourceTableName; id: string } | undefined {
   const match = PERMALINK_PATH.exec(path);
-  if (!match) return undefined;
-  const sourceTable = (Object.keys(KINDS) as SourceTableName[]).find((t) => KINDS[t] === match[1])!;
-  return { sourceTable, id: match[2]! };
+  if (match) {
+    const sourceTable = (Object.keys(PATHS) as SourceTableName[]).find((t) => PATHS[t] === match[1])!;
+    return { sourceTable, id: match[2]! };
+  }
+  const legacy = LEGACY_PERMALINK_PATH.exec(path);
+  if (!legacy) return undefined;
+  const sourceTable = (Object.keys(LEGACY_KINDS) as SourceTableName[]).find((t) => LEGACY_KINDS[t] === legacy[1])!;
+  return { sourceTable, id: legacy[2]! };
 }
 
 /**

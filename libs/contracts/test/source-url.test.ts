@@ -1,20 +1,30 @@
 import { describe, expect, it } from '@jest/globals';
-import { parseItemReference, parsePermalinkPath, permalinkPath, sourceUrl } from '@quarry/contracts';
+import {
+  legacyPermalinkPath,
+  parseItemReference,
+  parsePermalinkPath,
+  permalinkPath,
+  sourceUrl,
+} from '@quarry/contracts';
 
 // A stored item's two addresses: its quarry:// URI (what the services return, the MCP resource)
-// and its permalink path under the gateway's public URL. fetch takes either, or the bare id.
+// and its permalink path under the gateway's public URL (the web app's page; the library path it
+// replaced still reads). fetch takes either, or the bare id.
 
 const id = '0b6d1c9e-6f1a-4f5e-9a51-2f8e0a4b7c10';
 
 describe('item references', () => {
   it('give each kind of item one quarry:// URI and one permalink path, and read both back', () => {
-    for (const [table, uri, path] of [
-      ['research_artifact', `quarry://artifacts/${id}`, `/library/artifact/${id}`],
-      ['research_output', `quarry://outputs/${id}`, `/library/output/${id}`],
-      ['extraction_result', `quarry://extractions/${id}`, `/library/extraction/${id}`],
+    for (const [table, uri, path, legacy] of [
+      ['research_artifact', `quarry://artifacts/${id}`, `/app/artifacts/${id}`, `/library/artifact/${id}`],
+      ['research_output', `quarry://outputs/${id}`, `/app/outputs/${id}`, `/library/output/${id}`],
+      ['extraction_result', `quarry://extractions/${id}`, `/app/extractions/${id}`, `/library/extraction/${id}`],
     ] as const) {
       expect(sourceUrl(table, id)).toBe(uri);
       expect(permalinkPath(table, id)).toBe(path);
+      expect(legacyPermalinkPath(table, id)).toBe(legacy);
+      expect(parsePermalinkPath(legacy)).toEqual({ sourceTable: table, id });
+      expect(parseItemReference(`https://quarry.example${legacy}`)).toEqual({ sourceTable: table, id });
       expect(parseItemReference(uri)).toEqual({ sourceTable: table, id });
       expect(parsePermalinkPath(path)).toEqual({ sourceTable: table, id });
       expect(parseItemReference(`https://quarry.example${path}`)).toEqual({ sourceTable: table, id });
@@ -29,6 +39,8 @@ describe('item references', () => {
       `quarry://plans/${id}`,
       `quarry://artifacts/${id}/more`,
       `https://quarry.example/library/plan/${id}`,
+      `https://quarry.example/app/artifact/${id}`,
+      `https://quarry.example/app/artifacts/${id}/more`,
       `https://quarry.example/library/artifact/${id}/more`,
       `https://quarry.example/library/artifact/${id}?x=1`,
       `https://quarry.example/library/artifact/${id}#top`,

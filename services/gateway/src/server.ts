@@ -12,8 +12,8 @@ import { createToolCallFastPath } from './mcp/fast-path.js';
 import type { PlanSubscriptions } from './mcp/subscriptions/plan-subscriptions.js';
 import type { Tools } from './mcp/tools/call.js';
 import type { Permalinks } from './library/permalinks.js';
-import { registerLibraryPages } from './library/routes.js';
 import { type OAuthHttp, registerOAuthRoutes, resourceMetadataUrl } from './oauth/routes.js';
+import { registerWebApp } from './web/routes.js';
 
 export interface GatewayHttpOptions {
   /** Hostnames accepted in the Host header (DNS-rebinding guard); `['*']` accepts any. */
@@ -60,8 +60,8 @@ export interface GatewayDeps {
   /** Plan change notifications for `subscriptions/listen`, fed from PostgreSQL; none without it. */
   planSubscriptions?: PlanSubscriptions;
   /**
-   * Stored items' permalinks (with a public URL): resources/read reads them, and /library serves
-   * their pages to people signed in on the embedded authorization server.
+   * Stored items' permalinks (with a public URL): resources/read reads them, and the web app
+   * (/app, with the embedded authorization server) serves their pages.
    */
   permalinks?: Permalinks;
 }
@@ -126,7 +126,7 @@ export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
   if (deps.oauth) await registerOAuthRoutes(app, deps.oauth);
   const embedded = deps.oauth?.embedded;
   if (embedded)
-    registerLibraryPages(app, {
+    await registerWebApp(app, {
       tools: deps.tools,
       provider: embedded.provider,
       db: embedded.db,

@@ -32,7 +32,7 @@ function expectHttpsUrl(url: unknown, publicUrl: string): URL {
   expect(typeof url).toBe('string');
   const parsed = new URL(url as string);
   expect(parsed.protocol).toBe('https:');
-  expect((url as string).startsWith(`${publicUrl}/library/`)).toBe(true);
+  expect((url as string).startsWith(`${publicUrl}/app/`)).toBe(true);
   return parsed;
 }
 
@@ -136,14 +136,14 @@ export function chatgptResearchSuite(system: () => TestSystem, publicUrl: string
         expect(Object.values(item.metadata).every((v) => typeof v === 'string')).toBe(true);
       }
       const brief = results.find((r) => r.id === stored.output)!;
-      expect(new URL(brief.url).pathname).toBe(`/library/output/${stored.output}`);
+      expect(new URL(brief.url).pathname).toBe(`/app/outputs/${stored.output}`);
     });
 
     it("gives search_sources' urls as permalinks, which fetch reads as any id", async () => {
       const { ok } = toolsOf(clients[1]!);
       const sources = (await ok('search_sources', { query: word })).data.results as Loose[];
       const artifact = sources.find((r) => r.sourceId === stored.artifact)!;
-      expect(artifact.url).toBe(`${publicUrl}/library/artifact/${stored.artifact}`);
+      expect(artifact.url).toBe(`${publicUrl}/app/artifacts/${stored.artifact}`);
       expect((await ok('fetch', { id: artifact.url })).data).toEqual((await ok('fetch', { id: stored.artifact })).data);
       expect((await ok('get_artifact', { id: stored.artifact })).data.url).toBe(artifact.url);
     });
@@ -159,7 +159,7 @@ export function chatgptResearchSuite(system: () => TestSystem, publicUrl: string
       for (const probe of [
         stored.artifact,
         `quarry://artifacts/${stored.artifact}`,
-        `${publicUrl}/library/artifact/${stored.artifact}`,
+        `${publicUrl}/app/artifacts/${stored.artifact}`,
       ]) {
         const theirs = await rival.call('fetch', { id: probe });
         expectToolError(theirs, 'ITEM_NOT_FOUND');
@@ -174,18 +174,18 @@ export function chatgptResearchSuite(system: () => TestSystem, publicUrl: string
     });
 
     it('opens each permalink for a signed-in person of its org, and for nobody else', async () => {
-      /** The library's sign-in, as a browser posts it (the public URL's https host is this gateway). */
+      /** The app's sign-in, as a browser posts it (the public URL's https host is this gateway). */
       async function signIn(email: string) {
-        const form = await fetch(`${gateway.base}/library/sign-in`);
+        const form = await fetch(`${gateway.base}/app/sign-in`);
         const nonce = form.headers.getSetCookie()[0]!.split(';')[0]!;
         const csrf = /name="csrf" value="([^"]+)"/.exec(await form.text())![1]!;
-        const answer = await fetch(`${gateway.base}/library/sign-in`, {
+        const answer = await fetch(`${gateway.base}/app/sign-in`, {
           method: 'POST',
           headers: { cookie: nonce, 'content-type': 'application/x-www-form-urlencoded' },
           body: new URLSearchParams({ csrf, email, password: PASSWORD }).toString(),
           redirect: 'manual',
         });
-        const session = answer.headers.getSetCookie().find((c) => c.startsWith('quarry_library='));
+        const session = answer.headers.getSetCookie().find((c) => c.startsWith('quarry_session='));
         expect(session).toMatch(/; Secure$/);
         return session!.split(';')[0]!;
       }
@@ -196,10 +196,10 @@ export function chatgptResearchSuite(system: () => TestSystem, publicUrl: string
         });
         return { status: answer.status, html: await answer.text(), location: answer.headers.get('location') };
       };
-      const permalink = `${publicUrl}/library/output/${stored.output}`;
+      const permalink = `${publicUrl}/app/outputs/${stored.output}`;
       expect(await open(permalink)).toMatchObject({
         status: 303,
-        location: expect.stringMatching(/^\/library\/sign-in/),
+        location: expect.stringMatching(/^\/app\/sign-in/),
       });
       const ada = await signIn(`ada@acme-chatgpt.test`);
       const shown = await open(permalink, ada);
@@ -209,8 +209,8 @@ export function chatgptResearchSuite(system: () => TestSystem, publicUrl: string
       const eve = await signIn(`eve@rival-chatgpt.test`);
       const refused = await open(permalink, eve);
       expect(refused.status).toBe(404);
-      expect(refused).toEqual({ ...(await open(`${publicUrl}/library/output/${randomUUID()}`, eve)) });
-      expect((await open(`${publicUrl}/library/artifact/${stored.rival}`, eve)).status).toBe(200);
+      expect(refused).toEqual({ ...(await open(`${publicUrl}/app/outputs/${randomUUID()}`, eve)) });
+      expect((await open(`${publicUrl}/app/artifacts/${stored.rival}`, eve)).status).toBe(200);
     });
   });
 }

@@ -70,7 +70,7 @@ inChromium(`the permalink page in Chromium${skipped ? ` (SKIPPED: ${skipped})` :
       void dialog.dismiss();
     });
     page.on('request', (request) => requests.push(request.url()));
-    const permalink = `${gateway.base}/library/artifact/${ids.item}`;
+    const permalink = `${gateway.base}/app/artifacts/${ids.item}`;
 
     await page.goto(permalink);
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Sign in to Quarry');
@@ -95,12 +95,12 @@ inChromium(`the permalink page in Chromium${skipped ? ` (SKIPPED: ${skipped})` :
   it("shows another org's item as not found, with the session kept", async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
-    await page.goto(`${gateway.base}/library/artifact/${ids.rivalItem}`);
+    await page.goto(`${gateway.base}/app/artifacts/${ids.rivalItem}`);
     await page.getByLabel('Email').fill('ada@acme.test');
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Not found');
-    const response = await page.goto(`${gateway.base}/library/artifact/${ids.item}`);
+    const response = await page.goto(`${gateway.base}/app/artifacts/${ids.item}`);
     expect(response?.status()).toBe(200);
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(TITLE);
     await context.close();

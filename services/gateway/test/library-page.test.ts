@@ -8,9 +8,9 @@ import { answerLibraryReads, FETCH_PAGE_BYTES } from './library-replies.js';
 import { createBrowser, pkcePair } from './oauth-browser.js';
 import { researchRecords } from './research-records.js';
 
-// A stored item's permalink page, /library/<kind>/<id>, on the gateway alone (its database, the
+// A stored item's permalink page, /app/<kinds>/<id>, on the gateway alone (its database, the
 // embedded authorization server) over stub services, with inject() and over loopback: who may see
-// it (a person signed in in this browser, by the library's sign-in or by connecting an app), what
+// it (a person signed in in this browser, by the app's sign-in or by connecting an app), what
 // it shows (fetch's title, metadata and text, escaped, in pages), how it is served (HTML, a CSP
 // without script), and that another organization's item is exactly a missing one.
 
@@ -59,38 +59,38 @@ afterAll(async () => {
 const page = (path: string, cookie?: string) =>
   gateway.app.inject({ method: 'GET', url: path, headers: cookie ? { cookie } : {} });
 
-/** Signs in on the library's own page as `email`, returning the session cookie (name=value). */
+/** Signs in on the app's own page as `email`, returning the session cookie (name=value). */
 async function signIn(email: string, password = PASSWORD, next = '') {
-  const form = await page(`/library/sign-in?next=${encodeURIComponent(next)}`);
+  const form = await page(`/app/sign-in?next=${encodeURIComponent(next)}`);
   const nonce = String(form.headers['set-cookie']).split(';')[0]!;
   const csrf = /name="csrf" value="([^"]+)"/.exec(form.body)![1]!;
   const answer = await gateway.app.inject({
     method: 'POST',
-    url: '/library/sign-in',
+    url: '/app/sign-in',
     headers: { cookie: nonce, 'content-type': 'application/x-www-form-urlencoded' },
     payload: new URLSearchParams({ csrf, next, email, password }).toString(),
   });
-  const session = [answer.headers['set-cookie'] ?? []].flat().find((c) => c.startsWith('quarry_library='));
+  const session = [answer.headers['set-cookie'] ?? []].flat().find((c) => c.startsWith('quarry_session='));
   return { answer, session: session?.split(';')[0], setCookie: session };
 }
 
 describe('the permalink page', () => {
   it('sends a stranger to sign in and back, then shows the item, escaped, as HTML without script', async () => {
-    const path = `/library/artifact/${ids.hostile}`;
+    const path = `/app/artifacts/${ids.hostile}`;
     const stranger = await page(path);
     expect(stranger.statusCode).toBe(303);
-    expect(stranger.headers.location).toBe(`/library/sign-in?next=${encodeURIComponent(path)}`);
+    expect(stranger.headers.location).toBe(`/app/sign-in?next=${encodeURIComponent(path)}`);
 
     const form = await page(stranger.headers.location!);
     expect(form.statusCode).toBe(200);
     expect(form.headers['content-type']).toBe('text/html; charset=utf-8');
-    expect(form.body).toContain('<form method="post" action="/library/sign-in">');
+    expect(form.body).toContain('<form method="post" action="/app/sign-in">');
 
     expect((await signIn('ada@acme.test', 'wrong password here', path)).answer.statusCode).toBe(401);
     const { answer, session, setCookie } = await signIn('ada@acme.test', PASSWORD, path);
     expect(answer.statusCode).toBe(303);
     expect(answer.headers.location).toBe(path);
-    expect(setCookie).toMatch(/; Path=\/library; Max-Age=\d+; HttpOnly; SameSite=Lax$/);
+    expect(setCookie).toMatch(/; Max-Age=\d+; Path=\/app; HttpOnly; SameSite=Lax$/);
 
     const shown = await page(path, session);
     expect(shown.statusCode).toBe(200);
@@ -100,7 +100,9 @@ describe('the permalink page', () => {
     const csp = String(shown.headers['content-security-policy']);
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain("frame-ancestors 'none'");
-    expect(csp).not.toMatch(/script-src/);
+    // Scripts and styles only from the app's own files: nothing inline, nothing from elsewhere.
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
     expect(shown.body).toContain('<h1>&lt;script&gt;alert(&quot;title&quot;)&lt;/script&gt; &amp; co</h1>');
     expect(shown.body).toContain('&lt;img src=x onerror=alert(1)&gt; &quot;quoted&quot; &#39;single&#39;');
     expect(shown.body).not.toContain('<script');
@@ -109,10 +111,10 @@ describe('the permalink page', () => {
 
   it('shows items of every org the person belongs to, and long text a page at a time', async () => {
     const { session } = await signIn('ada@acme.test');
-    expect((await page(`/library/artifact/${ids.labItem}`, session)).body).toContain('Measured in the lab.');
-    const first = await page(`/library/output/${ids.long}`, session);
+    expect((await page(`/app/artifacts/${ids.labItem}`, session)).body).toContain('Measured in the lab.');
+    const first = await page(`/app/outputs/${ids.long}`, session);
     const next = /<a href="([^"]+)" rel="next">/.exec(first.body)?.[1]?.replace(/&amp;/g, '&');
-    expect(next).toMatch(new RegExp(`^/library/output/${ids.long}\\?cursor=`));
+    expect(next).toMatch(new RegExp(`^/app/outputs/${ids.long}\\?cursor=`));
     const second = await page(next!, session);
     expect(second.statusCode).toBe(200);
     const text = (html: string) => /<pre>([\s\S]*)<\/pre>/.exec(html)![1]!;
@@ -122,26 +124,32 @@ describe('the permalink page', () => {
 
   it("answers another org's item exactly like a missing one, and a wrong kind or malformed id too", async () => {
     const { session } = await signIn('ada@acme.test');
-    const foreign = await page(`/library/artifact/${ids.rivalItem}`, session);
+    const foreign = await page(`/app/artifacts/${ids.rivalItem}`, session);
     expect(foreign.statusCode).toBe(404);
     for (const other of [
-      `/library/artifact/${randomUUID()}`,
-      `/library/output/${ids.hostile}`,
-      '/library/plan/x',
-      '/library/artifact/not%20an%20id',
+      `/app/artifacts/${randomUUID()}`,
+      `/app/outputs/${ids.hostile}`,
+      '/app/plans/x',
+      '/app/nothing/here',
+      '/app/artifacts/not%20an%20id',
     ]) {
       const missing = await page(other, session);
       expect([missing.statusCode, missing.body]).toEqual([404, foreign.body]);
     }
     // Eve, signed in to the rival org, sees hers and not acme's.
     const eve = (await signIn('eve@rival.test')).session;
-    expect((await page(`/library/artifact/${ids.rivalItem}`, eve)).body).toContain('Not for acme.');
-    expect((await page(`/library/artifact/${ids.hostile}`, eve)).body).toBe(foreign.body);
+    expect((await page(`/app/artifacts/${ids.rivalItem}`, eve)).body).toContain('Not for acme.');
+    // (The page names the person signed in: Eve's 404 is the one she gets for a missing item.)
+    const acmeToEve = await page(`/app/artifacts/${ids.hostile}`, eve);
+    expect([acmeToEve.statusCode, acmeToEve.body]).toEqual([
+      404,
+      (await page(`/app/artifacts/${randomUUID()}`, eve)).body,
+    ]);
   });
 
   it('records each read in the tool-call log as fetch, under the person and the browser session', async () => {
     const { session } = await signIn('eve@rival.test');
-    await page(`/library/artifact/${ids.rivalItem}`, session);
+    await page(`/app/artifacts/${ids.rivalItem}`, session);
     await gateway.runtime.flushToolCallLog();
     const rows = await (gateway.database.admin as Kysely<IdentityDatabase>)
       .selectFrom('gateway.mcp_tool_call_log')
@@ -159,20 +167,58 @@ describe('the permalink page', () => {
   it('refuses a forged session, a form without its nonce and a form from another site', async () => {
     const { session } = await signIn('ada@acme.test');
     const forged = session!.replace(/\.[^.]+$/, '.forged');
-    expect((await page(`/library/artifact/${ids.hostile}`, forged)).statusCode).toBe(303);
-    const form = await page('/library/sign-in');
+    expect((await page(`/app/artifacts/${ids.hostile}`, forged)).statusCode).toBe(303);
+    const form = await page('/app/sign-in');
     const csrf = /name="csrf" value="([^"]+)"/.exec(form.body)![1]!;
     const nonce = String(form.headers['set-cookie']).split(';')[0]!;
     const post = (headers: Record<string, string>) =>
       gateway.app.inject({
         method: 'POST',
-        url: '/library/sign-in',
+        url: '/app/sign-in',
         headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
         payload: new URLSearchParams({ csrf, email: 'ada@acme.test', password: PASSWORD }).toString(),
       });
     expect((await post({})).statusCode).toBe(403);
     expect((await post({ cookie: nonce, origin: 'https://evil.example' })).statusCode).toBe(403);
-    expect((await post({ cookie: nonce, origin: gateway.base })).statusCode).toBe(200);
+    expect((await post({ cookie: nonce, origin: gateway.base })).statusCode).toBe(303);
+  });
+
+  it('sends the library links given out before the app to their app pages, for good', async () => {
+    const moved = await page(`/library/output/${ids.long}?cursor=abc`);
+    expect([moved.statusCode, moved.headers.location]).toEqual([301, `/app/outputs/${ids.long}?cursor=abc`]);
+    const kinds = { artifact: 'artifacts', extraction: 'extractions' } as const;
+    for (const [kind, kinds_] of Object.entries(kinds))
+      expect((await page(`/library/${kind}/${ids.hostile}`)).headers.location).toBe(`/app/${kinds_}/${ids.hostile}`);
+    const signInPage = await page(`/library/sign-in?next=${encodeURIComponent(`/library/artifact/${ids.hostile}`)}`);
+    expect([signInPage.statusCode, signInPage.headers.location]).toEqual([
+      301,
+      `/app/sign-in?next=${encodeURIComponent(`/app/artifacts/${ids.hostile}`)}`,
+    ]);
+  });
+
+  it('refuses every form without its token, and signs out', async () => {
+    const { session } = await signIn('ada@acme.test');
+    const post = (payload: Record<string, string>, headers: Record<string, string> = {}) =>
+      gateway.app.inject({
+        method: 'POST',
+        url: '/app/sign-out',
+        headers: { cookie: session!, 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        payload: new URLSearchParams(payload).toString(),
+      });
+    expect((await post({})).statusCode).toBe(403);
+    expect((await post({ csrf: 'forged' })).statusCode).toBe(403);
+    const form = await page('/app/plans', session);
+    const csrf = /name="csrf" value="([^"]+)"/.exec(form.body)![1]!;
+    expect((await post({ csrf }, { origin: 'https://evil.example' })).statusCode).toBe(403);
+    // Another person's token is worth nothing in this session.
+    const eve = (await signIn('eve@rival.test')).session!;
+    const eveCsrf = /name="csrf" value="([^"]+)"/.exec((await page('/app/plans', eve)).body)![1]!;
+    expect((await post({ csrf: eveCsrf })).statusCode).toBe(403);
+    const out = await post({ csrf });
+    expect([out.statusCode, out.headers.location]).toEqual([303, '/app/sign-in']);
+    expect(String(out.headers['set-cookie'])).toMatch(
+      /^quarry_session=; Max-Age=0; Path=\/app; HttpOnly; SameSite=Lax/,
+    );
   });
 
   it('opens for a person who signed in while connecting an app in this browser', async () => {
@@ -201,7 +247,7 @@ describe('the permalink page', () => {
       redirectUri: redirect,
     });
     expect(callback.searchParams.get('code')).toBeTruthy();
-    const shown = await browser.request(`${gateway.base}/library/artifact/${ids.labItem}`);
+    const shown = await browser.request(`${gateway.base}/app/artifacts/${ids.labItem}`);
     expect(shown.status).toBe(200);
     expect(shown.html).toContain('Measured in the lab.');
   });

@@ -83,9 +83,9 @@ describe.each<Era>(['legacy', 'modern'])('with a public URL (%s client)', (era) 
     expect(result.content[0].type).toBe('text');
     expect(JSON.parse(result.content[0].text)).toEqual(result.structuredContent);
     expect(result.structuredContent.results).toEqual([
-      { id: extraction.id, title: 'Extraction (lithium)', url: `${PUBLIC}/library/extraction/${extraction.id}` },
-      { id: brief.outputId, title: 'Lithium brief', url: `${PUBLIC}/library/output/${brief.outputId}` },
-      { id: artifact.id, title: 'Lithium fell', url: `${PUBLIC}/library/artifact/${artifact.id}` },
+      { id: extraction.id, title: 'Extraction (lithium)', url: `${PUBLIC}/app/extractions/${extraction.id}` },
+      { id: brief.outputId, title: 'Lithium brief', url: `${PUBLIC}/app/outputs/${brief.outputId}` },
+      { id: artifact.id, title: 'Lithium fell', url: `${PUBLIC}/app/artifacts/${artifact.id}` },
     ]);
   });
 
@@ -97,36 +97,36 @@ describe.each<Era>(['legacy', 'modern'])('with a public URL (%s client)', (era) 
       id: artifact.id,
       title: 'Lithium fell',
       text: 'Lithium carbonate fell 20% over 2024.',
-      url: `${PUBLIC}/library/artifact/${artifact.id}`,
+      url: `${PUBLIC}/app/artifacts/${artifact.id}`,
       metadata: expect.objectContaining({ source_table: 'research_artifact' }),
     });
   });
 
   it("search_sources' urls and their links are permalinks; what store_research links to too", async () => {
     const result = await call(client, 'search_sources', { query: 'lithium brief' });
-    const permalink = `${PUBLIC}/library/output/${brief.outputId}`;
+    const permalink = `${PUBLIC}/app/outputs/${brief.outputId}`;
     expect(result.structuredContent.results[0].url).toBe(permalink);
     expect(result.content.slice(1)).toEqual([{ type: 'resource_link', uri: permalink, name: 'Lithium brief' }]);
     const stored = await call(client, 'store_research', { artifactType: 'finding', title: 'Nickel', content: {} });
     expect(stored.content.slice(1).map((c: Loose) => c.uri)).toEqual([
-      `${PUBLIC}/library/artifact/${stored.structuredContent.id}`,
+      `${PUBLIC}/app/artifacts/${stored.structuredContent.id}`,
     ]);
   });
 
   it("gives the read tools' urls as permalinks, keeps an embedded document's uri and plan links as quarry://", async () => {
     expect((await call(client, 'get_artifact', { id: artifact.id })).structuredContent.url).toBe(
-      `${PUBLIC}/library/artifact/${artifact.id}`,
+      `${PUBLIC}/app/artifacts/${artifact.id}`,
     );
     const document = await call(client, 'get_research_output', { outputId: deck.outputId });
-    expect(document.structuredContent.url).toBe(`${PUBLIC}/library/output/${deck.outputId}`);
+    expect(document.structuredContent.url).toBe(`${PUBLIC}/app/outputs/${deck.outputId}`);
     expect(document.content[1]).toMatchObject({
       type: 'resource',
       resource: { uri: `quarry://outputs/${deck.outputId}` },
     });
     const listed = await call(client, 'list_research_outputs', { planId: plan.planId });
     expect(listed.structuredContent.outputs.map((o: Loose) => o.url)).toEqual([
-      `${PUBLIC}/library/output/${deck.outputId}`,
-      `${PUBLIC}/library/output/${brief.outputId}`,
+      `${PUBLIC}/app/outputs/${deck.outputId}`,
+      `${PUBLIC}/app/outputs/${brief.outputId}`,
     ]);
     const created = await call(client, 'create_research_plan', {
       name: 'Cobalt',
@@ -142,20 +142,23 @@ describe.each<Era>(['legacy', 'modern'])('with a public URL (%s client)', (era) 
   it("links the plan report's artifacts and deliverables to their permalinks", async () => {
     const [report] = (await client.readResource({ uri: `quarry://plans/${plan.planId}/report` })).contents;
     const markdown = (report as Loose).text as string;
-    expect(markdown).toContain(`[Lithium fell](${PUBLIC}/library/artifact/${artifact.id})`);
-    expect(markdown).toContain(`[Lithium brief](${PUBLIC}/library/output/${brief.outputId})`);
+    expect(markdown).toContain(`[Lithium fell](${PUBLIC}/app/artifacts/${artifact.id})`);
+    expect(markdown).toContain(`[Lithium brief](${PUBLIC}/app/outputs/${brief.outputId})`);
     expect(markdown).toContain(`quarry://plans/${plan.planId}`);
   });
 
   it('reads a permalink as a resource, as its quarry:// URI; another base names nothing', async () => {
-    const permalink = `${PUBLIC}/library/artifact/${artifact.id}`;
+    const permalink = `${PUBLIC}/app/artifacts/${artifact.id}`;
     const [byLink] = (await client.readResource({ uri: permalink })).contents;
     const [byUri] = (await client.readResource({ uri: `quarry://artifacts/${artifact.id}` })).contents;
     expect(byLink).toEqual({ ...byUri, uri: permalink });
+    // A link given out before the web app (the library's path) still names its item.
+    const legacy = `${PUBLIC}/library/artifact/${artifact.id}`;
+    expect((await client.readResource({ uri: legacy })).contents[0]).toEqual({ ...byUri, uri: legacy });
     for (const other of [
-      `https://elsewhere.example/library/artifact/${artifact.id}`,
-      `${PUBLIC}/library/artifact/${artifact.id}/x`,
-      `${PUBLIC}/x/library/artifact/${artifact.id}`,
+      `https://elsewhere.example/app/artifacts/${artifact.id}`,
+      `${PUBLIC}/app/artifacts/${artifact.id}/x`,
+      `${PUBLIC}/x/app/artifacts/${artifact.id}`,
     ])
       await expect(client.readResource({ uri: other })).rejects.toMatchObject({ code: -32602, data: { uri: other } });
   });
@@ -181,7 +184,7 @@ describe.each<Era>(['legacy', 'modern'])('without a public URL (%s client)', (er
     const sources = await call(client, 'search_sources', { query: 'carbonate' });
     expect(sources.structuredContent.results[0].url).toBe(`quarry://artifacts/${artifact.id}`);
     expect(sources.content[1]).toMatchObject({ type: 'resource_link', uri: `quarry://artifacts/${artifact.id}` });
-    await expect(client.readResource({ uri: `${PUBLIC}/library/artifact/${artifact.id}` })).rejects.toMatchObject({
+    await expect(client.readResource({ uri: `${PUBLIC}/app/artifacts/${artifact.id}` })).rejects.toMatchObject({
       code: -32602,
     });
   });

@@ -1,8 +1,8 @@
-import { parsePermalinkPath, parseSourceUrl, permalinkPath, sourceUrl } from '@quarry/contracts';
+import { legacyPermalinkPath, parsePermalinkPath, parseSourceUrl, permalinkPath, sourceUrl } from '@quarry/contracts';
 
 /**
  * A stored item's permalink: the page under the gateway's public URL that opens it for a
- * signed-in person (`<public url>/library/<artifact|output|extraction>/<id>`), which a client can
+ * signed-in person (`<public url>/app/<artifacts|outputs|extractions>/<id>`), which a client can
  * cite where it cannot open Quarry's own `quarry://` address (docs/adr/0042-chatgpt-search-and-fetch.md).
  */
 export interface Permalinks {
@@ -21,12 +21,12 @@ export function createPermalinks(publicUrl: string | undefined): Permalinks {
       return item && `${base}${permalinkPath(item.sourceTable, item.id)}`;
     },
     addressOf(url) {
-      if (base === undefined || !url.startsWith(`${base}/library/`)) return undefined;
+      if (base === undefined || !url.startsWith(`${base}/`)) return undefined;
       const path = url.slice(base.length);
       const item = parsePermalinkPath(path);
-      return item && permalinkPath(item.sourceTable, item.id) === path
-        ? sourceUrl(item.sourceTable, item.id)
-        : undefined;
+      // Only the exact path (the app's, or the library's it replaced) under this gateway's base.
+      const exact = item && [permalinkPath, legacyPermalinkPath].some((of) => of(item.sourceTable, item.id) === path);
+      return exact ? sourceUrl(item.sourceTable, item.id) : undefined;
     },
   };
 }

@@ -10,20 +10,23 @@ export interface BrowserSession {
 
 export interface BrowserSessions {
   /**
-   * The person signed in in the browser making this request: the library's own session, or the
+   * The person signed in in the browser making this request: the app's own session, or the
    * embedded authorization server's (a person who connected an app in this browser is signed in).
    */
   current(request: FastifyRequest, reply: FastifyReply): Promise<BrowserSession | undefined>;
-  /** The Set-Cookie value that signs `userId` in to the library pages. */
+  /** The Set-Cookie value that signs `userId` in to the app. */
   cookieFor(userId: string): string;
+  /** Signs the browser out: the Set-Cookie value that clears the app's cookie, after ending the authorization server's session. */
+  end(request: FastifyRequest, reply: FastifyReply): Promise<string>;
 }
 
-const COOKIE = 'quarry_library';
+const COOKIE = 'quarry_session';
 
 /**
- * The browser sessions the library pages accept (docs/adr/0042-chatgpt-search-and-fetch.md). The
- * library's cookie holds a session id, the person and an expiry, signed with `key`; it is
- * HttpOnly, SameSite=Lax, scoped to /library and Secure when the public URL is https.
+ * The one browser session of the web app (docs/adr/0048-web-app-stack.md). The cookie holds a
+ * session id, the person and an expiry, signed with `key`; it is HttpOnly, SameSite=Lax (a link
+ * followed from a chat opens the page signed in; every POST also carries a CSRF token), scoped to
+ * /app and Secure when the public URL is https.
  */
 export function createBrowserSessions(options: {
   provider: Provider;
@@ -32,8 +35,9 @@ export function createBrowserSessions(options: {
   ttlSeconds?: number;
 }): BrowserSessions {
   const ttlSeconds = options.ttlSeconds ?? 12 * 3600;
+  const attributes = `Path=/app; HttpOnly; SameSite=Lax${options.secure ? '; Secure' : ''}`;
   const mac = (payload: string) =>
-    createHmac('sha256', options.key).update(`library-session:${payload}`).digest('base64url');
+    createHmac('sha256', options.key).update(`app-session:${payload}`).digest('base64url');
 
   function fromCookie(request: FastifyRequest): BrowserSession | undefined {
     const value = cookieValue(request.headers.cookie, COOKIE);
@@ -45,8 +49,11 @@ export function createBrowserSessions(options: {
     return Number(exp) * 1000 > Date.now() ? { sessionId, userId } : undefined;
   }
 
+  const providerSession = (request: FastifyRequest, reply: FastifyReply) =>
+    options.provider.Session.get(options.provider.createContext(request.raw, reply.raw));
+
   async function fromAuthorizationServer(request: FastifyRequest, reply: FastifyReply) {
-    const session = await options.provider.Session.get(options.provider.createContext(request.raw, reply.raw));
+    const session = await providerSession(request, reply);
     if (!session.accountId) return undefined;
     // The session's id is not a UUID: the one it stands for in the tool-call log is derived from it.
     const hex = createHash('sha256').update(`oauth-session:${session.jti}`).digest('hex');
@@ -62,7 +69,12 @@ export function createBrowserSessions(options: {
       const sessionId = randomUUID();
       const exp = Math.floor(Date.now() / 1000) + ttlSeconds;
       const value = `${sessionId}.${userId}.${exp}.${mac(`${sessionId}.${userId}.${exp}`)}`;
-      return `${COOKIE}=${value}; Path=/library; Max-Age=${ttlSeconds}; HttpOnly; SameSite=Lax${options.secure ? '; Secure' : ''}`;
+      return `${COOKIE}=${value}; Max-Age=${ttlSeconds}; ${attributes}`;
+    },
+    async end(request, reply) {
+      const session = await providerSession(request, reply);
+      if (session.accountId) await session.destroy();
+      return `${COOKIE}=; Max-Age=0; ${attributes}`;
     },
   };
 }

@@ -1,0 +1,37 @@
+import type { FastifyInstance } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Provider } from 'oidc-provider';
+import type { IdentityDatabase } from '../identity/schema.js';
+import type { Tools } from '../mcp/tools/call.js';
+import { registerItemPages } from './library/item-page.js';
+import { LIBRARY_NAV } from './library/nav.js';
+import { installWebShell } from './shell/app-scope.js';
+import { registerLegacyRedirects } from './shell/legacy-redirects.js';
+import { createWebShell } from './shell/web-shell.js';
+
+export interface WebAppOptions {
+  tools: Tools;
+  /** The embedded authorization server: its sign-in session is accepted, its issuer is the public URL. */
+  provider: Provider;
+  db: Kysely<IdentityDatabase>;
+  /** Signs the app's session cookie and its forms (each under a label of its own). */
+  key: Uint8Array;
+}
+
+/**
+ * The web app for people (docs/adr/0048-web-app-stack.md), under /app on the gateway's origin:
+ * server-rendered pages, signed in through the embedded authorization server's accounts, every
+ * action a tool call with the person's principal (the same services, checks and audit as a
+ * client's call). Each area registers its routes into the one /app scope the shell sets up.
+ */
+export async function registerWebApp(app: FastifyInstance, options: WebAppOptions): Promise<void> {
+  const shell = createWebShell({ ...options, nav: [...LIBRARY_NAV] });
+  await app.register(
+    async (scope) => {
+      installWebShell(scope, shell);
+      registerItemPages(scope, shell);
+    },
+    { prefix: '/app' },
+  );
+  registerLegacyRedirects(app);
+}
