@@ -53,7 +53,10 @@ export function formBrowser(app: FastifyInstance): FormBrowser {
     },
     async signIn(email, password = PASSWORD) {
       await browser.get('/app/sign-in');
-      return browser.post('/app/sign-in', { email, password, next: '/app/connect' });
+      const answer = await browser.post('/app/sign-in', { email, password, next: '/app/connect' });
+      // Opens a page, as a browser following the redirect would: its forms carry the session's token.
+      if (answer.statusCode === 303) await browser.get('/app/connect');
+      return answer;
     },
   };
   return browser;
