@@ -37,7 +37,7 @@ ${issued}${alertLine(extra.error)}
 <form method="post" action="/app/admin/service-accounts">
 ${csrfField(viewer.csrf)}
 <label for="sa-name">Name</label>
-<input id="sa-name" name="name" type="text" required pattern="[a-z0-9][a-z0-9._-]{0,62}" aria-describedby="sa-help">
+<input id="sa-name" name="name" type="text" required pattern="[a-z0-9][a-z0-9._\\-]{0,62}" aria-describedby="sa-help">
 <p id="sa-help" class="muted">Lowercase letters, digits, dots, dashes or underscores.</p>
 <fieldset><legend>Scopes</legend>
 ${['quarry:read', 'quarry:write', 'quarry:admin'].map((s) => `<label class="inline"><input type="checkbox" name="scope:${s}"${s === 'quarry:read' ? ' checked' : ''}> ${s}</label>`).join('\n')}

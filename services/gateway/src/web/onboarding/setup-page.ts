@@ -28,7 +28,7 @@ ${csrfField(forms.issue(reply))}
 <label for="org-name">Organization name</label>
 <input id="org-name" name="orgName" type="text" required maxlength="200" value="${esc(values.orgName)}">
 <label for="org-slug">Short name (used in links)</label>
-<input id="org-slug" name="orgSlug" type="text" required pattern="[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?" aria-describedby="slug-help" value="${esc(values.orgSlug)}">
+<input id="org-slug" name="orgSlug" type="text" required pattern="[a-z0-9]([a-z0-9\\-]{0,61}[a-z0-9])?" aria-describedby="slug-help" value="${esc(values.orgSlug)}">
 <p id="slug-help" class="muted">Lowercase letters, digits and inner hyphens, e.g. acme-research.</p>
 <label for="name">Your name</label>
 <input id="name" name="name" type="text" autocomplete="name" value="${esc(values.name)}">
