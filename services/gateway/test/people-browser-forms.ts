@@ -14,7 +14,7 @@ export interface FormBrowser {
   signIn(email: string, password?: string): Promise<LightMyRequestResponse>;
 }
 
-export const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
+const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
 
 export function formBrowser(app: FastifyInstance): FormBrowser {
   const cookies = new Map<string, string>();

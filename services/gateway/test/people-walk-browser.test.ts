@@ -86,7 +86,7 @@ inChromium(`onboarding, preferences and admin in Chromium${skipped ? ` (SKIPPED:
     // The copy button (a module under the strict CSP) copies the live MCP URL.
     await page.locator('button[data-copy="mcp-url"]').click();
     await page.locator('button[data-copy="mcp-url"]', { hasText: 'Copied' }).waitFor({ timeout: 1500 });
-    await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe(`${app.base}/mcp`);
+    await expect(page.evaluate('navigator.clipboard.readText()')).resolves.toBe(`${app.base}/mcp`);
     expect(errors).toEqual([]);
 
     await page.goto(`${app.base}/app/admin/invitations`);

@@ -12,7 +12,7 @@ const INVITATION_PREFIX = 'qin_';
 const INVITATION_TOKEN = /^qin_[A-Za-z0-9_-]{43}$/;
 const EMAIL = /^[^@\s]+@[^@\s]+$/;
 /** How long a link works unless the admin says otherwise. */
-export const INVITATION_TTL_MS = 7 * 24 * 3600_000;
+const INVITATION_TTL_MS = 7 * 24 * 3600_000;
 
 export interface InvitationSummary {
   id: string;
