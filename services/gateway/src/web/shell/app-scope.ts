@@ -9,7 +9,11 @@ import type { WebShell } from './web-shell.js';
  * the anonymous ones behind the sign-in and every POST behind its form token, the app's own 404
  * and error pages, the assets, the sign-in and /app itself. Each area then adds its routes to it.
  */
-export function installWebShell(scope: FastifyInstance, shell: WebShell, limits?: SignInLimits): void {
+export function installWebShell(
+  scope: FastifyInstance,
+  shell: WebShell,
+  options: { generatedAssets?: Readonly<Record<string, string>>; limits?: SignInLimits } = {},
+): void {
   scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) =>
     done(null, Object.fromEntries(new URLSearchParams(body as string))),
   );
@@ -29,7 +33,7 @@ export function installWebShell(scope: FastifyInstance, shell: WebShell, limits?
       return shell.message(request, reply, 503, UNAVAILABLE.title, UNAVAILABLE.message);
     return shell.message(request, reply, status, 'Request refused', 'Quarry could not read this request.');
   });
-  registerAssets(scope);
-  registerSignIn(scope, shell, limits);
+  registerAssets(scope, options.generatedAssets);
+  registerSignIn(scope, shell, options.limits);
   scope.get('/', async (_request, reply) => reply.redirect('/app/plans', 303));
 }

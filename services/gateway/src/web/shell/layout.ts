@@ -18,6 +18,8 @@ export interface PageInput {
   path?: string;
   /** Same-origin ES modules from /app/assets, by file name. */
   scripts?: readonly string[];
+  /** Stylesheets from /app/assets beside the app's own, by file name. */
+  styles?: readonly string[];
 }
 
 /**
@@ -26,6 +28,9 @@ export interface PageInput {
  * <main>. Without a viewer (sign-in, errors before sign-in) it is the page alone.
  */
 export function renderPage(nav: readonly NavItem[], page: PageInput): string {
+  const styles = (page.styles ?? [])
+    .map((name) => `<link rel="stylesheet" href="/app/assets/${escapeHtml(name)}">\n`)
+    .join('');
   const scripts = (page.scripts ?? [])
     .map((name) => `<script type="module" src="/app/assets/${escapeHtml(name)}"></script>`)
     .join('\n');
@@ -37,7 +42,7 @@ export function renderPage(nav: readonly NavItem[], page: PageInput): string {
 <meta name="referrer" content="no-referrer">
 <title>${escapeHtml(page.title)} · Quarry</title>
 <link rel="stylesheet" href="/app/assets/app.css">
-${scripts}
+${styles}${scripts}
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>

@@ -54,7 +54,7 @@ export interface WebShell {
     request: FastifyRequest,
     reply: FastifyReply,
     status: number,
-    page: { title: string; body: string; scripts?: readonly string[]; path?: string },
+    page: { title: string; body: string; scripts?: readonly string[]; styles?: readonly string[]; path?: string },
   ): FastifyReply;
   /** The one 404 page: a missing item, another org's and a malformed id alike. */
   notFound(request: FastifyRequest, reply: FastifyReply): FastifyReply;
