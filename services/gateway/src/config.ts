@@ -100,6 +100,12 @@ const gatewayConfigSchema = z.object({
     .min(1)
     .optional()
     .describe("the org whose admins see the web app's operations page (default: the first org created)"),
+  QUARRY_PROMETHEUS_URL: z
+    .url()
+    .optional()
+    .describe(
+      "Prometheus's base URL: the operations page reads every replica's metrics there, not only this process's",
+    ),
   QUARRY_GRAFANA_URL: z
     .url()
     .optional()

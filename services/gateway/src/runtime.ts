@@ -22,6 +22,7 @@ import { createPlanChangeFeed } from './mcp/subscriptions/plan-change-feed.js';
 import { createPlanSubscriptions } from './mcp/subscriptions/plan-subscriptions.js';
 import type { GatewayDeps } from './server.js';
 import { opsSnapshotOf } from './operations/ops-snapshot.js';
+import { prometheusSnapshot } from './operations/prometheus-snapshot.js';
 import { createToolCallLog } from './tool-call-log.js';
 import { createSmtpMailer } from './web/onboarding/smtp-mailer.js';
 import { createOrgPreferences } from './web/preferences/org-preferences.js';
@@ -266,11 +267,14 @@ export async function createGatewayRuntime({
               Object.entries(readiness).map(async ([name, check]) => [name, await check().catch(() => false)] as const),
             ),
           ),
-        // The gateway's metrics and those of the services hosted in this process (`quarry start`).
-        snapshot: async () =>
-          opsSnapshotOf(
-            (await Promise.all([metrics.registry, ...alsoExpose].map((r) => r.getMetricsAsJSON()))).flat() as never,
-          ),
+        // Prometheus's view of every replica when configured; else the gateway's metrics and those
+        // of the services hosted in this process (`quarry start`).
+        snapshot: config.QUARRY_PROMETHEUS_URL
+          ? prometheusSnapshot(config.QUARRY_PROMETHEUS_URL)
+          : async () =>
+              opsSnapshotOf(
+                (await Promise.all([metrics.registry, ...alsoExpose].map((r) => r.getMetricsAsJSON()))).flat() as never,
+              ),
         operatorOrg: config.QUARRY_OPERATOR_ORG,
         grafanaUrl: config.QUARRY_GRAFANA_URL,
       },

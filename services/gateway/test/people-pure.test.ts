@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { opsSnapshotOf } from '../src/operations/ops-snapshot.js';
+import { prometheusSnapshot } from '../src/operations/prometheus-snapshot.js';
 import { clientInstructions } from '../src/web/onboarding/client-instructions.js';
 
 // The pure parts of the people pages: the clients' install formats, and the operations numbers
@@ -59,5 +60,40 @@ describe('operations snapshot', () => {
       { tool: 'fetch', code: 'NOT_FOUND', count: 5 },
       { tool: 'search', code: 'UNAVAILABLE', count: 3 },
     ]);
+  });
+});
+
+describe('operations snapshot from Prometheus', () => {
+  it("asks Prometheus's HTTP API and reads what it answers; a failed query is not reported", async () => {
+    const asked: string[] = [];
+    const answers: Record<string, Array<{ metric: Record<string, string>; value: [number, string] }>> = {
+      'max(quarry_indexer_lag_seconds)': [{ metric: {}, value: [1, '12.5'] }],
+      'max(quarry_indexer_pending_events)': [{ metric: {}, value: [1, '40'] }],
+      'sum(quarry_indexer_dead_letters_total)': [{ metric: {}, value: [1, '1'] }],
+    };
+    const fakeFetch = (async (input: string | URL | Request) => {
+      const query = new URL(String(input)).searchParams.get('query')!;
+      asked.push(query);
+      if (query.startsWith('sum by (tool, code)'))
+        return Response.json({
+          status: 'success',
+          data: {
+            resultType: 'vector',
+            result: [{ metric: { tool: 'search', code: 'UNAVAILABLE' }, value: [1, '4'] }],
+          },
+        });
+      if (query === 'max(quarry_plan_stalled_plans)') return new Response('unavailable', { status: 503 });
+      return Response.json({ status: 'success', data: { resultType: 'vector', result: answers[query] ?? [] } });
+    }) as typeof fetch;
+    const snapshot = await prometheusSnapshot('http://prometheus.test:9090/', fakeFetch)();
+    expect(asked.length).toBe(7);
+    expect(snapshot).toMatchObject({
+      indexerLagSeconds: 12.5,
+      outboxDepth: 40,
+      deadLetters: 1,
+      stalledPlans: null,
+      toolCallLogPending: null,
+    });
+    expect(snapshot.errorsByTool).toEqual([{ tool: 'search', code: 'UNAVAILABLE', count: 4 }]);
   });
 });
