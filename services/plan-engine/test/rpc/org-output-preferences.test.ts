@@ -46,7 +46,7 @@ describe('org output preferences', () => {
       defaultDepth: ResearchDepth.RESEARCH_DEPTH_SCAN,
     });
     const cleared = await acme.call('setOrgOutputPreferences', { outputFormattingInstructions: '' });
-    expect(cleared.preferences.outputFormattingInstructions).toBeUndefined();
+    expect(cleared.preferences?.outputFormattingInstructions).toBeUndefined();
 
     const { planId } = await acme.call('createResearchPlan', {
       name: 'Prefs',
