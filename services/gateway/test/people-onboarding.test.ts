@@ -140,6 +140,13 @@ describe('invitations', () => {
     expect(await openInvitation(f.app, invitation.token)).toBeDefined();
     await acceptInvitation(f.app, { token: invitation.token, name: 'Mallory', password: 'mia has a password' });
     expect((await f.member('mia@acme.test', 'globex')).name).toBe('Mia');
+    // A second, stale invitation of a member changes nothing.
+    const stale = await createInvitation(f.app, globex, { email: 'other@globex.test', role: 'member' });
+    await acceptInvitation(f.app, { token: stale.token, name: 'O', password: 'other has a password' });
+    await f.admin.updateTable('identity.invitations').set({ accepted_at: null }).where('id', '=', stale.id).execute();
+    await expect(
+      acceptInvitation(f.app, { token: stale.token, name: 'O', password: 'other has a password' }),
+    ).rejects.toMatchObject({ code: 'ALREADY_EXISTS' });
   });
 
   it('members cannot invite; another org cannot see or revoke the invitations', async () => {

@@ -195,6 +195,15 @@ export async function acceptInvitation(
       .select(['u.id', 'p.password_hash'])
       .where('u.email', '=', row.email)
       .executeTakeFirst();
+    // Someone who is a member already keeps their role: a stale invitation changes nothing.
+    const member =
+      existing &&
+      (await trx
+        .selectFrom('identity.memberships')
+        .select('role')
+        .where('user_id', '=', existing.id)
+        .executeTakeFirst());
+    if (member) throw new IdentityAdminError('ALREADY_EXISTS', `${row.email} is already a member of ${row.orgName}.`);
     if (existing?.password_hash && !(await verifyPassword(existing.password_hash, input.password)))
       throw new IdentityAdminError(
         'PERMISSION_DENIED',
