@@ -109,6 +109,28 @@ const gatewayConfigSchema = z.object({
   QUARRY_SSO_CLIENT_ID: z.string().min(1).optional().describe("Quarry's client id at the SSO provider"),
   QUARRY_SSO_CLIENT_SECRET: z.string().min(1).optional().describe("Quarry's client secret at the SSO provider"),
   QUARRY_SSO_NAME: z.string().min(1).default('single sign-on').describe('the name on the "Sign in with" button'),
+  QUARRY_OPERATOR_ORG: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("the org whose admins see the web app's operations page (default: the first org created)"),
+  QUARRY_PROMETHEUS_URL: z
+    .url()
+    .optional()
+    .describe(
+      "Prometheus's base URL: the operations page reads every replica's metrics there, not only this process's",
+    ),
+  QUARRY_GRAFANA_URL: z
+    .url()
+    .optional()
+    .describe("Grafana's base URL, to link the shipped dashboards from the operations page"),
+  QUARRY_SMTP_URL: z
+    .url()
+    .optional()
+    .describe(
+      'an SMTP server (smtp[s]://user:pass@host:port) to email invitation links; without it the admin sees the link',
+    ),
+  QUARRY_SMTP_FROM: z.string().min(3).default('Quarry <quarry@localhost>').describe('the From of invitation emails'),
   QUARRY_TOOL_LOG_QUEUE: z.coerce.number().int().min(1).default(10_000),
   QUARRY_GRPC_DEADLINE: env.duration('10s'),
   QUARRY_MODEL_TOOL_DEADLINE: env

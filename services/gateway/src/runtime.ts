@@ -1,7 +1,7 @@
 import { createLocalJWKSet, type JWK } from 'jose';
 import { createHmac } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { identityV1, toolCatalogue } from '@quarry/contracts';
+import { identityV1, planV1, toolCatalogue } from '@quarry/contracts';
 import { createDb } from '@quarry/db';
 import { createIdentitySigner, createRawClient } from '@quarry/grpc';
 import { createMetrics, fastifyOtel, metricsText, type Registry, telemetryRunning } from '@quarry/telemetry';
@@ -21,7 +21,11 @@ import { createTaskRunner } from './mcp/tasks/task-runner.js';
 import { createPlanChangeFeed } from './mcp/subscriptions/plan-change-feed.js';
 import { createPlanSubscriptions } from './mcp/subscriptions/plan-subscriptions.js';
 import type { GatewayDeps } from './server.js';
+import { opsSnapshotOf } from './operations/ops-snapshot.js';
+import { prometheusSnapshot } from './operations/prometheus-snapshot.js';
 import { createToolCallLog } from './tool-call-log.js';
+import { createSmtpMailer } from './web/onboarding/smtp-mailer.js';
+import { createOrgPreferences } from './web/preferences/org-preferences.js';
 
 const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
@@ -233,6 +237,12 @@ export async function createGatewayRuntime({
   await tasks.start();
 
   let draining = false;
+  const readiness = {
+    accepting: async () => !draining,
+    database: async () => (await sql`select 1 as ok`.execute(db)).rows.length === 1,
+    revocations: async () => authenticator.isListening(),
+  };
+  const planBackend = backends[`${planV1.protobufPackage}.PlanService`];
   const deps: GatewayDeps = {
     http: {
       allowedHosts: config.allowedHosts,
@@ -252,10 +262,31 @@ export async function createGatewayRuntime({
     planSubscriptions,
     permalinks,
     metricsText: () => metricsText(metrics.registry, ...alsoExpose),
-    readiness: {
-      accepting: async () => !draining,
-      database: async () => (await sql`select 1 as ok`.execute(db)).rows.length === 1,
-      revocations: async () => authenticator.isListening(),
+    readiness,
+    people: {
+      mcpUrl: resource,
+      preferences: planBackend ? createOrgPreferences(planBackend, config.QUARRY_GRPC_DEADLINE) : undefined,
+      mailer: config.QUARRY_SMTP_URL
+        ? createSmtpMailer({ url: config.QUARRY_SMTP_URL, from: config.QUARRY_SMTP_FROM })
+        : undefined,
+      operations: {
+        health: async () =>
+          Object.fromEntries(
+            await Promise.all(
+              Object.entries(readiness).map(async ([name, check]) => [name, await check().catch(() => false)] as const),
+            ),
+          ),
+        // Prometheus's view of every replica when configured; else the gateway's metrics and those
+        // of the services hosted in this process (`quarry start`).
+        snapshot: config.QUARRY_PROMETHEUS_URL
+          ? prometheusSnapshot(config.QUARRY_PROMETHEUS_URL)
+          : async () =>
+              opsSnapshotOf(
+                (await Promise.all([metrics.registry, ...alsoExpose].map((r) => r.getMetricsAsJSON()))).flat() as never,
+              ),
+        operatorOrg: config.QUARRY_OPERATOR_ORG,
+        grafanaUrl: config.QUARRY_GRAFANA_URL,
+      },
     },
     onHttpResponse: (route, status) => httpResponses.inc({ route, status: String(status) }),
     mcpFastPath: config.QUARRY_MCP_FAST_PATH,

@@ -14,6 +14,7 @@ import type { PlanSubscriptions } from './mcp/subscriptions/plan-subscriptions.j
 import type { Tools } from './mcp/tools/call.js';
 import type { Permalinks } from './web/permalinks.js';
 import { type OAuthHttp, registerOAuthRoutes, resourceMetadataUrl } from './oauth/routes.js';
+import type { PeoplePagesOptions } from './web/people/people-pages.js';
 import { registerWebApp } from './web/routes.js';
 
 export interface GatewayHttpOptions {
@@ -71,6 +72,8 @@ export interface GatewayDeps {
    * (/app, with the embedded authorization server) serves their pages.
    */
   permalinks?: Permalinks;
+  /** The web app's onboarding, preferences, admin and operations pages (with the embedded authorization server). */
+  people?: PeoplePagesOptions;
 }
 
 /**
@@ -138,6 +141,7 @@ export async function buildServer(deps: GatewayDeps): Promise<FastifyInstance> {
       provider: embedded.provider,
       db: embedded.db,
       key: embedded.csrfKey,
+      people: deps.people,
     });
 
   const endpoint = createMcpEndpoint({

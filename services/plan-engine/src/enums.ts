@@ -39,3 +39,7 @@ export const mediaTypes = enumNames<
   'conversation' | 'markdown' | 'html' | 'word' | 'excel' | 'powerpoint'
 >(planV1.OutputMediaType, invalid);
 export const auditEventTypes = enumNames<planV1.AuditEventType, string>(planV1.AuditEventType, invalid);
+export const researchDepths = enumNames<planV1.ResearchDepth, 'scan' | 'standard' | 'deep'>(
+  planV1.ResearchDepth,
+  invalid,
+);

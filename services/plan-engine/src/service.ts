@@ -16,6 +16,7 @@ import { listActivePlans } from './handlers/list-active-plans.js';
 import { listPlans } from './handlers/list-plans.js';
 import { logSkillExecution } from './handlers/log-skill-execution.js';
 import { modifyPlan } from './handlers/modify-plan.js';
+import { getOrgOutputPreferences, setOrgOutputPreferences } from './handlers/org-output-preferences.js';
 import type { PlanHandlerDeps } from './handlers/plan-transaction.js';
 import { requestUserReview } from './handlers/request-user-review.js';
 import { resolvePlanReference } from './handlers/resolve-plan-reference.js';
@@ -77,5 +78,7 @@ export function createPlanService(deps: PlanServiceDeps): planV1.PlanServiceServ
     cancelPlan,
     resolvePlanReference,
     deletePlan,
+    getOrgOutputPreferences,
+    setOrgOutputPreferences,
   });
 }

@@ -2486,6 +2486,15 @@ export const toolDefinitions: readonly ToolDefinition[] = [
                 "additionalProperties": false
               },
               "description": "Formatting notes submitted with step results, in plan order."
+            },
+            "defaultDepth": {
+              "type": "string",
+              "enum": [
+                "scan",
+                "standard",
+                "deep"
+              ],
+              "description": "How deep the organization's research goes unless asked otherwise, when it chose one."
             }
           },
           "required": [

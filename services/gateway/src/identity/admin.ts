@@ -4,11 +4,12 @@ import type { IdentityDatabase } from './schema.js';
 import { DEFAULT_TOKEN_SCOPES, isScope, SCOPES } from './scopes.js';
 import { parseToolNames } from './tool-allowlist.js';
 import { generateToken } from './tokens.js';
+import { inTransaction } from './transaction.js';
 
 /** Raised for operator mistakes (unknown org, duplicate slug…); the CLI prints the message. */
 export class IdentityAdminError extends Error {
   constructor(
-    readonly code: 'NOT_FOUND' | 'ALREADY_EXISTS' | 'INVALID_ARGUMENT',
+    readonly code: 'NOT_FOUND' | 'ALREADY_EXISTS' | 'INVALID_ARGUMENT' | 'PERMISSION_DENIED',
     message: string,
   ) {
     super(message);
@@ -38,7 +39,7 @@ interface Organization {
 }
 
 /** A token just created: `token` is its plaintext, shown this once and never stored. */
-interface CreatedToken {
+export interface CreatedToken {
   id: string;
   token: string;
   hint: string;
@@ -161,7 +162,7 @@ export function createIdentityAdmin(db: Kysely<IdentityDatabase>): IdentityAdmin
       const email = input.email.trim().toLowerCase();
       if (!EMAIL.test(email)) throw new IdentityAdminError('INVALID_ARGUMENT', `Invalid email "${input.email}".`);
       const org = await orgBySlug(input.orgSlug);
-      return db.transaction().execute(async (trx) => {
+      return inTransaction(db, async (trx) => {
         const user = await trx
           .insertInto('identity.users')
           .values({ email, name: input.name ?? email.split('@')[0]! })

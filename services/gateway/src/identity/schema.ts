@@ -37,6 +37,19 @@ export interface IdentityDatabase {
     secret_rotated_at: Timestamp | null;
     revoked_at: Timestamp | null;
   };
+  'identity.invitations': {
+    id: Generated<string>;
+    org_id: string;
+    email: string;
+    role: 'admin' | 'member';
+    token_hash: Buffer;
+    invited_by: string | null;
+    created_at: Generated<Date>;
+    expires_at: Timestamp;
+    accepted_at: Timestamp | null;
+    accepted_by: string | null;
+    revoked_at: Timestamp | null;
+  };
   'identity.user_passwords': { user_id: string; password_hash: string; updated_at: Generated<Date> };
   'identity.oauth_grants': {
     id: Generated<string>;

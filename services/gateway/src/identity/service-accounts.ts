@@ -4,6 +4,7 @@ import { recordAuthEvent } from '../oauth/audit.js';
 import { IdentityAdminError } from './admin.js';
 import type { IdentityDatabase } from './schema.js';
 import { parseScopes } from './scopes.js';
+import { inTransaction } from './transaction.js';
 
 /** Every service account's OAuth client id starts with this; the authorization server finds them by it. */
 export const SERVICE_ACCOUNT_CLIENT_PREFIX = 'qsa_';
@@ -117,7 +118,7 @@ export function createServiceAccountAdmin(db: Kysely<IdentityDatabase>): Service
       } catch (error) {
         throw new IdentityAdminError('INVALID_ARGUMENT', (error as Error).message);
       }
-      return db.transaction().execute(async (trx) => {
+      return inTransaction(db, async (trx) => {
         const org = await trx
           .selectFrom('identity.organizations')
           .select(['id', 'slug'])
@@ -167,7 +168,7 @@ export function createServiceAccountAdmin(db: Kysely<IdentityDatabase>): Service
     },
 
     async rotateSecret(clientId) {
-      return db.transaction().execute(async (trx) => {
+      return inTransaction(db, async (trx) => {
         const row = await active(trx, clientId);
         const { secret, hash, hint } = newSecret();
         const updated = await trx
@@ -182,7 +183,7 @@ export function createServiceAccountAdmin(db: Kysely<IdentityDatabase>): Service
     },
 
     async revoke(clientId) {
-      return db.transaction().execute(async (trx) => {
+      return inTransaction(db, async (trx) => {
         const row = await active(trx, clientId);
         const updated = await trx
           .updateTable('identity.service_accounts')

@@ -2,6 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import { IdentityAdminError } from '../identity/admin.js';
 import type { IdentityDatabase } from '../identity/schema.js';
 import { parseToolNames } from '../identity/tool-allowlist.js';
+import { inTransaction } from '../identity/transaction.js';
 import { recordAuthEvent } from './audit.js';
 import { hashPassword, MIN_PASSWORD_LENGTH } from './passwords.js';
 import { rotateSigningKey } from './signing-keys.js';
@@ -121,7 +122,7 @@ export function createOAuthAdmin(db: Kysely<IdentityDatabase>): OAuthAdmin {
           'INVALID_ARGUMENT',
           `"${id}" is not a grant id (a UUID from \`quarry grants list\`).`,
         );
-      const [row] = await db.transaction().execute((trx) => revokeGrants(trx, { id }));
+      const [row] = await inTransaction(db, (trx) => revokeGrants(trx, { id }));
       if (!row) throw new IdentityAdminError('NOT_FOUND', `No grant with id ${id}.`);
       return { id: row.id, revokedAt: row.revoked_at! };
     },
@@ -168,7 +169,7 @@ export function createOAuthAdmin(db: Kysely<IdentityDatabase>): OAuthAdmin {
     },
 
     async revokeClient(clientId) {
-      return db.transaction().execute(async (trx) => {
+      return inTransaction(db, async (trx) => {
         const deleted = await trx
           .deleteFrom('identity.oauth_provider_state')
           .where('model', '=', 'Client')

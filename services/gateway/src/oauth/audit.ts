@@ -11,7 +11,15 @@ export type AuthEvent =
   | 'grant_revoked'
   | 'service_account_created'
   | 'service_account_secret_rotated'
-  | 'service_account_revoked';
+  | 'service_account_revoked'
+  | 'first_run_setup'
+  | 'invitation_created'
+  | 'invitation_accepted'
+  | 'invitation_revoked'
+  | 'member_role_changed'
+  | 'member_removed'
+  | 'token_created'
+  | 'token_revoked';
 
 export interface AuthEventRecord {
   event: AuthEvent;

@@ -5,6 +5,7 @@ import type { IdentityDatabase } from '../identity/schema.js';
 import type { Tools } from '../mcp/tools/call.js';
 import { VIEWS_CSS } from '@quarry/views';
 import { registerLibrary } from './library/library-routes.js';
+import { type PeoplePagesOptions, PEOPLE_NAV, registerPeoplePages } from './people/people-pages.js';
 import { LIBRARY_NAV } from './library/nav.js';
 import { installWebShell } from './shell/app-scope.js';
 import { registerLegacyRedirects } from './shell/legacy-redirects.js';
@@ -17,6 +18,8 @@ export interface WebAppOptions {
   db: Kysely<IdentityDatabase>;
   /** Signs the app's session cookie and its forms (each under a label of its own). */
   key: Uint8Array;
+  /** Onboarding, preferences, admin and operations pages; none without it. */
+  people?: PeoplePagesOptions;
 }
 
 /**
@@ -26,11 +29,12 @@ export interface WebAppOptions {
  * client's call). Each area registers its routes into the one /app scope the shell sets up.
  */
 export async function registerWebApp(app: FastifyInstance, options: WebAppOptions): Promise<void> {
-  const shell = createWebShell({ ...options, nav: [...LIBRARY_NAV] });
+  const shell = createWebShell({ ...options, nav: [...LIBRARY_NAV, ...(options.people ? PEOPLE_NAV : [])] });
   await app.register(
     async (scope) => {
       installWebShell(scope, shell, { generatedAssets: { 'views.css': VIEWS_CSS } });
       registerLibrary(scope, shell);
+      if (options.people) registerPeoplePages(scope, shell, options.people);
     },
     { prefix: '/app' },
   );

@@ -9,7 +9,15 @@ import {
   progress,
   summarizeResult,
 } from '../core/index.js';
-import { auditEventTypes, mediaTypes, planStatuses, skillStatuses, stepStatuses, stepTypes } from '../enums.js';
+import {
+  auditEventTypes,
+  mediaTypes,
+  planStatuses,
+  researchDepths,
+  skillStatuses,
+  stepStatuses,
+  stepTypes,
+} from '../enums.js';
 import type { AuditRow } from '../store/audit-log.js';
 import type { OutputPreferencesRow } from '../store/output-preferences.js';
 import type { PlanRow } from '../store/plans.js';
@@ -158,6 +166,7 @@ export function outputPreferencesOf(
     outputMediaType: mediaTypes.valueOf((row?.output_media_type ?? 'conversation') as 'conversation'),
     outputFormattingInstructions: row?.output_formatting_instructions ?? undefined,
     ...deliverableNotes(plan, steps),
+    ...(row?.default_depth ? { defaultDepth: researchDepths.valueOf(row.default_depth) } : {}),
   };
 }
 

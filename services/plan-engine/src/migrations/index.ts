@@ -6,6 +6,7 @@ import * as markStalledPlans from './plan/2026_11_25_2110_mark_stalled_plans.js'
 import * as archiveAndCancel from './plan/2026_11_25_2140_archive_and_cancel.js';
 import * as planDeletion from './plan/2026_11_25_2150_plan_deletion.js';
 import * as auditChain from './plan/2026_11_28_1700_audit_chain.js';
+import * as defaultDepth from './plan/2026_11_28_1800_default_depth.js';
 
 /**
  * The plan engine owns the `plan` schema: research plans and steps, branching conditions, user
@@ -29,6 +30,7 @@ export const planSchemas: ReadonlyArray<{ schema: string; migrations: Record<str
       '2026_11_25_2140_archive_and_cancel': archiveAndCancel,
       '2026_11_25_2150_plan_deletion': planDeletion,
       '2026_11_28_1700_audit_chain': auditChain,
+      '2026_11_28_1800_default_depth': defaultDepth,
     },
   },
 ];

@@ -97,6 +97,7 @@ export interface PlanDatabase {
     org_id: string;
     output_media_type: string;
     output_formatting_instructions: string | null;
+    default_depth: ColumnType<'scan' | 'standard' | 'deep' | null, 'scan' | 'standard' | 'deep' | null | undefined>;
     updated_at: Timestamp;
   };
   'plan.step_result_submissions': {

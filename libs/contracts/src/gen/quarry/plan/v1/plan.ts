@@ -626,7 +626,59 @@ export function userSatisfactionToJSON(object: UserSatisfaction): string {
   }
 }
 
-/** The form the final deliverable of a plan should take. */
+/**
+ * The form the final deliverable of a plan should take.
+ * How much work a research run puts in: the research skills research-scan, research and
+ * research-deep.
+ */
+export enum ResearchDepth {
+  RESEARCH_DEPTH_UNSPECIFIED = 0,
+  /** RESEARCH_DEPTH_SCAN - A quick scan of a few sources. */
+  RESEARCH_DEPTH_SCAN = 1,
+  /** RESEARCH_DEPTH_STANDARD - The usual depth. */
+  RESEARCH_DEPTH_STANDARD = 2,
+  /** RESEARCH_DEPTH_DEEP - A thorough investigation. */
+  RESEARCH_DEPTH_DEEP = 3,
+  UNRECOGNIZED = -1,
+}
+
+export function researchDepthFromJSON(object: any): ResearchDepth {
+  switch (object) {
+    case 0:
+    case "RESEARCH_DEPTH_UNSPECIFIED":
+      return ResearchDepth.RESEARCH_DEPTH_UNSPECIFIED;
+    case 1:
+    case "RESEARCH_DEPTH_SCAN":
+      return ResearchDepth.RESEARCH_DEPTH_SCAN;
+    case 2:
+    case "RESEARCH_DEPTH_STANDARD":
+      return ResearchDepth.RESEARCH_DEPTH_STANDARD;
+    case 3:
+    case "RESEARCH_DEPTH_DEEP":
+      return ResearchDepth.RESEARCH_DEPTH_DEEP;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return ResearchDepth.UNRECOGNIZED;
+  }
+}
+
+export function researchDepthToJSON(object: ResearchDepth): string {
+  switch (object) {
+    case ResearchDepth.RESEARCH_DEPTH_UNSPECIFIED:
+      return "RESEARCH_DEPTH_UNSPECIFIED";
+    case ResearchDepth.RESEARCH_DEPTH_SCAN:
+      return "RESEARCH_DEPTH_SCAN";
+    case ResearchDepth.RESEARCH_DEPTH_STANDARD:
+      return "RESEARCH_DEPTH_STANDARD";
+    case ResearchDepth.RESEARCH_DEPTH_DEEP:
+      return "RESEARCH_DEPTH_DEEP";
+    case ResearchDepth.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 export enum OutputMediaType {
   OUTPUT_MEDIA_TYPE_UNSPECIFIED = 0,
   /** OUTPUT_MEDIA_TYPE_CONVERSATION - An answer in the conversation itself. */
@@ -853,6 +905,8 @@ export interface OutputPreferences {
     | undefined;
   /** Formatting notes submitted with step results, in plan order. */
   stepFormattingNotes: StepFormattingNote[];
+  /** How deep the organization's research goes unless asked otherwise, when it chose one. */
+  defaultDepth?: ResearchDepth | undefined;
 }
 
 export interface ResolvePlanReferenceRequest {
@@ -1685,6 +1739,46 @@ export interface CancelPlanResponse {
   cancelledAt?: Date | undefined;
 }
 
+/** An organization's standing output preferences. */
+export interface OrgOutputPreferences {
+  /** The form deliverables take unless a plan says otherwise. */
+  outputMediaType: OutputMediaType;
+  /** Standing formatting instructions, if any. */
+  outputFormattingInstructions?:
+    | string
+    | undefined;
+  /** The default research depth, when the organization chose one. */
+  defaultDepth?:
+    | ResearchDepth
+    | undefined;
+  /** When they last changed; absent while the organization has set none. */
+  updatedAt?: Date | undefined;
+}
+
+export interface GetOrgOutputPreferencesRequest {
+}
+
+export interface GetOrgOutputPreferencesResponse {
+  /** The caller's organization's preferences (the defaults while it has set none). */
+  preferences?: OrgOutputPreferences | undefined;
+}
+
+export interface SetOrgOutputPreferencesRequest {
+  /** The new media type; unspecified keeps the current one. */
+  outputMediaType: OutputMediaType;
+  /** New formatting instructions; an empty string clears them, absent keeps them. */
+  outputFormattingInstructions?:
+    | string
+    | undefined;
+  /** The new default depth; unspecified keeps the current one. */
+  defaultDepth: ResearchDepth;
+}
+
+export interface SetOrgOutputPreferencesResponse {
+  /** The preferences as now stored. */
+  preferences?: OrgOutputPreferences | undefined;
+}
+
 function createBaseNewPlanStep(): NewPlanStep {
   return { stepType: 0, instructions: "" };
 }
@@ -2198,6 +2292,7 @@ function createBaseOutputPreferences(): OutputPreferences {
     outputFormattingInstructions: undefined,
     planFormattingNotes: undefined,
     stepFormattingNotes: [],
+    defaultDepth: undefined,
   };
 }
 
@@ -2214,6 +2309,9 @@ export const OutputPreferences: MessageFns<OutputPreferences> = {
     }
     for (const v of message.stepFormattingNotes) {
       StepFormattingNote.encode(v!, writer.uint32(34).fork()).join();
+    }
+    if (message.defaultDepth !== undefined) {
+      writer.uint32(40).int32(message.defaultDepth);
     }
     return writer;
   },
@@ -2263,6 +2361,14 @@ export const OutputPreferences: MessageFns<OutputPreferences> = {
             message.stepFormattingNotes.push(StepFormattingNote.decode(reader, reader.uint32()));
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.defaultDepth = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2297,6 +2403,11 @@ export const OutputPreferences: MessageFns<OutputPreferences> = {
         : globalThis.Array.isArray(object?.step_formatting_notes)
         ? object.step_formatting_notes.map((e: any) => StepFormattingNote.fromJSON(e))
         : [],
+      defaultDepth: isSet(object.defaultDepth)
+        ? researchDepthFromJSON(object.defaultDepth)
+        : isSet(object.default_depth)
+        ? researchDepthFromJSON(object.default_depth)
+        : undefined,
     };
   },
 
@@ -2314,6 +2425,9 @@ export const OutputPreferences: MessageFns<OutputPreferences> = {
     if (message.stepFormattingNotes?.length) {
       obj.stepFormattingNotes = message.stepFormattingNotes.map((e) => StepFormattingNote.toJSON(e));
     }
+    if (message.defaultDepth !== undefined) {
+      obj.defaultDepth = researchDepthToJSON(message.defaultDepth);
+    }
     return obj;
   },
 
@@ -2326,6 +2440,7 @@ export const OutputPreferences: MessageFns<OutputPreferences> = {
     message.outputFormattingInstructions = object.outputFormattingInstructions ?? undefined;
     message.planFormattingNotes = object.planFormattingNotes ?? undefined;
     message.stepFormattingNotes = object.stepFormattingNotes?.map((e) => StepFormattingNote.fromPartial(e)) || [];
+    message.defaultDepth = object.defaultDepth ?? undefined;
     return message;
   },
 };
@@ -9585,6 +9700,448 @@ export const CancelPlanResponse: MessageFns<CancelPlanResponse> = {
   },
 };
 
+function createBaseOrgOutputPreferences(): OrgOutputPreferences {
+  return { outputMediaType: 0, outputFormattingInstructions: undefined, defaultDepth: undefined, updatedAt: undefined };
+}
+
+export const OrgOutputPreferences: MessageFns<OrgOutputPreferences> = {
+  encode(message: OrgOutputPreferences, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.outputMediaType !== 0) {
+      writer.uint32(8).int32(message.outputMediaType);
+    }
+    if (message.outputFormattingInstructions !== undefined) {
+      writer.uint32(18).string(message.outputFormattingInstructions);
+    }
+    if (message.defaultDepth !== undefined) {
+      writer.uint32(24).int32(message.defaultDepth);
+    }
+    if (message.updatedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.updatedAt), writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrgOutputPreferences {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrgOutputPreferences();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.outputMediaType = reader.int32() as any;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.outputFormattingInstructions = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.defaultDepth = reader.int32() as any;
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.updatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OrgOutputPreferences {
+    return {
+      outputMediaType: isSet(object.outputMediaType)
+        ? outputMediaTypeFromJSON(object.outputMediaType)
+        : isSet(object.output_media_type)
+        ? outputMediaTypeFromJSON(object.output_media_type)
+        : 0,
+      outputFormattingInstructions: isSet(object.outputFormattingInstructions)
+        ? globalThis.String(object.outputFormattingInstructions)
+        : isSet(object.output_formatting_instructions)
+        ? globalThis.String(object.output_formatting_instructions)
+        : undefined,
+      defaultDepth: isSet(object.defaultDepth)
+        ? researchDepthFromJSON(object.defaultDepth)
+        : isSet(object.default_depth)
+        ? researchDepthFromJSON(object.default_depth)
+        : undefined,
+      updatedAt: isSet(object.updatedAt)
+        ? fromJsonTimestamp(object.updatedAt)
+        : isSet(object.updated_at)
+        ? fromJsonTimestamp(object.updated_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: OrgOutputPreferences): unknown {
+    const obj: any = {};
+    if (message.outputMediaType !== 0) {
+      obj.outputMediaType = outputMediaTypeToJSON(message.outputMediaType);
+    }
+    if (message.outputFormattingInstructions !== undefined) {
+      obj.outputFormattingInstructions = message.outputFormattingInstructions;
+    }
+    if (message.defaultDepth !== undefined) {
+      obj.defaultDepth = researchDepthToJSON(message.defaultDepth);
+    }
+    if (message.updatedAt !== undefined) {
+      obj.updatedAt = message.updatedAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<OrgOutputPreferences>, I>>(base?: I): OrgOutputPreferences {
+    return OrgOutputPreferences.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OrgOutputPreferences>, I>>(object: I): OrgOutputPreferences {
+    const message = createBaseOrgOutputPreferences();
+    message.outputMediaType = object.outputMediaType ?? 0;
+    message.outputFormattingInstructions = object.outputFormattingInstructions ?? undefined;
+    message.defaultDepth = object.defaultDepth ?? undefined;
+    message.updatedAt = object.updatedAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseGetOrgOutputPreferencesRequest(): GetOrgOutputPreferencesRequest {
+  return {};
+}
+
+export const GetOrgOutputPreferencesRequest: MessageFns<GetOrgOutputPreferencesRequest> = {
+  encode(_: GetOrgOutputPreferencesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetOrgOutputPreferencesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetOrgOutputPreferencesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): GetOrgOutputPreferencesRequest {
+    return {};
+  },
+
+  toJSON(_: GetOrgOutputPreferencesRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetOrgOutputPreferencesRequest>, I>>(base?: I): GetOrgOutputPreferencesRequest {
+    return GetOrgOutputPreferencesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetOrgOutputPreferencesRequest>, I>>(_: I): GetOrgOutputPreferencesRequest {
+    const message = createBaseGetOrgOutputPreferencesRequest();
+    return message;
+  },
+};
+
+function createBaseGetOrgOutputPreferencesResponse(): GetOrgOutputPreferencesResponse {
+  return { preferences: undefined };
+}
+
+export const GetOrgOutputPreferencesResponse: MessageFns<GetOrgOutputPreferencesResponse> = {
+  encode(message: GetOrgOutputPreferencesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.preferences !== undefined) {
+      OrgOutputPreferences.encode(message.preferences, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetOrgOutputPreferencesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetOrgOutputPreferencesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.preferences = OrgOutputPreferences.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetOrgOutputPreferencesResponse {
+    return { preferences: isSet(object.preferences) ? OrgOutputPreferences.fromJSON(object.preferences) : undefined };
+  },
+
+  toJSON(message: GetOrgOutputPreferencesResponse): unknown {
+    const obj: any = {};
+    if (message.preferences !== undefined) {
+      obj.preferences = OrgOutputPreferences.toJSON(message.preferences);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetOrgOutputPreferencesResponse>, I>>(base?: I): GetOrgOutputPreferencesResponse {
+    return GetOrgOutputPreferencesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetOrgOutputPreferencesResponse>, I>>(
+    object: I,
+  ): GetOrgOutputPreferencesResponse {
+    const message = createBaseGetOrgOutputPreferencesResponse();
+    message.preferences = (object.preferences !== undefined && object.preferences !== null)
+      ? OrgOutputPreferences.fromPartial(object.preferences)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseSetOrgOutputPreferencesRequest(): SetOrgOutputPreferencesRequest {
+  return { outputMediaType: 0, outputFormattingInstructions: undefined, defaultDepth: 0 };
+}
+
+export const SetOrgOutputPreferencesRequest: MessageFns<SetOrgOutputPreferencesRequest> = {
+  encode(message: SetOrgOutputPreferencesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.outputMediaType !== 0) {
+      writer.uint32(8).int32(message.outputMediaType);
+    }
+    if (message.outputFormattingInstructions !== undefined) {
+      writer.uint32(18).string(message.outputFormattingInstructions);
+    }
+    if (message.defaultDepth !== 0) {
+      writer.uint32(24).int32(message.defaultDepth);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetOrgOutputPreferencesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetOrgOutputPreferencesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.outputMediaType = reader.int32() as any;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.outputFormattingInstructions = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.defaultDepth = reader.int32() as any;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetOrgOutputPreferencesRequest {
+    return {
+      outputMediaType: isSet(object.outputMediaType)
+        ? outputMediaTypeFromJSON(object.outputMediaType)
+        : isSet(object.output_media_type)
+        ? outputMediaTypeFromJSON(object.output_media_type)
+        : 0,
+      outputFormattingInstructions: isSet(object.outputFormattingInstructions)
+        ? globalThis.String(object.outputFormattingInstructions)
+        : isSet(object.output_formatting_instructions)
+        ? globalThis.String(object.output_formatting_instructions)
+        : undefined,
+      defaultDepth: isSet(object.defaultDepth)
+        ? researchDepthFromJSON(object.defaultDepth)
+        : isSet(object.default_depth)
+        ? researchDepthFromJSON(object.default_depth)
+        : 0,
+    };
+  },
+
+  toJSON(message: SetOrgOutputPreferencesRequest): unknown {
+    const obj: any = {};
+    if (message.outputMediaType !== 0) {
+      obj.outputMediaType = outputMediaTypeToJSON(message.outputMediaType);
+    }
+    if (message.outputFormattingInstructions !== undefined) {
+      obj.outputFormattingInstructions = message.outputFormattingInstructions;
+    }
+    if (message.defaultDepth !== 0) {
+      obj.defaultDepth = researchDepthToJSON(message.defaultDepth);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetOrgOutputPreferencesRequest>, I>>(base?: I): SetOrgOutputPreferencesRequest {
+    return SetOrgOutputPreferencesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetOrgOutputPreferencesRequest>, I>>(
+    object: I,
+  ): SetOrgOutputPreferencesRequest {
+    const message = createBaseSetOrgOutputPreferencesRequest();
+    message.outputMediaType = object.outputMediaType ?? 0;
+    message.outputFormattingInstructions = object.outputFormattingInstructions ?? undefined;
+    message.defaultDepth = object.defaultDepth ?? 0;
+    return message;
+  },
+};
+
+function createBaseSetOrgOutputPreferencesResponse(): SetOrgOutputPreferencesResponse {
+  return { preferences: undefined };
+}
+
+export const SetOrgOutputPreferencesResponse: MessageFns<SetOrgOutputPreferencesResponse> = {
+  encode(message: SetOrgOutputPreferencesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.preferences !== undefined) {
+      OrgOutputPreferences.encode(message.preferences, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetOrgOutputPreferencesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetOrgOutputPreferencesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.preferences = OrgOutputPreferences.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetOrgOutputPreferencesResponse {
+    return { preferences: isSet(object.preferences) ? OrgOutputPreferences.fromJSON(object.preferences) : undefined };
+  },
+
+  toJSON(message: SetOrgOutputPreferencesResponse): unknown {
+    const obj: any = {};
+    if (message.preferences !== undefined) {
+      obj.preferences = OrgOutputPreferences.toJSON(message.preferences);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetOrgOutputPreferencesResponse>, I>>(base?: I): SetOrgOutputPreferencesResponse {
+    return SetOrgOutputPreferencesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetOrgOutputPreferencesResponse>, I>>(
+    object: I,
+  ): SetOrgOutputPreferencesResponse {
+    const message = createBaseSetOrgOutputPreferencesResponse();
+    message.preferences = (object.preferences !== undefined && object.preferences !== null)
+      ? OrgOutputPreferences.fromPartial(object.preferences)
+      : undefined;
+    return message;
+  },
+};
+
 /**
  * The research workflow: plans made of ordered steps that clients claim, work on and report
  * back, with branching, user reviews, skill-execution tracking, feedback and an append-only
@@ -9871,6 +10428,38 @@ export const PlanServiceService = {
     responseDeserialize: (value: Buffer): ResolvePlanReferenceResponse => ResolvePlanReferenceResponse.decode(value),
   },
   /**
+   * Internal, not a tool: the organization's standing output preferences and default research
+   * depth (what get_research_context returns), for the web app's preferences page.
+   */
+  getOrgOutputPreferences: {
+    path: "/quarry.plan.v1.PlanService/GetOrgOutputPreferences" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetOrgOutputPreferencesRequest): Buffer =>
+      Buffer.from(GetOrgOutputPreferencesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetOrgOutputPreferencesRequest => GetOrgOutputPreferencesRequest.decode(value),
+    responseSerialize: (value: GetOrgOutputPreferencesResponse): Buffer =>
+      Buffer.from(GetOrgOutputPreferencesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetOrgOutputPreferencesResponse =>
+      GetOrgOutputPreferencesResponse.decode(value),
+  },
+  /**
+   * Internal, not a tool: change the organization's output preferences and default research
+   * depth; fields left out keep their value. The gateway lets only the organization's admins call it.
+   */
+  setOrgOutputPreferences: {
+    path: "/quarry.plan.v1.PlanService/SetOrgOutputPreferences" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetOrgOutputPreferencesRequest): Buffer =>
+      Buffer.from(SetOrgOutputPreferencesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetOrgOutputPreferencesRequest => SetOrgOutputPreferencesRequest.decode(value),
+    responseSerialize: (value: SetOrgOutputPreferencesResponse): Buffer =>
+      Buffer.from(SetOrgOutputPreferencesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetOrgOutputPreferencesResponse =>
+      SetOrgOutputPreferencesResponse.decode(value),
+  },
+  /**
    * Delete a plan for good with everything it produced (steps, results, reviews, audit trail,
    * artifacts, outputs, extractions, their search entries), e.g. for a data-retention request. Its
    * ID then behaves like one that never existed; PLAN_NOT_FOUND on a retry means it was deleted. It
@@ -10003,6 +10592,16 @@ export interface PlanServiceServer extends UntypedServiceImplementation {
    * (PLAN_NOT_FOUND / STEP_NOT_FOUND).
    */
   resolvePlanReference: handleUnaryCall<ResolvePlanReferenceRequest, ResolvePlanReferenceResponse>;
+  /**
+   * Internal, not a tool: the organization's standing output preferences and default research
+   * depth (what get_research_context returns), for the web app's preferences page.
+   */
+  getOrgOutputPreferences: handleUnaryCall<GetOrgOutputPreferencesRequest, GetOrgOutputPreferencesResponse>;
+  /**
+   * Internal, not a tool: change the organization's output preferences and default research
+   * depth; fields left out keep their value. The gateway lets only the organization's admins call it.
+   */
+  setOrgOutputPreferences: handleUnaryCall<SetOrgOutputPreferencesRequest, SetOrgOutputPreferencesResponse>;
   /**
    * Delete a plan for good with everything it produced (steps, results, reviews, audit trail,
    * artifacts, outputs, extractions, their search entries), e.g. for a data-retention request. Its
@@ -10365,6 +10964,44 @@ export interface PlanServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ResolvePlanReferenceResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Internal, not a tool: the organization's standing output preferences and default research
+   * depth (what get_research_context returns), for the web app's preferences page.
+   */
+  getOrgOutputPreferences(
+    request: GetOrgOutputPreferencesRequest,
+    callback: (error: ServiceError | null, response: GetOrgOutputPreferencesResponse) => void,
+  ): ClientUnaryCall;
+  getOrgOutputPreferences(
+    request: GetOrgOutputPreferencesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetOrgOutputPreferencesResponse) => void,
+  ): ClientUnaryCall;
+  getOrgOutputPreferences(
+    request: GetOrgOutputPreferencesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetOrgOutputPreferencesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Internal, not a tool: change the organization's output preferences and default research
+   * depth; fields left out keep their value. The gateway lets only the organization's admins call it.
+   */
+  setOrgOutputPreferences(
+    request: SetOrgOutputPreferencesRequest,
+    callback: (error: ServiceError | null, response: SetOrgOutputPreferencesResponse) => void,
+  ): ClientUnaryCall;
+  setOrgOutputPreferences(
+    request: SetOrgOutputPreferencesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetOrgOutputPreferencesResponse) => void,
+  ): ClientUnaryCall;
+  setOrgOutputPreferences(
+    request: SetOrgOutputPreferencesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetOrgOutputPreferencesResponse) => void,
   ): ClientUnaryCall;
   /**
    * Delete a plan for good with everything it produced (steps, results, reviews, audit trail,
