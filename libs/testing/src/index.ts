@@ -6,3 +6,4 @@ export type { TestDatabase, TestSchema } from './database.js';
 export { startTestCluster } from './cluster.js';
 export { seededRandom } from './random.js';
 export { chromiumForSuite } from './chromium.js';
+export { serviceTransportEnv } from './service-transport.js';
