@@ -1,21 +1,7 @@
-import { type Metadata, status } from '@grpc/grpc-js';
+import { status } from '@grpc/grpc-js';
 import { grpcErrors, QuarryError } from './errors.js';
 import type { CallRunner } from './serve-call.js';
-
-/** What a caller in the same process needs of a server: see `GrpcServer.inProcess`. */
-export interface InProcessServer {
-  /** Fully qualified names of the services it serves. */
-  readonly serviceNames: readonly string[];
-  /**
-   * Serve one call: the request's bytes in, the response's bytes out, or the QuarryError the
-   * server would have sent. `cancelled` aborts when the caller cancels or stops waiting.
-   */
-  unary(
-    path: string,
-    request: Buffer,
-    call: { metadata: Metadata; deadline: Date; cancelled: AbortSignal },
-  ): Promise<Buffer>;
-}
+import type { InProcessServer } from './transport.js';
 
 /** A registered method as the in-process server dispatches it: the definition's codec and its runner. */
 export interface InProcessMethod {

@@ -1,7 +1,6 @@
 import { type ChannelOptions, status } from '@grpc/grpc-js';
 import { fromGrpcError, grpcErrors, QuarryError, toGrpcStatus } from './errors.js';
-import type { InProcessServer } from './in-process-server.js';
-import type { UnaryTransport } from './transport.js';
+import type { InProcessServer, UnaryTransport } from './transport.js';
 
 /** grpc-js's defaults: 4 MiB received, no limit sent. */
 const DEFAULT_MAX_RECEIVE_BYTES = 4 * 1024 * 1024;

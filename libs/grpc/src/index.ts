@@ -42,7 +42,6 @@ export {
   type GrpcServer,
 } from './server.js';
 export type { CallContext, UnaryHandler, GrpcLogger } from './serve-call.js';
-export type { InProcessServer } from './in-process-server.js';
 export {
   createServiceTokenVerifier,
   bearerToken,
@@ -64,7 +63,7 @@ export {
   type UnaryChannelOptions,
 } from './unary-call.js';
 export { DEFAULT_CHANNEL_OPTIONS } from './grpc-js-transport.js';
-export type { UnaryMethod } from './transport.js';
+export type { InProcessServer, UnaryMethod } from './transport.js';
 export {
   createGrpcClient,
   createRawClient,

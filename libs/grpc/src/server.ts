@@ -1,7 +1,8 @@
 import * as grpc from '@grpc/grpc-js';
 import { HealthImplementation, type ServingStatusMap } from 'grpc-health-check';
 import { toGrpcStatus, type QuarryError } from './errors.js';
-import { createInProcessDispatcher, type InProcessMethod, type InProcessServer } from './in-process-server.js';
+import { createInProcessDispatcher, type InProcessMethod } from './in-process-server.js';
+import type { InProcessServer } from './transport.js';
 import { addReflection } from './reflection.js';
 import type { IdentityVerifier } from './identity.js';
 import {

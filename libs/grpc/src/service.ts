@@ -5,7 +5,7 @@ import { descriptorSet } from '@quarry/contracts';
 import { isConnectionFailure } from '@quarry/db';
 import type { Metrics, RunningService } from '@quarry/telemetry';
 import { createIdentityVerifier } from './identity.js';
-import type { InProcessServer } from './in-process-server.js';
+import type { InProcessServer } from './transport.js';
 import type { GrpcLogger } from './serve-call.js';
 import { createGrpcServer, type GrpcServer } from './server.js';
 import { createServiceTokenVerifier } from './service-token.js';

@@ -30,3 +30,18 @@ export interface UnaryTransport {
   unary<Req, Res>(method: UnaryMethod<Req, Res>, request: Req, call: TransportCall): Promise<Res>;
   close(): void;
 }
+
+/** What a caller in the same process needs of a server: see `GrpcServer.inProcess`. */
+export interface InProcessServer {
+  /** Fully qualified names of the services it serves. */
+  readonly serviceNames: readonly string[];
+  /**
+   * Serve one call: the request's bytes in, the response's bytes out, or the QuarryError the
+   * server would have sent. `cancelled` aborts when the caller cancels or stops waiting.
+   */
+  unary(
+    path: string,
+    request: Buffer,
+    call: { metadata: Metadata; deadline: Date; cancelled: AbortSignal },
+  ): Promise<Buffer>;
+}

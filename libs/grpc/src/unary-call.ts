@@ -2,9 +2,8 @@ import * as grpc from '@grpc/grpc-js';
 import { context, propagation, type TextMapSetter } from '@opentelemetry/api';
 import { grpcErrors } from './errors.js';
 import { grpcJsTransport } from './grpc-js-transport.js';
-import type { InProcessServer } from './in-process-server.js';
 import { inProcessTransport } from './in-process-transport.js';
-import type { UnaryMethod } from './transport.js';
+import type { InProcessServer, UnaryMethod } from './transport.js';
 
 /** When a call ends at the latest, whoever makes it. */
 export interface CallLimits {
