@@ -8,7 +8,7 @@ import { createRawClient, type RawClient } from '../../src/index.js';
 import { alice, gatewaySigner, startEcho, type EchoFixture } from '../fixtures/echo.js';
 import { echoMethod } from '../raw-client-support.js';
 
-const N = 20_000;
+const N = 5_000;
 const CONCURRENCY = 16;
 const results: string[] = [];
 let echo: EchoFixture;
@@ -32,7 +32,7 @@ async function perCall(label: string, concurrency: number, fn: () => Promise<unk
       }),
     );
   };
-  await run(2_000);
+  await run(1_000);
   const cpu = process.cpuUsage();
   const start = process.hrtime.bigint();
   await run(N);
@@ -97,5 +97,6 @@ it('the codec of a plan read costs a small part of the hop the in-process transp
     `${'codec: GetPlanStatus request + response'.padEnd(44)} ${wall.toFixed(1).padStart(7)} µs/call  ${cpuMicros.toFixed(1).padStart(7)} µs CPU/call`,
   );
   // Encoding both ways in process costs a small part of what the HTTP/2 hop it replaces did.
+  expect(Number.isFinite(grpcJsCpu)).toBe(true);
   expect(cpuMicros * 10).toBeLessThan(grpcJsCpu);
 });
