@@ -65,7 +65,7 @@ describe('startServices', () => {
     for (const [name, server] of Object.entries(services.inProcess)) expect(server.serviceNames).toEqual([name]);
   });
 
-  it('wires the services to each other over gRPC, both ways', async () => {
+  it('wires the services to each other over the run’s transport, both ways', async () => {
     const plans = createGrpcClient(planV1.PlanServiceClient, at('quarry.plan.v1.PlanService'), {
       signer,
     });
