@@ -80,10 +80,10 @@ export function createInProcessDispatcher(
             deadline,
             onCancel(listener) {
               onCancel = listener;
-              cancelled.addEventListener('abort', listener, { once: true });
+              cancelled?.addEventListener('abort', listener, { once: true });
               return () => {
                 onCancel = undefined;
-                cancelled.removeEventListener('abort', listener);
+                cancelled?.removeEventListener('abort', listener);
               };
             },
           })

@@ -5,9 +5,6 @@ import type { InProcessServer, UnaryTransport } from './transport.js';
 /** grpc-js's defaults: 4 MiB received, no limit sent. */
 const DEFAULT_MAX_RECEIVE_BYTES = 4 * 1024 * 1024;
 
-/** Signals nothing: a call without a signal of its own is cancelled by its deadline only. */
-const NEVER = new AbortController().signal;
-
 /**
  * What a caller gets for what the server threw: the QuarryError rebuilt from the status a
  * grpc-js server would have sent for it (toGrpcStatus → fromGrpcError), so the code, status,
@@ -67,7 +64,7 @@ export function inProcessTransport(server: InProcessServer, channelOptions: Chan
         const onAbort = () => fail(grpcErrors.CANCELLED());
         const timer = setTimeout(() => fail(grpcErrors.DEADLINE_EXCEEDED()), deadline.getTime() - Date.now());
         signal?.addEventListener('abort', onAbort, { once: true });
-        server.unary(method.path, bytes, { metadata, deadline, cancelled: signal ?? NEVER }).then(
+        server.unary(method.path, bytes, { metadata, deadline, cancelled: signal }).then(
           (response) => {
             if (done) return;
             finish();

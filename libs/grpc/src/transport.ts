@@ -37,11 +37,12 @@ export interface InProcessServer {
   readonly serviceNames: readonly string[];
   /**
    * Serve one call: the request's bytes in, the response's bytes out, or the QuarryError the
-   * server would have sent. `cancelled` aborts when the caller cancels or stops waiting.
+   * server would have sent. `cancelled` aborts when the caller cancels; without it, the call ends
+   * at its deadline.
    */
   unary(
     path: string,
     request: Buffer,
-    call: { metadata: Metadata; deadline: Date; cancelled: AbortSignal },
+    call: { metadata: Metadata; deadline: Date; cancelled?: AbortSignal },
   ): Promise<Buffer>;
 }
