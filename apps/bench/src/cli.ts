@@ -43,6 +43,8 @@ const BASELINES = [
   'Baselines (all measured in this run): p1/p2 the monolith (same handlers in the gateway, no gRPC hop); p2_ratio the',
   "MCP SDK's naive server-per-request echo, p2_ratio_handrolled a bare fastify JSON-RPC echo (same transport);",
   'p2_cpu_per_read_call the monolith in a process of its own (Kubernetes topology: gateway + plan engine processes);',
+  'p1/p2 *_grpc rows: the same one-process Quarry over loopback gRPC instead of the in-process transport (its A/B);',
+  'p2_cpu_per_read_call_one_process: CPU of the bench process (load generator included) per read call, in one process;',
   'p3 freshness the store_research call alone; p4 search the same hybrid search in process (ratio = gRPC + gateway);',
   'p5 ingest the indexer core in process (chunk, embed, upsert); quality vectors/hybrid against BM25 alone;',
   'extraction the same heuristic extraction and scoring in process. p6 = `quarry start` (PostgreSQL apart, as PSS);',

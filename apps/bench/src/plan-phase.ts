@@ -104,7 +104,9 @@ function pairClients(
  * The plan tools' benchmark: get_plan_status and get_next_step+submit_step_result through
  * MCP → gateway → gRPC → PostgreSQL (Quarry), against the monolith baseline (the same gateway
  * calling the same handlers in-process) over the same MCP HTTP transport, in the same run.
- * Ratios are Quarry ÷ monolith: the price of the microservice hop. Read throughput is also
+ * Ratios are Quarry ÷ monolith: the price of the microservice hop. Reads are also measured on the
+ * same one-process Quarry over loopback gRPC (`quarry_grpc`, QUARRY_SERVICE_TRANSPORT=grpc), the
+ * A/B of the in-process transport in the same run (ADR 0053). Read throughput is also
  * compared with two echo servers on the same transport (baselines.ts): p2_ratio against the
  * SDK's naive server-per-request pattern, p2_ratio_handrolled against a bare fastify route.
  */
@@ -112,9 +114,10 @@ export const planToolsPhase: Phase = {
   name: 'plan tools',
   async run({ system, sizes, progress }) {
     const { stepsPerPlan } = sizes;
-    const targets = { quarry: system.quarryUrl, monolith: system.monolithUrl };
+    const targets = { quarry: system.quarryUrl, quarry_grpc: system.quarryGrpcUrl, monolith: system.monolithUrl };
     const callers = {
       quarry: createMcpCaller(targets.quarry, system.token),
+      quarry_grpc: createMcpCaller(targets.quarry_grpc, system.token),
       monolith: createMcpCaller(targets.monolith, system.token),
     };
     const loader = createMcpCaller(system.quarryUrl, system.token, 8);
@@ -135,6 +138,7 @@ export const planToolsPhase: Phase = {
       const status = { planId: statusPlan! };
       for (let i = 0; i < sizes.warmupCalls; i++) {
         await callers.quarry.call('get_plan_status', status);
+        await callers.quarry_grpc.call('get_plan_status', status);
         await callers.monolith.call('get_plan_status', status);
         await system.getPlanStatusDirect(status);
       }
@@ -145,6 +149,7 @@ export const planToolsPhase: Phase = {
       const reads = await interleavedLatency(
         {
           quarry: () => callers.quarry.call('get_plan_status', status),
+          quarry_grpc: () => callers.quarry_grpc.call('get_plan_status', status),
           monolith: () => callers.monolith.call('get_plan_status', status),
           grpc: () => system.getPlanStatusDirect(status),
         },
@@ -164,6 +169,11 @@ export const planToolsPhase: Phase = {
       results.p1_get_plan_status_p99_ms = compared(percentile(reads.quarry, 99), percentile(reads.monolith, 99), 'ms');
       results.p1_ratio_p50 = { value: results.p1_get_plan_status_p50_ms.ratio!, unit: '×' };
       results.p1_ratio_p99 = { value: results.p1_get_plan_status_p99_ms.ratio!, unit: '×' };
+      results.p1_get_plan_status_grpc_p50_ms = compared(
+        percentile(reads.quarry_grpc, 50),
+        percentile(reads.monolith, 50),
+        'ms',
+      );
       results.p1_step_pair_p50_ms = compared(percentile(pairs.quarry, 50), percentile(pairs.monolith, 50), 'ms');
       results.p1_step_pair_p99_ms = compared(percentile(pairs.quarry, 99), percentile(pairs.monolith, 99), 'ms');
       // What the gateway adds to the gRPC call it makes: the same read, through MCP and direct.
@@ -208,23 +218,32 @@ export const planToolsPhase: Phase = {
           verifyBody: succeeded,
         }).done;
         if (run.failures) throw new Error(`${run.failures} failed ${what} calls (${clients} clients)`);
-        return run.perSecond;
+        return run;
       };
-      // Reads run ABBA at each level (each system twice, the second time in mirrored order) and
+      // Reads run ABCCBA at each level (each system twice, the second time in mirrored order) and
       // each system's rate is the mean of its two runs: a burst of load from elsewhere on the
-      // machine then falls on both systems, not on whichever ran alone in that window.
-      const readRuns = runs.flatMap((run, i) => (i % 2 ? [run, run, runs[i - 1]!] : [run]));
+      // machine then falls on every system, not on whichever ran alone in that window.
+      const readRuns = sizes.clients.flatMap((clients, level) => {
+        const names = ['quarry', 'quarry_grpc', 'monolith'] as const;
+        const order = level % 2 ? [...names].reverse() : [...names];
+        return [...order, ...[...order].reverse()].map((name) => ({ clients, name }));
+      });
       const readRates: Record<string, number[]> = {};
+      // This process's CPU per read call (load generator, gateway, transport, plan handlers; not
+      // PostgreSQL): the same for all three but for the hop, so their differences are the hop's.
+      const readCpu: Record<string, number[]> = {};
       for (const { clients, name } of readRuns) {
         progress(`p2 get_plan_status, ${clients} clients, ${name} (${sizes.loadSeconds} s)`);
-        (readRates[`${name}_c${clients}`] ??= []).push(
-          await callsPerSecond(
-            targets[name],
-            toolCallRequest(system.token, 'get_plan_status', status),
-            clients,
-            `get_plan_status (${name})`,
-          ),
+        const cpu = process.cpuUsage();
+        const run = await callsPerSecond(
+          targets[name],
+          toolCallRequest(system.token, 'get_plan_status', status),
+          clients,
+          `get_plan_status (${name})`,
         );
+        const used = process.cpuUsage(cpu);
+        (readRates[`${name}_c${clients}`] ??= []).push(run.perSecond);
+        (readCpu[name] ??= []).push((used.user + used.system) / Math.max(run.requests, 1));
       }
       for (const [key, rates] of Object.entries(readRates))
         readRate[key] = rates.reduce((a, b) => a + b, 0) / rates.length;
@@ -234,12 +253,13 @@ export const planToolsPhase: Phase = {
         for (const clients of sizes.clients) {
           for (const name of ['naive', 'handrolled'] as const) {
             progress(`p2 echo, ${clients} clients, ${name} baseline (${sizes.loadSeconds} s)`);
-            readRate[`${name}_c${clients}`] = await callsPerSecond(
+            const run = await callsPerSecond(
               baselines[name].url,
               toolCallRequest(system.token, 'echo', ECHO_ARGS),
               clients,
               `echo (${name})`,
             );
+            readRate[`${name}_c${clients}`] = run.perSecond;
           }
         }
       } finally {
@@ -270,6 +290,11 @@ export const planToolsPhase: Phase = {
         pairRate[`${name}_c${clients}`] = counters.pairs / Math.max(pairRun.seconds, 0.001);
       }
       for (const clients of sizes.clients) {
+        results[`p2_read_tool_calls_per_s_grpc_c${clients}`] = compared(
+          readRate[`quarry_grpc_c${clients}`]!,
+          readRate[`monolith_c${clients}`]!,
+          'calls/s',
+        );
         results[`p2_read_tool_calls_per_s_c${clients}`] = compared(
           readRate[`quarry_c${clients}`]!,
           readRate[`monolith_c${clients}`]!,
@@ -285,6 +310,15 @@ export const planToolsPhase: Phase = {
       const best = (rates: Record<string, number>, name: string) =>
         Math.max(...sizes.clients.map((c) => rates[`${name}_c${c}`]!));
       results.p2_read_tool_calls_per_s = compared(best(readRate, 'quarry'), best(readRate, 'monolith'), 'calls/s');
+      // The same one-process Quarry over loopback gRPC: the "before" of the in-process transport.
+      results.p2_read_tool_calls_per_s_grpc = compared(
+        best(readRate, 'quarry_grpc'),
+        best(readRate, 'monolith'),
+        'calls/s',
+      );
+      const cpuOf = (name: string) => percentile(readCpu[name]!, 50);
+      results.p2_cpu_per_read_call_one_process_us = compared(cpuOf('quarry'), cpuOf('monolith'), 'µs');
+      results.p2_cpu_per_read_call_one_process_grpc_us = compared(cpuOf('quarry_grpc'), cpuOf('monolith'), 'µs');
       results.p2_naive_echo_calls_per_s = { value: best(readRate, 'naive'), unit: 'calls/s' };
       results.p2_handrolled_echo_calls_per_s = { value: best(readRate, 'handrolled'), unit: 'calls/s' };
       results.p2_ratio = { value: best(readRate, 'quarry') / best(readRate, 'naive'), unit: '×' };
@@ -293,6 +327,7 @@ export const planToolsPhase: Phase = {
       return results;
     } finally {
       callers.quarry.close();
+      callers.quarry_grpc.close();
       callers.monolith.close();
       loader.close();
     }

@@ -13,8 +13,13 @@ import { inProcessPlanBackend } from './monolith.js';
 const PLAN_SERVICE = `${planV1.protobufPackage}.PlanService`;
 
 export interface BenchSystem {
-  /** MCP endpoint of Quarry as `npm start` runs it: gateway → loopback gRPC → plan engine. */
+  /** MCP endpoint of Quarry as `npm start` runs it: gateway → in-process transport → plan engine. */
   quarryUrl: string;
+  /**
+   * MCP endpoint of the same one-process Quarry over loopback gRPC instead (QUARRY_SERVICE_TRANSPORT=grpc):
+   * a second gateway over the same services, so the in-process transport is priced in the same run.
+   */
+  quarryGrpcUrl: string;
   /** MCP endpoint of the monolith baseline: the same gateway calling the plan handlers in-process. */
   monolithUrl: string;
   /** Bearer token of the benchmark's own member (org `bench`). */
@@ -130,6 +135,8 @@ export async function startBenchSystem(options: {
       backends: { [PLAN_SERVICE]: backend },
     });
     closers.push(() => monolith.close());
+    const overGrpc = await startGateway({ config, logger, serviceAddresses: services.addresses });
+    closers.push(() => overGrpc.close());
 
     const signer = createIdentitySigner({ key: config.QUARRY_IDENTITY_KEY, issuer: 'quarry-bench' });
     const planRaw = createRawClient(services.planEngine.address, { signer });
@@ -146,6 +153,7 @@ export async function startBenchSystem(options: {
     });
     return {
       quarryUrl: system.url,
+      quarryGrpcUrl: overGrpc.url,
       monolithUrl: monolith.url,
       token: member.token,
       services,

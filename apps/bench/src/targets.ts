@@ -16,7 +16,7 @@ const atLeast = (bound: number, of: Target['of'] = 'value'): Target => ({ of, at
  */
 export const TARGETS: Readonly<Record<string, Target>> = {
   // Reads in one process against the monolith; CPU per read call of the Kubernetes topology.
-  p2_read_tool_calls_per_s: atLeast(0.8, 'ratio'),
+  p2_read_tool_calls_per_s: atLeast(0.9, 'ratio'),
   p2_cpu_per_read_call_ratio: atMost(1.3),
   // Store → found by search_sources.
   p3_freshness_p95_ms: atMost(100),

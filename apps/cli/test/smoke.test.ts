@@ -2,10 +2,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { serviceTransportEnv } from '@quarry/testing';
 import { runCli, startAll } from '../src/index.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'quarry-smoke-'));
-const env = { QUARRY_DATA_DIR: dataDir, PORT: '0' };
+const env = { QUARRY_DATA_DIR: dataDir, PORT: '0', ...serviceTransportEnv() };
 let system: Awaited<ReturnType<typeof startAll>>;
 
 beforeAll(async () => {

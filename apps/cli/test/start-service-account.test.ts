@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { createQuarryClient, planV1 } from '@quarry/client';
 import { runCli, startAll } from '@quarry/cli';
+import { serviceTransportEnv } from '@quarry/testing';
 
 // The README's "Calling the services directly", run as written against `npm start`: an operator
 // creates a service account, a Node program reads the services' addresses and calls them.
@@ -22,7 +23,7 @@ const freePort = () =>
 
 describe('quarry start with a service account', () => {
   it('serves a @quarry/client program holding only the account id and secret', async () => {
-    const env = { QUARRY_DATA_DIR: dataDir, PORT: String(await freePort()) };
+    const env = { QUARRY_DATA_DIR: dataDir, PORT: String(await freePort()), ...serviceTransportEnv() };
     const out: string[] = [];
     const system = await startAll({ env, out: (l) => out.push(l), logLevel: 'silent' });
     try {

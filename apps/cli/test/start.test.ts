@@ -6,9 +6,10 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startAll } from '@quarry/cli';
 import { findRunningEmbeddedPostgres } from '@quarry/db';
+import { serviceTransportEnv } from '@quarry/testing';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'quarry-start-'));
-const env = { QUARRY_DATA_DIR: dataDir, PORT: '0' };
+const env = { QUARRY_DATA_DIR: dataDir, PORT: '0', ...serviceTransportEnv() };
 
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 

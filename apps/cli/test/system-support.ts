@@ -7,7 +7,7 @@ import { runCli } from '@quarry/cli';
 import { appUrlFrom, createDb, type AnyDb } from '@quarry/db';
 import { startSystem, type RunningSystem } from '@quarry/system';
 import { createLogger } from '@quarry/telemetry';
-import { createTestDatabase, type TestDatabase } from '@quarry/testing';
+import { createTestDatabase, serviceTransportEnv, type TestDatabase } from '@quarry/testing';
 
 // A real Quarry for the reindex and import tests: a throwaway database migrated by `quarry
 // migrate`, the CLI run in process, and the whole system (every service and the gateway) started
@@ -104,7 +104,7 @@ export async function startSystemOn(on: {
     indexerDatabaseUrl: appUrlFrom(on.adminUrl, on.indexer.role, on.indexer.password),
     identityKey: 'k'.repeat(48),
     dataDir: on.dataDir,
-    env: { HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent' },
+    env: { HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', ...serviceTransportEnv() },
     logger: createLogger({ service: 'cli-sys-test', level: 'silent' }),
     closeGraceMs: 1000,
   });

@@ -6,6 +6,7 @@ import {
   type Extraction,
   type ExtractionModelsConfig,
 } from '@quarry/extraction';
+import type { InProcessServer, ListeningService, ServiceTarget } from '@quarry/grpc';
 import { startIndexer, type Indexer } from '@quarry/indexer';
 import { startPlanEngine, type PlanEngine } from '@quarry/plan-engine';
 import { openSearchBackends, type SearchBackends, type SearchBackendsConfig } from '@quarry/search-index';
@@ -37,7 +38,15 @@ export interface StartServicesOptions {
   auditSigningKey?: KeyObject;
   /** Time between audit checkpoint rounds (QUARRY_AUDIT_CHECKPOINT_INTERVAL). */
   auditCheckpointIntervalMs?: number;
+  /**
+   * How the services call each other: `in-process` (default) through the in-process transport,
+   * `grpc` over their loopback ports (ADR 0053). Each listens on its port either way.
+   */
+  transport?: ServiceTransport;
 }
+
+/** How calls between services that share a process travel (QUARRY_SERVICE_TRANSPORT). */
+export type ServiceTransport = 'in-process' | 'grpc';
 
 /** Every backend service, running; see startServices. */
 export interface Services {
@@ -48,8 +57,10 @@ export interface Services {
   indexer: Indexer;
   /** The search indexes the search service and the indexer share. */
   backends: SearchBackends;
-  /** What the gateway's `serviceAddresses` needs: proto service → host:port. */
+  /** Proto service → host:port: what a gateway in another process, or `grpc` transport, dials. */
   addresses: Readonly<Record<string, string>>;
+  /** Proto service → the same service in this process (the in-process transport's target). */
+  inProcess: Readonly<Record<string, InProcessServer>>;
   /** Every service's registry, for the gateway's /metrics to append (`alsoExpose`). */
   registries: Registry[];
   /**
@@ -61,8 +72,9 @@ export interface Services {
 }
 
 /**
- * Every backend service on loopback ports, wired to each other, with the addresses the gateway
- * routes tools to (keyed by proto service). The one place that knows which services exist:
+ * Every backend service on loopback ports, wired to each other (through the in-process transport
+ * unless `transport` is `grpc`), with the addresses and in-process entries the gateway routes
+ * tools to (keyed by proto service). The one place that knows which services exist:
  * `quarry start`, the gateway's test harness, the CLI tests and the benchmark all use it, so a
  * new service is added here once. Each starts exactly as its own process does (its
  * `start<Service>`), except that nothing listens for scrapes: each registers its metrics in a
@@ -72,6 +84,9 @@ export interface Services {
 export async function startServices(options: StartServicesOptions): Promise<Services> {
   const host = options.host ?? '127.0.0.1';
   const { databaseUrl, identityKey, serviceTokens, logger } = options;
+  // Where one service calls another: its in-process entry, or its loopback port.
+  const target = (service: ListeningService): ServiceTarget =>
+    options.transport === 'grpc' ? service.address : service.inProcess;
   // One registry per service, without process metrics: the gateway's own registry reports the process.
   const registries: Registry[] = [];
   const hosted = (service: string) => {
@@ -104,7 +119,7 @@ export async function startServices(options: StartServicesOptions): Promise<Serv
       ...hosted('plan-engine'),
       databaseUrl,
       identityKey,
-      artifactStoreAddress: () => artifactStore!.address,
+      artifactStoreAddress: () => target(artifactStore!),
       auditSigningKey: options.auditSigningKey,
       auditCheckpointIntervalMs: options.auditCheckpointIntervalMs,
     });
@@ -112,7 +127,7 @@ export async function startServices(options: StartServicesOptions): Promise<Serv
       ...hosted('artifact-store'),
       databaseUrl,
       identityKey,
-      planEngineAddress: planEngine.address,
+      planEngineAddress: target(planEngine),
     });
     backends = await openSearchBackends(options.search);
     logger.info(backends.describe, 'search backends');
@@ -120,7 +135,7 @@ export async function startServices(options: StartServicesOptions): Promise<Serv
       ...hosted('search'),
       backends,
       identityKey,
-      artifactStoreAddress: artifactStore.address,
+      artifactStoreAddress: target(artifactStore),
     });
     indexer = await startIndexer({
       ...hosted('indexer'),
@@ -138,7 +153,7 @@ export async function startServices(options: StartServicesOptions): Promise<Serv
       ...hosted('extraction'),
       ...models,
       identityKey,
-      artifactStoreAddress: artifactStore.address,
+      artifactStoreAddress: target(artifactStore),
       databaseUrl,
     });
   } catch (error) {
@@ -157,6 +172,12 @@ export async function startServices(options: StartServicesOptions): Promise<Serv
       'quarry.artifact.v1.ArtifactService': artifactStore.address,
       'quarry.search.v1.SearchService': search.address,
       'quarry.extraction.v1.ExtractionService': extraction.address,
+    },
+    inProcess: {
+      'quarry.plan.v1.PlanService': planEngine.inProcess,
+      'quarry.artifact.v1.ArtifactService': artifactStore.inProcess,
+      'quarry.search.v1.SearchService': search.inProcess,
+      'quarry.extraction.v1.ExtractionService': extraction.inProcess,
     },
     registries,
     close: (graceMs = 10_000) => close(graceMs),

@@ -9,6 +9,15 @@ import type { Logger } from 'pino';
 import { closeInOrder } from './close-in-order.js';
 import { startServices, type Services } from './services.js';
 
+/**
+ * QUARRY_SERVICE_TRANSPORT: how the gateway and the services reach each other in one process.
+ * `in-process` calls the same servers without HTTP/2 or a socket; `grpc` goes over their loopback
+ * ports as separate processes do (each service listens either way, for grpcurl and service accounts).
+ */
+const transportField = {
+  QUARRY_SERVICE_TRANSPORT: z.enum(['in-process', 'grpc']).default('in-process'),
+};
+
 export interface StartSystemOptions {
   /** The app role's connection (RLS applies): the gateway's DATABASE_URL and every request-serving service's. */
   databaseUrl: string;
@@ -24,7 +33,8 @@ export interface StartSystemOptions {
   dataDir: string;
   /**
    * Every other setting, read as each process reads its own environment: the gateway's (HOST,
-   * PORT, QUARRY_*), the search engines', the extraction models', QUARRY_OUTBOX_RETENTION.
+   * PORT, QUARRY_*), the search engines', the extraction models', QUARRY_OUTBOX_RETENTION,
+   * QUARRY_SERVICE_TRANSPORT.
    */
   env?: Readonly<Record<string, string | undefined>>;
   logger: Logger;
@@ -64,7 +74,8 @@ export interface RunningSystem {
  * Every backend service and the gateway in front of them, on a database already migrated (with
  * its roles provisioned): what `quarry start` runs in one process, and what the gateway's
  * end-to-end tests, the CLI's tests and the benchmark start. The gateway routes tools to the
- * services over loopback gRPC (ADR 0006), its /metrics appends theirs, and it listens on
+ * services through the in-process transport (ADR 0053; QUARRY_SERVICE_TRANSPORT=grpc: over
+ * loopback gRPC, ADR 0006), its /metrics appends theirs, and it listens on
  * HOST:PORT (a busy port is a PortInUseError). Every setting is read before anything starts, and
  * whatever started is stopped again when a later step fails.
  */
@@ -82,6 +93,7 @@ export async function startSystem(options: StartSystemOptions): Promise<RunningS
     env,
   );
   const audit = loadConfig(z.object(auditCheckpointFields), env);
+  const { QUARRY_SERVICE_TRANSPORT: transport } = loadConfig(z.object(transportField), env);
 
   const services = await startServices({
     databaseUrl: config.DATABASE_URL,
@@ -94,6 +106,7 @@ export async function startSystem(options: StartSystemOptions): Promise<RunningS
     outboxCompactionIntervalMs: QUARRY_OUTBOX_COMPACTION_INTERVAL,
     auditSigningKey: audit.QUARRY_AUDIT_SIGNING_KEY_FILE as KeyObject | undefined,
     auditCheckpointIntervalMs: audit.QUARRY_AUDIT_CHECKPOINT_INTERVAL,
+    transport,
     logger,
   });
   let runtime: RunningSystem['runtime'] | undefined;
@@ -111,7 +124,10 @@ export async function startSystem(options: StartSystemOptions): Promise<RunningS
     runtime = await createGatewayRuntime({
       config,
       logger,
-      serviceAddresses: { ...config.QUARRY_SERVICES, ...services.addresses },
+      serviceAddresses: {
+        ...config.QUARRY_SERVICES,
+        ...(transport === 'grpc' ? services.addresses : services.inProcess),
+      },
       alsoExpose: services.registries,
       oauthFetch: options.oauthFetch,
     });

@@ -11,7 +11,7 @@ import { extractionModelsConfigSchema } from '@quarry/extraction';
 import { searchBackendsConfigSchema } from '@quarry/search-index';
 import { backendSchemas, provisionIndexerRole, startServices, type Services } from '@quarry/system';
 import { createLogger } from '@quarry/telemetry';
-import { createTestDatabase, type TestDatabase } from '@quarry/testing';
+import { createTestDatabase, serviceTransportEnv, type TestDatabase } from '@quarry/testing';
 
 // A deletion takes effect in search at once, however far behind the indexer is: with the indexer
 // stopped (so the deleted sources' chunks stay in both indexes), search_sources and search never
@@ -20,6 +20,9 @@ import { createTestDatabase, type TestDatabase } from '@quarry/testing';
 
 const KEY = 'k'.repeat(48);
 const INDEXER = { role: 'quarry_indexer', password: 'deletion-test-indexer' };
+// The services call each other, and the test calls them, over the transport of this run.
+const transport = serviceTransportEnv().QUARRY_SERVICE_TRANSPORT === 'grpc' ? 'grpc' : 'in-process';
+const at = (service: string) => (transport === 'grpc' ? services.addresses[service]! : services.inProcess[service]!);
 const signer = createIdentitySigner({ key: KEY, issuer: 'deletion-test' });
 const orgA = randomUUID();
 const orgB = randomUUID();
@@ -45,14 +48,11 @@ beforeAll(async () => {
     search: loadConfig(searchBackendsConfigSchema, { QUARRY_DATA_DIR: dataDir }),
     extraction: loadConfig(extractionModelsConfigSchema, {}),
     logger: createLogger({ service: 'deletion-test', level: 'silent' }),
+    transport,
   });
-  plans = createGrpcClient(planV1.PlanServiceClient, services.addresses['quarry.plan.v1.PlanService']!, { signer });
-  artifacts = createGrpcClient(
-    artifactV1.ArtifactServiceClient,
-    services.addresses['quarry.artifact.v1.ArtifactService']!,
-    { signer },
-  );
-  search = createGrpcClient(searchV1.SearchServiceClient, services.addresses['quarry.search.v1.SearchService']!, {
+  plans = createGrpcClient(planV1.PlanServiceClient, at('quarry.plan.v1.PlanService'), { signer });
+  artifacts = createGrpcClient(artifactV1.ArtifactServiceClient, at('quarry.artifact.v1.ArtifactService'), { signer });
+  search = createGrpcClient(searchV1.SearchServiceClient, at('quarry.search.v1.SearchService'), {
     signer,
   });
 }, 60_000);

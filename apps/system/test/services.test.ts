@@ -11,13 +11,16 @@ import { extractionModelsConfigSchema } from '@quarry/extraction';
 import { searchBackendsConfigSchema } from '@quarry/search-index';
 import { backendSchemas, provisionIndexerRole, startServices, type Services } from '@quarry/system';
 import { createLogger } from '@quarry/telemetry';
-import { createTestDatabase, type TestDatabase } from '@quarry/testing';
+import { createTestDatabase, serviceTransportEnv, type TestDatabase } from '@quarry/testing';
 
 const KEY = 'k'.repeat(48);
 let database: TestDatabase;
 let services: Services;
 let dataDir: string;
 const INDEXER = { role: 'quarry_indexer', password: 'system-test-indexer' };
+// The services call each other, and the test calls them, over the transport of this run.
+const transport = serviceTransportEnv().QUARRY_SERVICE_TRANSPORT === 'grpc' ? 'grpc' : 'in-process';
+const at = (service: string) => (transport === 'grpc' ? services.addresses[service]! : services.inProcess[service]!);
 const signer = createIdentitySigner({ key: KEY, issuer: 'system-test' });
 const identity = (): Identity => ({ kind: 'user', orgId: ORG, userId: randomUUID(), requestId: randomUUID() });
 const ORG = randomUUID();
@@ -33,6 +36,7 @@ beforeAll(async () => {
     search: loadConfig(searchBackendsConfigSchema, { QUARRY_DATA_DIR: dataDir }),
     extraction: loadConfig(extractionModelsConfigSchema, {}),
     logger: createLogger({ service: 'system-test', level: 'silent' }),
+    transport,
   });
 });
 afterAll(async () => {
@@ -56,17 +60,18 @@ describe('startServices', () => {
     );
     expect([...toolServices].sort()).toEqual(Object.keys(services.addresses).sort());
     for (const address of Object.values(services.addresses)) expect(address).toMatch(/^127\.0\.0\.1:\d+$/);
+    // The same services, for callers in this process (the in-process transport).
+    expect(Object.keys(services.inProcess).sort()).toEqual(Object.keys(services.addresses).sort());
+    for (const [name, server] of Object.entries(services.inProcess)) expect(server.serviceNames).toEqual([name]);
   });
 
-  it('wires the services to each other over gRPC, both ways', async () => {
-    const plans = createGrpcClient(planV1.PlanServiceClient, services.addresses['quarry.plan.v1.PlanService']!, {
+  it('wires the services to each other over the run’s transport, both ways', async () => {
+    const plans = createGrpcClient(planV1.PlanServiceClient, at('quarry.plan.v1.PlanService'), {
       signer,
     });
-    const artifacts = createGrpcClient(
-      artifactV1.ArtifactServiceClient,
-      services.addresses['quarry.artifact.v1.ArtifactService']!,
-      { signer },
-    );
+    const artifacts = createGrpcClient(artifactV1.ArtifactServiceClient, at('quarry.artifact.v1.ArtifactService'), {
+      signer,
+    });
     try {
       const plan = await plans.call(
         'createResearchPlan',
@@ -117,16 +122,10 @@ describe('startServices', () => {
   });
 
   it('indexes what the artifact store writes, and the search service finds it (embedded LanceDB under the data dir)', async () => {
-    const artifacts = createGrpcClient(
-      artifactV1.ArtifactServiceClient,
-      services.addresses['quarry.artifact.v1.ArtifactService']!,
-      { signer },
-    );
-    const search = createGrpcClient(
-      searchV1.SearchServiceClient,
-      services.addresses['quarry.search.v1.SearchService']!,
-      { signer },
-    );
+    const artifacts = createGrpcClient(artifactV1.ArtifactServiceClient, at('quarry.artifact.v1.ArtifactService'), {
+      signer,
+    });
+    const search = createGrpcClient(searchV1.SearchServiceClient, at('quarry.search.v1.SearchService'), { signer });
     try {
       const stored = await artifacts.call(
         'storeResearch',

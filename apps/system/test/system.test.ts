@@ -11,7 +11,7 @@ import { createIdentityAdmin, gatewaySchemas } from '@quarry/gateway';
 import { grantPlanMaintenance, grantPlanMetrics } from '@quarry/plan-engine';
 import { backendSchemas, provisionIndexerRole, startSystem, type StartSystemOptions } from '@quarry/system';
 import { createLogger } from '@quarry/telemetry';
-import { createTestDatabase, type TestDatabase } from '@quarry/testing';
+import { createTestDatabase, serviceTransportEnv, type TestDatabase } from '@quarry/testing';
 
 const INDEXER = { role: 'quarry_indexer', password: 'system-test-indexer' };
 let database: TestDatabase;
@@ -37,7 +37,7 @@ function options(dataDir: string, env: Record<string, string> = {}): StartSystem
     indexerDatabaseUrl: appUrlFrom(database.adminUrl, INDEXER.role, INDEXER.password),
     identityKey: 'k'.repeat(48),
     dataDir,
-    env: { HOST: '127.0.0.1', PORT: '0', ...env },
+    env: { HOST: '127.0.0.1', PORT: '0', ...serviceTransportEnv(), ...env },
     logger: createLogger({ service: 'system-test', level: 'silent' }),
     closeGraceMs: 1000,
   };

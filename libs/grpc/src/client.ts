@@ -1,12 +1,7 @@
 import type * as grpc from '@grpc/grpc-js';
 import { writeIdentity, type Identity, type IdentitySigner } from './identity.js';
-import {
-  openUnaryChannel,
-  type Authenticate,
-  type CallLimits,
-  type Deserialize,
-  type Serialize,
-} from './unary-call.js';
+import type { Deserialize, Serialize } from './transport.js';
+import { openUnaryChannel, type Authenticate, type CallLimits, type ServiceTarget } from './unary-call.js';
 
 export interface CallOptions extends CallLimits {
   /** Whose call this is; signed into metadata on every call. */
@@ -36,8 +31,8 @@ function signedIdentity(signer: IdentitySigner): Authenticate<CallOptions> {
   return (metadata, options) => writeIdentity(metadata, signer, options.identity);
 }
 
-function signedChannel(address: string, options: ClientOptions) {
-  return openUnaryChannel<CallOptions>(address, {
+function signedChannel(target: ServiceTarget, options: ClientOptions) {
+  return openUnaryChannel<CallOptions>(target, {
     authenticate: signedIdentity(options.signer),
     defaultDeadlineMs: options.defaultDeadlineMs ?? PEER_DEADLINE_MS,
     credentials: options.credentials,
@@ -80,15 +75,16 @@ export interface ClientConstructor<D> {
 }
 
 /**
- * A promise-returning client for one service at one address, calling with a signed identity
- * (`openUnaryChannel`'s one call). Create it once per process and reuse it.
+ * A promise-returning client for one service at one target (an address, or a server in this
+ * process), calling with a signed identity (`openUnaryChannel`'s one call). Create it once per
+ * process and reuse it.
  */
 export function createGrpcClient<D extends { readonly [name: string]: AnyMethod }>(
   ClientCtor: ClientConstructor<D>,
-  address: string,
+  target: ServiceTarget,
   options: ClientOptions,
 ): GrpcClient<D> {
-  const channel = signedChannel(address, options);
+  const channel = signedChannel(target, options);
   return {
     call(method, request, callOptions) {
       const definition = ClientCtor.service[method];
@@ -120,10 +116,11 @@ const asBytes: Deserialize<Uint8Array> = (bytes) => bytes;
  *
  * The channel's defaults (DEFAULT_CHANNEL_OPTIONS) keep the connection alive with pings and
  * reconnect after a GOAWAY or a lost peer; responses over 4 MiB fail RESOURCE_EXHAUSTED
- * (`grpc.max_receive_message_length` in `channelOptions` changes that).
+ * (`grpc.max_receive_message_length` in `channelOptions` changes that). To a server in this
+ * process (`GrpcServer.inProcess`) the call is the same without HTTP/2 or a socket (ADR 0053).
  */
-export function createRawClient(address: string, options: ClientOptions): RawClient {
-  const channel = signedChannel(address, options);
+export function createRawClient(target: ServiceTarget, options: ClientOptions): RawClient {
+  const channel = signedChannel(target, options);
   return {
     unary: (path, requestBytes, callOptions) =>
       channel.call({ path, requestSerialize: passThrough, responseDeserialize: asBytes }, requestBytes, callOptions),

@@ -1,7 +1,8 @@
 // @quarry/grpc: how Quarry services talk gRPC. Servers verify a signed caller identity before
 // any handler runs and speak one error catalogue; clients make one unary call (unary-call.ts)
 // that signs the caller's identity or carries a service account's token, sets a deadline on every
-// call, and gets the same QuarryError back that the server threw.
+// call, and gets the same QuarryError back that the server threw. The call travels over grpc-js,
+// or, to a server in the same process, through the in-process transport (transport.ts).
 export { status, Metadata } from '@grpc/grpc-js';
 export {
   QuarryError,
@@ -36,13 +37,11 @@ export {
   unary,
   handlersWith,
   unaryHandlerOf,
-  type CallContext,
-  type UnaryHandler,
-  type GrpcLogger,
   type ServiceRegistration,
   type GrpcServerOptions,
   type GrpcServer,
 } from './server.js';
+export type { CallContext, UnaryHandler, GrpcLogger } from './serve-call.js';
 export {
   createServiceTokenVerifier,
   bearerToken,
@@ -57,13 +56,14 @@ export {
 export { buildServiceServer, listenService, type ListeningService } from './service.js';
 export {
   openUnaryChannel,
-  DEFAULT_CHANNEL_OPTIONS,
   type Authenticate,
   type CallLimits,
+  type ServiceTarget,
   type UnaryChannel,
   type UnaryChannelOptions,
-  type UnaryMethod,
 } from './unary-call.js';
+export { DEFAULT_CHANNEL_OPTIONS } from './grpc-js-transport.js';
+export type { InProcessServer, UnaryMethod } from './transport.js';
 export {
   createGrpcClient,
   createRawClient,

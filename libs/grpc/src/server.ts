@@ -1,32 +1,18 @@
 import * as grpc from '@grpc/grpc-js';
 import { HealthImplementation, type ServingStatusMap } from 'grpc-health-check';
-import { grpcErrors, QuarryError, toGrpcStatus } from './errors.js';
-import { readCaller } from './caller.js';
+import { toGrpcStatus, type QuarryError } from './errors.js';
+import { createInProcessDispatcher, type InProcessMethod } from './in-process-server.js';
+import type { InProcessServer } from './transport.js';
 import { addReflection } from './reflection.js';
-import { IDENTITY_METADATA_KEY, type Identity, type IdentityVerifier } from './identity.js';
+import type { IdentityVerifier } from './identity.js';
+import {
+  createCallRunner,
+  type CallContext,
+  type CallRunner,
+  type GrpcLogger,
+  type UnaryHandler,
+} from './serve-call.js';
 import type { ServiceTokenVerifier } from './service-token.js';
-
-/** What a handler knows about its call besides the request. */
-export interface CallContext {
-  /** The verified caller; a handler only runs once this is established. */
-  identity: Identity;
-  /** When the caller stops waiting; pass it on to downstream gRPC calls. */
-  deadline: Date | undefined;
-  /** Aborted when the caller cancels or the deadline passes: stop work, roll back. */
-  signal: AbortSignal;
-  /** Incoming metadata, without the identity token or bearer (so logging it leaks no credential). */
-  metadata: grpc.Metadata;
-  /** Full method path, e.g. `/quarry.plan.v1.PlanService/GetNextStep`. */
-  method: string;
-}
-
-export type UnaryHandler<Req, Res> = (request: Req, ctx: CallContext) => Promise<Res>;
-
-/** Minimal logger; a pino logger fits as is. */
-export interface GrpcLogger {
-  error(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-}
 
 const HANDLER = Symbol('quarry.grpc.unary');
 type Tagged = { [HANDLER]: UnaryHandler<unknown, unknown> };
@@ -102,13 +88,19 @@ export interface GrpcServerOptions {
 
 export interface GrpcServer {
   server: grpc.Server;
+  /**
+   * The same services for callers in this process (`createRawClient(server.inProcess, …)`):
+   * every call goes through the same identity check, deadline, cancellation and error mapping
+   * as over grpc-js, without HTTP/2 or a socket, whether or not the server listens (ADR 0053).
+   */
+  inProcess: InProcessServer;
   /** Per-service health (`''` is the whole server); flip a service to NOT_SERVING when it degrades. */
   health: HealthImplementation;
   /** Fully qualified names of the registered services. */
   serviceNames: readonly string[];
   /** Bind and start serving; returns the bound port (useful with port 0). */
   listen(host: string, port: number): Promise<number>;
-  /** Health NOT_SERVING, then let in-flight calls finish for up to `graceMs`, then force. */
+  /** Health NOT_SERVING, then let in-flight calls (of either transport) finish for up to `graceMs`, then force. */
   shutdown(graceMs?: number): Promise<void>;
 }
 
@@ -141,72 +133,20 @@ function deadlineOf(call: grpc.ServerUnaryCall<unknown, unknown>): Date | undefi
   return Number.isFinite(ms) ? new Date(ms) : undefined;
 }
 
-function withoutToken(metadata: grpc.Metadata): grpc.Metadata {
-  const copy = metadata.clone();
-  copy.remove(IDENTITY_METADATA_KEY);
-  copy.remove('authorization');
-  return copy;
-}
-
-function adapt(
-  method: string,
-  fn: UnaryHandler<unknown, unknown>,
-  verifier: IdentityVerifier,
-  serviceTokens: ServiceTokenVerifier | undefined,
-  logger: GrpcLogger,
-  isUnavailable: (error: unknown) => boolean,
-): grpc.handleUnaryCall<unknown, unknown> {
-  async function run(call: grpc.ServerUnaryCall<unknown, unknown>, signal: AbortSignal): Promise<unknown> {
-    let identity: Identity;
-    try {
-      identity = await readCaller(call.metadata, method, verifier, serviceTokens);
-    } catch (error) {
-      const rejected = error instanceof QuarryError ? error : grpcErrors.IDENTITY_INVALID({ cause: error });
-      logger.warn({ method, code: rejected.code }, 'gRPC call rejected: caller not authenticated or not allowed');
-      throw rejected;
-    }
-    const ctx: CallContext = {
-      identity,
-      deadline: deadlineOf(call),
-      signal,
-      metadata: withoutToken(call.metadata),
-      method,
-    };
-    try {
-      return await fn(call.request, ctx);
-    } catch (error) {
-      if (error instanceof QuarryError) throw error;
-      if (signal.aborted) throw signal.reason as QuarryError; // the caller is gone; not a bug here
-      if (isUnavailable(error)) {
-        logger.warn({ err: error, method, requestId: identity.requestId }, 'gRPC handler could not reach a dependency');
-        throw grpcErrors.DEPENDENCY_UNAVAILABLE({ details: { requestId: identity.requestId }, cause: error });
-      }
-      logger.error({ err: error, method, requestId: identity.requestId }, 'gRPC handler failed');
-      throw grpcErrors.INTERNAL({ details: { requestId: identity.requestId }, cause: error });
-    }
-  }
-
+/** A method's runner as grpc-js calls it: from an HTTP/2 stream, back to its status. */
+function overGrpcJs(run: CallRunner): grpc.handleUnaryCall<unknown, unknown> {
   return (call, callback) => {
-    const controller = new AbortController();
-    const onCancel = () => controller.abort(grpcErrors.CANCELLED());
-    call.once('cancelled', onCancel);
-    const deadline = deadlineOf(call);
-    const timer = deadline
-      ? setTimeout(() => controller.abort(grpcErrors.DEADLINE_EXCEEDED()), Math.max(0, deadline.getTime() - Date.now()))
-      : undefined;
-    const done = () => {
-      clearTimeout(timer);
-      call.off('cancelled', onCancel);
-    };
-    run(call, controller.signal).then(
-      (response) => {
-        done();
-        callback(null, response);
+    run({
+      request: call.request,
+      metadata: call.metadata,
+      deadline: deadlineOf(call),
+      onCancel(listener) {
+        call.once('cancelled', listener);
+        return () => call.off('cancelled', listener);
       },
-      (error: QuarryError) => {
-        done();
-        callback(toGrpcStatus(error));
-      },
+    }).then(
+      (response) => callback(null, response),
+      (error: QuarryError) => callback(toGrpcStatus(error)),
     );
   };
 }
@@ -220,6 +160,13 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
   const logger = options.logger ?? consoleLogger;
   const server = new grpc.Server({ ...DEFAULT_SERVER_OPTIONS, ...options.serverOptions });
   const serviceNames: string[] = [];
+  const inProcessMethods = new Map<string, InProcessMethod>();
+  const runnerOptions = {
+    verifier: options.verifier,
+    serviceTokens: options.serviceTokens,
+    logger,
+    isUnavailable: options.isUnavailable ?? (() => false),
+  };
 
   for (const { definition, implementation } of options.services) {
     const name = serviceNameOf(definition);
@@ -231,14 +178,13 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
       const handler = implementation[key] as Partial<Tagged> | undefined;
       const fn = handler?.[HANDLER];
       if (!fn) throw new Error(`${method.path}: implement it with unary() so the caller's identity is verified`);
-      adapted[key] = adapt(
-        method.path,
-        fn,
-        options.verifier,
-        options.serviceTokens,
-        logger,
-        options.isUnavailable ?? (() => false),
-      );
+      const run = createCallRunner(method.path, fn, runnerOptions);
+      adapted[key] = overGrpcJs(run);
+      inProcessMethods.set(method.path, {
+        requestDeserialize: method.requestDeserialize,
+        responseSerialize: method.responseSerialize,
+        run,
+      });
     }
     server.addService(definition, adapted);
     serviceNames.push(name);
@@ -250,6 +196,8 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
   health.addToServer(server);
 
   if (options.descriptorSet) addReflection(server, options.descriptorSet, serviceNames);
+  const maxReceive = options.serverOptions?.['grpc.max_receive_message_length'] as number | undefined;
+  const inProcess = createInProcessDispatcher(serviceNames, inProcessMethods, maxReceive ?? 4 * 1024 * 1024);
 
   let stopping: Promise<void> | undefined;
 
@@ -257,6 +205,7 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
     server,
     health,
     serviceNames,
+    inProcess: inProcess.server,
     listen(host, port) {
       const address = host.includes(':') && !host.startsWith('[') ? `[${host}]:${port}` : `${host}:${port}`;
       return new Promise((resolve, reject) => {
@@ -271,8 +220,12 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
         // Past the grace, the calls still in flight are cut; the shutdown still resolves only once
         // grpc-js reports every listener and session closed (forcing destroys the sessions, which
         // completes the pending tryShutdown), so nothing listens once it has resolved.
-        const force = setTimeout(() => server.forceShutdown(), graceMs);
-        server.tryShutdown(() => {
+        const force = setTimeout(() => {
+          server.forceShutdown();
+          inProcess.cancelAll();
+        }, graceMs);
+        const overGrpc = new Promise<void>((closed) => server.tryShutdown(() => closed()));
+        void Promise.all([overGrpc, inProcess.drain()]).then(() => {
           clearTimeout(force);
           resolve();
         });

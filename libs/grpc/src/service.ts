@@ -5,7 +5,9 @@ import { descriptorSet } from '@quarry/contracts';
 import { isConnectionFailure } from '@quarry/db';
 import type { Metrics, RunningService } from '@quarry/telemetry';
 import { createIdentityVerifier } from './identity.js';
-import { createGrpcServer, type GrpcLogger, type GrpcServer } from './server.js';
+import type { InProcessServer } from './transport.js';
+import type { GrpcLogger } from './serve-call.js';
+import { createGrpcServer, type GrpcServer } from './server.js';
 import { createServiceTokenVerifier } from './service-token.js';
 
 export interface ServiceServerOptions {
@@ -61,6 +63,8 @@ export interface ListeningService extends RunningService {
   port: number;
   /** `host:port`, what clients dial. */
   address: string;
+  /** The same service for callers in this process: no HTTP/2, no socket (ADR 0053). */
+  inProcess: InProcessServer;
   serviceNames: readonly string[];
 }
 
@@ -109,6 +113,7 @@ export async function listenService(server: GrpcServer, options: ListenOptions):
   return {
     port: bound,
     address: `${host}:${bound}`,
+    inProcess: server.inProcess,
     metricsPort: served.port,
     serviceNames: server.serviceNames,
     async close(graceMs = 10_000) {

@@ -1,6 +1,9 @@
 import * as grpc from '@grpc/grpc-js';
 import { context, propagation, type TextMapSetter } from '@opentelemetry/api';
-import { fromGrpcError, grpcErrors } from './errors.js';
+import { grpcErrors } from './errors.js';
+import { grpcJsTransport } from './grpc-js-transport.js';
+import { inProcessTransport } from './in-process-transport.js';
+import type { InProcessServer, UnaryMethod } from './transport.js';
 
 /** When a call ends at the latest, whoever makes it. */
 export interface CallLimits {
@@ -19,38 +22,19 @@ export interface CallLimits {
  */
 export type Authenticate<O extends CallLimits> = (metadata: grpc.Metadata, options: O) => Promise<void>;
 
-export type Serialize<T> = (value: T) => Buffer;
-export type Deserialize<T> = (bytes: Buffer) => T;
-
-/** What a unary call needs of a method: a ts-proto service definition's entry has these fields. */
-export interface UnaryMethod<Req, Res> {
-  path: string;
-  requestSerialize: Serialize<Req>;
-  responseDeserialize: Deserialize<Res>;
-}
-
 /**
- * Channel defaults for loopback and Kubernetes: keepalive pings notice a dead peer within
- * ~40 s even between calls (grpc-js servers accept pings at this rate), reconnects back off to
- * at most 5 s so a restarted pod is found quickly, and no HTTP proxy is ever used for
- * service-to-service traffic even when the environment sets one.
+ * Where a channel's calls go: a gRPC address (`host:port`, over grpc-js), or a server in this
+ * process (`GrpcServer.inProcess`, when the services share the caller's process).
  */
-export const DEFAULT_CHANNEL_OPTIONS: grpc.ChannelOptions = {
-  'grpc.keepalive_time_ms': 30_000,
-  'grpc.keepalive_timeout_ms': 10_000,
-  'grpc.keepalive_permit_without_calls': 1,
-  'grpc.initial_reconnect_backoff_ms': 250,
-  'grpc.max_reconnect_backoff_ms': 5_000,
-  'grpc.enable_http_proxy': 0,
-};
+export type ServiceTarget = string | InProcessServer;
 
 export interface UnaryChannelOptions<O extends CallLimits> {
   authenticate: Authenticate<O>;
   /** The deadline of a call that sets none: each kind of caller names its own. */
   defaultDeadlineMs: number;
-  /** Plaintext when omitted (loopback, a cluster's network); TLS credentials elsewhere. */
+  /** Plaintext when omitted (loopback, a cluster's network); TLS credentials elsewhere. Unused in process. */
   credentials?: grpc.ChannelCredentials;
-  /** Merged over DEFAULT_CHANNEL_OPTIONS. */
+  /** Merged over DEFAULT_CHANNEL_OPTIONS; in process only the message size limits apply. */
   channelOptions?: grpc.ChannelOptions;
 }
 
@@ -70,25 +54,26 @@ function effectiveDeadline(options: CallLimits, defaultDeadlineMs: number): Date
 }
 
 /**
- * A grpc-js channel to one address and the one place a unary call is made, whoever makes it (a
- * service calling a peer, the gateway, a program as a service account): the caller's credential
- * written by `authenticate`, a deadline on every call (counted from the call's start, so the
- * time `authenticate` takes is inside it), the active trace context propagated (the gRPC
- * instrumentation, where OpenTelemetry runs, adds its client span over it), cancellation by the
- * signal, errors mapped to QuarryError. Nothing is sent when the signal has aborted or the
- * deadline has passed by the time the credential is written.
+ * A channel to one target and the one place a unary call is made, whoever makes it (a service
+ * calling a peer, the gateway, a program as a service account): the caller's credential written
+ * by `authenticate`, a deadline on every call (counted from the call's start, so the time
+ * `authenticate` takes is inside it), the active trace context propagated (the gRPC
+ * instrumentation, where OpenTelemetry runs, adds its client span over it on grpc-js),
+ * cancellation by the signal, errors mapped to QuarryError. Nothing is sent when the signal has
+ * aborted or the deadline has passed by the time the credential is written. The transport
+ * (transport.ts) only carries the call: over grpc-js to an address, or to a server in this process.
  *
- * Create it once per process and address and reuse it: it holds one channel (one HTTP/2
- * connection, shared by grpc-js with any other channel to the same address with the same options).
+ * Create it once per process and target and reuse it: to an address it holds one channel (one
+ * HTTP/2 connection, shared by grpc-js with any other channel to the same address and options).
  */
 export function openUnaryChannel<O extends CallLimits>(
-  address: string,
+  target: ServiceTarget,
   options: UnaryChannelOptions<O>,
 ): UnaryChannel<O> {
-  const client = new grpc.Client(address, options.credentials ?? grpc.credentials.createInsecure(), {
-    ...DEFAULT_CHANNEL_OPTIONS,
-    ...options.channelOptions,
-  });
+  const transport =
+    typeof target === 'string'
+      ? grpcJsTransport(target, options.credentials, options.channelOptions)
+      : inProcessTransport(target, options.channelOptions);
   const { authenticate, defaultDeadlineMs } = options;
   let closed = false;
 
@@ -101,30 +86,14 @@ export function openUnaryChannel<O extends CallLimits>(
     propagation.inject(context.active(), metadata, metadataSetter);
     if (signal?.aborted) throw grpcErrors.CANCELLED();
     if (deadline.getTime() <= Date.now()) throw grpcErrors.DEADLINE_EXCEEDED();
-    return new Promise<Res>((resolve, reject) => {
-      const onAbort = () => pending.cancel();
-      const pending = client.makeUnaryRequest(
-        method.path,
-        method.requestSerialize,
-        method.responseDeserialize,
-        request,
-        metadata,
-        { deadline },
-        (error, response) => {
-          signal?.removeEventListener('abort', onAbort);
-          if (error) reject(fromGrpcError(error));
-          else resolve(response as Res);
-        },
-      );
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
+    return transport.unary(method, request, { metadata, deadline, signal });
   }
 
   return {
     call,
     close() {
       closed = true;
-      client.close();
+      transport.close();
     },
   };
 }

@@ -8,3 +8,4 @@ export { startTestCluster } from './cluster.js';
 export { seededRandom } from './random.js';
 export { chromiumForSuite } from './chromium.js';
 export { corruptPdf, pagedPdf, pageSentence, passwordProtectedPdf } from './pdfs.js';
+export { serviceTransportEnv } from './service-transport.js';

@@ -1,5 +1,5 @@
 import { planV1 } from '@quarry/contracts';
-import { type CallContext, createGrpcClient, createIdentitySigner } from '@quarry/grpc';
+import { type CallContext, createGrpcClient, createIdentitySigner, type ServiceTarget } from '@quarry/grpc';
 
 /**
  * How the artifact store checks that a plan (and step) exists in the caller's organization:
@@ -12,7 +12,7 @@ export interface PlanReferences {
 }
 
 /** ResolvePlanReference on the plan engine at `address`, as this service acting for the caller's org. */
-export function createPlanReferencesClient(options: { address: string; identityKey: string }): PlanReferences {
+export function createPlanReferencesClient(options: { address: ServiceTarget; identityKey: string }): PlanReferences {
   const client = createGrpcClient(planV1.PlanServiceClient, options.address, {
     signer: createIdentitySigner({ key: options.identityKey, issuer: 'artifact-store' }),
   });

@@ -2,7 +2,7 @@ import type { ServiceTokenIssuer } from '@quarry/config';
 import { artifactV1 } from '@quarry/contracts';
 import { createCursorCodec } from '@quarry/cursors';
 import { createDb } from '@quarry/db';
-import { buildServiceServer, listenService, type ListeningService } from '@quarry/grpc';
+import { buildServiceServer, listenService, type ListeningService, type ServiceTarget } from '@quarry/grpc';
 import { serviceMetrics, type ServiceOptions } from '@quarry/telemetry';
 import { createPlanReferencesClient } from './plans.js';
 import { createArtifactService } from './service.js';
@@ -16,8 +16,8 @@ export interface ArtifactStoreOptions extends ServiceOptions {
   serviceTokens?: ServiceTokenIssuer;
   /** gRPC port (0 = any free port). */
   port: number;
-  /** host:port of the plan engine, which checks plan and step references. */
-  planEngineAddress: string;
+  /** host:port of the plan engine (or the engine in this process), which checks plan and step references. */
+  planEngineAddress: ServiceTarget;
   /** Bytes of text a read tool returns when the caller does not say (default 262144). */
   readBudgetBytes?: number;
   /** Largest source document import_document accepts, in bytes (default 64 MiB). */

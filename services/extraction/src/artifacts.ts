@@ -1,5 +1,11 @@
 import { artifactV1 } from '@quarry/contracts';
-import { type CallContext, createGrpcClient, createIdentitySigner, type Identity } from '@quarry/grpc';
+import {
+  type CallContext,
+  createGrpcClient,
+  createIdentitySigner,
+  type Identity,
+  type ServiceTarget,
+} from '@quarry/grpc';
 
 /**
  * What extraction needs from the artifact store, which owns research artifacts and extraction
@@ -23,7 +29,7 @@ export interface ArtifactPort {
 const SERVICE_NAME = 'extraction';
 
 /** The artifact store at `address`, called as this service acting for the caller's org. */
-export function createArtifactsClient(options: { address: string; identityKey: string }): ArtifactPort {
+export function createArtifactsClient(options: { address: ServiceTarget; identityKey: string }): ArtifactPort {
   const client = createGrpcClient(artifactV1.ArtifactServiceClient, options.address, {
     signer: createIdentitySigner({ key: options.identityKey, issuer: SERVICE_NAME }),
   });

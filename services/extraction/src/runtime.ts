@@ -3,7 +3,7 @@ import { hkdfSync } from 'node:crypto';
 import { extractionV1 } from '@quarry/contracts';
 import { createDb } from '@quarry/db';
 import type { Kysely } from 'kysely';
-import { buildServiceServer, listenService, type ListeningService } from '@quarry/grpc';
+import { buildServiceServer, listenService, type ListeningService, type ServiceTarget } from '@quarry/grpc';
 import { serviceMetrics, type ServiceOptions } from '@quarry/telemetry';
 import { createArtifactsClient } from './artifacts.js';
 import { createJobRunner } from './jobs/job-runner.js';
@@ -30,8 +30,8 @@ export interface ExtractionOptions
   handleKey?: string;
   /** gRPC port (0 = any free port). */
   port: number;
-  /** host:port of the artifact store (source artifacts' text, storing results). */
-  artifactStoreAddress: string;
+  /** host:port of the artifact store (or the store in this process): source artifacts' text, storing results. */
+  artifactStoreAddress: ServiceTarget;
 }
 
 export type Extraction = ListeningService;

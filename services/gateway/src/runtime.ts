@@ -3,7 +3,7 @@ import { createHmac } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { identityV1, planV1, toolCatalogue } from '@quarry/contracts';
 import { createDb } from '@quarry/db';
-import { createIdentitySigner, createRawClient } from '@quarry/grpc';
+import { createIdentitySigner, createRawClient, type ServiceTarget } from '@quarry/grpc';
 import { createMetrics, fastifyOtel, metricsText, type Registry, telemetryRunning } from '@quarry/telemetry';
 import { type Kysely, sql } from 'kysely';
 import type { Logger } from 'pino';
@@ -32,8 +32,11 @@ const VERSION = (createRequire(import.meta.url)('../package.json') as { version:
 export interface GatewayRuntimeOptions {
   config: GatewayConfig;
   logger: Logger;
-  /** gRPC addresses of the services that own tools, keyed by proto service full name. */
-  serviceAddresses?: Readonly<Record<string, string>>;
+  /**
+   * Where the services that own tools are, keyed by proto service full name: a gRPC address, or
+   * the service's server in this process (`quarry start`: the in-process transport, ADR 0053).
+   */
+  serviceAddresses?: Readonly<Record<string, ServiceTarget>>;
   /**
    * Services served in-process instead, keyed the same way (e.g. a `createLocalBackend`); they
    * win over `serviceAddresses`. The benchmark's monolith baseline runs the plan service so.

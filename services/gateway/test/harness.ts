@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { appUrlFrom } from '@quarry/db';
 import { createLogger } from '@quarry/telemetry';
-import { createTestDatabase } from '@quarry/testing';
+import { createTestDatabase, serviceTransportEnv } from '@quarry/testing';
 import {
   createIdentityAdmin,
   gatewaySchemas,
@@ -36,7 +36,7 @@ export async function startTestGateway(
     indexerDatabaseUrl: appUrlFrom(database.adminUrl, indexerRole.role, indexerRole.password),
     identityKey: 'k'.repeat(48),
     dataDir,
-    env: { HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', ...env },
+    env: { HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', ...serviceTransportEnv(), ...env },
     logger: createLogger({ service: 'gateway-test', level: 'silent' }),
     // With a known public URL the services also accept service accounts' tokens from the embedded authorization server.
     serviceAccounts: Boolean(env.QUARRY_PUBLIC_URL),

@@ -1,5 +1,11 @@
 import { artifactV1, type planV1 } from '@quarry/contracts';
-import { type CallContext, createGrpcClient, createIdentitySigner, type GrpcClient } from '@quarry/grpc';
+import {
+  type CallContext,
+  createGrpcClient,
+  createIdentitySigner,
+  type GrpcClient,
+  type ServiceTarget,
+} from '@quarry/grpc';
 
 /**
  * Where get_step_context and get_research_context get a plan's artifacts from. The artifact
@@ -28,14 +34,14 @@ export const noPlanArtifacts: PlanArtifacts = {
 const ARTIFACT_TYPE_PREFIX = 'ARTIFACT_TYPE_';
 
 /**
- * ListPlanArtifacts on the artifact store at `address`, as the plan engine acting for the
+ * ListPlanArtifacts on the artifact store at `address` (or in this process), as the plan engine acting for the
  * caller's organization (a signed service identity carrying the caller's org and request id),
  * within the caller's own deadline. `address` may be a function, read at the first call: in one
  * process (`npm start`, tests) the artifact store starts after the plan engine, because each
  * calls the other.
  */
 export function createPlanArtifactsClient(options: {
-  address: string | (() => string);
+  address: ServiceTarget | (() => ServiceTarget);
   identityKey: string;
 }): PlanArtifacts {
   const signer = createIdentitySigner({ key: options.identityKey, issuer: 'plan-engine' });

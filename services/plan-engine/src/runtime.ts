@@ -2,7 +2,7 @@ import type { ServiceTokenIssuer } from '@quarry/config';
 import { planV1 } from '@quarry/contracts';
 import { createCursorCodec } from '@quarry/cursors';
 import { createDb } from '@quarry/db';
-import { buildServiceServer, listenService, type ListeningService } from '@quarry/grpc';
+import { buildServiceServer, listenService, type ListeningService, type ServiceTarget } from '@quarry/grpc';
 import { serviceMetrics, type ServiceOptions } from '@quarry/telemetry';
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { createPlanArtifactsClient, noPlanArtifacts } from './artifacts.js';
@@ -30,10 +30,10 @@ export interface PlanEngineOptions extends ServiceOptions {
   /** Time between audit checkpoint rounds; default five minutes. */
   auditCheckpointIntervalMs?: number;
   /**
-   * host:port of the artifact store; without it, the context tools list no artifacts. A
-   * function is read at the first call (for an artifact store started after the plan engine).
+   * host:port of the artifact store (or the store in this process); without it, the context tools
+   * list no artifacts. A function is read at the first call (for a store started after the plan engine).
    */
-  artifactStoreAddress?: string | (() => string);
+  artifactStoreAddress?: ServiceTarget | (() => ServiceTarget);
 }
 
 export type PlanEngine = ListeningService;

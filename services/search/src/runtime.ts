@@ -1,6 +1,6 @@
 import type { ServiceTokenIssuer } from '@quarry/config';
 import { searchV1 } from '@quarry/contracts';
-import { buildServiceServer, listenService, type ListeningService } from '@quarry/grpc';
+import { buildServiceServer, listenService, type ListeningService, type ServiceTarget } from '@quarry/grpc';
 import { openSearchBackends, type SearchBackends, type SearchBackendsConfig } from '@quarry/search-index';
 import { serviceMetrics, type ServiceOptions } from '@quarry/telemetry';
 import { createSearchService } from './service.js';
@@ -34,10 +34,10 @@ export type SearchOptions = ServiceOptions &
     /** gRPC port (0 = any free port). */
     port: number;
     /**
-     * host:port of the artifact store, asked which of the sources found are still stored (a
+     * host:port of the artifact store (or the store in this process), asked which of the sources found are still stored (a
      * function is read at the first search). Only tests of the engines alone leave it out.
      */
-    artifactStoreAddress?: string | (() => string);
+    artifactStoreAddress?: ServiceTarget | (() => ServiceTarget);
   };
 
 export type SearchRuntime = ListeningService;

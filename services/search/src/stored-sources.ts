@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { artifactV1 } from '@quarry/contracts';
-import { createGrpcClient, createIdentitySigner, type GrpcClient } from '@quarry/grpc';
+import { createGrpcClient, createIdentitySigner, type GrpcClient, type ServiceTarget } from '@quarry/grpc';
 
 /** A source as the indexes name it. */
 interface SourceRef {
@@ -38,7 +38,10 @@ const LISTS = {
  * this service acting for the caller's org: row-level security there keeps the answer to that org.
  * `address` may be a function, read at the first call (in one process the artifact store may start later).
  */
-export function createStoredSourcesClient(options: { address: string | (() => string); identityKey: string }): {
+export function createStoredSourcesClient(options: {
+  address: ServiceTarget | (() => ServiceTarget);
+  identityKey: string;
+}): {
   stored: StoredSources;
   close(): void;
 } {
