@@ -9,6 +9,9 @@ export const pageSentence = (n: number) => `Page ${n} records that harbour ${n} 
 export async function pagedPdf(pages: number, title = `A report of ${pages} pages`): Promise<Buffer> {
   const doc = await PDFDocument.create();
   doc.setTitle(title);
+  // Fixed dates: the same pages and title always make the same bytes (imports deduplicate by them).
+  doc.setCreationDate(new Date('2026-01-01T00:00:00Z'));
+  doc.setModificationDate(new Date('2026-01-01T00:00:00Z'));
   doc.setAuthor('Quarry Tests');
   const font = await doc.embedFont(StandardFonts.Helvetica);
   for (let n = 1; n <= pages; n++) {
