@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { KeyObject } from 'node:crypto';
 import type { Logger } from 'pino';
 import { signCheckpoint } from './core/audit-checkpoint.js';
+import { runPeriodically } from './periodic.js';
 
 /**
  * Signs a checkpoint for every org whose chain grew since its last one (up to `maxOrgs` per
@@ -56,7 +57,6 @@ export interface AuditCheckpointerOptions {
  */
 export function startAuditCheckpointer(options: AuditCheckpointerOptions): { stop(): Promise<void> } {
   const { db, signingKey, intervalMs, logger } = options;
-  let running: Promise<void> | undefined;
   const round = async () => {
     try {
       await checkpointAuditChains(db, { signingKey, logger });
@@ -64,14 +64,5 @@ export function startAuditCheckpointer(options: AuditCheckpointerOptions): { sto
       logger.warn({ err }, 'audit checkpoint failed; the next round tries again');
     }
   };
-  const timer = setInterval(() => {
-    running ??= round().finally(() => (running = undefined));
-  }, intervalMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return runPeriodically(intervalMs, round);
 }

@@ -1,6 +1,7 @@
 import type { AnyDb } from '@quarry/db';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
+import { runPeriodically } from './periodic.js';
 
 /** The nologin role whose members may call plan.mark_stalled_plans (the migration creates it). */
 const PLAN_MAINTENANCE_ROLE = 'quarry_plan_maintenance';
@@ -46,7 +47,6 @@ export interface StallSweepOptions {
 export function startStallSweep(options: StallSweepOptions): { stop(): Promise<void> } {
   const { db, thresholdMs, intervalMs, logger } = options;
   const maxPlans = options.maxPlans ?? 500;
-  let running: Promise<void> | undefined;
   const sweep = async () => {
     try {
       let marked = 0;
@@ -59,14 +59,5 @@ export function startStallSweep(options: StallSweepOptions): { stop(): Promise<v
       logger.warn({ err }, 'stall sweep failed; the next one tries again');
     }
   };
-  const timer = setInterval(() => {
-    running ??= sweep().finally(() => (running = undefined));
-  }, intervalMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return runPeriodically(intervalMs, sweep);
 }
