@@ -28,7 +28,7 @@ const endOf = (value: string | undefined) => {
 };
 
 function filterForm(action: string, query: Query, fields: string): string {
-  return `<form method="get" action="${action}" class="filters" role="search" aria-label="Filter the log">
+  return `<form method="get" action="${action}" class="filters" role=search aria-label="Filter the log">
 ${fields}
 <label for="f-from">From</label><input id="f-from" name="from" type="date" value="${esc(query.from)}">
 <label for="f-to">To</label><input id="f-to" name="to" type="date" value="${esc(query.to)}">

@@ -40,7 +40,7 @@ function fromProto(p: planV1.OrgOutputPreferences | undefined): OrgPreferences {
 
 /**
  * The organization's output preferences and default depth, kept by the plan engine (the row
- * get_research_context reads) and reached through its internal rpcs, as the member: every member
+ * toolNames.getResearchContext reads) and reached through its internal rpcs, as the member: every member
  * reads them, only admins change them.
  */
 export interface OrgPreferencesService {

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { toolNames } from '@quarry/contracts';
 import { IdentityAdminError } from '../../identity/admin.js';
 import { isAdmin } from '../../identity/member.js';
 import { alertLine, csrfField, esc, options, when } from '../people/html.js';
@@ -26,7 +27,7 @@ type Form = Record<string, string | undefined>;
 
 /**
  * GET and POST /app/preferences — the organization's output preferences and default research
- * depth, as get_research_context returns them to every client. Members read them; admins change
+ * depth, as toolNames.getResearchContext returns them to every client. Members read them; admins change
  * them (the form is shown to admins only, and the service refuses anyone else).
  */
 export function registerPreferencesPage(
@@ -47,7 +48,7 @@ export function registerPreferencesPage(
     return shell.page(request, reply, status, {
       title: 'Preferences',
       body: `<h1>Preferences</h1>
-<p>How ${esc(viewer.org.name)}’s research is delivered: every client reads these with a plan (get_research_context).${admin ? '' : ' Only owners and admins can change them.'}</p>
+<p>How ${esc(viewer.org.name)}’s research is delivered: every client reads these with a plan (${toolNames.getResearchContext}).${admin ? '' : ' Only owners and admins can change them.'}</p>
 ${extra.saved ? alertLine('Saved.', 'notice') : ''}${alertLine(extra.error)}
 <form method="post" action="/app/preferences">
 ${csrfField(viewer.csrf)}
