@@ -86,6 +86,7 @@ const CONTENT_COMPARED: Record<string, string> = {
   p5_ingest_batch_artifacts_per_s: 'artifacts/s',
   p4_search_500_p50_ms: 'ms',
   p4_search_500_p95_ms: 'ms',
+  p4_search_500_hybrid_vs_keyword_p95_ms: 'ms',
   p4_search_p50_ms: 'ms',
   p4_search_p95_ms: 'ms',
   p4_vector_500_p95_ms: 'ms',

@@ -1,4 +1,3 @@
-/* global document */
 // Copy buttons of the app's pages: a button with data-copy="<id>" copies the value of the field
 // with that id to the clipboard and says so. Without this script the field stays selectable.
 for (const button of document.querySelectorAll('button[data-copy]')) {
