@@ -1,4 +1,3 @@
-import { createLocalJWKSet, type JWK } from 'jose';
 import { createHmac } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { identityV1, planV1, toolCatalogue } from '@quarry/contracts';
@@ -9,9 +8,7 @@ import { type Kysely, sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config.js';
 import { createTokenAuthenticator } from './identity/authenticator.js';
-import { createAccessTokenVerifier, reloadingKeySet } from './oauth/access-tokens.js';
-import { createExternalTokenVerifier } from './oauth/external-tokens.js';
-import { ensureSigningKeys, publicKeySet, publicKeysOf } from './oauth/signing-keys.js';
+import { gatewayOAuth } from './oauth/gateway-oauth.js';
 import { identityServiceImplementation } from './identity/service.js';
 import type { IdentityDatabase } from './identity/schema.js';
 import { createPermalinks } from './web/permalinks.js';
@@ -96,68 +93,10 @@ export async function createGatewayRuntime({
     ['path'],
   );
 
-  // OAuth: by default the embedded authorization server, whose issuer is the gateway's public URL
-  // and whose only resource is this gateway's MCP endpoint; or an external issuer's tokens.
-  const resource = `${config.publicUrl}/mcp`;
   const derive = (purpose: string) =>
     createHmac('sha256', config.QUARRY_IDENTITY_KEY).update(`quarry-gateway/${purpose}`).digest();
-  const oauth = config.QUARRY_OAUTH_ISSUER
-    ? {
-        http: { resource, authorizationServers: [config.QUARRY_OAUTH_ISSUER] },
-        accessTokens: createExternalTokenVerifier({
-          issuer: config.QUARRY_OAUTH_ISSUER,
-          audience: config.QUARRY_OAUTH_AUDIENCE ?? resource,
-          jwksUrl: config.QUARRY_OAUTH_JWKS_URL,
-          emailClaim: config.QUARRY_OAUTH_EMAIL_CLAIM,
-          orgClaim: config.QUARRY_OAUTH_ORG_CLAIM,
-          defaultOrg: config.QUARRY_OAUTH_DEFAULT_ORG,
-        }),
-      }
-    : await embeddedAuthorizationServer();
-  async function embeddedAuthorizationServer() {
-    // Loaded only here: oidc-provider warns on Node 20 as it loads, which CLI commands need not print.
-    const { createAuthorizationServer } = await import('./oauth/authorization-server.js');
-    const issuer = config.publicUrl;
-    // Frozen config reads back deeply readonly; the keys were checked when it loaded.
-    const fileKeys = config.QUARRY_OAUTH_SIGNING_KEYS_FILE as readonly JWK[] | undefined;
-    const provider = createAuthorizationServer({
-      issuer,
-      resource,
-      db,
-      signingKeys: fileKeys ? [...fileKeys] : await ensureSigningKeys(db),
-      cookieKeys: [derive('oauth-cookies').toString('base64url')],
-      trustProxy: config.QUARRY_TRUST_PROXY,
-      accessTokenTtlSeconds: Math.max(1, Math.round(config.QUARRY_OAUTH_ACCESS_TOKEN_TTL / 1000)),
-      serviceTokenTtlSeconds: Math.max(1, Math.round(config.QUARRY_SERVICE_TOKEN_TTL / 1000)),
-      logger,
-      fetch: oauthFetch,
-    });
-    return {
-      http: {
-        resource,
-        authorizationServers: [issuer],
-        embedded: {
-          provider,
-          db,
-          csrfKey: derive('oauth-csrf'),
-          sso: config.QUARRY_SSO_ISSUER
-            ? {
-                issuer: config.QUARRY_SSO_ISSUER,
-                clientId: config.QUARRY_SSO_CLIENT_ID!,
-                clientSecret: config.QUARRY_SSO_CLIENT_SECRET!,
-                name: config.QUARRY_SSO_NAME,
-              }
-            : undefined,
-        },
-      },
-      accessTokens: createAccessTokenVerifier({
-        issuer,
-        audience: resource,
-        // Keys from a file are all there is; the stored ones may be rotated on another replica.
-        keys: fileKeys ? createLocalJWKSet(publicKeysOf(fileKeys)) : reloadingKeySet(() => publicKeySet(db)),
-      }),
-    };
-  }
+  const oauth = await gatewayOAuth({ config, db, logger, derive, oauthFetch });
+  const resource = oauth.resource;
   const authenticator = createTokenAuthenticator({
     db,
     listenConnectionString: config.DATABASE_URL,
