@@ -1,4 +1,5 @@
 import { escapeHtml } from '../../http/html-document.js';
+import { hidden, when as timeOf } from '../library/page-parts.js';
 
 // Small HTML pieces the onboarding, preferences, admin and operations pages share. Every value
 // goes through escapeHtml: names, emails and client names come from people and programs.
@@ -8,13 +9,11 @@ export const esc = (value: string | number | null | undefined): string =>
 
 /** A date as people read it, in UTC, with the machine-readable value for assistive tech. */
 export function when(date: Date | null | undefined, empty = '—'): string {
-  if (!date) return esc(empty);
-  const iso = date.toISOString();
-  return `<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
+  return date ? timeOf(date.toISOString()) : esc(empty);
 }
 
 /** The hidden CSRF field every form carries. */
-export const csrfField = (csrf: string): string => `<input type="hidden" name="csrf" value="${esc(csrf)}">`;
+export const csrfField = (csrf: string): string => hidden('csrf', csrf);
 
 /**
  * A one-button form posting to `action` (revoke, remove…). `label` names the action and its
