@@ -10,8 +10,7 @@ describe('the tool catalogue', () => {
     expect(toolCatalogue.find((tool) => tool.name === 'ping')).toEqual({
       name: 'ping',
       title: 'Ping',
-      description:
-        'Check that Quarry is reachable and that your token works. Returns who you are connected as: your organization, your name and your email.',
+      description: 'Check that Quarry is reachable and your token works. Returns your organization, name and email.',
       inputSchema: { type: 'object', properties: {}, additionalProperties: false },
       outputSchema: {
         type: 'object',

@@ -6,7 +6,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "archive_plan",
     "title": "Archive plan",
-    "description": "Hide a plan from list_active_plans and list_plans (unless includeArchived). It keeps everything, stays readable and searchable, and unarchive_plan restores it.",
+    "description": "Hide a plan from the active lists (list_plans shows it with includeArchived); it stays readable and searchable. unarchive_plan restores it.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -19,7 +19,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "type": "string",
           "minLength": 1,
           "maxLength": 200,
-          "description": "Your client session ID, recorded in the audit log."
+          "description": "For the audit log."
         }
       },
       "required": [
@@ -73,26 +73,26 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "cancel_plan",
     "title": "Cancel plan",
-    "description": "Stop an unfinished plan for good when the user asks: it becomes cancelled, with your reason in the audit log. No more steps are handed out and nothing more can be submitted; what it produced stays readable. Repeating it is harmless.",
+    "description": "Stop an unfinished plan for good when the user asks: no more steps are handed out or accepted; what it produced stays readable. Repeating it is harmless.",
     "inputSchema": {
       "type": "object",
       "properties": {
         "planId": {
           "type": "string",
           "format": "uuid",
-          "description": "The research plan ID. The plan must not be completed or failed."
+          "description": "The research plan ID."
         },
         "reason": {
           "type": "string",
           "minLength": 1,
           "maxLength": 2000,
-          "description": "Why the plan is cancelled (the user's words if possible); recorded in the audit log."
+          "description": "Why (the user's words if possible); kept in the audit log."
         },
         "sessionId": {
           "type": "string",
           "minLength": 1,
           "maxLength": 200,
-          "description": "Your client session ID, recorded in the audit log."
+          "description": "For the audit log."
         }
       },
       "required": [
@@ -160,7 +160,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "create_research_plan",
     "title": "Create research plan",
-    "description": "Create a research plan once the question and approach are agreed with the user: ordered steps (numbered 1..n) that you then work through with get_next_step and submit_step_result. Branching conditions are checked when their step completes (e.g. skip ahead when confidence is high); an invalid one rejects the whole plan. Returns the plan ID and its first step.",
+    "description": "Create a research plan once the question and approach are agreed with the user: ordered steps you then work through with get_next_step and submit_step_result. An invalid branching condition rejects the whole plan. Returns the plan ID and its first step.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -198,7 +198,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
                 "type": "string",
                 "minLength": 1,
                 "maxLength": 20000,
-                "description": "What to do, written for whoever carries it out: the goal, where to look, what the result must contain."
+                "description": "What to do: the goal, where to look, what the result must contain."
               }
             },
             "required": [
@@ -209,7 +209,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           },
           "minItems": 1,
           "maxItems": 100,
-          "description": "The steps, in the order they are to be done (step orders 1, 2, 3, …)."
+          "description": "The steps, in order (step orders 1, 2, 3, …)."
         },
         "branchingConditions": {
           "type": "array",
@@ -220,13 +220,13 @@ export const toolDefinitions: readonly ToolDefinition[] = [
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2147483647,
-                "description": "The order (1-based position in the steps list) of the step after which the condition is checked."
+                "description": "Order of the step after which the condition is checked."
               },
               "conditionExpression": {
                 "type": "string",
                 "minLength": 1,
                 "maxLength": 1000,
-                "description": "When to act, e.g. `confidence < 0.7` or `result.sources.count >= 5 && confidence > 0.5`: comparisons (< <= > >= == !=) of `confidence` or a dotted path into the step's result (`result.…`) with numbers, 'strings' or true/false, joined with && and ||, with parentheses."
+                "description": "E.g. `confidence < 0.7` or `result.sources.count >= 5 && confidence > 0.5`: comparisons (< <= > >= == !=) of `confidence` or a `result.…` path with numbers, 'strings' or true/false, joined by && and ||, with parentheses."
               },
               "ifTrueAction": {
                 "type": "string",
@@ -244,14 +244,14 @@ export const toolDefinitions: readonly ToolDefinition[] = [
                     "type": "integer",
                     "minimum": 1,
                     "maximum": 2147483647,
-                    "description": "For skip_to: the order (1-based position) of the step to jump to; it must come after the condition's step."
+                    "description": "Order of the step to jump to; after the condition's step."
                   }
                 },
                 "required": [
                   "targetStepOrder"
                 ],
                 "additionalProperties": false,
-                "description": "Parameters of the action: skip_to needs targetStepOrder."
+                "description": "skip_to needs targetStepOrder."
               }
             },
             "required": [
@@ -262,25 +262,25 @@ export const toolDefinitions: readonly ToolDefinition[] = [
             "additionalProperties": false
           },
           "maxItems": 100,
-          "description": "Rules checked when a step completes, such as skipping ahead when confidence is high. Each refers to steps by their order in `steps`."
+          "description": "Rules checked when a step completes (e.g. skip ahead when confidence is high); steps are referred to by order."
         },
         "sessionId": {
           "type": "string",
           "minLength": 1,
           "maxLength": 200,
-          "description": "Your client session ID: links the plan to the skill execution of this session."
+          "description": "Your session ID: links the plan to this session's skill execution."
         },
         "planDesignRationale": {
           "type": "string",
           "minLength": 1,
           "maxLength": 10000,
-          "description": "Why the plan is designed this way (kept with the plan for whoever resumes it)."
+          "description": "Why the plan is designed this way (kept for whoever resumes it)."
         },
         "outputFormattingNotes": {
           "type": "string",
           "minLength": 1,
           "maxLength": 4000,
-          "description": "How the user wants the deliverable formatted (e.g. \"a one-page summary table first\"); returned with plan_complete."
+          "description": "How the user wants the deliverable formatted; returned with plan_complete."
         }
       },
       "required": [
@@ -378,14 +378,14 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "delete_artifact",
     "title": "Delete research artifact",
-    "description": "Delete a research artifact for good, with its extraction results and search entries. Its ID then behaves like one that never existed (ARTIFACT_NOT_FOUND on a retry).",
+    "description": "Delete a research artifact for good, with its extractions and search entries; its ID then behaves like one that never existed.",
     "inputSchema": {
       "type": "object",
       "properties": {
         "artifactId": {
           "type": "string",
           "format": "uuid",
-          "description": "The ID of the research artifact to delete (as store_research or submit_subagent_report returned it)."
+          "description": "The artifact's ID."
         }
       },
       "required": [
@@ -433,14 +433,14 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "delete_plan",
     "title": "Delete research plan",
-    "description": "Delete a plan for good with everything it produced (steps, results, reviews, audit trail, artifacts, outputs, extractions, their search entries), e.g. for a data-retention request. Its ID then behaves like one that never existed; PLAN_NOT_FOUND on a retry means it was deleted. It cannot be undone: ask the user first.",
+    "description": "Delete a plan for good with everything it produced, search entries included (e.g. data retention). It cannot be undone: ask the user first. PLAN_NOT_FOUND on a retry means it was deleted.",
     "inputSchema": {
       "type": "object",
       "properties": {
         "planId": {
           "type": "string",
           "format": "uuid",
-          "description": "The ID of the research plan to delete."
+          "description": "The research plan ID."
         }
       },
       "required": [
@@ -509,14 +509,14 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "delete_research_output",
     "title": "Delete research output",
-    "description": "Delete a deliverable for good, with its search entries. Its ID then behaves like one that never existed (OUTPUT_NOT_FOUND on a retry).",
+    "description": "Delete a deliverable for good, with its search entries (OUTPUT_NOT_FOUND on a retry).",
     "inputSchema": {
       "type": "object",
       "properties": {
         "outputId": {
           "type": "string",
           "format": "uuid",
-          "description": "The ID of the research output to delete (as store_research_output returned it)."
+          "description": "The output's ID."
         }
       },
       "required": [
@@ -557,7 +557,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "extract_data",
     "title": "Extract structured data",
-    "description": "Extract structured data from a text (sourceText, or a stored artifact's sourceArtifactId) into the shape of a JSON object schema you give (local $ref only, at most 64 KiB). When a model runs on the server or through your client's sampling, the data comes back validated, stored, and every field scored by how well the source grounds it (status running: poll get_extraction_job). Otherwise (awaiting_submission) YOU fill the schema and send it with submit_extraction.",
+    "description": "Extract structured data from sourceText or a stored artifact into the shape of your JSON object schema (local $ref only, ≤ 64 KiB). With a server model or your client's sampling, the data comes back validated, stored and scored for grounding (status running: poll get_extraction_job). Otherwise (awaiting_submission) YOU fill the schema and send it with submit_extraction.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -565,38 +565,38 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "type": "string",
           "minLength": 1,
           "maxLength": 204800,
-          "description": "The text itself (at most 200 KiB of UTF-8). Set exactly one of sourceText, sourceArtifactId."
+          "description": "The text (≤ 200 KiB). Set exactly one of sourceText, sourceArtifactId."
         },
         "sourceArtifactId": {
           "type": "string",
           "format": "uuid",
-          "description": "The ID of a research artifact stored in your organization; its text is used. Set exactly one of sourceText, sourceArtifactId."
+          "description": "A stored artifact whose text is used. Set exactly one of sourceText, sourceArtifactId."
         },
         "extractionSchema": {
           "type": "object",
-          "description": "The JSON Schema of the data to extract: an object schema (type \"object\" with properties)."
+          "description": "A JSON object schema (type \"object\" with properties)."
         },
         "schemaVersion": {
           "type": "integer",
           "minimum": 1,
           "maximum": 1000000,
-          "description": "Your version number of this schema, stored with the result (default 1)."
+          "description": "Your version of this schema (default 1)."
         },
         "planId": {
           "type": "string",
           "format": "uuid",
-          "description": "The research plan the extraction belongs to, if any."
+          "description": "Its research plan, if any."
         },
         "stepId": {
           "type": "string",
           "format": "uuid",
-          "description": "The step of that plan the extraction belongs to, if any (needs planId)."
+          "description": "Its step of that plan, if any."
         },
         "sourceUrl": {
           "type": "string",
           "format": "uri",
           "maxLength": 2048,
-          "description": "Where the source text came from (a web address), stored with the result."
+          "description": "Where the source text came from (a web address)."
         },
         "sourceLocation": {
           "type": "object",
@@ -615,7 +615,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
             }
           },
           "additionalProperties": false,
-          "description": "Where in the source document the text is, stored with the result."
+          "description": "Where in the source document the text is."
         },
         "mode": {
           "type": "string",
@@ -624,7 +624,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
             "client",
             "offline"
           ],
-          "description": "Who fills the schema: auto (default), client (you, with submit_extraction) or offline (rule- based, no model)."
+          "description": "Who fills the schema: auto (default), client (you, via submit_extraction) or offline (rules, no model)."
         }
       },
       "required": [
@@ -829,7 +829,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "fetch",
     "title": "Fetch a stored item",
-    "description": "Read anything search or search_sources found, by id or url (a url with #page=N: that page of a document): {id, title, text, url, metadata}. Long text: pass metadata.next_cursor as cursor.",
+    "description": "Read what search or search_sources found, by id or url (#page=N: that page): {id, title, text, url, metadata}. Long text: pass metadata.next_cursor as cursor.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -907,14 +907,14 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "get_artifact",
     "title": "Get research artifact",
-    "description": "Read a research artifact back: content object, contentText (long text in pages: call again with page.nextCursor), tags, plan, step. Content over maxBytes is left out (contentOmitted).",
+    "description": "Read a research artifact: content, contentText (in pages: follow page.nextCursor), tags, plan, step. Content over maxBytes is omitted (contentOmitted).",
     "inputSchema": {
       "type": "object",
       "properties": {
         "id": {
           "type": "string",
           "format": "uuid",
-          "description": "The artifact's ID (as store_research, list_artifacts or search_sources returned it)."
+          "description": "The artifact's ID."
         },
         "cursor": {
           "type": "string",
@@ -1209,14 +1209,14 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "get_extraction",
     "title": "Get extraction result",
-    "description": "Read an extraction result back: data, field confidences, schema, source, plan, step. Long source text comes in pages (follow page.nextCursor).",
+    "description": "Read an extraction: data, field confidences, schema, source, plan, step. Long source text in pages (follow page.nextCursor).",
     "inputSchema": {
       "type": "object",
       "properties": {
         "id": {
           "type": "string",
           "format": "uuid",
-          "description": "The extraction's ID (as extract_data or search_sources returned it)."
+          "description": "The extraction's ID."
         },
         "cursor": {
           "type": "string",
@@ -1228,7 +1228,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "type": "integer",
           "minimum": 4096,
           "maximum": 1048576,
-          "description": "The most source text to return, in bytes (default 262144)."
+          "description": "Most source text to return, in bytes (default 262144)."
         }
       },
       "required": [
@@ -1443,7 +1443,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "get_extraction_job",
     "title": "Get extraction job",
-    "description": "Read an extraction extract_data left running (jobId): still running, completed with the stored result, or its error.",
+    "description": "Read a running extraction (jobId): still running, completed with its result, or its error.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -1603,7 +1603,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "get_next_step",
     "title": "Get next step",
-    "description": "Claim the next pending step of a plan (it becomes yours, in_progress), do the work, then report it with submit_step_result. Check `status`: next_step (work on `step`); plan_complete (write the deliverable using outputMediaType and the formatting notes returned); plan_failed (stop); awaiting_review (the user must decide with submit_user_decision first); no_pending_steps (others hold the remaining steps: wait with get_plan_status, then retry).",
+    "description": "Claim the next pending step (it becomes yours, in_progress), do the work, report it with submit_step_result. `status`: next_step (work on `step`); plan_complete (write the deliverable per outputMediaType and the formatting notes); plan_failed (stop); awaiting_review (the user decides first, via submit_user_decision); no_pending_steps (others hold the rest: wait with get_plan_status, retry).",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -1616,7 +1616,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "type": "string",
           "minLength": 1,
           "maxLength": 200,
-          "description": "Your client session ID, recorded in the audit log."
+          "description": "For the audit log."
         }
       },
       "required": [
@@ -1786,7 +1786,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "get_plan_status",
     "title": "Get plan status",
-    "description": "A plan's status, progress, whether it is stalled, the current step, and the finished and pending steps. To wait for a change instead of polling, pass waitSeconds (up to 60).",
+    "description": "A plan's status, progress, stall, current step, finished and pending steps. To wait for a change, pass waitSeconds (≤ 60).",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -1799,7 +1799,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "type": "integer",
           "minimum": 0,
           "maximum": 60,
-          "description": "Wait up to this many seconds (0–60) for the plan to change; the answer comes as soon as it does. Omit to answer at once."
+          "description": "Wait up to this many seconds (0–60) for a change; omit to answer at once."
         }
       },
       "required": [
@@ -2101,7 +2101,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "get_research_context",
     "title": "Get research context",
-    "description": "Load everything to resume a plan, e.g. in a new conversation: the plan, every step with its result, its artifacts, the 20 latest audit events, the linked skill execution and the output preferences. With a sessionId it records that this session resumed the plan (the only thing it writes).",
+    "description": "Load everything to resume a plan (e.g. in a new conversation): plan, steps with results, artifacts, the 20 latest audit events, the skill execution, output preferences. A sessionId records that this session resumed it.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -2114,7 +2114,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "type": "string",
           "minLength": 1,
           "maxLength": 200,
-          "description": "Your client session ID: records in the audit log that this session resumed the plan."
+          "description": "Your session ID (recorded as resuming the plan)."
         }
       },
       "required": [
@@ -2547,14 +2547,14 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "get_research_output",
     "title": "Get research output",
-    "description": "Read a deliverable back: text in `content` (in pages: follow page.nextCursor); word, excel, powerpoint as an embedded resource, byte for byte, with SHA-256.",
+    "description": "Read a deliverable: text in `content` (in pages: follow page.nextCursor); word, excel, powerpoint as an embedded resource with SHA-256.",
     "inputSchema": {
       "type": "object",
       "properties": {
         "outputId": {
           "type": "string",
           "format": "uuid",
-          "description": "The output's ID (as store_research_output or search_sources returned it)."
+          "description": "The output's ID."
         },
         "cursor": {
           "type": "string",
@@ -2715,7 +2715,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "get_step_context",
     "title": "Get step context",
-    "description": "What you need to work on a step: the step, summaries of earlier results (every completed step before it, or those in priorStepIds) and the plan's artifacts.",
+    "description": "What you need to work on a step: the step, summaries of earlier results (all before it, or priorStepIds) and the plan's artifacts.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -2737,7 +2737,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           },
           "maxItems": 100,
           "uniqueItems": true,
-          "description": "The earlier steps whose results you want; omit for every completed step before this one."
+          "description": "Earlier steps whose results you want; omit for all."
         }
       },
       "required": [
@@ -3101,7 +3101,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "list_active_plans",
     "title": "List active plans",
-    "description": "Your organization's unfinished, unarchived plans, most recently updated first: use it to find a plan to resume. All of them unless you send limit (then page with nextCursor).",
+    "description": "Your organization's unfinished, unarchived plans, latest first: find one to resume. All of them unless you send limit (then page with nextCursor).",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -3109,13 +3109,13 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "type": "string",
           "minLength": 1,
           "maxLength": 512,
-          "description": "The nextCursor of the previous page; omit for the first page."
+          "description": "nextCursor of the previous page."
         },
         "limit": {
           "type": "integer",
           "minimum": 1,
           "maximum": 100,
-          "description": "Ask for a page of at most this many plans (1–100); omit to get every active plan (with a cursor and no limit, pages hold 20)."
+          "description": "Page size (1–100); omit for all (with a cursor and no limit: 20)."
         }
       },
       "additionalProperties": false
@@ -3230,7 +3230,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "list_artifacts",
     "title": "List research artifacts",
-    "description": "Browse your organization's research artifacts, most recent first, by plan, kind, tags (all) or time stored. Pass nextCursor back, with the same filters, for the next page.",
+    "description": "Browse your organization's research artifacts, latest first, by plan, kind, tags (all) or time stored. Pass nextCursor back with the same filters.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -3400,7 +3400,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "list_plans",
     "title": "List plans",
-    "description": "Find plans in any state, most recently updated first, by status, words in the name or question (query) or last change (updatedSince); archived ones only with includeArchived. Pages of 20: pass nextCursor back as cursor with the same filters.",
+    "description": "Find plans in any state, latest first, by status, words in name or question (query) or updatedSince; archived ones only with includeArchived. Pass nextCursor back as cursor with the same filters.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -3421,12 +3421,12 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "type": "string",
           "minLength": 1,
           "maxLength": 200,
-          "description": "Only plans whose name or research question contains these words (case-insensitive)."
+          "description": "Words in the plan's name or question (case-insensitive)."
         },
         "updatedSince": {
           "type": "string",
           "format": "date-time",
-          "description": "Only plans changed at or after this time (an RFC 3339 date and time, in UTC or with an offset)."
+          "description": "Only plans changed at or after this time (RFC 3339)."
         },
         "includeArchived": {
           "type": "boolean",
@@ -3436,7 +3436,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "type": "string",
           "minLength": 1,
           "maxLength": 512,
-          "description": "The nextCursor of the previous page; omit for the first page."
+          "description": "nextCursor of the previous page."
         },
         "limit": {
           "type": "integer",
@@ -3560,7 +3560,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "list_research_outputs",
     "title": "List deliverables",
-    "description": "Browse your organization's deliverables, most recent first, optionally of one plan, without content (get_research_output reads one). Pass nextCursor back (same planId) for more.",
+    "description": "Browse your organization's deliverables, latest first, optionally of one plan, without content (get_research_output reads one). Pass nextCursor back (same planId).",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -3744,14 +3744,14 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "log_skill_execution",
     "title": "Log skill execution",
-    "description": "Track a run of a research skill (research, research-scan or research-deep): call it without executionId when the run starts (an executionId is returned), then with it as the run progresses and when it ends (completed, or failed with errorMessage). Metadata is merged by top-level key.",
+    "description": "Track a run of a research skill: call without executionId when it starts (one is returned), then with it as it progresses and ends (completed, or failed with errorMessage).",
     "inputSchema": {
       "type": "object",
       "properties": {
         "executionId": {
           "type": "string",
           "format": "uuid",
-          "description": "Omit to start tracking a new run; send the ID returned then to update that run."
+          "description": "Omit to start a run; send the returned ID to update it."
         },
         "skillName": {
           "type": "string",
@@ -3776,7 +3776,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         "metadata": {
           "type": "object",
           "maxProperties": 100,
-          "description": "Free-form details to store (a JSON object); on update, its top-level keys replace the stored ones."
+          "description": "Free-form JSON object; on update its top-level keys replace the stored ones."
         },
         "errorMessage": {
           "type": "string",
@@ -3788,7 +3788,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "type": "string",
           "minLength": 1,
           "maxLength": 200,
-          "description": "Your client session ID: create_research_plan with the same sessionId links the plan to this run."
+          "description": "Your session ID: create_research_plan with the same one links the plan to this run."
         }
       },
       "required": [
@@ -3845,14 +3845,14 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "modify_plan",
     "title": "Modify plan",
-    "description": "Change a plan that is planning or executing (fail_step also a stalled one). Choose one action and send its fields:\n\nadd_steps: `steps`, each inserted after its insertAfterOrder (or at the end).\n\nremove_step: `stepId` of a pending step.\n\nreorder_steps: `stepOrder`, every step ID once, in the new order.\n\nupdate_step_instructions: `stepId` and `updatedInstructions`.\n\nfail_step: `stepId` (pending or in progress) and optionally `reason`; the plan carries on.\n\nBranching conditions stay with their steps. Returns the plan's steps after the change.",
+    "description": "Change a planning or executing plan (fail_step: also a stalled one). One action with its fields:\n\nadd_steps: `steps`, each after its insertAfterOrder (or at the end).\n\nremove_step: `stepId` of a pending step.\n\nreorder_steps: `stepOrder`, every step ID once.\n\nupdate_step_instructions: `stepId`, `updatedInstructions`.\n\nfail_step: `stepId` (pending or in progress), optional `reason`; the plan carries on.\n\nReturns the plan's steps.",
     "inputSchema": {
       "type": "object",
       "properties": {
         "planId": {
           "type": "string",
           "format": "uuid",
-          "description": "The research plan ID. The plan must be planning or executing (or stalled, for fail_step)."
+          "description": "The research plan ID."
         },
         "action": {
           "type": "string",
@@ -3893,7 +3893,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
                 "type": "integer",
                 "minimum": 0,
                 "maximum": 2147483647,
-                "description": "Insert after the step with this order now; 0 inserts it first. Omit to append at the end."
+                "description": "Insert after this step order (0: first); omit to append."
               }
             },
             "required": [
@@ -3920,13 +3920,13 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "minItems": 1,
           "maxItems": 200,
           "uniqueItems": true,
-          "description": "reorder_steps only: all the plan's step IDs in their new order, each exactly once."
+          "description": "reorder_steps only: every step ID once, in the new order."
         },
         "updatedInstructions": {
           "type": "string",
           "minLength": 1,
           "maxLength": 20000,
-          "description": "update_step_instructions only: the step's new instructions (replacing the old ones)."
+          "description": "update_step_instructions only: the new instructions."
         },
         "reason": {
           "type": "string",
@@ -3944,7 +3944,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "type": "string",
           "minLength": 1,
           "maxLength": 200,
-          "description": "Your client session ID, recorded in the audit log."
+          "description": "For the audit log."
         }
       },
       "required": [
@@ -4074,7 +4074,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "ping",
     "title": "Ping",
-    "description": "Check that Quarry is reachable and that your token works. Returns who you are connected as: your organization, your name and your email.",
+    "description": "Check that Quarry is reachable and your token works. Returns your organization, name and email.",
     "inputSchema": {
       "type": "object",
       "properties": {},
@@ -4124,7 +4124,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "request_user_review",
     "title": "Request user review",
-    "description": "Ask the user to review a step (e.g. a checkpoint) before the plan goes on: the plan pauses until submit_user_decision. Show the user your summary and questions and ask for their decision. If your client shows Quarry's review form, the user decides there: the result's userAnswer then says what they decided, and you submit nothing.",
+    "description": "Ask the user to review a step (e.g. a checkpoint); the plan pauses until submit_user_decision. Show them your summary and questions. If your client shows Quarry's review form, the user decides there (userAnswer) and you submit nothing.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -4142,7 +4142,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "type": "string",
           "minLength": 1,
           "maxLength": 10000,
-          "description": "What the user is reviewing: what was done and found so far, in a few sentences."
+          "description": "What was done and found so far, in a few sentences."
         },
         "questions": {
           "type": "array",
@@ -4158,7 +4158,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "type": "string",
           "minLength": 1,
           "maxLength": 200,
-          "description": "Your client session ID, recorded in the audit log."
+          "description": "For the audit log."
         }
       },
       "required": [
@@ -4312,7 +4312,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "search",
     "title": "Search",
-    "description": "Search everything stored in your organization, as search_sources ranks it: {results: [{id, title, url}]}, best first. Read one with fetch(id).",
+    "description": "Search your organization's content, ranked as search_sources: {results: [{id, title, url}]}. Read one with fetch(id).",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -4385,7 +4385,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "search_sources",
     "title": "Search stored research",
-    "description": "Search everything stored in your organization (artifacts, documents, outputs, reports, extractions) by keywords and meaning (mode keyword or semantic: one only). Results per item, best first, with the best-matching passage (and its page); fetch reads one. New content may take a second to appear.",
+    "description": "Search everything stored in your organization (artifacts, documents, outputs, reports, extractions) by keywords and meaning. Results best first, each with its best passage (and page); fetch reads one. New content may take a second to appear.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -4644,7 +4644,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "store_research",
     "title": "Store research artifact",
-    "description": "Store a research artifact you produced (analysis, synthesis, comparison, summary, source list or finding): a JSON object in `content`, its readable text in contentText (what search_sources finds). With planId (and stepId) it shows in the plan's context. Returns its ID.",
+    "description": "Store a research artifact you produced: a JSON object in `content`, its readable text in contentText (what search finds). With planId (and stepId) it joins the plan's context. Returns its ID.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -4674,23 +4674,23 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "type": "string",
           "minLength": 1,
           "maxLength": 1048576,
-          "description": "The artifact as readable text: what search_sources indexes (at most 1 MiB UTF-8)."
+          "description": "The readable text: what search indexes (≤ 1 MiB)."
         },
         "confidence": {
           "type": "number",
           "minimum": 0,
           "maximum": 1,
-          "description": "How confident you are in the artifact, from 0 (not at all) to 1 (certain)."
+          "description": "Your confidence, 0 (none) to 1 (certain)."
         },
         "planId": {
           "type": "string",
           "format": "uuid",
-          "description": "The research plan the artifact belongs to, if any."
+          "description": "Its research plan, if any."
         },
         "stepId": {
           "type": "string",
           "format": "uuid",
-          "description": "The step of that plan the artifact belongs to, if any (needs planId)."
+          "description": "Its step of that plan, if any."
         },
         "tags": {
           "type": "array",
@@ -4777,7 +4777,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "store_research_batch",
     "title": "Store research artifacts in bulk",
-    "description": "Store up to 100 research artifacts, each an object of store_research's arguments. One result per item, in order: a refused item gets its error there, the others are stored.",
+    "description": "Store up to 100 artifacts, each with store_research's arguments; one result per item, in order (a refused item gets its error).",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -4853,7 +4853,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "store_research_output",
     "title": "Store research output",
-    "description": "Store a plan's deliverable in the form the user asked for: conversation, markdown, html as text in `content` (up to 1 MiB); word, excel, powerpoint base64 (up to 2 MiB decoded), with a contentSummary (their only searchable part). Returns the output's ID.",
+    "description": "Store a plan's deliverable in the form the user asked for: conversation, markdown, html as text (≤ 1 MiB); word, excel, powerpoint as base64 (≤ 2 MiB) with a contentSummary (their searchable part). Returns its ID.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -4872,7 +4872,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
             "excel",
             "powerpoint"
           ],
-          "description": "The output's form: text (conversation, markdown, html) or a binary document (word, excel, powerpoint)."
+          "description": "Text (conversation, markdown, html) or a document (word, excel, powerpoint)."
         },
         "title": {
           "type": "string",
@@ -4884,13 +4884,13 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "type": "string",
           "minLength": 1,
           "maxLength": 2800000,
-          "description": "The output: the text itself for conversation, markdown and html; the document's bytes, base64-encoded, for word, excel and powerpoint."
+          "description": "Text for conversation, markdown, html; base64 bytes for word, excel, powerpoint."
         },
         "contentSummary": {
           "type": "string",
           "minLength": 1,
           "maxLength": 20000,
-          "description": "A short summary of the output (what search_sources indexes for binary documents)."
+          "description": "A short summary (what search indexes for documents)."
         },
         "formattingNotesUsed": {
           "type": "string",
@@ -4902,7 +4902,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "type": "string",
           "minLength": 1,
           "maxLength": 200,
-          "description": "Your client session ID, if you have one."
+          "description": "Your session ID, if any."
         },
         "idempotencyKey": {
           "type": "string",
@@ -4979,7 +4979,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "submit_extraction",
     "title": "Submit extracted data",
-    "description": "Submit your data for an extract_data handle (awaiting_submission). Quarry validates it (a mismatch names the fields; nothing stored), scores each value against the source it kept, stores it and answers like extract_data. Resubmitting returns the same result; a handle expires and is only for your token.",
+    "description": "Submit your data for an extract_data handle (awaiting_submission): validated (a mismatch names the fields; nothing stored), scored against the source, stored, answered like extract_data. Resubmitting returns the same result; a handle expires and is only for your token.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -4991,7 +4991,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         },
         "data": {
           "type": "object",
-          "description": "Your data: a JSON object valid against the schema, values as the source writes them (numbers as numbers); leave out what it does not state."
+          "description": "A JSON object valid against the schema, values as the source writes them; leave out what it does not state."
         },
         "extractionSchema": {
           "type": "object",
@@ -5135,7 +5135,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "submit_research_feedback",
     "title": "Submit research feedback",
-    "description": "Record the user's feedback on a piece of research, at two moments: `initial` right after you delivered the results, and `closing` when the conversation moves on to something else. Ask the user; only record what they said.",
+    "description": "Record the user's feedback on research: `initial` right after you delivered results, `closing` when the conversation moves on. Ask the user; record only what they said.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -5150,7 +5150,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
             "initial",
             "closing"
           ],
-          "description": "initial (right after you delivered the results) or closing (when the conversation moves on)."
+          "description": "initial or closing."
         },
         "userSatisfaction": {
           "type": "string",
@@ -5160,7 +5160,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
             "negative",
             "none"
           ],
-          "description": "How the user felt about the research: positive, neutral, negative, or none when they did not say."
+          "description": "positive, neutral, negative, or none if not said."
         },
         "userFeedbackSummary": {
           "type": "string",
@@ -5188,7 +5188,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "type": "string",
           "minLength": 1,
           "maxLength": 200,
-          "description": "Your client session ID, recorded in the audit log."
+          "description": "For the audit log."
         }
       },
       "required": [
@@ -5238,7 +5238,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "submit_step_result",
     "title": "Submit step result",
-    "description": "Report the result of a step you worked on: completes it and applies its branching conditions; then call get_next_step. A pending step is accepted too. Send an idempotencyKey when you might retry.",
+    "description": "Report a step's result (in progress or pending): completes it and applies its branching conditions; then call get_next_step. Send an idempotencyKey when you might retry.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -5250,40 +5250,40 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         "stepId": {
           "type": "string",
           "format": "uuid",
-          "description": "The step you worked on (from get_next_step); it must be in progress or pending."
+          "description": "The step you worked on (in progress or pending)."
         },
         "result": {
           "type": "object",
-          "description": "What the step produced (a JSON object): findings, sources, data, in the shape the instructions ask for (branching conditions read paths in it, e.g. `result.sources.count`)."
+          "description": "What the step produced (a JSON object) in the shape the instructions ask for; branching conditions read paths in it (`result.sources.count`)."
         },
         "confidence": {
           "type": "number",
           "minimum": 0,
           "maximum": 1,
-          "description": "How confident you are in the result, from 0 (not at all) to 1 (certain)."
+          "description": "Your confidence, 0 (none) to 1 (certain)."
         },
         "stepExecutionReport": {
           "type": "object",
           "maxProperties": 100,
-          "description": "How the step went (a JSON object, at most 64 KB): your thinking, searches and tool calls, what you could not do, notes for later steps."
+          "description": "How it went (JSON object, ≤ 64 KB): thinking, searches, tool calls, what failed, notes for later steps."
         },
         "outputFormattingNotes": {
           "type": "string",
           "minLength": 1,
           "maxLength": 4000,
-          "description": "Formatting advice for the deliverable that this step revealed (e.g. \"best as a table\"); returned with plan_complete."
+          "description": "Formatting advice for the deliverable found in this step; returned with plan_complete."
         },
         "sessionId": {
           "type": "string",
           "minLength": 1,
           "maxLength": 200,
-          "description": "Your client session ID, recorded in the audit log."
+          "description": "For the audit log."
         },
         "idempotencyKey": {
           "type": "string",
           "minLength": 1,
           "maxLength": 200,
-          "description": "A unique string for this submission: a retry with the same key changes nothing."
+          "description": "Unique per submission: a retry with the same key changes nothing."
         }
       },
       "required": [
@@ -5334,7 +5334,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "submit_subagent_report",
     "title": "Submit subagent report",
-    "description": "Store a subagent's report on a step as an analysis artifact of that step (source: subagent): searchable and shown in the plan's context. Returns its ID.",
+    "description": "Store a subagent's report on a step as an analysis artifact (searchable, in the plan's context). Returns its ID.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -5352,17 +5352,17 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "type": "string",
           "minLength": 1,
           "maxLength": 2000,
-          "description": "What the subagent was asked to do, in a sentence or two (it becomes the report's title)."
+          "description": "What the subagent was asked (becomes the report's title)."
         },
         "report": {
           "type": "object",
-          "description": "The subagent's report as a JSON object: findings, sources, open questions (at most 1 MiB as JSON)."
+          "description": "The report as a JSON object: findings, sources, open questions (≤ 1 MiB)."
         },
         "sessionId": {
           "type": "string",
           "minLength": 1,
           "maxLength": 200,
-          "description": "Your client session ID, if you have one."
+          "description": "Your session ID, if any."
         },
         "idempotencyKey": {
           "type": "string",
@@ -5412,7 +5412,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "submit_user_decision",
     "title": "Submit user decision",
-    "description": "Record the user's decision on a step awaiting review. approve: the step completes. reject: the step and the plan fail. modify: the step goes back to in progress with the feedback added to its instructions; redo it. skip: the step is skipped. Only submit what the user decided.",
+    "description": "Record the user's decision on a step awaiting review: approve (completes), reject (step and plan fail), modify (back to in progress with the feedback added to its instructions; redo it), skip. Only submit what the user decided.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -5440,18 +5440,18 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "type": "string",
           "minLength": 1,
           "maxLength": 10000,
-          "description": "The user's comments. With modify, what to change: it is appended to the step's instructions."
+          "description": "The user's comments; with modify, appended to the step's instructions."
         },
         "sessionId": {
           "type": "string",
           "minLength": 1,
           "maxLength": 200,
-          "description": "Your client session ID, recorded in the audit log."
+          "description": "For the audit log."
         },
         "reviewId": {
           "type": "string",
           "format": "uuid",
-          "description": "The review you are deciding (request_user_review's reviewId), if you have it: the decision is then refused, and nothing recorded, when that review is no longer the step's open one."
+          "description": "request_user_review's reviewId, if you have it: the decision is refused when that review is no longer open."
         }
       },
       "required": [
@@ -5524,7 +5524,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "unarchive_plan",
     "title": "Unarchive plan",
-    "description": "Bring an archived plan back into the active lists (see archive_plan). Unarchiving a plan that is not archived changes nothing.",
+    "description": "Bring an archived plan back into the active lists; harmless if it is not archived.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -5537,7 +5537,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "type": "string",
           "minLength": 1,
           "maxLength": 200,
-          "description": "Your client session ID, recorded in the audit log."
+          "description": "For the audit log."
         }
       },
       "required": [
@@ -5620,7 +5620,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           },
           "maxItems": 50,
           "uniqueItems": true,
-          "description": "Tags to remove (absent ones are ignored; a tag also in `add` is removed)."
+          "description": "Tags to remove (a tag also in `add` is removed)."
         }
       },
       "required": [

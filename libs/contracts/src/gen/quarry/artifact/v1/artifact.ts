@@ -291,19 +291,19 @@ export interface StoreResearchRequest {
   content?:
     | { [key: string]: unknown }
     | undefined;
-  /** The artifact as readable text: what search_sources indexes (at most 1 MiB UTF-8). */
+  /** The readable text: what search indexes (≤ 1 MiB). */
   contentText?:
     | string
     | undefined;
-  /** How confident you are in the artifact, from 0 (not at all) to 1 (certain). */
+  /** Your confidence, 0 (none) to 1 (certain). */
   confidence?:
     | number
     | undefined;
-  /** The research plan the artifact belongs to, if any. */
+  /** Its research plan, if any. */
   planId?:
     | string
     | undefined;
-  /** The step of that plan the artifact belongs to, if any (needs planId). */
+  /** Its step of that plan, if any. */
   stepId?:
     | string
     | undefined;
@@ -435,19 +435,13 @@ export interface DocumentUnit {
 export interface StoreResearchOutputRequest {
   /** The research plan this output delivers. */
   planId: string;
-  /**
-   * The output's form: text (conversation, markdown, html) or a binary document (word, excel,
-   * powerpoint).
-   */
+  /** Text (conversation, markdown, html) or a document (word, excel, powerpoint). */
   mediaType: MediaType;
   /** A short title for the output. */
   title: string;
-  /**
-   * The output: the text itself for conversation, markdown and html; the document's bytes,
-   * base64-encoded, for word, excel and powerpoint.
-   */
+  /** Text for conversation, markdown, html; base64 bytes for word, excel, powerpoint. */
   content: string;
-  /** A short summary of the output (what search_sources indexes for binary documents). */
+  /** A short summary (what search indexes for documents). */
   contentSummary?:
     | string
     | undefined;
@@ -455,7 +449,7 @@ export interface StoreResearchOutputRequest {
   formattingNotesUsed?:
     | string
     | undefined;
-  /** Your client session ID, if you have one. */
+  /** Your session ID, if any. */
   sessionId?:
     | string
     | undefined;
@@ -479,16 +473,13 @@ export interface SubmitSubagentReportRequest {
   planId: string;
   /** The step of that plan the subagent worked on. */
   stepId: string;
-  /** What the subagent was asked to do, in a sentence or two (it becomes the report's title). */
+  /** What the subagent was asked (becomes the report's title). */
   description: string;
-  /**
-   * The subagent's report as a JSON object: findings, sources, open questions (at most 1 MiB as
-   * JSON).
-   */
+  /** The report as a JSON object: findings, sources, open questions (≤ 1 MiB). */
   report?:
     | { [key: string]: unknown }
     | undefined;
-  /** Your client session ID, if you have one. */
+  /** Your session ID, if any. */
   sessionId?:
     | string
     | undefined;
@@ -659,10 +650,7 @@ export interface CheckExtractionTargetResponse {
 }
 
 export interface DeleteArtifactRequest {
-  /**
-   * The ID of the research artifact to delete (as store_research or submit_subagent_report
-   * returned it).
-   */
+  /** The artifact's ID. */
   artifactId: string;
 }
 
@@ -676,7 +664,7 @@ export interface DeleteArtifactResponse {
 }
 
 export interface DeleteResearchOutputRequest {
-  /** The ID of the research output to delete (as store_research_output returned it). */
+  /** The output's ID. */
   outputId: string;
 }
 
@@ -734,7 +722,7 @@ export interface TextPage {
 }
 
 export interface GetArtifactRequest {
-  /** The artifact's ID (as store_research, list_artifacts or search_sources returned it). */
+  /** The artifact's ID. */
   id: string;
   /** page.nextCursor of the previous call. */
   cursor?:
@@ -808,7 +796,7 @@ export interface GetArtifactResponse {
 }
 
 export interface GetResearchOutputRequest {
-  /** The output's ID (as store_research_output or search_sources returned it). */
+  /** The output's ID. */
   outputId: string;
   /** page.nextCursor of the previous call. */
   cursor?:
@@ -860,13 +848,13 @@ export interface GetResearchOutputResponse {
 }
 
 export interface GetExtractionRequest {
-  /** The extraction's ID (as extract_data or search_sources returned it). */
+  /** The extraction's ID. */
   id: string;
   /** page.nextCursor of the previous call. */
   cursor?:
     | string
     | undefined;
-  /** The most source text to return, in bytes (default 262144). */
+  /** Most source text to return, in bytes (default 262144). */
   maxBytes?: number | undefined;
 }
 
@@ -1100,7 +1088,7 @@ export interface UpdateArtifactTagsRequest {
   id: string;
   /** Tags to add (already present ones are kept once). */
   add: string[];
-  /** Tags to remove (absent ones are ignored; a tag also in `add` is removed). */
+  /** Tags to remove (a tag also in `add` is removed). */
   remove: string[];
 }
 
@@ -8834,9 +8822,9 @@ export const UpdateArtifactTagsResponse: MessageFns<UpdateArtifactTagsResponse> 
 export type ArtifactServiceService = typeof ArtifactServiceService;
 export const ArtifactServiceService = {
   /**
-   * Store a research artifact you produced (analysis, synthesis, comparison, summary, source list
-   * or finding): a JSON object in `content`, its readable text in contentText (what search_sources
-   * finds). With planId (and stepId) it shows in the plan's context. Returns its ID.
+   * Store a research artifact you produced: a JSON object in `content`, its readable text in
+   * contentText (what search finds). With planId (and stepId) it joins the plan's context. Returns
+   * its ID.
    */
   storeResearch: {
     path: "/quarry.artifact.v1.ArtifactService/StoreResearch" as const,
@@ -8849,8 +8837,8 @@ export const ArtifactServiceService = {
     responseDeserialize: (value: Buffer): StoreResearchResponse => StoreResearchResponse.decode(value),
   },
   /**
-   * Store up to 100 research artifacts, each an object of store_research's arguments. One result
-   * per item, in order: a refused item gets its error there, the others are stored.
+   * Store up to 100 artifacts, each with store_research's arguments; one result per item, in order
+   * (a refused item gets its error).
    */
   storeResearchBatch: {
     path: "/quarry.artifact.v1.ArtifactService/StoreResearchBatch" as const,
@@ -8879,9 +8867,9 @@ export const ArtifactServiceService = {
     responseDeserialize: (value: Buffer): ImportDocumentResponse => ImportDocumentResponse.decode(value),
   },
   /**
-   * Store a plan's deliverable in the form the user asked for: conversation, markdown, html as
-   * text in `content` (up to 1 MiB); word, excel, powerpoint base64 (up to 2 MiB decoded), with a
-   * contentSummary (their only searchable part). Returns the output's ID.
+   * Store a plan's deliverable in the form the user asked for: conversation, markdown, html as text
+   * (≤ 1 MiB); word, excel, powerpoint as base64 (≤ 2 MiB) with a contentSummary (their searchable
+   * part). Returns its ID.
    */
   storeResearchOutput: {
     path: "/quarry.artifact.v1.ArtifactService/StoreResearchOutput" as const,
@@ -8895,8 +8883,8 @@ export const ArtifactServiceService = {
     responseDeserialize: (value: Buffer): StoreResearchOutputResponse => StoreResearchOutputResponse.decode(value),
   },
   /**
-   * Store a subagent's report on a step as an analysis artifact of that step (source: subagent):
-   * searchable and shown in the plan's context. Returns its ID.
+   * Store a subagent's report on a step as an analysis artifact (searchable, in the plan's
+   * context). Returns its ID.
    */
   submitSubagentReport: {
     path: "/quarry.artifact.v1.ArtifactService/SubmitSubagentReport" as const,
@@ -8910,8 +8898,8 @@ export const ArtifactServiceService = {
     responseDeserialize: (value: Buffer): SubmitSubagentReportResponse => SubmitSubagentReportResponse.decode(value),
   },
   /**
-   * Read a research artifact back: content object, contentText (long text in pages: call again
-   * with page.nextCursor), tags, plan, step. Content over maxBytes is left out (contentOmitted).
+   * Read a research artifact: content, contentText (in pages: follow page.nextCursor), tags, plan,
+   * step. Content over maxBytes is omitted (contentOmitted).
    */
   getArtifact: {
     path: "/quarry.artifact.v1.ArtifactService/GetArtifact" as const,
@@ -8923,8 +8911,8 @@ export const ArtifactServiceService = {
     responseDeserialize: (value: Buffer): GetArtifactResponse => GetArtifactResponse.decode(value),
   },
   /**
-   * Read a deliverable back: text in `content` (in pages: follow page.nextCursor); word, excel,
-   * powerpoint as an embedded resource, byte for byte, with SHA-256.
+   * Read a deliverable: text in `content` (in pages: follow page.nextCursor); word, excel,
+   * powerpoint as an embedded resource with SHA-256.
    */
   getResearchOutput: {
     path: "/quarry.artifact.v1.ArtifactService/GetResearchOutput" as const,
@@ -8938,8 +8926,8 @@ export const ArtifactServiceService = {
     responseDeserialize: (value: Buffer): GetResearchOutputResponse => GetResearchOutputResponse.decode(value),
   },
   /**
-   * Read an extraction result back: data, field confidences, schema, source, plan, step. Long
-   * source text comes in pages (follow page.nextCursor).
+   * Read an extraction: data, field confidences, schema, source, plan, step. Long source text in
+   * pages (follow page.nextCursor).
    */
   getExtraction: {
     path: "/quarry.artifact.v1.ArtifactService/GetExtraction" as const,
@@ -8952,8 +8940,8 @@ export const ArtifactServiceService = {
     responseDeserialize: (value: Buffer): GetExtractionResponse => GetExtractionResponse.decode(value),
   },
   /**
-   * Read anything search or search_sources found, by id or url (a url with #page=N: that page of
-   * a document): {id, title, text, url, metadata}. Long text: pass metadata.next_cursor as cursor.
+   * Read what search or search_sources found, by id or url (#page=N: that page): {id, title, text,
+   * url, metadata}. Long text: pass metadata.next_cursor as cursor.
    */
   fetch: {
     path: "/quarry.artifact.v1.ArtifactService/Fetch" as const,
@@ -8965,8 +8953,8 @@ export const ArtifactServiceService = {
     responseDeserialize: (value: Buffer): FetchResponse => FetchResponse.decode(value),
   },
   /**
-   * Browse your organization's research artifacts, most recent first, by plan, kind, tags (all)
-   * or time stored. Pass nextCursor back, with the same filters, for the next page.
+   * Browse your organization's research artifacts, latest first, by plan, kind, tags (all) or time
+   * stored. Pass nextCursor back with the same filters.
    */
   listArtifacts: {
     path: "/quarry.artifact.v1.ArtifactService/ListArtifacts" as const,
@@ -8979,8 +8967,8 @@ export const ArtifactServiceService = {
     responseDeserialize: (value: Buffer): ListArtifactsResponse => ListArtifactsResponse.decode(value),
   },
   /**
-   * Browse your organization's deliverables, most recent first, optionally of one plan, without
-   * content (get_research_output reads one). Pass nextCursor back (same planId) for more.
+   * Browse your organization's deliverables, latest first, optionally of one plan, without content
+   * (get_research_output reads one). Pass nextCursor back (same planId).
    */
   listResearchOutputs: {
     path: "/quarry.artifact.v1.ArtifactService/ListResearchOutputs" as const,
@@ -9080,8 +9068,8 @@ export const ArtifactServiceService = {
     responseDeserialize: (value: Buffer): CheckExtractionTargetResponse => CheckExtractionTargetResponse.decode(value),
   },
   /**
-   * Delete a research artifact for good, with its extraction results and search entries. Its ID
-   * then behaves like one that never existed (ARTIFACT_NOT_FOUND on a retry).
+   * Delete a research artifact for good, with its extractions and search entries; its ID then
+   * behaves like one that never existed.
    */
   deleteArtifact: {
     path: "/quarry.artifact.v1.ArtifactService/DeleteArtifact" as const,
@@ -9094,10 +9082,7 @@ export const ArtifactServiceService = {
       Buffer.from(DeleteArtifactResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): DeleteArtifactResponse => DeleteArtifactResponse.decode(value),
   },
-  /**
-   * Delete a deliverable for good, with its search entries. Its ID then behaves like one that
-   * never existed (OUTPUT_NOT_FOUND on a retry).
-   */
+  /** Delete a deliverable for good, with its search entries (OUTPUT_NOT_FOUND on a retry). */
   deleteResearchOutput: {
     path: "/quarry.artifact.v1.ArtifactService/DeleteResearchOutput" as const,
     requestStream: false as const,
@@ -9147,14 +9132,14 @@ export const ArtifactServiceService = {
 
 export interface ArtifactServiceServer extends UntypedServiceImplementation {
   /**
-   * Store a research artifact you produced (analysis, synthesis, comparison, summary, source list
-   * or finding): a JSON object in `content`, its readable text in contentText (what search_sources
-   * finds). With planId (and stepId) it shows in the plan's context. Returns its ID.
+   * Store a research artifact you produced: a JSON object in `content`, its readable text in
+   * contentText (what search finds). With planId (and stepId) it joins the plan's context. Returns
+   * its ID.
    */
   storeResearch: handleUnaryCall<StoreResearchRequest, StoreResearchResponse>;
   /**
-   * Store up to 100 research artifacts, each an object of store_research's arguments. One result
-   * per item, in order: a refused item gets its error there, the others are stored.
+   * Store up to 100 artifacts, each with store_research's arguments; one result per item, in order
+   * (a refused item gets its error).
    */
   storeResearchBatch: handleUnaryCall<StoreResearchBatchRequest, StoreResearchBatchResponse>;
   /**
@@ -9163,44 +9148,44 @@ export interface ArtifactServiceServer extends UntypedServiceImplementation {
    */
   importDocument: handleUnaryCall<ImportDocumentRequest, ImportDocumentResponse>;
   /**
-   * Store a plan's deliverable in the form the user asked for: conversation, markdown, html as
-   * text in `content` (up to 1 MiB); word, excel, powerpoint base64 (up to 2 MiB decoded), with a
-   * contentSummary (their only searchable part). Returns the output's ID.
+   * Store a plan's deliverable in the form the user asked for: conversation, markdown, html as text
+   * (≤ 1 MiB); word, excel, powerpoint as base64 (≤ 2 MiB) with a contentSummary (their searchable
+   * part). Returns its ID.
    */
   storeResearchOutput: handleUnaryCall<StoreResearchOutputRequest, StoreResearchOutputResponse>;
   /**
-   * Store a subagent's report on a step as an analysis artifact of that step (source: subagent):
-   * searchable and shown in the plan's context. Returns its ID.
+   * Store a subagent's report on a step as an analysis artifact (searchable, in the plan's
+   * context). Returns its ID.
    */
   submitSubagentReport: handleUnaryCall<SubmitSubagentReportRequest, SubmitSubagentReportResponse>;
   /**
-   * Read a research artifact back: content object, contentText (long text in pages: call again
-   * with page.nextCursor), tags, plan, step. Content over maxBytes is left out (contentOmitted).
+   * Read a research artifact: content, contentText (in pages: follow page.nextCursor), tags, plan,
+   * step. Content over maxBytes is omitted (contentOmitted).
    */
   getArtifact: handleUnaryCall<GetArtifactRequest, GetArtifactResponse>;
   /**
-   * Read a deliverable back: text in `content` (in pages: follow page.nextCursor); word, excel,
-   * powerpoint as an embedded resource, byte for byte, with SHA-256.
+   * Read a deliverable: text in `content` (in pages: follow page.nextCursor); word, excel,
+   * powerpoint as an embedded resource with SHA-256.
    */
   getResearchOutput: handleUnaryCall<GetResearchOutputRequest, GetResearchOutputResponse>;
   /**
-   * Read an extraction result back: data, field confidences, schema, source, plan, step. Long
-   * source text comes in pages (follow page.nextCursor).
+   * Read an extraction: data, field confidences, schema, source, plan, step. Long source text in
+   * pages (follow page.nextCursor).
    */
   getExtraction: handleUnaryCall<GetExtractionRequest, GetExtractionResponse>;
   /**
-   * Read anything search or search_sources found, by id or url (a url with #page=N: that page of
-   * a document): {id, title, text, url, metadata}. Long text: pass metadata.next_cursor as cursor.
+   * Read what search or search_sources found, by id or url (#page=N: that page): {id, title, text,
+   * url, metadata}. Long text: pass metadata.next_cursor as cursor.
    */
   fetch: handleUnaryCall<FetchRequest, FetchResponse>;
   /**
-   * Browse your organization's research artifacts, most recent first, by plan, kind, tags (all)
-   * or time stored. Pass nextCursor back, with the same filters, for the next page.
+   * Browse your organization's research artifacts, latest first, by plan, kind, tags (all) or time
+   * stored. Pass nextCursor back with the same filters.
    */
   listArtifacts: handleUnaryCall<ListArtifactsRequest, ListArtifactsResponse>;
   /**
-   * Browse your organization's deliverables, most recent first, optionally of one plan, without
-   * content (get_research_output reads one). Pass nextCursor back (same planId) for more.
+   * Browse your organization's deliverables, latest first, optionally of one plan, without content
+   * (get_research_output reads one). Pass nextCursor back (same planId).
    */
   listResearchOutputs: handleUnaryCall<ListResearchOutputsRequest, ListResearchOutputsResponse>;
   /** Every tag on your organization's research artifacts with its count, most used first. */
@@ -9232,14 +9217,11 @@ export interface ArtifactServiceServer extends UntypedServiceImplementation {
    */
   checkExtractionTarget: handleUnaryCall<CheckExtractionTargetRequest, CheckExtractionTargetResponse>;
   /**
-   * Delete a research artifact for good, with its extraction results and search entries. Its ID
-   * then behaves like one that never existed (ARTIFACT_NOT_FOUND on a retry).
+   * Delete a research artifact for good, with its extractions and search entries; its ID then
+   * behaves like one that never existed.
    */
   deleteArtifact: handleUnaryCall<DeleteArtifactRequest, DeleteArtifactResponse>;
-  /**
-   * Delete a deliverable for good, with its search entries. Its ID then behaves like one that
-   * never existed (OUTPUT_NOT_FOUND on a retry).
-   */
+  /** Delete a deliverable for good, with its search entries (OUTPUT_NOT_FOUND on a retry). */
   deleteResearchOutput: handleUnaryCall<DeleteResearchOutputRequest, DeleteResearchOutputResponse>;
   /**
    * Internal, not a tool: delete everything the artifact store holds for a plan of the caller's
@@ -9259,9 +9241,9 @@ export interface ArtifactServiceServer extends UntypedServiceImplementation {
 
 export interface ArtifactServiceClient extends Client {
   /**
-   * Store a research artifact you produced (analysis, synthesis, comparison, summary, source list
-   * or finding): a JSON object in `content`, its readable text in contentText (what search_sources
-   * finds). With planId (and stepId) it shows in the plan's context. Returns its ID.
+   * Store a research artifact you produced: a JSON object in `content`, its readable text in
+   * contentText (what search finds). With planId (and stepId) it joins the plan's context. Returns
+   * its ID.
    */
   storeResearch(
     request: StoreResearchRequest,
@@ -9279,8 +9261,8 @@ export interface ArtifactServiceClient extends Client {
     callback: (error: ServiceError | null, response: StoreResearchResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Store up to 100 research artifacts, each an object of store_research's arguments. One result
-   * per item, in order: a refused item gets its error there, the others are stored.
+   * Store up to 100 artifacts, each with store_research's arguments; one result per item, in order
+   * (a refused item gets its error).
    */
   storeResearchBatch(
     request: StoreResearchBatchRequest,
@@ -9317,9 +9299,9 @@ export interface ArtifactServiceClient extends Client {
     callback: (error: ServiceError | null, response: ImportDocumentResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Store a plan's deliverable in the form the user asked for: conversation, markdown, html as
-   * text in `content` (up to 1 MiB); word, excel, powerpoint base64 (up to 2 MiB decoded), with a
-   * contentSummary (their only searchable part). Returns the output's ID.
+   * Store a plan's deliverable in the form the user asked for: conversation, markdown, html as text
+   * (≤ 1 MiB); word, excel, powerpoint as base64 (≤ 2 MiB) with a contentSummary (their searchable
+   * part). Returns its ID.
    */
   storeResearchOutput(
     request: StoreResearchOutputRequest,
@@ -9337,8 +9319,8 @@ export interface ArtifactServiceClient extends Client {
     callback: (error: ServiceError | null, response: StoreResearchOutputResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Store a subagent's report on a step as an analysis artifact of that step (source: subagent):
-   * searchable and shown in the plan's context. Returns its ID.
+   * Store a subagent's report on a step as an analysis artifact (searchable, in the plan's
+   * context). Returns its ID.
    */
   submitSubagentReport(
     request: SubmitSubagentReportRequest,
@@ -9356,8 +9338,8 @@ export interface ArtifactServiceClient extends Client {
     callback: (error: ServiceError | null, response: SubmitSubagentReportResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Read a research artifact back: content object, contentText (long text in pages: call again
-   * with page.nextCursor), tags, plan, step. Content over maxBytes is left out (contentOmitted).
+   * Read a research artifact: content, contentText (in pages: follow page.nextCursor), tags, plan,
+   * step. Content over maxBytes is omitted (contentOmitted).
    */
   getArtifact(
     request: GetArtifactRequest,
@@ -9375,8 +9357,8 @@ export interface ArtifactServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetArtifactResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Read a deliverable back: text in `content` (in pages: follow page.nextCursor); word, excel,
-   * powerpoint as an embedded resource, byte for byte, with SHA-256.
+   * Read a deliverable: text in `content` (in pages: follow page.nextCursor); word, excel,
+   * powerpoint as an embedded resource with SHA-256.
    */
   getResearchOutput(
     request: GetResearchOutputRequest,
@@ -9394,8 +9376,8 @@ export interface ArtifactServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetResearchOutputResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Read an extraction result back: data, field confidences, schema, source, plan, step. Long
-   * source text comes in pages (follow page.nextCursor).
+   * Read an extraction: data, field confidences, schema, source, plan, step. Long source text in
+   * pages (follow page.nextCursor).
    */
   getExtraction(
     request: GetExtractionRequest,
@@ -9413,8 +9395,8 @@ export interface ArtifactServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetExtractionResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Read anything search or search_sources found, by id or url (a url with #page=N: that page of
-   * a document): {id, title, text, url, metadata}. Long text: pass metadata.next_cursor as cursor.
+   * Read what search or search_sources found, by id or url (#page=N: that page): {id, title, text,
+   * url, metadata}. Long text: pass metadata.next_cursor as cursor.
    */
   fetch(
     request: FetchRequest,
@@ -9432,8 +9414,8 @@ export interface ArtifactServiceClient extends Client {
     callback: (error: ServiceError | null, response: FetchResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Browse your organization's research artifacts, most recent first, by plan, kind, tags (all)
-   * or time stored. Pass nextCursor back, with the same filters, for the next page.
+   * Browse your organization's research artifacts, latest first, by plan, kind, tags (all) or time
+   * stored. Pass nextCursor back with the same filters.
    */
   listArtifacts(
     request: ListArtifactsRequest,
@@ -9451,8 +9433,8 @@ export interface ArtifactServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListArtifactsResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Browse your organization's deliverables, most recent first, optionally of one plan, without
-   * content (get_research_output reads one). Pass nextCursor back (same planId) for more.
+   * Browse your organization's deliverables, latest first, optionally of one plan, without content
+   * (get_research_output reads one). Pass nextCursor back (same planId).
    */
   listResearchOutputs(
     request: ListResearchOutputsRequest,
@@ -9582,8 +9564,8 @@ export interface ArtifactServiceClient extends Client {
     callback: (error: ServiceError | null, response: CheckExtractionTargetResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Delete a research artifact for good, with its extraction results and search entries. Its ID
-   * then behaves like one that never existed (ARTIFACT_NOT_FOUND on a retry).
+   * Delete a research artifact for good, with its extractions and search entries; its ID then
+   * behaves like one that never existed.
    */
   deleteArtifact(
     request: DeleteArtifactRequest,
@@ -9600,10 +9582,7 @@ export interface ArtifactServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: DeleteArtifactResponse) => void,
   ): ClientUnaryCall;
-  /**
-   * Delete a deliverable for good, with its search entries. Its ID then behaves like one that
-   * never existed (OUTPUT_NOT_FOUND on a retry).
-   */
+  /** Delete a deliverable for good, with its search entries (OUTPUT_NOT_FOUND on a retry). */
   deleteResearchOutput(
     request: DeleteResearchOutputRequest,
     callback: (error: ServiceError | null, response: DeleteResearchOutputResponse) => void,

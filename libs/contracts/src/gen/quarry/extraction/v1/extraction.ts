@@ -195,39 +195,39 @@ export interface ExtractDataRequest {
   /** The text to extract from. */
   source?:
     | //
-    /** The text itself (at most 200 KiB of UTF-8). */
+    /** The text (≤ 200 KiB). */
     { $case: "sourceText"; sourceText: string }
     | //
-    /** The ID of a research artifact stored in your organization; its text is used. */
+    /** A stored artifact whose text is used. */
     { $case: "sourceArtifactId"; sourceArtifactId: string }
     | undefined;
-  /** The JSON Schema of the data to extract: an object schema (type "object" with properties). */
+  /** A JSON object schema (type "object" with properties). */
   extractionSchema?:
     | { [key: string]: unknown }
     | undefined;
-  /** Your version number of this schema, stored with the result (default 1). */
+  /** Your version of this schema (default 1). */
   schemaVersion?:
     | number
     | undefined;
-  /** The research plan the extraction belongs to, if any. */
+  /** Its research plan, if any. */
   planId?:
     | string
     | undefined;
-  /** The step of that plan the extraction belongs to, if any (needs planId). */
+  /** Its step of that plan, if any. */
   stepId?:
     | string
     | undefined;
-  /** Where the source text came from (a web address), stored with the result. */
+  /** Where the source text came from (a web address). */
   sourceUrl?:
     | string
     | undefined;
-  /** Where in the source document the text is, stored with the result. */
+  /** Where in the source document the text is. */
   sourceLocation?:
     | SourceLocation
     | undefined;
   /**
-   * Who fills the schema: auto (default), client (you, with submit_extraction) or offline (rule-
-   * based, no model).
+   * Who fills the schema: auto (default), client (you, via submit_extraction) or offline (rules, no
+   * model).
    */
   mode?:
     | ExtractionMode
@@ -244,8 +244,8 @@ export interface SubmitExtractionRequest {
   /** The handle from extract_data's answer, exactly as given. */
   handle: string;
   /**
-   * Your data: a JSON object valid against the schema, values as the source writes them (numbers
-   * as numbers); leave out what it does not state.
+   * A JSON object valid against the schema, values as the source writes them; leave out what it
+   * does not state.
    */
   data?:
     | { [key: string]: unknown }
@@ -2286,10 +2286,9 @@ export const GetExtractionJobResponse_FieldConfidencesEntry: MessageFns<
 export type ExtractionServiceService = typeof ExtractionServiceService;
 export const ExtractionServiceService = {
   /**
-   * Extract structured data from a text (sourceText, or a stored artifact's sourceArtifactId) into
-   * the shape of a JSON object schema you give (local $ref only, at most 64 KiB). When a model runs
-   * on the server or through your client's sampling, the data comes back validated, stored, and
-   * every field scored by how well the source grounds it (status running: poll
+   * Extract structured data from sourceText or a stored artifact into the shape of your JSON object
+   * schema (local $ref only, ≤ 64 KiB). With a server model or your client's sampling, the data
+   * comes back validated, stored and scored for grounding (status running: poll
    * get_extraction_job). Otherwise (awaiting_submission) YOU fill the schema and send it with
    * submit_extraction.
    */
@@ -2303,10 +2302,9 @@ export const ExtractionServiceService = {
     responseDeserialize: (value: Buffer): ExtractDataResponse => ExtractDataResponse.decode(value),
   },
   /**
-   * Submit your data for an extract_data handle (awaiting_submission). Quarry validates it (a
-   * mismatch names the fields; nothing stored), scores each value against the source it kept,
-   * stores it and answers like extract_data. Resubmitting returns the same result; a handle
-   * expires and is only for your token.
+   * Submit your data for an extract_data handle (awaiting_submission): validated (a mismatch names
+   * the fields; nothing stored), scored against the source, stored, answered like extract_data.
+   * Resubmitting returns the same result; a handle expires and is only for your token.
    */
   submitExtraction: {
     path: "/quarry.extraction.v1.ExtractionService/SubmitExtraction" as const,
@@ -2319,10 +2317,7 @@ export const ExtractionServiceService = {
       Buffer.from(SubmitExtractionResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): SubmitExtractionResponse => SubmitExtractionResponse.decode(value),
   },
-  /**
-   * Read an extraction extract_data left running (jobId): still running, completed with the
-   * stored result, or its error.
-   */
+  /** Read a running extraction (jobId): still running, completed with its result, or its error. */
   getExtractionJob: {
     path: "/quarry.extraction.v1.ExtractionService/GetExtractionJob" as const,
     requestStream: false as const,
@@ -2338,34 +2333,28 @@ export const ExtractionServiceService = {
 
 export interface ExtractionServiceServer extends UntypedServiceImplementation {
   /**
-   * Extract structured data from a text (sourceText, or a stored artifact's sourceArtifactId) into
-   * the shape of a JSON object schema you give (local $ref only, at most 64 KiB). When a model runs
-   * on the server or through your client's sampling, the data comes back validated, stored, and
-   * every field scored by how well the source grounds it (status running: poll
+   * Extract structured data from sourceText or a stored artifact into the shape of your JSON object
+   * schema (local $ref only, ≤ 64 KiB). With a server model or your client's sampling, the data
+   * comes back validated, stored and scored for grounding (status running: poll
    * get_extraction_job). Otherwise (awaiting_submission) YOU fill the schema and send it with
    * submit_extraction.
    */
   extractData: handleUnaryCall<ExtractDataRequest, ExtractDataResponse>;
   /**
-   * Submit your data for an extract_data handle (awaiting_submission). Quarry validates it (a
-   * mismatch names the fields; nothing stored), scores each value against the source it kept,
-   * stores it and answers like extract_data. Resubmitting returns the same result; a handle
-   * expires and is only for your token.
+   * Submit your data for an extract_data handle (awaiting_submission): validated (a mismatch names
+   * the fields; nothing stored), scored against the source, stored, answered like extract_data.
+   * Resubmitting returns the same result; a handle expires and is only for your token.
    */
   submitExtraction: handleUnaryCall<SubmitExtractionRequest, SubmitExtractionResponse>;
-  /**
-   * Read an extraction extract_data left running (jobId): still running, completed with the
-   * stored result, or its error.
-   */
+  /** Read a running extraction (jobId): still running, completed with its result, or its error. */
   getExtractionJob: handleUnaryCall<GetExtractionJobRequest, GetExtractionJobResponse>;
 }
 
 export interface ExtractionServiceClient extends Client {
   /**
-   * Extract structured data from a text (sourceText, or a stored artifact's sourceArtifactId) into
-   * the shape of a JSON object schema you give (local $ref only, at most 64 KiB). When a model runs
-   * on the server or through your client's sampling, the data comes back validated, stored, and
-   * every field scored by how well the source grounds it (status running: poll
+   * Extract structured data from sourceText or a stored artifact into the shape of your JSON object
+   * schema (local $ref only, ≤ 64 KiB). With a server model or your client's sampling, the data
+   * comes back validated, stored and scored for grounding (status running: poll
    * get_extraction_job). Otherwise (awaiting_submission) YOU fill the schema and send it with
    * submit_extraction.
    */
@@ -2385,10 +2374,9 @@ export interface ExtractionServiceClient extends Client {
     callback: (error: ServiceError | null, response: ExtractDataResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Submit your data for an extract_data handle (awaiting_submission). Quarry validates it (a
-   * mismatch names the fields; nothing stored), scores each value against the source it kept,
-   * stores it and answers like extract_data. Resubmitting returns the same result; a handle
-   * expires and is only for your token.
+   * Submit your data for an extract_data handle (awaiting_submission): validated (a mismatch names
+   * the fields; nothing stored), scored against the source, stored, answered like extract_data.
+   * Resubmitting returns the same result; a handle expires and is only for your token.
    */
   submitExtraction(
     request: SubmitExtractionRequest,
@@ -2405,10 +2393,7 @@ export interface ExtractionServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: SubmitExtractionResponse) => void,
   ): ClientUnaryCall;
-  /**
-   * Read an extraction extract_data left running (jobId): still running, completed with the
-   * stored result, or its error.
-   */
+  /** Read a running extraction (jobId): still running, completed with its result, or its error. */
   getExtractionJob(
     request: GetExtractionJobRequest,
     callback: (error: ServiceError | null, response: GetExtractionJobResponse) => void,

@@ -223,10 +223,7 @@ export const PingResponse: MessageFns<PingResponse> = {
  */
 export type IdentityServiceService = typeof IdentityServiceService;
 export const IdentityServiceService = {
-  /**
-   * Check that Quarry is reachable and that your token works. Returns who you are connected as:
-   * your organization, your name and your email.
-   */
+  /** Check that Quarry is reachable and your token works. Returns your organization, name and email. */
   ping: {
     path: "/quarry.identity.v1.IdentityService/Ping" as const,
     requestStream: false as const,
@@ -239,18 +236,12 @@ export const IdentityServiceService = {
 } as const;
 
 export interface IdentityServiceServer extends UntypedServiceImplementation {
-  /**
-   * Check that Quarry is reachable and that your token works. Returns who you are connected as:
-   * your organization, your name and your email.
-   */
+  /** Check that Quarry is reachable and your token works. Returns your organization, name and email. */
   ping: handleUnaryCall<PingRequest, PingResponse>;
 }
 
 export interface IdentityServiceClient extends Client {
-  /**
-   * Check that Quarry is reachable and that your token works. Returns who you are connected as:
-   * your organization, your name and your email.
-   */
+  /** Check that Quarry is reachable and your token works. Returns your organization, name and email. */
   ping(request: PingRequest, callback: (error: ServiceError | null, response: PingResponse) => void): ClientUnaryCall;
   ping(
     request: PingRequest,

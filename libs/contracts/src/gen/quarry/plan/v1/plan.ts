@@ -831,39 +831,29 @@ export function auditEventTypeToJSON(object: AuditEventType): string {
 export interface NewPlanStep {
   /** The kind of work the step asks for. */
   stepType: StepType;
-  /**
-   * What to do, written for whoever carries it out: the goal, where to look, what the result must
-   * contain.
-   */
+  /** What to do: the goal, where to look, what the result must contain. */
   instructions: string;
 }
 
 /** Extra parameters of a branching action. */
 export interface BranchActionParams {
-  /**
-   * For skip_to: the order (1-based position) of the step to jump to; it must come after the
-   * condition's step.
-   */
+  /** Order of the step to jump to; after the condition's step. */
   targetStepOrder: number;
 }
 
 /** A rule checked when a step completes. */
 export interface BranchingCondition {
-  /**
-   * The order (1-based position in the steps list) of the step after which the condition is
-   * checked.
-   */
+  /** Order of the step after which the condition is checked. */
   afterStepOrder: number;
   /**
-   * When to act, e.g. `confidence < 0.7` or `result.sources.count >= 5 && confidence > 0.5`:
-   * comparisons (< <= > >= == !=) of `confidence` or a dotted path into the step's result
-   * (`result.…`) with numbers, 'strings' or true/false, joined with && and ||, with
-   * parentheses.
+   * E.g. `confidence < 0.7` or `result.sources.count >= 5 && confidence > 0.5`: comparisons (< <= >
+   * >= == !=) of `confidence` or a `result.…` path with numbers, 'strings' or true/false, joined by
+   * && and ||, with parentheses.
    */
   conditionExpression: string;
   /** What to do when the expression is true. */
   ifTrueAction: BranchAction;
-  /** Parameters of the action: skip_to needs targetStepOrder. */
+  /** skip_to needs targetStepOrder. */
   actionParams?: BranchActionParams | undefined;
 }
 
@@ -948,25 +938,22 @@ export interface CreateResearchPlanRequest {
   name: string;
   /** The question the research answers, as agreed with the user. */
   researchQuestion: string;
-  /** The steps, in the order they are to be done (step orders 1, 2, 3, …). */
+  /** The steps, in order (step orders 1, 2, 3, …). */
   steps: NewPlanStep[];
   /**
-   * Rules checked when a step completes, such as skipping ahead when confidence is high.
-   * Each refers to steps by their order in `steps`.
+   * Rules checked when a step completes (e.g. skip ahead when confidence is high); steps are
+   * referred to by order.
    */
   branchingConditions: BranchingCondition[];
-  /** Your client session ID: links the plan to the skill execution of this session. */
+  /** Your session ID: links the plan to this session's skill execution. */
   sessionId?:
     | string
     | undefined;
-  /** Why the plan is designed this way (kept with the plan for whoever resumes it). */
+  /** Why the plan is designed this way (kept for whoever resumes it). */
   planDesignRationale?:
     | string
     | undefined;
-  /**
-   * How the user wants the deliverable formatted (e.g. "a one-page summary table first"); returned
-   * with plan_complete.
-   */
+  /** How the user wants the deliverable formatted; returned with plan_complete. */
   outputFormattingNotes?: string | undefined;
 }
 
@@ -996,10 +983,7 @@ export interface CreateResearchPlanResponse {
 export interface GetPlanStatusRequest {
   /** The research plan ID. */
   planId: string;
-  /**
-   * Wait up to this many seconds (0–60) for the plan to change; the answer comes as soon as it
-   * does. Omit to answer at once.
-   */
+  /** Wait up to this many seconds (0–60) for a change; omit to answer at once. */
   waitSeconds?: number | undefined;
 }
 
@@ -1043,12 +1027,12 @@ export interface AddedStep {
   stepType: StepType;
   /** What to do in this step. */
   instructions: string;
-  /** Insert after the step with this order now; 0 inserts it first. Omit to append at the end. */
+  /** Insert after this step order (0: first); omit to append. */
   insertAfterOrder?: number | undefined;
 }
 
 export interface ModifyPlanRequest {
-  /** The research plan ID. The plan must be planning or executing (or stalled, for fail_step). */
+  /** The research plan ID. */
   planId: string;
   /** The change to make; send the fields it needs and no others. */
   action: ModifyPlanAction;
@@ -1058,9 +1042,9 @@ export interface ModifyPlanRequest {
   stepId?:
     | string
     | undefined;
-  /** reorder_steps only: all the plan's step IDs in their new order, each exactly once. */
+  /** reorder_steps only: every step ID once, in the new order. */
   stepOrder: string[];
-  /** update_step_instructions only: the step's new instructions (replacing the old ones). */
+  /** update_step_instructions only: the new instructions. */
   updatedInstructions?:
     | string
     | undefined;
@@ -1072,7 +1056,7 @@ export interface ModifyPlanRequest {
   modificationRationale?:
     | string
     | undefined;
-  /** Your client session ID, recorded in the audit log. */
+  /** For the audit log. */
   sessionId?: string | undefined;
 }
 
@@ -1088,14 +1072,11 @@ export interface ModifyPlanResponse {
 }
 
 export interface ListActivePlansRequest {
-  /** The nextCursor of the previous page; omit for the first page. */
+  /** nextCursor of the previous page. */
   cursor?:
     | string
     | undefined;
-  /**
-   * Ask for a page of at most this many plans (1–100); omit to get every active plan (with a
-   * cursor and no limit, pages hold 20).
-   */
+  /** Page size (1–100); omit for all (with a cursor and no limit: 20). */
   limit?: number | undefined;
 }
 
@@ -1131,7 +1112,7 @@ export interface ListActivePlansResponse {
 export interface GetNextStepRequest {
   /** The research plan ID. */
   planId: string;
-  /** Your client session ID, recorded in the audit log. */
+  /** For the audit log. */
   sessionId?: string | undefined;
 }
 
@@ -1206,38 +1187,35 @@ export interface PendingReview {
 export interface SubmitStepResultRequest {
   /** The research plan ID. */
   planId: string;
-  /** The step you worked on (from get_next_step); it must be in progress or pending. */
+  /** The step you worked on (in progress or pending). */
   stepId: string;
   /**
-   * What the step produced (a JSON object): findings, sources, data, in the shape the instructions
-   * ask for (branching conditions read paths in it, e.g. `result.sources.count`).
+   * What the step produced (a JSON object) in the shape the instructions ask for; branching
+   * conditions read paths in it (`result.sources.count`).
    */
   result?:
     | { [key: string]: unknown }
     | undefined;
-  /** How confident you are in the result, from 0 (not at all) to 1 (certain). */
+  /** Your confidence, 0 (none) to 1 (certain). */
   confidence?:
     | number
     | undefined;
   /**
-   * How the step went (a JSON object, at most 64 KB): your thinking, searches and tool calls, what
-   * you could not do, notes for later steps.
+   * How it went (JSON object, ≤ 64 KB): thinking, searches, tool calls, what failed, notes for
+   * later steps.
    */
   stepExecutionReport?:
     | { [key: string]: unknown }
     | undefined;
-  /**
-   * Formatting advice for the deliverable that this step revealed (e.g. "best as a table");
-   * returned with plan_complete.
-   */
+  /** Formatting advice for the deliverable found in this step; returned with plan_complete. */
   outputFormattingNotes?:
     | string
     | undefined;
-  /** Your client session ID, recorded in the audit log. */
+  /** For the audit log. */
   sessionId?:
     | string
     | undefined;
-  /** A unique string for this submission: a retry with the same key changes nothing. */
+  /** Unique per submission: a retry with the same key changes nothing. */
   idempotencyKey?: string | undefined;
 }
 
@@ -1253,7 +1231,7 @@ export interface GetStepContextRequest {
   planId: string;
   /** The step you are working on. */
   stepId: string;
-  /** The earlier steps whose results you want; omit for every completed step before this one. */
+  /** Earlier steps whose results you want; omit for all. */
   priorStepIds: string[];
 }
 
@@ -1290,11 +1268,11 @@ export interface RequestUserReviewRequest {
   planId: string;
   /** The step to review; it must be in progress. */
   stepId: string;
-  /** What the user is reviewing: what was done and found so far, in a few sentences. */
+  /** What was done and found so far, in a few sentences. */
   summary: string;
   /** Specific questions for the user to answer. */
   questions: string[];
-  /** Your client session ID, recorded in the audit log. */
+  /** For the audit log. */
   sessionId?: string | undefined;
 }
 
@@ -1322,20 +1300,17 @@ export interface SubmitUserDecisionRequest {
   stepId: string;
   /** The user's decision: approve, reject, modify or skip. */
   decision: ReviewDecision;
-  /**
-   * The user's comments. With modify, what to change: it is appended to the step's
-   * instructions.
-   */
+  /** The user's comments; with modify, appended to the step's instructions. */
   feedback?:
     | string
     | undefined;
-  /** Your client session ID, recorded in the audit log. */
+  /** For the audit log. */
   sessionId?:
     | string
     | undefined;
   /**
-   * The review you are deciding (request_user_review's reviewId), if you have it: the decision is
-   * then refused, and nothing recorded, when that review is no longer the step's open one.
+   * request_user_review's reviewId, if you have it: the decision is refused when that review is no
+   * longer open.
    */
   reviewId?: string | undefined;
 }
@@ -1354,7 +1329,7 @@ export interface SubmitUserDecisionResponse {
 export interface GetResearchContextRequest {
   /** The research plan ID. */
   planId: string;
-  /** Your client session ID: records in the audit log that this session resumed the plan. */
+  /** Your session ID (recorded as resuming the plan). */
   sessionId?: string | undefined;
 }
 
@@ -1521,7 +1496,7 @@ export interface GetResearchContextResponse {
 }
 
 export interface LogSkillExecutionRequest {
-  /** Omit to start tracking a new run; send the ID returned then to update that run. */
+  /** Omit to start a run; send the returned ID to update it. */
   executionId?:
     | string
     | undefined;
@@ -1533,10 +1508,7 @@ export interface LogSkillExecutionRequest {
   planId?:
     | string
     | undefined;
-  /**
-   * Free-form details to store (a JSON object); on update, its top-level keys replace the
-   * stored ones.
-   */
+  /** Free-form JSON object; on update its top-level keys replace the stored ones. */
   metadata?:
     | { [key: string]: unknown }
     | undefined;
@@ -1544,10 +1516,7 @@ export interface LogSkillExecutionRequest {
   errorMessage?:
     | string
     | undefined;
-  /**
-   * Your client session ID: create_research_plan with the same sessionId links the plan to
-   * this run.
-   */
+  /** Your session ID: create_research_plan with the same one links the plan to this run. */
   sessionId?: string | undefined;
 }
 
@@ -1565,15 +1534,9 @@ export interface LogSkillExecutionResponse {
 export interface SubmitResearchFeedbackRequest {
   /** The research plan ID. */
   planId: string;
-  /**
-   * initial (right after you delivered the results) or closing (when the conversation moves
-   * on).
-   */
+  /** initial or closing. */
   feedbackType: FeedbackType;
-  /**
-   * How the user felt about the research: positive, neutral, negative, or none when they did
-   * not say.
-   */
+  /** positive, neutral, negative, or none if not said. */
   userSatisfaction?:
     | UserSatisfaction
     | undefined;
@@ -1593,7 +1556,7 @@ export interface SubmitResearchFeedbackRequest {
   followUpDetails?:
     | string
     | undefined;
-  /** Your client session ID, recorded in the audit log. */
+  /** For the audit log. */
   sessionId?: string | undefined;
 }
 
@@ -1607,7 +1570,7 @@ export interface SubmitResearchFeedbackResponse {
 }
 
 export interface DeletePlanRequest {
-  /** The ID of the research plan to delete. */
+  /** The research plan ID. */
   planId: string;
 }
 
@@ -1631,14 +1594,11 @@ export interface ListPlansRequest {
   status?:
     | PlanStatus
     | undefined;
-  /** Only plans whose name or research question contains these words (case-insensitive). */
+  /** Words in the plan's name or question (case-insensitive). */
   query?:
     | string
     | undefined;
-  /**
-   * Only plans changed at or after this time (an RFC 3339 date and time, in UTC or with an
-   * offset).
-   */
+  /** Only plans changed at or after this time (RFC 3339). */
   updatedSince?:
     | Date
     | undefined;
@@ -1646,7 +1606,7 @@ export interface ListPlansRequest {
   includeArchived?:
     | boolean
     | undefined;
-  /** The nextCursor of the previous page; omit for the first page. */
+  /** nextCursor of the previous page. */
   cursor?:
     | string
     | undefined;
@@ -1690,7 +1650,7 @@ export interface ListPlansResponse {
 export interface ArchivePlanRequest {
   /** The research plan ID. */
   planId: string;
-  /** Your client session ID, recorded in the audit log. */
+  /** For the audit log. */
   sessionId?: string | undefined;
 }
 
@@ -1706,7 +1666,7 @@ export interface ArchivePlanResponse {
 export interface UnarchivePlanRequest {
   /** The research plan ID. */
   planId: string;
-  /** Your client session ID, recorded in the audit log. */
+  /** For the audit log. */
   sessionId?: string | undefined;
 }
 
@@ -1720,11 +1680,11 @@ export interface UnarchivePlanResponse {
 }
 
 export interface CancelPlanRequest {
-  /** The research plan ID. The plan must not be completed or failed. */
+  /** The research plan ID. */
   planId: string;
-  /** Why the plan is cancelled (the user's words if possible); recorded in the audit log. */
+  /** Why (the user's words if possible); kept in the audit log. */
   reason: string;
-  /** Your client session ID, recorded in the audit log. */
+  /** For the audit log. */
   sessionId?: string | undefined;
 }
 
@@ -10155,9 +10115,8 @@ export type PlanServiceService = typeof PlanServiceService;
 export const PlanServiceService = {
   /**
    * Create a research plan once the question and approach are agreed with the user: ordered steps
-   * (numbered 1..n) that you then work through with get_next_step and submit_step_result. Branching
-   * conditions are checked when their step completes (e.g. skip ahead when confidence is high); an
-   * invalid one rejects the whole plan. Returns the plan ID and its first step.
+   * you then work through with get_next_step and submit_step_result. An invalid branching condition
+   * rejects the whole plan. Returns the plan ID and its first step.
    */
   createResearchPlan: {
     path: "/quarry.plan.v1.PlanService/CreateResearchPlan" as const,
@@ -10171,8 +10130,8 @@ export const PlanServiceService = {
     responseDeserialize: (value: Buffer): CreateResearchPlanResponse => CreateResearchPlanResponse.decode(value),
   },
   /**
-   * A plan's status, progress, whether it is stalled, the current step, and the finished and
-   * pending steps. To wait for a change instead of polling, pass waitSeconds (up to 60).
+   * A plan's status, progress, stall, current step, finished and pending steps. To wait for a
+   * change, pass waitSeconds (≤ 60).
    */
   getPlanStatus: {
     path: "/quarry.plan.v1.PlanService/GetPlanStatus" as const,
@@ -10185,20 +10144,20 @@ export const PlanServiceService = {
     responseDeserialize: (value: Buffer): GetPlanStatusResponse => GetPlanStatusResponse.decode(value),
   },
   /**
-   * Change a plan that is planning or executing (fail_step also a stalled one). Choose one action
-   * and send its fields:
+   * Change a planning or executing plan (fail_step: also a stalled one). One action with its
+   * fields:
    *
-   * add_steps: `steps`, each inserted after its insertAfterOrder (or at the end).
+   * add_steps: `steps`, each after its insertAfterOrder (or at the end).
    *
    * remove_step: `stepId` of a pending step.
    *
-   * reorder_steps: `stepOrder`, every step ID once, in the new order.
+   * reorder_steps: `stepOrder`, every step ID once.
    *
-   * update_step_instructions: `stepId` and `updatedInstructions`.
+   * update_step_instructions: `stepId`, `updatedInstructions`.
    *
-   * fail_step: `stepId` (pending or in progress) and optionally `reason`; the plan carries on.
+   * fail_step: `stepId` (pending or in progress), optional `reason`; the plan carries on.
    *
-   * Branching conditions stay with their steps. Returns the plan's steps after the change.
+   * Returns the plan's steps.
    */
   modifyPlan: {
     path: "/quarry.plan.v1.PlanService/ModifyPlan" as const,
@@ -10210,8 +10169,8 @@ export const PlanServiceService = {
     responseDeserialize: (value: Buffer): ModifyPlanResponse => ModifyPlanResponse.decode(value),
   },
   /**
-   * Your organization's unfinished, unarchived plans, most recently updated first: use it to find a
-   * plan to resume. All of them unless you send limit (then page with nextCursor).
+   * Your organization's unfinished, unarchived plans, latest first: find one to resume. All of them
+   * unless you send limit (then page with nextCursor).
    */
   listActivePlans: {
     path: "/quarry.plan.v1.PlanService/ListActivePlans" as const,
@@ -10225,11 +10184,11 @@ export const PlanServiceService = {
     responseDeserialize: (value: Buffer): ListActivePlansResponse => ListActivePlansResponse.decode(value),
   },
   /**
-   * Claim the next pending step of a plan (it becomes yours, in_progress), do the work, then report
-   * it with submit_step_result. Check `status`: next_step (work on `step`); plan_complete (write
-   * the deliverable using outputMediaType and the formatting notes returned); plan_failed (stop);
-   * awaiting_review (the user must decide with submit_user_decision first); no_pending_steps
-   * (others hold the remaining steps: wait with get_plan_status, then retry).
+   * Claim the next pending step (it becomes yours, in_progress), do the work, report it with
+   * submit_step_result. `status`: next_step (work on `step`); plan_complete (write the deliverable
+   * per outputMediaType and the formatting notes); plan_failed (stop); awaiting_review (the user
+   * decides first, via submit_user_decision); no_pending_steps (others hold the rest: wait with
+   * get_plan_status, retry).
    */
   getNextStep: {
     path: "/quarry.plan.v1.PlanService/GetNextStep" as const,
@@ -10241,9 +10200,8 @@ export const PlanServiceService = {
     responseDeserialize: (value: Buffer): GetNextStepResponse => GetNextStepResponse.decode(value),
   },
   /**
-   * Report the result of a step you worked on: completes it and applies its branching conditions;
-   * then call get_next_step. A pending step is accepted too. Send an idempotencyKey when you might
-   * retry.
+   * Report a step's result (in progress or pending): completes it and applies its branching
+   * conditions; then call get_next_step. Send an idempotencyKey when you might retry.
    */
   submitStepResult: {
     path: "/quarry.plan.v1.PlanService/SubmitStepResult" as const,
@@ -10257,8 +10215,8 @@ export const PlanServiceService = {
     responseDeserialize: (value: Buffer): SubmitStepResultResponse => SubmitStepResultResponse.decode(value),
   },
   /**
-   * What you need to work on a step: the step, summaries of earlier results (every completed step
-   * before it, or those in priorStepIds) and the plan's artifacts.
+   * What you need to work on a step: the step, summaries of earlier results (all before it, or
+   * priorStepIds) and the plan's artifacts.
    */
   getStepContext: {
     path: "/quarry.plan.v1.PlanService/GetStepContext" as const,
@@ -10272,10 +10230,9 @@ export const PlanServiceService = {
     responseDeserialize: (value: Buffer): GetStepContextResponse => GetStepContextResponse.decode(value),
   },
   /**
-   * Ask the user to review a step (e.g. a checkpoint) before the plan goes on: the plan pauses
-   * until submit_user_decision. Show the user your summary and questions and ask for their
-   * decision. If your client shows Quarry's review form, the user decides there: the result's
-   * userAnswer then says what they decided, and you submit nothing.
+   * Ask the user to review a step (e.g. a checkpoint); the plan pauses until submit_user_decision.
+   * Show them your summary and questions. If your client shows Quarry's review form, the user
+   * decides there (userAnswer) and you submit nothing.
    */
   requestUserReview: {
     path: "/quarry.plan.v1.PlanService/RequestUserReview" as const,
@@ -10289,9 +10246,9 @@ export const PlanServiceService = {
     responseDeserialize: (value: Buffer): RequestUserReviewResponse => RequestUserReviewResponse.decode(value),
   },
   /**
-   * Record the user's decision on a step awaiting review. approve: the step completes. reject: the
-   * step and the plan fail. modify: the step goes back to in progress with the feedback added to
-   * its instructions; redo it. skip: the step is skipped. Only submit what the user decided.
+   * Record the user's decision on a step awaiting review: approve (completes), reject (step and
+   * plan fail), modify (back to in progress with the feedback added to its instructions; redo it),
+   * skip. Only submit what the user decided.
    */
   submitUserDecision: {
     path: "/quarry.plan.v1.PlanService/SubmitUserDecision" as const,
@@ -10305,10 +10262,9 @@ export const PlanServiceService = {
     responseDeserialize: (value: Buffer): SubmitUserDecisionResponse => SubmitUserDecisionResponse.decode(value),
   },
   /**
-   * Load everything to resume a plan, e.g. in a new conversation: the plan, every step with its
-   * result, its artifacts, the 20 latest audit events, the linked skill execution and the output
-   * preferences. With a sessionId it records that this session resumed the plan (the only thing it
-   * writes).
+   * Load everything to resume a plan (e.g. in a new conversation): plan, steps with results,
+   * artifacts, the 20 latest audit events, the skill execution, output preferences. A sessionId
+   * records that this session resumed it.
    */
   getResearchContext: {
     path: "/quarry.plan.v1.PlanService/GetResearchContext" as const,
@@ -10322,10 +10278,8 @@ export const PlanServiceService = {
     responseDeserialize: (value: Buffer): GetResearchContextResponse => GetResearchContextResponse.decode(value),
   },
   /**
-   * Track a run of a research skill (research, research-scan or research-deep): call it without
-   * executionId when the run starts (an executionId is returned), then with it as the run
-   * progresses and when it ends (completed, or failed with errorMessage). Metadata is merged by
-   * top-level key.
+   * Track a run of a research skill: call without executionId when it starts (one is returned),
+   * then with it as it progresses and ends (completed, or failed with errorMessage).
    */
   logSkillExecution: {
     path: "/quarry.plan.v1.PlanService/LogSkillExecution" as const,
@@ -10339,9 +10293,8 @@ export const PlanServiceService = {
     responseDeserialize: (value: Buffer): LogSkillExecutionResponse => LogSkillExecutionResponse.decode(value),
   },
   /**
-   * Record the user's feedback on a piece of research, at two moments: `initial` right after
-   * you delivered the results, and `closing` when the conversation moves on to something else.
-   * Ask the user; only record what they said.
+   * Record the user's feedback on research: `initial` right after you delivered results, `closing`
+   * when the conversation moves on. Ask the user; record only what they said.
    */
   submitResearchFeedback: {
     path: "/quarry.plan.v1.PlanService/SubmitResearchFeedback" as const,
@@ -10356,9 +10309,9 @@ export const PlanServiceService = {
       SubmitResearchFeedbackResponse.decode(value),
   },
   /**
-   * Find plans in any state, most recently updated first, by status, words in the name or question
-   * (query) or last change (updatedSince); archived ones only with includeArchived. Pages of 20:
-   * pass nextCursor back as cursor with the same filters.
+   * Find plans in any state, latest first, by status, words in name or question (query) or
+   * updatedSince; archived ones only with includeArchived. Pass nextCursor back as cursor with the
+   * same filters.
    */
   listPlans: {
     path: "/quarry.plan.v1.PlanService/ListPlans" as const,
@@ -10370,8 +10323,8 @@ export const PlanServiceService = {
     responseDeserialize: (value: Buffer): ListPlansResponse => ListPlansResponse.decode(value),
   },
   /**
-   * Hide a plan from list_active_plans and list_plans (unless includeArchived). It keeps
-   * everything, stays readable and searchable, and unarchive_plan restores it.
+   * Hide a plan from the active lists (list_plans shows it with includeArchived); it stays readable
+   * and searchable. unarchive_plan restores it.
    */
   archivePlan: {
     path: "/quarry.plan.v1.PlanService/ArchivePlan" as const,
@@ -10382,10 +10335,7 @@ export const PlanServiceService = {
     responseSerialize: (value: ArchivePlanResponse): Buffer => Buffer.from(ArchivePlanResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ArchivePlanResponse => ArchivePlanResponse.decode(value),
   },
-  /**
-   * Bring an archived plan back into the active lists (see archive_plan). Unarchiving a plan that
-   * is not archived changes nothing.
-   */
+  /** Bring an archived plan back into the active lists; harmless if it is not archived. */
   unarchivePlan: {
     path: "/quarry.plan.v1.PlanService/UnarchivePlan" as const,
     requestStream: false as const,
@@ -10397,9 +10347,8 @@ export const PlanServiceService = {
     responseDeserialize: (value: Buffer): UnarchivePlanResponse => UnarchivePlanResponse.decode(value),
   },
   /**
-   * Stop an unfinished plan for good when the user asks: it becomes cancelled, with your reason in
-   * the audit log. No more steps are handed out and nothing more can be submitted; what it produced
-   * stays readable. Repeating it is harmless.
+   * Stop an unfinished plan for good when the user asks: no more steps are handed out or accepted;
+   * what it produced stays readable. Repeating it is harmless.
    */
   cancelPlan: {
     path: "/quarry.plan.v1.PlanService/CancelPlan" as const,
@@ -10460,10 +10409,9 @@ export const PlanServiceService = {
       SetOrgOutputPreferencesResponse.decode(value),
   },
   /**
-   * Delete a plan for good with everything it produced (steps, results, reviews, audit trail,
-   * artifacts, outputs, extractions, their search entries), e.g. for a data-retention request. Its
-   * ID then behaves like one that never existed; PLAN_NOT_FOUND on a retry means it was deleted. It
-   * cannot be undone: ask the user first.
+   * Delete a plan for good with everything it produced, search entries included (e.g. data
+   * retention). It cannot be undone: ask the user first. PLAN_NOT_FOUND on a retry means it was
+   * deleted.
    */
   deletePlan: {
     path: "/quarry.plan.v1.PlanService/DeletePlan" as const,
@@ -10479,110 +10427,99 @@ export const PlanServiceService = {
 export interface PlanServiceServer extends UntypedServiceImplementation {
   /**
    * Create a research plan once the question and approach are agreed with the user: ordered steps
-   * (numbered 1..n) that you then work through with get_next_step and submit_step_result. Branching
-   * conditions are checked when their step completes (e.g. skip ahead when confidence is high); an
-   * invalid one rejects the whole plan. Returns the plan ID and its first step.
+   * you then work through with get_next_step and submit_step_result. An invalid branching condition
+   * rejects the whole plan. Returns the plan ID and its first step.
    */
   createResearchPlan: handleUnaryCall<CreateResearchPlanRequest, CreateResearchPlanResponse>;
   /**
-   * A plan's status, progress, whether it is stalled, the current step, and the finished and
-   * pending steps. To wait for a change instead of polling, pass waitSeconds (up to 60).
+   * A plan's status, progress, stall, current step, finished and pending steps. To wait for a
+   * change, pass waitSeconds (≤ 60).
    */
   getPlanStatus: handleUnaryCall<GetPlanStatusRequest, GetPlanStatusResponse>;
   /**
-   * Change a plan that is planning or executing (fail_step also a stalled one). Choose one action
-   * and send its fields:
+   * Change a planning or executing plan (fail_step: also a stalled one). One action with its
+   * fields:
    *
-   * add_steps: `steps`, each inserted after its insertAfterOrder (or at the end).
+   * add_steps: `steps`, each after its insertAfterOrder (or at the end).
    *
    * remove_step: `stepId` of a pending step.
    *
-   * reorder_steps: `stepOrder`, every step ID once, in the new order.
+   * reorder_steps: `stepOrder`, every step ID once.
    *
-   * update_step_instructions: `stepId` and `updatedInstructions`.
+   * update_step_instructions: `stepId`, `updatedInstructions`.
    *
-   * fail_step: `stepId` (pending or in progress) and optionally `reason`; the plan carries on.
+   * fail_step: `stepId` (pending or in progress), optional `reason`; the plan carries on.
    *
-   * Branching conditions stay with their steps. Returns the plan's steps after the change.
+   * Returns the plan's steps.
    */
   modifyPlan: handleUnaryCall<ModifyPlanRequest, ModifyPlanResponse>;
   /**
-   * Your organization's unfinished, unarchived plans, most recently updated first: use it to find a
-   * plan to resume. All of them unless you send limit (then page with nextCursor).
+   * Your organization's unfinished, unarchived plans, latest first: find one to resume. All of them
+   * unless you send limit (then page with nextCursor).
    */
   listActivePlans: handleUnaryCall<ListActivePlansRequest, ListActivePlansResponse>;
   /**
-   * Claim the next pending step of a plan (it becomes yours, in_progress), do the work, then report
-   * it with submit_step_result. Check `status`: next_step (work on `step`); plan_complete (write
-   * the deliverable using outputMediaType and the formatting notes returned); plan_failed (stop);
-   * awaiting_review (the user must decide with submit_user_decision first); no_pending_steps
-   * (others hold the remaining steps: wait with get_plan_status, then retry).
+   * Claim the next pending step (it becomes yours, in_progress), do the work, report it with
+   * submit_step_result. `status`: next_step (work on `step`); plan_complete (write the deliverable
+   * per outputMediaType and the formatting notes); plan_failed (stop); awaiting_review (the user
+   * decides first, via submit_user_decision); no_pending_steps (others hold the rest: wait with
+   * get_plan_status, retry).
    */
   getNextStep: handleUnaryCall<GetNextStepRequest, GetNextStepResponse>;
   /**
-   * Report the result of a step you worked on: completes it and applies its branching conditions;
-   * then call get_next_step. A pending step is accepted too. Send an idempotencyKey when you might
-   * retry.
+   * Report a step's result (in progress or pending): completes it and applies its branching
+   * conditions; then call get_next_step. Send an idempotencyKey when you might retry.
    */
   submitStepResult: handleUnaryCall<SubmitStepResultRequest, SubmitStepResultResponse>;
   /**
-   * What you need to work on a step: the step, summaries of earlier results (every completed step
-   * before it, or those in priorStepIds) and the plan's artifacts.
+   * What you need to work on a step: the step, summaries of earlier results (all before it, or
+   * priorStepIds) and the plan's artifacts.
    */
   getStepContext: handleUnaryCall<GetStepContextRequest, GetStepContextResponse>;
   /**
-   * Ask the user to review a step (e.g. a checkpoint) before the plan goes on: the plan pauses
-   * until submit_user_decision. Show the user your summary and questions and ask for their
-   * decision. If your client shows Quarry's review form, the user decides there: the result's
-   * userAnswer then says what they decided, and you submit nothing.
+   * Ask the user to review a step (e.g. a checkpoint); the plan pauses until submit_user_decision.
+   * Show them your summary and questions. If your client shows Quarry's review form, the user
+   * decides there (userAnswer) and you submit nothing.
    */
   requestUserReview: handleUnaryCall<RequestUserReviewRequest, RequestUserReviewResponse>;
   /**
-   * Record the user's decision on a step awaiting review. approve: the step completes. reject: the
-   * step and the plan fail. modify: the step goes back to in progress with the feedback added to
-   * its instructions; redo it. skip: the step is skipped. Only submit what the user decided.
+   * Record the user's decision on a step awaiting review: approve (completes), reject (step and
+   * plan fail), modify (back to in progress with the feedback added to its instructions; redo it),
+   * skip. Only submit what the user decided.
    */
   submitUserDecision: handleUnaryCall<SubmitUserDecisionRequest, SubmitUserDecisionResponse>;
   /**
-   * Load everything to resume a plan, e.g. in a new conversation: the plan, every step with its
-   * result, its artifacts, the 20 latest audit events, the linked skill execution and the output
-   * preferences. With a sessionId it records that this session resumed the plan (the only thing it
-   * writes).
+   * Load everything to resume a plan (e.g. in a new conversation): plan, steps with results,
+   * artifacts, the 20 latest audit events, the skill execution, output preferences. A sessionId
+   * records that this session resumed it.
    */
   getResearchContext: handleUnaryCall<GetResearchContextRequest, GetResearchContextResponse>;
   /**
-   * Track a run of a research skill (research, research-scan or research-deep): call it without
-   * executionId when the run starts (an executionId is returned), then with it as the run
-   * progresses and when it ends (completed, or failed with errorMessage). Metadata is merged by
-   * top-level key.
+   * Track a run of a research skill: call without executionId when it starts (one is returned),
+   * then with it as it progresses and ends (completed, or failed with errorMessage).
    */
   logSkillExecution: handleUnaryCall<LogSkillExecutionRequest, LogSkillExecutionResponse>;
   /**
-   * Record the user's feedback on a piece of research, at two moments: `initial` right after
-   * you delivered the results, and `closing` when the conversation moves on to something else.
-   * Ask the user; only record what they said.
+   * Record the user's feedback on research: `initial` right after you delivered results, `closing`
+   * when the conversation moves on. Ask the user; record only what they said.
    */
   submitResearchFeedback: handleUnaryCall<SubmitResearchFeedbackRequest, SubmitResearchFeedbackResponse>;
   /**
-   * Find plans in any state, most recently updated first, by status, words in the name or question
-   * (query) or last change (updatedSince); archived ones only with includeArchived. Pages of 20:
-   * pass nextCursor back as cursor with the same filters.
+   * Find plans in any state, latest first, by status, words in name or question (query) or
+   * updatedSince; archived ones only with includeArchived. Pass nextCursor back as cursor with the
+   * same filters.
    */
   listPlans: handleUnaryCall<ListPlansRequest, ListPlansResponse>;
   /**
-   * Hide a plan from list_active_plans and list_plans (unless includeArchived). It keeps
-   * everything, stays readable and searchable, and unarchive_plan restores it.
+   * Hide a plan from the active lists (list_plans shows it with includeArchived); it stays readable
+   * and searchable. unarchive_plan restores it.
    */
   archivePlan: handleUnaryCall<ArchivePlanRequest, ArchivePlanResponse>;
-  /**
-   * Bring an archived plan back into the active lists (see archive_plan). Unarchiving a plan that
-   * is not archived changes nothing.
-   */
+  /** Bring an archived plan back into the active lists; harmless if it is not archived. */
   unarchivePlan: handleUnaryCall<UnarchivePlanRequest, UnarchivePlanResponse>;
   /**
-   * Stop an unfinished plan for good when the user asks: it becomes cancelled, with your reason in
-   * the audit log. No more steps are handed out and nothing more can be submitted; what it produced
-   * stays readable. Repeating it is harmless.
+   * Stop an unfinished plan for good when the user asks: no more steps are handed out or accepted;
+   * what it produced stays readable. Repeating it is harmless.
    */
   cancelPlan: handleUnaryCall<CancelPlanRequest, CancelPlanResponse>;
   /**
@@ -10603,10 +10540,9 @@ export interface PlanServiceServer extends UntypedServiceImplementation {
    */
   setOrgOutputPreferences: handleUnaryCall<SetOrgOutputPreferencesRequest, SetOrgOutputPreferencesResponse>;
   /**
-   * Delete a plan for good with everything it produced (steps, results, reviews, audit trail,
-   * artifacts, outputs, extractions, their search entries), e.g. for a data-retention request. Its
-   * ID then behaves like one that never existed; PLAN_NOT_FOUND on a retry means it was deleted. It
-   * cannot be undone: ask the user first.
+   * Delete a plan for good with everything it produced, search entries included (e.g. data
+   * retention). It cannot be undone: ask the user first. PLAN_NOT_FOUND on a retry means it was
+   * deleted.
    */
   deletePlan: handleUnaryCall<DeletePlanRequest, DeletePlanResponse>;
 }
@@ -10614,9 +10550,8 @@ export interface PlanServiceServer extends UntypedServiceImplementation {
 export interface PlanServiceClient extends Client {
   /**
    * Create a research plan once the question and approach are agreed with the user: ordered steps
-   * (numbered 1..n) that you then work through with get_next_step and submit_step_result. Branching
-   * conditions are checked when their step completes (e.g. skip ahead when confidence is high); an
-   * invalid one rejects the whole plan. Returns the plan ID and its first step.
+   * you then work through with get_next_step and submit_step_result. An invalid branching condition
+   * rejects the whole plan. Returns the plan ID and its first step.
    */
   createResearchPlan(
     request: CreateResearchPlanRequest,
@@ -10634,8 +10569,8 @@ export interface PlanServiceClient extends Client {
     callback: (error: ServiceError | null, response: CreateResearchPlanResponse) => void,
   ): ClientUnaryCall;
   /**
-   * A plan's status, progress, whether it is stalled, the current step, and the finished and
-   * pending steps. To wait for a change instead of polling, pass waitSeconds (up to 60).
+   * A plan's status, progress, stall, current step, finished and pending steps. To wait for a
+   * change, pass waitSeconds (≤ 60).
    */
   getPlanStatus(
     request: GetPlanStatusRequest,
@@ -10653,20 +10588,20 @@ export interface PlanServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetPlanStatusResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Change a plan that is planning or executing (fail_step also a stalled one). Choose one action
-   * and send its fields:
+   * Change a planning or executing plan (fail_step: also a stalled one). One action with its
+   * fields:
    *
-   * add_steps: `steps`, each inserted after its insertAfterOrder (or at the end).
+   * add_steps: `steps`, each after its insertAfterOrder (or at the end).
    *
    * remove_step: `stepId` of a pending step.
    *
-   * reorder_steps: `stepOrder`, every step ID once, in the new order.
+   * reorder_steps: `stepOrder`, every step ID once.
    *
-   * update_step_instructions: `stepId` and `updatedInstructions`.
+   * update_step_instructions: `stepId`, `updatedInstructions`.
    *
-   * fail_step: `stepId` (pending or in progress) and optionally `reason`; the plan carries on.
+   * fail_step: `stepId` (pending or in progress), optional `reason`; the plan carries on.
    *
-   * Branching conditions stay with their steps. Returns the plan's steps after the change.
+   * Returns the plan's steps.
    */
   modifyPlan(
     request: ModifyPlanRequest,
@@ -10684,8 +10619,8 @@ export interface PlanServiceClient extends Client {
     callback: (error: ServiceError | null, response: ModifyPlanResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Your organization's unfinished, unarchived plans, most recently updated first: use it to find a
-   * plan to resume. All of them unless you send limit (then page with nextCursor).
+   * Your organization's unfinished, unarchived plans, latest first: find one to resume. All of them
+   * unless you send limit (then page with nextCursor).
    */
   listActivePlans(
     request: ListActivePlansRequest,
@@ -10703,11 +10638,11 @@ export interface PlanServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListActivePlansResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Claim the next pending step of a plan (it becomes yours, in_progress), do the work, then report
-   * it with submit_step_result. Check `status`: next_step (work on `step`); plan_complete (write
-   * the deliverable using outputMediaType and the formatting notes returned); plan_failed (stop);
-   * awaiting_review (the user must decide with submit_user_decision first); no_pending_steps
-   * (others hold the remaining steps: wait with get_plan_status, then retry).
+   * Claim the next pending step (it becomes yours, in_progress), do the work, report it with
+   * submit_step_result. `status`: next_step (work on `step`); plan_complete (write the deliverable
+   * per outputMediaType and the formatting notes); plan_failed (stop); awaiting_review (the user
+   * decides first, via submit_user_decision); no_pending_steps (others hold the rest: wait with
+   * get_plan_status, retry).
    */
   getNextStep(
     request: GetNextStepRequest,
@@ -10725,9 +10660,8 @@ export interface PlanServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetNextStepResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Report the result of a step you worked on: completes it and applies its branching conditions;
-   * then call get_next_step. A pending step is accepted too. Send an idempotencyKey when you might
-   * retry.
+   * Report a step's result (in progress or pending): completes it and applies its branching
+   * conditions; then call get_next_step. Send an idempotencyKey when you might retry.
    */
   submitStepResult(
     request: SubmitStepResultRequest,
@@ -10745,8 +10679,8 @@ export interface PlanServiceClient extends Client {
     callback: (error: ServiceError | null, response: SubmitStepResultResponse) => void,
   ): ClientUnaryCall;
   /**
-   * What you need to work on a step: the step, summaries of earlier results (every completed step
-   * before it, or those in priorStepIds) and the plan's artifacts.
+   * What you need to work on a step: the step, summaries of earlier results (all before it, or
+   * priorStepIds) and the plan's artifacts.
    */
   getStepContext(
     request: GetStepContextRequest,
@@ -10764,10 +10698,9 @@ export interface PlanServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetStepContextResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Ask the user to review a step (e.g. a checkpoint) before the plan goes on: the plan pauses
-   * until submit_user_decision. Show the user your summary and questions and ask for their
-   * decision. If your client shows Quarry's review form, the user decides there: the result's
-   * userAnswer then says what they decided, and you submit nothing.
+   * Ask the user to review a step (e.g. a checkpoint); the plan pauses until submit_user_decision.
+   * Show them your summary and questions. If your client shows Quarry's review form, the user
+   * decides there (userAnswer) and you submit nothing.
    */
   requestUserReview(
     request: RequestUserReviewRequest,
@@ -10785,9 +10718,9 @@ export interface PlanServiceClient extends Client {
     callback: (error: ServiceError | null, response: RequestUserReviewResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Record the user's decision on a step awaiting review. approve: the step completes. reject: the
-   * step and the plan fail. modify: the step goes back to in progress with the feedback added to
-   * its instructions; redo it. skip: the step is skipped. Only submit what the user decided.
+   * Record the user's decision on a step awaiting review: approve (completes), reject (step and
+   * plan fail), modify (back to in progress with the feedback added to its instructions; redo it),
+   * skip. Only submit what the user decided.
    */
   submitUserDecision(
     request: SubmitUserDecisionRequest,
@@ -10805,10 +10738,9 @@ export interface PlanServiceClient extends Client {
     callback: (error: ServiceError | null, response: SubmitUserDecisionResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Load everything to resume a plan, e.g. in a new conversation: the plan, every step with its
-   * result, its artifacts, the 20 latest audit events, the linked skill execution and the output
-   * preferences. With a sessionId it records that this session resumed the plan (the only thing it
-   * writes).
+   * Load everything to resume a plan (e.g. in a new conversation): plan, steps with results,
+   * artifacts, the 20 latest audit events, the skill execution, output preferences. A sessionId
+   * records that this session resumed it.
    */
   getResearchContext(
     request: GetResearchContextRequest,
@@ -10826,10 +10758,8 @@ export interface PlanServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetResearchContextResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Track a run of a research skill (research, research-scan or research-deep): call it without
-   * executionId when the run starts (an executionId is returned), then with it as the run
-   * progresses and when it ends (completed, or failed with errorMessage). Metadata is merged by
-   * top-level key.
+   * Track a run of a research skill: call without executionId when it starts (one is returned),
+   * then with it as it progresses and ends (completed, or failed with errorMessage).
    */
   logSkillExecution(
     request: LogSkillExecutionRequest,
@@ -10847,9 +10777,8 @@ export interface PlanServiceClient extends Client {
     callback: (error: ServiceError | null, response: LogSkillExecutionResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Record the user's feedback on a piece of research, at two moments: `initial` right after
-   * you delivered the results, and `closing` when the conversation moves on to something else.
-   * Ask the user; only record what they said.
+   * Record the user's feedback on research: `initial` right after you delivered results, `closing`
+   * when the conversation moves on. Ask the user; record only what they said.
    */
   submitResearchFeedback(
     request: SubmitResearchFeedbackRequest,
@@ -10867,9 +10796,9 @@ export interface PlanServiceClient extends Client {
     callback: (error: ServiceError | null, response: SubmitResearchFeedbackResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Find plans in any state, most recently updated first, by status, words in the name or question
-   * (query) or last change (updatedSince); archived ones only with includeArchived. Pages of 20:
-   * pass nextCursor back as cursor with the same filters.
+   * Find plans in any state, latest first, by status, words in name or question (query) or
+   * updatedSince; archived ones only with includeArchived. Pass nextCursor back as cursor with the
+   * same filters.
    */
   listPlans(
     request: ListPlansRequest,
@@ -10887,8 +10816,8 @@ export interface PlanServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListPlansResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Hide a plan from list_active_plans and list_plans (unless includeArchived). It keeps
-   * everything, stays readable and searchable, and unarchive_plan restores it.
+   * Hide a plan from the active lists (list_plans shows it with includeArchived); it stays readable
+   * and searchable. unarchive_plan restores it.
    */
   archivePlan(
     request: ArchivePlanRequest,
@@ -10905,10 +10834,7 @@ export interface PlanServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ArchivePlanResponse) => void,
   ): ClientUnaryCall;
-  /**
-   * Bring an archived plan back into the active lists (see archive_plan). Unarchiving a plan that
-   * is not archived changes nothing.
-   */
+  /** Bring an archived plan back into the active lists; harmless if it is not archived. */
   unarchivePlan(
     request: UnarchivePlanRequest,
     callback: (error: ServiceError | null, response: UnarchivePlanResponse) => void,
@@ -10925,9 +10851,8 @@ export interface PlanServiceClient extends Client {
     callback: (error: ServiceError | null, response: UnarchivePlanResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Stop an unfinished plan for good when the user asks: it becomes cancelled, with your reason in
-   * the audit log. No more steps are handed out and nothing more can be submitted; what it produced
-   * stays readable. Repeating it is harmless.
+   * Stop an unfinished plan for good when the user asks: no more steps are handed out or accepted;
+   * what it produced stays readable. Repeating it is harmless.
    */
   cancelPlan(
     request: CancelPlanRequest,
@@ -11004,10 +10929,9 @@ export interface PlanServiceClient extends Client {
     callback: (error: ServiceError | null, response: SetOrgOutputPreferencesResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Delete a plan for good with everything it produced (steps, results, reviews, audit trail,
-   * artifacts, outputs, extractions, their search entries), e.g. for a data-retention request. Its
-   * ID then behaves like one that never existed; PLAN_NOT_FOUND on a retry means it was deleted. It
-   * cannot be undone: ask the user first.
+   * Delete a plan for good with everything it produced, search entries included (e.g. data
+   * retention). It cannot be undone: ask the user first. PLAN_NOT_FOUND on a retry means it was
+   * deleted.
    */
   deletePlan(
     request: DeletePlanRequest,

@@ -1297,9 +1297,8 @@ export type SearchServiceService = typeof SearchServiceService;
 export const SearchServiceService = {
   /**
    * Search everything stored in your organization (artifacts, documents, outputs, reports,
-   * extractions) by keywords and meaning (mode keyword or semantic: one only). Results per item,
-   * best first, with the best-matching passage (and its page); fetch reads one. New content may
-   * take a second to appear.
+   * extractions) by keywords and meaning. Results best first, each with its best passage (and
+   * page); fetch reads one. New content may take a second to appear.
    */
   searchSources: {
     path: "/quarry.search.v1.SearchService/SearchSources" as const,
@@ -1312,8 +1311,8 @@ export const SearchServiceService = {
     responseDeserialize: (value: Buffer): SearchSourcesResponse => SearchSourcesResponse.decode(value),
   },
   /**
-   * Search everything stored in your organization, as search_sources ranks it: {results: [{id,
-   * title, url}]}, best first. Read one with fetch(id).
+   * Search your organization's content, ranked as search_sources: {results: [{id, title, url}]}.
+   * Read one with fetch(id).
    */
   search: {
     path: "/quarry.search.v1.SearchService/Search" as const,
@@ -1329,14 +1328,13 @@ export const SearchServiceService = {
 export interface SearchServiceServer extends UntypedServiceImplementation {
   /**
    * Search everything stored in your organization (artifacts, documents, outputs, reports,
-   * extractions) by keywords and meaning (mode keyword or semantic: one only). Results per item,
-   * best first, with the best-matching passage (and its page); fetch reads one. New content may
-   * take a second to appear.
+   * extractions) by keywords and meaning. Results best first, each with its best passage (and
+   * page); fetch reads one. New content may take a second to appear.
    */
   searchSources: handleUnaryCall<SearchSourcesRequest, SearchSourcesResponse>;
   /**
-   * Search everything stored in your organization, as search_sources ranks it: {results: [{id,
-   * title, url}]}, best first. Read one with fetch(id).
+   * Search your organization's content, ranked as search_sources: {results: [{id, title, url}]}.
+   * Read one with fetch(id).
    */
   search: handleUnaryCall<SearchRequest, SearchResponse>;
 }
@@ -1344,9 +1342,8 @@ export interface SearchServiceServer extends UntypedServiceImplementation {
 export interface SearchServiceClient extends Client {
   /**
    * Search everything stored in your organization (artifacts, documents, outputs, reports,
-   * extractions) by keywords and meaning (mode keyword or semantic: one only). Results per item,
-   * best first, with the best-matching passage (and its page); fetch reads one. New content may
-   * take a second to appear.
+   * extractions) by keywords and meaning. Results best first, each with its best passage (and
+   * page); fetch reads one. New content may take a second to appear.
    */
   searchSources(
     request: SearchSourcesRequest,
@@ -1364,8 +1361,8 @@ export interface SearchServiceClient extends Client {
     callback: (error: ServiceError | null, response: SearchSourcesResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Search everything stored in your organization, as search_sources ranks it: {results: [{id,
-   * title, url}]}, best first. Read one with fetch(id).
+   * Search your organization's content, ranked as search_sources: {results: [{id, title, url}]}.
+   * Read one with fetch(id).
    */
   search(
     request: SearchRequest,
