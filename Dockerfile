@@ -68,8 +68,10 @@ RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --ignore-scripts && r
 # QUARRY_DATA_DIR is the one writable place (the CLI creates it even for `migrate`; search would
 # keep embedded LanceDB indexes there, which on Kubernetes is replaced by OpenSearch and Qdrant).
 # Tilt builds this target as the base of its development images (deploy/tilt/Dockerfile).
+# MALLOC_ARENA_MAX=2: glibc otherwise keeps a malloc arena per allocating thread (8 per core) and
+# what each freed; with LanceDB's native threads that was ~440 MB at 100k chunks (ADR 0037).
 FROM base AS runtime-deps
-ENV NODE_ENV=production HOST=0.0.0.0 QUARRY_DATA_DIR=/var/lib/quarry
+ENV NODE_ENV=production HOST=0.0.0.0 QUARRY_DATA_DIR=/var/lib/quarry MALLOC_ARENA_MAX=2
 RUN mkdir -p /var/lib/quarry && chown node:node /var/lib/quarry
 COPY --from=prod-deps /app ./
 

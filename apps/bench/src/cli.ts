@@ -19,7 +19,7 @@ export interface BenchIo {
   err: (line: string) => void;
 }
 
-const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,32] [--cranfield <dir>] [--gateway-cpu] [--topology-cpu] [--scale 100k|1m] [--memory] [--audit] [--documents]
+const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,32] [--cranfield <dir>] [--gateway-cpu] [--topology-cpu] [--scale 100k|1m] [--memory] [--audit] [--documents] [--profile <dir>]
   --quick           smaller sizes, no Cranfield quality (≤ 2 minutes on 2 cores; the full run ≈ 15 minutes)
   --cranfield <dir> the Cranfield collection (corpus.jsonl, queries.jsonl, qrels.tsv) for the retrieval
                     quality rows; default QUARRY_CRANFIELD_DIR; without either, quality is skipped
@@ -36,7 +36,9 @@ const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,3
   --audit           only the audit log rows (ADR 0052): an audit row's insert with and without its hash chain,
                     and \`quarry audit verify\` of one org's chain of 100k entries (quick: 20k)
   --documents       only the document rows: a generated 1,000-page PDF converted by @quarry/documents, pages/s
-                    and the converter process's peak memory (ADR 0050; ≈ 1 minute)`;
+                    and the converter process's peak memory (ADR 0050; ≈ 1 minute)
+  --profile <dir>   with any of the above: write a CPU profile of each phase run, <dir>/<phase>.cpuprofile (the
+                    bench process, where the one-process gateway and services run; open in Chrome DevTools)`;
 
 /** What each group's baseline is (all measured in the same run, on the same machine). */
 const BASELINES = [
@@ -74,6 +76,7 @@ export async function benchCli(argv: readonly string[], io: BenchIo, sizes?: Par
         memory: { type: 'boolean' },
         audit: { type: 'boolean' },
         documents: { type: 'boolean' },
+        profile: { type: 'string' },
         help: { type: 'boolean' },
       },
     }));
@@ -125,7 +128,9 @@ export async function benchCli(argv: readonly string[], io: BenchIo, sizes?: Par
                 ? [documentsPhase]
                 : PHASES,
     progress: (line) => io.err(`[bench ${((Date.now() - started) / 1000).toFixed(0)}s] ${line}`),
+    profileDir: values.profile,
   });
+  if (values.profile) io.err(`CPU profiles of each phase: ${values.profile}/<phase>.cpuprofile`);
   io.out(
     `Quarry benchmark, ${new Date().toISOString()}: ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}, ${sizes ? 'custom' : values.quick ? 'quick' : 'full'} run; ratio = Quarry ÷ baseline`,
   );

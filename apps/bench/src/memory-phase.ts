@@ -87,6 +87,8 @@ export const memoryPhase: Phase = {
         HOST: '127.0.0.1',
         PORT: String(port),
         LOG_LEVEL: 'warn',
+        // What `npm start` and the launcher give `quarry start` (bin/quarry.js); this spawns the CLI directly.
+        MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
         QUARRY_RATE_LIMIT_PER_MINUTE: '1000000000',
       },
       stdio: ['ignore', 'ignore', 'inherit'],

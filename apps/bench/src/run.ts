@@ -1,6 +1,7 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { profiled } from './cpu-profile.js';
 import type { Progress } from './measure.js';
 import type { BenchSizes, Phase } from './phase.js';
 import { contentPipelinePhase } from './content-phase.js';
@@ -28,6 +29,8 @@ export interface RunOptions {
   phases?: readonly Phase[];
   /** The Cranfield collection's directory (quality rows); none = skipped. */
   cranfieldDir?: string;
+  /** Write a CPU profile of each phase into this directory (`--profile`). */
+  profileDir?: string;
 }
 
 /**
@@ -39,6 +42,7 @@ export async function runBench({
   progress = () => {},
   phases = PHASES,
   cranfieldDir,
+  profileDir,
 }: RunOptions): Promise<Results> {
   const dir = mkdtempSync(join(tmpdir(), 'quarry-bench-'));
   // The embedded server runs as an unprivileged OS user when we are root: let it traverse.
@@ -49,10 +53,9 @@ export async function runBench({
     try {
       const results: Results = {};
       for (const phase of phases) {
-        Object.assign(
-          results,
-          await phase.run({ system, sizes, cranfieldDir, progress: (line) => progress(`${phase.name}: ${line}`) }),
-        );
+        const run = () =>
+          phase.run({ system, sizes, cranfieldDir, progress: (line) => progress(`${phase.name}: ${line}`) });
+        Object.assign(results, await profiled(profileDir, phase.name, run));
       }
       return results;
     } finally {

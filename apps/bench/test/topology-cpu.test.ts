@@ -13,7 +13,15 @@ describe('npm run bench -- --topology-cpu (smoke sizes)', () => {
     const out: string[] = [];
     const err: string[] = [];
     const io = { out: (line: string) => out.push(line), err: (line: string) => err.push(line) };
-    await expect(benchCli(['--topology-cpu', '--json', file], io, SIZES.smoke)).resolves.toBe(0);
+    const profiles = join(dir, 'profiles');
+    await expect(benchCli(['--topology-cpu', '--json', file, '--profile', profiles], io, SIZES.smoke)).resolves.toBe(0);
+    // --profile: a V8 CPU profile of the phase, with samples and the bench's own functions in it.
+    const profile = JSON.parse(readFileSync(join(profiles, 'topology-cpu.cpuprofile'), 'utf8')) as {
+      nodes: { callFrame: { functionName: string; url: string } }[];
+      samples: number[];
+    };
+    expect(profile.samples.length).toBeGreaterThan(0);
+    expect(profile.nodes.some((n) => n.callFrame.url.includes('apps/bench/src/'))).toBe(true);
 
     const results = JSON.parse(readFileSync(file, 'utf8')) as Results;
     expect(Object.keys(results).sort()).toEqual([

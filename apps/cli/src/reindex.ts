@@ -109,6 +109,7 @@ export async function reindex({
           }
         }
       }
+      await backends.settle();
     } finally {
       await backends.close();
     }

@@ -2,22 +2,18 @@ import { join, resolve } from 'node:path';
 import { z } from '@quarry/config';
 import { dropLanceTables, lanceSession } from './adapters/lancedb.js';
 import { openLanceBm25Index } from './adapters/lancedb-bm25.js';
+import type { LanceUpkeep } from './adapters/lancedb-table.js';
 import { openLanceVectorIndex } from './adapters/lancedb-vector.js';
 import { buildOpenSearchClient, openOpenSearchBm25Index } from './adapters/opensearch.js';
 import { buildQdrantClient, openQdrantVectorIndex } from './adapters/qdrant.js';
+import { availableMemoryMb } from './adapters/available-memory.js';
+import { lanceCacheCaps } from './core/cache-caps.js';
 import { createLocalEmbedder } from './core/local-embedder.js';
 import { createHttpEmbedder } from './embedders/http.js';
 import type { Bm25Index, Embedder, VectorIndex } from './types.js';
 
 /** Engines speak HTTP: `opensearch:9200` (a forgotten scheme) parses as a URL but is refused here. */
 const httpUrl = () => z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' });
-
-/**
- * The embedded indexes' cache caps (ADR 0037). LanceDB's own defaults are 6 GB of index and
- * 1 GB of metadata cache per connection, so every fold's new index files added to a process's
- * memory until a multi-GB cap; these bound both tables together.
- */
-const LANCE_CACHE_DEFAULTS = { indexCacheMb: 1024, metadataCacheMb: 256 } as const;
 
 /**
  * The environment that chooses the search engines, shared by the search service, the indexer
@@ -46,14 +42,18 @@ export const searchBackendsConfigShape = {
     .number()
     .int()
     .positive()
-    .default(LANCE_CACHE_DEFAULTS.indexCacheMb)
-    .describe('Embedded indexes: MiB of decoded index data LanceDB keeps in memory, shared by both tables'),
+    .optional()
+    .describe(
+      'Embedded indexes: MiB of decoded index data LanceDB keeps in memory, shared by both tables (default: an eighth of the memory available, at most 1024)',
+    ),
   LANCEDB_METADATA_CACHE_MB: z.coerce
     .number()
     .int()
     .positive()
-    .default(LANCE_CACHE_DEFAULTS.metadataCacheMb)
-    .describe('Embedded indexes: MiB of file metadata LanceDB keeps in memory, shared by both tables'),
+    .optional()
+    .describe(
+      'Embedded indexes: MiB of file metadata LanceDB keeps in memory, shared by both tables (default: a thirty-second of the memory available, at most 256)',
+    ),
   EMBEDDINGS_URL: httpUrl()
     .optional()
     .describe('OpenAI-compatible /v1/embeddings endpoint (default: the local lexical embedder)'),
@@ -119,12 +119,30 @@ export interface SearchBackends {
   embedder: Embedder;
   /** Which engine serves each port, for logs and /readyz. */
   describe: { bm25: 'opensearch' | 'lancedb'; vectors: 'qdrant' | 'lancedb'; embedder: string };
+  /**
+   * After a bulk load nothing else reads (`quarry reindex`): the embedded tables fold now and
+   * delete their older versions, so the disk holds the live data when the command ends.
+   */
+  settle(): Promise<void>;
   close(): Promise<void>;
 }
 
 /** Where the embedded indexes live: `<QUARRY_DATA_DIR or ./.quarry>/search`. */
 export function embeddedSearchDir(config: Pick<SearchBackendsConfig, 'QUARRY_DATA_DIR'>): string {
   return join(resolve(config.QUARRY_DATA_DIR ?? '.quarry'), 'search');
+}
+
+/** The configured cache caps, else those the memory available allows (ADR 0037). */
+export function embeddedCacheCaps(
+  config: Pick<SearchBackendsConfig, 'LANCEDB_INDEX_CACHE_MB' | 'LANCEDB_METADATA_CACHE_MB'>,
+  availableMb: () => number = availableMemoryMb,
+): { indexCacheMb: number; metadataCacheMb: number } {
+  const caps =
+    config.LANCEDB_INDEX_CACHE_MB && config.LANCEDB_METADATA_CACHE_MB ? undefined : lanceCacheCaps(availableMb());
+  return {
+    indexCacheMb: config.LANCEDB_INDEX_CACHE_MB ?? caps!.indexCacheMb,
+    metadataCacheMb: config.LANCEDB_METADATA_CACHE_MB ?? caps!.metadataCacheMb,
+  };
 }
 
 function createEmbedder(config: SearchBackendsConfig): Embedder {
@@ -166,14 +184,11 @@ export async function openSearchBackends(
   const identity = await embedder.identity();
   const dir = embeddedSearchDir(config);
   const opened: { close(): Promise<void> }[] = [];
-  // Created only when a table is embedded; one session, so both tables share one bounded cache.
-  const session =
-    config.OPENSEARCH_URL && config.QDRANT_URL
-      ? undefined
-      : lanceSession({
-          indexCacheMb: config.LANCEDB_INDEX_CACHE_MB ?? LANCE_CACHE_DEFAULTS.indexCacheMb,
-          metadataCacheMb: config.LANCEDB_METADATA_CACHE_MB ?? LANCE_CACHE_DEFAULTS.metadataCacheMb,
-        });
+  const embedded: LanceUpkeep[] = [];
+  const upkept = <T extends LanceUpkeep>(index: T): T => (embedded.push(index), index);
+  // Created only when a table is embedded; one session, so both tables share one bounded cache,
+  // sized for the memory this process may use (a container's limit) unless configured.
+  const session = config.OPENSEARCH_URL && config.QDRANT_URL ? undefined : lanceSession(embeddedCacheCaps(config));
   try {
     const bm25 = config.OPENSEARCH_URL
       ? await openOpenSearchBm25Index({
@@ -181,12 +196,14 @@ export async function openSearchBackends(
           index: config.OPENSEARCH_INDEX,
           refresh: options.refresh,
         })
-      : await openLanceBm25Index({
-          dir,
-          optimizeEvery: options.optimizeEvery,
-          readConsistencyIntervalSeconds: options.readConsistencyIntervalSeconds,
-          session,
-        });
+      : upkept(
+          await openLanceBm25Index({
+            dir,
+            optimizeEvery: options.optimizeEvery,
+            readConsistencyIntervalSeconds: options.readConsistencyIntervalSeconds,
+            session,
+          }),
+        );
     opened.push(bm25);
     const vectors = config.QDRANT_URL
       ? await openQdrantVectorIndex({
@@ -194,13 +211,15 @@ export async function openSearchBackends(
           embedder: identity,
           collection: config.QDRANT_COLLECTION,
         })
-      : await openLanceVectorIndex({
-          dir,
-          embedder: identity,
-          optimizeEvery: options.optimizeEvery,
-          readConsistencyIntervalSeconds: options.readConsistencyIntervalSeconds,
-          session,
-        });
+      : upkept(
+          await openLanceVectorIndex({
+            dir,
+            embedder: identity,
+            optimizeEvery: options.optimizeEvery,
+            readConsistencyIntervalSeconds: options.readConsistencyIntervalSeconds,
+            session,
+          }),
+        );
     opened.push(vectors);
     return {
       bm25,
@@ -210,6 +229,9 @@ export async function openSearchBackends(
         bm25: config.OPENSEARCH_URL ? 'opensearch' : 'lancedb',
         vectors: config.QDRANT_URL ? 'qdrant' : 'lancedb',
         embedder: identity.id,
+      },
+      async settle() {
+        for (const index of embedded) await index.settle();
       },
       async close() {
         await Promise.allSettled(opened.map((o) => o.close()));

@@ -68,8 +68,9 @@ describe('the shared backends configuration', () => {
 });
 
 describe('the embedded indexes cache caps', () => {
-  it('default to 1 GiB of index and 256 MiB of metadata cache, and refuse what is not a positive whole number', () => {
-    expect(backendsConfig()).toMatchObject({ LANCEDB_INDEX_CACHE_MB: 1024, LANCEDB_METADATA_CACHE_MB: 256 });
+  it('are unset unless configured (then sized for the memory available), and refuse what is not a positive whole number', () => {
+    const config = backendsConfig();
+    expect([config.LANCEDB_INDEX_CACHE_MB, config.LANCEDB_METADATA_CACHE_MB]).toEqual([undefined, undefined]);
     expect(backendsConfig({ LANCEDB_INDEX_CACHE_MB: '2048' }).LANCEDB_INDEX_CACHE_MB).toBe(2048);
     for (const bad of ['0', '-1', 'lots', '1.5']) {
       const parsed = searchBackendsConfigSchema.safeParse({ QUARRY_DATA_DIR: dataDir, LANCEDB_METADATA_CACHE_MB: bad });

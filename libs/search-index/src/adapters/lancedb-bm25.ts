@@ -43,6 +43,7 @@ export async function openLanceBm25Index(options: LanceOptions): Promise<LanceBm
     optimize: () => store.optimize(),
     idle: () => store.idle(),
     unindexedRows: () => unindexedRows(table, 'fts_text'),
+    settle: () => store.settle(),
     close: () => store.close(),
     async search(query: string, scope: SearchScope): Promise<ChunkHit[]> {
       if (query.trim() === '') return [];

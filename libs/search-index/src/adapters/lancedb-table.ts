@@ -16,6 +16,12 @@ export interface MaintenanceOptions {
   optimizeEveryRows?: number;
   /** …and in any case at most this many milliseconds after a write (0 = never; default 1000). */
   optimizeWithinMs?: number;
+  /**
+   * Table versions younger than this are kept (default 60 s): a search service in another
+   * process may still read one. Older ones are deleted by every fold and once more this long
+   * after the last fold, so a bulk load's versions go when it ends, not at the next write.
+   */
+  keepVersionsMs?: number;
 }
 
 /** What the embedded tables add to the ports: upkeep a benchmark can force, wait for and observe. */
@@ -26,6 +32,8 @@ export interface LanceUpkeep {
   idle(): Promise<void>;
   /** Rows outside the table's main index (FTS or ANN), searched flat until the next fold. */
   unindexedRows(): Promise<number>;
+  /** After a bulk load no other process reads (a reindex): fold now and delete every older version. */
+  settle(): Promise<void>;
 }
 
 /**
@@ -44,6 +52,8 @@ export class LanceChunkTable {
   private readonly optimizeEveryRows: number;
   private readonly optimizeWithinMs: number;
   private timer: NodeJS.Timeout | undefined;
+  private pruneTimer: NodeJS.Timeout | undefined;
+  private readonly keepVersionsMs: number;
   private chain: Promise<void> = Promise.resolve();
   private queued = false;
   private closed = false;
@@ -60,6 +70,7 @@ export class LanceChunkTable {
     this.optimizeEvery = options.optimizeEvery ?? 100;
     this.optimizeEveryRows = options.optimizeEveryRows ?? 1000;
     this.optimizeWithinMs = options.optimizeWithinMs ?? 1000;
+    this.keepVersionsMs = options.keepVersionsMs ?? 60_000;
   }
 
   async hashes(key: SourceKey): Promise<Map<number, string>> {
@@ -138,6 +149,12 @@ export class LanceChunkTable {
     return this.serial(() => this.fold());
   }
 
+  /** Fold now, then delete every version but the newest (nothing else may be reading). */
+  async settle(): Promise<void> {
+    await this.idle();
+    await this.serial(() => this.fold(0));
+  }
+
   /** Resolves once no fold is running, queued or scheduled (benchmarks measure the lag this way). */
   async idle(): Promise<void> {
     for (;;) {
@@ -154,20 +171,43 @@ export class LanceChunkTable {
     return run;
   }
 
-  /** Compact fragments, fold new rows into the indexes, drop versions older than a minute. */
-  private async fold(): Promise<void> {
+  /** Compact fragments, fold new rows into the indexes, drop versions older than `keepMs`. */
+  private async fold(keepMs = this.keepVersionsMs): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
     this.writes = 0;
     this.rows = 0;
-    await this.table.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
+    await this.table.optimize({ cleanupOlderThan: new Date(Date.now() - keepMs) });
     await this.afterOptimize();
+    // The index training above may have written versions too: drop them all when asked to.
+    if (keepMs === 0) await this.table.optimize({ cleanupOlderThan: new Date() });
+    this.schedulePrune();
+  }
+
+  /**
+   * The versions this fold kept for readers become deletable `keepVersionsMs` later; if no write
+   * comes by then (the end of a bulk load), a last prune deletes them. The next fold re-arms it.
+   */
+  private schedulePrune(): void {
+    clearTimeout(this.pruneTimer);
+    if (this.closed) return;
+    this.pruneTimer = setTimeout(() => {
+      this.pruneTimer = undefined;
+      this.serial(() => this.prune()).catch(() => {});
+    }, this.keepVersionsMs + 1_000);
+    this.pruneTimer.unref();
+  }
+
+  private async prune(): Promise<void> {
+    if (this.closed) return;
+    await this.table.optimize({ cleanupOlderThan: new Date(Date.now() - this.keepVersionsMs) });
   }
 
   /** Waits for a fold in progress (a table must not close under it); a fold merely scheduled is dropped. */
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);
+    clearTimeout(this.pruneTimer);
     this.closing.abort();
     await this.chain;
     this.table.close();

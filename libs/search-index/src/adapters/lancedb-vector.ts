@@ -140,6 +140,7 @@ export async function openLanceVectorIndex(
     optimize: () => store.optimize(),
     idle: () => store.idle(),
     unindexedRows: () => unindexedRows(table, 'vector'),
+    settle: () => store.settle(),
     close: () => store.close(),
     ann: () => (ann ? { ...ann } : undefined),
     search: (vector, scope) => search(vector, scope, false),
