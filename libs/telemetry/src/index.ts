@@ -15,6 +15,7 @@
 // run before its first line); startTelemetry() throws if they were loaded too early.
 export { createLogger, type Logger, type LoggerOptions } from './logger.js';
 export { REDACTED, scrubSecrets } from './scrub.js';
+export { withConsumerSpans, type ConsumedMessage } from './consumer-spans.js';
 export {
   fastifyOtel,
   InMemorySpanExporter,

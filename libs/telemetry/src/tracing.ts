@@ -107,7 +107,12 @@ export function startTelemetry(options: TelemetryOptions): Telemetry {
   const instrumentations =
     options.instrument === false
       ? []
-      : [new GrpcInstrumentation({ enabled: false }), new PgInstrumentation({ enabled: false })];
+      : [
+          new GrpcInstrumentation({ enabled: false }),
+          // Only SQL under a span (a request, an rpc, a consumer batch) is traced: background
+          // polling, sweeps and compaction would otherwise make hundreds of root traces a minute.
+          new PgInstrumentation({ enabled: false, requireParentSpan: true }),
+        ];
   const modules = instrumentations.flatMap((i) => i.getModuleDefinitions().map((d) => d.name));
   assertNotLoaded(modules);
   running = true;

@@ -83,6 +83,12 @@ describe('startTelemetry in a service process (child node process)', () => {
     expect(connect?.resource).not.toHaveProperty('process.command_args');
   });
 
+  it('does not trace SQL run under no span (background polling and sweeps make no root traces)', () => {
+    const connects = ordered.spans.filter((s) => s.name === 'pg.connect');
+    expect(connects).toHaveLength(1);
+    expect(connects[0]?.attributes['db.namespace']).toBe('quarry');
+  });
+
   it('without an exporter records nothing, yet still propagates context and stamps logs', async () => {
     const { spans, traceparent, serverLog } = await runService('unexported');
     expect(spans).toEqual([]);

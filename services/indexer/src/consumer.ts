@@ -1,7 +1,7 @@
 import type { AnyDb } from '@quarry/db';
 import { consumerLag, type DeliveredEvent, type EventLog } from '@quarry/events';
 import { EmbeddingHttpError, type ChunkOptions, type SearchBackends } from '@quarry/search-index';
-import type { Logger, Metrics } from '@quarry/telemetry';
+import { withConsumerSpans, type ConsumedMessage, type Logger, type Metrics } from '@quarry/telemetry';
 import { assertEmbedderMatches, createIndexHandler, type IndexReport } from './handler.js';
 
 /** How far the indexer is behind: events not yet indexed, and the age of the oldest (null when unknown or caught up). */
@@ -101,7 +101,7 @@ export async function startIndexConsumer(options: IndexConsumerOptions): Promise
       const stop = m?.batchSeconds.startTimer();
       lastBatchOldestMs = oldestOccurredMs(batch);
       try {
-        const report = await handle(batch);
+        const report = await withConsumerSpans('index content', batch.map(traced), () => handle(batch), summary);
         if (m) count(m, report);
         logger.debug({ report }, 'indexed batch');
       } catch (err) {
@@ -198,4 +198,28 @@ function oldestOccurredMs(batch: readonly DeliveredEvent[]): number | undefined 
     if (oldest === undefined || at < oldest) oldest = at;
   }
   return oldest;
+}
+
+/** An event as its trace sees it: where it came from, never its text. */
+function traced({ event, headers }: DeliveredEvent): ConsumedMessage {
+  return {
+    ...(headers.traceparent ? { traceparent: headers.traceparent } : {}),
+    attributes: {
+      'quarry.event.id': event.eventId,
+      'quarry.event.type': event.type,
+      'quarry.org.id': event.orgId,
+      'quarry.source.table': event.sourceTable,
+      'quarry.source.id': event.sourceId,
+    },
+  };
+}
+
+function summary(report: IndexReport) {
+  return {
+    'quarry.indexer.indexed': report.indexed,
+    'quarry.indexer.deleted': report.deleted,
+    'quarry.indexer.unchanged': report.unchanged,
+    'quarry.indexer.stale': report.stale,
+    'quarry.indexer.chunks_written': report.chunksWritten,
+  };
 }
