@@ -110,7 +110,7 @@ inChromium(
       const port = await freePort();
       system = await startEmptySystem({ PORT: String(port), QUARRY_PUBLIC_URL: `http://127.0.0.1:${port}` });
       browser = await launchChromium(executablePath!);
-    }, 120_000);
+    }, 180_000);
     afterAll(async () => {
       for (const client of opened) await client.close();
       await browser?.close();
@@ -255,6 +255,6 @@ inChromium(
       expect(sha256(readFileSync((await download.path())!))).toBe(sha256(document));
 
       for (const { seen } of [owner, member]) expect(seen).toEqual({ dialogs: [], errors: [], foreign: [] });
-    }, 120_000);
+    }, 180_000);
   },
 );
