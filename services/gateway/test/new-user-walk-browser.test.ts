@@ -227,7 +227,7 @@ inChromium(
       await call('submit_step_result', { planId, stepId: synthesize.stepId, result: { outputId: stored.outputId } });
       await stepBadge(synthesize.stepId, 'completed');
       await member.page.locator('#plan-live .q-items a', { hasText: 'Cobalt brief' }).waitFor();
-      // The decision, from the audit log, is in the page's timeline; the page never reloaded.
+      // The decision shows in the plan's reviews and its timeline (the audit log); the page never reloaded.
       const live = await member.page.locator('#plan-live').textContent();
       expect(live).toContain('decision approve (step 2)');
       expect(live).toContain('Yes, add recycling.');
