@@ -20,6 +20,31 @@ export async function startTestGateway(
   env: Record<string, string> = {},
   runtimeOptions: Pick<GatewayRuntimeOptions, 'oauthFetch'> = {},
 ) {
+  const system = await startEmptySystem(env, runtimeOptions);
+  try {
+    await system.admin.createOrg({ slug: 'acme', name: 'Acme Research' });
+    await system.admin.addUser({ email: 'ada@acme.test', orgSlug: 'acme', name: 'Ada Lovelace' });
+    const { token, id: tokenId } = await system.admin.createToken({
+      orgSlug: 'acme',
+      email: 'ada@acme.test',
+      name: 'tests',
+    });
+    return { ...system, token, tokenId };
+  } catch (error) {
+    await system.close();
+    throw error;
+  }
+}
+
+/**
+ * The whole system as a new installation has it: a real gateway and its services on a free
+ * loopback port, over a fresh migrated database holding no organization yet (the web app's
+ * first-run setup creates one).
+ */
+export async function startEmptySystem(
+  env: Record<string, string> = {},
+  runtimeOptions: Pick<GatewayRuntimeOptions, 'oauthFetch'> = {},
+) {
   const database = await createTestDatabase({ schemas: [...gatewaySchemas, ...backendSchemas] });
   const indexerRole = { role: 'quarry_indexer', password: 'indexer-test-password' };
   await provisionIndexerRole(database.admin, indexerRole);
@@ -28,9 +53,6 @@ export async function startTestGateway(
   await grantExtractionMaintenance(database.admin, database.appRole);
   const dataDir = mkdtempSync(join(tmpdir(), 'quarry-gateway-test-'));
   const admin = createIdentityAdmin(database.admin as Kysely<IdentityDatabase>);
-  await admin.createOrg({ slug: 'acme', name: 'Acme Research' });
-  await admin.addUser({ email: 'ada@acme.test', orgSlug: 'acme', name: 'Ada Lovelace' });
-  const { token, id: tokenId } = await admin.createToken({ orgSlug: 'acme', email: 'ada@acme.test', name: 'tests' });
   const system = await startSystem({
     databaseUrl: database.appUrl,
     indexerDatabaseUrl: appUrlFrom(database.adminUrl, indexerRole.role, indexerRole.password),
@@ -50,8 +72,6 @@ export async function startTestGateway(
   return {
     base: system.base,
     url: system.url,
-    token,
-    tokenId,
     admin,
     database,
     runtime: system.runtime,

@@ -8,6 +8,7 @@ import {
 import { createOAuthAdmin, type IdentityDatabase } from '@quarry/gateway';
 import type { Kysely } from 'kysely';
 import { createBrowser } from './oauth-browser.js';
+import { memoryProvider } from './oauth-memory-provider.js';
 import { freePort } from './free-port.js';
 import { startGatewayOnly } from './gateway-only.js';
 
@@ -29,46 +30,6 @@ afterAll(async () => {
   await gateway?.close();
 });
 
-/** An OAuth client provider as an app would keep it: everything in memory. */
-function memoryProvider() {
-  const state: {
-    client?: Awaited<ReturnType<NonNullable<OAuthClientProvider['clientInformation']>>>;
-    tokens?: Awaited<ReturnType<OAuthClientProvider['tokens']>>;
-    verifier?: string;
-    authorizationUrl?: URL;
-  } = {};
-  const provider: OAuthClientProvider = {
-    get redirectUrl() {
-      return REDIRECT;
-    },
-    get clientMetadata() {
-      return {
-        client_name: 'Quarry test client',
-        redirect_uris: [REDIRECT],
-        grant_types: ['authorization_code', 'refresh_token'],
-        response_types: ['code'],
-        token_endpoint_auth_method: 'none',
-      };
-    },
-    clientInformation: () => state.client,
-    saveClientInformation: (info) => {
-      state.client = info;
-    },
-    tokens: () => state.tokens,
-    saveTokens: (tokens) => {
-      state.tokens = tokens;
-    },
-    redirectToAuthorization: (url) => {
-      state.authorizationUrl = url;
-    },
-    saveCodeVerifier: (verifier) => {
-      state.verifier = verifier;
-    },
-    codeVerifier: () => state.verifier!,
-  };
-  return { provider, state };
-}
-
 const connect = async (provider: OAuthClientProvider) => {
   const client = new Client({ name: 'oauth-test', version: '1.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL(gateway.url), { authProvider: provider });
@@ -78,7 +39,7 @@ const connect = async (provider: OAuthClientProvider) => {
 
 describe('a remote MCP client given only the URL', () => {
   it('signs in, consents, calls tools, refreshes, and is refused once its grant is revoked', async () => {
-    const { provider, state } = memoryProvider();
+    const { provider, state } = memoryProvider('Quarry test client', REDIRECT);
     const first = new StreamableHTTPClientTransport(new URL(gateway.url), { authProvider: provider });
     await expect(new Client({ name: 'oauth-test', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(
       UnauthorizedError,
@@ -145,7 +106,7 @@ describe('a remote MCP client given only the URL', () => {
   }, 60_000);
 
   it('is limited to the tools an operator names for its grant, from the next request on', async () => {
-    const { provider, state } = memoryProvider();
+    const { provider, state } = memoryProvider('Quarry test client', REDIRECT);
     const first = new StreamableHTTPClientTransport(new URL(gateway.url), { authProvider: provider });
     await expect(new Client({ name: 'oauth-test', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(
       UnauthorizedError,

@@ -1,14 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import {
-  Client,
-  type OAuthClientProvider,
-  StreamableHTTPClientTransport,
-  UnauthorizedError,
-} from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import { type IdentityDatabase, loadGatewayConfig } from '@quarry/gateway';
 import type { Kysely } from 'kysely';
 import { freePort } from './free-port.js';
 import { createBrowser } from './oauth-browser.js';
+import { memoryProvider } from './oauth-memory-provider.js';
 import { startGatewayOnly } from './gateway-only.js';
 import { startUpstreamIdp } from './upstream-idp.js';
 
@@ -58,44 +54,9 @@ afterAll(async () => {
   await upstream?.close();
 });
 
-function memoryProvider() {
-  const state: {
-    client?: Awaited<ReturnType<NonNullable<OAuthClientProvider['clientInformation']>>>;
-    tokens?: Awaited<ReturnType<OAuthClientProvider['tokens']>>;
-    verifier?: string;
-    authorizationUrl?: URL;
-  } = {};
-  const provider: OAuthClientProvider = {
-    redirectUrl: REDIRECT,
-    clientMetadata: {
-      client_name: 'SSO test client',
-      redirect_uris: [REDIRECT],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    },
-    clientInformation: () => state.client,
-    saveClientInformation: (info) => {
-      state.client = info;
-    },
-    tokens: () => state.tokens,
-    saveTokens: (tokens) => {
-      state.tokens = tokens;
-    },
-    redirectToAuthorization: (url) => {
-      state.authorizationUrl = url;
-    },
-    saveCodeVerifier: (verifier) => {
-      state.verifier = verifier;
-    },
-    codeVerifier: () => state.verifier!,
-  };
-  return { provider, state };
-}
-
 /** An MCP client's first connection: refused, leaving the authorization URL to open. */
 async function beginAuthorization() {
-  const { provider, state } = memoryProvider();
+  const { provider, state } = memoryProvider('SSO test client', REDIRECT);
   const transport = new StreamableHTTPClientTransport(new URL(gateway.url), { authProvider: provider });
   await expect(new Client({ name: 'sso-test', version: '1.0.0' }).connect(transport)).rejects.toBeInstanceOf(
     UnauthorizedError,

@@ -3,7 +3,8 @@ import { type PeopleApp, startPeopleApp } from './people-app.js';
 import { formBrowser } from './people-browser-forms.js';
 
 // The onboarding pages over inject(): first-run setup (only while no organization exists, CSRF
-// checked), invitations (admins only, the link shown once, accepted once) and the connect page.
+// checked, the sign-in page leading to it until then), invitations (admins only, the link shown
+// once, accepted once) and the connect page.
 
 let app: PeopleApp;
 beforeAll(async () => {
@@ -16,6 +17,13 @@ afterAll(async () => {
 const linkOf = (html: string) => /id="invitation-link"[^>]*value="([^"]+)"/.exec(html)?.[1] ?? '';
 
 describe('first run → invite → accept → connect', () => {
+  it('sends the sign-in page to the setup while no organization exists', async () => {
+    for (const path of ['/app/sign-in', '/app/sign-in?next=%2Fapp%2Fplans']) {
+      const answer = await formBrowser(app.app).get(path);
+      expect([path, answer.statusCode, answer.headers.location]).toEqual([path, 303, '/app/setup']);
+    }
+  });
+
   it('sets up the first org only with a valid form token, then never again', async () => {
     const owner = formBrowser(app.app);
     const form = await owner.get('/app/setup');
@@ -44,6 +52,10 @@ describe('first run → invite → accept → connect', () => {
 
     const stranger = formBrowser(app.app);
     expect((await stranger.get('/app/setup')).statusCode).toBe(404);
+    // Once set up, the sign-in page is the sign-in form again, never the setup.
+    const signIn = await stranger.get('/app/sign-in');
+    expect([signIn.statusCode, signIn.headers.location]).toEqual([200, undefined]);
+    expect(signIn.body).toContain('Sign in to Quarry');
     expect((await stranger.post('/app/setup', { ...values, orgSlug: 'takeover' })).statusCode).toBe(403);
 
     const connect = await owner.get('/app/connect');

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { escapeHtml } from '../../http/html-document.js';
+import { needsFirstRun } from '../../identity/first-run.js';
 import { signInWithPassword } from '../../oauth/password-sign-in.js';
 import { REFUSED } from './error-pages.js';
 import { cookieValue } from './session.js';
@@ -20,7 +21,8 @@ type Form = Record<string, string | undefined>;
 
 /**
  * GET and POST /app/sign-in, POST /app/sign-out: the app's password sign-in, for a person whose
- * browser holds no session (one who connected an app in this browser has one already). The same
+ * browser holds no session (one who connected an app in this browser has one already); while
+ * Quarry has no organization, the sign-in page leads to the first-run setup. The same
  * checks as the OAuth sign-in (argon2 passwords, the failure limits, the audit log); the form's
  * token is bound to a nonce cookie, since there is no session yet. Success sets the session
  * cookie and goes back to the page asked for.
@@ -50,7 +52,10 @@ export function registerSignIn(scope: FastifyInstance, shell: WebShell, limits: 
   }
 
   scope.get<{ Querystring: { next?: string } }>('/sign-in', { config: { anonymous: true } }, async (request, reply) =>
-    form(request, reply, 200, nextOf(request.query.next)),
+    // A new installation has no one to sign in yet: its first person sets it up instead.
+    (await needsFirstRun(shell.db))
+      ? reply.redirect('/app/setup', 303)
+      : form(request, reply, 200, nextOf(request.query.next)),
   );
 
   scope.post('/sign-in', { config: { anonymous: true } }, async (request, reply) => {
