@@ -1,3 +1,4 @@
+import { describe, expect, it } from '@jest/globals';
 import { parseClaims } from '../src/citations/claim-parsing.js';
 import { checkClaim } from '../src/citations/claim-checks.js';
 import { sourcePassages } from '../src/citations/source-passages.js';

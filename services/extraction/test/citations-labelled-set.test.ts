@@ -1,3 +1,4 @@
+import { describe, expect, it } from '@jest/globals';
 import { loadCitationSet } from '../src/evaluation/citation-set.js';
 import { evaluateCitations } from '../src/evaluation/citation-evaluation.js';
 

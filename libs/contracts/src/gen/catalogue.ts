@@ -5023,9 +5023,8 @@ export const toolDefinitions: readonly ToolDefinition[] = [
             ],
             "additionalProperties": false
           },
-          "minItems": 1,
           "maxItems": 500,
-          "description": "One per claim with passages."
+          "description": "One per claim not settled."
         }
       },
       "required": [

@@ -591,7 +591,7 @@ export interface CitationVerdictInput {
 export interface SubmitCitationVerdictsRequest {
   /** From verify_citations. */
   handle: string;
-  /** One per claim with passages. */
+  /** One per claim not settled. */
   verdicts: CitationVerdictInput[];
 }
 
