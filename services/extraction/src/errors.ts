@@ -103,8 +103,7 @@ export const extractionErrors = defineErrors({
    */
   VERIFICATION_NOT_FOUND: {
     status: status.NOT_FOUND,
-    message:
-      'No such citation verification for you, or it has expired. Call verify_citations again for a new handle.',
+    message: 'No such citation verification for you, or it has expired. Call verify_citations again for a new handle.',
   },
   /** Verdicts that do not answer the claims offered (each problem named; nothing stored). */
   VERDICTS_INVALID: {

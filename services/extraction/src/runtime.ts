@@ -16,7 +16,10 @@ import { createExtractionService, type ExtractionServiceDeps } from './service.j
 /** The service's deps (providers, choice, sampling, timeouts, logger) and where to listen and call. */
 export interface ExtractionOptions
   extends
-    Omit<ExtractionServiceDeps, 'artifacts' | 'guardOptions' | 'logger' | 'handleKey' | 'submissions' | 'verifications' | 'jobs'>,
+    Omit<
+      ExtractionServiceDeps,
+      'artifacts' | 'guardOptions' | 'logger' | 'handleKey' | 'submissions' | 'verifications' | 'jobs'
+    >,
     ServiceOptions {
   /** App-role connection (RLS applies): pending submissions and jobs (the `extraction` schema). */
   databaseUrl: string;

@@ -137,7 +137,7 @@ function sentenceSpans(text: string, until: number): Array<{ start: number; end:
   // followed by whitespace and a capital, digit, quote or bracket; or at a line break before a
   // list item or a blank line. Abbreviations such as "e.g." and "et al." are not ends.
   const end =
-    /(?<!\b(?:e\.g|i\.e|et al|vs|Fig|Figs|Eq|Ref|No|approx|cf|Dr|Mr|Ms|Inc|Ltd|St))([.!?]["'”’)\]]*(?:\s*\[[\d,\s–-]+\])?)(?=\s+["“(\[]?[\p{Lu}\d])|\n\s*\n|\n(?=\s*(?:[-*•]|\d+\.|#)\s)/gu;
+    /(?<!\b(?:e\.g|i\.e|et al|vs|Fig|Figs|Eq|Ref|No|approx|cf|Dr|Mr|Ms|Inc|Ltd|St))([.!?]["'”’)\]]*(?:\s*\[[\d,\s–-]+\])?)(?=\s+["“([]?[\p{Lu}\d])|\n\s*\n|\n(?=\s*(?:[-*•]|\d+\.|#)\s)/gu;
   let from = 0;
   const body = text.slice(0, until);
   for (const m of body.matchAll(end)) {

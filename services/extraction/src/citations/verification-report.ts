@@ -41,7 +41,16 @@ export function reportContent(input: ReportInput): Record<string, unknown> {
         sourceIds: c.sourceIds,
         verdict: c.settled ?? v?.verdict ?? 'not_enough_information',
         ...(p
-          ? { passage: { id: p.id, sourceId: p.sourceId, start: p.start, end: p.end, page: p.page ?? null, text: p.text } }
+          ? {
+              passage: {
+                id: p.id,
+                sourceId: p.sourceId,
+                start: p.start,
+                end: p.end,
+                page: p.page ?? null,
+                text: p.text,
+              },
+            }
           : {}),
         findings: c.findings,
       };

@@ -17,11 +17,7 @@ export const CITED_PASSAGES = 5;
 export const PLAN_PASSAGES = 3;
 
 export type FindingKind =
-  | 'source_missing'
-  | 'source_not_matched'
-  | 'number_not_in_source'
-  | 'name_not_in_source'
-  | 'quote_not_in_source';
+  'source_missing' | 'source_not_matched' | 'number_not_in_source' | 'name_not_in_source' | 'quote_not_in_source';
 
 export interface VerificationClaim {
   claimNo: number;
@@ -117,7 +113,8 @@ export function assembleVerification(
         .slice(0, PLAN_PASSAGES);
       ids.push(...fromPlan);
     }
-    const settled = ids.length === 0 && findings.some((f) => f.kind === 'source_missing' || f.kind === 'source_not_matched');
+    const settled =
+      ids.length === 0 && findings.some((f) => f.kind === 'source_missing' || f.kind === 'source_not_matched');
     return {
       claimNo: claim.claimNo,
       text: claim.text,

@@ -54,11 +54,16 @@ async function submit(
   const problems: string[] = [];
   for (const v of req.verdicts) {
     const verdict = VERDICT_NAMES[v.verdict];
-    if (!verdict) problems.push(`claim ${v.claimNo}: verdict must be supported, partially_supported, contradicted or not_enough_information`);
+    if (!verdict)
+      problems.push(
+        `claim ${v.claimNo}: verdict must be supported, partially_supported, contradicted or not_enough_information`,
+      );
     else submitted.push({ claimNo: v.claimNo, verdict, ...(v.passageId ? { passageId: v.passageId } : {}) });
   }
   for (const p of checkVerdicts(kept.claims, submitted))
-    problems.push(`claim ${p.claimNo}: ${p.rule.replace(/_/g, ' ')}${'passageId' in p && p.passageId ? ` (${p.passageId})` : ''}`);
+    problems.push(
+      `claim ${p.claimNo}: ${p.rule.replace(/_/g, ' ')}${'passageId' in p && p.passageId ? ` (${p.passageId})` : ''}`,
+    );
   if (problems.length > 0) throw extractionErrors.VERDICTS_INVALID({ problems: problems.join('; ') });
 
   const sameAs = (earlier: readonly SubmittedVerdict[]) => canonical(earlier) === canonical(submitted);
@@ -120,9 +125,7 @@ async function submit(
 
 function canonical(verdicts: readonly SubmittedVerdict[]): string {
   return JSON.stringify(
-    [...verdicts]
-      .sort((a, b) => a.claimNo - b.claimNo)
-      .map((v) => [v.claimNo, v.verdict, v.passageId ?? null]),
+    [...verdicts].sort((a, b) => a.claimNo - b.claimNo).map((v) => [v.claimNo, v.verdict, v.passageId ?? null]),
   );
 }
 

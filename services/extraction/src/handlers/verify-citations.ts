@@ -37,7 +37,10 @@ async function verify(
   const subject = req.subject;
   if (!subject) throw extractionErrors.INVALID_ARGUMENT({ field: 'outputId', rule: 'or text is required' });
   if (!deps.verifications)
-    throw extractionErrors.INVALID_ARGUMENT({ field: 'outputId', rule: 'cannot be verified: this service keeps no state' });
+    throw extractionErrors.INVALID_ARGUMENT({
+      field: 'outputId',
+      rule: 'cannot be verified: this service keeps no state',
+    });
   const output = subject.$case === 'outputId' ? await deps.artifacts.loadOutput(ctx, subject.outputId) : undefined;
   const text = subject.$case === 'text' ? subject.text : (output?.text ?? '');
   const planId = req.planId ?? output?.planId;

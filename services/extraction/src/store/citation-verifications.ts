@@ -61,13 +61,17 @@ export function createCitationVerifications(db: Kysely<unknown>) {
       who: { orgId: string; principal: string },
       id: string,
       now: Date,
-    ): Promise<(Omit<PendingVerification, 'id' | 'orgId' | 'principal'> & { submitted?: SubmittedVerification }) | undefined> {
+    ): Promise<
+      (Omit<PendingVerification, 'id' | 'orgId' | 'principal'> & { submitted?: SubmittedVerification }) | undefined
+    > {
       if (!isUuid(id)) return undefined;
       return withTenant(db, who, async (trx) => {
         const { rows } = await sql<Row>`
           select plan_id, output_id, claims, passages, created_at, expires_at, verdicts, report_artifact_id, support_ratio
           from extraction.citation_verifications
-          where id = ${id} and principal = ${who.principal} and (expires_at > ${now} or submitted_at is not null)`.execute(trx);
+          where id = ${id} and principal = ${who.principal} and (expires_at > ${now} or submitted_at is not null)`.execute(
+          trx,
+        );
         const row = rows[0];
         if (!row) return undefined;
         return {
