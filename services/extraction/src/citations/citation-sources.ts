@@ -13,7 +13,7 @@ import type { LoadedSource, Resolution } from './verification.js';
  */
 
 /** Most plan artifacts read for DOI/address matching and scope "plan". */
-export const MAX_PLAN_SOURCES = 200;
+const MAX_PLAN_SOURCES = 200;
 
 export interface CitationSources {
   resolved: Map<string, Resolution>;

@@ -48,7 +48,7 @@ function trimTrailing(value: string): string {
 }
 
 /** The targets named anywhere in `text` (links, DOIs, web addresses), each once, in order. */
-export function targetsIn(text: string): CitationTarget[] {
+function targetsIn(text: string): CitationTarget[] {
   const found: Array<{ at: number; target: CitationTarget }> = [];
   const taken: Array<[number, number]> = [];
   const free = (from: number, to: number) => taken.every(([a, b]) => to <= a || from >= b);
@@ -188,7 +188,7 @@ export function parseClaims(text: string): ParsedClaim[] {
 }
 
 /** A sentence without its citation markers: link texts stay, addresses and numbers in brackets go. */
-export function claimText(sentence: string): string {
+function claimText(sentence: string): string {
   return (
     sentence
       .replace(MARKDOWN_LINK, (_all, label: string, href: string) =>

@@ -32,12 +32,12 @@ const B = 0.75;
 const NUMBER_BONUS = 2;
 
 /** A word cut to a light stem, so "reduced" meets "reduction" and "trials" meets "trial". */
-export function stem(word: string): string {
+function stem(word: string): string {
   if (/^\d/.test(word) || word.length <= 4) return word;
   return word.replace(/(?:ational|ations?|ingly|edly|ments?|ness|ities|ity|ing|ies|ied|ed|es|ly|s)$/, '').slice(0, 7);
 }
 
-export function contentStems(text: string): string[] {
+function contentStems(text: string): string[] {
   return words(text)
     .filter((w) => !FUNCTION_WORDS.has(w) && !/^\d+$/.test(w))
     .map(stem);

@@ -7,12 +7,6 @@
  */
 
 export type Verdict = 'supported' | 'partially_supported' | 'contradicted' | 'not_enough_information';
-export const VERDICTS: readonly Verdict[] = [
-  'supported',
-  'partially_supported',
-  'contradicted',
-  'not_enough_information',
-];
 
 export interface OfferedClaim {
   claimNo: number;

@@ -13,8 +13,8 @@ import type { SourcePassage } from './source-passages.js';
  */
 
 /** Passages offered per claim from its cited sources, and from the plan's with scope "plan". */
-export const CITED_PASSAGES = 5;
-export const PLAN_PASSAGES = 3;
+const CITED_PASSAGES = 5;
+const PLAN_PASSAGES = 3;
 
 export type FindingKind =
   'source_missing' | 'source_not_matched' | 'number_not_in_source' | 'name_not_in_source' | 'quote_not_in_source';
@@ -47,7 +47,7 @@ export interface LoadedSource {
 /** What a citation led to: a stored source, nothing (missing or another org's), or no stored source with that DOI or address. */
 export type Resolution = { source: LoadedSource } | { missing: true } | { unmatched: true };
 
-export function citedAs(target: CitationTarget): string {
+function citedAs(target: CitationTarget): string {
   switch (target.kind) {
     case 'artifact':
       return `quarry://artifacts/${target.id}`;
