@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { assertTenantSafety, createDb, type Kysely, rlsReport, sql } from '@quarry/db';
 import { createTestDatabase, TEST_APP_ROLE, type TestDatabase } from '@quarry/testing';
+import { grantExtractionMaintenance } from '../src/maintenance-role.js';
 import { extractionSchemas } from '../src/migrations/index.js';
 import { createCitationVerifications } from '../src/store/citation-verifications.js';
 
@@ -14,6 +15,7 @@ let app: Kysely<unknown>;
 
 beforeAll(async () => {
   database = await createTestDatabase({ schemas: [...extractionSchemas] });
+  await grantExtractionMaintenance(database.admin, database.appRole);
   app = createDb<unknown>({ connectionString: database.appUrl, max: 1 });
 });
 afterAll(async () => {
@@ -59,5 +61,32 @@ describe('the extraction schema is tenant-safe', () => {
       database.admin,
     );
     expect(rows[0]!.n).toBe(0);
+  });
+
+  it('has the upkeep sweep delete expired verifications never submitted, and keep submitted ones (their record)', async () => {
+    const store = createCitationVerifications(app);
+    const orgId = randomUUID();
+    const past = new Date(Date.now() - 60_000);
+    const row = (id: string) => ({
+      id,
+      orgId,
+      principal: 'ada',
+      claims: [],
+      passages: [],
+      createdAt: new Date(past.getTime() - 1000),
+      expiresAt: past,
+    });
+    const [lapsed, submitted, live] = [randomUUID(), randomUUID(), randomUUID()];
+    await store.add(row(lapsed));
+    await store.add(row(submitted));
+    await store.add({ ...row(live), expiresAt: new Date(Date.now() + 60_000) });
+    expect(
+      await store.settle({ orgId }, submitted, { verdicts: [], reportArtifactId: randomUUID(), supportRatio: 1 }, past),
+    ).toBe(true);
+    await sql`select * from extraction.maintain(${randomUUID()}::uuid, interval '30 seconds', 3, 10)`.execute(app);
+    const { rows } = await sql<{
+      id: string;
+    }>`select id::text from extraction.citation_verifications where org_id = ${orgId}::uuid`.execute(database.admin);
+    expect(rows.map((r) => r.id).sort()).toEqual([submitted, live].sort());
   });
 });
