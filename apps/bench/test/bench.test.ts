@@ -307,19 +307,6 @@ describe('npm run bench (smoke sizes: seconds, not a measurement)', () => {
     expect(out.join('\n')).toMatch(/the gateway as it ships/);
   });
 
-  it("--citations measures only verify_citations: evidence recall, the checks' precision and its latency", async () => {
-    const file = join(dir, 'citations.json');
-    const { io: streams } = io();
-    await expect(benchCli(['--citations', '--json', file], streams, SIZES.smoke)).resolves.toBe(0);
-    const results = JSON.parse(readFileSync(file, 'utf8')) as Results;
-    expect(Object.keys(results).every((key) => key.startsWith('citations_'))).toBe(true);
-    expect(results.citations_pairs!.value).toBeGreaterThanOrEqual(100);
-    expect(results.citations_recall_at3!.value).toBeGreaterThanOrEqual(0.9);
-    expect(results.citations_checks_supported_flagged!.value).toBe(0);
-    expect(results.citations_verify_p50_ms).toMatchObject({ unit: 'ms' });
-    expect(results.citations_verify_p50_ms!.baseline).toBeGreaterThan(0);
-  });
-
   it('rejects unknown options, bad concurrency levels and unknown scales without starting anything', async () => {
     const unknown = io();
     await expect(benchCli(['--fast'], unknown.io)).resolves.toBe(2);
