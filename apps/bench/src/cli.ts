@@ -8,6 +8,7 @@ import { gatewayCpuPhase } from './gateway-cpu-phase.js';
 import { PHASES, runBench } from './run.js';
 import { memoryPhase } from './memory-phase.js';
 import { auditChainPhase } from './audit-chain-phase.js';
+import { citationsPhase } from './citations-phase.js';
 import { documentsPhase } from './documents-phase.js';
 import { topologyCpuPhase } from './topology-cpu-phase.js';
 import { SCALES, searchScalePhase } from './search-scale-phase.js';
@@ -19,7 +20,7 @@ export interface BenchIo {
   err: (line: string) => void;
 }
 
-const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,32] [--cranfield <dir>] [--gateway-cpu] [--topology-cpu] [--scale 100k|1m] [--memory] [--audit] [--documents] [--profile <dir>]
+const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,32] [--cranfield <dir>] [--gateway-cpu] [--topology-cpu] [--scale 100k|1m] [--memory] [--audit] [--documents] [--citations] [--profile <dir>]
   --quick           smaller sizes, no Cranfield quality (≤ 2 minutes on 2 cores; the full run ≈ 15 minutes)
   --cranfield <dir> the Cranfield collection (corpus.jsonl, queries.jsonl, qrels.tsv) for the retrieval
                     quality rows; default QUARRY_CRANFIELD_DIR; without either, quality is skipped
@@ -37,6 +38,8 @@ const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,3
                     and \`quarry audit verify\` of one org's chain of 100k entries (quick: 20k)
   --documents       only the document rows: a generated 1,000-page PDF converted by @quarry/documents, pages/s
                     and the converter process's peak memory (ADR 0050; ≈ 1 minute)
+  --citations       only the verify_citations rows (ADR 0060): evidence recall@1/3/5 and the model-free checks'
+                    precision on the labelled claim–source pairs, and verify_citations' latency (≈ 1 minute)
   --profile <dir>   with any of the above: write a CPU profile of each phase run, <dir>/<phase>.cpuprofile (the
                     bench process, where the one-process gateway and services run; open in Chrome DevTools)`;
 
@@ -76,6 +79,7 @@ export async function benchCli(argv: readonly string[], io: BenchIo, sizes?: Par
         memory: { type: 'boolean' },
         audit: { type: 'boolean' },
         documents: { type: 'boolean' },
+        citations: { type: 'boolean' },
         profile: { type: 'string' },
         help: { type: 'boolean' },
       },
@@ -126,7 +130,9 @@ export async function benchCli(argv: readonly string[], io: BenchIo, sizes?: Par
               ? [auditChainPhase]
               : values.documents
                 ? [documentsPhase]
-                : PHASES,
+                : values.citations
+                  ? [citationsPhase]
+                  : PHASES,
     progress: (line) => io.err(`[bench ${((Date.now() - started) / 1000).toFixed(0)}s] ${line}`),
     profileDir: values.profile,
   });

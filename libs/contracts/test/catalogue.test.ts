@@ -37,7 +37,7 @@ describe('the tool catalogue', () => {
     expect(toolCatalogue.filter((tool) => tool.liveness).map((tool) => tool.name)).toEqual(['ping']);
   });
 
-  it('publishes exactly these tools: ping, the plan engine tools, the artifact and search tools (search and fetch as ChatGPT reads them, import_document), extract_data, submit_extraction', () => {
+  it('publishes exactly these tools: ping, the plan engine tools, the artifact and search tools (search and fetch as ChatGPT reads them, import_document), extract_data, submit_extraction, verify_citations, submit_citation_verdicts', () => {
     expect(toolCatalogue.map((tool) => tool.name)).toEqual([
       'archive_plan',
       'cancel_plan',
@@ -70,6 +70,7 @@ describe('the tool catalogue', () => {
       'store_research',
       'store_research_batch',
       'store_research_output',
+      'submit_citation_verdicts',
       'submit_extraction',
       'submit_research_feedback',
       'submit_step_result',
@@ -77,6 +78,7 @@ describe('the tool catalogue', () => {
       'submit_user_decision',
       'unarchive_plan',
       'update_artifact_tags',
+      'verify_citations',
     ]);
   });
 
@@ -115,6 +117,7 @@ describe('the tool catalogue', () => {
         ...flagged('readOnlyHint'),
         'archive_plan',
         'cancel_plan',
+        'submit_citation_verdicts',
         'submit_extraction',
         'submit_step_result',
         'unarchive_plan',

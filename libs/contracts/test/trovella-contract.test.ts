@@ -366,3 +366,34 @@ describe('the catalogue against Trovella’s tool reference', () => {
     }
   });
 });
+
+// The reference's "not yet built" table names verify_citations (TRO-60, an NLI pipeline) and no
+// shape. Quarry builds it under that name the reference's way round — the client's model judges,
+// Quarry finds the evidence and checks, stores and audits — with its verdicts on a second tool.
+describe('the reference’s planned verify_citations', () => {
+  it('is published under the reference’s name, with its submission tool', () => {
+    const verify = tool('verify_citations');
+    const input = properties(verify.inputSchema);
+    expect(Object.keys(input).sort()).toEqual(['outputId', 'planId', 'scope', 'text']);
+    expect([...required(verify.inputSchema)]).toEqual([]);
+    expect(input.scope).toMatchObject({ type: 'string', enum: ['cited', 'plan'] });
+    expectFields(
+      verify.outputSchema,
+      [
+        'handle',
+        'instructions',
+        ['claims', ['claimNo', 'text', 'passageIds', 'findings']],
+        ['passages', ['id', 'page']],
+      ],
+      '',
+    );
+    const submit = tool('submit_citation_verdicts');
+    const verdicts = properties(objectAt(properties(submit.inputSchema).verdicts!) as JsonSchema);
+    expect(verdicts.verdict!.enum).toEqual(
+      expect.arrayContaining(['supported', 'partially_supported', 'contradicted', 'not_enough_information']),
+    );
+    expect([...required(submit.inputSchema)].sort()).toEqual(['handle', 'verdicts']);
+    expectFields(submit.outputSchema, ['reportId', 'supportRatio'], '');
+    expect(submit.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true });
+  });
+});

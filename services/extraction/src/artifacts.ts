@@ -4,6 +4,7 @@ import {
   createGrpcClient,
   createIdentitySigner,
   type Identity,
+  QuarryError,
   type ServiceTarget,
 } from '@quarry/grpc';
 
@@ -23,8 +24,31 @@ export interface ArtifactPort {
   ): Promise<artifactV1.StoreExtractionResultResponse>;
   /** Rejects (PLAN_NOT_FOUND / STEP_NOT_FOUND) when storeResult would refuse this plan and step. */
   checkTarget(ctx: CallContext, planId: string, stepId?: string): Promise<void>;
+  /** A deliverable's text and plan (OUTPUT_NOT_FOUND for a missing or foreign one). */
+  loadOutput(ctx: CallContext, outputId: string): Promise<{ text: string; title: string; planId: string }>;
+  /**
+   * A stored artifact as a citation source: its text, its pages (a document's units, else none)
+   * and the web address and DOI its content names; undefined when it does not exist in the org.
+   */
+  loadSource(ctx: CallContext, artifactId: string): Promise<CitedArtifact | undefined>;
+  /** The ids of a plan's artifacts (none for a foreign plan: check it first). */
+  planArtifactIds(ctx: CallContext, planId: string): Promise<string[]>;
+  /** Stores an artifact (a verification report) for the caller's org; its id. */
+  storeArtifact(ctx: CallContext, request: artifactV1.StoreResearchRequest): Promise<string>;
   close(): void;
 }
+
+export interface CitedArtifact {
+  id: string;
+  text: string;
+  units: Array<{ number: number; start: number; end: number }>;
+  /** content.url / sourceUrl / source_url and content.doi, as stored. */
+  urls: string[];
+  dois: string[];
+}
+
+/** Every page of a document: get_artifact gives the units of the pages asked for. */
+const ALL_PAGES = '1-999999';
 
 const SERVICE_NAME = 'extraction';
 
@@ -53,6 +77,41 @@ export function createArtifactsClient(options: { address: ServiceTarget; identit
     },
     async checkTarget(ctx, planId, stepId) {
       await client.call('checkExtractionTarget', { planId, stepId }, callOptions(ctx));
+    },
+    async loadOutput(ctx, outputId) {
+      const found = await client.call('getResearchOutput', { outputId, maxBytes: 1_048_576 }, callOptions(ctx));
+      return { text: found.content ?? '', title: found.title, planId: found.planId };
+    },
+    async loadSource(ctx, artifactId) {
+      let found: artifactV1.GetArtifactResponse;
+      try {
+        found = await client.call('getArtifact', { id: artifactId, maxBytes: 65_536 }, callOptions(ctx));
+      } catch (error) {
+        if (error instanceof QuarryError && error.code === 'ARTIFACT_NOT_FOUND') return undefined;
+        throw error;
+      }
+      const { text } = await client.call('getArtifactText', { artifactId }, callOptions(ctx));
+      const units = found.document
+        ? (await client.call('getArtifact', { id: artifactId, maxBytes: 4096, pages: ALL_PAGES }, callOptions(ctx)))
+            .units
+        : [];
+      const content = (found.content ?? {}) as Record<string, unknown>;
+      const strings = (...keys: string[]) =>
+        keys.map((k) => content[k]).filter((v): v is string => typeof v === 'string' && v.length > 0);
+      return {
+        id: found.id,
+        text,
+        units: units.map(({ number, start, end }) => ({ number, start, end })),
+        urls: strings('url', 'sourceUrl', 'source_url', 'link'),
+        dois: strings('doi', 'DOI'),
+      };
+    },
+    async planArtifactIds(ctx, planId) {
+      const { artifacts } = await client.call('listPlanArtifacts', { planId }, callOptions(ctx));
+      return artifacts.map((a) => a.id);
+    },
+    async storeArtifact(ctx, request) {
+      return (await client.call('storeResearch', request, callOptions(ctx))).id;
     },
     close: () => client.close(),
   };

@@ -97,6 +97,26 @@ export const extractionErrors = defineErrors({
     message: (p: { extractionId: string }) =>
       `This handle was already submitted with other data, stored as extraction ${p.extractionId}. Call extract_data again for a new handle to submit a corrected answer.`,
   },
+  /**
+   * A verify_citations handle that is not ours, tampered with, expired, or another org's or
+   * token's: all refused alike.
+   */
+  VERIFICATION_NOT_FOUND: {
+    status: status.NOT_FOUND,
+    message: 'No such citation verification for you, or it has expired. Call verify_citations again for a new handle.',
+  },
+  /** Verdicts that do not answer the claims offered (each problem named; nothing stored). */
+  VERDICTS_INVALID: {
+    status: status.INVALID_ARGUMENT,
+    message: (p: { problems: string }) =>
+      `The verdicts do not fit the verification: ${p.problems}. Send one verdict per claim without \`settled\`, each on a passage offered for that claim; nothing was stored.`,
+  },
+  /** The verification was already submitted with other verdicts (its report stands). */
+  VERDICTS_ALREADY_SUBMITTED: {
+    status: status.FAILED_PRECONDITION,
+    message: (p: { reportId: string }) =>
+      `This verification was already submitted with other verdicts, stored as report ${p.reportId}. Call verify_citations again to verify anew.`,
+  },
 });
 
 export type ModelUsage = mcpV1.ModelUsage;

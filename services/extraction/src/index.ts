@@ -76,3 +76,11 @@ export { evaluateHeuristic, formatEvaluation, FIELD_TYPES } from './evaluation/e
 export type { EvaluationReport, FieldOutcome, FieldType, Metrics } from './evaluation/evaluate.js';
 export { calibrateGrounding, calibrateOffline, loadAbstracts, plant } from './evaluation/calibration.js';
 export type { GroundingCalibration, OfflineCalibration, SeparationFigures } from './evaluation/calibration.js';
+
+// verify_citations' pure core (claims, passages, checks) and its evaluation on the labelled set
+// (corpus/citations.json), for the benchmark.
+export { parseClaims, targetKey } from './citations/claim-parsing.js';
+export { sourcePassages } from './citations/source-passages.js';
+export { assembleVerification } from './citations/verification.js';
+export { loadCitationSet } from './evaluation/citation-set.js';
+export { evaluateCitations } from './evaluation/citation-evaluation.js';

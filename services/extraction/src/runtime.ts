@@ -8,6 +8,7 @@ import { serviceMetrics, type ServiceOptions } from '@quarry/telemetry';
 import { createArtifactsClient } from './artifacts.js';
 import { createJobRunner } from './jobs/job-runner.js';
 import { runExtractionJob } from './jobs/job-work.js';
+import { createCitationVerifications } from './store/citation-verifications.js';
 import { createPendingSubmissions } from './store/pending-submissions.js';
 import { stopCompileProbe } from './schema/compile-probe.js';
 import { createExtractionService, type ExtractionServiceDeps } from './service.js';
@@ -15,7 +16,10 @@ import { createExtractionService, type ExtractionServiceDeps } from './service.j
 /** The service's deps (providers, choice, sampling, timeouts, logger) and where to listen and call. */
 export interface ExtractionOptions
   extends
-    Omit<ExtractionServiceDeps, 'artifacts' | 'guardOptions' | 'logger' | 'handleKey' | 'submissions' | 'jobs'>,
+    Omit<
+      ExtractionServiceDeps,
+      'artifacts' | 'guardOptions' | 'logger' | 'handleKey' | 'submissions' | 'verifications' | 'jobs'
+    >,
     ServiceOptions {
   /** App-role connection (RLS applies): pending submissions and jobs (the `extraction` schema). */
   databaseUrl: string;
@@ -61,6 +65,7 @@ export async function startExtraction(options: ExtractionOptions): Promise<Extra
     artifacts,
     handleKey: handleKeyFrom(handleKey, identityKey),
     submissions: createPendingSubmissions(db as Kysely<unknown>),
+    verifications: createCitationVerifications(db as Kysely<unknown>),
   };
   const jobs = createJobRunner({
     db: db as Kysely<unknown>,

@@ -95,20 +95,38 @@ export async function startTestSystem() {
       await started.get(client)?.close();
       started.delete(client);
     },
-    /** A research artifact of `orgId` whose text is `text`. */
-    async storeArtifact(orgId: string, text: string): Promise<string> {
+    /** A research artifact of `orgId` whose text is `text` (in a plan, with more content, when given). */
+    async storeArtifact(
+      orgId: string,
+      text: string,
+      extra: { planId?: string; content?: Record<string, unknown> } = {},
+    ): Promise<string> {
       const stored = await artifactClient.call(
         'storeResearch',
         {
           artifactType: artifactV1.ArtifactType.ARTIFACT_TYPE_FINDING,
           title: 'A source',
-          content: { text },
+          content: { text, ...extra.content },
           contentText: text,
           tags: [],
+          ...(extra.planId ? { planId: extra.planId } : {}),
         },
         as(orgId),
       );
       return stored.id;
+    },
+    /** A markdown deliverable of `orgId`'s plan. */
+    async storeOutput(orgId: string, planId: string, content: string): Promise<string> {
+      const stored = await artifactClient.call(
+        'storeResearchOutput',
+        { planId, mediaType: artifactV1.MediaType.MEDIA_TYPE_MARKDOWN, title: 'Findings', content },
+        as(orgId),
+      );
+      return stored.outputId;
+    },
+    /** An artifact as its org reads it back. */
+    async readArtifact(orgId: string, id: string): Promise<artifactV1.GetArtifactResponse> {
+      return artifactClient.call('getArtifact', { id }, as(orgId));
     },
     /** A plan of `orgId` with one extract step. */
     async createPlan(orgId: string): Promise<{ planId: string; stepId: string }> {

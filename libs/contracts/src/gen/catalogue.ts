@@ -4977,6 +4977,143 @@ export const toolDefinitions: readonly ToolDefinition[] = [
     ]
   },
   {
+    "name": "submit_citation_verdicts",
+    "title": "Submit citation verdicts",
+    "description": "Send a verdict for every claim of a verify_citations handle, with the passage it rests on. Quarry checks them, stores the verification report (an artifact) and answers the support ratio.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "handle": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 8192,
+          "description": "From verify_citations."
+        },
+        "verdicts": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "claimNo": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 10000,
+                "description": "The claim's claimNo."
+              },
+              "verdict": {
+                "type": "string",
+                "enum": [
+                  "supported",
+                  "partially_supported",
+                  "contradicted",
+                  "not_enough_information",
+                  "source_missing"
+                ],
+                "description": "Your verdict (not source_missing)."
+              },
+              "passageId": {
+                "type": "string",
+                "maxLength": 40,
+                "description": "The offered passage it rests on (may be left out for not_enough_information)."
+              }
+            },
+            "required": [
+              "claimNo",
+              "verdict"
+            ],
+            "additionalProperties": false
+          },
+          "maxItems": 500,
+          "description": "One per claim not settled."
+        }
+      },
+      "required": [
+        "handle",
+        "verdicts"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "reportId": {
+          "type": "string",
+          "description": "The stored verification report (an artifact, searchable)."
+        },
+        "supportRatio": {
+          "type": "number",
+          "description": "(supported + half of partially supported) / all claims, 0–1."
+        },
+        "supported": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 4294967295,
+          "description": "How many claims got each verdict."
+        },
+        "partiallySupported": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 4294967295
+        },
+        "contradicted": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 4294967295
+        },
+        "notEnoughInformation": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 4294967295
+        },
+        "sourceMissing": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 4294967295
+        },
+        "handleStatus": {
+          "type": "string",
+          "enum": [
+            "issued",
+            "accepted",
+            "already_accepted"
+          ],
+          "description": "accepted, or already_accepted (the same verdicts were sent before)."
+        }
+      },
+      "required": [
+        "reportId",
+        "supportRatio",
+        "supported",
+        "partiallySupported",
+        "contradicted",
+        "notEnoughInformation",
+        "sourceMissing"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.extraction.v1.ExtractionService",
+      "method": "SubmitCitationVerdicts",
+      "path": "/quarry.extraction.v1.ExtractionService/SubmitCitationVerdicts"
+    },
+    "resourceLinks": [
+      {
+        "path": [
+          "reportId"
+        ],
+        "uris": [
+          "quarry://artifacts/{}"
+        ]
+      }
+    ]
+  },
+  {
     "name": "submit_extraction",
     "title": "Submit extracted data",
     "description": "Submit your data for an extract_data handle (awaiting_submission): validated (a mismatch names the fields; nothing stored), scored against the source, stored, answered like extract_data. Resubmitting returns the same result; a handle expires and is only for your token.",
@@ -5665,6 +5802,234 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "method": "UpdateArtifactTags",
       "path": "/quarry.artifact.v1.ArtifactService/UpdateArtifactTags"
     }
+  },
+  {
+    "name": "verify_citations",
+    "title": "Verify citations",
+    "description": "Check the cited claims of a deliverable (outputId) or text against the stored sources they cite (Quarry links, [n] and a reference list, DOIs, URLs). Quarry flags what needs no model (missing source; a number, name or quote it lacks) and offers passages; YOU judge each claim, then call submit_citation_verdicts.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "outputId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "A deliverable's ID. Set exactly one of outputId, text."
+        },
+        "text": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 204800,
+          "description": "Or a text. Set exactly one of outputId, text."
+        },
+        "planId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "The plan (default: the deliverable's); its report links the result."
+        },
+        "scope": {
+          "type": "string",
+          "enum": [
+            "cited",
+            "plan"
+          ],
+          "description": "cited (default), or plan: passages from all its sources too."
+        }
+      },
+      "additionalProperties": false,
+      "dependentSchemas": {
+        "outputId": {
+          "properties": {
+            "text": false
+          }
+        }
+      },
+      "anyOf": [
+        {
+          "required": [
+            "outputId"
+          ],
+          "properties": {
+            "outputId": true
+          }
+        },
+        {
+          "required": [
+            "text"
+          ],
+          "properties": {
+            "text": true
+          }
+        }
+      ]
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "handle": {
+          "type": "string",
+          "description": "Pass to submit_citation_verdicts."
+        },
+        "instructions": {
+          "type": "string",
+          "description": "How to judge the claims."
+        },
+        "expiresAt": {
+          "type": "string",
+          "description": "When the handle stops working (RFC 3339)."
+        },
+        "claims": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "claimNo": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 4294967295,
+                "description": "Its number: the claimNo of its verdict."
+              },
+              "text": {
+                "type": "string",
+                "description": "The sentence, citation markers taken out."
+              },
+              "cited": {
+                "type": "array",
+                "items": {
+                  "type": "string"
+                },
+                "description": "What it cites, as written (ids, DOIs, addresses)."
+              },
+              "sourceIds": {
+                "type": "array",
+                "items": {
+                  "type": "string"
+                },
+                "description": "The stored sources found for it (artifact or deliverable ids)."
+              },
+              "findings": {
+                "type": "array",
+                "items": {
+                  "type": "object",
+                  "properties": {
+                    "kind": {
+                      "type": "string",
+                      "description": "source_missing, source_not_matched, number_not_in_source, name_not_in_source or quote_not_in_source."
+                    },
+                    "value": {
+                      "type": "string",
+                      "description": "The citation, number, name or quote concerned."
+                    }
+                  },
+                  "required": [
+                    "kind",
+                    "value"
+                  ],
+                  "additionalProperties": false
+                },
+                "description": "What Quarry found without a model."
+              },
+              "passageIds": {
+                "type": "array",
+                "items": {
+                  "type": "string"
+                },
+                "description": "The passages offered for it, best first; none when it is settled."
+              },
+              "settled": {
+                "type": "string",
+                "enum": [
+                  "supported",
+                  "partially_supported",
+                  "contradicted",
+                  "not_enough_information",
+                  "source_missing"
+                ],
+                "description": "source_missing when no cited source exists: no verdict is needed."
+              }
+            },
+            "required": [
+              "claimNo",
+              "text",
+              "cited",
+              "sourceIds",
+              "findings",
+              "passageIds"
+            ],
+            "additionalProperties": false
+          },
+          "description": "The claims, in reading order."
+        },
+        "passages": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "id": {
+                "type": "string",
+                "description": "Its id, for a verdict."
+              },
+              "sourceId": {
+                "type": "string",
+                "description": "The artifact or deliverable it is from."
+              },
+              "text": {
+                "type": "string",
+                "description": "The text."
+              },
+              "start": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 4294967295,
+                "description": "Where it is in the source's text (characters, end exclusive)."
+              },
+              "end": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 4294967295
+              },
+              "page": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 4294967295,
+                "description": "The page it starts on, for a paged document."
+              }
+            },
+            "required": [
+              "id",
+              "sourceId",
+              "text",
+              "start",
+              "end"
+            ],
+            "additionalProperties": false
+          },
+          "description": "Every passage offered."
+        },
+        "planId": {
+          "type": "string",
+          "description": "The plan the report will belong to, if any."
+        }
+      },
+      "required": [
+        "handle",
+        "instructions",
+        "expiresAt",
+        "claims",
+        "passages"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": false,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.extraction.v1.ExtractionService",
+      "method": "VerifyCitations",
+      "path": "/quarry.extraction.v1.ExtractionService/VerifyCitations"
+    }
   }
 ];
 
@@ -5705,6 +6070,7 @@ export const toolNames = {
   storeResearch: 'store_research',
   storeResearchBatch: 'store_research_batch',
   storeResearchOutput: 'store_research_output',
+  submitCitationVerdicts: 'submit_citation_verdicts',
   submitExtraction: 'submit_extraction',
   submitResearchFeedback: 'submit_research_feedback',
   submitStepResult: 'submit_step_result',
@@ -5712,4 +6078,5 @@ export const toolNames = {
   submitUserDecision: 'submit_user_decision',
   unarchivePlan: 'unarchive_plan',
   updateArtifactTags: 'update_artifact_tags',
+  verifyCitations: 'verify_citations',
 } as const;

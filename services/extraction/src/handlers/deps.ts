@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { ArtifactPort } from '../artifacts.js';
 import type { GuardOptions } from '../core/schema-guard.js';
 import type { JobRunner } from '../jobs/job-runner.js';
+import type { CitationVerifications } from '../store/citation-verifications.js';
 import type { PendingSubmissions } from '../store/pending-submissions.js';
 import type { ConfiguredProvider, ExtractionProviders } from '../selection.js';
 
@@ -23,6 +24,8 @@ export interface ExtractionServiceDeps {
   handleTtlMs: number;
   /** What submission handles refer to (extraction.pending_submissions): the caller sends back only its data. */
   submissions?: PendingSubmissions;
+  /** What verify_citations handles refer to, and the record of submitted verifications. */
+  verifications?: CitationVerifications;
   /** Durable jobs for extractions that outlast their caller's budget (extraction.jobs). */
   jobs?: JobRunner;
   /** The clock handles are issued and checked by (tests move it); Date.now otherwise. */

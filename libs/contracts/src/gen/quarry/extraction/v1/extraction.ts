@@ -181,6 +181,107 @@ export function handleStatusToJSON(object: HandleStatus): string {
   }
 }
 
+/** Where passages are looked for. */
+export enum CitationScope {
+  CITATION_SCOPE_UNSPECIFIED = 0,
+  /** CITATION_SCOPE_CITED - In the source each claim cites (the default). */
+  CITATION_SCOPE_CITED = 1,
+  /** CITATION_SCOPE_PLAN - Also in every source of the plan. */
+  CITATION_SCOPE_PLAN = 2,
+  UNRECOGNIZED = -1,
+}
+
+export function citationScopeFromJSON(object: any): CitationScope {
+  switch (object) {
+    case 0:
+    case "CITATION_SCOPE_UNSPECIFIED":
+      return CitationScope.CITATION_SCOPE_UNSPECIFIED;
+    case 1:
+    case "CITATION_SCOPE_CITED":
+      return CitationScope.CITATION_SCOPE_CITED;
+    case 2:
+    case "CITATION_SCOPE_PLAN":
+      return CitationScope.CITATION_SCOPE_PLAN;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return CitationScope.UNRECOGNIZED;
+  }
+}
+
+export function citationScopeToJSON(object: CitationScope): string {
+  switch (object) {
+    case CitationScope.CITATION_SCOPE_UNSPECIFIED:
+      return "CITATION_SCOPE_UNSPECIFIED";
+    case CitationScope.CITATION_SCOPE_CITED:
+      return "CITATION_SCOPE_CITED";
+    case CitationScope.CITATION_SCOPE_PLAN:
+      return "CITATION_SCOPE_PLAN";
+    case CitationScope.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+/** What a claim's source says of it. */
+export enum CitationVerdict {
+  CITATION_VERDICT_UNSPECIFIED = 0,
+  CITATION_VERDICT_SUPPORTED = 1,
+  CITATION_VERDICT_PARTIALLY_SUPPORTED = 2,
+  CITATION_VERDICT_CONTRADICTED = 3,
+  CITATION_VERDICT_NOT_ENOUGH_INFORMATION = 4,
+  /** CITATION_VERDICT_SOURCE_MISSING - Settled by Quarry: the cited source does not exist (or is not yours). */
+  CITATION_VERDICT_SOURCE_MISSING = 5,
+  UNRECOGNIZED = -1,
+}
+
+export function citationVerdictFromJSON(object: any): CitationVerdict {
+  switch (object) {
+    case 0:
+    case "CITATION_VERDICT_UNSPECIFIED":
+      return CitationVerdict.CITATION_VERDICT_UNSPECIFIED;
+    case 1:
+    case "CITATION_VERDICT_SUPPORTED":
+      return CitationVerdict.CITATION_VERDICT_SUPPORTED;
+    case 2:
+    case "CITATION_VERDICT_PARTIALLY_SUPPORTED":
+      return CitationVerdict.CITATION_VERDICT_PARTIALLY_SUPPORTED;
+    case 3:
+    case "CITATION_VERDICT_CONTRADICTED":
+      return CitationVerdict.CITATION_VERDICT_CONTRADICTED;
+    case 4:
+    case "CITATION_VERDICT_NOT_ENOUGH_INFORMATION":
+      return CitationVerdict.CITATION_VERDICT_NOT_ENOUGH_INFORMATION;
+    case 5:
+    case "CITATION_VERDICT_SOURCE_MISSING":
+      return CitationVerdict.CITATION_VERDICT_SOURCE_MISSING;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return CitationVerdict.UNRECOGNIZED;
+  }
+}
+
+export function citationVerdictToJSON(object: CitationVerdict): string {
+  switch (object) {
+    case CitationVerdict.CITATION_VERDICT_UNSPECIFIED:
+      return "CITATION_VERDICT_UNSPECIFIED";
+    case CitationVerdict.CITATION_VERDICT_SUPPORTED:
+      return "CITATION_VERDICT_SUPPORTED";
+    case CitationVerdict.CITATION_VERDICT_PARTIALLY_SUPPORTED:
+      return "CITATION_VERDICT_PARTIALLY_SUPPORTED";
+    case CitationVerdict.CITATION_VERDICT_CONTRADICTED:
+      return "CITATION_VERDICT_CONTRADICTED";
+    case CitationVerdict.CITATION_VERDICT_NOT_ENOUGH_INFORMATION:
+      return "CITATION_VERDICT_NOT_ENOUGH_INFORMATION";
+    case CitationVerdict.CITATION_VERDICT_SOURCE_MISSING:
+      return "CITATION_VERDICT_SOURCE_MISSING";
+    case CitationVerdict.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 /** Where in the source document the text comes from. */
 export interface SourceLocation {
   /** Page number (1 = first page). */
@@ -398,6 +499,115 @@ export interface GetExtractionJobResponse {
 export interface GetExtractionJobResponse_FieldConfidencesEntry {
   key: string;
   value: number;
+}
+
+export interface VerifyCitationsRequest {
+  /** What to check. */
+  subject?:
+    | //
+    /** A deliverable's ID. */
+    { $case: "outputId"; outputId: string }
+    | //
+    /** Or a text. */
+    { $case: "text"; text: string }
+    | undefined;
+  /** The plan (default: the deliverable's); its report links the result. */
+  planId?:
+    | string
+    | undefined;
+  /** cited (default), or plan: passages from all its sources too. */
+  scope?: CitationScope | undefined;
+}
+
+/** A model-free finding on a claim. */
+export interface CitationFinding {
+  /**
+   * source_missing, source_not_matched, number_not_in_source, name_not_in_source or
+   * quote_not_in_source.
+   */
+  kind: string;
+  /** The citation, number, name or quote concerned. */
+  value: string;
+}
+
+/** A claim that cites something. */
+export interface CitationClaim {
+  /** Its number: the claimNo of its verdict. */
+  claimNo: number;
+  /** The sentence, citation markers taken out. */
+  text: string;
+  /** What it cites, as written (ids, DOIs, addresses). */
+  cited: string[];
+  /** The stored sources found for it (artifact or deliverable ids). */
+  sourceIds: string[];
+  /** What Quarry found without a model. */
+  findings: CitationFinding[];
+  /** The passages offered for it, best first; none when it is settled. */
+  passageIds: string[];
+  /** source_missing when no cited source exists: no verdict is needed. */
+  settled: CitationVerdict;
+}
+
+/** A passage of a source. */
+export interface CitationPassage {
+  /** Its id, for a verdict. */
+  id: string;
+  /** The artifact or deliverable it is from. */
+  sourceId: string;
+  /** The text. */
+  text: string;
+  /** Where it is in the source's text (characters, end exclusive). */
+  start: number;
+  end: number;
+  /** The page it starts on, for a paged document. */
+  page?: number | undefined;
+}
+
+export interface VerifyCitationsResponse {
+  /** Pass to submit_citation_verdicts. */
+  handle: string;
+  /** How to judge the claims. */
+  instructions: string;
+  /** When the handle stops working (RFC 3339). */
+  expiresAt: string;
+  /** The claims, in reading order. */
+  claims: CitationClaim[];
+  /** Every passage offered. */
+  passages: CitationPassage[];
+  /** The plan the report will belong to, if any. */
+  planId?: string | undefined;
+}
+
+/** Your verdict on one claim. */
+export interface CitationVerdictInput {
+  /** The claim's claimNo. */
+  claimNo: number;
+  /** Your verdict (not source_missing). */
+  verdict: CitationVerdict;
+  /** The offered passage it rests on (may be left out for not_enough_information). */
+  passageId?: string | undefined;
+}
+
+export interface SubmitCitationVerdictsRequest {
+  /** From verify_citations. */
+  handle: string;
+  /** One per claim not settled. */
+  verdicts: CitationVerdictInput[];
+}
+
+export interface SubmitCitationVerdictsResponse {
+  /** The stored verification report (an artifact, searchable). */
+  reportId: string;
+  /** (supported + half of partially supported) / all claims, 0–1. */
+  supportRatio: number;
+  /** How many claims got each verdict. */
+  supported: number;
+  partiallySupported: number;
+  contradicted: number;
+  notEnoughInformation: number;
+  sourceMissing: number;
+  /** accepted, or already_accepted (the same verdicts were sent before). */
+  handleStatus: HandleStatus;
 }
 
 function createBaseSourceLocation(): SourceLocation {
@@ -2276,6 +2486,1135 @@ export const GetExtractionJobResponse_FieldConfidencesEntry: MessageFns<
   },
 };
 
+function createBaseVerifyCitationsRequest(): VerifyCitationsRequest {
+  return { subject: undefined, planId: undefined, scope: undefined };
+}
+
+export const VerifyCitationsRequest: MessageFns<VerifyCitationsRequest> = {
+  encode(message: VerifyCitationsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    switch (message.subject?.$case) {
+      case "outputId":
+        writer.uint32(10).string(message.subject.outputId);
+        break;
+      case "text":
+        writer.uint32(18).string(message.subject.text);
+        break;
+    }
+    if (message.planId !== undefined) {
+      writer.uint32(26).string(message.planId);
+    }
+    if (message.scope !== undefined) {
+      writer.uint32(32).int32(message.scope);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): VerifyCitationsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseVerifyCitationsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.subject = { $case: "outputId", outputId: reader.string() };
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.subject = { $case: "text", text: reader.string() };
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.planId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.scope = reader.int32() as any;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): VerifyCitationsRequest {
+    return {
+      subject: isSet(object.outputId)
+        ? { $case: "outputId", outputId: globalThis.String(object.outputId) }
+        : isSet(object.output_id)
+        ? { $case: "outputId", outputId: globalThis.String(object.output_id) }
+        : isSet(object.text)
+        ? { $case: "text", text: globalThis.String(object.text) }
+        : undefined,
+      planId: isSet(object.planId)
+        ? globalThis.String(object.planId)
+        : isSet(object.plan_id)
+        ? globalThis.String(object.plan_id)
+        : undefined,
+      scope: isSet(object.scope) ? citationScopeFromJSON(object.scope) : undefined,
+    };
+  },
+
+  toJSON(message: VerifyCitationsRequest): unknown {
+    const obj: any = {};
+    if (message.subject?.$case === "outputId") {
+      obj.outputId = message.subject.outputId;
+    } else if (message.subject?.$case === "text") {
+      obj.text = message.subject.text;
+    }
+    if (message.planId !== undefined) {
+      obj.planId = message.planId;
+    }
+    if (message.scope !== undefined) {
+      obj.scope = citationScopeToJSON(message.scope);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<VerifyCitationsRequest>, I>>(base?: I): VerifyCitationsRequest {
+    return VerifyCitationsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<VerifyCitationsRequest>, I>>(object: I): VerifyCitationsRequest {
+    const message = createBaseVerifyCitationsRequest();
+    switch (object.subject?.$case) {
+      case "outputId": {
+        if (object.subject?.outputId !== undefined && object.subject?.outputId !== null) {
+          message.subject = { $case: "outputId", outputId: object.subject.outputId };
+        }
+        break;
+      }
+      case "text": {
+        if (object.subject?.text !== undefined && object.subject?.text !== null) {
+          message.subject = { $case: "text", text: object.subject.text };
+        }
+        break;
+      }
+    }
+    message.planId = object.planId ?? undefined;
+    message.scope = object.scope ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCitationFinding(): CitationFinding {
+  return { kind: "", value: "" };
+}
+
+export const CitationFinding: MessageFns<CitationFinding> = {
+  encode(message: CitationFinding, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.kind !== "") {
+      writer.uint32(10).string(message.kind);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CitationFinding {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCitationFinding();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CitationFinding {
+    return {
+      kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: CitationFinding): unknown {
+    const obj: any = {};
+    if (message.kind !== "") {
+      obj.kind = message.kind;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CitationFinding>, I>>(base?: I): CitationFinding {
+    return CitationFinding.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CitationFinding>, I>>(object: I): CitationFinding {
+    const message = createBaseCitationFinding();
+    message.kind = object.kind ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseCitationClaim(): CitationClaim {
+  return { claimNo: 0, text: "", cited: [], sourceIds: [], findings: [], passageIds: [], settled: 0 };
+}
+
+export const CitationClaim: MessageFns<CitationClaim> = {
+  encode(message: CitationClaim, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.claimNo !== 0) {
+      writer.uint32(8).uint32(message.claimNo);
+    }
+    if (message.text !== "") {
+      writer.uint32(18).string(message.text);
+    }
+    for (const v of message.cited) {
+      writer.uint32(26).string(v!);
+    }
+    for (const v of message.sourceIds) {
+      writer.uint32(34).string(v!);
+    }
+    for (const v of message.findings) {
+      CitationFinding.encode(v!, writer.uint32(42).fork()).join();
+    }
+    for (const v of message.passageIds) {
+      writer.uint32(50).string(v!);
+    }
+    if (message.settled !== 0) {
+      writer.uint32(56).int32(message.settled);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CitationClaim {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCitationClaim();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.claimNo = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.text = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.cited.push(reader.string());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.sourceIds.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.findings.push(CitationFinding.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.passageIds.push(reader.string());
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.settled = reader.int32() as any;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CitationClaim {
+    return {
+      claimNo: isSet(object.claimNo)
+        ? globalThis.Number(object.claimNo)
+        : isSet(object.claim_no)
+        ? globalThis.Number(object.claim_no)
+        : 0,
+      text: isSet(object.text) ? globalThis.String(object.text) : "",
+      cited: globalThis.Array.isArray(object?.cited) ? object.cited.map((e: any) => globalThis.String(e)) : [],
+      sourceIds: globalThis.Array.isArray(object?.sourceIds)
+        ? object.sourceIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.source_ids)
+        ? object.source_ids.map((e: any) => globalThis.String(e))
+        : [],
+      findings: globalThis.Array.isArray(object?.findings)
+        ? object.findings.map((e: any) => CitationFinding.fromJSON(e))
+        : [],
+      passageIds: globalThis.Array.isArray(object?.passageIds)
+        ? object.passageIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.passage_ids)
+        ? object.passage_ids.map((e: any) => globalThis.String(e))
+        : [],
+      settled: isSet(object.settled) ? citationVerdictFromJSON(object.settled) : 0,
+    };
+  },
+
+  toJSON(message: CitationClaim): unknown {
+    const obj: any = {};
+    if (message.claimNo !== 0) {
+      obj.claimNo = Math.round(message.claimNo);
+    }
+    if (message.text !== "") {
+      obj.text = message.text;
+    }
+    if (message.cited?.length) {
+      obj.cited = message.cited;
+    }
+    if (message.sourceIds?.length) {
+      obj.sourceIds = message.sourceIds;
+    }
+    if (message.findings?.length) {
+      obj.findings = message.findings.map((e) => CitationFinding.toJSON(e));
+    }
+    if (message.passageIds?.length) {
+      obj.passageIds = message.passageIds;
+    }
+    if (message.settled !== 0) {
+      obj.settled = citationVerdictToJSON(message.settled);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CitationClaim>, I>>(base?: I): CitationClaim {
+    return CitationClaim.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CitationClaim>, I>>(object: I): CitationClaim {
+    const message = createBaseCitationClaim();
+    message.claimNo = object.claimNo ?? 0;
+    message.text = object.text ?? "";
+    message.cited = object.cited?.map((e) => e) || [];
+    message.sourceIds = object.sourceIds?.map((e) => e) || [];
+    message.findings = object.findings?.map((e) => CitationFinding.fromPartial(e)) || [];
+    message.passageIds = object.passageIds?.map((e) => e) || [];
+    message.settled = object.settled ?? 0;
+    return message;
+  },
+};
+
+function createBaseCitationPassage(): CitationPassage {
+  return { id: "", sourceId: "", text: "", start: 0, end: 0, page: undefined };
+}
+
+export const CitationPassage: MessageFns<CitationPassage> = {
+  encode(message: CitationPassage, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.sourceId !== "") {
+      writer.uint32(18).string(message.sourceId);
+    }
+    if (message.text !== "") {
+      writer.uint32(26).string(message.text);
+    }
+    if (message.start !== 0) {
+      writer.uint32(32).uint32(message.start);
+    }
+    if (message.end !== 0) {
+      writer.uint32(40).uint32(message.end);
+    }
+    if (message.page !== undefined) {
+      writer.uint32(48).uint32(message.page);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CitationPassage {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCitationPassage();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sourceId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.text = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.start = reader.uint32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.end = reader.uint32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.page = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CitationPassage {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      sourceId: isSet(object.sourceId)
+        ? globalThis.String(object.sourceId)
+        : isSet(object.source_id)
+        ? globalThis.String(object.source_id)
+        : "",
+      text: isSet(object.text) ? globalThis.String(object.text) : "",
+      start: isSet(object.start) ? globalThis.Number(object.start) : 0,
+      end: isSet(object.end) ? globalThis.Number(object.end) : 0,
+      page: isSet(object.page) ? globalThis.Number(object.page) : undefined,
+    };
+  },
+
+  toJSON(message: CitationPassage): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.sourceId !== "") {
+      obj.sourceId = message.sourceId;
+    }
+    if (message.text !== "") {
+      obj.text = message.text;
+    }
+    if (message.start !== 0) {
+      obj.start = Math.round(message.start);
+    }
+    if (message.end !== 0) {
+      obj.end = Math.round(message.end);
+    }
+    if (message.page !== undefined) {
+      obj.page = Math.round(message.page);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CitationPassage>, I>>(base?: I): CitationPassage {
+    return CitationPassage.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CitationPassage>, I>>(object: I): CitationPassage {
+    const message = createBaseCitationPassage();
+    message.id = object.id ?? "";
+    message.sourceId = object.sourceId ?? "";
+    message.text = object.text ?? "";
+    message.start = object.start ?? 0;
+    message.end = object.end ?? 0;
+    message.page = object.page ?? undefined;
+    return message;
+  },
+};
+
+function createBaseVerifyCitationsResponse(): VerifyCitationsResponse {
+  return { handle: "", instructions: "", expiresAt: "", claims: [], passages: [], planId: undefined };
+}
+
+export const VerifyCitationsResponse: MessageFns<VerifyCitationsResponse> = {
+  encode(message: VerifyCitationsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.handle !== "") {
+      writer.uint32(10).string(message.handle);
+    }
+    if (message.instructions !== "") {
+      writer.uint32(18).string(message.instructions);
+    }
+    if (message.expiresAt !== "") {
+      writer.uint32(26).string(message.expiresAt);
+    }
+    for (const v of message.claims) {
+      CitationClaim.encode(v!, writer.uint32(34).fork()).join();
+    }
+    for (const v of message.passages) {
+      CitationPassage.encode(v!, writer.uint32(42).fork()).join();
+    }
+    if (message.planId !== undefined) {
+      writer.uint32(50).string(message.planId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): VerifyCitationsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseVerifyCitationsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.handle = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.instructions = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.expiresAt = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.claims.push(CitationClaim.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.passages.push(CitationPassage.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.planId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): VerifyCitationsResponse {
+    return {
+      handle: isSet(object.handle) ? globalThis.String(object.handle) : "",
+      instructions: isSet(object.instructions) ? globalThis.String(object.instructions) : "",
+      expiresAt: isSet(object.expiresAt)
+        ? globalThis.String(object.expiresAt)
+        : isSet(object.expires_at)
+        ? globalThis.String(object.expires_at)
+        : "",
+      claims: globalThis.Array.isArray(object?.claims) ? object.claims.map((e: any) => CitationClaim.fromJSON(e)) : [],
+      passages: globalThis.Array.isArray(object?.passages)
+        ? object.passages.map((e: any) => CitationPassage.fromJSON(e))
+        : [],
+      planId: isSet(object.planId)
+        ? globalThis.String(object.planId)
+        : isSet(object.plan_id)
+        ? globalThis.String(object.plan_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: VerifyCitationsResponse): unknown {
+    const obj: any = {};
+    if (message.handle !== "") {
+      obj.handle = message.handle;
+    }
+    if (message.instructions !== "") {
+      obj.instructions = message.instructions;
+    }
+    if (message.expiresAt !== "") {
+      obj.expiresAt = message.expiresAt;
+    }
+    if (message.claims?.length) {
+      obj.claims = message.claims.map((e) => CitationClaim.toJSON(e));
+    }
+    if (message.passages?.length) {
+      obj.passages = message.passages.map((e) => CitationPassage.toJSON(e));
+    }
+    if (message.planId !== undefined) {
+      obj.planId = message.planId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<VerifyCitationsResponse>, I>>(base?: I): VerifyCitationsResponse {
+    return VerifyCitationsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<VerifyCitationsResponse>, I>>(object: I): VerifyCitationsResponse {
+    const message = createBaseVerifyCitationsResponse();
+    message.handle = object.handle ?? "";
+    message.instructions = object.instructions ?? "";
+    message.expiresAt = object.expiresAt ?? "";
+    message.claims = object.claims?.map((e) => CitationClaim.fromPartial(e)) || [];
+    message.passages = object.passages?.map((e) => CitationPassage.fromPartial(e)) || [];
+    message.planId = object.planId ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCitationVerdictInput(): CitationVerdictInput {
+  return { claimNo: 0, verdict: 0, passageId: undefined };
+}
+
+export const CitationVerdictInput: MessageFns<CitationVerdictInput> = {
+  encode(message: CitationVerdictInput, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.claimNo !== 0) {
+      writer.uint32(8).uint32(message.claimNo);
+    }
+    if (message.verdict !== 0) {
+      writer.uint32(16).int32(message.verdict);
+    }
+    if (message.passageId !== undefined) {
+      writer.uint32(26).string(message.passageId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CitationVerdictInput {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCitationVerdictInput();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.claimNo = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.verdict = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.passageId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CitationVerdictInput {
+    return {
+      claimNo: isSet(object.claimNo)
+        ? globalThis.Number(object.claimNo)
+        : isSet(object.claim_no)
+        ? globalThis.Number(object.claim_no)
+        : 0,
+      verdict: isSet(object.verdict) ? citationVerdictFromJSON(object.verdict) : 0,
+      passageId: isSet(object.passageId)
+        ? globalThis.String(object.passageId)
+        : isSet(object.passage_id)
+        ? globalThis.String(object.passage_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: CitationVerdictInput): unknown {
+    const obj: any = {};
+    if (message.claimNo !== 0) {
+      obj.claimNo = Math.round(message.claimNo);
+    }
+    if (message.verdict !== 0) {
+      obj.verdict = citationVerdictToJSON(message.verdict);
+    }
+    if (message.passageId !== undefined) {
+      obj.passageId = message.passageId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CitationVerdictInput>, I>>(base?: I): CitationVerdictInput {
+    return CitationVerdictInput.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CitationVerdictInput>, I>>(object: I): CitationVerdictInput {
+    const message = createBaseCitationVerdictInput();
+    message.claimNo = object.claimNo ?? 0;
+    message.verdict = object.verdict ?? 0;
+    message.passageId = object.passageId ?? undefined;
+    return message;
+  },
+};
+
+function createBaseSubmitCitationVerdictsRequest(): SubmitCitationVerdictsRequest {
+  return { handle: "", verdicts: [] };
+}
+
+export const SubmitCitationVerdictsRequest: MessageFns<SubmitCitationVerdictsRequest> = {
+  encode(message: SubmitCitationVerdictsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.handle !== "") {
+      writer.uint32(10).string(message.handle);
+    }
+    for (const v of message.verdicts) {
+      CitationVerdictInput.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SubmitCitationVerdictsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSubmitCitationVerdictsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.handle = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.verdicts.push(CitationVerdictInput.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SubmitCitationVerdictsRequest {
+    return {
+      handle: isSet(object.handle) ? globalThis.String(object.handle) : "",
+      verdicts: globalThis.Array.isArray(object?.verdicts)
+        ? object.verdicts.map((e: any) => CitationVerdictInput.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: SubmitCitationVerdictsRequest): unknown {
+    const obj: any = {};
+    if (message.handle !== "") {
+      obj.handle = message.handle;
+    }
+    if (message.verdicts?.length) {
+      obj.verdicts = message.verdicts.map((e) => CitationVerdictInput.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SubmitCitationVerdictsRequest>, I>>(base?: I): SubmitCitationVerdictsRequest {
+    return SubmitCitationVerdictsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SubmitCitationVerdictsRequest>, I>>(
+    object: I,
+  ): SubmitCitationVerdictsRequest {
+    const message = createBaseSubmitCitationVerdictsRequest();
+    message.handle = object.handle ?? "";
+    message.verdicts = object.verdicts?.map((e) => CitationVerdictInput.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseSubmitCitationVerdictsResponse(): SubmitCitationVerdictsResponse {
+  return {
+    reportId: "",
+    supportRatio: 0,
+    supported: 0,
+    partiallySupported: 0,
+    contradicted: 0,
+    notEnoughInformation: 0,
+    sourceMissing: 0,
+    handleStatus: 0,
+  };
+}
+
+export const SubmitCitationVerdictsResponse: MessageFns<SubmitCitationVerdictsResponse> = {
+  encode(message: SubmitCitationVerdictsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.reportId !== "") {
+      writer.uint32(10).string(message.reportId);
+    }
+    if (message.supportRatio !== 0) {
+      writer.uint32(17).double(message.supportRatio);
+    }
+    if (message.supported !== 0) {
+      writer.uint32(24).uint32(message.supported);
+    }
+    if (message.partiallySupported !== 0) {
+      writer.uint32(32).uint32(message.partiallySupported);
+    }
+    if (message.contradicted !== 0) {
+      writer.uint32(40).uint32(message.contradicted);
+    }
+    if (message.notEnoughInformation !== 0) {
+      writer.uint32(48).uint32(message.notEnoughInformation);
+    }
+    if (message.sourceMissing !== 0) {
+      writer.uint32(56).uint32(message.sourceMissing);
+    }
+    if (message.handleStatus !== 0) {
+      writer.uint32(64).int32(message.handleStatus);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SubmitCitationVerdictsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSubmitCitationVerdictsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.reportId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 17) {
+              break;
+            }
+
+            message.supportRatio = reader.double();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.supported = reader.uint32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.partiallySupported = reader.uint32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.contradicted = reader.uint32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.notEnoughInformation = reader.uint32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.sourceMissing = reader.uint32();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.handleStatus = reader.int32() as any;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SubmitCitationVerdictsResponse {
+    return {
+      reportId: isSet(object.reportId)
+        ? globalThis.String(object.reportId)
+        : isSet(object.report_id)
+        ? globalThis.String(object.report_id)
+        : "",
+      supportRatio: isSet(object.supportRatio)
+        ? globalThis.Number(object.supportRatio)
+        : isSet(object.support_ratio)
+        ? globalThis.Number(object.support_ratio)
+        : 0,
+      supported: isSet(object.supported) ? globalThis.Number(object.supported) : 0,
+      partiallySupported: isSet(object.partiallySupported)
+        ? globalThis.Number(object.partiallySupported)
+        : isSet(object.partially_supported)
+        ? globalThis.Number(object.partially_supported)
+        : 0,
+      contradicted: isSet(object.contradicted) ? globalThis.Number(object.contradicted) : 0,
+      notEnoughInformation: isSet(object.notEnoughInformation)
+        ? globalThis.Number(object.notEnoughInformation)
+        : isSet(object.not_enough_information)
+        ? globalThis.Number(object.not_enough_information)
+        : 0,
+      sourceMissing: isSet(object.sourceMissing)
+        ? globalThis.Number(object.sourceMissing)
+        : isSet(object.source_missing)
+        ? globalThis.Number(object.source_missing)
+        : 0,
+      handleStatus: isSet(object.handleStatus)
+        ? handleStatusFromJSON(object.handleStatus)
+        : isSet(object.handle_status)
+        ? handleStatusFromJSON(object.handle_status)
+        : 0,
+    };
+  },
+
+  toJSON(message: SubmitCitationVerdictsResponse): unknown {
+    const obj: any = {};
+    if (message.reportId !== "") {
+      obj.reportId = message.reportId;
+    }
+    if (message.supportRatio !== 0) {
+      obj.supportRatio = floatToJson(message.supportRatio);
+    }
+    if (message.supported !== 0) {
+      obj.supported = Math.round(message.supported);
+    }
+    if (message.partiallySupported !== 0) {
+      obj.partiallySupported = Math.round(message.partiallySupported);
+    }
+    if (message.contradicted !== 0) {
+      obj.contradicted = Math.round(message.contradicted);
+    }
+    if (message.notEnoughInformation !== 0) {
+      obj.notEnoughInformation = Math.round(message.notEnoughInformation);
+    }
+    if (message.sourceMissing !== 0) {
+      obj.sourceMissing = Math.round(message.sourceMissing);
+    }
+    if (message.handleStatus !== 0) {
+      obj.handleStatus = handleStatusToJSON(message.handleStatus);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SubmitCitationVerdictsResponse>, I>>(base?: I): SubmitCitationVerdictsResponse {
+    return SubmitCitationVerdictsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SubmitCitationVerdictsResponse>, I>>(
+    object: I,
+  ): SubmitCitationVerdictsResponse {
+    const message = createBaseSubmitCitationVerdictsResponse();
+    message.reportId = object.reportId ?? "";
+    message.supportRatio = object.supportRatio ?? 0;
+    message.supported = object.supported ?? 0;
+    message.partiallySupported = object.partiallySupported ?? 0;
+    message.contradicted = object.contradicted ?? 0;
+    message.notEnoughInformation = object.notEnoughInformation ?? 0;
+    message.sourceMissing = object.sourceMissing ?? 0;
+    message.handleStatus = object.handleStatus ?? 0;
+    return message;
+  },
+};
+
 /**
  * Schema-driven extraction: JSON Schema in, validated JSON with per-field confidence out, stored
  * as an extraction result (searchable with search_sources, sourceTable extraction_result).
@@ -2329,6 +3668,39 @@ export const ExtractionServiceService = {
       Buffer.from(GetExtractionJobResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetExtractionJobResponse => GetExtractionJobResponse.decode(value),
   },
+  /**
+   * Check the cited claims of a deliverable (outputId) or text against the stored sources they
+   * cite (Quarry links, [n] and a reference list, DOIs, URLs). Quarry flags what needs no model
+   * (missing source; a number, name or quote it lacks) and offers passages; YOU judge each claim,
+   * then call submit_citation_verdicts.
+   */
+  verifyCitations: {
+    path: "/quarry.extraction.v1.ExtractionService/VerifyCitations" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: VerifyCitationsRequest): Buffer =>
+      Buffer.from(VerifyCitationsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): VerifyCitationsRequest => VerifyCitationsRequest.decode(value),
+    responseSerialize: (value: VerifyCitationsResponse): Buffer =>
+      Buffer.from(VerifyCitationsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): VerifyCitationsResponse => VerifyCitationsResponse.decode(value),
+  },
+  /**
+   * Send a verdict for every claim of a verify_citations handle, with the passage it rests on.
+   * Quarry checks them, stores the verification report (an artifact) and answers the support ratio.
+   */
+  submitCitationVerdicts: {
+    path: "/quarry.extraction.v1.ExtractionService/SubmitCitationVerdicts" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SubmitCitationVerdictsRequest): Buffer =>
+      Buffer.from(SubmitCitationVerdictsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SubmitCitationVerdictsRequest => SubmitCitationVerdictsRequest.decode(value),
+    responseSerialize: (value: SubmitCitationVerdictsResponse): Buffer =>
+      Buffer.from(SubmitCitationVerdictsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SubmitCitationVerdictsResponse =>
+      SubmitCitationVerdictsResponse.decode(value),
+  },
 } as const;
 
 export interface ExtractionServiceServer extends UntypedServiceImplementation {
@@ -2348,6 +3720,18 @@ export interface ExtractionServiceServer extends UntypedServiceImplementation {
   submitExtraction: handleUnaryCall<SubmitExtractionRequest, SubmitExtractionResponse>;
   /** Read a running extraction (jobId): still running, completed with its result, or its error. */
   getExtractionJob: handleUnaryCall<GetExtractionJobRequest, GetExtractionJobResponse>;
+  /**
+   * Check the cited claims of a deliverable (outputId) or text against the stored sources they
+   * cite (Quarry links, [n] and a reference list, DOIs, URLs). Quarry flags what needs no model
+   * (missing source; a number, name or quote it lacks) and offers passages; YOU judge each claim,
+   * then call submit_citation_verdicts.
+   */
+  verifyCitations: handleUnaryCall<VerifyCitationsRequest, VerifyCitationsResponse>;
+  /**
+   * Send a verdict for every claim of a verify_citations handle, with the passage it rests on.
+   * Quarry checks them, stores the verification report (an artifact) and answers the support ratio.
+   */
+  submitCitationVerdicts: handleUnaryCall<SubmitCitationVerdictsRequest, SubmitCitationVerdictsResponse>;
 }
 
 export interface ExtractionServiceClient extends Client {
@@ -2408,6 +3792,46 @@ export interface ExtractionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetExtractionJobResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Check the cited claims of a deliverable (outputId) or text against the stored sources they
+   * cite (Quarry links, [n] and a reference list, DOIs, URLs). Quarry flags what needs no model
+   * (missing source; a number, name or quote it lacks) and offers passages; YOU judge each claim,
+   * then call submit_citation_verdicts.
+   */
+  verifyCitations(
+    request: VerifyCitationsRequest,
+    callback: (error: ServiceError | null, response: VerifyCitationsResponse) => void,
+  ): ClientUnaryCall;
+  verifyCitations(
+    request: VerifyCitationsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: VerifyCitationsResponse) => void,
+  ): ClientUnaryCall;
+  verifyCitations(
+    request: VerifyCitationsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: VerifyCitationsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Send a verdict for every claim of a verify_citations handle, with the passage it rests on.
+   * Quarry checks them, stores the verification report (an artifact) and answers the support ratio.
+   */
+  submitCitationVerdicts(
+    request: SubmitCitationVerdictsRequest,
+    callback: (error: ServiceError | null, response: SubmitCitationVerdictsResponse) => void,
+  ): ClientUnaryCall;
+  submitCitationVerdicts(
+    request: SubmitCitationVerdictsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SubmitCitationVerdictsResponse) => void,
+  ): ClientUnaryCall;
+  submitCitationVerdicts(
+    request: SubmitCitationVerdictsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SubmitCitationVerdictsResponse) => void,
   ): ClientUnaryCall;
 }
 
