@@ -48,6 +48,12 @@ const DECODERS: Readonly<Record<string, (bytes: Buffer, options: { maxOutputLeng
   br: promisify(brotliDecompress),
 };
 
+/** Stops reading a body that is not wanted (its abort is expected, not an error to report). */
+function discard(body: Dispatcher.ResponseData['body']): void {
+  body.on('error', () => {});
+  body.destroy();
+}
+
 const header = (headers: Dispatcher.ResponseData['headers'], name: string): string | undefined => {
   const value = headers[name];
   return (Array.isArray(value) ? value[0] : value) || undefined;
@@ -58,7 +64,7 @@ async function readBody(url: string, response: Dispatcher.ResponseData, maxBytes
   const tooLarge = () => artifactErrors.URL_TOO_LARGE({ url, limit: maxBytes });
   const declared = Number(header(response.headers, 'content-length'));
   if (Number.isFinite(declared) && declared > maxBytes) {
-    response.body.destroy();
+    discard(response.body);
     throw tooLarge();
   }
   const chunks: Buffer[] = [];
@@ -66,7 +72,7 @@ async function readBody(url: string, response: Dispatcher.ResponseData, maxBytes
   for await (const chunk of response.body as AsyncIterable<Buffer>) {
     size += chunk.length;
     if (size > maxBytes) {
-      response.body.destroy();
+      discard(response.body);
       throw tooLarge();
     }
     chunks.push(chunk);
@@ -138,14 +144,14 @@ export async function fetchUrl(raw: string, settings: UrlFetchSettings, signal: 
       }
       const location = header(response.headers, 'location');
       if (REDIRECTS.has(response.statusCode) && location) {
-        response.body.destroy();
+        discard(response.body);
         if (redirects >= settings.maxRedirects)
           throw artifactErrors.URL_TOO_MANY_REDIRECTS({ url: raw, limit: settings.maxRedirects });
         current = new URL(location, checked.url).href;
         continue;
       }
       if (response.statusCode < 200 || response.statusCode > 299) {
-        response.body.destroy();
+        discard(response.body);
         throw artifactErrors.URL_HTTP_ERROR(
           { url: current, status: response.statusCode },
           { details: { status: response.statusCode } },
