@@ -8,7 +8,7 @@ import { pagedPdf } from '@quarry/testing';
 // size limit (declared and streamed), one that never ends, an error status, an image served as
 // HTML and a gzip-encoded page.
 
-export const ARTICLE_HTML = `<!doctype html>
+const ARTICLE_HTML = `<!doctype html>
 <html lang="en"><head>
 <title>Harbour ledgers of 1887</title>
 <meta name="author" content="Ada Quay">
