@@ -72,7 +72,7 @@ describe('import_url, fetching what it may', () => {
     const answer = await importUrl(open, url);
     articleId = answer.id;
     const fetched = {
-      url,
+      requestedUrl: url,
       finalUrl: `${web.origin}/article.html`,
       httpStatus: 200,
       contentType: 'text/html; charset=utf-8',
@@ -116,8 +116,8 @@ describe('import_url, fetching what it may', () => {
     const again = await importUrl(open, `${web.origin}/article.html`);
     expect(again).toMatchObject({ id: articleId, duplicate: true });
     // The stored record is the first import's; the answer says what this fetch was.
-    expect(again.document!.fetched!.url).toBe(`${web.origin}/go/article`);
-    expect(again.fetched!.url).toBe(`${web.origin}/article.html`);
+    expect(again.document!.fetched!.requestedUrl).toBe(`${web.origin}/go/article`);
+    expect(again.fetched!.requestedUrl).toBe(`${web.origin}/article.html`);
     expect(await counts(open)).toEqual(before);
   });
 

@@ -87,7 +87,7 @@ describe('import_url through the official MCP client', () => {
       title: 'Lighthouse keepers of Skerry Point',
       duplicate: false,
       document: { format: 'html', sourceUrl: url },
-      fetched: { url, finalUrl: url, httpStatus: 200, etag: '"k1"' },
+      fetched: { requestedUrl: url, finalUrl: url, httpStatus: 200, etag: '"k1"' },
     });
     const found = await searchUntil('hours of fog at Skerry Point', (x) =>
       x.data.results.some((r: { id: string }) => r.id === pageId),

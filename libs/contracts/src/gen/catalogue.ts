@@ -1119,7 +1119,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
             "fetched": {
               "type": "object",
               "properties": {
-                "url": {
+                "requestedUrl": {
                   "type": "string",
                   "description": "The URL asked for."
                 },
@@ -1152,7 +1152,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
                 }
               },
               "required": [
-                "url",
+                "requestedUrl",
                 "finalUrl",
                 "httpStatus"
               ],
@@ -3099,7 +3099,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
             "fetched": {
               "type": "object",
               "properties": {
-                "url": {
+                "requestedUrl": {
                   "type": "string",
                   "description": "The URL asked for."
                 },
@@ -3132,7 +3132,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
                 }
               },
               "required": [
-                "url",
+                "requestedUrl",
                 "finalUrl",
                 "httpStatus"
               ],
@@ -3298,7 +3298,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
             "fetched": {
               "type": "object",
               "properties": {
-                "url": {
+                "requestedUrl": {
                   "type": "string",
                   "description": "The URL asked for."
                 },
@@ -3331,7 +3331,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
                 }
               },
               "required": [
-                "url",
+                "requestedUrl",
                 "finalUrl",
                 "httpStatus"
               ],
@@ -3356,7 +3356,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         "fetched": {
           "type": "object",
           "properties": {
-            "url": {
+            "requestedUrl": {
               "type": "string",
               "description": "The URL asked for."
             },
@@ -3389,7 +3389,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
             }
           },
           "required": [
-            "url",
+            "requestedUrl",
             "finalUrl",
             "httpStatus"
           ],

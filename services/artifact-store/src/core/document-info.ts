@@ -5,7 +5,7 @@ import type { DocumentInfoRow } from '../store/documents.js';
 function fetchOf(row: DocumentInfoRow): artifactV1.DocumentFetch | undefined {
   if (row.fetch_url === null || row.fetched_at === null) return undefined;
   return {
-    url: row.fetch_url,
+    requestedUrl: row.fetch_url,
     finalUrl: row.fetch_final_url ?? row.fetch_url,
     fetchedAt: row.fetched_at,
     httpStatus: row.fetch_status ?? 0,

@@ -63,7 +63,7 @@ export function checkPlanReference(req: DocumentRequest): void {
 /** The fetch record's columns (all null for a document that was not fetched). */
 function fetchColumns(fetched: artifactV1.DocumentFetch | undefined) {
   return {
-    fetch_url: fetched?.url ?? null,
+    fetch_url: fetched?.requestedUrl ?? null,
     fetch_final_url: fetched?.finalUrl ?? null,
     fetched_at: fetched?.fetchedAt ?? null,
     fetch_status: fetched?.httpStatus ?? null,
@@ -83,7 +83,7 @@ export function documentWrite(
   original: OriginalFile,
   fetched?: artifactV1.DocumentFetch,
 ): DocumentWrite {
-  const sourceUrl = fetched?.url ?? converted.canonicalUrl;
+  const sourceUrl = fetched?.requestedUrl ?? converted.canonicalUrl;
   const title = req.title ?? (converted.title?.trim() ? titleFrom(converted.title, 500) : original.fileName);
   const units = spansOf(converted.text, converted.units);
   const unitKind = units[0]!.kind;

@@ -169,7 +169,7 @@ export async function fetchUrl(raw: string, settings: UrlFetchSettings, signal: 
       return {
         bytes,
         fetched: {
-          url: raw,
+          requestedUrl: raw,
           finalUrl: checked.url.href,
           fetchedAt: new Date(),
           httpStatus: response.statusCode,

@@ -416,7 +416,7 @@ export interface ImportUrlResponse {
 /** Where a document imported with import_url was fetched from. */
 export interface DocumentFetch {
   /** The URL asked for. */
-  url: string;
+  requestedUrl: string;
   /** The URL the bytes came from, after redirects. */
   finalUrl: string;
   /** When it was fetched. */
@@ -2349,7 +2349,7 @@ export const ImportUrlResponse: MessageFns<ImportUrlResponse> = {
 
 function createBaseDocumentFetch(): DocumentFetch {
   return {
-    url: "",
+    requestedUrl: "",
     finalUrl: "",
     fetchedAt: undefined,
     httpStatus: 0,
@@ -2361,8 +2361,8 @@ function createBaseDocumentFetch(): DocumentFetch {
 
 export const DocumentFetch: MessageFns<DocumentFetch> = {
   encode(message: DocumentFetch, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.url !== "") {
-      writer.uint32(10).string(message.url);
+    if (message.requestedUrl !== "") {
+      writer.uint32(10).string(message.requestedUrl);
     }
     if (message.finalUrl !== "") {
       writer.uint32(18).string(message.finalUrl);
@@ -2403,7 +2403,7 @@ export const DocumentFetch: MessageFns<DocumentFetch> = {
               break;
             }
 
-            message.url = reader.string();
+            message.requestedUrl = reader.string();
             continue;
           }
           case 2: {
@@ -2468,7 +2468,11 @@ export const DocumentFetch: MessageFns<DocumentFetch> = {
 
   fromJSON(object: any): DocumentFetch {
     return {
-      url: isSet(object.url) ? globalThis.String(object.url) : "",
+      requestedUrl: isSet(object.requestedUrl)
+        ? globalThis.String(object.requestedUrl)
+        : isSet(object.requested_url)
+        ? globalThis.String(object.requested_url)
+        : "",
       finalUrl: isSet(object.finalUrl)
         ? globalThis.String(object.finalUrl)
         : isSet(object.final_url)
@@ -2500,8 +2504,8 @@ export const DocumentFetch: MessageFns<DocumentFetch> = {
 
   toJSON(message: DocumentFetch): unknown {
     const obj: any = {};
-    if (message.url !== "") {
-      obj.url = message.url;
+    if (message.requestedUrl !== "") {
+      obj.requestedUrl = message.requestedUrl;
     }
     if (message.finalUrl !== "") {
       obj.finalUrl = message.finalUrl;
@@ -2529,7 +2533,7 @@ export const DocumentFetch: MessageFns<DocumentFetch> = {
   },
   fromPartial<I extends Exact<DeepPartial<DocumentFetch>, I>>(object: I): DocumentFetch {
     const message = createBaseDocumentFetch();
-    message.url = object.url ?? "";
+    message.requestedUrl = object.requestedUrl ?? "";
     message.finalUrl = object.finalUrl ?? "";
     message.fetchedAt = object.fetchedAt ?? undefined;
     message.httpStatus = object.httpStatus ?? 0;
