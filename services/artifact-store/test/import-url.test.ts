@@ -26,6 +26,7 @@ let rebindAnswers = 0;
 const resolver: Resolver = async (hostname) => {
   lookups.push(hostname);
   if (hostname === 'pinned.test') return [v4('127.0.0.1')];
+  if (hostname === 'nowhere.test') return [];
   if (hostname === 'private.test') return [v4('192.168.1.7')];
   if (hostname === 'mixed.test') return [v4('93.184.215.14'), v4('127.0.0.2')];
   // The first answer is the allowed test server, every later one an internal address.
@@ -238,6 +239,18 @@ describe('import_url, refusing what it may not', () => {
     const started = Date.now();
     await expect(importUrl(open, `${web.origin}/slow`)).rejects.toMatchObject({ code: 'URL_TIMEOUT' });
     expect(Date.now() - started).toBeLessThan(TIMEOUT_MS + 5000);
+  });
+
+  it('names a host that does not resolve, or a server that does not answer', async () => {
+    await expect(importUrl(open, `http://nowhere.test:${web.port}/`)).rejects.toMatchObject({
+      code: 'URL_UNREACHABLE',
+      message: expect.stringMatching(/ENOTFOUND/),
+    });
+    // Port 9 (discard) on the allowed address: nothing listens there.
+    await expect(importUrl(open, 'http://127.0.0.1:9/')).rejects.toMatchObject({
+      code: 'URL_UNREACHABLE',
+      message: expect.stringMatching(/ECONNREFUSED/),
+    });
   });
 
   it('names an HTTP error status', async () => {

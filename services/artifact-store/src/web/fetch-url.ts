@@ -48,6 +48,11 @@ const DECODERS: Readonly<Record<string, (bytes: Buffer, options: { maxOutputLeng
   br: promisify(brotliDecompress),
 };
 
+interface Signals {
+  caller: AbortSignal;
+  timeout: AbortSignal;
+}
+
 /** Stops reading a body that is not wanted (its abort is expected, not an error to report). */
 function discard(body: Dispatcher.ResponseData['body']): void {
   body.on('error', () => {});
@@ -91,8 +96,11 @@ async function readBody(url: string, response: Dispatcher.ResponseData, maxBytes
   }
 }
 
-/** A request's failure as the caller's error: a refused target, a deadline, or an unreachable server. */
-function fetchFailure(error: unknown, url: string, timeout: AbortSignal, timeoutMs: number): unknown {
+/**
+ * A request's failure as the caller's error: a refused target, the deadline, or an unreachable
+ * server; the caller's own cancellation stays what it is.
+ */
+function fetchFailure(error: unknown, url: string, signals: Signals, timeoutMs: number): unknown {
   for (let cause = error; cause instanceof Error; cause = cause.cause) {
     if (cause instanceof BlockedTargetError)
       return artifactErrors.URL_BLOCKED(
@@ -101,18 +109,18 @@ function fetchFailure(error: unknown, url: string, timeout: AbortSignal, timeout
       );
     if (cause instanceof AggregateError) {
       const blocked = cause.errors.find((e) => e instanceof BlockedTargetError);
-      if (blocked) return fetchFailure(blocked, url, timeout, timeoutMs);
+      if (blocked) return fetchFailure(blocked, url, signals, timeoutMs);
     }
   }
-  if (timeout.aborted) return artifactErrors.URL_TIMEOUT({ url, limitMs: timeoutMs });
-  if (error instanceof QuarryError) return error;
+  if (error instanceof QuarryError || signals.caller.aborted) return error;
+  if (signals.timeout.aborted) return artifactErrors.URL_TIMEOUT({ url, limitMs: timeoutMs });
   const code = (error as NodeJS.ErrnoException).code;
   return artifactErrors.URL_UNREACHABLE({ url, reason: code ? `${code}: ${(error as Error).message}` : String(error) });
 }
 
 export async function fetchUrl(raw: string, settings: UrlFetchSettings, signal: AbortSignal): Promise<FetchedUrl> {
-  const timeout = AbortSignal.timeout(settings.timeoutMs);
-  const both = AbortSignal.any([signal, timeout]);
+  const signals = { caller: signal, timeout: AbortSignal.timeout(settings.timeoutMs) };
+  const both = AbortSignal.any([signal, signals.timeout]);
   const agent = guardedAgent({
     policy: settings.policy,
     resolve: settings.resolve,
@@ -140,7 +148,7 @@ export async function fetchUrl(raw: string, settings: UrlFetchSettings, signal: 
           },
         });
       } catch (error) {
-        throw fetchFailure(error, current, timeout, settings.timeoutMs);
+        throw fetchFailure(error, current, signals, settings.timeoutMs);
       }
       const location = header(response.headers, 'location');
       if (REDIRECTS.has(response.statusCode) && location) {
@@ -161,7 +169,7 @@ export async function fetchUrl(raw: string, settings: UrlFetchSettings, signal: 
       try {
         bytes = await readBody(current, response, settings.maxBytes);
       } catch (error) {
-        throw fetchFailure(error, current, timeout, settings.timeoutMs);
+        throw fetchFailure(error, current, signals, settings.timeoutMs);
       }
       const contentType = header(response.headers, 'content-type');
       const etag = header(response.headers, 'etag');
