@@ -1,5 +1,5 @@
 import type { ServiceTokenIssuer } from '@quarry/config';
-import { startArtifactStore, type ArtifactStore } from '@quarry/artifact-store';
+import { startArtifactStore, type ArtifactStore, type UrlImportOptions } from '@quarry/artifact-store';
 import {
   extractionModelsFrom,
   startExtraction,
@@ -38,6 +38,8 @@ export interface StartServicesOptions {
   auditSigningKey?: KeyObject;
   /** Time between audit checkpoint rounds (QUARRY_AUDIT_CHECKPOINT_INTERVAL). */
   auditCheckpointIntervalMs?: number;
+  /** What import_url may fetch (QUARRY_IMPORT_URL_*); default: public targets only. */
+  urlImports?: UrlImportOptions;
   /**
    * How the services call each other: `in-process` (default) through the in-process transport,
    * `grpc` over their loopback ports (ADR 0053). Each listens on its port either way.
@@ -128,6 +130,7 @@ export async function startServices(options: StartServicesOptions): Promise<Serv
       databaseUrl,
       identityKey,
       planEngineAddress: target(planEngine),
+      urlImports: options.urlImports,
     });
     backends = await openSearchBackends(options.search);
     logger.info(backends.describe, 'search backends');

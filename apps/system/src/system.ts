@@ -1,3 +1,4 @@
+import { importUrlFields, urlImportOptionsFrom } from '@quarry/artifact-store';
 import { explainBindError, loadConfig, z } from '@quarry/config';
 import { extractionModelsConfigSchema } from '@quarry/extraction';
 import { buildServer, createGatewayRuntime, type GatewayConfig, loadGatewayConfig } from '@quarry/gateway';
@@ -34,6 +35,7 @@ export interface StartSystemOptions {
   /**
    * Every other setting, read as each process reads its own environment: the gateway's (HOST,
    * PORT, QUARRY_*), the search engines', the extraction models', QUARRY_OUTBOX_RETENTION,
+   * QUARRY_IMPORT_URL_*,
    * QUARRY_SERVICE_TRANSPORT.
    */
   env?: Readonly<Record<string, string | undefined>>;
@@ -93,6 +95,7 @@ export async function startSystem(options: StartSystemOptions): Promise<RunningS
     env,
   );
   const audit = loadConfig(z.object(auditCheckpointFields), env);
+  const urlImports = urlImportOptionsFrom(loadConfig(z.object(importUrlFields), env));
   const { QUARRY_SERVICE_TRANSPORT: transport } = loadConfig(z.object(transportField), env);
 
   const services = await startServices({
@@ -106,6 +109,7 @@ export async function startSystem(options: StartSystemOptions): Promise<RunningS
     outboxCompactionIntervalMs: QUARRY_OUTBOX_COMPACTION_INTERVAL,
     auditSigningKey: audit.QUARRY_AUDIT_SIGNING_KEY_FILE as KeyObject | undefined,
     auditCheckpointIntervalMs: audit.QUARRY_AUDIT_CHECKPOINT_INTERVAL,
+    urlImports,
     transport,
     logger,
   });

@@ -8,6 +8,7 @@ import { defineErrors, status } from '@quarry/grpc';
  * OUTPUT_NOT_FOUND, EXTRACTION_NOT_FOUND and ITEM_NOT_FOUND (fetch, which reads all three).
  * IDEMPOTENCY_KEY_REUSED: the key already stored another request (core/idempotency.ts).
  * DOCUMENT_*: import_document's file could not be converted (core/document-refusals.ts).
+ * URL_*: import_url could not fetch what the URL names, or may not (web/fetch-url.ts).
  */
 export const artifactErrors = defineErrors({
   INVALID_ARGUMENT: {
@@ -100,6 +101,38 @@ export const artifactErrors = defineErrors({
     status: status.RESOURCE_EXHAUSTED,
     message: (p: { fileName: string; reason: string }) =>
       `${p.fileName} needed too much memory to convert: ${p.reason}`,
+  },
+  // import_url's fetch (web/fetch-url.ts): nothing is stored when it fails.
+  URL_BLOCKED: {
+    status: status.INVALID_ARGUMENT,
+    message: (p: { url: string; rule: string; reason: string }) =>
+      `${p.url} is not fetched (rule: ${p.rule}): ${p.reason}. Only public http(s) addresses are imported unless the operator allows others.`,
+  },
+  URL_TOO_LARGE: {
+    status: status.RESOURCE_EXHAUSTED,
+    message: (p: { url: string; limit: number }) =>
+      `${p.url} is larger than ${p.limit} bytes, the most import_url fetches; download it and use POST /documents.`,
+  },
+  URL_TIMEOUT: {
+    status: status.RESOURCE_EXHAUSTED,
+    message: (p: { url: string; limitMs: number }) => `${p.url} was not fetched within ${p.limitMs / 1000} s.`,
+  },
+  URL_TOO_MANY_REDIRECTS: {
+    status: status.FAILED_PRECONDITION,
+    message: (p: { url: string; limit: number }) => `${p.url} redirects more than ${p.limit} times.`,
+  },
+  URL_UNSUPPORTED_CONTENT: {
+    status: status.INVALID_ARGUMENT,
+    message: (p: { url: string; reason: string }) =>
+      `${p.url} is not a web page or document Quarry reads (HTML, PDF, DOCX, PPTX, XLSX, Markdown, text): ${p.reason}`,
+  },
+  URL_HTTP_ERROR: {
+    status: status.FAILED_PRECONDITION,
+    message: (p: { url: string; status: number }) => `${p.url} answered HTTP ${p.status}; nothing was imported.`,
+  },
+  URL_UNREACHABLE: {
+    status: status.FAILED_PRECONDITION,
+    message: (p: { url: string; reason: string }) => `${p.url} could not be reached: ${p.reason}`,
   },
   INVALID_BASE64: {
     status: status.INVALID_ARGUMENT,

@@ -1,6 +1,6 @@
 import { grpcServiceOptionsFrom } from '@quarry/config';
 import { runService } from '@quarry/telemetry';
-import { loadArtifactStoreConfig } from './config.js';
+import { loadArtifactStoreConfig, urlImportOptionsFrom } from './config.js';
 
 // The artifact store as its own process (its container): gRPC on HOST:PORT, /metrics on HOST:METRICS_PORT.
 await runService({
@@ -14,5 +14,6 @@ await runService({
       planEngineAddress: config.PLAN_ENGINE_ADDRESS,
       readBudgetBytes: config.READ_BUDGET_BYTES,
       documentMaxBytes: config.DOCUMENT_MAX_BYTES,
+      urlImports: urlImportOptionsFrom(config),
     }),
 });

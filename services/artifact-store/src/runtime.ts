@@ -5,7 +5,10 @@ import { createDb } from '@quarry/db';
 import { buildServiceServer, listenService, type ListeningService, type ServiceTarget } from '@quarry/grpc';
 import { serviceMetrics, type ServiceOptions } from '@quarry/telemetry';
 import { createPlanReferencesClient } from './plans.js';
+import type { UrlImportOptions } from './config.js';
+import { targetPolicy } from './core/url-targets.js';
 import { createArtifactService } from './service.js';
+import { URL_FETCH_DEFAULTS, type UrlFetchSettings } from './web/fetch-url.js';
 import type { ArtifactDatabase } from './store/schema.js';
 
 export interface ArtifactStoreOptions extends ServiceOptions {
@@ -22,6 +25,8 @@ export interface ArtifactStoreOptions extends ServiceOptions {
   readBudgetBytes?: number;
   /** Largest source document import_document accepts, in bytes (default 64 MiB). */
   documentMaxBytes?: number;
+  /** What import_url may fetch, how much and how long (QUARRY_IMPORT_URL_*; default: public targets only, 32 MiB, 30 s, 5 redirects). */
+  urlImports?: UrlImportOptions;
 }
 
 /** What a read returns by default: enough for a long report, far below what a client chokes on (ADR 0024). */
@@ -31,6 +36,18 @@ const DEFAULT_DOCUMENT_MAX_BYTES = 64 * 1024 * 1024;
 const MESSAGE_OVERHEAD_BYTES = 1024 * 1024;
 
 export type ArtifactStore = ListeningService;
+
+/** The fetcher's settings from the operator's: never more bytes than a document may have. */
+function urlFetchSettings(options: UrlImportOptions | undefined, documentMaxBytes: number): Partial<UrlFetchSettings> {
+  return {
+    ...(options && {
+      policy: targetPolicy(options.allowPrivate, options.allow),
+      timeoutMs: options.timeoutMs,
+      maxRedirects: options.maxRedirects,
+    }),
+    maxBytes: Math.min(options?.maxBytes ?? URL_FETCH_DEFAULTS.maxBytes, documentMaxBytes),
+  };
+}
 
 /**
  * Connects the database and the plan-engine client, builds the server and listens. Used by
@@ -54,6 +71,7 @@ export async function startArtifactStore(options: ArtifactStoreOptions): Promise
       cursors: createCursorCodec(options.identityKey, 'artifact-store'),
       logger: options.logger,
       conversionLimits: { maxBytes: documentMaxBytes },
+      urlImports: urlFetchSettings(options.urlImports, documentMaxBytes),
     }),
     // import_document brings a whole file in one message, and get_artifact may return one.
     serverOptions: {

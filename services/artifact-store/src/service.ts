@@ -11,6 +11,7 @@ import { getArtifact } from './handlers/get-artifact.js';
 import { getExtraction } from './handlers/get-extraction.js';
 import { getResearchOutput } from './handlers/get-research-output.js';
 import { importDocument } from './handlers/import-document.js';
+import { importUrl } from './handlers/import-url.js';
 import { listArtifacts } from './handlers/list-artifacts.js';
 import { listPlanArtifacts } from './handlers/list-plan-artifacts.js';
 import { listResearchOutputs } from './handlers/list-research-outputs.js';
@@ -23,6 +24,7 @@ import { storeResearch } from './handlers/store-research.js';
 import { submitSubagentReport } from './handlers/submit-subagent-report.js';
 import { updateArtifactTags } from './handlers/update-artifact-tags.js';
 import { createArtifactWriter } from './store/group-commit.js';
+import { URL_FETCH_DEFAULTS } from './web/fetch-url.js';
 
 export type { ArtifactServiceDeps } from './handlers/deps.js';
 
@@ -36,11 +38,16 @@ export type { ArtifactServiceDeps } from './handlers/deps.js';
  */
 export function createArtifactService(deps: ArtifactServiceDeps): artifactV1.ArtifactServiceServer {
   return handlersWith(
-    { ...deps, artifactWrites: createArtifactWriter(deps.db) },
+    {
+      ...deps,
+      artifactWrites: createArtifactWriter(deps.db),
+      urlImports: { ...URL_FETCH_DEFAULTS, ...deps.urlImports },
+    },
     {
       storeResearch,
       storeResearchBatch,
       importDocument,
+      importUrl,
       storeResearchOutput,
       submitSubagentReport,
       getArtifact,

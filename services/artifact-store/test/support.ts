@@ -14,6 +14,7 @@ import {
   type ArtifactDatabase,
   type PlanReferences,
 } from '../src/index.js';
+import type { UrlFetchSettings } from '../src/web/fetch-url.js';
 
 // A real artifact store over real PostgreSQL for the test files: each gets a fresh migrated
 // database, the server on a free loopback port and a signed client.
@@ -34,8 +35,11 @@ const everyPlanResolves: PlanReferences = { resolve: async () => {}, close: () =
  * Start the artifact store. With `planEngine: true`, plan references are checked by the real
  * plan engine (its schema in the same database, reached through createPlanReferencesClient as
  * in production), and `plans` creates plans in it; otherwise every plan reference resolves.
+ * `urlImports`: import_url's settings (what it may fetch, limits, the resolver).
  */
-export async function startTestStore(options: { planEngine?: boolean; readBudgetBytes?: number } = {}) {
+export async function startTestStore(
+  options: { planEngine?: boolean; readBudgetBytes?: number; urlImports?: Partial<UrlFetchSettings> } = {},
+) {
   const database = await createTestDatabase({
     schemas: [...(options.planEngine ? planSchemas : []), ...eventsSchemas, ...artifactSchemas],
   });
@@ -59,6 +63,7 @@ export async function startTestStore(options: { planEngine?: boolean; readBudget
       reads: { budgetBytes: options.readBudgetBytes ?? 256 * 1024 },
       cursors: createCursorCodec(IDENTITY_KEY, 'artifact-store'),
       logger,
+      ...(options.urlImports ? { urlImports: options.urlImports } : {}),
     }),
     identityKey: IDENTITY_KEY,
     logger,

@@ -195,7 +195,7 @@ export function libraryReadingSuite(system: () => TestSystem): void {
     });
 
     describe('tenancy', () => {
-      it("another org's ids behave exactly like missing ones, for every read and curate tool", async () => {
+      it("another org's ids behave exactly like missing ones, for every read and curate tool (and import_url's plan)", async () => {
         const { id } = (
           await modern.ok('store_research', {
             artifactType: 'finding',
@@ -214,9 +214,12 @@ export function libraryReadingSuite(system: () => TestSystem): void {
           ['get_research_output', (x) => ({ outputId: x }), 'OUTPUT_NOT_FOUND'],
           ['get_extraction', (x) => ({ id: x }), 'EXTRACTION_NOT_FOUND'],
           ['fetch', (x) => ({ id: x }), 'ITEM_NOT_FOUND'],
+          // The plan is checked before anything is fetched: this URL is never requested.
+          ['import_url', (x) => ({ url: 'http://127.0.0.1:9/never-fetched', planId: x }), 'PLAN_NOT_FOUND'],
         ];
+        const targets: Record<string, string> = { get_research_output: outputId, import_url: planId };
         for (const [tool, args, code] of probes) {
-          const target = tool === 'get_research_output' ? outputId : id;
+          const target = targets[tool] ?? id;
           const theirs = await rival.call(tool, args(target));
           const absent = await rival.call(tool, args(missing));
           expectToolError(theirs, code);

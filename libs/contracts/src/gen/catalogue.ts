@@ -1100,7 +1100,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
             },
             "sourceUrl": {
               "type": "string",
-              "description": "Where it came from, if known (its canonical URL)."
+              "description": "Where it came from, if known: the URL it was imported from, else its canonical URL."
             },
             "warnings": {
               "type": "array",
@@ -1115,6 +1115,49 @@ export const toolDefinitions: readonly ToolDefinition[] = [
                 "type": "string"
               },
               "description": "The document's own metadata (e.g. a PDF's info dictionary)."
+            },
+            "fetched": {
+              "type": "object",
+              "properties": {
+                "requestedUrl": {
+                  "type": "string",
+                  "description": "The URL asked for."
+                },
+                "finalUrl": {
+                  "type": "string",
+                  "description": "The URL the bytes came from, after redirects."
+                },
+                "fetchedAt": {
+                  "type": "string",
+                  "format": "date-time",
+                  "description": "When it was fetched."
+                },
+                "httpStatus": {
+                  "type": "integer",
+                  "minimum": 0,
+                  "maximum": 4294967295,
+                  "description": "The HTTP status of the final response."
+                },
+                "contentType": {
+                  "type": "string",
+                  "description": "The Content-Type the server sent, if any (the format is read from the bytes)."
+                },
+                "etag": {
+                  "type": "string",
+                  "description": "The ETag the server sent, if any."
+                },
+                "lastModified": {
+                  "type": "string",
+                  "description": "The Last-Modified the server sent, if any."
+                }
+              },
+              "required": [
+                "requestedUrl",
+                "finalUrl",
+                "httpStatus"
+              ],
+              "additionalProperties": false,
+              "description": "Where it was fetched from, when import_url stored it."
             }
           },
           "required": [
@@ -3037,7 +3080,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
             },
             "sourceUrl": {
               "type": "string",
-              "description": "Where it came from, if known (its canonical URL)."
+              "description": "Where it came from, if known: the URL it was imported from, else its canonical URL."
             },
             "warnings": {
               "type": "array",
@@ -3052,6 +3095,49 @@ export const toolDefinitions: readonly ToolDefinition[] = [
                 "type": "string"
               },
               "description": "The document's own metadata (e.g. a PDF's info dictionary)."
+            },
+            "fetched": {
+              "type": "object",
+              "properties": {
+                "requestedUrl": {
+                  "type": "string",
+                  "description": "The URL asked for."
+                },
+                "finalUrl": {
+                  "type": "string",
+                  "description": "The URL the bytes came from, after redirects."
+                },
+                "fetchedAt": {
+                  "type": "string",
+                  "format": "date-time",
+                  "description": "When it was fetched."
+                },
+                "httpStatus": {
+                  "type": "integer",
+                  "minimum": 0,
+                  "maximum": 4294967295,
+                  "description": "The HTTP status of the final response."
+                },
+                "contentType": {
+                  "type": "string",
+                  "description": "The Content-Type the server sent, if any (the format is read from the bytes)."
+                },
+                "etag": {
+                  "type": "string",
+                  "description": "The ETag the server sent, if any."
+                },
+                "lastModified": {
+                  "type": "string",
+                  "description": "The Last-Modified the server sent, if any."
+                }
+              },
+              "required": [
+                "requestedUrl",
+                "finalUrl",
+                "httpStatus"
+              ],
+              "additionalProperties": false,
+              "description": "Where it was fetched from, when import_url stored it."
             }
           },
           "required": [
@@ -3086,6 +3172,248 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "service": "quarry.artifact.v1.ArtifactService",
       "method": "ImportDocument",
       "path": "/quarry.artifact.v1.ArtifactService/ImportDocument"
+    },
+    "resourceLinks": [
+      {
+        "path": [
+          "id"
+        ],
+        "uris": [
+          "quarry://artifacts/{}"
+        ]
+      }
+    ]
+  },
+  {
+    "name": "import_url",
+    "title": "Import web page or PDF",
+    "description": "Fetch a public web page or PDF and store it as import_document does, with where it came from. Same bytes, same document.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "url": {
+          "type": "string",
+          "format": "uri",
+          "maxLength": 2048,
+          "description": "An http(s) URL."
+        },
+        "title": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 500,
+          "description": "Default: the document's own."
+        },
+        "planId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "Its research plan, if any."
+        },
+        "stepId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "Its step of that plan, if any."
+        }
+      },
+      "required": [
+        "url"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string",
+          "description": "The document's artifact ID (get_artifact reads it, page by page)."
+        },
+        "title": {
+          "type": "string",
+          "description": "Its title, as stored."
+        },
+        "duplicate": {
+          "type": "boolean",
+          "description": "True when these exact bytes were already stored in your organization: id is that document."
+        },
+        "document": {
+          "type": "object",
+          "properties": {
+            "fileName": {
+              "type": "string",
+              "description": "The file's name, as given."
+            },
+            "mediaType": {
+              "type": "string",
+              "description": "Its MIME type, as read from its bytes."
+            },
+            "format": {
+              "type": "string",
+              "description": "pdf, html, docx, pptx, xlsx, markdown or text."
+            },
+            "sizeBytes": {
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 9007199254740991,
+              "description": "Size of the original file in bytes."
+            },
+            "sha256": {
+              "type": "string",
+              "description": "SHA-256 of the original file, hex."
+            },
+            "unitKind": {
+              "type": "string",
+              "description": "What its units are: page, slide, sheet or section."
+            },
+            "unitCount": {
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 4294967295,
+              "description": "How many units (pages, slides, sheets, sections) it has."
+            },
+            "author": {
+              "type": "string",
+              "description": "Its author, if the document says."
+            },
+            "publishedAt": {
+              "type": "string",
+              "description": "When it was published, if the document says."
+            },
+            "sourceUrl": {
+              "type": "string",
+              "description": "Where it came from, if known: the URL it was imported from, else its canonical URL."
+            },
+            "warnings": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              },
+              "description": "What the conversion noticed, e.g. pages without a text layer."
+            },
+            "metadata": {
+              "type": "object",
+              "additionalProperties": {
+                "type": "string"
+              },
+              "description": "The document's own metadata (e.g. a PDF's info dictionary)."
+            },
+            "fetched": {
+              "type": "object",
+              "properties": {
+                "requestedUrl": {
+                  "type": "string",
+                  "description": "The URL asked for."
+                },
+                "finalUrl": {
+                  "type": "string",
+                  "description": "The URL the bytes came from, after redirects."
+                },
+                "fetchedAt": {
+                  "type": "string",
+                  "format": "date-time",
+                  "description": "When it was fetched."
+                },
+                "httpStatus": {
+                  "type": "integer",
+                  "minimum": 0,
+                  "maximum": 4294967295,
+                  "description": "The HTTP status of the final response."
+                },
+                "contentType": {
+                  "type": "string",
+                  "description": "The Content-Type the server sent, if any (the format is read from the bytes)."
+                },
+                "etag": {
+                  "type": "string",
+                  "description": "The ETag the server sent, if any."
+                },
+                "lastModified": {
+                  "type": "string",
+                  "description": "The Last-Modified the server sent, if any."
+                }
+              },
+              "required": [
+                "requestedUrl",
+                "finalUrl",
+                "httpStatus"
+              ],
+              "additionalProperties": false,
+              "description": "Where it was fetched from, when import_url stored it."
+            }
+          },
+          "required": [
+            "fileName",
+            "mediaType",
+            "format",
+            "sizeBytes",
+            "sha256",
+            "unitKind",
+            "unitCount",
+            "warnings",
+            "metadata"
+          ],
+          "additionalProperties": false,
+          "description": "What was stored (a duplicate: as first stored)."
+        },
+        "fetched": {
+          "type": "object",
+          "properties": {
+            "requestedUrl": {
+              "type": "string",
+              "description": "The URL asked for."
+            },
+            "finalUrl": {
+              "type": "string",
+              "description": "The URL the bytes came from, after redirects."
+            },
+            "fetchedAt": {
+              "type": "string",
+              "format": "date-time",
+              "description": "When it was fetched."
+            },
+            "httpStatus": {
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 4294967295,
+              "description": "The HTTP status of the final response."
+            },
+            "contentType": {
+              "type": "string",
+              "description": "The Content-Type the server sent, if any (the format is read from the bytes)."
+            },
+            "etag": {
+              "type": "string",
+              "description": "The ETag the server sent, if any."
+            },
+            "lastModified": {
+              "type": "string",
+              "description": "The Last-Modified the server sent, if any."
+            }
+          },
+          "required": [
+            "requestedUrl",
+            "finalUrl",
+            "httpStatus"
+          ],
+          "additionalProperties": false,
+          "description": "This fetch."
+        }
+      },
+      "required": [
+        "id",
+        "title",
+        "duplicate"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": false,
+      "openWorldHint": true
+    },
+    "rpc": {
+      "service": "quarry.artifact.v1.ArtifactService",
+      "method": "ImportUrl",
+      "path": "/quarry.artifact.v1.ArtifactService/ImportUrl"
     },
     "resourceLinks": [
       {
@@ -6056,6 +6384,7 @@ export const toolNames = {
   getResearchOutput: 'get_research_output',
   getStepContext: 'get_step_context',
   importDocument: 'import_document',
+  importUrl: 'import_url',
   listActivePlans: 'list_active_plans',
   listArtifacts: 'list_artifacts',
   listPlans: 'list_plans',

@@ -27,3 +27,14 @@ export function conversionRefusal(error: unknown, fileName: string): unknown {
   if (!(error instanceof DocumentError)) return error;
   return REFUSALS[error.code]({ fileName, reason: error.message });
 }
+
+/**
+ * A fetched document's conversion failure: bytes of no format Quarry reads are URL_UNSUPPORTED_CONTENT
+ * (the URL's server decides what it sends, whatever its Content-Type said); the other failures
+ * are the file's, named by its URL.
+ */
+export function fetchedConversionRefusal(error: unknown, url: string): unknown {
+  if (error instanceof DocumentError && error.code === 'UNSUPPORTED_FORMAT')
+    return artifactErrors.URL_UNSUPPORTED_CONTENT({ url, reason: error.message });
+  return conversionRefusal(error, url);
+}

@@ -28,10 +28,9 @@ export interface DocumentWrite {
   event: ContentEvent;
 }
 
-/** Refuses a step without its plan, before anything is converted. */
+/** Refuses a step without its plan and an empty file, before anything is converted. */
 export function checkImportRequest(req: artifactV1.ImportDocumentRequest): void {
-  if (req.stepId && !req.planId)
-    throw artifactErrors.INVALID_ARGUMENT({ field: 'stepId', rule: 'needs planId (the plan the step belongs to)' });
+  checkPlanReference(req);
   if (req.data.length === 0) throw artifactErrors.INVALID_ARGUMENT({ field: 'data', rule: 'is empty' });
 }
 
@@ -52,11 +51,39 @@ function spansOf(text: string, units: readonly DocumentUnit[]): DocumentUnit[] {
   return out.length > 0 ? out : [{ kind: 'section', number: 1, start: 0, end: text.length }];
 }
 
+/** What the caller said about a document, whichever way it came in. */
+export type DocumentRequest = Pick<artifactV1.ImportDocumentRequest, 'title' | 'planId' | 'stepId'>;
+
+/** Refuses a step without its plan. */
+export function checkPlanReference(req: DocumentRequest): void {
+  if (req.stepId && !req.planId)
+    throw artifactErrors.INVALID_ARGUMENT({ field: 'stepId', rule: 'needs planId (the plan the step belongs to)' });
+}
+
+/** The fetch record's columns (all null for a document that was not fetched). */
+function fetchColumns(fetched: artifactV1.DocumentFetch | undefined) {
+  return {
+    fetch_url: fetched?.requestedUrl ?? null,
+    fetch_final_url: fetched?.finalUrl ?? null,
+    fetched_at: fetched?.fetchedAt ?? null,
+    fetch_status: fetched?.httpStatus ?? null,
+    fetch_content_type: fetched?.contentType ?? null,
+    fetch_etag: fetched?.etag ?? null,
+    fetch_last_modified: fetched?.lastModified ?? null,
+  };
+}
+
+/**
+ * A fetched document's source is the URL it was imported from (what a citation should name);
+ * otherwise the canonical URL the document states, if any.
+ */
 export function documentWrite(
-  req: artifactV1.ImportDocumentRequest,
+  req: DocumentRequest,
   converted: ConvertedDocument,
   original: OriginalFile,
+  fetched?: artifactV1.DocumentFetch,
 ): DocumentWrite {
+  const sourceUrl = fetched?.requestedUrl ?? converted.canonicalUrl;
   const title = req.title ?? (converted.title?.trim() ? titleFrom(converted.title, 500) : original.fileName);
   const units = spansOf(converted.text, converted.units);
   const unitKind = units[0]!.kind;
@@ -70,7 +97,8 @@ export function documentWrite(
     unitCount: units.length,
     ...(converted.author ? { author: converted.author } : {}),
     ...(converted.publishedAt ? { publishedAt: converted.publishedAt } : {}),
-    ...(converted.canonicalUrl ? { sourceUrl: converted.canonicalUrl } : {}),
+    ...(sourceUrl ? { sourceUrl } : {}),
+    ...(fetched ? { fetched: { ...fetched, fetchedAt: fetched.fetchedAt?.toISOString() } } : {}),
   };
   return {
     row: {
@@ -97,9 +125,10 @@ export function documentWrite(
       metadata: JSON.stringify(converted.metadata),
       author: converted.author ?? null,
       published_at: converted.publishedAt ?? null,
-      source_url: converted.canonicalUrl ?? null,
+      source_url: sourceUrl ?? null,
       warnings: converted.warnings,
       original: original.bytes,
+      ...fetchColumns(fetched),
     },
     event: {
       sourceTable: 'research_artifact',

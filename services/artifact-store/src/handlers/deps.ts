@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { PlanReferences } from '../plans.js';
 import type { ArtifactWriter } from '../store/group-commit.js';
 import type { ArtifactDatabase } from '../store/schema.js';
+import type { UrlFetchSettings } from '../web/fetch-url.js';
 
 /** How the read tools page long text (docs/adr/0024-read-back-budget-and-urls.md). */
 export interface ReadSettings {
@@ -22,10 +23,13 @@ export interface ArtifactServiceDeps {
   logger: Logger;
   /** What one import_document conversion may use (default: @quarry/documents' limits). */
   conversionLimits?: Partial<ConversionLimits>;
+  /** What import_url may fetch, how much and how long, and how it resolves host names (default: public targets only, web/fetch-url.ts' limits, the system resolver). */
+  urlImports?: Partial<UrlFetchSettings>;
 }
 
 /** What the service adds for its handlers: state shared by the calls of one service instance. */
 export interface HandlerDeps extends ArtifactServiceDeps {
   /** store_research's writes, committed in groups per org (store/group-commit.ts). */
   artifactWrites: ArtifactWriter;
+  urlImports: UrlFetchSettings;
 }

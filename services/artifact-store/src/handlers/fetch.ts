@@ -35,12 +35,18 @@ async function documentText(
 ): Promise<{ text: string; page?: number; metadata: Record<string, string> }> {
   const document = await readDocumentInfo(trx, artifactId);
   if (!document) return { text, metadata: {} };
-  const metadata = {
+  const metadata: Record<string, string> = {
     sha256: document.sha256,
     file_name: document.file_name,
     mime_type: document.media_type,
     page_count: String(document.units.length),
   };
+  // Where import_url fetched it: what a citation of it names.
+  if (document.fetch_url && document.fetched_at) {
+    metadata.source_url = document.fetch_url;
+    metadata.final_url = document.fetch_final_url ?? document.fetch_url;
+    metadata.fetched_at = document.fetched_at.toISOString();
+  }
   if (page === undefined) return { text, metadata };
   const picked = pagesOf(text, unitsOf(document.unit_kind, document.units), { from: page, to: page }, String(page));
   return { text: picked.text, page, metadata: { ...metadata, pages: picked.label } };

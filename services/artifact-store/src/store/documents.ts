@@ -20,6 +20,13 @@ const INFO = [
   'published_at',
   'source_url',
   'warnings',
+  'fetch_url',
+  'fetch_final_url',
+  'fetched_at',
+  'fetch_status',
+  'fetch_content_type',
+  'fetch_etag',
+  'fetch_last_modified',
 ] as const;
 
 export type DocumentInfoRow = Pick<ArtifactDatabase['artifact.documents'], (typeof INFO)[number]> & {

@@ -41,6 +41,14 @@ export interface ArtifactDatabase {
     source_url: string | null;
     warnings: string[];
     original: Buffer;
+    /** Where import_url fetched it (all null for a document that was not fetched). */
+    fetch_url: string | null;
+    fetch_final_url: string | null;
+    fetched_at: Date | null;
+    fetch_status: number | null;
+    fetch_content_type: string | null;
+    fetch_etag: string | null;
+    fetch_last_modified: string | null;
     created_at: Generated<Date>;
   };
   'artifact.research_outputs': {

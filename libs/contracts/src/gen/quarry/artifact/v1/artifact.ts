@@ -240,7 +240,7 @@ export enum ArtifactSource {
   ARTIFACT_SOURCE_CLIENT = 1,
   /** ARTIFACT_SOURCE_SUBAGENT - A subagent, with submit_subagent_report. */
   ARTIFACT_SOURCE_SUBAGENT = 2,
-  /** ARTIFACT_SOURCE_DOCUMENT - A source document, with import_document (its original file is kept). */
+  /** ARTIFACT_SOURCE_DOCUMENT - A source document, with import_document or import_url (its original file is kept). */
   ARTIFACT_SOURCE_DOCUMENT = 3,
   UNRECOGNIZED = -1,
 }
@@ -383,6 +383,60 @@ export interface ImportDocumentResponse {
   document?: DocumentInfo | undefined;
 }
 
+export interface ImportUrlRequest {
+  /** An http(s) URL. */
+  url: string;
+  /** Default: the document's own. */
+  title?:
+    | string
+    | undefined;
+  /** Its research plan, if any. */
+  planId?:
+    | string
+    | undefined;
+  /** Its step of that plan, if any. */
+  stepId?: string | undefined;
+}
+
+export interface ImportUrlResponse {
+  /** The document's artifact ID (get_artifact reads it, page by page). */
+  id: string;
+  /** Its title, as stored. */
+  title: string;
+  /** True when these exact bytes were already stored in your organization: id is that document. */
+  duplicate: boolean;
+  /** What was stored (a duplicate: as first stored). */
+  document?:
+    | DocumentInfo
+    | undefined;
+  /** This fetch. */
+  fetched?: DocumentFetch | undefined;
+}
+
+/** Where a document imported with import_url was fetched from. */
+export interface DocumentFetch {
+  /** The URL asked for. */
+  requestedUrl: string;
+  /** The URL the bytes came from, after redirects. */
+  finalUrl: string;
+  /** When it was fetched. */
+  fetchedAt?:
+    | Date
+    | undefined;
+  /** The HTTP status of the final response. */
+  httpStatus: number;
+  /** The Content-Type the server sent, if any (the format is read from the bytes). */
+  contentType?:
+    | string
+    | undefined;
+  /** The ETag the server sent, if any. */
+  etag?:
+    | string
+    | undefined;
+  /** The Last-Modified the server sent, if any. */
+  lastModified?: string | undefined;
+}
+
 /** A source document as stored: its original file and what its text was read as. */
 export interface DocumentInfo {
   /** The file's name, as given. */
@@ -407,7 +461,7 @@ export interface DocumentInfo {
   publishedAt?:
     | string
     | undefined;
-  /** Where it came from, if known (its canonical URL). */
+  /** Where it came from, if known: the URL it was imported from, else its canonical URL. */
   sourceUrl?:
     | string
     | undefined;
@@ -415,6 +469,8 @@ export interface DocumentInfo {
   warnings: string[];
   /** The document's own metadata (e.g. a PDF's info dictionary). */
   metadata: { [key: string]: string };
+  /** Where it was fetched from, when import_url stored it. */
+  fetched?: DocumentFetch | undefined;
 }
 
 export interface DocumentInfo_MetadataEntry {
@@ -2017,6 +2073,465 @@ export const ImportDocumentResponse: MessageFns<ImportDocumentResponse> = {
   },
 };
 
+function createBaseImportUrlRequest(): ImportUrlRequest {
+  return { url: "", title: undefined, planId: undefined, stepId: undefined };
+}
+
+export const ImportUrlRequest: MessageFns<ImportUrlRequest> = {
+  encode(message: ImportUrlRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.url !== "") {
+      writer.uint32(10).string(message.url);
+    }
+    if (message.title !== undefined) {
+      writer.uint32(18).string(message.title);
+    }
+    if (message.planId !== undefined) {
+      writer.uint32(26).string(message.planId);
+    }
+    if (message.stepId !== undefined) {
+      writer.uint32(34).string(message.stepId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ImportUrlRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseImportUrlRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.title = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.planId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.stepId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ImportUrlRequest {
+    return {
+      url: isSet(object.url) ? globalThis.String(object.url) : "",
+      title: isSet(object.title) ? globalThis.String(object.title) : undefined,
+      planId: isSet(object.planId)
+        ? globalThis.String(object.planId)
+        : isSet(object.plan_id)
+        ? globalThis.String(object.plan_id)
+        : undefined,
+      stepId: isSet(object.stepId)
+        ? globalThis.String(object.stepId)
+        : isSet(object.step_id)
+        ? globalThis.String(object.step_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ImportUrlRequest): unknown {
+    const obj: any = {};
+    if (message.url !== "") {
+      obj.url = message.url;
+    }
+    if (message.title !== undefined) {
+      obj.title = message.title;
+    }
+    if (message.planId !== undefined) {
+      obj.planId = message.planId;
+    }
+    if (message.stepId !== undefined) {
+      obj.stepId = message.stepId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ImportUrlRequest>, I>>(base?: I): ImportUrlRequest {
+    return ImportUrlRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ImportUrlRequest>, I>>(object: I): ImportUrlRequest {
+    const message = createBaseImportUrlRequest();
+    message.url = object.url ?? "";
+    message.title = object.title ?? undefined;
+    message.planId = object.planId ?? undefined;
+    message.stepId = object.stepId ?? undefined;
+    return message;
+  },
+};
+
+function createBaseImportUrlResponse(): ImportUrlResponse {
+  return { id: "", title: "", duplicate: false, document: undefined, fetched: undefined };
+}
+
+export const ImportUrlResponse: MessageFns<ImportUrlResponse> = {
+  encode(message: ImportUrlResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.title !== "") {
+      writer.uint32(18).string(message.title);
+    }
+    if (message.duplicate !== false) {
+      writer.uint32(24).bool(message.duplicate);
+    }
+    if (message.document !== undefined) {
+      DocumentInfo.encode(message.document, writer.uint32(34).fork()).join();
+    }
+    if (message.fetched !== undefined) {
+      DocumentFetch.encode(message.fetched, writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ImportUrlResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseImportUrlResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.title = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.duplicate = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.document = DocumentInfo.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.fetched = DocumentFetch.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ImportUrlResponse {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      title: isSet(object.title) ? globalThis.String(object.title) : "",
+      duplicate: isSet(object.duplicate) ? globalThis.Boolean(object.duplicate) : false,
+      document: isSet(object.document) ? DocumentInfo.fromJSON(object.document) : undefined,
+      fetched: isSet(object.fetched) ? DocumentFetch.fromJSON(object.fetched) : undefined,
+    };
+  },
+
+  toJSON(message: ImportUrlResponse): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.title !== "") {
+      obj.title = message.title;
+    }
+    if (message.duplicate !== false) {
+      obj.duplicate = message.duplicate;
+    }
+    if (message.document !== undefined) {
+      obj.document = DocumentInfo.toJSON(message.document);
+    }
+    if (message.fetched !== undefined) {
+      obj.fetched = DocumentFetch.toJSON(message.fetched);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ImportUrlResponse>, I>>(base?: I): ImportUrlResponse {
+    return ImportUrlResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ImportUrlResponse>, I>>(object: I): ImportUrlResponse {
+    const message = createBaseImportUrlResponse();
+    message.id = object.id ?? "";
+    message.title = object.title ?? "";
+    message.duplicate = object.duplicate ?? false;
+    message.document = (object.document !== undefined && object.document !== null)
+      ? DocumentInfo.fromPartial(object.document)
+      : undefined;
+    message.fetched = (object.fetched !== undefined && object.fetched !== null)
+      ? DocumentFetch.fromPartial(object.fetched)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseDocumentFetch(): DocumentFetch {
+  return {
+    requestedUrl: "",
+    finalUrl: "",
+    fetchedAt: undefined,
+    httpStatus: 0,
+    contentType: undefined,
+    etag: undefined,
+    lastModified: undefined,
+  };
+}
+
+export const DocumentFetch: MessageFns<DocumentFetch> = {
+  encode(message: DocumentFetch, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.requestedUrl !== "") {
+      writer.uint32(10).string(message.requestedUrl);
+    }
+    if (message.finalUrl !== "") {
+      writer.uint32(18).string(message.finalUrl);
+    }
+    if (message.fetchedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.fetchedAt), writer.uint32(26).fork()).join();
+    }
+    if (message.httpStatus !== 0) {
+      writer.uint32(32).uint32(message.httpStatus);
+    }
+    if (message.contentType !== undefined) {
+      writer.uint32(42).string(message.contentType);
+    }
+    if (message.etag !== undefined) {
+      writer.uint32(50).string(message.etag);
+    }
+    if (message.lastModified !== undefined) {
+      writer.uint32(58).string(message.lastModified);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DocumentFetch {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDocumentFetch();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.requestedUrl = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.finalUrl = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.fetchedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.httpStatus = reader.uint32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.contentType = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.etag = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.lastModified = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DocumentFetch {
+    return {
+      requestedUrl: isSet(object.requestedUrl)
+        ? globalThis.String(object.requestedUrl)
+        : isSet(object.requested_url)
+        ? globalThis.String(object.requested_url)
+        : "",
+      finalUrl: isSet(object.finalUrl)
+        ? globalThis.String(object.finalUrl)
+        : isSet(object.final_url)
+        ? globalThis.String(object.final_url)
+        : "",
+      fetchedAt: isSet(object.fetchedAt)
+        ? fromJsonTimestamp(object.fetchedAt)
+        : isSet(object.fetched_at)
+        ? fromJsonTimestamp(object.fetched_at)
+        : undefined,
+      httpStatus: isSet(object.httpStatus)
+        ? globalThis.Number(object.httpStatus)
+        : isSet(object.http_status)
+        ? globalThis.Number(object.http_status)
+        : 0,
+      contentType: isSet(object.contentType)
+        ? globalThis.String(object.contentType)
+        : isSet(object.content_type)
+        ? globalThis.String(object.content_type)
+        : undefined,
+      etag: isSet(object.etag) ? globalThis.String(object.etag) : undefined,
+      lastModified: isSet(object.lastModified)
+        ? globalThis.String(object.lastModified)
+        : isSet(object.last_modified)
+        ? globalThis.String(object.last_modified)
+        : undefined,
+    };
+  },
+
+  toJSON(message: DocumentFetch): unknown {
+    const obj: any = {};
+    if (message.requestedUrl !== "") {
+      obj.requestedUrl = message.requestedUrl;
+    }
+    if (message.finalUrl !== "") {
+      obj.finalUrl = message.finalUrl;
+    }
+    if (message.fetchedAt !== undefined) {
+      obj.fetchedAt = message.fetchedAt.toISOString();
+    }
+    if (message.httpStatus !== 0) {
+      obj.httpStatus = Math.round(message.httpStatus);
+    }
+    if (message.contentType !== undefined) {
+      obj.contentType = message.contentType;
+    }
+    if (message.etag !== undefined) {
+      obj.etag = message.etag;
+    }
+    if (message.lastModified !== undefined) {
+      obj.lastModified = message.lastModified;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DocumentFetch>, I>>(base?: I): DocumentFetch {
+    return DocumentFetch.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DocumentFetch>, I>>(object: I): DocumentFetch {
+    const message = createBaseDocumentFetch();
+    message.requestedUrl = object.requestedUrl ?? "";
+    message.finalUrl = object.finalUrl ?? "";
+    message.fetchedAt = object.fetchedAt ?? undefined;
+    message.httpStatus = object.httpStatus ?? 0;
+    message.contentType = object.contentType ?? undefined;
+    message.etag = object.etag ?? undefined;
+    message.lastModified = object.lastModified ?? undefined;
+    return message;
+  },
+};
+
 function createBaseDocumentInfo(): DocumentInfo {
   return {
     fileName: "",
@@ -2031,6 +2546,7 @@ function createBaseDocumentInfo(): DocumentInfo {
     sourceUrl: undefined,
     warnings: [],
     metadata: {},
+    fetched: undefined,
   };
 }
 
@@ -2072,6 +2588,9 @@ export const DocumentInfo: MessageFns<DocumentInfo> = {
     globalThis.Object.entries(message.metadata).forEach(([key, value]: [string, string]) => {
       DocumentInfo_MetadataEntry.encode({ key: key as any, value }, writer.uint32(98).fork()).join();
     });
+    if (message.fetched !== undefined) {
+      DocumentFetch.encode(message.fetched, writer.uint32(106).fork()).join();
+    }
     return writer;
   },
 
@@ -2187,6 +2706,14 @@ export const DocumentInfo: MessageFns<DocumentInfo> = {
             }
             continue;
           }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.fetched = DocumentFetch.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2256,6 +2783,7 @@ export const DocumentInfo: MessageFns<DocumentInfo> = {
           {},
         )
         : {},
+      fetched: isSet(object.fetched) ? DocumentFetch.fromJSON(object.fetched) : undefined,
     };
   },
 
@@ -2303,6 +2831,9 @@ export const DocumentInfo: MessageFns<DocumentInfo> = {
         });
       }
     }
+    if (message.fetched !== undefined) {
+      obj.fetched = DocumentFetch.toJSON(message.fetched);
+    }
     return obj;
   },
 
@@ -2331,6 +2862,9 @@ export const DocumentInfo: MessageFns<DocumentInfo> = {
       },
       {},
     );
+    message.fetched = (object.fetched !== undefined && object.fetched !== null)
+      ? DocumentFetch.fromPartial(object.fetched)
+      : undefined;
     return message;
   },
 };
@@ -8867,6 +9401,19 @@ export const ArtifactServiceService = {
     responseDeserialize: (value: Buffer): ImportDocumentResponse => ImportDocumentResponse.decode(value),
   },
   /**
+   * Fetch a public web page or PDF and store it as import_document does, with where it came
+   * from. Same bytes, same document.
+   */
+  importUrl: {
+    path: "/quarry.artifact.v1.ArtifactService/ImportUrl" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ImportUrlRequest): Buffer => Buffer.from(ImportUrlRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ImportUrlRequest => ImportUrlRequest.decode(value),
+    responseSerialize: (value: ImportUrlResponse): Buffer => Buffer.from(ImportUrlResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ImportUrlResponse => ImportUrlResponse.decode(value),
+  },
+  /**
    * Store a plan's deliverable in the form the user asked for: conversation, markdown, html as text
    * (≤ 1 MiB); word, excel, powerpoint as base64 (≤ 2 MiB) with a contentSummary (their searchable
    * part). Returns its ID.
@@ -9148,6 +9695,11 @@ export interface ArtifactServiceServer extends UntypedServiceImplementation {
    */
   importDocument: handleUnaryCall<ImportDocumentRequest, ImportDocumentResponse>;
   /**
+   * Fetch a public web page or PDF and store it as import_document does, with where it came
+   * from. Same bytes, same document.
+   */
+  importUrl: handleUnaryCall<ImportUrlRequest, ImportUrlResponse>;
+  /**
    * Store a plan's deliverable in the form the user asked for: conversation, markdown, html as text
    * (≤ 1 MiB); word, excel, powerpoint as base64 (≤ 2 MiB) with a contentSummary (their searchable
    * part). Returns its ID.
@@ -9297,6 +9849,25 @@ export interface ArtifactServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ImportDocumentResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Fetch a public web page or PDF and store it as import_document does, with where it came
+   * from. Same bytes, same document.
+   */
+  importUrl(
+    request: ImportUrlRequest,
+    callback: (error: ServiceError | null, response: ImportUrlResponse) => void,
+  ): ClientUnaryCall;
+  importUrl(
+    request: ImportUrlRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ImportUrlResponse) => void,
+  ): ClientUnaryCall;
+  importUrl(
+    request: ImportUrlRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ImportUrlResponse) => void,
   ): ClientUnaryCall;
   /**
    * Store a plan's deliverable in the form the user asked for: conversation, markdown, html as text
