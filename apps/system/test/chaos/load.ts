@@ -36,7 +36,9 @@ export function startLoad(options: { url: string; token: string; writers: number
   const anomalies: string[] = [];
   /** Acknowledged single artifacts, outside any plan, that no deletion has touched yet. */
   const deletable: WriteRecord[] = [];
-  const tag = randomBytes(4).toString('hex').replace(/\d/g, (d) => 'ghijklmnop'[Number(d)]!);
+  const tag = randomBytes(4)
+    .toString('hex')
+    .replace(/\d/g, (d) => 'ghijklmnop'[Number(d)]!);
   let next = 0;
   let lastAnswer = Date.now();
   let stopping = false;

@@ -40,7 +40,10 @@ export class McpSession {
 
   private async connected(): Promise<Client> {
     if (this.client) return this.client;
-    const client = new Client({ name: this.name, version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    const client = new Client(
+      { name: this.name, version: '1' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
     await client.connect(
       new StreamableHTTPClientTransport(new URL(`${this.url}/mcp`), {
         authProvider: { token: async () => this.token },

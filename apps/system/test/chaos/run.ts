@@ -49,9 +49,12 @@ async function inflict(topology: Topology, load: Load, fault: Fault): Promise<Re
 }
 
 export async function runChaos(profile: ChaosProfile, log: (line: string) => void): Promise<ChaosReport> {
+  const began = Date.now();
   const topology = await startChaosTopology(START_MS);
   try {
-    log(`topology up: ${SERVICES.join(', ')} as processes, PostgreSQL embedded; load of ${profile.writers} writers`);
+    log(
+      `topology up in ${((Date.now() - began) / 1000).toFixed(1)} s: ${SERVICES.join(', ')} as processes, PostgreSQL embedded; load of ${profile.writers} writers`,
+    );
     const loadBegan = Date.now();
     const load = startLoad({ url: topology.gatewayUrl, token: topology.token, writers: profile.writers });
     const recoveries: Recovery[] = [];
@@ -78,10 +81,13 @@ export async function runChaos(profile: ChaosProfile, log: (line: string) => voi
     const replayed = await waitFor(async () => (await topology.indexerPending()) === 0, START_MS);
     const replayMs = replayed ? Date.now() - replayBegan : null;
 
+    log(`indexer caught up; checking ${load.writes.length} items through search`);
+    const checkBegan = Date.now();
     const observed = await observe(
       { url: topology.gatewayUrl, token: topology.token, readers: 4, timeoutMs: RECOVER_MS },
       load.writes,
     );
+    log(`checked in ${((Date.now() - checkBegan) / 1000).toFixed(1)} s`);
     const kills = new Map<Service, number>(SERVICES.map((s) => [s, 0]));
     for (const s of profile.kills) kills.set(s, kills.get(s)! + 1);
     kills.set('indexer', kills.get('indexer')! + 1); // the replay's restart
@@ -97,4 +103,3 @@ export async function runChaos(profile: ChaosProfile, log: (line: string) => voi
     await topology.stop();
   }
 }
-

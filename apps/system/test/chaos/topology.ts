@@ -50,7 +50,12 @@ async function freePort(): Promise<number> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function until(check: () => boolean | Promise<boolean>, what: string, ms: number, failed: () => string | undefined) {
+async function until(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  ms: number,
+  failed: () => string | undefined,
+) {
   const deadline = Date.now() + ms;
   while (!(await Promise.resolve(check()).catch(() => false))) {
     const why = failed();
@@ -139,8 +144,7 @@ export async function startChaosTopology(startMs: number): Promise<Topology> {
   shell.stdout!.on('data', (d: Buffer) => (keep(d), count(d)));
   shell.stderr!.on('data', (d: Buffer) => (keep(d), count(d)));
   const printed = (chars = 6000) => output.join('').slice(-chars);
-  const failed = () =>
-    shell.exitCode ? `the shell exited with ${shell.exitCode}` : FAILED.exec(output.join(''))?.[0];
+  const failed = () => (shell.exitCode ? `the shell exited with ${shell.exitCode}` : FAILED.exec(output.join(''))?.[0]);
 
   const admin = createDb<unknown>({ connectionString: adminUrl, applicationName: 'quarry-chaos', max: 2 });
   const gatewayUrl = `http://127.0.0.1:${ports.gateway.port}`;
@@ -157,6 +161,12 @@ export async function startChaosTopology(startMs: number): Promise<Topology> {
     rmSync(work, { recursive: true, force: true });
   };
 
+  const kill = (service: Service) => {
+    const pid = servicePid(shell.pid!, service);
+    if (pid === undefined) throw new Error(`no ${service} process to kill`);
+    process.kill(pid, 'SIGKILL');
+  };
+
   try {
     const token = /^(qry_[0-9A-Za-z]{43})$/m;
     await until(() => token.test(output.join('')), 'printing a token', startMs, failed);
@@ -167,11 +177,7 @@ export async function startChaosTopology(startMs: number): Promise<Topology> {
       token: token.exec(output.join(''))![1]!,
       ready,
       starts: (service) => started.get(service)!,
-      kill(service) {
-        const pid = servicePid(shell.pid!, service);
-        if (pid === undefined) throw new Error(`no ${service} process to kill`);
-        process.kill(pid, 'SIGKILL');
-      },
+      kill,
       async restartPostgres() {
         await postgres.stop();
         postgres = await startEmbeddedPostgres({ ...pgOptions, port });
@@ -181,7 +187,7 @@ export async function startChaosTopology(startMs: number): Promise<Topology> {
         writeFileSync(hold, '');
         try {
           const before = started.get('indexer')!;
-          this.kill('indexer');
+          kill('indexer');
           // Its advisory lock goes with its connections, which PostgreSQL notices at once on loopback.
           await until(
             () => rewindConsumer(admin, 'indexer').then(() => true),
@@ -190,7 +196,12 @@ export async function startChaosTopology(startMs: number): Promise<Topology> {
             () => undefined,
           );
           rmSync(hold);
-          await until(() => started.get('indexer')! > before, 'the indexer started again', startMs, () => undefined);
+          await until(
+            () => started.get('indexer')! > before,
+            'the indexer started again',
+            startMs,
+            () => undefined,
+          );
         } finally {
           rmSync(hold, { force: true });
         }

@@ -35,9 +35,9 @@ export const SHORT_PROFILE: ChaosProfile = {
   kills: ['artifact-store', 'indexer'],
   restartPostgresAfter: 1,
   writers: 2,
-  warmupMs: 2_000,
-  gapMs: 1_500,
-  cooldownMs: 1_000,
+  warmupMs: 1_000,
+  gapMs: 500,
+  cooldownMs: 500,
 };
 
 export function faultName(fault: Fault): string {

@@ -41,10 +41,7 @@ export interface ChaosVerdict {
   ok: boolean;
 }
 
-export function chaosVerdict(
-  writes: readonly WriteRecord[],
-  observed: ReadonlyMap<string, Observation>,
-): ChaosVerdict {
+export function chaosVerdict(writes: readonly WriteRecord[], observed: ReadonlyMap<string, Observation>): ChaosVerdict {
   const counts: ChaosCounts = {
     acknowledged: 0,
     retried: 0,
