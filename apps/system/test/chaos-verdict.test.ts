@@ -9,6 +9,7 @@ const write = (token: string, over: Partial<WriteRecord> = {}): WriteRecord => (
   token,
   ids: [`id-${token}`],
   attempts: 1,
+  cut: false,
   acknowledged: true,
   deletion: 'none',
   ...over,
@@ -44,7 +45,8 @@ describe('chaos verdict', () => {
     const verdict = chaosVerdict(
       [
         write('a'),
-        write('b', { attempts: 3 }),
+        write('b', { attempts: 3, cut: true }),
+        write('e', { attempts: 2 }),
         write('c', { deletion: 'acknowledged' }),
         write('d', { acknowledged: false, ids: [] }),
       ],
@@ -53,10 +55,20 @@ describe('chaos verdict', () => {
         ['b', { hits: ['id-b'] }],
         ['c', { hits: [], readable: false }],
         ['d', { hits: ['id-x'] }],
+        ['e', { hits: ['id-e'] }],
       ]),
     );
     expect(verdict).toEqual({
-      counts: { acknowledged: 3, retried: 1, unacknowledged: 1, deletions: 1, lost: 0, duplicated: 0, resurrected: 0 },
+      counts: {
+        acknowledged: 4,
+        retried: 2,
+        retriedAfterCut: 1,
+        unacknowledged: 1,
+        deletions: 1,
+        lost: 0,
+        duplicated: 0,
+        resurrected: 0,
+      },
       problems: [],
       ok: true,
     });
@@ -119,7 +131,7 @@ describe('chaos report', () => {
 
   it('prints the counts and each recovery', () => {
     expect(chaosReportLines(report())).toEqual([
-      'load: 30.0 s; acknowledged 1 (retried after a failed call 0), never answered 0, deletions acknowledged 0',
+      'load: 30.0 s; acknowledged 1 (retried after a failed call 0, of them after a cut connection 0), never answered 0, deletions acknowledged 0',
       'SIGKILL indexer: back in 4.0 s, first answer after it at 4.2 s',
       'indexer replayed from the start in 1.5 s',
       'lost 0, duplicated 0, resurrected deletions 0',

@@ -51,7 +51,14 @@ export function startLoad(options: { url: string; token: string; writers: number
   const token = () => `chaos${tag}${(next++).toString(26).replace(/\d/g, (d) => 'qrstuvwxyz'[Number(d)]!)}q`;
 
   function item(planId?: string): Item {
-    const record: WriteRecord = { token: token(), ids: [], attempts: 0, acknowledged: false, deletion: 'none' };
+    const record: WriteRecord = {
+      token: token(),
+      ids: [],
+      attempts: 0,
+      cut: false,
+      acknowledged: false,
+      deletion: 'none',
+    };
     writes.push(record);
     const key = randomUUID();
     const text = `Field note ${record.token}: a moraine survey written under load.`;
@@ -67,10 +74,11 @@ export function startLoad(options: { url: string; token: string; writers: number
   }
 
   /** Calls until answered (or refused for good, or the grace is over). */
-  async function untilAnswered(session: McpSession, name: string, args: Record<string, unknown>, onTry?: () => void) {
+  async function untilAnswered(session: McpSession, name: string, args: Record<string, unknown>, record?: WriteRecord) {
     for (let attempt = 0; ; attempt++) {
-      onTry?.();
+      if (record) record.attempts++;
       const answer: Answer = await session.call(name, args);
+      if (record && !answer.ok && !answer.code) record.cut = true;
       if (answer.ok || (answer.code && (FINAL.has(answer.code) || NOT_FOUND.has(answer.code)))) {
         lastAnswer = Date.now();
         return { answer, attempt };
@@ -87,7 +95,7 @@ export function startLoad(options: { url: string; token: string; writers: number
 
   async function storeOne(session: McpSession, planId?: string): Promise<WriteRecord | undefined> {
     const { record, args } = item(planId);
-    const { answer } = await untilAnswered(session, 'store_research', args, () => record.attempts++);
+    const { answer } = await untilAnswered(session, 'store_research', args, record);
     if (answer.ok) acknowledge(record, answer.data.id as string);
     else if (answer.code) anomalies.push(`store_research ${record.token}: ${answer.code} ${answer.message}`);
     return answer.ok ? record : undefined;
@@ -98,6 +106,7 @@ export function startLoad(options: { url: string; token: string; writers: number
     while (pending.length > 0) {
       for (const { record } of pending) record.attempts++;
       const answer = await session.call('store_research_batch', { artifacts: pending.map((p) => p.args) });
+      if (!answer.ok && !answer.code) for (const { record } of pending) record.cut = true;
       if (answer.ok) {
         lastAnswer = Date.now();
         const results = answer.data.results as { id?: string; errorCode?: string; error?: string }[];

@@ -41,7 +41,7 @@ export function chaosReportLines(report: ChaosReport): string[] {
   const c = report.verdict.counts;
   const unplanned = Object.entries(report.unplannedRestarts).filter(([, n]) => n > 0);
   return [
-    `load: ${seconds(report.loadMs)}; acknowledged ${c.acknowledged} (retried after a failed call ${c.retried}), never answered ${c.unacknowledged}, deletions acknowledged ${c.deletions}`,
+    `load: ${seconds(report.loadMs)}; acknowledged ${c.acknowledged} (retried after a failed call ${c.retried}, of them after a cut connection ${c.retriedAfterCut}), never answered ${c.unacknowledged}, deletions acknowledged ${c.deletions}`,
     ...report.recoveries.map(recoveryLine),
     `indexer replayed from the start in ${seconds(report.replayMs)}`,
     `lost ${c.lost}, duplicated ${c.duplicated}, resurrected deletions ${c.resurrected}`,

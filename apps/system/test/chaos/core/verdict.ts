@@ -8,6 +8,8 @@ export interface WriteRecord {
   ids: string[];
   /** Calls made for it (1 when the first call was answered). */
   attempts: number;
+  /** Whether some call for it got no answer at all (connection refused, reset or cut). */
+  cut: boolean;
   /** Whether some call for it was answered. */
   acknowledged: boolean;
   /** `acknowledged`: a delete_artifact/delete_plan covering it was answered; `unresolved`: tried, never answered. */
@@ -26,6 +28,8 @@ export interface ChaosCounts {
   acknowledged: number;
   /** Acknowledged only after a failed call and a retry with the same key. */
   retried: number;
+  /** Of those, the ones where a call got no answer at all: it may have committed. */
+  retriedAfterCut: number;
   /** Never answered although retried (the load stopped first): each may exist at most once. */
   unacknowledged: number;
   deletions: number;
@@ -45,6 +49,7 @@ export function chaosVerdict(writes: readonly WriteRecord[], observed: ReadonlyM
   const counts: ChaosCounts = {
     acknowledged: 0,
     retried: 0,
+    retriedAfterCut: 0,
     unacknowledged: 0,
     deletions: 0,
     lost: 0,
@@ -59,6 +64,7 @@ export function chaosVerdict(writes: readonly WriteRecord[], observed: ReadonlyM
     if (write.acknowledged) counts.acknowledged++;
     else counts.unacknowledged++;
     if (write.acknowledged && write.attempts > 1) counts.retried++;
+    if (write.acknowledged && write.attempts > 1 && write.cut) counts.retriedAfterCut++;
     if (ids.length > 1) {
       counts.duplicated++;
       problem(`${write.token}: one key answered ${ids.length} ids (${ids.join(', ')})`);
