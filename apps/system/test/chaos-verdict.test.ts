@@ -132,7 +132,7 @@ describe('chaos report', () => {
   it('prints the counts and each recovery', () => {
     expect(chaosReportLines(report())).toEqual([
       'load: 30.0 s; acknowledged 1 (retried after a failed call 0, of them after a cut connection 0), never answered 0, deletions acknowledged 0',
-      'SIGKILL indexer: back in 4.0 s, first answer after it at 4.2 s',
+      'SIGKILL indexer: back in 4.0 s, serving again at 4.2 s',
       'indexer replayed from the start in 1.5 s',
       'lost 0, duplicated 0, resurrected deletions 0',
       'PASS',

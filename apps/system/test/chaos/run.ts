@@ -3,6 +3,8 @@ import { recoveryLine, type ChaosReport, type Recovery } from './core/report.js'
 import { chaosSchedule, faultName, type ChaosProfile, type Fault } from './core/schedule.js';
 import { chaosVerdict } from './core/verdict.js';
 import { startLoad, type Load } from './load.js';
+import { McpSession } from './mcp-session.js';
+import { serviceProbe } from './probes.js';
 import { startChaosTopology, type Topology } from './topology.js';
 import { observe } from './verify.js';
 
@@ -28,7 +30,7 @@ async function waitFor(check: () => boolean | Promise<boolean>, ms: number): Pro
   return true;
 }
 
-async function inflict(topology: Topology, load: Load, fault: Fault): Promise<Recovery> {
+async function inflict(topology: Topology, load: Load, fault: Fault, probe: McpSession): Promise<Recovery> {
   const began = Date.now();
   let back: boolean;
   if (fault.kind === 'kill') {
@@ -40,11 +42,13 @@ async function inflict(topology: Topology, load: Load, fault: Fault): Promise<Re
     back = true;
   }
   const restarted = Date.now();
-  const answered = back && (await waitFor(() => load.lastAnswerAt() > restarted, RECOVER_MS));
+  const serves =
+    (fault.kind === 'kill' && serviceProbe(fault.service, probe)) || (() => load.lastAnswerAt() > restarted);
+  const answered = back && (await waitFor(serves, RECOVER_MS));
   return {
     fault: faultName(fault),
     restartMs: back ? restarted - began : null,
-    recoverMs: answered ? load.lastAnswerAt() - began : null,
+    recoverMs: answered ? Date.now() - began : null,
   };
 }
 
@@ -58,11 +62,12 @@ export async function runChaos(profile: ChaosProfile, log: (line: string) => voi
     const loadBegan = Date.now();
     const load = startLoad({ url: topology.gatewayUrl, token: topology.token, writers: profile.writers });
     const recoveries: Recovery[] = [];
+    const probe = new McpSession(topology.gatewayUrl, topology.token, 'chaos-probe');
     let stopped = false;
     try {
       await sleep(profile.warmupMs);
       for (const fault of chaosSchedule(profile)) {
-        const recovery = await inflict(topology, load, fault);
+        const recovery = await inflict(topology, load, fault, probe);
         recoveries.push(recovery);
         log(recoveryLine(recovery));
         await sleep(profile.gapMs);
@@ -72,6 +77,7 @@ export async function runChaos(profile: ChaosProfile, log: (line: string) => voi
       stopped = true;
     } finally {
       if (!stopped) await load.stop(0);
+      await probe.close();
     }
     const loadMs = Date.now() - loadBegan;
     log(`load stopped: ${load.writes.length} items written; replaying the indexer from the start`);

@@ -6,7 +6,10 @@ export interface Recovery {
   fault: string;
   /** From the fault until the service had started again (PostgreSQL: accepted connections). */
   restartMs: number | null;
-  /** From the fault until a client call was answered after that restart; null: never within the bound. */
+  /**
+   * From the fault until clients were served again after that restart (the load's calls
+   * answered; for search, extraction and the indexer a probe of their own); null: never within the bound.
+   */
   recoverMs: number | null;
 }
 
@@ -34,7 +37,7 @@ export function chaosPassed(report: ChaosReport): boolean {
 const seconds = (ms: number | null) => (ms === null ? 'never' : `${(ms / 1000).toFixed(1)} s`);
 
 export function recoveryLine(r: Recovery): string {
-  return `${r.fault}: back in ${seconds(r.restartMs)}, first answer after it at ${seconds(r.recoverMs)}`;
+  return `${r.fault}: back in ${seconds(r.restartMs)}, serving again at ${seconds(r.recoverMs)}`;
 }
 
 export function chaosReportLines(report: ChaosReport): string[] {
