@@ -28,7 +28,11 @@ export class McpSession {
       return { ok: false, code: error.code ?? 'TOOL_ERROR', message: error.message ?? JSON.stringify(result.content) };
     } catch (error) {
       await this.close();
-      return { ok: false, message: (error as Error).message };
+      const message = (error as Error).message;
+      // Refused before the call was read (HTTP 429): an answer, not a cut connection.
+      return /\b429\b|rate limit/i.test(message)
+        ? { ok: false, code: 'RATE_LIMITED', message }
+        : { ok: false, message };
     }
   }
 

@@ -7,7 +7,8 @@ import { McpSession } from './mcp-session.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function answered(session: McpSession, name: string, args: Record<string, unknown>, deadline: number) {
+async function answered(session: McpSession, name: string, args: Record<string, unknown>, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
   for (;;) {
     const answer = await session.call(name, args);
     if (answer.ok || answer.code === 'ARTIFACT_NOT_FOUND') return answer;
@@ -17,12 +18,12 @@ async function answered(session: McpSession, name: string, args: Record<string, 
 }
 
 export async function observe(
+  /** `timeoutMs`: how long one read may keep failing before the check gives up. */
   options: { url: string; token: string; readers: number; timeoutMs: number },
   writes: readonly WriteRecord[],
 ): Promise<Map<string, Observation>> {
   const observed = new Map<string, Observation>();
   const queue = [...writes];
-  const deadline = Date.now() + options.timeoutMs;
   const reader = async (n: number) => {
     const session = new McpSession(options.url, options.token, `chaos-checker-${n}`);
     try {
@@ -31,12 +32,12 @@ export async function observe(
           session,
           'search_sources',
           { query: write.token, mode: 'keyword', limit: 10 },
-          deadline,
+          options.timeoutMs,
         );
         const hits = found.ok ? (found.data.results as { sourceId: string }[]).map((r) => r.sourceId) : [];
         const seen: Observation = { hits };
         if (write.deletion === 'acknowledged') {
-          const read = await answered(session, 'get_artifact', { id: write.ids[0] }, deadline);
+          const read = await answered(session, 'get_artifact', { id: write.ids[0] }, options.timeoutMs);
           seen.readable = read.ok;
         }
         observed.set(write.token, seen);
