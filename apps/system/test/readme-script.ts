@@ -44,13 +44,18 @@ export function readmeScript(readme: string): ReadmeScript {
  *   sources the same way; `npm run build` is then not needed;
  * - every service listens on the free ports given instead of its defaults (another Quarry, or
  *   another test run, may hold those): PORT and METRICS_PORT are set per service, and the
- *   default gRPC ports written in the commands' addresses are replaced.
+ *   default gRPC ports written in the commands' addresses are replaced;
+ * - with `restartDir`, each service runs as Kubernetes' restartPolicy: Always runs it: when it
+ *   ends other than by a clean stop (exit 0, or 143 on SIGTERM) it is started again, after
+ *   waiting while `<restartDir>/<service>` exists (so a caller can hold it down, e.g. to rewind
+ *   the indexer's position).
  */
 export function runnableScript(
   commands: string,
   ports: Readonly<Record<Service, ServicePorts>>,
   defaults: Readonly<Record<Service, ServicePorts>>,
   loader: string,
+  restartDir?: string,
 ): string {
   let body = commands;
   for (const service of SERVICES) {
@@ -62,6 +67,16 @@ export function runnableScript(
     (s) => `    services/${s}/dist/main.js) port=${ports[s].port ?? ''}; metrics=${ports[s].metricsPort} ;;`,
   ).join('\n');
   const ts = `command node --conditions=quarry-source --import '${loader}'`;
+  const run = restartDir
+    ? `local service="\${main#services/}" rc
+    service="\${service%/src/main.ts}"
+    while :; do
+      while [ -e '${restartDir}'/"$service" ]; do sleep 0.1; done
+      rc=0
+      PORT=$port METRICS_PORT=$metrics ${ts} "$main" "$@" || rc=$?
+      case "$rc" in 0 | 143) return "$rc" ;; esac
+    done`
+    : `PORT=$port METRICS_PORT=$metrics ${ts} "$main" "$@"`;
   return `set -eu
 node() {
   local port="" metrics=""
@@ -71,7 +86,7 @@ ${cases}
   if [[ "$1" == services/*/dist/main.js ]]; then
     local main="\${1%/dist/main.js}/src/main.ts"
     shift
-    PORT=$port METRICS_PORT=$metrics ${ts} "$main" "$@"
+    ${run}
   else
     command node "$@"
   fi
