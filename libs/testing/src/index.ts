@@ -11,7 +11,7 @@ export {
   corruptPdf,
   FIGURE_CAPTION,
   FIGURE_SIZE,
-  figurePixel,
+  figurePng,
   illustratedPdf,
   pagedPdf,
   pageSentence,

@@ -8,7 +8,7 @@ export const pageSentence = (n: number) => `Page ${n} records that harbour ${n} 
 
 /** The known image of `illustratedPdf`: 96 × 64 RGB, red growing to the right, green downwards. */
 export const FIGURE_SIZE = { width: 96, height: 64 } as const;
-export const figurePixel = (x: number, y: number): [number, number, number] => [x * 2, y * 3, 128];
+const figurePixel = (x: number, y: number): [number, number, number] => [x * 2, y * 3, 128];
 
 /** The caption under the figure of `illustratedPdf`. */
 export const FIGURE_CAPTION = 'Figure 3: Tin shipped per harbour, 2020-2025.';
@@ -28,7 +28,8 @@ export interface PagedPdfExtras {
   tablePage?: number;
 }
 
-function knownPng(): Uint8Array {
+/** The known image as PNG (as the converter gives a PDF's figure back: 8-bit RGB, fast-png). */
+export function figurePng(): Uint8Array {
   const { width, height } = FIGURE_SIZE;
   const data = new Uint8Array(width * height * 3);
   for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) data.set(figurePixel(x, y), (y * width + x) * 3);
@@ -64,7 +65,7 @@ export async function pagedPdf(
     page.drawText(`Section ${n}`, { x: 56, y: 780, size: 14, font });
     page.drawText(pageSentence(n), { x: 56, y: 750, size: 11, font });
     if (n === extras.figurePage) {
-      page.drawImage(await doc.embedPng(knownPng()), { x: 56, y: 520, width: 288, height: 192 });
+      page.drawImage(await doc.embedPng(figurePng()), { x: 56, y: 520, width: 288, height: 192 });
       page.drawText(FIGURE_CAPTION, { x: 56, y: 500, size: 9, font });
     }
     if (n === extras.tablePage) drawTable(page, font);

@@ -6,10 +6,12 @@ import * as extractionIdempotency from './artifact/2026_11_25_2100_extraction_re
 import * as announcePlanDeliverables from './artifact/2026_11_26_0100_announce_plan_deliverables.js';
 import * as idempotentWrites from './artifact/2026_11_28_1540_idempotent_writes.js';
 import * as sourceDocuments from './artifact/2026_11_28_1610_source_documents.js';
+import * as documentFigures from './artifact/2026_11_28_2100_document_figures.js';
 
 /**
  * The artifact store owns the `artifact` schema: research artifacts (including subagent
- * reports and source documents, whose original files are in `documents`), research outputs and
+ * reports and source documents, whose original files are in `documents`, their figures in
+ * `document_figures`), research outputs and
  * extraction results. Its content events go to the `events`
  * schema's outbox (`eventsSchemas` from @quarry/events), which must be migrated too.
  */
@@ -24,6 +26,7 @@ export const artifactSchemas: ReadonlyArray<{ schema: string; migrations: Record
       '2026_11_26_0100_announce_plan_deliverables': announcePlanDeliverables,
       '2026_11_28_1540_idempotent_writes': idempotentWrites,
       '2026_11_28_1610_source_documents': sourceDocuments,
+      '2026_11_28_2100_document_figures': documentFigures,
     },
   },
 ];

@@ -17,7 +17,7 @@ import {
 } from "@grpc/grpc-js";
 import { Struct } from "../../../google/protobuf/struct.js";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
-import { EmbeddedResource } from "../../mcp/v1/resource.js";
+import { EmbeddedResource, Image } from "../../mcp/v1/resource.js";
 
 export const protobufPackage = "quarry.artifact.v1";
 
@@ -432,6 +432,55 @@ export interface DocumentUnit {
   end: number;
 }
 
+/** An image embedded in a document (a PDF image, an Office picture), kept with its page and caption. */
+export interface DocumentFigure {
+  /** Its number in the document, from 1 (get its image with figure: number). */
+  number: number;
+  /** The unit (page, slide, sheet, section) it is on. */
+  page: number;
+  /** Its order among the figures of that unit, from 1. */
+  index: number;
+  /** The caption found near it ("Figure 3: …"), if any. */
+  caption?:
+    | string
+    | undefined;
+  /** Its MIME type (image/png for figures of PDFs). */
+  mimeType: string;
+  /** Its width in pixels. */
+  width: number;
+  /** Its height in pixels. */
+  height: number;
+  /** Size of its image in bytes. */
+  sizeBytes: number;
+  /** SHA-256 of its image, hex. */
+  sha256: string;
+  /** Where it is painted on a PDF page: left, bottom, right, top in points (PDFs only). */
+  box: number[];
+}
+
+/**
+ * A table of a document: one its format states (DOCX, HTML, PPTX, XLSX), or one found in a PDF's
+ * text layout (text aligned in rows and columns).
+ */
+export interface DocumentTable {
+  /** Its number in the document, from 1. */
+  number: number;
+  /** The unit (page, slide, sheet, section) it is on. */
+  page: number;
+  /** Its order among the tables of that unit, from 1. */
+  index: number;
+  /** Its caption ("Table 2: …"), if any. */
+  caption?:
+    | string
+    | undefined;
+  /** How many rows it has. */
+  rows: number;
+  /** How many columns it has. */
+  columns: number;
+  /** The table as markdown, its first row the header (for tables on the pages read). */
+  markdown?: string | undefined;
+}
+
 export interface StoreResearchOutputRequest {
   /** The research plan this output delivers. */
   planId: string;
@@ -749,7 +798,11 @@ export interface GetArtifactRequest {
     | string
     | undefined;
   /** True: also return a document's original file. */
-  original?: boolean | undefined;
+  original?:
+    | boolean
+    | undefined;
+  /** A document's figure to return as an image: its number in figures. */
+  figure?: number | undefined;
 }
 
 export interface GetArtifactResponse {
@@ -804,7 +857,21 @@ export interface GetArtifactResponse {
   /** For a source document: the pages (slides, sheets) in contentText, with their spans. */
   units: DocumentUnit[];
   /** A document's original file, when asked for (original: true). */
-  original?: EmbeddedResource | undefined;
+  original?:
+    | EmbeddedResource
+    | undefined;
+  /**
+   * For a source document: its figures on the pages read (all of them when no pages were
+   * asked for); with figure: n, that figure, whose image follows as image content.
+   */
+  figures: DocumentFigure[];
+  /**
+   * For a source document: its tables on the pages read, as markdown (without pages: all of
+   * them, without their markdown; read a table's page to get it).
+   */
+  tables: DocumentTable[];
+  /** The figure asked for (figure: n), returned to the client as image content. */
+  image?: Image | undefined;
 }
 
 export interface GetResearchOutputRequest {
@@ -2529,6 +2596,419 @@ export const DocumentUnit: MessageFns<DocumentUnit> = {
     message.number = object.number ?? 0;
     message.start = object.start ?? 0;
     message.end = object.end ?? 0;
+    return message;
+  },
+};
+
+function createBaseDocumentFigure(): DocumentFigure {
+  return {
+    number: 0,
+    page: 0,
+    index: 0,
+    caption: undefined,
+    mimeType: "",
+    width: 0,
+    height: 0,
+    sizeBytes: 0,
+    sha256: "",
+    box: [],
+  };
+}
+
+export const DocumentFigure: MessageFns<DocumentFigure> = {
+  encode(message: DocumentFigure, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.number !== 0) {
+      writer.uint32(8).uint32(message.number);
+    }
+    if (message.page !== 0) {
+      writer.uint32(16).uint32(message.page);
+    }
+    if (message.index !== 0) {
+      writer.uint32(24).uint32(message.index);
+    }
+    if (message.caption !== undefined) {
+      writer.uint32(34).string(message.caption);
+    }
+    if (message.mimeType !== "") {
+      writer.uint32(42).string(message.mimeType);
+    }
+    if (message.width !== 0) {
+      writer.uint32(48).uint32(message.width);
+    }
+    if (message.height !== 0) {
+      writer.uint32(56).uint32(message.height);
+    }
+    if (message.sizeBytes !== 0) {
+      writer.uint32(64).uint32(message.sizeBytes);
+    }
+    if (message.sha256 !== "") {
+      writer.uint32(74).string(message.sha256);
+    }
+    if (message.box.length !== 0) {
+      writer.uint32(82).fork();
+      for (const v of message.box) {
+        writer.double(v);
+      }
+      writer.join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DocumentFigure {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDocumentFigure();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.number = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.page = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.index = reader.uint32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.caption = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.mimeType = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.width = reader.uint32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.height = reader.uint32();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.sizeBytes = reader.uint32();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.sha256 = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag === 81) {
+              message.box.push(reader.double());
+
+              continue;
+            }
+
+            if (tag === 82) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.box.push(reader.double());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DocumentFigure {
+    return {
+      number: isSet(object.number) ? globalThis.Number(object.number) : 0,
+      page: isSet(object.page) ? globalThis.Number(object.page) : 0,
+      index: isSet(object.index) ? globalThis.Number(object.index) : 0,
+      caption: isSet(object.caption) ? globalThis.String(object.caption) : undefined,
+      mimeType: isSet(object.mimeType)
+        ? globalThis.String(object.mimeType)
+        : isSet(object.mime_type)
+        ? globalThis.String(object.mime_type)
+        : "",
+      width: isSet(object.width) ? globalThis.Number(object.width) : 0,
+      height: isSet(object.height) ? globalThis.Number(object.height) : 0,
+      sizeBytes: isSet(object.sizeBytes)
+        ? globalThis.Number(object.sizeBytes)
+        : isSet(object.size_bytes)
+        ? globalThis.Number(object.size_bytes)
+        : 0,
+      sha256: isSet(object.sha256) ? globalThis.String(object.sha256) : "",
+      box: globalThis.Array.isArray(object?.box)
+        ? object.box.map((e: any) => globalThis.Number(e))
+        : [],
+    };
+  },
+
+  toJSON(message: DocumentFigure): unknown {
+    const obj: any = {};
+    if (message.number !== 0) {
+      obj.number = Math.round(message.number);
+    }
+    if (message.page !== 0) {
+      obj.page = Math.round(message.page);
+    }
+    if (message.index !== 0) {
+      obj.index = Math.round(message.index);
+    }
+    if (message.caption !== undefined) {
+      obj.caption = message.caption;
+    }
+    if (message.mimeType !== "") {
+      obj.mimeType = message.mimeType;
+    }
+    if (message.width !== 0) {
+      obj.width = Math.round(message.width);
+    }
+    if (message.height !== 0) {
+      obj.height = Math.round(message.height);
+    }
+    if (message.sizeBytes !== 0) {
+      obj.sizeBytes = Math.round(message.sizeBytes);
+    }
+    if (message.sha256 !== "") {
+      obj.sha256 = message.sha256;
+    }
+    if (message.box?.length) {
+      obj.box = message.box.map((e) => floatToJson(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DocumentFigure>, I>>(base?: I): DocumentFigure {
+    return DocumentFigure.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DocumentFigure>, I>>(object: I): DocumentFigure {
+    const message = createBaseDocumentFigure();
+    message.number = object.number ?? 0;
+    message.page = object.page ?? 0;
+    message.index = object.index ?? 0;
+    message.caption = object.caption ?? undefined;
+    message.mimeType = object.mimeType ?? "";
+    message.width = object.width ?? 0;
+    message.height = object.height ?? 0;
+    message.sizeBytes = object.sizeBytes ?? 0;
+    message.sha256 = object.sha256 ?? "";
+    message.box = object.box?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseDocumentTable(): DocumentTable {
+  return { number: 0, page: 0, index: 0, caption: undefined, rows: 0, columns: 0, markdown: undefined };
+}
+
+export const DocumentTable: MessageFns<DocumentTable> = {
+  encode(message: DocumentTable, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.number !== 0) {
+      writer.uint32(8).uint32(message.number);
+    }
+    if (message.page !== 0) {
+      writer.uint32(16).uint32(message.page);
+    }
+    if (message.index !== 0) {
+      writer.uint32(24).uint32(message.index);
+    }
+    if (message.caption !== undefined) {
+      writer.uint32(34).string(message.caption);
+    }
+    if (message.rows !== 0) {
+      writer.uint32(40).uint32(message.rows);
+    }
+    if (message.columns !== 0) {
+      writer.uint32(48).uint32(message.columns);
+    }
+    if (message.markdown !== undefined) {
+      writer.uint32(58).string(message.markdown);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DocumentTable {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDocumentTable();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.number = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.page = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.index = reader.uint32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.caption = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.rows = reader.uint32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.columns = reader.uint32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.markdown = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DocumentTable {
+    return {
+      number: isSet(object.number) ? globalThis.Number(object.number) : 0,
+      page: isSet(object.page) ? globalThis.Number(object.page) : 0,
+      index: isSet(object.index) ? globalThis.Number(object.index) : 0,
+      caption: isSet(object.caption) ? globalThis.String(object.caption) : undefined,
+      rows: isSet(object.rows) ? globalThis.Number(object.rows) : 0,
+      columns: isSet(object.columns) ? globalThis.Number(object.columns) : 0,
+      markdown: isSet(object.markdown) ? globalThis.String(object.markdown) : undefined,
+    };
+  },
+
+  toJSON(message: DocumentTable): unknown {
+    const obj: any = {};
+    if (message.number !== 0) {
+      obj.number = Math.round(message.number);
+    }
+    if (message.page !== 0) {
+      obj.page = Math.round(message.page);
+    }
+    if (message.index !== 0) {
+      obj.index = Math.round(message.index);
+    }
+    if (message.caption !== undefined) {
+      obj.caption = message.caption;
+    }
+    if (message.rows !== 0) {
+      obj.rows = Math.round(message.rows);
+    }
+    if (message.columns !== 0) {
+      obj.columns = Math.round(message.columns);
+    }
+    if (message.markdown !== undefined) {
+      obj.markdown = message.markdown;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DocumentTable>, I>>(base?: I): DocumentTable {
+    return DocumentTable.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DocumentTable>, I>>(object: I): DocumentTable {
+    const message = createBaseDocumentTable();
+    message.number = object.number ?? 0;
+    message.page = object.page ?? 0;
+    message.index = object.index ?? 0;
+    message.caption = object.caption ?? undefined;
+    message.rows = object.rows ?? 0;
+    message.columns = object.columns ?? 0;
+    message.markdown = object.markdown ?? undefined;
     return message;
   },
 };
@@ -5526,7 +6006,7 @@ export const TextPage: MessageFns<TextPage> = {
 };
 
 function createBaseGetArtifactRequest(): GetArtifactRequest {
-  return { id: "", cursor: undefined, maxBytes: undefined, pages: undefined, original: undefined };
+  return { id: "", cursor: undefined, maxBytes: undefined, pages: undefined, original: undefined, figure: undefined };
 }
 
 export const GetArtifactRequest: MessageFns<GetArtifactRequest> = {
@@ -5545,6 +6025,9 @@ export const GetArtifactRequest: MessageFns<GetArtifactRequest> = {
     }
     if (message.original !== undefined) {
       writer.uint32(40).bool(message.original);
+    }
+    if (message.figure !== undefined) {
+      writer.uint32(48).uint32(message.figure);
     }
     return writer;
   },
@@ -5602,6 +6085,14 @@ export const GetArtifactRequest: MessageFns<GetArtifactRequest> = {
             message.original = reader.bool();
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.figure = reader.uint32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5625,6 +6116,7 @@ export const GetArtifactRequest: MessageFns<GetArtifactRequest> = {
         : undefined,
       pages: isSet(object.pages) ? globalThis.String(object.pages) : undefined,
       original: isSet(object.original) ? globalThis.Boolean(object.original) : undefined,
+      figure: isSet(object.figure) ? globalThis.Number(object.figure) : undefined,
     };
   },
 
@@ -5645,6 +6137,9 @@ export const GetArtifactRequest: MessageFns<GetArtifactRequest> = {
     if (message.original !== undefined) {
       obj.original = message.original;
     }
+    if (message.figure !== undefined) {
+      obj.figure = Math.round(message.figure);
+    }
     return obj;
   },
 
@@ -5658,6 +6153,7 @@ export const GetArtifactRequest: MessageFns<GetArtifactRequest> = {
     message.maxBytes = object.maxBytes ?? undefined;
     message.pages = object.pages ?? undefined;
     message.original = object.original ?? undefined;
+    message.figure = object.figure ?? undefined;
     return message;
   },
 };
@@ -5682,6 +6178,9 @@ function createBaseGetArtifactResponse(): GetArtifactResponse {
     document: undefined,
     units: [],
     original: undefined,
+    figures: [],
+    tables: [],
+    image: undefined,
   };
 }
 
@@ -5740,6 +6239,15 @@ export const GetArtifactResponse: MessageFns<GetArtifactResponse> = {
     }
     if (message.original !== undefined) {
       EmbeddedResource.encode(message.original, writer.uint32(146).fork()).join();
+    }
+    for (const v of message.figures) {
+      DocumentFigure.encode(v!, writer.uint32(154).fork()).join();
+    }
+    for (const v of message.tables) {
+      DocumentTable.encode(v!, writer.uint32(162).fork()).join();
+    }
+    if (message.image !== undefined) {
+      Image.encode(message.image, writer.uint32(170).fork()).join();
     }
     return writer;
   },
@@ -5901,6 +6409,30 @@ export const GetArtifactResponse: MessageFns<GetArtifactResponse> = {
             message.original = EmbeddedResource.decode(reader, reader.uint32());
             continue;
           }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.figures.push(DocumentFigure.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.tables.push(DocumentTable.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.image = Image.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5965,6 +6497,13 @@ export const GetArtifactResponse: MessageFns<GetArtifactResponse> = {
         ? object.units.map((e: any) => DocumentUnit.fromJSON(e))
         : [],
       original: isSet(object.original) ? EmbeddedResource.fromJSON(object.original) : undefined,
+      figures: globalThis.Array.isArray(object?.figures)
+        ? object.figures.map((e: any) => DocumentFigure.fromJSON(e))
+        : [],
+      tables: globalThis.Array.isArray(object?.tables)
+        ? object.tables.map((e: any) => DocumentTable.fromJSON(e))
+        : [],
+      image: isSet(object.image) ? Image.fromJSON(object.image) : undefined,
     };
   },
 
@@ -6024,6 +6563,15 @@ export const GetArtifactResponse: MessageFns<GetArtifactResponse> = {
     if (message.original !== undefined) {
       obj.original = EmbeddedResource.toJSON(message.original);
     }
+    if (message.figures?.length) {
+      obj.figures = message.figures.map((e) => DocumentFigure.toJSON(e));
+    }
+    if (message.tables?.length) {
+      obj.tables = message.tables.map((e) => DocumentTable.toJSON(e));
+    }
+    if (message.image !== undefined) {
+      obj.image = Image.toJSON(message.image);
+    }
     return obj;
   },
 
@@ -6054,6 +6602,9 @@ export const GetArtifactResponse: MessageFns<GetArtifactResponse> = {
     message.original = (object.original !== undefined && object.original !== null)
       ? EmbeddedResource.fromPartial(object.original)
       : undefined;
+    message.figures = object.figures?.map((e) => DocumentFigure.fromPartial(e)) || [];
+    message.tables = object.tables?.map((e) => DocumentTable.fromPartial(e)) || [];
+    message.image = (object.image !== undefined && object.image !== null) ? Image.fromPartial(object.image) : undefined;
     return message;
   },
 };
@@ -8912,6 +9463,7 @@ export const ArtifactServiceService = {
   /**
    * Read a research artifact back: content object, contentText (long text in pages: call again
    * with page.nextCursor), tags, plan, step. Content over maxBytes is left out (contentOmitted).
+   * Documents: also the figures and tables of the pages read.
    */
   getArtifact: {
     path: "/quarry.artifact.v1.ArtifactService/GetArtifact" as const,
@@ -9176,6 +9728,7 @@ export interface ArtifactServiceServer extends UntypedServiceImplementation {
   /**
    * Read a research artifact back: content object, contentText (long text in pages: call again
    * with page.nextCursor), tags, plan, step. Content over maxBytes is left out (contentOmitted).
+   * Documents: also the figures and tables of the pages read.
    */
   getArtifact: handleUnaryCall<GetArtifactRequest, GetArtifactResponse>;
   /**
@@ -9358,6 +9911,7 @@ export interface ArtifactServiceClient extends Client {
   /**
    * Read a research artifact back: content object, contentText (long text in pages: call again
    * with page.nextCursor), tags, plan, step. Content over maxBytes is left out (contentOmitted).
+   * Documents: also the figures and tables of the pages read.
    */
   getArtifact(
     request: GetArtifactRequest,
