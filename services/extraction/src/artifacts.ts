@@ -6,6 +6,7 @@ import {
   type Identity,
   type ServiceTarget,
 } from '@quarry/grpc';
+import type { PageSpan } from './core/source-pages.js';
 
 /**
  * What extraction needs from the artifact store, which owns research artifacts and extraction
@@ -15,7 +16,8 @@ import {
  * is the plan engine's PLAN_NOT_FOUND / STEP_NOT_FOUND; those errors arrive as QuarryErrors.
  */
 export interface ArtifactPort {
-  loadText(ctx: CallContext, artifactId: string): Promise<{ text: string; title: string; planId?: string }>;
+  /** Its text, and for a document with pages (slides, sheets) each one's span in that text. */
+  loadText(ctx: CallContext, artifactId: string): Promise<LoadedText>;
   /** The stored result's id; `replayed` (with the first data) when its idempotency key was used before. */
   storeResult(
     ctx: CallContext,
@@ -24,6 +26,13 @@ export interface ArtifactPort {
   /** Rejects (PLAN_NOT_FOUND / STEP_NOT_FOUND) when storeResult would refuse this plan and step. */
   checkTarget(ctx: CallContext, planId: string, stepId?: string): Promise<void>;
   close(): void;
+}
+
+export interface LoadedText {
+  text: string;
+  title: string;
+  planId?: string;
+  pages?: PageSpan[];
 }
 
 const SERVICE_NAME = 'extraction';
@@ -46,7 +55,12 @@ export function createArtifactsClient(options: { address: ServiceTarget; identit
   return {
     async loadText(ctx, artifactId) {
       const found = await client.call('getArtifactText', { artifactId }, callOptions(ctx));
-      return { text: found.text, title: found.title, ...(found.planId ? { planId: found.planId } : {}) };
+      return {
+        text: found.text,
+        title: found.title,
+        ...(found.planId ? { planId: found.planId } : {}),
+        ...(found.units.length > 0 ? { pages: found.units } : {}),
+      };
     },
     async storeResult(ctx, request) {
       return client.call('storeExtractionResult', request, callOptions(ctx));

@@ -724,6 +724,12 @@ export const toolDefinitions: readonly ToolDefinition[] = [
               "confidence": {
                 "type": "number",
                 "description": "Confidence in the value, 0–1."
+              },
+              "page": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 4294967295,
+                "description": "The page (slide, sheet) of the source document the value was found on, when it has pages."
               }
             },
             "required": [
@@ -1430,6 +1436,12 @@ export const toolDefinitions: readonly ToolDefinition[] = [
               "confidence": {
                 "type": "number",
                 "description": "Confidence in the value, 0–1."
+              },
+              "page": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 4294967295,
+                "description": "The page (slide, sheet) of the source document the value was found on, when it has pages."
               }
             },
             "required": [
@@ -1675,6 +1687,12 @@ export const toolDefinitions: readonly ToolDefinition[] = [
               "confidence": {
                 "type": "number",
                 "description": "Confidence in the value, 0–1."
+              },
+              "page": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 4294967295,
+                "description": "The page (slide, sheet) of the source document the value was found on, when it has pages."
               }
             },
             "required": [
@@ -5217,6 +5235,12 @@ export const toolDefinitions: readonly ToolDefinition[] = [
               "confidence": {
                 "type": "number",
                 "description": "Confidence in the value, 0–1."
+              },
+              "page": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 4294967295,
+                "description": "The page (slide, sheet) of the source document the value was found on, when it has pages."
               }
             },
             "required": [

@@ -595,7 +595,11 @@ export interface GetArtifactTextResponse {
   /** Its contentText, or the text values of its content, one per line, when it has none. */
   text: string;
   /** The plan the artifact belongs to, if any. */
-  planId?: string | undefined;
+  planId?:
+    | string
+    | undefined;
+  /** For a source document with pages (slides, sheets): each one's span in text. */
+  units: DocumentUnit[];
 }
 
 /** One extracted value: where it was found and how confident Quarry is in it. */
@@ -614,6 +618,8 @@ export interface ExtractedField {
     | undefined;
   /** Confidence in the value, 0–1. */
   confidence: number;
+  /** The page (slide, sheet) of the source document the value was found on, when it has pages. */
+  page?: number | undefined;
 }
 
 export interface StoreExtractionResultRequest {
@@ -3992,7 +3998,7 @@ export const GetArtifactTextRequest: MessageFns<GetArtifactTextRequest> = {
 };
 
 function createBaseGetArtifactTextResponse(): GetArtifactTextResponse {
-  return { artifactId: "", title: "", text: "", planId: undefined };
+  return { artifactId: "", title: "", text: "", planId: undefined, units: [] };
 }
 
 export const GetArtifactTextResponse: MessageFns<GetArtifactTextResponse> = {
@@ -4008,6 +4014,9 @@ export const GetArtifactTextResponse: MessageFns<GetArtifactTextResponse> = {
     }
     if (message.planId !== undefined) {
       writer.uint32(34).string(message.planId);
+    }
+    for (const v of message.units) {
+      DocumentUnit.encode(v!, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -4057,6 +4066,14 @@ export const GetArtifactTextResponse: MessageFns<GetArtifactTextResponse> = {
             message.planId = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.units.push(DocumentUnit.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4083,6 +4100,7 @@ export const GetArtifactTextResponse: MessageFns<GetArtifactTextResponse> = {
         : isSet(object.plan_id)
         ? globalThis.String(object.plan_id)
         : undefined,
+      units: globalThis.Array.isArray(object?.units) ? object.units.map((e: any) => DocumentUnit.fromJSON(e)) : [],
     };
   },
 
@@ -4100,6 +4118,9 @@ export const GetArtifactTextResponse: MessageFns<GetArtifactTextResponse> = {
     if (message.planId !== undefined) {
       obj.planId = message.planId;
     }
+    if (message.units?.length) {
+      obj.units = message.units.map((e) => DocumentUnit.toJSON(e));
+    }
     return obj;
   },
 
@@ -4112,12 +4133,13 @@ export const GetArtifactTextResponse: MessageFns<GetArtifactTextResponse> = {
     message.title = object.title ?? "";
     message.text = object.text ?? "";
     message.planId = object.planId ?? undefined;
+    message.units = object.units?.map((e) => DocumentUnit.fromPartial(e)) || [];
     return message;
   },
 };
 
 function createBaseExtractedField(): ExtractedField {
-  return { path: "", grounding: 0, spanStart: undefined, spanEnd: undefined, confidence: 0 };
+  return { path: "", grounding: 0, spanStart: undefined, spanEnd: undefined, confidence: 0, page: undefined };
 }
 
 export const ExtractedField: MessageFns<ExtractedField> = {
@@ -4136,6 +4158,9 @@ export const ExtractedField: MessageFns<ExtractedField> = {
     }
     if (message.confidence !== 0) {
       writer.uint32(41).double(message.confidence);
+    }
+    if (message.page !== undefined) {
+      writer.uint32(48).uint32(message.page);
     }
     return writer;
   },
@@ -4193,6 +4218,14 @@ export const ExtractedField: MessageFns<ExtractedField> = {
             message.confidence = reader.double();
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.page = reader.uint32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4220,6 +4253,7 @@ export const ExtractedField: MessageFns<ExtractedField> = {
         ? globalThis.Number(object.span_end)
         : undefined,
       confidence: isSet(object.confidence) ? globalThis.Number(object.confidence) : 0,
+      page: isSet(object.page) ? globalThis.Number(object.page) : undefined,
     };
   },
 
@@ -4240,6 +4274,9 @@ export const ExtractedField: MessageFns<ExtractedField> = {
     if (message.confidence !== 0) {
       obj.confidence = floatToJson(message.confidence);
     }
+    if (message.page !== undefined) {
+      obj.page = Math.round(message.page);
+    }
     return obj;
   },
 
@@ -4253,6 +4290,7 @@ export const ExtractedField: MessageFns<ExtractedField> = {
     message.spanStart = object.spanStart ?? undefined;
     message.spanEnd = object.spanEnd ?? undefined;
     message.confidence = object.confidence ?? 0;
+    message.page = object.page ?? undefined;
     return message;
   },
 };
