@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/client';
+import { createOAuthAdmin, type IdentityDatabase } from '@quarry/gateway';
 import { FIGURE_CAPTION, figurePng, illustratedPdf, TABLE_CAPTION } from '@quarry/testing';
+import type { Kysely } from 'kysely';
+import { freePort } from './free-port.js';
 import { startTestGateway } from './harness.js';
 import { connectClient } from './official-client.js';
 import { expectToolError, toolsOf, type CallTool } from './tool-answers.js';
@@ -9,7 +12,8 @@ import { expectToolError, toolsOf, type CallTool } from './tool-answers.js';
 // A document's figures and tables end to end, through the official MCP client: the generated
 // 50-page PDF's figure on page 12 comes back as image content (the known image, byte for byte)
 // beside the JSON text with its caption and page; the table on page 20 as markdown with its
-// page; another org's document answers a figure as a missing one does.
+// page; another org's document answers a figure as a missing one does. In the web app, a search
+// hit shows the page it is on and opens that page of the document, with its figures and tables.
 
 let gateway: Awaited<ReturnType<typeof startTestGateway>>;
 let clientA: Client;
@@ -17,9 +21,12 @@ let clientB: Client;
 let a: { call: CallTool; ok: CallTool };
 let b: { call: CallTool; ok: CallTool };
 let documentId = '';
+const PASSWORD = 'correct horse battery staple';
 
 beforeAll(async () => {
-  gateway = await startTestGateway();
+  const port = await freePort();
+  gateway = await startTestGateway({ PORT: String(port), QUARRY_PUBLIC_URL: `http://127.0.0.1:${port}` });
+  await createOAuthAdmin(gateway.database.admin as Kysely<IdentityDatabase>).setPassword('ada@acme.test', PASSWORD);
   clientA = await connectClient(gateway.url, gateway.token, 'modern');
   await gateway.admin.createOrg({ slug: 'rival', name: 'Rival Labs' });
   await gateway.admin.addUser({ email: 'eve@rival.test', orgSlug: 'rival', name: 'Eve' });
@@ -77,5 +84,48 @@ describe('a PDF’s figures and tables through get_artifact', () => {
         missing.data.error.message.replaceAll(missingId, 'ID'),
       );
     }
+  });
+});
+
+/** A browser session's cookie, after the app's sign-in. */
+async function signIn(): Promise<string> {
+  const form = await fetch(`${gateway.base}/app/sign-in`);
+  const nonce = form.headers.getSetCookie()[0]!.split(';')[0]!;
+  const csrf = /name="csrf" value="([^"]+)"/.exec(await form.text())![1]!;
+  const answer = await fetch(`${gateway.base}/app/sign-in`, {
+    method: 'POST',
+    headers: { cookie: nonce, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ csrf, email: 'ada@acme.test', password: PASSWORD }),
+    redirect: 'manual',
+  });
+  return answer.headers.getSetCookie()[0]!.split(';')[0]!;
+}
+
+describe('pages of a document in the web app', () => {
+  it('shows the page a search hit is on, and opens that page with its number, figures and tables', async () => {
+    const cookie = await signIn();
+    const get = async (path: string) => {
+      const response = await fetch(`${gateway.base}${path}`, { headers: { cookie } });
+      return { status: response.status, body: await response.text() };
+    };
+    const query = encodeURIComponent('harbour 12 shipped 132 crates of tin');
+    let results = await get(`/app/search?q=${query}`);
+    for (let tries = 0; tries < 150 && !results.body.includes(documentId); tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      results = await get(`/app/search?q=${query}`);
+    }
+    expect(results.body).toContain('<span class="q-page">page 12</span>');
+    expect(results.body).toContain(`href="/app/artifacts/${documentId}?page=12"`);
+
+    const page12 = await get(`/app/artifacts/${documentId}?page=12`);
+    expect(page12.status).toBe(200);
+    expect(page12.body).toContain('Page 12 of 50');
+    expect(page12.body).toContain('illustrated.pdf (50 pages)');
+    expect(page12.body).toContain(`<li>${FIGURE_CAPTION} <span class="muted">(96 × 64 px)</span></li>`);
+    expect(page12.body).toContain(`href="/app/artifacts/${documentId}?page=13"`);
+    const page20 = await get(`/app/artifacts/${documentId}?page=20`);
+    expect(page20.body).toContain(`<figcaption>${TABLE_CAPTION}</figcaption>`);
+    expect(page20.body).toMatch(/<table>[\s\S]*<th>Harbour<\/th>[\s\S]*<td>2.25<\/td>/);
+    expect((await get(`/app/artifacts/${documentId}?page=51`)).status).toBe(404);
   });
 });
