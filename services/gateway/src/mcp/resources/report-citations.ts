@@ -1,5 +1,3 @@
-import type { ReportStep } from './plan-report.js';
-
 /** A source a step's result cites by its address: the artifact, the page when the address names one, the steps citing it. */
 export interface CitedSource {
   address: string;
@@ -20,11 +18,18 @@ function stringsOf(value: unknown, out: string[] = []): string[] {
   return out;
 }
 
+/** What of a step citations are read from (the report's step). */
+interface CitingStep {
+  stepOrder: number;
+  result?: unknown;
+  resultSummary?: string;
+}
+
 /**
  * The sources the steps' results cite by address (quarry://artifacts/{id}, with #page=N where the
  * cited hit was on a page), each once, in the order the steps cite them. Pure.
  */
-export function citedSources(steps: readonly ReportStep[]): CitedSource[] {
+export function citedSources(steps: readonly CitingStep[]): CitedSource[] {
   const cited = new Map<string, CitedSource>();
   for (const step of [...steps].sort((a, b) => a.stepOrder - b.stepOrder)) {
     for (const text of stringsOf([step.result, step.resultSummary])) {
