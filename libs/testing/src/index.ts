@@ -17,6 +17,5 @@ export {
   pageSentence,
   passwordProtectedPdf,
   TABLE_CAPTION,
-  TABLE_ROWS,
 } from './pdfs.js';
 export { serviceTransportEnv } from './service-transport.js';

@@ -15,7 +15,7 @@ export const FIGURE_CAPTION = 'Figure 3: Tin shipped per harbour, 2020-2025.';
 
 /** The table of `illustratedPdf` (header first), with its caption above it. */
 export const TABLE_CAPTION = 'Table 2: Crates and tin by harbour';
-export const TABLE_ROWS = [
+const TABLE_ROWS = [
   ['Harbour', 'Crates', 'Tin (t)'],
   ['North', '120', '3.5'],
   ['South', '95', '2.25'],
@@ -46,7 +46,7 @@ function drawTable(page: PDFPage, font: PDFFont) {
 
 /**
  * An A4 PDF of `pages` pages (Helvetica): a heading and `pageSentence(n)` on each page n, and
- * where `extras` say, the known figure with `FIGURE_CAPTION` under it and the table of `TABLE_ROWS`.
+ * where `extras` say, the known figure with `FIGURE_CAPTION` under it and a 4 × 3 table under `TABLE_CAPTION`.
  */
 export async function pagedPdf(
   pages: number,

@@ -32,7 +32,7 @@ function expandBits({ width, height, data }: RawImage): Uint8Array {
  * The image scaled down (each output pixel the mean of the source pixels it covers) so that its
  * longer side is `maxSide`; an image within it is returned as it is.
  */
-export function fitWithin(image: Pixels, maxSide: number): Pixels {
+function fitWithin(image: Pixels, maxSide: number): Pixels {
   const { width, height, channels, data } = image;
   const scale = maxSide / Math.max(width, height);
   if (scale >= 1) return image;

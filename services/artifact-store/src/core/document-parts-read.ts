@@ -12,18 +12,18 @@ import { tableMarkdown } from './table-markdown.js';
  */
 
 /** Without pages, this many figures and tables are listed (a long report can hold hundreds). */
-export const LISTED_WITHOUT_PAGES = 50;
+const LISTED_WITHOUT_PAGES = 50;
 /**
  * The largest image returned as image content. Figures of PDFs are scaled to at most 2,048 px a
  * side when stored; an Office picture is kept as its own bytes and can be larger. 5 MiB is the
  * largest image the common model APIs accept.
  */
-export const FIGURE_IMAGE_MAX_BYTES = 5 * 1024 * 1024;
+const FIGURE_IMAGE_MAX_BYTES = 5 * 1024 * 1024;
 
 type Range = { from: number; to: number } | undefined;
 const within = (range: Range, unit: number) => !range || (unit >= range.from && unit <= range.to);
 
-export function figureOf(f: FigureInfo): artifactV1.DocumentFigure {
+function figureOf(f: FigureInfo): artifactV1.DocumentFigure {
   return {
     number: f.number,
     page: f.unit,
