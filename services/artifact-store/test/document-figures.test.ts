@@ -26,7 +26,8 @@ beforeAll(async () => {
   store = await startTestStore();
   id = (await store.client.call('importDocument', { data: await illustratedPdf(), fileName: 'report.pdf' }, as(org)))
     .id;
-});
+  // Converting 50 pages in a fresh worker takes seconds on a loaded machine.
+}, 120_000);
 afterAll(async () => {
   await store?.close();
 });

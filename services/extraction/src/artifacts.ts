@@ -59,7 +59,7 @@ export function createArtifactsClient(options: { address: ServiceTarget; identit
         text: found.text,
         title: found.title,
         ...(found.planId ? { planId: found.planId } : {}),
-        ...(found.units.length > 0 ? { pages: found.units } : {}),
+        ...(found.pages?.units.length ? { pages: found.pages.units } : {}),
       };
     },
     async storeResult(ctx, request) {

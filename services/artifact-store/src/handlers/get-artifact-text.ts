@@ -34,6 +34,6 @@ export async function getArtifactText(
     title: row.title,
     text: artifactText(row.content_text, row.content),
     planId: row.plan_id ?? undefined,
-    units: paged ? document.units.map(([number, start, end]) => ({ number, start, end })) : [],
+    pages: paged ? { units: document.units.map(([number, start, end]) => ({ number, start, end })) } : undefined,
   };
 }

@@ -599,6 +599,12 @@ export interface GetArtifactTextResponse {
     | string
     | undefined;
   /** For a source document with pages (slides, sheets): each one's span in text. */
+  pages?: DocumentPages | undefined;
+}
+
+/** The pages (slides, sheets) of a document's text. */
+export interface DocumentPages {
+  /** Each one's number and span. */
   units: DocumentUnit[];
 }
 
@@ -3998,7 +4004,7 @@ export const GetArtifactTextRequest: MessageFns<GetArtifactTextRequest> = {
 };
 
 function createBaseGetArtifactTextResponse(): GetArtifactTextResponse {
-  return { artifactId: "", title: "", text: "", planId: undefined, units: [] };
+  return { artifactId: "", title: "", text: "", planId: undefined, pages: undefined };
 }
 
 export const GetArtifactTextResponse: MessageFns<GetArtifactTextResponse> = {
@@ -4015,8 +4021,8 @@ export const GetArtifactTextResponse: MessageFns<GetArtifactTextResponse> = {
     if (message.planId !== undefined) {
       writer.uint32(34).string(message.planId);
     }
-    for (const v of message.units) {
-      DocumentUnit.encode(v!, writer.uint32(42).fork()).join();
+    if (message.pages !== undefined) {
+      DocumentPages.encode(message.pages, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -4071,7 +4077,7 @@ export const GetArtifactTextResponse: MessageFns<GetArtifactTextResponse> = {
               break;
             }
 
-            message.units.push(DocumentUnit.decode(reader, reader.uint32()));
+            message.pages = DocumentPages.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -4100,7 +4106,7 @@ export const GetArtifactTextResponse: MessageFns<GetArtifactTextResponse> = {
         : isSet(object.plan_id)
         ? globalThis.String(object.plan_id)
         : undefined,
-      units: globalThis.Array.isArray(object?.units) ? object.units.map((e: any) => DocumentUnit.fromJSON(e)) : [],
+      pages: isSet(object.pages) ? DocumentPages.fromJSON(object.pages) : undefined,
     };
   },
 
@@ -4118,8 +4124,8 @@ export const GetArtifactTextResponse: MessageFns<GetArtifactTextResponse> = {
     if (message.planId !== undefined) {
       obj.planId = message.planId;
     }
-    if (message.units?.length) {
-      obj.units = message.units.map((e) => DocumentUnit.toJSON(e));
+    if (message.pages !== undefined) {
+      obj.pages = DocumentPages.toJSON(message.pages);
     }
     return obj;
   },
@@ -4133,6 +4139,77 @@ export const GetArtifactTextResponse: MessageFns<GetArtifactTextResponse> = {
     message.title = object.title ?? "";
     message.text = object.text ?? "";
     message.planId = object.planId ?? undefined;
+    message.pages = (object.pages !== undefined && object.pages !== null)
+      ? DocumentPages.fromPartial(object.pages)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseDocumentPages(): DocumentPages {
+  return { units: [] };
+}
+
+export const DocumentPages: MessageFns<DocumentPages> = {
+  encode(message: DocumentPages, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.units) {
+      DocumentUnit.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DocumentPages {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDocumentPages();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.units.push(DocumentUnit.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DocumentPages {
+    return {
+      units: globalThis.Array.isArray(object?.units) ? object.units.map((e: any) => DocumentUnit.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: DocumentPages): unknown {
+    const obj: any = {};
+    if (message.units?.length) {
+      obj.units = message.units.map((e) => DocumentUnit.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DocumentPages>, I>>(base?: I): DocumentPages {
+    return DocumentPages.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DocumentPages>, I>>(object: I): DocumentPages {
+    const message = createBaseDocumentPages();
     message.units = object.units?.map((e) => DocumentUnit.fromPartial(e)) || [];
     return message;
   },
