@@ -112,13 +112,8 @@ export async function startSystemOn(on: {
   return running;
 }
 
-/** One tool call with the official MCP client; the structured result (throws on a tool error). */
-export async function callTool<T = Record<string, unknown>>(
-  url: string,
-  token: string,
-  name: string,
-  args: Record<string, unknown> = {},
-): Promise<T> {
+/** One tool call with the official MCP client: its whole result (content items too); a tool error throws. */
+export async function toolResult(url: string, token: string, name: string, args: Record<string, unknown> = {}) {
   const client = new Client(
     { name: 'cli-test', version: '1' },
     { versionNegotiation: { mode: { pin: '2026-07-28' } } },
@@ -127,10 +122,20 @@ export async function callTool<T = Record<string, unknown>>(
   try {
     const result = await client.callTool({ name, arguments: args });
     if (result.isError) throw new Error(`${name}: ${JSON.stringify(result.content)}`);
-    return result.structuredContent as T;
+    return result;
   } finally {
     await client.close();
   }
+}
+
+/** One tool call with the official MCP client; the structured result (throws on a tool error). */
+export async function callTool<T = Record<string, unknown>>(
+  url: string,
+  token: string,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<T> {
+  return (await toolResult(url, token, name, args)).structuredContent as T;
 }
 
 export interface Hit {

@@ -18,6 +18,8 @@ export interface ConversionLimits {
   maxImagePixels: number;
   /** Most figures kept from one document; the rest are skipped with a warning. */
   maxFigures: number;
+  /** Longest side of a PDF figure as kept, in pixels; a larger image is scaled down to it. */
+  maxFigureSide: number;
 }
 
 export const DEFAULT_CONVERSION_LIMITS: Readonly<ConversionLimits> = Object.freeze({
@@ -29,6 +31,7 @@ export const DEFAULT_CONVERSION_LIMITS: Readonly<ConversionLimits> = Object.free
   maxCompressionRatio: 200,
   maxImagePixels: 25_000_000,
   maxFigures: 500,
+  maxFigureSide: 2_048,
 });
 
 /** The defaults with `overrides` applied; a limit that is not a positive number fails at once. */

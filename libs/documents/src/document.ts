@@ -20,7 +20,18 @@ export interface DocumentUnit {
   end: number;
 }
 
-/** An embedded image, with the unit it sits on and the caption found near it. */
+/** Where something lies on a PDF page, in PDF points from the page's bottom left corner. */
+export interface DocumentBox {
+  left: number;
+  bottom: number;
+  right: number;
+  top: number;
+}
+
+/**
+ * An embedded image, with the unit it sits on and the caption found near it. `width` and
+ * `height` are those of `bytes` (a PDF image larger than `maxFigureSide` is scaled down).
+ */
 export interface DocumentFigure {
   unit: number;
   caption?: string;
@@ -28,13 +39,20 @@ export interface DocumentFigure {
   bytes: Uint8Array;
   width: number;
   height: number;
+  /** Where it is painted (PDF only). */
+  box?: DocumentBox;
 }
 
-/** A table the format states as one (a DOCX or HTML table, a sheet), as rows of cell text. */
+/**
+ * A table as rows of cell text: one the format states (a DOCX or HTML table, a sheet), or one
+ * detected in a PDF's text layout (text aligned in rows and columns).
+ */
 export interface DocumentTable {
   unit: number;
   caption?: string;
   rows: string[][];
+  /** Where it lies (PDF only). */
+  box?: DocumentBox;
 }
 
 export interface ConvertedDocument {

@@ -6,6 +6,7 @@ export { DEFAULT_CONVERSION_LIMITS, type ConversionLimits } from './conversion-l
 export { DocumentError, type DocumentErrorCode } from './document-error.js';
 export type {
   ConvertedDocument,
+  DocumentBox,
   DocumentFigure,
   DocumentFormat,
   DocumentInput,

@@ -21,6 +21,8 @@ export interface SearchHit {
   snippet?: string;
   /** What kind of stored item it is: artifact, deliverable or extraction. */
   source?: string;
+  /** The page (slide, sheet) of a document the match is on. */
+  page?: number;
   href?: string;
   createdAt?: string;
   tags: string[];
@@ -58,6 +60,7 @@ export interface SearchSourcesResult {
     semanticRank?: number;
     textSnippet: string;
     url: string;
+    page?: number;
     planId?: string;
     createdAt?: string;
     tags: string[];
@@ -91,12 +94,15 @@ export function searchViewFrom(result: SearchSourcesResult | SearchResult, links
           : source === 'deliverable'
             ? links.output?.(hit.id)
             : undefined;
+      // A hit on a document's page opens that page of the artifact's page (its url already names it).
+      const href = permalink && hit.page !== undefined ? `${permalink}?page=${hit.page}` : (permalink ?? hit.url);
       return {
         id: hit.id,
         title: hit.title,
         snippet: hit.textSnippet,
         source,
-        href: permalink ?? hit.url,
+        ...(hit.page !== undefined ? { page: hit.page } : {}),
+        href,
         createdAt: hit.createdAt,
         tags: hit.tags,
         legs: {

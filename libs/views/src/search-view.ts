@@ -5,7 +5,7 @@ const SNIPPET_CHARS = 500;
 
 /**
  * The search-results view as an HTML fragment: each hit's title (linked when its address is a
- * web or same-origin one), source, snippet, tags, and how each leg of the hybrid search ranked
+ * web or same-origin one), source, the page of a document it is on, snippet, tags, and how each leg of the hybrid search ranked
  * it. Stored text is escaped (html.ts): a snippet is plain text, never markup.
  */
 export function renderSearchView(view: SearchView): string {
@@ -30,6 +30,7 @@ export function renderSearchView(view: SearchView): string {
 function hitItem(hit: SearchHit): string {
   const facts = [
     hit.source ? `<span class="q-type">${text(hit.source)}</span>` : '',
+    hit.page !== undefined ? `<span class="q-page">page ${hit.page}</span>` : '',
     hit.createdAt ? `<span class="q-muted">${time(hit.createdAt)}</span>` : '',
     ...hit.tags.map((tag) => `<span class="q-tag">${text(tag)}</span>`),
   ].filter(Boolean);

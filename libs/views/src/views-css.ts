@@ -18,7 +18,7 @@ export const VIEWS_CSS = `
 .q-steps,.q-hits{padding-left:1.5rem}
 .q-step,.q-hit{margin:0 0 .75rem}
 .q-step p,.q-hit p{margin:.15rem 0}
-.q-type,.q-tag{font-size:.85em;border:1px solid #d0d7de;border-radius:.3rem;padding:0 .3rem}
+.q-type,.q-tag,.q-page{font-size:.85em;border:1px solid #d0d7de;border-radius:.3rem;padding:0 .3rem}
 .q-failure{color:#a40e26}
 .q-pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f8fa;padding:.5rem;border-radius:.3rem;max-height:20rem;overflow:auto}
 .q-legs{font-size:.85em;color:var(--color-text-secondary,#57606a)}

@@ -23,6 +23,19 @@ describe('the search-results view', () => {
     ]);
   });
 
+  it("shows the page of a document a hit is on, and links it to that page of the artifact's page", () => {
+    const paged = {
+      ...searchSources,
+      results: [{ ...searchSources.results[0]!, page: 37, url: 'quarry://artifacts/a1#page=37' }],
+    };
+    const html = renderSearchView(searchViewFrom(paged, { artifact: (id) => `/app/artifacts/${id}` }));
+    expect(html.replace(/<[^>]+>/g, ' ')).toContain('page 37');
+    expect(elementsOf(html).flatMap((e) => (e.attribs.href ? [e.attribs.href] : []))).toEqual([
+      '/app/artifacts/a1?page=37',
+    ]);
+    expect(renderSearchView(searchViewFrom(searchSources))).not.toContain('q-page');
+  });
+
   it('renders hostile titles, snippets, tags and queries as text', () => {
     const html = renderSearchView(searchViewFrom(searchSources));
     expectInert(html);

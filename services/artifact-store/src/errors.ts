@@ -50,6 +50,16 @@ export const artifactErrors = defineErrors({
     status: status.NOT_FOUND,
     message: (p: { artifactId: string }) => `No source document ${p.artifactId} in your organization.`,
   },
+  FIGURE_NOT_FOUND: {
+    status: status.NOT_FOUND,
+    message: (p: { artifactId: string; figure: number; count: number }) =>
+      `Document ${p.artifactId} has no figure ${p.figure} (it has ${p.count}); its figures are listed in get_artifact's figures.`,
+  },
+  FIGURE_TOO_LARGE: {
+    status: status.RESOURCE_EXHAUSTED,
+    message: (p: { figure: number; sizeBytes: number; limit: number }) =>
+      `Figure ${p.figure} is ${p.sizeBytes} bytes; images over ${p.limit} bytes are not returned as image content (read the original with original: true).`,
+  },
   PAGES_OUT_OF_RANGE: {
     status: status.OUT_OF_RANGE,
     message: (p: { pages: string; count: number; kind: string }) =>

@@ -46,6 +46,7 @@ describe('the artifact schema is tenant-safe', () => {
         policies: t.policies,
       })),
     ).toEqual([
+      { table: 'document_figures', hasOrgId: true, enabled: true, forced: true, policies: ['tenant_isolation'] },
       { table: 'documents', hasOrgId: true, enabled: true, forced: true, policies: ['tenant_isolation'] },
       { table: 'extraction_results', hasOrgId: true, enabled: true, forced: true, policies: ['tenant_isolation'] },
       { table: 'research_artifacts', hasOrgId: true, enabled: true, forced: true, policies: ['tenant_isolation'] },

@@ -7,6 +7,7 @@ import {
   QuarryError,
   type ServiceTarget,
 } from '@quarry/grpc';
+import type { PageSpan } from './core/source-pages.js';
 
 /**
  * What extraction needs from the artifact store, which owns research artifacts and extraction
@@ -16,7 +17,8 @@ import {
  * is the plan engine's PLAN_NOT_FOUND / STEP_NOT_FOUND; those errors arrive as QuarryErrors.
  */
 export interface ArtifactPort {
-  loadText(ctx: CallContext, artifactId: string): Promise<{ text: string; title: string; planId?: string }>;
+  /** Its text, and for a document with pages (slides, sheets) each one's span in that text. */
+  loadText(ctx: CallContext, artifactId: string): Promise<LoadedText>;
   /** The stored result's id; `replayed` (with the first data) when its idempotency key was used before. */
   storeResult(
     ctx: CallContext,
@@ -47,8 +49,12 @@ export interface CitedArtifact {
   dois: string[];
 }
 
-/** Every page of a document: get_artifact gives the units of the pages asked for. */
-const ALL_PAGES = '1-999999';
+export interface LoadedText {
+  text: string;
+  title: string;
+  planId?: string;
+  pages?: PageSpan[];
+}
 
 const SERVICE_NAME = 'extraction';
 
@@ -70,7 +76,12 @@ export function createArtifactsClient(options: { address: ServiceTarget; identit
   return {
     async loadText(ctx, artifactId) {
       const found = await client.call('getArtifactText', { artifactId }, callOptions(ctx));
-      return { text: found.text, title: found.title, ...(found.planId ? { planId: found.planId } : {}) };
+      return {
+        text: found.text,
+        title: found.title,
+        ...(found.planId ? { planId: found.planId } : {}),
+        ...(found.pages?.units.length ? { pages: found.pages.units } : {}),
+      };
     },
     async storeResult(ctx, request) {
       return client.call('storeExtractionResult', request, callOptions(ctx));
@@ -90,11 +101,8 @@ export function createArtifactsClient(options: { address: ServiceTarget; identit
         if (error instanceof QuarryError && error.code === 'ARTIFACT_NOT_FOUND') return undefined;
         throw error;
       }
-      const { text } = await client.call('getArtifactText', { artifactId }, callOptions(ctx));
-      const units = found.document
-        ? (await client.call('getArtifact', { id: artifactId, maxBytes: 4096, pages: ALL_PAGES }, callOptions(ctx)))
-            .units
-        : [];
+      const { text, pages } = await client.call('getArtifactText', { artifactId }, callOptions(ctx));
+      const units = pages?.units ?? [];
       const content = (found.content ?? {}) as Record<string, unknown>;
       const strings = (...keys: string[]) =>
         keys.map((k) => content[k]).filter((v): v is string => typeof v === 'string' && v.length > 0);

@@ -23,6 +23,7 @@ export function toExtractedField(field: FieldScore): artifactV1.ExtractedField {
     grounding: GROUNDING[field.grounding],
     ...(field.span ? { spanStart: field.span.start, spanEnd: field.span.end } : {}),
     confidence: field.confidence,
+    ...(field.page === undefined ? {} : { page: field.page }),
   };
 }
 

@@ -58,4 +58,6 @@ export interface FieldScore {
   grounding: GroundingKind;
   span?: Span;
   confidence: number;
+  /** The page (slide, sheet) of the source document the span is on, when the source has pages. */
+  page?: number;
 }

@@ -95,6 +95,10 @@ export async function startTestSystem() {
       await started.get(client)?.close();
       started.delete(client);
     },
+    /** A source document of `orgId` imported from `data` (converted by the artifact store). */
+    async importDocument(orgId: string, data: Buffer, fileName: string): Promise<string> {
+      return (await artifactClient.call('importDocument', { data, fileName }, as(orgId))).id;
+    },
     /** A research artifact of `orgId` whose text is `text` (in a plan, with more content, when given). */
     async storeArtifact(
       orgId: string,

@@ -119,4 +119,44 @@ describe('renderPlanReport', () => {
     expect(markdown).toContain('- [untitled](quarry://artifacts/a9)');
     expect(markdown).toContain('## Deliverables\n\nNot shown: this token may not call list_research_outputs.');
   });
+
+  it('lists the sources the steps cite by address, each linked to the page cited, as a permalink with a public URL', () => {
+    const doc = '0b5e1f0e-2c41-4d1e-9a3f-5d2b7c9e8a10';
+    const other = '7d3c2a1b-0f4e-4c5d-8b6a-9e8d7c6b5a40';
+    const cited: ReportContext = {
+      ...context,
+      artifacts: [{ id: doc, title: 'Harbour report', url: `quarry://artifacts/${doc}` }],
+      steps: [
+        {
+          stepOrder: 1,
+          stepType: 'search',
+          status: 'completed',
+          result: { hits: [{ url: `quarry://artifacts/${doc}#page=37` }, { url: `quarry://artifacts/${other}` }] },
+        },
+        {
+          stepOrder: 2,
+          stepType: 'synthesize',
+          status: 'completed',
+          resultSummary: `Tin fell (quarry://artifacts/${doc}#page=37; quarry://artifacts/${doc}#page=12).`,
+        },
+      ],
+    };
+    expect(renderPlanReport(cited, [])).toContain(
+      [
+        '## Sources cited',
+        '',
+        `- [Harbour report, page 37](quarry://artifacts/${doc}#page=37) — steps 1, 2`,
+        `- [artifact 7d3c2a1b](quarry://artifacts/${other}) — step 1`,
+        `- [Harbour report, page 12](quarry://artifacts/${doc}#page=12) — step 2`,
+        '',
+      ].join('\n'),
+    );
+    const linked = renderPlanReport(cited, [], {}, undefined, (address) =>
+      address.replace('quarry://artifacts/', 'https://quarry.example/app/artifacts/'),
+    );
+    expect(linked).toContain(
+      `- [Harbour report, page 37](https://quarry.example/app/artifacts/${doc}#page=37) — steps 1, 2`,
+    );
+    expect(renderPlanReport(context, [])).not.toContain('## Sources cited');
+  });
 });

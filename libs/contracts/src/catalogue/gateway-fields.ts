@@ -2,7 +2,7 @@ import type { DescField } from '@bufbuild/protobuf';
 
 /**
  * Message types whose root-level fields belong to the gateway's side channel (MCP sampling and
- * model usage, quarry/mcp/v1/sampling.proto; the caller's wait, quarry/mcp/v1/call_budget.proto; embedded resources, quarry/mcp/v1/resource.proto): the gateway fills or consumes them, so they are in
+ * model usage, quarry/mcp/v1/sampling.proto; the caller's wait, quarry/mcp/v1/call_budget.proto; embedded resources and images, quarry/mcp/v1/resource.proto): the gateway fills or consumes them, so they are in
  * neither schema, and a caller can never send one.
  */
 export const GATEWAY_FIELD_TYPES = {
@@ -11,6 +11,7 @@ export const GATEWAY_FIELD_TYPES = {
   'quarry.mcp.v1.SamplingRequest': 'samplingRequest',
   'quarry.mcp.v1.ModelUsage': 'modelUsage',
   'quarry.mcp.v1.EmbeddedResource': 'embeddedResource',
+  'quarry.mcp.v1.Image': 'image',
 } as const;
 
 export type GatewayFieldRole = (typeof GATEWAY_FIELD_TYPES)[keyof typeof GATEWAY_FIELD_TYPES];

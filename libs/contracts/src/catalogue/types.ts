@@ -135,4 +135,6 @@ export interface GatewayFields {
   readonly modelUsage?: string;
   /** Response field of type quarry.mcp.v1.EmbeddedResource: becomes an embedded resource in the result's content. */
   readonly embeddedResource?: string;
+  /** Response field of type quarry.mcp.v1.Image: becomes image content in the result. */
+  readonly image?: string;
 }

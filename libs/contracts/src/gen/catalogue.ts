@@ -724,6 +724,12 @@ export const toolDefinitions: readonly ToolDefinition[] = [
               "confidence": {
                 "type": "number",
                 "description": "Confidence in the value, 0–1."
+              },
+              "page": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 4294967295,
+                "description": "The page (slide, sheet) of the source document the value was found on, when it has pages."
               }
             },
             "required": [
@@ -907,7 +913,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "get_artifact",
     "title": "Get research artifact",
-    "description": "Read a research artifact: content, contentText (in pages: follow page.nextCursor), tags, plan, step. Content over maxBytes is omitted (contentOmitted).",
+    "description": "Read a research artifact: content, contentText (in pages: follow page.nextCursor), tags, plan, step. Content over maxBytes is omitted (contentOmitted). Documents: also the figures and tables of the pages read.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -936,6 +942,12 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         "original": {
           "type": "boolean",
           "description": "True: also return a document's original file."
+        },
+        "figure": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 10000,
+          "description": "A document's figure to return as an image: its number in figures."
         }
       },
       "required": [
@@ -1206,6 +1218,137 @@ export const toolDefinitions: readonly ToolDefinition[] = [
             "additionalProperties": false
           },
           "description": "For a source document: the pages (slides, sheets) in contentText, with their spans."
+        },
+        "figures": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "number": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 4294967295,
+                "description": "Its number in the document, from 1 (get its image with figure: number)."
+              },
+              "page": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 4294967295,
+                "description": "The unit (page, slide, sheet, section) it is on."
+              },
+              "index": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 4294967295,
+                "description": "Its order among the figures of that unit, from 1."
+              },
+              "caption": {
+                "type": "string",
+                "description": "The caption found near it (\"Figure 3: …\"), if any."
+              },
+              "mimeType": {
+                "type": "string",
+                "description": "Its MIME type (image/png for figures of PDFs)."
+              },
+              "width": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 4294967295,
+                "description": "Its width in pixels."
+              },
+              "height": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 4294967295,
+                "description": "Its height in pixels."
+              },
+              "sizeBytes": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 4294967295,
+                "description": "Size of its image in bytes."
+              },
+              "sha256": {
+                "type": "string",
+                "description": "SHA-256 of its image, hex."
+              },
+              "box": {
+                "type": "array",
+                "items": {
+                  "type": "number"
+                },
+                "description": "Where it is painted on a PDF page: left, bottom, right, top in points (PDFs only)."
+              }
+            },
+            "required": [
+              "number",
+              "page",
+              "index",
+              "mimeType",
+              "width",
+              "height",
+              "sizeBytes",
+              "sha256",
+              "box"
+            ],
+            "additionalProperties": false
+          },
+          "description": "For a source document: its figures on the pages read (all of them when no pages were asked for); with figure: n, that figure, whose image follows as image content."
+        },
+        "tables": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "number": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 4294967295,
+                "description": "Its number in the document, from 1."
+              },
+              "page": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 4294967295,
+                "description": "The unit (page, slide, sheet, section) it is on."
+              },
+              "index": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 4294967295,
+                "description": "Its order among the tables of that unit, from 1."
+              },
+              "caption": {
+                "type": "string",
+                "description": "Its caption (\"Table 2: …\"), if any."
+              },
+              "rows": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 4294967295,
+                "description": "How many rows it has."
+              },
+              "columns": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 4294967295,
+                "description": "How many columns it has."
+              },
+              "markdown": {
+                "type": "string",
+                "description": "The table as markdown, its first row the header (for tables on the pages read)."
+              }
+            },
+            "required": [
+              "number",
+              "page",
+              "index",
+              "rows",
+              "columns"
+            ],
+            "additionalProperties": false
+          },
+          "description": "For a source document: its tables on the pages read, as markdown (without pages: all of them, without their markdown; read a table's page to get it)."
         }
       },
       "required": [
@@ -1215,7 +1358,9 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         "contentBytes",
         "tags",
         "url",
-        "units"
+        "units",
+        "figures",
+        "tables"
       ],
       "additionalProperties": false
     },
@@ -1231,7 +1376,8 @@ export const toolDefinitions: readonly ToolDefinition[] = [
       "path": "/quarry.artifact.v1.ArtifactService/GetArtifact"
     },
     "gatewayFields": {
-      "embeddedResource": "original"
+      "embeddedResource": "original",
+      "image": "image"
     },
     "resourceLinks": [
       {
@@ -1333,6 +1479,12 @@ export const toolDefinitions: readonly ToolDefinition[] = [
               "confidence": {
                 "type": "number",
                 "description": "Confidence in the value, 0–1."
+              },
+              "page": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 4294967295,
+                "description": "The page (slide, sheet) of the source document the value was found on, when it has pages."
               }
             },
             "required": [
@@ -1578,6 +1730,12 @@ export const toolDefinitions: readonly ToolDefinition[] = [
               "confidence": {
                 "type": "number",
                 "description": "Confidence in the value, 0–1."
+              },
+              "page": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 4294967295,
+                "description": "The page (slide, sheet) of the source document the value was found on, when it has pages."
               }
             },
             "required": [
@@ -5542,6 +5700,12 @@ export const toolDefinitions: readonly ToolDefinition[] = [
               "confidence": {
                 "type": "number",
                 "description": "Confidence in the value, 0–1."
+              },
+              "page": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 4294967295,
+                "description": "The page (slide, sheet) of the source document the value was found on, when it has pages."
               }
             },
             "required": [

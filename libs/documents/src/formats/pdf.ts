@@ -14,8 +14,9 @@ import { joinUnits, type UnitText } from '../core/document-text.js';
 import { encodePng, type RawImage } from '../core/encode-figure.js';
 import { placeImages, type PlacedImage } from '../core/image-placement.js';
 import { pagesPhrase } from '../core/page-ranges.js';
-import { captionFor, captions, pageParagraphs, type PageParagraph } from '../core/pdf-page-text.js';
-import type { ConvertedDocument, DocumentFigure } from '../document.js';
+import { captionFor, captions, pageParagraphs, type PageParagraph, type TextRun } from '../core/pdf-page-text.js';
+import { pageTables } from '../core/pdf-tables.js';
+import type { ConvertedDocument, DocumentFigure, DocumentTable } from '../document.js';
 import { DocumentError } from '../document-error.js';
 
 // pdfjs reads its standard-font metrics, CMaps (CJK text) and wasm decoders from files it ships.
@@ -95,8 +96,8 @@ async function describe(pdf: PDFDocumentProxy) {
   return record;
 }
 
-function pageText(items: readonly unknown[]): PageParagraph[] {
-  const runs = (items as TextItem[])
+function textRuns(items: readonly unknown[]): TextRun[] {
+  return (items as TextItem[])
     .filter((item) => typeof item.str === 'string')
     .map((item) => ({
       text: item.str,
@@ -106,7 +107,6 @@ function pageText(items: readonly unknown[]): PageParagraph[] {
       height: item.height || Math.hypot(item.transform[2] as number, item.transform[3] as number),
       endsLine: item.hasEOL,
     }));
-  return pageParagraphs(runs);
 }
 
 function imageData(page: PDFPageProxy, id: string): Promise<RawImage | undefined> {
@@ -144,25 +144,32 @@ async function pageFigures(
     }
     kept.push({ image, raw });
   }
-  const [, , , pageHeight] = page.view;
   const texts = captionFor(
     kept.map(({ image }) => image),
     captions(paragraphs),
-    (pageHeight ?? 792) * 0.2,
+    captionReach(page),
   );
-  kept.forEach(({ raw }, i) => {
-    const bytes = encodePng(raw);
-    if (!bytes) return;
+  kept.forEach(({ image, raw }, i) => {
+    const png = encodePng(raw, limits.maxFigureSide);
+    if (!png) return;
     const caption = texts[i];
+    const { left, bottom, right, top } = image;
     state.figures.push({
       unit: number,
       ...(caption ? { caption } : {}),
       mediaType: 'image/png',
-      bytes,
-      width: raw.width,
-      height: raw.height,
+      bytes: png.bytes,
+      width: png.width,
+      height: png.height,
+      box: { left, bottom, right, top },
     });
   });
+}
+
+/** How far from a figure or table its caption may be: a fifth of the page's height. */
+function captionReach(page: PDFPageProxy): number {
+  const [, , , pageHeight] = page.view;
+  return (pageHeight ?? 792) * 0.2;
 }
 
 /** Catch pdfjs's console warnings while `run` reads one page. */
@@ -178,8 +185,9 @@ async function watchingWarnings<T>(run: () => Promise<T>): Promise<{ result: T; 
 }
 
 /**
- * A PDF's text layer per page (in the content stream's order), its info dictionary, and its
- * embedded images as PNG figures with the page they are on and the "Figure N" caption nearest them.
+ * A PDF's text layer per page (in the content stream's order), its info dictionary, its embedded
+ * images as PNG figures with the page they are on and the "Figure N" caption nearest them, and the
+ * tables its text layout shows (with their "Table N" captions).
  */
 export async function convertPdf(bytes: Uint8Array, limits: Readonly<ConversionLimits>): Promise<ConvertedDocument> {
   const pdf = await open(bytes, limits);
@@ -193,6 +201,7 @@ export async function convertPdf(bytes: Uint8Array, limits: Readonly<ConversionL
     const metadata = await describe(pdf);
     const pages: UnitText[] = [];
     const blank: number[] = [];
+    const tables: DocumentTable[] = [];
     const state: FigureState = { figures: [], seen: new Set(), skipped: { tooLarge: [], overCount: 0 } };
     for (let number = 1; number <= pdf.numPages; number++) {
       const { warnings } = await watchingWarnings(async () => {
@@ -205,10 +214,14 @@ export async function convertPdf(bytes: Uint8Array, limits: Readonly<ConversionL
             `page ${number} of the PDF could not be read: ${(error as Error).message}`,
           );
         }
-        const paragraphs = pageText((await page.getTextContent()).items);
+        const runs = textRuns((await page.getTextContent()).items);
+        const paragraphs = pageParagraphs(runs);
         if (paragraphs.length === 0) blank.push(number);
         pages.push({ kind: 'page', number, text: paragraphs.map((p) => p.text).join('\n\n') });
         await pageFigures(page, number, paragraphs, limits, state);
+        for (const { rows, caption, left, bottom, right, top } of pageTables(runs, captionReach(page))) {
+          tables.push({ unit: number, ...(caption ? { caption } : {}), rows, box: { left, bottom, right, top } });
+        }
         page.cleanup();
       });
       if (warnings.some((warning) => warning.includes(IMAGE_REMOVED))) state.skipped.tooLarge.push(number);
@@ -241,7 +254,7 @@ export async function convertPdf(bytes: Uint8Array, limits: Readonly<ConversionL
       text: joined,
       units,
       figures: state.figures,
-      tables: [],
+      tables,
       warnings,
     };
   } finally {

@@ -2,13 +2,15 @@ import type { artifactV1 } from '@quarry/contracts';
 import type { ConvertedDocument, DocumentUnit } from '@quarry/documents';
 import { artifactErrors } from '../errors.js';
 import type { NewRow } from '../store/schema.js';
+import { figureRows, storedTables, type FigureRow } from './document-parts.js';
 import { titleFrom } from './indexed-text.js';
 import type { ContentEvent } from './writes.js';
 
 /**
  * What import_document stores for a converted document, decided from the request and the
  * conversion alone: the research artifact (source 'document', its text the converted text), the
- * document row beside it (original bytes, SHA-256, unit spans) and its content.created event,
+ * document row beside it (original bytes, SHA-256, unit spans, tables), its figures (each image
+ * with its page, caption and SHA-256) and its content.created event,
  * which carries the units so the indexer cuts chunks within pages. Pure.
  */
 
@@ -25,6 +27,7 @@ export interface OriginalFile {
 export interface DocumentWrite {
   row: NewRow<'artifact.research_artifacts'>;
   document: Omit<NewRow<'artifact.documents'>, 'artifact_id' | 'org_id'>;
+  figures: FigureRow[];
   event: ContentEvent;
 }
 
@@ -129,7 +132,9 @@ export function documentWrite(
       warnings: converted.warnings,
       original: original.bytes,
       ...fetchColumns(fetched),
+      tables: JSON.stringify(storedTables(converted.tables)),
     },
+    figures: figureRows(converted.figures),
     event: {
       sourceTable: 'research_artifact',
       planId: req.planId,

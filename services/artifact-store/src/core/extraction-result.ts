@@ -19,6 +19,8 @@ export interface StoredField {
   spanStart?: number;
   spanEnd?: number;
   confidence: number;
+  /** The page (slide, sheet) of the source document the span is on. */
+  page?: number;
 }
 
 const MAX_INT32 = 2_147_483_647;
@@ -61,7 +63,8 @@ function storedField(field: artifactV1.ExtractedField, i: number): StoredField {
   if (!Number.isInteger(spanStart) || !Number.isInteger(spanEnd) || spanStart < 0 || spanEnd < spanStart) {
     throw invalid(`${at}.spanEnd`, 'must be a character offset at or after spanStart');
   }
-  return { path: field.path, grounding, spanStart, spanEnd, confidence: field.confidence };
+  const page = field.page === undefined ? undefined : wholeIn(`${at}.page`, field.page, 1, MAX_INT32);
+  return { path: field.path, grounding, spanStart, spanEnd, confidence: field.confidence, ...(page ? { page } : {}) };
 }
 
 /**

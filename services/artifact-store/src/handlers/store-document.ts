@@ -5,6 +5,7 @@ import type { CallContext } from '@quarry/grpc';
 import { documentInfoOf } from '../core/document-info.js';
 import { documentWrite, type DocumentRequest } from '../core/document-write.js';
 import { answerOf } from '../core/idempotency.js';
+import { insertFigures } from '../store/document-figures.js';
 import { findDocumentByDigest, insertDocument, lockDigest, readDocumentInfo } from '../store/documents.js';
 import { insertRow } from '../store/insert-row.js';
 import { appendEvent } from '../store/outbox.js';
@@ -37,8 +38,8 @@ export interface StoredDocument {
  * The same bytes already in the org answer with that document (duplicate, nothing converted).
  * Otherwise the plan reference is resolved and the file converted (in a worker with memory and
  * time limits) before any transaction opens, so a file that cannot be read is refused and nothing
- * is stored; then the artifact, the document row and the content.created event are written in
- * one transaction, under a lock on the file's digest that makes a concurrent import of the same
+ * is stored; then the artifact, the document row, its figures and the content.created event are
+ * written in one transaction, under a lock on the file's digest that makes a concurrent import of the same
  * bytes wait and find it.
  */
 export async function storeDocument(
@@ -69,6 +70,7 @@ export async function storeDocument(
     if (raced) return { id: raced.artifact_id, title: raced.title, duplicate: true, document: documentInfoOf(raced) };
     const stored = answerOf(await insertRow(trx, 'artifact.research_artifacts', orgId, write.row));
     await insertDocument(trx, { ...write.document, artifact_id: stored.id, org_id: orgId });
+    await insertFigures(trx, stored.id, orgId, write.figures);
     await appendEvent(trx, ctx, stored, write.event);
     const info = (await readDocumentInfo(trx, stored.id))!;
     return { id: stored.id, title: write.row.title, duplicate: false, document: documentInfoOf(info) };

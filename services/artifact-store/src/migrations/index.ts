@@ -7,10 +7,12 @@ import * as announcePlanDeliverables from './artifact/2026_11_26_0100_announce_p
 import * as idempotentWrites from './artifact/2026_11_28_1540_idempotent_writes.js';
 import * as sourceDocuments from './artifact/2026_11_28_1610_source_documents.js';
 import * as documentFetches from './artifact/2026_11_28_2110_document_fetches.js';
+import * as documentFigures from './artifact/2026_11_28_2100_document_figures.js';
 
 /**
  * The artifact store owns the `artifact` schema: research artifacts (including subagent
- * reports and source documents, whose original files are in `documents`), research outputs and
+ * reports and source documents, whose original files are in `documents`, their figures in
+ * `document_figures`), research outputs and
  * extraction results. Its content events go to the `events`
  * schema's outbox (`eventsSchemas` from @quarry/events), which must be migrated too.
  */
@@ -26,6 +28,7 @@ export const artifactSchemas: ReadonlyArray<{ schema: string; migrations: Record
       '2026_11_28_1540_idempotent_writes': idempotentWrites,
       '2026_11_28_1610_source_documents': sourceDocuments,
       '2026_11_28_2110_document_fetches': documentFetches,
+      '2026_11_28_2100_document_figures': documentFigures,
     },
   },
 ];

@@ -4,6 +4,16 @@ type Json = ColumnType<unknown, string, string>;
 /** bigint: pg returns a string (it may exceed 2^53); written as a number. */
 type BigintColumn = ColumnType<string | null, number | null, number | null>;
 
+/** A document's table as stored: its unit, its order there, caption, rows of cell text, PDF box. */
+export interface StoredTable {
+  unit: number;
+  index: number;
+  caption?: string;
+  rows: string[][];
+  /** [left, bottom, right, top] */
+  box?: number[];
+}
+
 /** The `artifact` schema as kysely sees it (see migrations/artifact). */
 export interface ArtifactDatabase {
   'artifact.research_artifacts': {
@@ -49,7 +59,25 @@ export interface ArtifactDatabase {
     fetch_content_type: string | null;
     fetch_etag: string | null;
     fetch_last_modified: string | null;
+    /** [{unit, index, caption?, rows, box?}, …] */
+    tables: ColumnType<StoredTable[], string | undefined, string>;
     created_at: Generated<Date>;
+  };
+  'artifact.document_figures': {
+    artifact_id: string;
+    org_id: string;
+    number: number;
+    unit: number;
+    index_in_unit: number;
+    caption: string | null;
+    media_type: string;
+    width: number;
+    height: number;
+    /** [left, bottom, right, top] */
+    box: number[] | null;
+    sha256: string;
+    size_bytes: number;
+    bytes: Buffer;
   };
   'artifact.research_outputs': {
     id: Generated<string>;

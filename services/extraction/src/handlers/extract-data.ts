@@ -2,6 +2,7 @@ import type { extractionV1 } from '@quarry/contracts';
 import type { CallContext } from '@quarry/grpc';
 import { readArguments } from '../core/arguments.js';
 import { scoreFields } from '../core/confidence.js';
+import { type PageSpan, withPages } from '../core/source-pages.js';
 import { checkSourceText } from '../core/source-text.js';
 import { clientHandoff } from '../client-handoff.js';
 import { extractionErrors, toExtractionError } from '../errors.js';
@@ -67,9 +68,10 @@ async function extract(
 ): Promise<extractionV1.ExtractDataResponse> {
   const args = readArguments(req);
   const guarded = await guardSchema(args.schema, deps.guardOptions);
-  const sourceText = checkSourceText(
-    'text' in args.source ? args.source.text : (await deps.artifacts.loadText(ctx, args.source.artifactId)).text,
-  );
+  // A stored document's pages come with its text, so each grounded value can name its page.
+  const source: { text: string; pages?: PageSpan[] } =
+    'text' in args.source ? { text: args.source.text } : await deps.artifacts.loadText(ctx, args.source.artifactId);
+  const sourceText = checkSourceText(source.text);
   const sampling = req.clientSampling ?? { available: false, continuation: Buffer.alloc(0) };
   const choice = chooseProvider({
     configured: deps.provider,
@@ -110,7 +112,9 @@ async function extract(
   const extracted = await extractWith(deps, choice, { request, guarded, sampling, ctx, meter });
   if ('ask' in extracted) return askClient(extracted.ask);
 
-  let scores = scoreFields(extracted.data, guarded.schema, sourceText, extracted.fieldConfidences ?? {});
+  const score = () =>
+    withPages(scoreFields(extracted.data, guarded.schema, sourceText, extracted.fieldConfidences ?? {}), source.pages);
+  let scores = score();
   const stored = await deps.artifacts.storeResult(
     ctx,
     storeRequest(args, guarded, sourceText, extracted, scores, idempotencyKey),
@@ -119,7 +123,7 @@ async function extract(
   if (stored.replayed && stored.storedData) {
     // A job run again after its instance stopped, whose first run had stored: that result stands.
     extracted.data = stored.storedData;
-    scores = scoreFields(extracted.data, guarded.schema, sourceText, extracted.fieldConfidences ?? {});
+    scores = score();
   }
   const modelUsage = meter.total ?? {
     provider: extracted.provider,

@@ -2,6 +2,7 @@ import { extractionV1 } from '@quarry/contracts';
 import type { CallContext } from '@quarry/grpc';
 import { canonicalJson } from '../core/canonical.js';
 import { scoreFields } from '../core/confidence.js';
+import { withPages } from '../core/source-pages.js';
 import { type HandleClaims, idempotencyKeyOf, MAX_HANDLE_CHARS, openHandle, principalDigest } from '../core/handle.js';
 import { checkSourceText } from '../core/source-text.js';
 import { extractionErrors, toExtractionError } from '../errors.js';
@@ -68,18 +69,15 @@ async function submit(
   const guarded = await guardSchema(schema, deps.guardOptions);
   if (guarded.hash !== claims.schemaHash) throw extractionErrors.HANDLE_MISMATCH({ field: 'extractionSchema' });
   const keptText = kept && 'text' in kept.source ? kept.source.text : undefined;
-  const sourceText = checkSourceText(
-    claims.artifactId !== undefined
-      ? (await deps.artifacts.loadText(ctx, claims.artifactId)).text
-      : (req.sourceText ?? keptText ?? ''),
-  );
+  const loaded = claims.artifactId !== undefined ? await deps.artifacts.loadText(ctx, claims.artifactId) : undefined;
+  const sourceText = checkSourceText(loaded ? loaded.text : (req.sourceText ?? keptText ?? ''));
   if (sourceHash(sourceText) !== claims.sourceHash) throw extractionErrors.HANDLE_MISMATCH({ field: 'sourceText' });
 
   const data = req.data;
   const check = guarded.validate(data);
   if (!check.valid) throw invalidAnswer(check);
 
-  const scores = scoreFields(data, guarded.schema, sourceText);
+  const scores = withPages(scoreFields(data, guarded.schema, sourceText), loaded?.pages);
   const fields = scores.fields.map(toExtractedField);
   const stored = await deps.artifacts.storeResult(ctx, {
     data,

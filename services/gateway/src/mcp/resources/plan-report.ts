@@ -1,3 +1,5 @@
+import { citedSources } from './report-citations.js';
+
 /**
  * The plan report (`quarry://plans/{planId}/report`): a readable markdown account of a plan,
  * rendered from what the research-context and deliverables-list tools return. Pure: data in,
@@ -74,6 +76,8 @@ export function renderPlanReport(
   gaps: ReportGaps = {},
   /** The plan's page in the web app, when there is a public URL. */
   planPage?: string,
+  /** An address's permalink (its page kept), when there is a public URL. */
+  linkOf: (address: string) => string | undefined = () => undefined,
 ): string {
   const { plan } = context;
   const lines: string[] = [`# ${oneLine(plan.name)}`, ''];
@@ -114,6 +118,20 @@ export function renderPlanReport(
     lines.push(`- [${linkText(artifact.title)}](${url})${details.length ? ` — ${details.join(', ')}` : ''}`);
   }
   lines.push('');
+
+  // What the steps' results cite by address, each linked to the page cited where there is one.
+  const cited = citedSources(stepList);
+  if (cited.length > 0) {
+    lines.push('## Sources cited', '');
+    const titles = new Map(artifacts.map((a) => [a.id, a.title]));
+    for (const source of cited) {
+      const title = titles.get(source.artifactId) ?? `artifact ${source.artifactId.slice(0, 8)}`;
+      const page = source.page === undefined ? '' : `, page ${source.page}`;
+      const steps = `step${source.steps.length === 1 ? '' : 's'} ${source.steps.join(', ')}`;
+      lines.push(`- [${linkText(title)}${page}](${linkOf(source.address) ?? source.address}) — ${steps}`);
+    }
+    lines.push('');
+  }
 
   lines.push('## Deliverables', '');
   if (gaps.deliverables) lines.push(gaps.deliverables);

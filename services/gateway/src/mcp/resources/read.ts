@@ -101,6 +101,7 @@ export async function readResource(
           outputs,
           { deliverables: gap },
           permalinks?.planPage(ref.id),
+          (address) => permalinks?.of(address),
         );
         return { ref, contents: [{ uri, mimeType: 'text/markdown', text: markdown }] };
       }

@@ -24,6 +24,8 @@ export interface ReplyParts {
   ask?: Record<string, unknown>;
   /** A file the reply carries (quarry.mcp.v1.EmbeddedResource, proto3 JSON). */
   resource?: Record<string, unknown>;
+  /** An image the reply carries (quarry.mcp.v1.Image, proto3 JSON). */
+  image?: Record<string, unknown>;
 }
 
 /** Splits a decoded reply into its structured content and the gateway's fields (the object is modified). */
@@ -32,12 +34,14 @@ export function replyParts(tool: ToolDefinition, structured: Record<string, unkn
   const usage = fields?.modelUsage ? takeField(structured, fields.modelUsage) : undefined;
   const ask = fields?.samplingRequest ? takeField(structured, fields.samplingRequest) : undefined;
   const resource = fields?.embeddedResource ? takeField(structured, fields.embeddedResource) : undefined;
-  return { structured, usage: asUsage(usage), ask, resource };
+  const image = fields?.image ? takeField(structured, fields.image) : undefined;
+  return { structured, usage: asUsage(usage), ask, resource, image };
 }
 
 /**
  * The result of a reply that matched its output schema: the JSON as text, then the file it
- * carries as an embedded resource (its bytes travel once, outside structuredContent), then links
+ * carries as an embedded resource and the image it carries as image content (their bytes travel
+ * once, outside structuredContent), then links
  * to what the result names (proto-declared fields). With a public URL, every stored item's
  * address in a permalink field, and every link to a stored item, is its permalink. `structuredJson`
  * is the text content's JSON when it can be spliced in as the structured content (the fast path
@@ -45,7 +49,7 @@ export function replyParts(tool: ToolDefinition, structured: Record<string, unkn
  */
 export function replyResult(
   tool: ToolDefinition,
-  { structured, resource }: ReplyParts,
+  { structured, resource, image }: ReplyParts,
   permalinks?: Permalinks,
 ): { result: CallToolResult; structuredJson?: string } {
   const embedded = resource ? embeddedResourceOf(resource) : undefined;
@@ -56,10 +60,12 @@ export function replyResult(
   if (permalinks && tool.permalinks)
     for (const path of tool.permalinks) replaceStrings(structured, path, (address) => permalinks.of(address));
   const structuredJson = JSON.stringify(structured);
-  if (embedded) {
+  const pictured = image ? imageOf(image) : undefined;
+  if (embedded || pictured) {
     const content: CallToolResult['content'] = [
       { type: 'text', text: structuredJson },
-      { type: 'resource', resource: embedded },
+      ...(embedded ? [{ type: 'resource' as const, resource: embedded }] : []),
+      ...(pictured ? [{ type: 'image' as const, ...pictured }] : []),
       ...links,
     ];
     return { result: { content, structuredContent: structured } };
@@ -100,6 +106,14 @@ function embeddedResourceOf(value: Record<string, unknown>) {
     uri: String(value.uri ?? ''),
     mimeType: String(value.mimeType ?? 'application/octet-stream'),
     blob: typeof value.blob === 'string' ? value.blob : '',
+  };
+}
+
+/** quarry.mcp.v1.Image in proto3 JSON (bytes as base64) → MCP image content. */
+function imageOf(value: Record<string, unknown>) {
+  return {
+    data: typeof value.data === 'string' ? value.data : '',
+    mimeType: String(value.mimeType ?? 'application/octet-stream'),
   };
 }
 

@@ -3,11 +3,12 @@ import type { FastifyInstance } from 'fastify';
 import { escapeHtml } from '../../http/html-document.js';
 import { UNAVAILABLE } from '../shell/error-pages.js';
 import type { WebShell } from '../shell/web-shell.js';
+import { type DocumentRead, documentFact, documentPager, pageAsked } from './document-view.js';
 import { renderMarkdown } from './markdown.js';
 import { hidden, when, words } from './page-parts.js';
 import { callTool, isId, isMissing, isUnavailable, readInAnyOrg } from './tool-call.js';
 
-interface Artifact {
+interface Artifact extends DocumentRead {
   id: string;
   artifactType?: string;
   title: string;
@@ -35,26 +36,33 @@ const tagList = (value: string | undefined) =>
  * GET /app/artifacts/:id — an artifact's page (its permalink): what toolNames.getArtifact reads, its text
  * rendered from markdown without raw HTML (renderMarkdown), its content object as JSON text, a
  * page at a time for long text; its tags, changed with POST /app/artifacts/:id/tags
- * (toolNames.updateArtifactTags). Another org's artifact is the same 404 as a missing one.
+ * (toolNames.updateArtifactTags). A source document's page N (`?page=N`, where a search hit on it
+ * links) shows that page's text with its number, figures and tables. Another org's artifact is
+ * the same 404 as a missing one, and so is a page the document does not have.
  */
 export function registerArtifactPage(scope: FastifyInstance, shell: WebShell): void {
-  scope.get<{ Params: { id: string }; Querystring: { cursor?: string } }>('/artifacts/:id', async (request, reply) => {
-    const { id } = request.params;
-    if (!isId(id)) return shell.notFound(request, reply);
-    const cursor = typeof request.query.cursor === 'string' ? request.query.cursor : undefined;
-    const { answer } = await readInAnyOrg<Artifact>(shell, request, toolNames.getArtifact, {
-      id,
-      ...(cursor ? { cursor } : {}),
-    });
-    if (!answer.ok)
-      return isMissing(answer)
-        ? shell.notFound(request, reply)
-        : shell.message(request, reply, 503, UNAVAILABLE.title, UNAVAILABLE.message);
-    return shell.page(request, reply, 200, {
-      title: answer.value.title,
-      body: artifactBody(answer.value, shell.viewer(request).csrf),
-    });
-  });
+  scope.get<{ Params: { id: string }; Querystring: { cursor?: string; page?: string } }>(
+    '/artifacts/:id',
+    async (request, reply) => {
+      const { id } = request.params;
+      if (!isId(id)) return shell.notFound(request, reply);
+      const cursor = typeof request.query.cursor === 'string' ? request.query.cursor : undefined;
+      const page = pageAsked(request.query.page);
+      const { answer } = await readInAnyOrg<Artifact>(shell, request, toolNames.getArtifact, {
+        id,
+        ...(cursor ? { cursor } : {}),
+        ...(page ? { pages: String(page) } : {}),
+      });
+      if (!answer.ok)
+        return isMissing(answer) || answer.code === 'PAGES_OUT_OF_RANGE'
+          ? shell.notFound(request, reply)
+          : shell.message(request, reply, 503, UNAVAILABLE.title, UNAVAILABLE.message);
+      return shell.page(request, reply, 200, {
+        title: page ? `${answer.value.title}, page ${page}` : answer.value.title,
+        body: artifactBody(answer.value, shell.viewer(request).csrf, page),
+      });
+    },
+  );
 
   scope.post<{ Params: { id: string } }>('/artifacts/:id/tags', async (request, reply) => {
     const { id } = request.params;
@@ -79,9 +87,11 @@ export function registerArtifactPage(scope: FastifyInstance, shell: WebShell): v
   });
 }
 
-function artifactBody(artifact: Artifact, csrf: string): string {
+function artifactBody(artifact: Artifact, csrf: string, pageNumber: number | undefined): string {
+  const documentFacts = documentFact(artifact);
   const facts: [string, string][] = [
     ['Kind', escapeHtml(words(artifact.artifactType))],
+    ...(documentFacts ? [documentFacts] : []),
     ...(artifact.confidence !== undefined ? [['Confidence', artifact.confidence.toFixed(2)] as [string, string]] : []),
     ...(artifact.planId
       ? [['Plan', `<a href="/app/plans/${escapeHtml(artifact.planId)}">open the plan</a>`] as [string, string]]
@@ -96,15 +106,16 @@ function artifactBody(artifact: Artifact, csrf: string): string {
     ],
   ];
   const page = artifact.page;
+  const within = pageNumber ? `&amp;page=${pageNumber}` : '';
   const next = page?.nextCursor
-    ? `<nav class="pager" aria-label="Pages"><a rel="next" href="/app/artifacts/${escapeHtml(artifact.id)}?cursor=${escapeHtml(encodeURIComponent(page.nextCursor))}">Next page of the text</a></nav>`
+    ? `<nav class="pager" aria-label="Pages"><a rel="next" href="/app/artifacts/${escapeHtml(artifact.id)}?cursor=${escapeHtml(encodeURIComponent(page.nextCursor))}${within}">Next page of the text</a></nav>`
     : '';
   const where =
     page && (page.offset > 0 || page.nextCursor)
       ? `<p class="muted">Bytes ${page.offset}–${page.offset + page.returnedBytes} of ${page.totalBytes}.</p>`
       : '';
   const text = artifact.contentText
-    ? `<section aria-labelledby="text-heading"><h2 id="text-heading">Text</h2>${where}<div class="rendered">${renderMarkdown(artifact.contentText)}</div>${next}</section>`
+    ? `<section aria-labelledby="text-heading"><h2 id="text-heading">Text</h2>${documentPager(artifact.id, artifact, pageNumber)}${where}<div class="rendered">${renderMarkdown(artifact.contentText)}</div>${next}</section>`
     : '';
   const content =
     artifact.content !== undefined && Object.keys(artifact.content as object).length > 0

@@ -17,7 +17,7 @@ import {
 } from "@grpc/grpc-js";
 import { Struct } from "../../../google/protobuf/struct.js";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
-import { EmbeddedResource } from "../../mcp/v1/resource.js";
+import { EmbeddedResource, Image } from "../../mcp/v1/resource.js";
 
 export const protobufPackage = "quarry.artifact.v1";
 
@@ -488,6 +488,55 @@ export interface DocumentUnit {
   end: number;
 }
 
+/** An image embedded in a document (a PDF image, an Office picture), kept with its page and caption. */
+export interface DocumentFigure {
+  /** Its number in the document, from 1 (get its image with figure: number). */
+  number: number;
+  /** The unit (page, slide, sheet, section) it is on. */
+  page: number;
+  /** Its order among the figures of that unit, from 1. */
+  index: number;
+  /** The caption found near it ("Figure 3: …"), if any. */
+  caption?:
+    | string
+    | undefined;
+  /** Its MIME type (image/png for figures of PDFs). */
+  mimeType: string;
+  /** Its width in pixels. */
+  width: number;
+  /** Its height in pixels. */
+  height: number;
+  /** Size of its image in bytes. */
+  sizeBytes: number;
+  /** SHA-256 of its image, hex. */
+  sha256: string;
+  /** Where it is painted on a PDF page: left, bottom, right, top in points (PDFs only). */
+  box: number[];
+}
+
+/**
+ * A table of a document: one its format states (DOCX, HTML, PPTX, XLSX), or one found in a PDF's
+ * text layout (text aligned in rows and columns).
+ */
+export interface DocumentTable {
+  /** Its number in the document, from 1. */
+  number: number;
+  /** The unit (page, slide, sheet, section) it is on. */
+  page: number;
+  /** Its order among the tables of that unit, from 1. */
+  index: number;
+  /** Its caption ("Table 2: …"), if any. */
+  caption?:
+    | string
+    | undefined;
+  /** How many rows it has. */
+  rows: number;
+  /** How many columns it has. */
+  columns: number;
+  /** The table as markdown, its first row the header (for tables on the pages read). */
+  markdown?: string | undefined;
+}
+
 export interface StoreResearchOutputRequest {
   /** The research plan this output delivers. */
   planId: string;
@@ -593,7 +642,17 @@ export interface GetArtifactTextResponse {
   /** Its contentText, or the text values of its content, one per line, when it has none. */
   text: string;
   /** The plan the artifact belongs to, if any. */
-  planId?: string | undefined;
+  planId?:
+    | string
+    | undefined;
+  /** For a source document with pages (slides, sheets): each one's span in text. */
+  pages?: DocumentPages | undefined;
+}
+
+/** The pages (slides, sheets) of a document's text. */
+export interface DocumentPages {
+  /** Each one's number and span. */
+  units: DocumentUnit[];
 }
 
 /** One extracted value: where it was found and how confident Quarry is in it. */
@@ -612,6 +671,8 @@ export interface ExtractedField {
     | undefined;
   /** Confidence in the value, 0–1. */
   confidence: number;
+  /** The page (slide, sheet) of the source document the value was found on, when it has pages. */
+  page?: number | undefined;
 }
 
 export interface StoreExtractionResultRequest {
@@ -793,7 +854,11 @@ export interface GetArtifactRequest {
     | string
     | undefined;
   /** True: also return a document's original file. */
-  original?: boolean | undefined;
+  original?:
+    | boolean
+    | undefined;
+  /** A document's figure to return as an image: its number in figures. */
+  figure?: number | undefined;
 }
 
 export interface GetArtifactResponse {
@@ -848,7 +913,21 @@ export interface GetArtifactResponse {
   /** For a source document: the pages (slides, sheets) in contentText, with their spans. */
   units: DocumentUnit[];
   /** A document's original file, when asked for (original: true). */
-  original?: EmbeddedResource | undefined;
+  original?:
+    | EmbeddedResource
+    | undefined;
+  /**
+   * For a source document: its figures on the pages read (all of them when no pages were
+   * asked for); with figure: n, that figure, whose image follows as image content.
+   */
+  figures: DocumentFigure[];
+  /**
+   * For a source document: its tables on the pages read, as markdown (without pages: all of
+   * them, without their markdown; read a table's page to get it).
+   */
+  tables: DocumentTable[];
+  /** The figure asked for (figure: n), returned to the client as image content. */
+  image?: Image | undefined;
 }
 
 export interface GetResearchOutputRequest {
@@ -3055,6 +3134,419 @@ export const DocumentUnit: MessageFns<DocumentUnit> = {
   },
 };
 
+function createBaseDocumentFigure(): DocumentFigure {
+  return {
+    number: 0,
+    page: 0,
+    index: 0,
+    caption: undefined,
+    mimeType: "",
+    width: 0,
+    height: 0,
+    sizeBytes: 0,
+    sha256: "",
+    box: [],
+  };
+}
+
+export const DocumentFigure: MessageFns<DocumentFigure> = {
+  encode(message: DocumentFigure, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.number !== 0) {
+      writer.uint32(8).uint32(message.number);
+    }
+    if (message.page !== 0) {
+      writer.uint32(16).uint32(message.page);
+    }
+    if (message.index !== 0) {
+      writer.uint32(24).uint32(message.index);
+    }
+    if (message.caption !== undefined) {
+      writer.uint32(34).string(message.caption);
+    }
+    if (message.mimeType !== "") {
+      writer.uint32(42).string(message.mimeType);
+    }
+    if (message.width !== 0) {
+      writer.uint32(48).uint32(message.width);
+    }
+    if (message.height !== 0) {
+      writer.uint32(56).uint32(message.height);
+    }
+    if (message.sizeBytes !== 0) {
+      writer.uint32(64).uint32(message.sizeBytes);
+    }
+    if (message.sha256 !== "") {
+      writer.uint32(74).string(message.sha256);
+    }
+    if (message.box.length !== 0) {
+      writer.uint32(82).fork();
+      for (const v of message.box) {
+        writer.double(v);
+      }
+      writer.join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DocumentFigure {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDocumentFigure();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.number = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.page = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.index = reader.uint32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.caption = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.mimeType = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.width = reader.uint32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.height = reader.uint32();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.sizeBytes = reader.uint32();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.sha256 = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag === 81) {
+              message.box.push(reader.double());
+
+              continue;
+            }
+
+            if (tag === 82) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.box.push(reader.double());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DocumentFigure {
+    return {
+      number: isSet(object.number) ? globalThis.Number(object.number) : 0,
+      page: isSet(object.page) ? globalThis.Number(object.page) : 0,
+      index: isSet(object.index) ? globalThis.Number(object.index) : 0,
+      caption: isSet(object.caption) ? globalThis.String(object.caption) : undefined,
+      mimeType: isSet(object.mimeType)
+        ? globalThis.String(object.mimeType)
+        : isSet(object.mime_type)
+        ? globalThis.String(object.mime_type)
+        : "",
+      width: isSet(object.width) ? globalThis.Number(object.width) : 0,
+      height: isSet(object.height) ? globalThis.Number(object.height) : 0,
+      sizeBytes: isSet(object.sizeBytes)
+        ? globalThis.Number(object.sizeBytes)
+        : isSet(object.size_bytes)
+        ? globalThis.Number(object.size_bytes)
+        : 0,
+      sha256: isSet(object.sha256) ? globalThis.String(object.sha256) : "",
+      box: globalThis.Array.isArray(object?.box)
+        ? object.box.map((e: any) => globalThis.Number(e))
+        : [],
+    };
+  },
+
+  toJSON(message: DocumentFigure): unknown {
+    const obj: any = {};
+    if (message.number !== 0) {
+      obj.number = Math.round(message.number);
+    }
+    if (message.page !== 0) {
+      obj.page = Math.round(message.page);
+    }
+    if (message.index !== 0) {
+      obj.index = Math.round(message.index);
+    }
+    if (message.caption !== undefined) {
+      obj.caption = message.caption;
+    }
+    if (message.mimeType !== "") {
+      obj.mimeType = message.mimeType;
+    }
+    if (message.width !== 0) {
+      obj.width = Math.round(message.width);
+    }
+    if (message.height !== 0) {
+      obj.height = Math.round(message.height);
+    }
+    if (message.sizeBytes !== 0) {
+      obj.sizeBytes = Math.round(message.sizeBytes);
+    }
+    if (message.sha256 !== "") {
+      obj.sha256 = message.sha256;
+    }
+    if (message.box?.length) {
+      obj.box = message.box.map((e) => floatToJson(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DocumentFigure>, I>>(base?: I): DocumentFigure {
+    return DocumentFigure.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DocumentFigure>, I>>(object: I): DocumentFigure {
+    const message = createBaseDocumentFigure();
+    message.number = object.number ?? 0;
+    message.page = object.page ?? 0;
+    message.index = object.index ?? 0;
+    message.caption = object.caption ?? undefined;
+    message.mimeType = object.mimeType ?? "";
+    message.width = object.width ?? 0;
+    message.height = object.height ?? 0;
+    message.sizeBytes = object.sizeBytes ?? 0;
+    message.sha256 = object.sha256 ?? "";
+    message.box = object.box?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseDocumentTable(): DocumentTable {
+  return { number: 0, page: 0, index: 0, caption: undefined, rows: 0, columns: 0, markdown: undefined };
+}
+
+export const DocumentTable: MessageFns<DocumentTable> = {
+  encode(message: DocumentTable, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.number !== 0) {
+      writer.uint32(8).uint32(message.number);
+    }
+    if (message.page !== 0) {
+      writer.uint32(16).uint32(message.page);
+    }
+    if (message.index !== 0) {
+      writer.uint32(24).uint32(message.index);
+    }
+    if (message.caption !== undefined) {
+      writer.uint32(34).string(message.caption);
+    }
+    if (message.rows !== 0) {
+      writer.uint32(40).uint32(message.rows);
+    }
+    if (message.columns !== 0) {
+      writer.uint32(48).uint32(message.columns);
+    }
+    if (message.markdown !== undefined) {
+      writer.uint32(58).string(message.markdown);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DocumentTable {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDocumentTable();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.number = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.page = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.index = reader.uint32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.caption = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.rows = reader.uint32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.columns = reader.uint32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.markdown = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DocumentTable {
+    return {
+      number: isSet(object.number) ? globalThis.Number(object.number) : 0,
+      page: isSet(object.page) ? globalThis.Number(object.page) : 0,
+      index: isSet(object.index) ? globalThis.Number(object.index) : 0,
+      caption: isSet(object.caption) ? globalThis.String(object.caption) : undefined,
+      rows: isSet(object.rows) ? globalThis.Number(object.rows) : 0,
+      columns: isSet(object.columns) ? globalThis.Number(object.columns) : 0,
+      markdown: isSet(object.markdown) ? globalThis.String(object.markdown) : undefined,
+    };
+  },
+
+  toJSON(message: DocumentTable): unknown {
+    const obj: any = {};
+    if (message.number !== 0) {
+      obj.number = Math.round(message.number);
+    }
+    if (message.page !== 0) {
+      obj.page = Math.round(message.page);
+    }
+    if (message.index !== 0) {
+      obj.index = Math.round(message.index);
+    }
+    if (message.caption !== undefined) {
+      obj.caption = message.caption;
+    }
+    if (message.rows !== 0) {
+      obj.rows = Math.round(message.rows);
+    }
+    if (message.columns !== 0) {
+      obj.columns = Math.round(message.columns);
+    }
+    if (message.markdown !== undefined) {
+      obj.markdown = message.markdown;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DocumentTable>, I>>(base?: I): DocumentTable {
+    return DocumentTable.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DocumentTable>, I>>(object: I): DocumentTable {
+    const message = createBaseDocumentTable();
+    message.number = object.number ?? 0;
+    message.page = object.page ?? 0;
+    message.index = object.index ?? 0;
+    message.caption = object.caption ?? undefined;
+    message.rows = object.rows ?? 0;
+    message.columns = object.columns ?? 0;
+    message.markdown = object.markdown ?? undefined;
+    return message;
+  },
+};
+
 function createBaseStoreResearchOutputRequest(): StoreResearchOutputRequest {
   return {
     planId: "",
@@ -4034,7 +4526,7 @@ export const GetArtifactTextRequest: MessageFns<GetArtifactTextRequest> = {
 };
 
 function createBaseGetArtifactTextResponse(): GetArtifactTextResponse {
-  return { artifactId: "", title: "", text: "", planId: undefined };
+  return { artifactId: "", title: "", text: "", planId: undefined, pages: undefined };
 }
 
 export const GetArtifactTextResponse: MessageFns<GetArtifactTextResponse> = {
@@ -4050,6 +4542,9 @@ export const GetArtifactTextResponse: MessageFns<GetArtifactTextResponse> = {
     }
     if (message.planId !== undefined) {
       writer.uint32(34).string(message.planId);
+    }
+    if (message.pages !== undefined) {
+      DocumentPages.encode(message.pages, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -4099,6 +4594,14 @@ export const GetArtifactTextResponse: MessageFns<GetArtifactTextResponse> = {
             message.planId = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.pages = DocumentPages.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4125,6 +4628,7 @@ export const GetArtifactTextResponse: MessageFns<GetArtifactTextResponse> = {
         : isSet(object.plan_id)
         ? globalThis.String(object.plan_id)
         : undefined,
+      pages: isSet(object.pages) ? DocumentPages.fromJSON(object.pages) : undefined,
     };
   },
 
@@ -4142,6 +4646,9 @@ export const GetArtifactTextResponse: MessageFns<GetArtifactTextResponse> = {
     if (message.planId !== undefined) {
       obj.planId = message.planId;
     }
+    if (message.pages !== undefined) {
+      obj.pages = DocumentPages.toJSON(message.pages);
+    }
     return obj;
   },
 
@@ -4154,12 +4661,84 @@ export const GetArtifactTextResponse: MessageFns<GetArtifactTextResponse> = {
     message.title = object.title ?? "";
     message.text = object.text ?? "";
     message.planId = object.planId ?? undefined;
+    message.pages = (object.pages !== undefined && object.pages !== null)
+      ? DocumentPages.fromPartial(object.pages)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseDocumentPages(): DocumentPages {
+  return { units: [] };
+}
+
+export const DocumentPages: MessageFns<DocumentPages> = {
+  encode(message: DocumentPages, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.units) {
+      DocumentUnit.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DocumentPages {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDocumentPages();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.units.push(DocumentUnit.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DocumentPages {
+    return {
+      units: globalThis.Array.isArray(object?.units) ? object.units.map((e: any) => DocumentUnit.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: DocumentPages): unknown {
+    const obj: any = {};
+    if (message.units?.length) {
+      obj.units = message.units.map((e) => DocumentUnit.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DocumentPages>, I>>(base?: I): DocumentPages {
+    return DocumentPages.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DocumentPages>, I>>(object: I): DocumentPages {
+    const message = createBaseDocumentPages();
+    message.units = object.units?.map((e) => DocumentUnit.fromPartial(e)) || [];
     return message;
   },
 };
 
 function createBaseExtractedField(): ExtractedField {
-  return { path: "", grounding: 0, spanStart: undefined, spanEnd: undefined, confidence: 0 };
+  return { path: "", grounding: 0, spanStart: undefined, spanEnd: undefined, confidence: 0, page: undefined };
 }
 
 export const ExtractedField: MessageFns<ExtractedField> = {
@@ -4178,6 +4757,9 @@ export const ExtractedField: MessageFns<ExtractedField> = {
     }
     if (message.confidence !== 0) {
       writer.uint32(41).double(message.confidence);
+    }
+    if (message.page !== undefined) {
+      writer.uint32(48).uint32(message.page);
     }
     return writer;
   },
@@ -4235,6 +4817,14 @@ export const ExtractedField: MessageFns<ExtractedField> = {
             message.confidence = reader.double();
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.page = reader.uint32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4262,6 +4852,7 @@ export const ExtractedField: MessageFns<ExtractedField> = {
         ? globalThis.Number(object.span_end)
         : undefined,
       confidence: isSet(object.confidence) ? globalThis.Number(object.confidence) : 0,
+      page: isSet(object.page) ? globalThis.Number(object.page) : undefined,
     };
   },
 
@@ -4282,6 +4873,9 @@ export const ExtractedField: MessageFns<ExtractedField> = {
     if (message.confidence !== 0) {
       obj.confidence = floatToJson(message.confidence);
     }
+    if (message.page !== undefined) {
+      obj.page = Math.round(message.page);
+    }
     return obj;
   },
 
@@ -4295,6 +4889,7 @@ export const ExtractedField: MessageFns<ExtractedField> = {
     message.spanStart = object.spanStart ?? undefined;
     message.spanEnd = object.spanEnd ?? undefined;
     message.confidence = object.confidence ?? 0;
+    message.page = object.page ?? undefined;
     return message;
   },
 };
@@ -6048,7 +6643,7 @@ export const TextPage: MessageFns<TextPage> = {
 };
 
 function createBaseGetArtifactRequest(): GetArtifactRequest {
-  return { id: "", cursor: undefined, maxBytes: undefined, pages: undefined, original: undefined };
+  return { id: "", cursor: undefined, maxBytes: undefined, pages: undefined, original: undefined, figure: undefined };
 }
 
 export const GetArtifactRequest: MessageFns<GetArtifactRequest> = {
@@ -6067,6 +6662,9 @@ export const GetArtifactRequest: MessageFns<GetArtifactRequest> = {
     }
     if (message.original !== undefined) {
       writer.uint32(40).bool(message.original);
+    }
+    if (message.figure !== undefined) {
+      writer.uint32(48).uint32(message.figure);
     }
     return writer;
   },
@@ -6124,6 +6722,14 @@ export const GetArtifactRequest: MessageFns<GetArtifactRequest> = {
             message.original = reader.bool();
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.figure = reader.uint32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -6147,6 +6753,7 @@ export const GetArtifactRequest: MessageFns<GetArtifactRequest> = {
         : undefined,
       pages: isSet(object.pages) ? globalThis.String(object.pages) : undefined,
       original: isSet(object.original) ? globalThis.Boolean(object.original) : undefined,
+      figure: isSet(object.figure) ? globalThis.Number(object.figure) : undefined,
     };
   },
 
@@ -6167,6 +6774,9 @@ export const GetArtifactRequest: MessageFns<GetArtifactRequest> = {
     if (message.original !== undefined) {
       obj.original = message.original;
     }
+    if (message.figure !== undefined) {
+      obj.figure = Math.round(message.figure);
+    }
     return obj;
   },
 
@@ -6180,6 +6790,7 @@ export const GetArtifactRequest: MessageFns<GetArtifactRequest> = {
     message.maxBytes = object.maxBytes ?? undefined;
     message.pages = object.pages ?? undefined;
     message.original = object.original ?? undefined;
+    message.figure = object.figure ?? undefined;
     return message;
   },
 };
@@ -6204,6 +6815,9 @@ function createBaseGetArtifactResponse(): GetArtifactResponse {
     document: undefined,
     units: [],
     original: undefined,
+    figures: [],
+    tables: [],
+    image: undefined,
   };
 }
 
@@ -6262,6 +6876,15 @@ export const GetArtifactResponse: MessageFns<GetArtifactResponse> = {
     }
     if (message.original !== undefined) {
       EmbeddedResource.encode(message.original, writer.uint32(146).fork()).join();
+    }
+    for (const v of message.figures) {
+      DocumentFigure.encode(v!, writer.uint32(154).fork()).join();
+    }
+    for (const v of message.tables) {
+      DocumentTable.encode(v!, writer.uint32(162).fork()).join();
+    }
+    if (message.image !== undefined) {
+      Image.encode(message.image, writer.uint32(170).fork()).join();
     }
     return writer;
   },
@@ -6423,6 +7046,30 @@ export const GetArtifactResponse: MessageFns<GetArtifactResponse> = {
             message.original = EmbeddedResource.decode(reader, reader.uint32());
             continue;
           }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.figures.push(DocumentFigure.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.tables.push(DocumentTable.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.image = Image.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -6487,6 +7134,13 @@ export const GetArtifactResponse: MessageFns<GetArtifactResponse> = {
         ? object.units.map((e: any) => DocumentUnit.fromJSON(e))
         : [],
       original: isSet(object.original) ? EmbeddedResource.fromJSON(object.original) : undefined,
+      figures: globalThis.Array.isArray(object?.figures)
+        ? object.figures.map((e: any) => DocumentFigure.fromJSON(e))
+        : [],
+      tables: globalThis.Array.isArray(object?.tables)
+        ? object.tables.map((e: any) => DocumentTable.fromJSON(e))
+        : [],
+      image: isSet(object.image) ? Image.fromJSON(object.image) : undefined,
     };
   },
 
@@ -6546,6 +7200,15 @@ export const GetArtifactResponse: MessageFns<GetArtifactResponse> = {
     if (message.original !== undefined) {
       obj.original = EmbeddedResource.toJSON(message.original);
     }
+    if (message.figures?.length) {
+      obj.figures = message.figures.map((e) => DocumentFigure.toJSON(e));
+    }
+    if (message.tables?.length) {
+      obj.tables = message.tables.map((e) => DocumentTable.toJSON(e));
+    }
+    if (message.image !== undefined) {
+      obj.image = Image.toJSON(message.image);
+    }
     return obj;
   },
 
@@ -6576,6 +7239,9 @@ export const GetArtifactResponse: MessageFns<GetArtifactResponse> = {
     message.original = (object.original !== undefined && object.original !== null)
       ? EmbeddedResource.fromPartial(object.original)
       : undefined;
+    message.figures = object.figures?.map((e) => DocumentFigure.fromPartial(e)) || [];
+    message.tables = object.tables?.map((e) => DocumentTable.fromPartial(e)) || [];
+    message.image = (object.image !== undefined && object.image !== null) ? Image.fromPartial(object.image) : undefined;
     return message;
   },
 };
@@ -9446,7 +10112,8 @@ export const ArtifactServiceService = {
   },
   /**
    * Read a research artifact: content, contentText (in pages: follow page.nextCursor), tags, plan,
-   * step. Content over maxBytes is omitted (contentOmitted).
+   * step. Content over maxBytes is omitted (contentOmitted). Documents: also the figures and tables
+   * of the pages read.
    */
   getArtifact: {
     path: "/quarry.artifact.v1.ArtifactService/GetArtifact" as const,
@@ -9712,7 +10379,8 @@ export interface ArtifactServiceServer extends UntypedServiceImplementation {
   submitSubagentReport: handleUnaryCall<SubmitSubagentReportRequest, SubmitSubagentReportResponse>;
   /**
    * Read a research artifact: content, contentText (in pages: follow page.nextCursor), tags, plan,
-   * step. Content over maxBytes is omitted (contentOmitted).
+   * step. Content over maxBytes is omitted (contentOmitted). Documents: also the figures and tables
+   * of the pages read.
    */
   getArtifact: handleUnaryCall<GetArtifactRequest, GetArtifactResponse>;
   /**
@@ -9910,7 +10578,8 @@ export interface ArtifactServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * Read a research artifact: content, contentText (in pages: follow page.nextCursor), tags, plan,
-   * step. Content over maxBytes is omitted (contentOmitted).
+   * step. Content over maxBytes is omitted (contentOmitted). Documents: also the figures and tables
+   * of the pages read.
    */
   getArtifact(
     request: GetArtifactRequest,

@@ -26,6 +26,21 @@ export interface EmbeddedResource {
   blob: Buffer;
 }
 
+/**
+ * An image a tool returns, as MCP image content.
+ *
+ * A response field of type Image (at the root of a tool's response, singular) is not part of the
+ * tool's output schema: when it is set, the gateway adds it to the tool result's content as
+ * `{type: "image", data, mimeType}` after the JSON text, and leaves it out of structuredContent,
+ * so a client shows the image (and a model sees it) and the bytes travel once.
+ */
+export interface Image {
+  /** Its MIME type: image/png, image/jpeg, image/gif or image/webp. */
+  mimeType: string;
+  /** Its bytes (base64 in the MCP result). */
+  data: Buffer;
+}
+
 function createBaseEmbeddedResource(): EmbeddedResource {
   return { uri: "", mimeType: "", blob: Buffer.alloc(0) };
 }
@@ -127,6 +142,95 @@ export const EmbeddedResource: MessageFns<EmbeddedResource> = {
     message.uri = object.uri ?? "";
     message.mimeType = object.mimeType ?? "";
     message.blob = object.blob ?? Buffer.alloc(0);
+    return message;
+  },
+};
+
+function createBaseImage(): Image {
+  return { mimeType: "", data: Buffer.alloc(0) };
+}
+
+export const Image: MessageFns<Image> = {
+  encode(message: Image, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.mimeType !== "") {
+      writer.uint32(10).string(message.mimeType);
+    }
+    if (message.data.length !== 0) {
+      writer.uint32(18).bytes(message.data);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Image {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseImage();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.mimeType = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.data = Buffer.from(reader.bytes());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Image {
+    return {
+      mimeType: isSet(object.mimeType)
+        ? globalThis.String(object.mimeType)
+        : isSet(object.mime_type)
+        ? globalThis.String(object.mime_type)
+        : "",
+      data: isSet(object.data) ? Buffer.from(bytesFromBase64(object.data)) : Buffer.alloc(0),
+    };
+  },
+
+  toJSON(message: Image): unknown {
+    const obj: any = {};
+    if (message.mimeType !== "") {
+      obj.mimeType = message.mimeType;
+    }
+    if (message.data.length !== 0) {
+      obj.data = base64FromBytes(message.data);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Image>, I>>(base?: I): Image {
+    return Image.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Image>, I>>(object: I): Image {
+    const message = createBaseImage();
+    message.mimeType = object.mimeType ?? "";
+    message.data = object.data ?? Buffer.alloc(0);
     return message;
   },
 };
