@@ -19,6 +19,18 @@ const artifactStoreConfigSchema = z.object({
     .max(1024 * 1024 * 1024)
     .default(64 * 1024 * 1024)
     .describe('largest source document import_document accepts, in bytes (its gRPC messages may be this large)'),
+  QUOTA_STORAGE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe('bytes each org may store unless the operator set its own (quarry quota set); unset: no limit'),
+  QUOTA_ARTIFACTS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe('artifacts and research outputs each org may keep unless the operator set its own; unset: no limit'),
 });
 
 export function loadArtifactStoreConfig(source: Readonly<Record<string, string | undefined>> = process.env) {

@@ -14,5 +14,6 @@ await runService({
       planEngineAddress: config.PLAN_ENGINE_ADDRESS,
       readBudgetBytes: config.READ_BUDGET_BYTES,
       documentMaxBytes: config.DOCUMENT_MAX_BYTES,
+      storageQuotas: { storageBytes: config.QUOTA_STORAGE_BYTES, artifacts: config.QUOTA_ARTIFACTS },
     }),
 });

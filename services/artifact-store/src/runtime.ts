@@ -4,6 +4,7 @@ import { createCursorCodec } from '@quarry/cursors';
 import { createDb } from '@quarry/db';
 import { buildServiceServer, listenService, type ListeningService, type ServiceTarget } from '@quarry/grpc';
 import { serviceMetrics, type ServiceOptions } from '@quarry/telemetry';
+import type { StorageLimits } from './core/storage-quota.js';
 import { createPlanReferencesClient } from './plans.js';
 import { createArtifactService } from './service.js';
 import type { ArtifactDatabase } from './store/schema.js';
@@ -22,6 +23,8 @@ export interface ArtifactStoreOptions extends ServiceOptions {
   readBudgetBytes?: number;
   /** Largest source document import_document accepts, in bytes (default 64 MiB). */
   documentMaxBytes?: number;
+  /** Every org's storage limits unless the operator set its own (default: none). */
+  storageQuotas?: StorageLimits;
 }
 
 /** What a read returns by default: enough for a long report, far below what a client chokes on (ADR 0024). */
@@ -54,6 +57,7 @@ export async function startArtifactStore(options: ArtifactStoreOptions): Promise
       cursors: createCursorCodec(options.identityKey, 'artifact-store'),
       logger: options.logger,
       conversionLimits: { maxBytes: documentMaxBytes },
+      storageQuotas: options.storageQuotas,
     }),
     // import_document brings a whole file in one message, and get_artifact may return one.
     serverOptions: {

@@ -36,7 +36,7 @@ export type { ArtifactServiceDeps } from './handlers/deps.js';
  */
 export function createArtifactService(deps: ArtifactServiceDeps): artifactV1.ArtifactServiceServer {
   return handlersWith(
-    { ...deps, artifactWrites: createArtifactWriter(deps.db) },
+    { ...deps, artifactWrites: createArtifactWriter(deps.db, deps.storageQuotas) },
     {
       storeResearch,
       storeResearchBatch,

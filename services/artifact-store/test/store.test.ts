@@ -48,6 +48,8 @@ describe('the artifact schema is tenant-safe', () => {
     ).toEqual([
       { table: 'documents', hasOrgId: true, enabled: true, forced: true, policies: ['tenant_isolation'] },
       { table: 'extraction_results', hasOrgId: true, enabled: true, forced: true, policies: ['tenant_isolation'] },
+      { table: 'org_quotas', hasOrgId: true, enabled: true, forced: true, policies: ['tenant_isolation'] },
+      { table: 'org_usage', hasOrgId: true, enabled: true, forced: true, policies: ['tenant_isolation'] },
       { table: 'research_artifacts', hasOrgId: true, enabled: true, forced: true, policies: ['tenant_isolation'] },
       { table: 'research_outputs', hasOrgId: true, enabled: true, forced: true, policies: ['tenant_isolation'] },
     ]);

@@ -14,6 +14,7 @@ import {
   type ArtifactDatabase,
   type PlanReferences,
 } from '../src/index.js';
+import type { StorageLimits } from '../src/core/storage-quota.js';
 
 // A real artifact store over real PostgreSQL for the test files: each gets a fresh migrated
 // database, the server on a free loopback port and a signed client.
@@ -35,7 +36,9 @@ const everyPlanResolves: PlanReferences = { resolve: async () => {}, close: () =
  * plan engine (its schema in the same database, reached through createPlanReferencesClient as
  * in production), and `plans` creates plans in it; otherwise every plan reference resolves.
  */
-export async function startTestStore(options: { planEngine?: boolean; readBudgetBytes?: number } = {}) {
+export async function startTestStore(
+  options: { planEngine?: boolean; readBudgetBytes?: number; storageQuotas?: StorageLimits } = {},
+) {
   const database = await createTestDatabase({
     schemas: [...(options.planEngine ? planSchemas : []), ...eventsSchemas, ...artifactSchemas],
   });
@@ -58,6 +61,7 @@ export async function startTestStore(options: { planEngine?: boolean; readBudget
       plans: planReferences,
       reads: { budgetBytes: options.readBudgetBytes ?? 256 * 1024 },
       cursors: createCursorCodec(IDENTITY_KEY, 'artifact-store'),
+      storageQuotas: options.storageQuotas,
       logger,
     }),
     identityKey: IDENTITY_KEY,

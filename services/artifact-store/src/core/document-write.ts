@@ -3,6 +3,7 @@ import type { ConvertedDocument, DocumentUnit } from '@quarry/documents';
 import { artifactErrors } from '../errors.js';
 import type { NewRow } from '../store/schema.js';
 import { titleFrom } from './indexed-text.js';
+import { artifactBytes } from './storage-quota.js';
 import type { ContentEvent } from './writes.js';
 
 /**
@@ -72,6 +73,7 @@ export function documentWrite(
     ...(converted.publishedAt ? { publishedAt: converted.publishedAt } : {}),
     ...(converted.canonicalUrl ? { sourceUrl: converted.canonicalUrl } : {}),
   };
+  const content = JSON.stringify({ document: about });
   return {
     row: {
       plan_id: req.planId ?? null,
@@ -79,12 +81,14 @@ export function documentWrite(
       artifact_type: DOCUMENT_ARTIFACT_TYPE,
       source: 'document',
       title,
-      content: JSON.stringify({ document: about }),
+      content,
       content_text: converted.text,
       confidence: null,
       tags: [],
       idempotency_key: null,
       request_hash: null,
+      // The original file counts too: it is stored beside the artifact and deleted with it.
+      stored_bytes: artifactBytes({ title, content, content_text: converted.text }, original.bytes.length),
     },
     document: {
       sha256: original.sha256,

@@ -2,6 +2,7 @@ import type { CursorCodec } from '@quarry/cursors';
 import type { ConversionLimits } from '@quarry/documents';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import type { StorageLimits } from '../core/storage-quota.js';
 import type { PlanReferences } from '../plans.js';
 import type { ArtifactWriter } from '../store/group-commit.js';
 import type { ArtifactDatabase } from '../store/schema.js';
@@ -20,6 +21,11 @@ export interface ArtifactServiceDeps {
   /** Seals and opens the cursors of the read tools' pages and of the list rpcs (ADR 0024). */
   cursors: CursorCodec;
   logger: Logger;
+  /**
+   * Every org's storage limits unless the operator set its own (artifact.org_quotas); none when
+   * absent (docs/adr/0061-per-org-quotas.md).
+   */
+  storageQuotas?: StorageLimits;
   /** What one import_document conversion may use (default: @quarry/documents' limits). */
   conversionLimits?: Partial<ConversionLimits>;
 }

@@ -47,7 +47,9 @@ export async function importDocument(
     await lockDigest(trx, orgId, sha256);
     const raced = await findDocumentByDigest(trx, sha256);
     if (raced) return { id: raced.artifact_id, title: raced.title, duplicate: true, document: documentInfoOf(raced) };
-    const stored = answerOf(await insertRow(trx, 'artifact.research_artifacts', orgId, write.row));
+    const stored = answerOf(
+      await insertRow(trx, 'artifact.research_artifacts', orgId, write.row, deps.storageQuotas ?? {}),
+    );
     await insertDocument(trx, { ...write.document, artifact_id: stored.id, org_id: orgId });
     await appendEvent(trx, ctx, stored, write.event);
     const info = (await readDocumentInfo(trx, stored.id))!;

@@ -84,6 +84,7 @@ export async function storeResearchBatch(
         'artifact.research_artifacts',
         ctx.identity.orgId,
         storable.map((s) => s.write.row),
+        deps.storageQuotas ?? {},
       );
       await appendEvents(
         trx,

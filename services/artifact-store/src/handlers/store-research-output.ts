@@ -19,7 +19,13 @@ export async function storeResearchOutput(
   const write = researchOutput(req);
   await deps.plans.resolve(ctx, req.planId);
   return inTenant(deps.db, ctx, async (trx) => {
-    const written = await insertRow(trx, 'artifact.research_outputs', ctx.identity.orgId, write.row);
+    const written = await insertRow(
+      trx,
+      'artifact.research_outputs',
+      ctx.identity.orgId,
+      write.row,
+      deps.storageQuotas ?? {},
+    );
     const output = answerOf(written);
     if (written.kind === 'stored') await appendEvent(trx, ctx, output, write.event);
     return { outputId: output.id, mediaType: req.mediaType, title: req.title, stored: true };

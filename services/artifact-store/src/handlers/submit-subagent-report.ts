@@ -19,7 +19,13 @@ export async function submitSubagentReport(
   const write = subagentReport(req);
   await deps.plans.resolve(ctx, req.planId, req.stepId);
   return inTenant(deps.db, ctx, async (trx) => {
-    const written = await insertRow(trx, 'artifact.research_artifacts', ctx.identity.orgId, write.row);
+    const written = await insertRow(
+      trx,
+      'artifact.research_artifacts',
+      ctx.identity.orgId,
+      write.row,
+      deps.storageQuotas ?? {},
+    );
     const report = answerOf(written);
     if (written.kind === 'stored') await appendEvent(trx, ctx, report, write.event);
     return { reportId: report.id, stored: true };
