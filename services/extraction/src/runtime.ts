@@ -8,6 +8,8 @@ import { serviceMetrics, type ServiceOptions } from '@quarry/telemetry';
 import { createArtifactsClient } from './artifacts.js';
 import { createJobRunner } from './jobs/job-runner.js';
 import { runExtractionJob } from './jobs/job-work.js';
+import type { DailyLimits } from './core/daily-quota.js';
+import { createModelQuotas } from './store/model-quotas.js';
 import { createPendingSubmissions } from './store/pending-submissions.js';
 import { stopCompileProbe } from './schema/compile-probe.js';
 import { createExtractionService, type ExtractionServiceDeps } from './service.js';
@@ -15,12 +17,17 @@ import { createExtractionService, type ExtractionServiceDeps } from './service.j
 /** The service's deps (providers, choice, sampling, timeouts, logger) and where to listen and call. */
 export interface ExtractionOptions
   extends
-    Omit<ExtractionServiceDeps, 'artifacts' | 'guardOptions' | 'logger' | 'handleKey' | 'submissions' | 'jobs'>,
+    Omit<
+      ExtractionServiceDeps,
+      'artifacts' | 'guardOptions' | 'logger' | 'handleKey' | 'submissions' | 'jobs' | 'modelQuotas'
+    >,
     ServiceOptions {
   /** App-role connection (RLS applies): pending submissions and jobs (the `extraction` schema). */
   databaseUrl: string;
   /** EXTRACTION_JOB_TTL: how long a job and its outcome are kept (default 24 h). */
   jobTtlMs?: number;
+  /** QUOTA_EXTRACTIONS_PER_DAY, QUOTA_MODEL_TOKENS_PER_DAY: every org's unless the operator set its own. */
+  modelQuotaDefaults?: DailyLimits;
   /** EXTRACTION_JOB_LEASE: how long a running job stays an instance's without renewal (default 30 s). */
   jobLeaseMs?: number;
   identityKey: string;
@@ -52,6 +59,7 @@ export async function startExtraction(options: ExtractionOptions): Promise<Extra
     databaseUrl,
     jobTtlMs,
     jobLeaseMs,
+    modelQuotaDefaults,
     ...rest
   } = options;
   const db = createDb<unknown>({ connectionString: databaseUrl, applicationName: 'quarry-extraction', max: 10 });
@@ -61,6 +69,7 @@ export async function startExtraction(options: ExtractionOptions): Promise<Extra
     artifacts,
     handleKey: handleKeyFrom(handleKey, identityKey),
     submissions: createPendingSubmissions(db as Kysely<unknown>),
+    modelQuotas: createModelQuotas(db as Kysely<unknown>, modelQuotaDefaults ?? {}),
   };
   const jobs = createJobRunner({
     db: db as Kysely<unknown>,

@@ -1,11 +1,12 @@
 import type { Migration } from 'kysely';
 import * as createExtraction from './extraction/2026_11_28_1500_create_extraction.js';
 import * as maintenance from './extraction/2026_11_28_1510_maintenance.js';
+import * as modelQuotas from './extraction/2026_11_28_2140_model_quotas.js';
 
 /**
  * The extraction service owns the `extraction` schema: short-lived state of its calls, per org —
  * what a submit_extraction handle refers to, and the jobs of extractions that outlast their
- * caller's wait — plus the one cross-tenant upkeep function (extraction.maintain, callable by
+ * caller's wait — each org's model spend per day against its quotas, plus the one cross-tenant upkeep function (extraction.maintain, callable by
  * members of quarry_extraction_maintenance: see grantExtractionMaintenance). Names are
  * timestamps so order is explicit and stable.
  */
@@ -15,6 +16,7 @@ export const extractionSchemas: ReadonlyArray<{ schema: string; migrations: Reco
     migrations: {
       '2026_11_28_1500_create_extraction': createExtraction,
       '2026_11_28_1510_maintenance': maintenance,
+      '2026_11_28_2140_model_quotas': modelQuotas,
     },
   },
 ];
