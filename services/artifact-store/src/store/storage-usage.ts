@@ -27,7 +27,11 @@ export async function chargeStorage(trx: Trx, orgId: string, adding: StorageUse,
     )
     .returning(['stored_bytes', 'artifacts'])
     .executeTakeFirstOrThrow();
-  const own = await trx.selectFrom('artifact.org_quotas').select(['storage_bytes', 'artifacts']).executeTakeFirst();
+  const own = await trx
+    .selectFrom('artifact.org_quotas')
+    .select(['storage_bytes', 'artifacts'])
+    .where('org_id', '=', orgId)
+    .executeTakeFirst();
   const after = { bytes: Number(totals.stored_bytes), items: Number(totals.artifacts) };
   const overrun = storageOverrun(after, adding, effectiveLimits(own, defaults));
   if (overrun)

@@ -32,7 +32,9 @@ export function createModelQuotas(
           on conflict (org_id, day) do update set extractions = u.extractions + 1
           returning extractions, model_tokens`.execute(trx);
         const { rows: own } = await sql<{ extractions_per_day: number | null; model_tokens_per_day: string | null }>`
-          select extractions_per_day, model_tokens_per_day from extraction.org_quotas`.execute(trx);
+          select extractions_per_day, model_tokens_per_day from extraction.org_quotas where org_id = ${ctx.identity.orgId}`.execute(
+          trx,
+        );
         const limits: DailyLimits = {
           extractionsPerDay: own[0]?.extractions_per_day ?? defaults.extractionsPerDay,
           modelTokensPerDay:

@@ -86,7 +86,11 @@ export function createCallQuotas(options: CallQuotasOptions): CallQuotas {
     const cached = own.get(orgId);
     if (cached && cached.until > now()) return cached.limits;
     const rows = await withTenant(options.db, { orgId }, (trx) =>
-      trx.selectFrom('gateway.org_call_quotas').select(['tool_class', 'calls_per_minute']).execute(),
+      trx
+        .selectFrom('gateway.org_call_quotas')
+        .select(['tool_class', 'calls_per_minute'])
+        .where('org_id', '=', orgId)
+        .execute(),
     );
     const limits: CallLimits = { ...options.defaults };
     for (const r of rows) limits[r.tool_class as ToolClass] = r.calls_per_minute;
