@@ -38,6 +38,8 @@ export interface StartServicesOptions {
   auditSigningKey?: KeyObject;
   /** Time between audit checkpoint rounds (QUARRY_AUDIT_CHECKPOINT_INTERVAL). */
   auditCheckpointIntervalMs?: number;
+  /** Every org's storage limits unless the operator set its own (QUOTA_STORAGE_BYTES, QUOTA_ARTIFACTS). */
+  storageQuotas?: { storageBytes?: number; artifacts?: number };
   /**
    * How the services call each other: `in-process` (default) through the in-process transport,
    * `grpc` over their loopback ports (ADR 0053). Each listens on its port either way.
@@ -128,6 +130,7 @@ export async function startServices(options: StartServicesOptions): Promise<Serv
       databaseUrl,
       identityKey,
       planEngineAddress: target(planEngine),
+      storageQuotas: options.storageQuotas,
     });
     backends = await openSearchBackends(options.search);
     logger.info(backends.describe, 'search backends');

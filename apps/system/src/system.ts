@@ -1,3 +1,4 @@
+import { storageQuotaFields } from '@quarry/artifact-store';
 import { explainBindError, loadConfig, z } from '@quarry/config';
 import { extractionModelsConfigSchema } from '@quarry/extraction';
 import { buildServer, createGatewayRuntime, type GatewayConfig, loadGatewayConfig } from '@quarry/gateway';
@@ -93,6 +94,7 @@ export async function startSystem(options: StartSystemOptions): Promise<RunningS
     env,
   );
   const audit = loadConfig(z.object(auditCheckpointFields), env);
+  const storage = loadConfig(z.object(storageQuotaFields), env);
   const { QUARRY_SERVICE_TRANSPORT: transport } = loadConfig(z.object(transportField), env);
 
   const services = await startServices({
@@ -106,6 +108,7 @@ export async function startSystem(options: StartSystemOptions): Promise<RunningS
     outboxCompactionIntervalMs: QUARRY_OUTBOX_COMPACTION_INTERVAL,
     auditSigningKey: audit.QUARRY_AUDIT_SIGNING_KEY_FILE as KeyObject | undefined,
     auditCheckpointIntervalMs: audit.QUARRY_AUDIT_CHECKPOINT_INTERVAL,
+    storageQuotas: { storageBytes: storage.QUOTA_STORAGE_BYTES, artifacts: storage.QUOTA_ARTIFACTS },
     transport,
     logger,
   });

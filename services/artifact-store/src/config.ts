@@ -1,5 +1,21 @@
 import { DEFAULT_PORTS, databaseUrlField, grpcServiceFields, loadConfig, z } from '@quarry/config';
 
+/** Every org's storage limits unless the operator set its own (docs/adr/0061); also read by `quarry start`. */
+export const storageQuotaFields = {
+  QUOTA_STORAGE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe('bytes each org may store unless the operator set its own (quarry quota set); unset: no limit'),
+  QUOTA_ARTIFACTS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe('artifacts and research outputs each org may keep unless the operator set its own; unset: no limit'),
+};
+
 /** Every variable the artifact store reads; validated once at startup, frozen afterwards. */
 const artifactStoreConfigSchema = z.object({
   ...grpcServiceFields(DEFAULT_PORTS['artifact-store']),
@@ -19,18 +35,7 @@ const artifactStoreConfigSchema = z.object({
     .max(1024 * 1024 * 1024)
     .default(64 * 1024 * 1024)
     .describe('largest source document import_document accepts, in bytes (its gRPC messages may be this large)'),
-  QUOTA_STORAGE_BYTES: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .optional()
-    .describe('bytes each org may store unless the operator set its own (quarry quota set); unset: no limit'),
-  QUOTA_ARTIFACTS: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .optional()
-    .describe('artifacts and research outputs each org may keep unless the operator set its own; unset: no limit'),
+  ...storageQuotaFields,
 });
 
 export function loadArtifactStoreConfig(source: Readonly<Record<string, string | undefined>> = process.env) {
