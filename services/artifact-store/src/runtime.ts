@@ -3,7 +3,7 @@ import { artifactV1 } from '@quarry/contracts';
 import { createCursorCodec } from '@quarry/cursors';
 import { createDb } from '@quarry/db';
 import { buildServiceServer, listenService, type ListeningService, type ServiceTarget } from '@quarry/grpc';
-import { serviceMetrics, type ServiceOptions } from '@quarry/telemetry';
+import { createQuotaMetrics, serviceMetrics, type ServiceOptions } from '@quarry/telemetry';
 import type { StorageLimits } from './core/storage-quota.js';
 import { createPlanReferencesClient } from './plans.js';
 import { createArtifactService } from './service.js';
@@ -48,6 +48,7 @@ export async function startArtifactStore(options: ArtifactStoreOptions): Promise
   });
   const plans = createPlanReferencesClient({ address: options.planEngineAddress, identityKey: options.identityKey });
   const documentMaxBytes = options.documentMaxBytes ?? DEFAULT_DOCUMENT_MAX_BYTES;
+  const metrics = serviceMetrics('artifact-store', options);
   const server = buildServiceServer({
     definition: artifactV1.ArtifactServiceService,
     implementation: createArtifactService({
@@ -58,6 +59,7 @@ export async function startArtifactStore(options: ArtifactStoreOptions): Promise
       logger: options.logger,
       conversionLimits: { maxBytes: documentMaxBytes },
       storageQuotas: options.storageQuotas,
+      quotaMetrics: createQuotaMetrics(metrics),
     }),
     // import_document brings a whole file in one message, and get_artifact may return one.
     serverOptions: {
@@ -70,7 +72,7 @@ export async function startArtifactStore(options: ArtifactStoreOptions): Promise
   });
   return listenService(server, {
     ...options,
-    metrics: serviceMetrics('artifact-store', options),
+    metrics,
     release: async () => {
       plans.close();
       await db.destroy();

@@ -4,7 +4,7 @@ import { extractionV1 } from '@quarry/contracts';
 import { createDb } from '@quarry/db';
 import type { Kysely } from 'kysely';
 import { buildServiceServer, listenService, type ListeningService, type ServiceTarget } from '@quarry/grpc';
-import { serviceMetrics, type ServiceOptions } from '@quarry/telemetry';
+import { createQuotaMetrics, serviceMetrics, type ServiceOptions } from '@quarry/telemetry';
 import { createArtifactsClient } from './artifacts.js';
 import { createJobRunner } from './jobs/job-runner.js';
 import { runExtractionJob } from './jobs/job-work.js';
@@ -62,6 +62,7 @@ export async function startExtraction(options: ExtractionOptions): Promise<Extra
     modelQuotaDefaults,
     ...rest
   } = options;
+  const registry = serviceMetrics('extraction', { metrics, metricsPort });
   const db = createDb<unknown>({ connectionString: databaseUrl, applicationName: 'quarry-extraction', max: 10 });
   const artifacts = createArtifactsClient({ address: artifactStoreAddress, identityKey });
   const deps: ExtractionServiceDeps = {
@@ -69,7 +70,9 @@ export async function startExtraction(options: ExtractionOptions): Promise<Extra
     artifacts,
     handleKey: handleKeyFrom(handleKey, identityKey),
     submissions: createPendingSubmissions(db as Kysely<unknown>),
-    modelQuotas: createModelQuotas(db as Kysely<unknown>, modelQuotaDefaults ?? {}),
+    modelQuotas: createModelQuotas(db as Kysely<unknown>, modelQuotaDefaults ?? {}, {
+      metrics: createQuotaMetrics(registry),
+    }),
   };
   const jobs = createJobRunner({
     db: db as Kysely<unknown>,
@@ -90,7 +93,7 @@ export async function startExtraction(options: ExtractionOptions): Promise<Extra
     host,
     port,
     metricsPort,
-    metrics: serviceMetrics('extraction', { metrics, metricsPort }),
+    metrics: registry,
     release: async () => {
       // Jobs running here stop and are left for the next instance's sweep (their rows stay running).
       await jobs.close();

@@ -138,7 +138,7 @@ describe('a new UTC day', () => {
     const db = createDb<unknown>({ connectionString: system.database.appUrl, max: 2 });
     try {
       let now = new Date('2026-11-28T23:59:59.000Z');
-      const quotas = createModelQuotas(db as Kysely<unknown>, { extractionsPerDay: 1 }, () => now);
+      const quotas = createModelQuotas(db as Kysely<unknown>, { extractionsPerDay: 1 }, { now: () => now });
       const ctx = { identity: as(randomUUID()).identity } as Parameters<typeof quotas.admit>[0];
       await quotas.admit(ctx);
       await expect(quotas.admit(ctx)).rejects.toMatchObject({

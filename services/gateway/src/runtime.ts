@@ -3,7 +3,14 @@ import { createRequire } from 'node:module';
 import { identityV1, planV1, toolCatalogue } from '@quarry/contracts';
 import { createDb } from '@quarry/db';
 import { createIdentitySigner, createRawClient, type ServiceTarget } from '@quarry/grpc';
-import { createMetrics, fastifyOtel, metricsText, type Registry, telemetryRunning } from '@quarry/telemetry';
+import {
+  createMetrics,
+  createQuotaMetrics,
+  fastifyOtel,
+  metricsText,
+  type Registry,
+  telemetryRunning,
+} from '@quarry/telemetry';
 import { type Kysely, sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config.js';
@@ -159,6 +166,7 @@ export async function createGatewayRuntime({
   const callLimiter = createPostgresCallLimiter(config.DATABASE_URL);
   const callQuotas = createCallQuotas({
     limiter: callLimiter.limiter,
+    metrics: createQuotaMetrics(metrics),
     db,
     logger,
     defaults: {

@@ -44,6 +44,12 @@ describe('a call past its org’s rate', () => {
       details: { quota: 'calls_per_minute.write', limit: 0, used: 0, resetsAt: expect.any(String) },
     });
     expect(gateway.stub.calls).toHaveLength(0);
+    // Counted in the gateway's metrics: the refusal by quota, the org's use among the orgs shown.
+    const exposition = await gateway.runtime.metrics.registry.metrics();
+    expect(exposition).toMatch(/^quarry_quota_refusals_total\{quota="calls_per_minute\.write",service="gateway"\} 1$/m);
+    expect(exposition).toMatch(
+      /^quarry_quota_org_limit\{quota="calls_per_minute\.write",org="[0-9a-f-]{36}",service="gateway"\} 0$/m,
+    );
   });
 
   it('is 429 with Retry-After on POST /documents', async () => {

@@ -1,11 +1,13 @@
 import type { CursorCodec } from '@quarry/cursors';
 import type { ConversionLimits } from '@quarry/documents';
 import type { Kysely } from 'kysely';
+import type { QuotaMetrics } from '@quarry/telemetry';
 import type { Logger } from 'pino';
 import type { StorageLimits } from '../core/storage-quota.js';
 import type { PlanReferences } from '../plans.js';
 import type { ArtifactWriter } from '../store/group-commit.js';
 import type { ArtifactDatabase } from '../store/schema.js';
+import type { StorageQuotas } from '../store/storage-usage.js';
 
 /** How the read tools page long text (docs/adr/0024-read-back-budget-and-urls.md). */
 export interface ReadSettings {
@@ -26,6 +28,8 @@ export interface ArtifactServiceDeps {
    * absent (docs/adr/0061-per-org-quotas.md).
    */
   storageQuotas?: StorageLimits;
+  /** Per-org storage use and refusals for Prometheus (bounded series). */
+  quotaMetrics?: QuotaMetrics;
   /** What one import_document conversion may use (default: @quarry/documents' limits). */
   conversionLimits?: Partial<ConversionLimits>;
 }
@@ -34,4 +38,9 @@ export interface ArtifactServiceDeps {
 export interface HandlerDeps extends ArtifactServiceDeps {
   /** store_research's writes, committed in groups per org (store/group-commit.ts). */
   artifactWrites: ArtifactWriter;
+}
+
+/** What a write is charged against: the defaults, the org's own limits (read in its transaction), the metrics. */
+export function storageQuotasOf(deps: ArtifactServiceDeps): StorageQuotas {
+  return { defaults: deps.storageQuotas ?? {}, metrics: deps.quotaMetrics };
 }

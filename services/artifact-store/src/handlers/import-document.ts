@@ -10,7 +10,7 @@ import { findDocumentByDigest, insertDocument, lockDigest, readDocumentInfo } fr
 import { insertRow } from '../store/insert-row.js';
 import { appendEvent } from '../store/outbox.js';
 import { inTenant } from '../store/tenant.js';
-import type { HandlerDeps } from './deps.js';
+import { type HandlerDeps, storageQuotasOf } from './deps.js';
 
 /**
  * ImportDocument: a file stored as a source document. The same bytes already in the org answer
@@ -48,7 +48,7 @@ export async function importDocument(
     const raced = await findDocumentByDigest(trx, sha256);
     if (raced) return { id: raced.artifact_id, title: raced.title, duplicate: true, document: documentInfoOf(raced) };
     const stored = answerOf(
-      await insertRow(trx, 'artifact.research_artifacts', orgId, write.row, deps.storageQuotas ?? {}),
+      await insertRow(trx, 'artifact.research_artifacts', orgId, write.row, storageQuotasOf(deps)),
     );
     await insertDocument(trx, { ...write.document, artifact_id: stored.id, org_id: orgId });
     await appendEvent(trx, ctx, stored, write.event);

@@ -5,7 +5,7 @@ import { researchOutput } from '../core/writes.js';
 import { appendEvent } from '../store/outbox.js';
 import { insertRow } from '../store/insert-row.js';
 import { inTenant } from '../store/tenant.js';
-import type { ArtifactServiceDeps } from './deps.js';
+import { type ArtifactServiceDeps, storageQuotasOf } from './deps.js';
 
 /**
  * StoreResearchOutput: a plan's deliverable (text, or a binary document sent as base64). A retry
@@ -24,7 +24,7 @@ export async function storeResearchOutput(
       'artifact.research_outputs',
       ctx.identity.orgId,
       write.row,
-      deps.storageQuotas ?? {},
+      storageQuotasOf(deps),
     );
     const output = answerOf(written);
     if (written.kind === 'stored') await appendEvent(trx, ctx, output, write.event);

@@ -5,7 +5,7 @@ import { subagentReport } from '../core/writes.js';
 import { insertRow } from '../store/insert-row.js';
 import { appendEvent } from '../store/outbox.js';
 import { inTenant } from '../store/tenant.js';
-import type { ArtifactServiceDeps } from './deps.js';
+import { type ArtifactServiceDeps, storageQuotasOf } from './deps.js';
 
 /**
  * SubmitSubagentReport: a subagent's report on a step of a plan, stored as an artifact. A retry
@@ -24,7 +24,7 @@ export async function submitSubagentReport(
       'artifact.research_artifacts',
       ctx.identity.orgId,
       write.row,
-      deps.storageQuotas ?? {},
+      storageQuotasOf(deps),
     );
     const report = answerOf(written);
     if (written.kind === 'stored') await appendEvent(trx, ctx, report, write.event);

@@ -2,8 +2,8 @@ import type { CallContext } from '@quarry/grpc';
 import type { Kysely } from 'kysely';
 import type { ContentEvent } from '../core/writes.js';
 import type { Written } from '../core/idempotency.js';
-import type { StorageLimits } from '../core/storage-quota.js';
 import { insertRows } from './insert-row.js';
+import type { StorageQuotas } from './storage-usage.js';
 import { appendEvents } from './outbox.js';
 import type { ArtifactDatabase, NewRow } from './schema.js';
 import { inTenant } from './tenant.js';
@@ -37,7 +37,10 @@ export interface ArtifactWriter {
  * returns only after its own row and event are committed. If a group's transaction fails, each
  * of its writes is retried alone, so one bad write fails only its own call.
  */
-export function createArtifactWriter(db: Kysely<ArtifactDatabase>, quotas: StorageLimits = {}): ArtifactWriter {
+export function createArtifactWriter(
+  db: Kysely<ArtifactDatabase>,
+  quotas: StorageQuotas = { defaults: {} },
+): ArtifactWriter {
   const queues = new Map<string, Pending[]>();
   const busy = new Set<string>();
 
@@ -67,7 +70,7 @@ export function createArtifactWriter(db: Kysely<ArtifactDatabase>, quotas: Stora
   };
 }
 
-async function commitGroup(db: Kysely<ArtifactDatabase>, group: Pending[], quotas: StorageLimits): Promise<void> {
+async function commitGroup(db: Kysely<ArtifactDatabase>, group: Pending[], quotas: StorageQuotas): Promise<void> {
   if (group.length > 1) {
     try {
       const written = await commit(db, group, quotas);
@@ -88,7 +91,7 @@ async function commitGroup(db: Kysely<ArtifactDatabase>, group: Pending[], quota
 }
 
 /** The writes' rows, and the events of those stored now, in one transaction. */
-function commit(db: Kysely<ArtifactDatabase>, writes: Pending[], quotas: StorageLimits): Promise<Written[]> {
+function commit(db: Kysely<ArtifactDatabase>, writes: Pending[], quotas: StorageQuotas): Promise<Written[]> {
   return inTenant(db, writes[0]!.ctx, async (trx) => {
     const written = await insertRows(
       trx,

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Insertable } from 'kysely';
 import { type KeyedRow, replayOrConflict, type Written } from '../core/idempotency.js';
-import type { StorageLimits } from '../core/storage-quota.js';
+
 import type { ArtifactDatabase, NewRow } from './schema.js';
-import { chargeStorage } from './storage-usage.js';
+import { chargeStorage, type StorageQuotas } from './storage-usage.js';
 import type { Trx } from './tenant.js';
 
 /** The tables whose rows are stored as the handler built them: artifacts (and reports), outputs. */
@@ -26,7 +26,7 @@ export async function insertRows<T extends RowTable>(
   table: T,
   orgId: string,
   rows: readonly NewRow<T>[],
-  quotas: StorageLimits = {},
+  quotas: StorageQuotas = { defaults: {} },
 ): Promise<Written[]> {
   if (rows.length === 0) return [];
   const ids = rows.map(() => randomUUID());
@@ -72,7 +72,7 @@ export async function insertRow<T extends RowTable>(
   table: T,
   orgId: string,
   row: NewRow<T>,
-  quotas: StorageLimits = {},
+  quotas: StorageQuotas = { defaults: {} },
 ): Promise<Written> {
   const [written] = await insertRows(trx, table, orgId, [row], quotas);
   return written!;

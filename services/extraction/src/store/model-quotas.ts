@@ -2,6 +2,7 @@ import { withTenant } from '@quarry/db';
 import type { CallContext } from '@quarry/grpc';
 import { sql, type Kysely } from 'kysely';
 import { type DailyLimits, dailyOverrun, utcDay } from '../core/daily-quota.js';
+import type { QuotaMetrics } from '@quarry/telemetry';
 import { extractionErrors } from '../errors.js';
 
 /** An org's model spend against its daily quotas (extraction.org_daily_usage, extraction.org_quotas). */
@@ -18,8 +19,9 @@ export interface ModelQuotas {
 export function createModelQuotas(
   db: Kysely<unknown>,
   defaults: DailyLimits,
-  now: () => Date = () => new Date(),
+  options: { metrics?: QuotaMetrics; now?: () => Date } = {},
 ): ModelQuotas {
+  const now = options.now ?? (() => new Date());
   return {
     async admit(ctx) {
       const { day, endsAt } = utcDay(now());
@@ -45,6 +47,19 @@ export function createModelQuotas(
           limits,
           endsAt,
         );
+        options.metrics?.observe(
+          'extractions_per_day',
+          ctx.identity.orgId,
+          rows[0]!.extractions,
+          limits.extractionsPerDay,
+        );
+        options.metrics?.observe(
+          'model_tokens_per_day',
+          ctx.identity.orgId,
+          Number(rows[0]!.model_tokens),
+          limits.modelTokensPerDay,
+        );
+        if (overrun) options.metrics?.refused(overrun.quota);
         if (overrun)
           throw extractionErrors.QUOTA_EXCEEDED(
             { ...overrun, resetsAt: overrun.resetsAt.toISOString() },

@@ -1,6 +1,7 @@
 import { withTenant } from '@quarry/db';
 import type { ToolDefinition } from '@quarry/contracts';
 import type { Kysely } from 'kysely';
+import type { QuotaMetrics } from '@quarry/telemetry';
 import type { Logger } from 'pino';
 import pg from 'pg';
 import {
@@ -61,6 +62,8 @@ export interface CallQuotasOptions {
   /** Reads an org's own limits (the app role, under the org's tenancy). */
   db: Kysely<IdentityDatabase>;
   logger: Logger;
+  /** Per-org use and refusals for Prometheus (bounded series). */
+  metrics?: QuotaMetrics;
   /** How long an org's own limits are kept before they are read again (default 30 s). */
   limitsTtlMs?: number;
   now?: () => number;
@@ -117,10 +120,13 @@ export function createCallQuotas(options: CallQuotasOptions): CallQuotas {
           return undefined;
         }
       }
+      const quota = `calls_per_minute.${toolClass}` as const;
+      options.metrics?.observe(quota, orgId, Math.min(counted.consumedPoints, limit), limit);
       if (counted.consumedPoints <= limit) return undefined;
+      options.metrics?.refused(quota);
       const retryAfterSeconds = Math.max(1, Math.ceil(counted.msBeforeNext / 1000));
       return {
-        quota: `calls_per_minute.${toolClass}`,
+        quota,
         limit,
         used: limit,
         resetsAt: new Date(now() + counted.msBeforeNext),
