@@ -76,14 +76,17 @@ export const LIMITER_POINTS = 2 ** 31 - 1;
  * Calls per minute per org and tool class, at the gateway (which owns calls). Each call adds one
  * to its org's counter for the class in the current window (fixed, one minute from the window's
  * first call), then is compared with the org's limit: an operator's change applies from the next
- * read of the org's limits (limitsTtlMs) without resetting the window. Refused calls count too, so
- * a client hammering at its limit stays refused until the window ends. Another org's calls
+ * read of the org's limits (limitsTtlMs) without resetting the window. Once a class is refused,
+ * this replica refuses it until the window's reset without asking the counter again (an operator's
+ * raise applies from the next window), so a client hammering at its limit stays refused and costs
+ * one round trip per window, not one per call. Another org's calls
  * touch only their own counter row, so a flood does not queue them behind it.
  */
 export function createCallQuotas(options: CallQuotasOptions): CallQuotas {
   const now = options.now ?? Date.now;
   const ttlMs = options.limitsTtlMs ?? 30_000;
   const own = new Map<string, { limits: CallLimits; until: number }>();
+  const refusedUntil = new Map<string, CallRefusal>();
 
   async function limitsOf(orgId: string): Promise<CallLimits> {
     const cached = own.get(orgId);
@@ -108,9 +111,17 @@ export function createCallQuotas(options: CallQuotasOptions): CallQuotas {
       const toolClass = toolClassOf(tool);
       const limit = (await limitsOf(orgId))[toolClass];
       if (limit === undefined) return undefined;
+      const key = `${orgId}:${toolClass}`;
+      // A class already refused in this window is refused here until its reset, without a round
+      // trip: a client hammering at its limit then costs the database nothing.
+      const blocked = refusedUntil.get(key);
+      if (blocked && blocked.resetsAt.getTime() > now()) {
+        options.metrics?.refused(blocked.quota);
+        return { ...blocked, retryAfterSeconds: Math.max(1, Math.ceil((blocked.resetsAt.getTime() - now()) / 1000)) };
+      }
       let counted: RateLimiterRes;
       try {
-        counted = await options.limiter.consume(`${orgId}:${toolClass}`);
+        counted = await options.limiter.consume(key);
       } catch (error) {
         if (error instanceof RateLimiterRes) counted = error;
         else {
@@ -125,13 +136,16 @@ export function createCallQuotas(options: CallQuotasOptions): CallQuotas {
       if (counted.consumedPoints <= limit) return undefined;
       options.metrics?.refused(quota);
       const retryAfterSeconds = Math.max(1, Math.ceil(counted.msBeforeNext / 1000));
-      return {
+      const refusal = {
         quota,
         limit,
         used: limit,
         resetsAt: new Date(now() + counted.msBeforeNext),
         retryAfterSeconds,
       };
+      if (refusedUntil.size >= 10_000) refusedUntil.clear();
+      refusedUntil.set(key, refusal);
+      return refusal;
     },
   };
 }
