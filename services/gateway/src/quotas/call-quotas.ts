@@ -70,7 +70,7 @@ export interface CallQuotasOptions {
 }
 
 /** The limiter's own ceiling: far above any limit, so the org's limit is compared here, per call. */
-export const LIMITER_POINTS = 2 ** 31 - 1;
+const LIMITER_POINTS = 2 ** 31 - 1;
 
 /**
  * Calls per minute per org and tool class, at the gateway (which owns calls). Each call adds one
