@@ -10,6 +10,7 @@ import { memoryPhase } from './memory-phase.js';
 import { auditChainPhase } from './audit-chain-phase.js';
 import { citationsPhase } from './citations-phase.js';
 import { documentsPhase } from './documents-phase.js';
+import { quotasPhase } from './quotas-phase.js';
 import { topologyCpuPhase } from './topology-cpu-phase.js';
 import { SCALES, searchScalePhase } from './search-scale-phase.js';
 
@@ -20,7 +21,7 @@ export interface BenchIo {
   err: (line: string) => void;
 }
 
-const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,32] [--cranfield <dir>] [--gateway-cpu] [--topology-cpu] [--scale 100k|1m] [--memory] [--audit] [--documents] [--citations] [--profile <dir>]
+const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,32] [--cranfield <dir>] [--gateway-cpu] [--topology-cpu] [--scale 100k|1m] [--memory] [--audit] [--documents] [--citations] [--quotas] [--profile <dir>]
   --quick           smaller sizes, no Cranfield quality (≤ 2 minutes on 2 cores; the full run ≈ 15 minutes)
   --cranfield <dir> the Cranfield collection (corpus.jsonl, queries.jsonl, qrels.tsv) for the retrieval
                     quality rows; default QUARRY_CRANFIELD_DIR; without either, quality is skipped
@@ -40,8 +41,21 @@ const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,3
                     and the converter process's peak memory (ADR 0050; ≈ 1 minute)
   --citations       only the verify_citations rows (ADR 0060): evidence recall@1/3/5 and the model-free checks'
                     precision on the labelled claim–source pairs, and verify_citations' latency (≈ 1 minute)
+  --quotas          only the quota isolation rows (ADR 0061): org B's get_plan_status p95 alone and while org A
+                    floods at its read quota (target ≤ 1.2× alone; ≈ 2 × the latency bound)
   --profile <dir>   with any of the above: write a CPU profile of each phase run, <dir>/<phase>.cpuprofile (the
                     bench process, where the one-process gateway and services run; open in Chrome DevTools)`;
+
+/** The focused runs: each of these flags runs its phase alone. */
+const FOCUSED = {
+  'gateway-cpu': gatewayCpuPhase,
+  'topology-cpu': topologyCpuPhase,
+  memory: memoryPhase,
+  audit: auditChainPhase,
+  documents: documentsPhase,
+  citations: citationsPhase,
+  quotas: quotasPhase,
+} as const;
 
 /** What each group's baseline is (all measured in the same run, on the same machine). */
 const BASELINES = [
@@ -80,6 +94,7 @@ export async function benchCli(argv: readonly string[], io: BenchIo, sizes?: Par
         audit: { type: 'boolean' },
         documents: { type: 'boolean' },
         citations: { type: 'boolean' },
+        quotas: { type: 'boolean' },
         profile: { type: 'string' },
         help: { type: 'boolean' },
       },
@@ -102,6 +117,7 @@ export async function benchCli(argv: readonly string[], io: BenchIo, sizes?: Par
     io.err(`--scale takes ${Object.keys(SCALES).join(' or ')}\n${USAGE}`);
     return 2;
   }
+  const focused = (Object.keys(FOCUSED) as (keyof typeof FOCUSED)[]).find((flag) => values[flag]);
   const chosen: BenchSizes = {
     ...(values.quick ? SIZES.quick : SIZES.full),
     ...(clients ? { clients } : {}),
@@ -118,21 +134,7 @@ export async function benchCli(argv: readonly string[], io: BenchIo, sizes?: Par
   const results = await runBench({
     sizes: chosen,
     cranfieldDir: cranfield,
-    phases: values['gateway-cpu']
-      ? [gatewayCpuPhase]
-      : values['topology-cpu']
-        ? [topologyCpuPhase]
-        : scale
-          ? [searchScalePhase(scale as keyof typeof SCALES)]
-          : values.memory
-            ? [memoryPhase]
-            : values.audit
-              ? [auditChainPhase]
-              : values.documents
-                ? [documentsPhase]
-                : values.citations
-                  ? [citationsPhase]
-                  : PHASES,
+    phases: scale ? [searchScalePhase(scale as keyof typeof SCALES)] : focused ? [FOCUSED[focused]] : PHASES,
     progress: (line) => io.err(`[bench ${((Date.now() - started) / 1000).toFixed(0)}s] ${line}`),
     profileDir: values.profile,
   });

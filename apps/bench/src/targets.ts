@@ -41,6 +41,8 @@ export const TARGETS: Readonly<Record<string, Target>> = {
   // worker heap limit of 512 MB.
   documents_pdf_pages_per_s: atLeast(50),
   documents_pdf_peak_rss_mb: atMost(512),
+  // Quota isolation (ADR 0061): org B's calls while org A floods at its limit, against B alone.
+  quotas_b_p95_ms_flood: atMost(1.2, 'ratio'),
   // Confidence that separates right from wrong values.
   extraction_grounding_auroc: atLeast(0.8),
   extraction_grounding_heldout_auroc: atLeast(0.8),

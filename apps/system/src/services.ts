@@ -40,6 +40,8 @@ export interface StartServicesOptions {
   auditCheckpointIntervalMs?: number;
   /** What import_url may fetch (QUARRY_IMPORT_URL_*); default: public targets only. */
   urlImports?: UrlImportOptions;
+  /** Every org's storage limits unless the operator set its own (QUOTA_STORAGE_BYTES, QUOTA_ARTIFACTS). */
+  storageQuotas?: { storageBytes?: number; artifacts?: number };
   /**
    * How the services call each other: `in-process` (default) through the in-process transport,
    * `grpc` over their loopback ports (ADR 0053). Each listens on its port either way.
@@ -131,6 +133,7 @@ export async function startServices(options: StartServicesOptions): Promise<Serv
       identityKey,
       planEngineAddress: target(planEngine),
       urlImports: options.urlImports,
+      storageQuotas: options.storageQuotas,
     });
     backends = await openSearchBackends(options.search);
     logger.info(backends.describe, 'search backends');

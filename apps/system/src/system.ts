@@ -1,4 +1,4 @@
-import { importUrlFields, urlImportOptionsFrom } from '@quarry/artifact-store';
+import { importUrlFields, storageQuotaFields, urlImportOptionsFrom } from '@quarry/artifact-store';
 import { explainBindError, loadConfig, z } from '@quarry/config';
 import { extractionModelsConfigSchema } from '@quarry/extraction';
 import { buildServer, createGatewayRuntime, type GatewayConfig, loadGatewayConfig } from '@quarry/gateway';
@@ -96,6 +96,7 @@ export async function startSystem(options: StartSystemOptions): Promise<RunningS
   );
   const audit = loadConfig(z.object(auditCheckpointFields), env);
   const urlImports = urlImportOptionsFrom(loadConfig(z.object(importUrlFields), env));
+  const storage = loadConfig(z.object(storageQuotaFields), env);
   const { QUARRY_SERVICE_TRANSPORT: transport } = loadConfig(z.object(transportField), env);
 
   const services = await startServices({
@@ -110,6 +111,7 @@ export async function startSystem(options: StartSystemOptions): Promise<RunningS
     auditSigningKey: audit.QUARRY_AUDIT_SIGNING_KEY_FILE as KeyObject | undefined,
     auditCheckpointIntervalMs: audit.QUARRY_AUDIT_CHECKPOINT_INTERVAL,
     urlImports,
+    storageQuotas: { storageBytes: storage.QUOTA_STORAGE_BYTES, artifacts: storage.QUOTA_ARTIFACTS },
     transport,
     logger,
   });

@@ -73,6 +73,13 @@ QUARRY_SERVICE_TOKEN_JWKS_URL: {{ printf "http://%s.%s.svc.%s:8080/oauth/jwks" $
 {{- end }}
 {{- end }}
 
+{{/* One quota's default for every org (values quotas.*): the variable only when a limit is set. */}}
+{{- define "quarry.config.quota" -}}
+{{- if not (kindIs "invalid" .value) }}
+{{ .name }}: {{ .value | int64 | quote }}
+{{- end }}
+{{- end }}
+
 {{- define "quarry.config.gateway" -}}
 {{ include "quarry.config.common" . }}
 PORT: "8080"
@@ -94,6 +101,12 @@ QUARRY_ALLOWED_HOSTS: {{ $hosts | uniq | join "," | quote }}
 {{- end }}
 QUARRY_RATE_LIMIT_PER_MINUTE: {{ .Values.gateway.rateLimitPerMinute | int | quote }}
 QUARRY_MODEL_TOOL_DEADLINE: {{ .Values.gateway.modelToolDeadline | quote }}
+{{- with .Values.quotas.callsPerMinute }}
+{{- include "quarry.config.quota" (dict "name" "QUOTA_CALLS_PER_MINUTE_READ" "value" .read) }}
+{{- include "quarry.config.quota" (dict "name" "QUOTA_CALLS_PER_MINUTE_WRITE" "value" .write) }}
+{{- include "quarry.config.quota" (dict "name" "QUOTA_CALLS_PER_MINUTE_SEARCH" "value" .search) }}
+{{- include "quarry.config.quota" (dict "name" "QUOTA_CALLS_PER_MINUTE_MODEL" "value" .model) }}
+{{- end }}
 {{- with .Values.gateway.oauth }}
 {{- with include "quarry.publicUrl" $ }}
 QUARRY_PUBLIC_URL: {{ . | quote }}
@@ -139,6 +152,8 @@ QUARRY_AUDIT_SIGNING_KEY_FILE: {{ . | quote }}
 PORT: "50052"
 METRICS_PORT: "9465"
 PLAN_ENGINE_ADDRESS: {{ include "quarry.address" (dict "root" . "component" "plan-engine" "port" 50051) | quote }}
+{{- include "quarry.config.quota" (dict "name" "QUOTA_STORAGE_BYTES" "value" .Values.quotas.storageBytes) }}
+{{- include "quarry.config.quota" (dict "name" "QUOTA_ARTIFACTS" "value" .Values.quotas.artifacts) }}
 {{- with include "quarry.config.serviceTokens" . }}
 {{ . }}
 {{- end }}
@@ -177,6 +192,8 @@ OPENAI_MODEL: {{ . | quote }}
 EXTRACTION_TIMEOUT: {{ $x.timeout | quote }}
 EXTRACTION_MAX_TOKENS: {{ $x.maxTokens | int | quote }}
 EXTRACTION_SAMPLING: {{ $x.sampling | quote }}
+{{- include "quarry.config.quota" (dict "name" "QUOTA_EXTRACTIONS_PER_DAY" "value" .Values.quotas.extractionsPerDay) }}
+{{- include "quarry.config.quota" (dict "name" "QUOTA_MODEL_TOKENS_PER_DAY" "value" .Values.quotas.modelTokensPerDay) }}
 {{- with include "quarry.config.serviceTokens" . }}
 {{ . }}
 {{- end }}

@@ -36,4 +36,5 @@ export {
   type MetricsServer,
   type Registry,
 } from './metrics.js';
+export { createQuotaMetrics, type QuotaMetrics } from './quota-metrics.js';
 export { runService, serveMetrics, serviceMetrics, type RunningService, type ServiceOptions } from './service.js';

@@ -40,6 +40,22 @@ export const importUrlFields = {
     .describe('the most redirects import_url follows (each one checked like the first URL)'),
 };
 
+/** Every org's storage limits unless the operator set its own (docs/adr/0061); also read by `quarry start`. */
+export const storageQuotaFields = {
+  QUOTA_STORAGE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe('bytes each org may store unless the operator set its own (quarry quota set); unset: no limit'),
+  QUOTA_ARTIFACTS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe('artifacts and research outputs each org may keep unless the operator set its own; unset: no limit'),
+};
+
 /** Every variable the artifact store reads; validated once at startup, frozen afterwards. */
 const artifactStoreConfigSchema = z.object({
   ...grpcServiceFields(DEFAULT_PORTS['artifact-store']),
@@ -60,6 +76,7 @@ const artifactStoreConfigSchema = z.object({
     .default(64 * 1024 * 1024)
     .describe('largest source document import_document accepts, in bytes (its gRPC messages may be this large)'),
   ...importUrlFields,
+  ...storageQuotaFields,
 });
 
 /** The runtime's import_url options from the loaded settings (ours or `quarry start`'s). */

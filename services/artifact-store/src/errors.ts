@@ -9,6 +9,8 @@ import { defineErrors, status } from '@quarry/grpc';
  * IDEMPOTENCY_KEY_REUSED: the key already stored another request (core/idempotency.ts).
  * DOCUMENT_*: import_document's file could not be converted (core/document-refusals.ts).
  * URL_*: import_url could not fetch what the URL names, or may not (web/fetch-url.ts).
+ * QUOTA_EXCEEDED: the write would pass the org's storage or artifact quota (core/storage-quota.ts);
+ * nothing of it is stored, and the use only drops when the org deletes content.
  */
 export const artifactErrors = defineErrors({
   INVALID_ARGUMENT: {
@@ -40,6 +42,13 @@ export const artifactErrors = defineErrors({
     status: status.ALREADY_EXISTS,
     message: (p: { key: string }) =>
       `\`idempotencyKey\` "${p.key}" was already used in your organization for a different request; send the same request to get its first result, or a new key for new content.`,
+  },
+  QUOTA_EXCEEDED: {
+    status: status.RESOURCE_EXHAUSTED,
+    message: (p: { quota: string; limit: number; used: number; adding: number; unit: string }) =>
+      `Quota ${p.quota} exceeded: your organization's limit is ${p.limit} ${p.unit}, it uses ${p.used}, and this ` +
+      `write adds ${p.adding}. Nothing was stored. This quota does not reset with time: delete content you no ` +
+      `longer need, or ask the operator to raise it.`,
   },
   INVALID_CURSOR: {
     status: status.INVALID_ARGUMENT,

@@ -4,7 +4,7 @@
 export { artifactSchemas } from './migrations/index.js';
 export { createArtifactService, type ArtifactServiceDeps } from './service.js';
 export { startArtifactStore, type ArtifactStore } from './runtime.js';
-export { importUrlFields, urlImportOptionsFrom, type UrlImportOptions } from './config.js';
+export { importUrlFields, storageQuotaFields, urlImportOptionsFrom, type UrlImportOptions } from './config.js';
 export { createPlanReferencesClient, type PlanReferences } from './plans.js';
 export { MAX_TEXT_BYTES } from './core/bodies.js';
 export type { ArtifactDatabase } from './store/schema.js';

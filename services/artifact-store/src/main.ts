@@ -15,5 +15,6 @@ await runService({
       readBudgetBytes: config.READ_BUDGET_BYTES,
       documentMaxBytes: config.DOCUMENT_MAX_BYTES,
       urlImports: urlImportOptionsFrom(config),
+      storageQuotas: { storageBytes: config.QUOTA_STORAGE_BYTES, artifacts: config.QUOTA_ARTIFACTS },
     }),
 });

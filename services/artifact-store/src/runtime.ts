@@ -3,7 +3,8 @@ import { artifactV1 } from '@quarry/contracts';
 import { createCursorCodec } from '@quarry/cursors';
 import { createDb } from '@quarry/db';
 import { buildServiceServer, listenService, type ListeningService, type ServiceTarget } from '@quarry/grpc';
-import { serviceMetrics, type ServiceOptions } from '@quarry/telemetry';
+import { createQuotaMetrics, serviceMetrics, type ServiceOptions } from '@quarry/telemetry';
+import type { StorageLimits } from './core/storage-quota.js';
 import { createPlanReferencesClient } from './plans.js';
 import type { UrlImportOptions } from './config.js';
 import { targetPolicy } from './core/url-targets.js';
@@ -27,6 +28,8 @@ export interface ArtifactStoreOptions extends ServiceOptions {
   documentMaxBytes?: number;
   /** What import_url may fetch, how much and how long (QUARRY_IMPORT_URL_*; default: public targets only, 32 MiB, 30 s, 5 redirects). */
   urlImports?: UrlImportOptions;
+  /** Every org's storage limits unless the operator set its own (default: none). */
+  storageQuotas?: StorageLimits;
 }
 
 /** What a read returns by default: enough for a long report, far below what a client chokes on (ADR 0024). */
@@ -62,6 +65,7 @@ export async function startArtifactStore(options: ArtifactStoreOptions): Promise
   });
   const plans = createPlanReferencesClient({ address: options.planEngineAddress, identityKey: options.identityKey });
   const documentMaxBytes = options.documentMaxBytes ?? DEFAULT_DOCUMENT_MAX_BYTES;
+  const metrics = serviceMetrics('artifact-store', options);
   const server = buildServiceServer({
     definition: artifactV1.ArtifactServiceService,
     implementation: createArtifactService({
@@ -72,6 +76,8 @@ export async function startArtifactStore(options: ArtifactStoreOptions): Promise
       logger: options.logger,
       conversionLimits: { maxBytes: documentMaxBytes },
       urlImports: urlFetchSettings(options.urlImports, documentMaxBytes),
+      storageQuotas: options.storageQuotas,
+      quotaMetrics: createQuotaMetrics(metrics),
     }),
     // import_document brings a whole file in one message, and get_artifact may return one.
     serverOptions: {
@@ -84,7 +90,7 @@ export async function startArtifactStore(options: ArtifactStoreOptions): Promise
   });
   return listenService(server, {
     ...options,
-    metrics: serviceMetrics('artifact-store', options),
+    metrics,
     release: async () => {
       plans.close();
       await db.destroy();

@@ -4,7 +4,7 @@ import { checkExtractionTarget } from './handlers/check-extraction-target.js';
 import { deleteArtifact } from './handlers/delete-artifact.js';
 import { deleteResearchOutput } from './handlers/delete-research-output.js';
 import { existingSources } from './handlers/existing-sources.js';
-import type { ArtifactServiceDeps } from './handlers/deps.js';
+import { type ArtifactServiceDeps, storageQuotasOf } from './handlers/deps.js';
 import { fetch } from './handlers/fetch.js';
 import { getArtifactText } from './handlers/get-artifact-text.js';
 import { getArtifact } from './handlers/get-artifact.js';
@@ -40,7 +40,7 @@ export function createArtifactService(deps: ArtifactServiceDeps): artifactV1.Art
   return handlersWith(
     {
       ...deps,
-      artifactWrites: createArtifactWriter(deps.db),
+      artifactWrites: createArtifactWriter(deps.db, storageQuotasOf(deps)),
       urlImports: { ...URL_FETCH_DEFAULTS, ...deps.urlImports },
     },
     {

@@ -49,6 +49,8 @@ describe('the artifact schema is tenant-safe', () => {
       { table: 'document_figures', hasOrgId: true, enabled: true, forced: true, policies: ['tenant_isolation'] },
       { table: 'documents', hasOrgId: true, enabled: true, forced: true, policies: ['tenant_isolation'] },
       { table: 'extraction_results', hasOrgId: true, enabled: true, forced: true, policies: ['tenant_isolation'] },
+      { table: 'org_quotas', hasOrgId: true, enabled: true, forced: true, policies: ['tenant_isolation'] },
+      { table: 'org_usage', hasOrgId: true, enabled: true, forced: true, policies: ['tenant_isolation'] },
       { table: 'research_artifacts', hasOrgId: true, enabled: true, forced: true, policies: ['tenant_isolation'] },
       { table: 'research_outputs', hasOrgId: true, enabled: true, forced: true, policies: ['tenant_isolation'] },
     ]);

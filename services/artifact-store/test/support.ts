@@ -15,6 +15,7 @@ import {
   type PlanReferences,
 } from '../src/index.js';
 import type { UrlFetchSettings } from '../src/web/fetch-url.js';
+import type { StorageLimits } from '../src/core/storage-quota.js';
 
 // A real artifact store over real PostgreSQL for the test files: each gets a fresh migrated
 // database, the server on a free loopback port and a signed client.
@@ -38,7 +39,12 @@ const everyPlanResolves: PlanReferences = { resolve: async () => {}, close: () =
  * `urlImports`: import_url's settings (what it may fetch, limits, the resolver).
  */
 export async function startTestStore(
-  options: { planEngine?: boolean; readBudgetBytes?: number; urlImports?: Partial<UrlFetchSettings> } = {},
+  options: {
+    planEngine?: boolean;
+    readBudgetBytes?: number;
+    urlImports?: Partial<UrlFetchSettings>;
+    storageQuotas?: StorageLimits;
+  } = {},
 ) {
   const database = await createTestDatabase({
     schemas: [...(options.planEngine ? planSchemas : []), ...eventsSchemas, ...artifactSchemas],
@@ -62,6 +68,7 @@ export async function startTestStore(
       plans: planReferences,
       reads: { budgetBytes: options.readBudgetBytes ?? 256 * 1024 },
       cursors: createCursorCodec(IDENTITY_KEY, 'artifact-store'),
+      storageQuotas: options.storageQuotas,
       logger,
       ...(options.urlImports ? { urlImports: options.urlImports } : {}),
     }),

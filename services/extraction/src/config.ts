@@ -57,6 +57,22 @@ const extractionModelsConfigShape = {
     .describe(
       'how long a running job stays its instance’s without renewal; a stopped instance’s jobs resume about this much later',
     ),
+  QUOTA_EXTRACTIONS_PER_DAY: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe(
+      'extractions on a server model (Anthropic, OpenAI-compatible) each org may run per UTC day unless the operator set its own; unset: no limit',
+    ),
+  QUOTA_MODEL_TOKENS_PER_DAY: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe(
+      'server-model tokens (input + output) each org may use per UTC day unless the operator set its own; unset: no limit',
+    ),
 };
 
 type ModelsShape = z.output<z.ZodObject<typeof extractionModelsConfigShape>>;
@@ -171,5 +187,9 @@ export function extractionModelsFrom(
     jobTtlMs: config.EXTRACTION_JOB_TTL,
     jobLeaseMs: config.EXTRACTION_JOB_LEASE,
     ...(config.EXTRACTION_HANDLE_KEY ? { handleKey: config.EXTRACTION_HANDLE_KEY } : {}),
+    modelQuotaDefaults: {
+      extractionsPerDay: config.QUOTA_EXTRACTIONS_PER_DAY,
+      modelTokensPerDay: config.QUOTA_MODEL_TOKENS_PER_DAY,
+    },
   };
 }

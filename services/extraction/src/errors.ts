@@ -34,6 +34,13 @@ export const extractionErrors = defineErrors({
     message: (p: { provider: string; seconds: number }) =>
       `The extraction model (${p.provider}) gave no answer within ${p.seconds} s. Try again later, or with a shorter source text or a smaller schema.`,
   },
+  /** The org has run its server-model extractions or used its model tokens of the (UTC) day (store/model-quotas.ts). */
+  QUOTA_EXCEEDED: {
+    status: status.RESOURCE_EXHAUSTED,
+    message: (p: { quota: string; limit: number; used: number; resetsAt: string }) =>
+      `Quota ${p.quota} exceeded: your organization's limit is ${p.limit} a day and it has used ${p.used}. It ` +
+      `resets at ${p.resetsAt} (midnight UTC). Until then, extract with your own model (mode "client") or offline.`,
+  },
   PROVIDER_RATE_LIMITED: {
     status: status.RESOURCE_EXHAUSTED,
     message: (p: { provider: string }) =>

@@ -4,11 +4,13 @@ import { extractionV1 } from '@quarry/contracts';
 import { createDb } from '@quarry/db';
 import type { Kysely } from 'kysely';
 import { buildServiceServer, listenService, type ListeningService, type ServiceTarget } from '@quarry/grpc';
-import { serviceMetrics, type ServiceOptions } from '@quarry/telemetry';
+import { createQuotaMetrics, serviceMetrics, type ServiceOptions } from '@quarry/telemetry';
 import { createArtifactsClient } from './artifacts.js';
 import { createJobRunner } from './jobs/job-runner.js';
 import { runExtractionJob } from './jobs/job-work.js';
 import { createCitationVerifications } from './store/citation-verifications.js';
+import type { DailyLimits } from './core/daily-quota.js';
+import { createModelQuotas } from './store/model-quotas.js';
 import { createPendingSubmissions } from './store/pending-submissions.js';
 import { stopCompileProbe } from './schema/compile-probe.js';
 import { createExtractionService, type ExtractionServiceDeps } from './service.js';
@@ -18,13 +20,15 @@ export interface ExtractionOptions
   extends
     Omit<
       ExtractionServiceDeps,
-      'artifacts' | 'guardOptions' | 'logger' | 'handleKey' | 'submissions' | 'verifications' | 'jobs'
+      'artifacts' | 'guardOptions' | 'logger' | 'handleKey' | 'submissions' | 'verifications' | 'jobs' | 'modelQuotas'
     >,
     ServiceOptions {
   /** App-role connection (RLS applies): pending submissions and jobs (the `extraction` schema). */
   databaseUrl: string;
   /** EXTRACTION_JOB_TTL: how long a job and its outcome are kept (default 24 h). */
   jobTtlMs?: number;
+  /** QUOTA_EXTRACTIONS_PER_DAY, QUOTA_MODEL_TOKENS_PER_DAY: every org's unless the operator set its own. */
+  modelQuotaDefaults?: DailyLimits;
   /** EXTRACTION_JOB_LEASE: how long a running job stays an instance's without renewal (default 30 s). */
   jobLeaseMs?: number;
   identityKey: string;
@@ -56,8 +60,10 @@ export async function startExtraction(options: ExtractionOptions): Promise<Extra
     databaseUrl,
     jobTtlMs,
     jobLeaseMs,
+    modelQuotaDefaults,
     ...rest
   } = options;
+  const registry = serviceMetrics('extraction', { metrics, metricsPort });
   const db = createDb<unknown>({ connectionString: databaseUrl, applicationName: 'quarry-extraction', max: 10 });
   const artifacts = createArtifactsClient({ address: artifactStoreAddress, identityKey });
   const deps: ExtractionServiceDeps = {
@@ -66,6 +72,9 @@ export async function startExtraction(options: ExtractionOptions): Promise<Extra
     handleKey: handleKeyFrom(handleKey, identityKey),
     submissions: createPendingSubmissions(db as Kysely<unknown>),
     verifications: createCitationVerifications(db as Kysely<unknown>),
+    modelQuotas: createModelQuotas(db as Kysely<unknown>, modelQuotaDefaults ?? {}, {
+      metrics: createQuotaMetrics(registry),
+    }),
   };
   const jobs = createJobRunner({
     db: db as Kysely<unknown>,
@@ -86,7 +95,7 @@ export async function startExtraction(options: ExtractionOptions): Promise<Extra
     host,
     port,
     metricsPort,
-    metrics: serviceMetrics('extraction', { metrics, metricsPort }),
+    metrics: registry,
     release: async () => {
       // Jobs running here stop and are left for the next instance's sweep (their rows stay running).
       await jobs.close();

@@ -5,6 +5,8 @@ import type { TokenUsage } from './types.js';
 /** Provider, model and tokens of the model answers a call received (summed), for the tool-call log. */
 export class UsageMeter {
   total: ModelUsage | undefined;
+  /** Whether the total was added to the org's daily model spend (it is, once). */
+  counted = false;
 
   record(provider: ProviderChoice, model: string, usage?: TokenUsage): void {
     this.total = {

@@ -13,6 +13,23 @@ const list = (fallback: string) =>
         .filter(Boolean),
     );
 
+/** Each org's calls per minute by tool class unless the operator set its own (docs/adr/0061); unset: no limit. */
+const callQuota = (toolClass: string) =>
+  z.coerce
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe(
+      `${toolClass} tool calls per minute each org may make unless the operator set its own (quarry quota set)`,
+    );
+const callQuotaFields = {
+  QUOTA_CALLS_PER_MINUTE_READ: callQuota('read'),
+  QUOTA_CALLS_PER_MINUTE_WRITE: callQuota('write'),
+  QUOTA_CALLS_PER_MINUTE_SEARCH: callQuota('search'),
+  QUOTA_CALLS_PER_MINUTE_MODEL: callQuota('model (extraction)'),
+};
+
 /** Every variable the gateway reads; validated once at startup, frozen afterwards. */
 const gatewayConfigSchema = z.object({
   ...serviceFields(DEFAULT_PORTS.gateway),
@@ -37,6 +54,7 @@ const gatewayConfigSchema = z.object({
       "largest source document POST /documents accepts (keep it within the artifact store's DOCUMENT_MAX_BYTES)",
     ),
   QUARRY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
+  ...callQuotaFields,
   QUARRY_TRUST_PROXY: env.bool(false),
   QUARRY_TOKEN_CACHE_TTL: env.duration('60s'),
   QUARRY_STRICT_REVOCATION: env

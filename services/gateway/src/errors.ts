@@ -96,6 +96,8 @@ export const gatewayToolErrors = {
   INVALID_ANSWER: { retryable: false },
   /** The credential may not call the tool that records a form's answer. */
   ANSWER_TOOL_UNAVAILABLE: { retryable: false },
+  /** The org is past a quota; the details name it, its limit, the use and when it resets. */
+  QUOTA_EXCEEDED: { retryable: true },
 } as const;
 
 export type GatewayToolErrorCode = keyof typeof gatewayToolErrors;
@@ -159,7 +161,8 @@ export function toolErrorFromStatus(
   if (!known) return internalToolError(requestId);
   return {
     code: code ?? known.code,
-    retryable: known.retryable,
+    // A quota that never resets (storage: only a deletion frees it) is not worth retrying.
+    retryable: known.retryable && !(code === 'QUOTA_EXCEEDED' && details?.resetsAt === 'never'),
     message: message && message.length > 0 ? message : known.fallback,
     ...(details ? { details } : {}),
   };

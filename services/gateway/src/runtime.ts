@@ -3,7 +3,14 @@ import { createRequire } from 'node:module';
 import { identityV1, planV1, toolCatalogue } from '@quarry/contracts';
 import { createDb } from '@quarry/db';
 import { createIdentitySigner, createRawClient, type ServiceTarget } from '@quarry/grpc';
-import { createMetrics, fastifyOtel, metricsText, type Registry, telemetryRunning } from '@quarry/telemetry';
+import {
+  createMetrics,
+  createQuotaMetrics,
+  fastifyOtel,
+  metricsText,
+  type Registry,
+  telemetryRunning,
+} from '@quarry/telemetry';
 import { type Kysely, sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config.js';
@@ -14,6 +21,7 @@ import type { IdentityDatabase } from './identity/schema.js';
 import { createPermalinks } from './web/permalinks.js';
 import { createLocalBackend, type ToolBackend } from './mcp/tools/backends.js';
 import { createTools } from './mcp/tools/call.js';
+import { createCallQuotas, createPostgresCallLimiter } from './quotas/call-quotas.js';
 import { createTaskRunner } from './mcp/tasks/task-runner.js';
 import { createPlanChangeFeed } from './mcp/subscriptions/plan-change-feed.js';
 import { createPlanSubscriptions } from './mcp/subscriptions/plan-subscriptions.js';
@@ -154,7 +162,22 @@ export async function createGatewayRuntime({
   };
   // With a public URL every stored item's url is its permalink page (ADR 0042); without, its quarry:// address.
   const permalinks = createPermalinks(config.QUARRY_PUBLIC_URL ? config.publicUrl : undefined);
+  // Calls per minute per org and tool class, counted in PostgreSQL so every replica shares them.
+  const callLimiter = createPostgresCallLimiter(config.DATABASE_URL);
+  const callQuotas = createCallQuotas({
+    limiter: callLimiter.limiter,
+    metrics: createQuotaMetrics(metrics),
+    db,
+    logger,
+    defaults: {
+      read: config.QUOTA_CALLS_PER_MINUTE_READ,
+      write: config.QUOTA_CALLS_PER_MINUTE_WRITE,
+      search: config.QUOTA_CALLS_PER_MINUTE_SEARCH,
+      model: config.QUOTA_CALLS_PER_MINUTE_MODEL,
+    },
+  });
   const tools = createTools({
+    callQuotas,
     catalogue: toolCatalogue,
     permalinks,
     backends,
@@ -262,6 +285,7 @@ export async function createGatewayRuntime({
       await authenticator.close();
       await planChanges.close();
       for (const [, backend] of remote) backend.close();
+      await callLimiter.close();
       await db.destroy();
     },
   };

@@ -49,6 +49,7 @@ describe('the gateway schemas are tenant-safe', () => {
     expect(scoped).toEqual([
       'gateway.mcp_tasks',
       'gateway.mcp_tool_call_log',
+      'gateway.org_call_quotas',
       'identity.invitations',
       'identity.memberships',
       'identity.oauth_grants',

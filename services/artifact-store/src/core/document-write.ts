@@ -4,6 +4,7 @@ import { artifactErrors } from '../errors.js';
 import type { NewRow } from '../store/schema.js';
 import { figureRows, storedTables, type FigureRow } from './document-parts.js';
 import { titleFrom } from './indexed-text.js';
+import { artifactBytes } from './storage-quota.js';
 import type { ContentEvent } from './writes.js';
 
 /**
@@ -103,6 +104,7 @@ export function documentWrite(
     ...(sourceUrl ? { sourceUrl } : {}),
     ...(fetched ? { fetched: { ...fetched, fetchedAt: fetched.fetchedAt?.toISOString() } } : {}),
   };
+  const content = JSON.stringify({ document: about });
   return {
     row: {
       plan_id: req.planId ?? null,
@@ -110,12 +112,14 @@ export function documentWrite(
       artifact_type: DOCUMENT_ARTIFACT_TYPE,
       source: 'document',
       title,
-      content: JSON.stringify({ document: about }),
+      content,
       content_text: converted.text,
       confidence: null,
       tags: [],
       idempotency_key: null,
       request_hash: null,
+      // The original file counts too: it is stored beside the artifact and deleted with it.
+      stored_bytes: artifactBytes({ title, content, content_text: converted.text }, original.bytes.length),
     },
     document: {
       sha256: original.sha256,

@@ -6,6 +6,7 @@ import type { NewRow } from '../store/schema.js';
 import { isBinary, jsonBody, outputBody, textBody } from './bodies.js';
 import { keyColumns } from './idempotency.js';
 import { textOf, titleFrom } from './indexed-text.js';
+import { artifactBytes, outputBytes } from './storage-quota.js';
 
 /**
  * What each client write stores and indexes, decided from the request alone: the row to insert
@@ -23,6 +24,11 @@ interface Write<Row> {
 }
 type ArtifactWrite = Write<NewRow<'artifact.research_artifacts'>>;
 
+/** An artifact row with what it counts against its org's storage (core/storage-quota.ts). */
+function measuredArtifact(row: Omit<ArtifactWrite['row'], 'stored_bytes'>): ArtifactWrite['row'] {
+  return { ...row, stored_bytes: artifactBytes(row) };
+}
+
 const needsPlan = () =>
   artifactErrors.INVALID_ARGUMENT({ field: 'stepId', rule: 'needs planId (the plan the step belongs to)' });
 
@@ -34,7 +40,7 @@ export function researchArtifact(req: artifactV1.StoreResearchRequest): Artifact
   const contentText = req.contentText === undefined ? undefined : textBody('contentText', req.contentText);
   if (req.stepId && !req.planId) throw needsPlan();
   return {
-    row: {
+    row: measuredArtifact({
       plan_id: req.planId ?? null,
       step_id: req.stepId ?? null,
       artifact_type: artifactType,
@@ -45,7 +51,7 @@ export function researchArtifact(req: artifactV1.StoreResearchRequest): Artifact
       confidence: req.confidence ?? null,
       tags: req.tags,
       ...keyColumns('store_research', req.idempotencyKey, artifactV1.StoreResearchRequest.toJSON(req)),
-    },
+    }),
     event: {
       sourceTable: 'research_artifact',
       planId: req.planId,
@@ -62,19 +68,20 @@ export function researchArtifact(req: artifactV1.StoreResearchRequest): Artifact
 export function researchOutput(req: artifactV1.StoreResearchOutputRequest): Write<NewRow<'artifact.research_outputs'>> {
   const mediaType = mediaTypes.required(req.mediaType, 'mediaType');
   const body = outputBody(mediaType, req.content);
+  const row = {
+    plan_id: req.planId,
+    media_type: mediaType,
+    title: req.title,
+    content_text: 'text' in body ? body.text : null,
+    content_bytes: 'bytes' in body ? body.bytes : null,
+    content_size: body.size,
+    content_summary: req.contentSummary ?? null,
+    formatting_notes_used: req.formattingNotesUsed ?? null,
+    session_id: req.sessionId ?? null,
+    ...keyColumns('store_research_output', req.idempotencyKey, artifactV1.StoreResearchOutputRequest.toJSON(req)),
+  };
   return {
-    row: {
-      plan_id: req.planId,
-      media_type: mediaType,
-      title: req.title,
-      content_text: 'text' in body ? body.text : null,
-      content_bytes: 'bytes' in body ? body.bytes : null,
-      content_size: body.size,
-      content_summary: req.contentSummary ?? null,
-      formatting_notes_used: req.formattingNotesUsed ?? null,
-      session_id: req.sessionId ?? null,
-      ...keyColumns('store_research_output', req.idempotencyKey, artifactV1.StoreResearchOutputRequest.toJSON(req)),
-    },
+    row: { ...row, stored_bytes: outputBytes(row) },
     event: {
       sourceTable: 'research_output',
       planId: req.planId,
@@ -93,7 +100,7 @@ export function subagentReport(req: artifactV1.SubmitSubagentReportRequest): Art
   const title = titleFrom(req.description);
   const text = [req.description, textOf(req.report)].filter(Boolean).join('\n\n');
   return {
-    row: {
+    row: measuredArtifact({
       plan_id: req.planId,
       step_id: req.stepId,
       artifact_type: 'analysis',
@@ -104,7 +111,7 @@ export function subagentReport(req: artifactV1.SubmitSubagentReportRequest): Art
       tags: [],
       session_id: req.sessionId ?? null,
       ...keyColumns('submit_subagent_report', req.idempotencyKey, artifactV1.SubmitSubagentReportRequest.toJSON(req)),
-    },
+    }),
     event: {
       sourceTable: 'research_artifact',
       planId: req.planId,

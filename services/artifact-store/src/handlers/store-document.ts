@@ -10,7 +10,7 @@ import { findDocumentByDigest, insertDocument, lockDigest, readDocumentInfo } fr
 import { insertRow } from '../store/insert-row.js';
 import { appendEvent } from '../store/outbox.js';
 import { inTenant } from '../store/tenant.js';
-import type { HandlerDeps } from './deps.js';
+import { type HandlerDeps, storageQuotasOf } from './deps.js';
 
 /** A file on its way in: its bytes, what the caller said of it, and where it was fetched, if it was. */
 export interface IncomingDocument {
@@ -68,7 +68,9 @@ export async function storeDocument(
     await lockDigest(trx, orgId, sha256);
     const raced = await findDocumentByDigest(trx, sha256);
     if (raced) return { id: raced.artifact_id, title: raced.title, duplicate: true, document: documentInfoOf(raced) };
-    const stored = answerOf(await insertRow(trx, 'artifact.research_artifacts', orgId, write.row));
+    const stored = answerOf(
+      await insertRow(trx, 'artifact.research_artifacts', orgId, write.row, storageQuotasOf(deps)),
+    );
     await insertDocument(trx, { ...write.document, artifact_id: stored.id, org_id: orgId });
     await insertFigures(trx, stored.id, orgId, write.figures);
     await appendEvent(trx, ctx, stored, write.event);

@@ -6,7 +6,7 @@ import { artifactErrors } from '../errors.js';
 import { insertRows } from '../store/insert-row.js';
 import { appendEvents } from '../store/outbox.js';
 import { inTenant } from '../store/tenant.js';
-import type { ArtifactServiceDeps } from './deps.js';
+import { type ArtifactServiceDeps, storageQuotasOf } from './deps.js';
 
 type Result = artifactV1.StoreResearchBatchResult;
 
@@ -84,6 +84,7 @@ export async function storeResearchBatch(
         'artifact.research_artifacts',
         ctx.identity.orgId,
         storable.map((s) => s.write.row),
+        storageQuotasOf(deps),
       );
       await appendEvents(
         trx,

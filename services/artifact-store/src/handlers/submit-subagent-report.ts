@@ -5,7 +5,7 @@ import { subagentReport } from '../core/writes.js';
 import { insertRow } from '../store/insert-row.js';
 import { appendEvent } from '../store/outbox.js';
 import { inTenant } from '../store/tenant.js';
-import type { ArtifactServiceDeps } from './deps.js';
+import { type ArtifactServiceDeps, storageQuotasOf } from './deps.js';
 
 /**
  * SubmitSubagentReport: a subagent's report on a step of a plan, stored as an artifact. A retry
@@ -19,7 +19,13 @@ export async function submitSubagentReport(
   const write = subagentReport(req);
   await deps.plans.resolve(ctx, req.planId, req.stepId);
   return inTenant(deps.db, ctx, async (trx) => {
-    const written = await insertRow(trx, 'artifact.research_artifacts', ctx.identity.orgId, write.row);
+    const written = await insertRow(
+      trx,
+      'artifact.research_artifacts',
+      ctx.identity.orgId,
+      write.row,
+      storageQuotasOf(deps),
+    );
     const report = answerOf(written);
     if (written.kind === 'stored') await appendEvent(trx, ctx, report, write.event);
     return { reportId: report.id, stored: true };

@@ -1,4 +1,5 @@
 import type { SourceTable } from '../core/deletions.js';
+import { releaseStorage } from './storage-usage.js';
 import type { Trx } from './tenant.js';
 
 // Deleting content for good, inside the caller's tenant transaction (row-level security confines
@@ -17,7 +18,10 @@ const CONTENT_TABLES = {
   research_output: 'artifact.research_outputs',
 } as const;
 
-/** Artifacts or outputs (the rows of `sourceTable`): the one with `id`, or all of a plan. */
+/**
+ * Artifacts or outputs (the rows of `sourceTable`): the one with `id`, or all of a plan. What they
+ * counted against the org's storage quota is freed in the same transaction.
+ */
 export async function deleteContentRows(
   trx: Trx,
   sourceTable: keyof typeof CONTENT_TABLES,
@@ -27,8 +31,9 @@ export async function deleteContentRows(
     .deleteFrom(CONTENT_TABLES[sourceTable])
     .$if('id' in where, (q) => q.where('id', '=', (where as { id: string }).id))
     .$if('planId' in where, (q) => q.where('plan_id', '=', (where as { planId: string }).planId))
-    .returning(['id', 'plan_id'])
+    .returning(['id', 'plan_id', 'stored_bytes'])
     .execute();
+  await releaseStorage(trx, { bytes: rows.reduce((sum, r) => sum + Number(r.stored_bytes), 0), items: rows.length });
   return rows.map((r) => ({ sourceTable, sourceId: r.id, planId: r.plan_id }));
 }
 

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { ContentEvent } from '../core/writes.js';
 import type { Written } from '../core/idempotency.js';
 import { insertRows } from './insert-row.js';
+import type { StorageQuotas } from './storage-usage.js';
 import { appendEvents } from './outbox.js';
 import type { ArtifactDatabase, NewRow } from './schema.js';
 import { inTenant } from './tenant.js';
@@ -31,11 +32,15 @@ export interface ArtifactWriter {
  * Group commit for single store_research calls: while one transaction of an org is in flight,
  * that org's next calls queue, and go together in the next transaction (one insert of rows, one
  * of events, one commit), so concurrent callers share the per-transaction cost instead of each
- * paying it. Idle, a call is written at once (nothing waits for a timer). Each call still
+ * paying it (a group past the org's storage quota is refused as a whole, and then each write is
+ * tried alone, so exactly those that fit are stored). Idle, a call is written at once (nothing waits for a timer). Each call still
  * returns only after its own row and event are committed. If a group's transaction fails, each
  * of its writes is retried alone, so one bad write fails only its own call.
  */
-export function createArtifactWriter(db: Kysely<ArtifactDatabase>): ArtifactWriter {
+export function createArtifactWriter(
+  db: Kysely<ArtifactDatabase>,
+  quotas: StorageQuotas = { defaults: {} },
+): ArtifactWriter {
   const queues = new Map<string, Pending[]>();
   const busy = new Set<string>();
 
@@ -45,7 +50,7 @@ export function createArtifactWriter(db: Kysely<ArtifactDatabase>): ArtifactWrit
       for (let queue = queues.get(orgId); queue && queue.length > 0; queue = queues.get(orgId)) {
         const group = queue.splice(0, MAX_GROUP);
         if (queue.length === 0) queues.delete(orgId);
-        await commitGroup(db, group);
+        await commitGroup(db, group, quotas);
       }
     } finally {
       busy.delete(orgId);
@@ -65,10 +70,10 @@ export function createArtifactWriter(db: Kysely<ArtifactDatabase>): ArtifactWrit
   };
 }
 
-async function commitGroup(db: Kysely<ArtifactDatabase>, group: Pending[]): Promise<void> {
+async function commitGroup(db: Kysely<ArtifactDatabase>, group: Pending[], quotas: StorageQuotas): Promise<void> {
   if (group.length > 1) {
     try {
-      const written = await commit(db, group);
+      const written = await commit(db, group, quotas);
       group.forEach((p, i) => p.resolve(written[i]!));
       return;
     } catch {
@@ -78,7 +83,7 @@ async function commitGroup(db: Kysely<ArtifactDatabase>, group: Pending[]): Prom
   }
   for (const p of group) {
     try {
-      p.resolve((await commit(db, [p]))[0]!);
+      p.resolve((await commit(db, [p], quotas))[0]!);
     } catch (error) {
       p.reject(error);
     }
@@ -86,13 +91,14 @@ async function commitGroup(db: Kysely<ArtifactDatabase>, group: Pending[]): Prom
 }
 
 /** The writes' rows, and the events of those stored now, in one transaction. */
-function commit(db: Kysely<ArtifactDatabase>, writes: Pending[]): Promise<Written[]> {
+function commit(db: Kysely<ArtifactDatabase>, writes: Pending[], quotas: StorageQuotas): Promise<Written[]> {
   return inTenant(db, writes[0]!.ctx, async (trx) => {
     const written = await insertRows(
       trx,
       'artifact.research_artifacts',
       writes[0]!.ctx.identity.orgId,
       writes.map((p) => p.row),
+      quotas,
     );
     await appendEvents(
       trx,

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Insertable } from 'kysely';
 import { type KeyedRow, replayOrConflict, type Written } from '../core/idempotency.js';
+
 import type { ArtifactDatabase, NewRow } from './schema.js';
+import { chargeStorage, type StorageQuotas } from './storage-usage.js';
 import type { Trx } from './tenant.js';
 
 /** The tables whose rows are stored as the handler built them: artifacts (and reports), outputs. */
@@ -16,13 +18,15 @@ type KeyColumns = Pick<NewRow<'artifact.research_outputs'>, 'idempotency_key' | 
  * order RETURNING gives). A row whose idempotency key the org already used is not inserted
  * (`on conflict do nothing` on the unique key: of two racing transactions, the second waits for
  * the first's commit and then stores nothing); it is answered from the first row of that key,
- * which may be an earlier row of the same statement.
+ * which may be an earlier row of the same statement. The rows stored now are charged to the org's
+ * storage quota in the same transaction (store/storage-usage.ts): past its limits, nothing is.
  */
 export async function insertRows<T extends RowTable>(
   trx: Trx,
   table: T,
   orgId: string,
   rows: readonly NewRow<T>[],
+  quotas: StorageQuotas = { defaults: {} },
 ): Promise<Written[]> {
   if (rows.length === 0) return [];
   const ids = rows.map(() => randomUUID());
@@ -35,6 +39,13 @@ export async function insertRows<T extends RowTable>(
     .returning(['id', 'created_at'])
     .execute();
   const createdAt = new Map(inserted.map((r) => [r.id, r.created_at]));
+  const charged = rows.filter((_, i) => createdAt.has(ids[i]!)) as readonly { stored_bytes?: number }[];
+  await chargeStorage(
+    trx,
+    orgId,
+    { bytes: charged.reduce((sum, r) => sum + (r.stored_bytes ?? 0), 0), items: charged.length },
+    quotas,
+  );
   const keyed = rows as readonly KeyColumns[];
   const skipped = keyed.filter((_, i) => !createdAt.has(ids[i]!));
   const firsts = skipped.length
@@ -61,8 +72,9 @@ export async function insertRow<T extends RowTable>(
   table: T,
   orgId: string,
   row: NewRow<T>,
+  quotas: StorageQuotas = { defaults: {} },
 ): Promise<Written> {
-  const [written] = await insertRows(trx, table, orgId, [row]);
+  const [written] = await insertRows(trx, table, orgId, [row], quotas);
   return written!;
 }
 

@@ -13,6 +13,11 @@ export interface StoredTable {
   /** [left, bottom, right, top] */
   box?: number[];
 }
+/** bigint, never null: pg returns a string; written as a number. */
+type StoredBytes = ColumnType<string, number, number>;
+
+/** A row's measured bytes: the column defaults to 0. */
+type MeasuredBytes = ColumnType<string, number | undefined, number>;
 
 /** The `artifact` schema as kysely sees it (see migrations/artifact). */
 export interface ArtifactDatabase {
@@ -31,6 +36,8 @@ export interface ArtifactDatabase {
     session_id: string | null;
     idempotency_key: string | null;
     request_hash: string | null;
+    /** What the row counts against its org's storage quota (core/storage-quota.ts); 0 when not given. */
+    stored_bytes: MeasuredBytes;
     created_at: Generated<Date>;
   };
   'artifact.documents': {
@@ -93,6 +100,7 @@ export interface ArtifactDatabase {
     session_id: string | null;
     idempotency_key: string | null;
     request_hash: string | null;
+    stored_bytes: MeasuredBytes;
     created_at: Generated<Date>;
   };
   'artifact.extraction_results': {
@@ -118,6 +126,19 @@ export interface ArtifactDatabase {
     output_tokens: BigintColumn;
     idempotency_key: string | null;
     created_at: Generated<Date>;
+  };
+  /** Each org's stored totals (migrations/artifact/2026_11_28_2140_storage_quotas.ts). */
+  'artifact.org_usage': {
+    org_id: string;
+    stored_bytes: StoredBytes;
+    artifacts: StoredBytes;
+  };
+  /** The storage limits the operator set for an org; null: the service's default. */
+  'artifact.org_quotas': {
+    org_id: string;
+    storage_bytes: ColumnType<string | null, number | null, number | null>;
+    artifacts: ColumnType<string | null, number | null, number | null>;
+    updated_at: Generated<Date>;
   };
 }
 

@@ -3,6 +3,7 @@ import type { ArtifactPort } from '../artifacts.js';
 import type { GuardOptions } from '../core/schema-guard.js';
 import type { JobRunner } from '../jobs/job-runner.js';
 import type { CitationVerifications } from '../store/citation-verifications.js';
+import type { ModelQuotas } from '../store/model-quotas.js';
 import type { PendingSubmissions } from '../store/pending-submissions.js';
 import type { ConfiguredProvider, ExtractionProviders } from '../selection.js';
 
@@ -28,6 +29,8 @@ export interface ExtractionServiceDeps {
   verifications?: CitationVerifications;
   /** Durable jobs for extractions that outlast their caller's budget (extraction.jobs). */
   jobs?: JobRunner;
+  /** Each org's server-model extractions and tokens per day (none without it). */
+  modelQuotas?: ModelQuotas;
   /** The clock handles are issued and checked by (tests move it); Date.now otherwise. */
   now?: () => number;
   /** Time bounds of the schema guard (tests); the guard's defaults otherwise. */

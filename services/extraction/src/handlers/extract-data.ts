@@ -37,6 +37,10 @@ export async function extractData(
   try {
     return await extract(deps, req, ctx, meter, { idempotencyKey: options.idempotencyKey, arrivedMs });
   } catch (error) {
+    // Tokens a failed call used count too; a failure to count them must not hide the call's own error.
+    await recordSpend(deps, ctx, meter).catch((err: unknown) =>
+      deps.logger.warn({ err, requestId: ctx.identity.requestId }, 'model tokens not counted'),
+    );
     if (error instanceof ProviderError) {
       // The caller gets a generic message for transport and configuration failures; the operator gets the provider's (key already scrubbed).
       deps.logger.warn(
@@ -109,7 +113,10 @@ async function extract(
   if (budgetMs > 0 && deps.jobs && (choice === 'anthropic' || choice === 'openai'))
     return answerWithin(deps.jobs, req, ctx, choice, Math.max(0, budgetMs - (Date.now() - arrivedMs)));
   const request = { schema: guarded.schema, sourceText };
+  // A server model spends Quarry's tokens: counted against the org's day before it is asked.
+  if (choice === 'anthropic' || choice === 'openai') await deps.modelQuotas?.admit(ctx);
   const extracted = await extractWith(deps, choice, { request, guarded, sampling, ctx, meter });
+  await recordSpend(deps, ctx, meter);
   if ('ask' in extracted) return askClient(extracted.ask);
 
   const score = () =>
@@ -144,4 +151,14 @@ async function extract(
     'extraction stored',
   );
   return completedResponse(extractionId, extracted, scores, modelUsage);
+}
+
+/** The tokens a server model used in this call, added to the org's day (once: the meter is then emptied). */
+async function recordSpend(deps: ExtractionServiceDeps, ctx: CallContext, meter: UsageMeter): Promise<void> {
+  const spent = meter.total;
+  if (!deps.modelQuotas || !spent || meter.counted) return;
+  if (spent.provider !== 'anthropic' && spent.provider !== 'openai') return;
+  const tokens = spent.inputTokens + spent.outputTokens;
+  meter.counted = true;
+  if (tokens > 0) await deps.modelQuotas.record(ctx, tokens);
 }

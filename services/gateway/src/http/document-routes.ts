@@ -49,9 +49,18 @@ function readLimited(body: Readable, limit: number): Promise<Buffer> {
 const optionalText = (value: unknown) => (typeof value === 'string' && value.length > 0 ? value : undefined);
 
 /** The HTTP status of a tool error: what the call's code says about who should act. */
-function statusOfToolError(error: { code?: string; retryable?: boolean } | undefined): number {
+/** What a tool error's structured content holds, as the HTTP routes read it. */
+interface ToolErrorFields {
+  code?: string;
+  retryable?: boolean;
+  details?: { retryAfterSeconds?: unknown };
+}
+
+function statusOfToolError(error: ToolErrorFields | undefined): number {
   const code = error?.code ?? '';
   if (code.endsWith('TOO_LARGE')) return 413;
+  // A storage quota: the request is fine, the org has no room for it (RFC 4918's 507).
+  if (code === 'QUOTA_EXCEEDED') return 507;
   if (code.endsWith('NOT_FOUND')) return 404;
   if (code === 'PERMISSION_DENIED') return 403;
   return error?.retryable ? 503 : 422;
@@ -94,7 +103,11 @@ export function registerDocumentRoutes(app: FastifyInstance, options: DocumentRo
   }
 
   const sendToolResult = (reply: FastifyReply, result: CallToolResult) => {
-    const structured = result.structuredContent as { error?: { code?: string; retryable?: boolean } } | undefined;
+    const structured = result.structuredContent as { error?: ToolErrorFields } | undefined;
+    // A call rate past its org's quota is what HTTP has 429 and Retry-After for.
+    const retryAfter = structured?.error?.details?.retryAfterSeconds;
+    if (structured?.error?.code === 'QUOTA_EXCEEDED' && typeof retryAfter === 'number')
+      return reply.code(429).header('retry-after', String(retryAfter)).send(structured);
     return reply
       .code(result.isError ? statusOfToolError(structured?.error) : 200)
       .header('content-type', 'application/json')

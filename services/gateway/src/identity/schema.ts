@@ -105,6 +105,13 @@ export interface IdentityDatabase {
     input_tokens: number | null;
     output_tokens: number | null;
   };
+  /** Calls per minute the operator set for an org, per tool class (quotas/tool-classes.ts). */
+  'gateway.org_call_quotas': {
+    org_id: string;
+    tool_class: string;
+    calls_per_minute: number;
+    updated_at: Generated<Date>;
+  };
 }
 
 /**

@@ -10,10 +10,11 @@ import * as toolCallLogInputRequired from './gateway/2026_11_22_0300_tool_call_l
 import * as toolCallLogInsertOnly from './gateway/2026_11_25_2130_tool_call_log_insert_only.js';
 import * as mcpTasks from './gateway/2026_11_26_0100_mcp_tasks.js';
 import * as toolCallLogByToken from './gateway/2026_11_28_1800_tool_call_log_by_token.js';
+import * as callQuotas from './gateway/2026_11_28_2140_call_quotas.js';
 
 /**
  * The gateway owns two schemas: `identity` (organizations, users, memberships, tokens) and
- * `gateway` (the MCP tool-call log, insert-only; MCP tasks). Names are timestamps so order is explicit and stable.
+ * `gateway` (the MCP tool-call log, insert-only; MCP tasks; call-rate quotas and their counters). Names are timestamps so order is explicit and stable.
  */
 export const gatewaySchemas: ReadonlyArray<{ schema: string; migrations: Record<string, Migration> }> = [
   {
@@ -35,6 +36,7 @@ export const gatewaySchemas: ReadonlyArray<{ schema: string; migrations: Record<
       '2026_11_25_2130_tool_call_log_insert_only': toolCallLogInsertOnly,
       '2026_11_26_0100_mcp_tasks': mcpTasks,
       '2026_11_28_1800_tool_call_log_by_token': toolCallLogByToken,
+      '2026_11_28_2140_call_quotas': callQuotas,
     },
   },
 ];

@@ -17,6 +17,7 @@ import type { ToolBackend } from './backends.js';
 import { createCallRecorder, type ToolObserver } from './call-record.js';
 import { createToolCatalogue, isReadOnly, type ToolCatalogue, waitSecondsOf } from './catalogue.js';
 import { createOutputValidator } from './output-validation.js';
+import { type CallQuotas, callQuotaError } from '../../quotas/call-quotas.js';
 import { asUsage, type ModelUsage, replyParts, replyResult } from './reply.js';
 
 /** The client side of MCP sampling for one tool call (see quarry/mcp/v1/sampling.proto). */
@@ -74,6 +75,8 @@ export interface ToolsOptions {
   modelDeadlineMs?: number;
   /** Stored items' permalinks, given in results instead of their addresses (with a public URL). */
   permalinks?: Permalinks;
+  /** Each org's calls per minute by tool class (quotas/call-quotas.ts); none without it. */
+  callQuotas?: CallQuotas;
 }
 
 /** The tools and their one way in: what the MCP handlers, the fast path, resources and prompts call. */
@@ -216,6 +219,11 @@ export function createTools(options: ToolsOptions): Tools {
         throw new Error(`${name} is not read-only: it runs only for a confirmed principal`);
       resolve(name, finish, caller);
       try {
+        const refused = await options.callQuotas?.admit(caller.principal.orgId, tool!);
+        if (refused) {
+          finish('tool_error', 'QUOTA_EXCEEDED');
+          return { result: toolError(callQuotaError(refused)) };
+        }
         const { code, usage, ...outcome } = await invoke(name, args ?? {}, caller, sampling, budget);
         finish(outcome.sampling ? 'input_required' : outcome.result.isError ? 'tool_error' : 'ok', code, usage);
         return outcome;
