@@ -6,11 +6,12 @@ import * as extractionIdempotency from './artifact/2026_11_25_2100_extraction_re
 import * as announcePlanDeliverables from './artifact/2026_11_26_0100_announce_plan_deliverables.js';
 import * as idempotentWrites from './artifact/2026_11_28_1540_idempotent_writes.js';
 import * as sourceDocuments from './artifact/2026_11_28_1610_source_documents.js';
+import * as entityGraph from './artifact/2026_11_28_2120_entity_graph.js';
 
 /**
  * The artifact store owns the `artifact` schema: research artifacts (including subagent
- * reports and source documents, whose original files are in `documents`), research outputs and
- * extraction results. Its content events go to the `events`
+ * reports and source documents, whose original files are in `documents`), research outputs,
+ * extraction results and the entity graph. Its content events go to the `events`
  * schema's outbox (`eventsSchemas` from @quarry/events), which must be migrated too.
  */
 export const artifactSchemas: ReadonlyArray<{ schema: string; migrations: Record<string, Migration> }> = [
@@ -24,6 +25,7 @@ export const artifactSchemas: ReadonlyArray<{ schema: string; migrations: Record
       '2026_11_26_0100_announce_plan_deliverables': announcePlanDeliverables,
       '2026_11_28_1540_idempotent_writes': idempotentWrites,
       '2026_11_28_1610_source_documents': sourceDocuments,
+      '2026_11_28_2120_entity_graph': entityGraph,
     },
   },
 ];
