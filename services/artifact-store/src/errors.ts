@@ -8,6 +8,8 @@ import { defineErrors, status } from '@quarry/grpc';
  * OUTPUT_NOT_FOUND, EXTRACTION_NOT_FOUND and ITEM_NOT_FOUND (fetch, which reads all three).
  * IDEMPOTENCY_KEY_REUSED: the key already stored another request (core/idempotency.ts).
  * DOCUMENT_*: import_document's file could not be converted (core/document-refusals.ts).
+ * ENTITY_NOT_FOUND is the same for a missing, a malformed and another organization's (or
+ * another graph's) entity; an evidence item's foreign artifact is ARTIFACT_NOT_FOUND.
  */
 export const artifactErrors = defineErrors({
   INVALID_ARGUMENT: {
@@ -100,6 +102,21 @@ export const artifactErrors = defineErrors({
     status: status.RESOURCE_EXHAUSTED,
     message: (p: { fileName: string; reason: string }) =>
       `${p.fileName} needed too much memory to convert: ${p.reason}`,
+  },
+  ENTITY_NOT_FOUND: {
+    status: status.NOT_FOUND,
+    message: (p: { entity: string }) =>
+      `No entity ${p.entity} in this graph of your organization (a relation end is an entity ID, or the name or an alias of an entity in \`entities\`).`,
+  },
+  EVIDENCE_REQUIRED: {
+    status: status.INVALID_ARGUMENT,
+    message: (p: { relation: string }) =>
+      `The relation ${p.relation} has no evidence: give at least one item ({artifactId, page?, start?, end?, quote?}) from a research artifact you stored.`,
+  },
+  ENTITY_CONFLICT: {
+    status: status.FAILED_PRECONDITION,
+    message: (p: { name: string; ids: string }) =>
+      `The names of "${p.name}" belong to different entities (${p.ids}); upsert it with the names of one of them only.`,
   },
   INVALID_BASE64: {
     status: status.INVALID_ARGUMENT,
