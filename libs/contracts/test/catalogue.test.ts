@@ -38,7 +38,7 @@ describe('the tool catalogue', () => {
     expect(toolCatalogue.filter((tool) => tool.liveness).map((tool) => tool.name)).toEqual(['ping']);
   });
 
-  it('publishes exactly these tools: ping, the plan engine tools, the artifact and search tools (search and fetch as ChatGPT reads them, import_document), extract_data, submit_extraction', () => {
+  it('publishes exactly these tools: ping, the plan engine tools, the artifact and search tools (search and fetch as ChatGPT reads them, import_document, the entity graph), extract_data, submit_extraction', () => {
     expect(toolCatalogue.map((tool) => tool.name)).toEqual([
       'archive_plan',
       'cancel_plan',
@@ -49,6 +49,7 @@ describe('the tool catalogue', () => {
       'extract_data',
       'fetch',
       'get_artifact',
+      'get_entity_graph',
       'get_extraction',
       'get_extraction_job',
       'get_next_step',
@@ -78,6 +79,7 @@ describe('the tool catalogue', () => {
       'submit_user_decision',
       'unarchive_plan',
       'update_artifact_tags',
+      'upsert_entities',
     ]);
   });
 
@@ -89,6 +91,7 @@ describe('the tool catalogue', () => {
     expect(flagged('readOnlyHint')).toEqual([
       'fetch',
       'get_artifact',
+      'get_entity_graph',
       'get_extraction',
       'get_extraction_job',
       'get_plan_status',
@@ -125,6 +128,8 @@ describe('the tool catalogue', () => {
         'delete_research_output',
         // The same bytes again answer the same document.
         'import_document',
+        // The same entities and relations again change nothing (same ids).
+        'upsert_entities',
       ].sort(),
     );
     expect(toolCatalogue.filter((tool) => tool.annotations.openWorldHint)).toEqual([]);
