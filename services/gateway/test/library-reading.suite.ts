@@ -195,7 +195,7 @@ export function libraryReadingSuite(system: () => TestSystem): void {
     });
 
     describe('tenancy', () => {
-      it("another org's ids behave exactly like missing ones, for every read and curate tool", async () => {
+      it("another org's ids behave exactly like missing ones, for every read and curate tool and the entity graph", async () => {
         const { id } = (
           await modern.ok('store_research', {
             artifactType: 'finding',
@@ -207,16 +207,29 @@ export function libraryReadingSuite(system: () => TestSystem): void {
         const { outputId } = (
           await modern.ok('store_research_output', { planId, mediaType: 'markdown', title: 'Ours', content: '# ours' })
         ).data;
+        const entityId = (
+          await modern.ok('upsert_entities', {
+            entities: [{ name: 'Ours', type: 'thing' }],
+            relations: [{ from: 'Ours', to: 'Ours', type: 'is', evidence: [{ artifactId: id }] }],
+          })
+        ).data.entities[0].id;
         const missing = randomUUID();
+        // upsert_entities is probed with another org's artifact as evidence, get_entity_graph with its entity.
+        const evidenced = (x: string) => ({
+          entities: [{ name: 'Theirs', type: 'thing' }],
+          relations: [{ from: 'Theirs', to: 'Theirs', type: 'is', evidence: [{ artifactId: x }] }],
+        });
         const probes: Array<[string, (x: string) => Record<string, unknown>, string]> = [
           ['get_artifact', (x) => ({ id: x }), 'ARTIFACT_NOT_FOUND'],
+          ['upsert_entities', evidenced, 'ARTIFACT_NOT_FOUND'],
+          ['get_entity_graph', (x) => ({ entityId: x }), 'ENTITY_NOT_FOUND'],
           ['update_artifact_tags', (x) => ({ id: x, add: ['theirs'] }), 'ARTIFACT_NOT_FOUND'],
           ['get_research_output', (x) => ({ outputId: x }), 'OUTPUT_NOT_FOUND'],
           ['get_extraction', (x) => ({ id: x }), 'EXTRACTION_NOT_FOUND'],
           ['fetch', (x) => ({ id: x }), 'ITEM_NOT_FOUND'],
         ];
         for (const [tool, args, code] of probes) {
-          const target = tool === 'get_research_output' ? outputId : id;
+          const target = tool === 'get_research_output' ? outputId : tool === 'get_entity_graph' ? entityId : id;
           const theirs = await rival.call(tool, args(target));
           const absent = await rival.call(tool, args(missing));
           expectToolError(theirs, code);
@@ -232,6 +245,20 @@ export function libraryReadingSuite(system: () => TestSystem): void {
         }
         expect((await rival.ok('list_artifacts', {})).data.artifacts).toEqual([]);
         expect((await rival.ok('list_tags', {})).data.tags).toEqual([]);
+        expect((await rival.ok('get_entity_graph', { name: 'ours' })).data.startIds).toEqual([]);
+        // Both eras read the graph; its resource is readable by its org only, and another org's
+        // entity is the same not-found as a missing one.
+        expect((await legacy.ok('get_entity_graph', { entityId })).data.startIds).toEqual([entityId]);
+        const own = await clients[0]!.readResource({ uri: `quarry://entities/${entityId}` });
+        expect(JSON.parse(String((own.contents[0] as { text: string }).text))).toMatchObject({ startIds: [entityId] });
+        const refusal = (uri: string) =>
+          clients[2]!.readResource({ uri }).then(
+            () => 'read',
+            (e: Error) => e.message.replace(uri, 'URI'),
+          );
+        const foreignRead = await refusal(`quarry://entities/${entityId}`);
+        expect(foreignRead).toMatch(/not found/i);
+        expect(foreignRead).toBe(await refusal(`quarry://entities/${missing}`));
         expect((await modern.ok('get_artifact', { id })).data.tags).toEqual(['ours']);
       });
     });
