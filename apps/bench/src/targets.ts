@@ -41,6 +41,9 @@ export const TARGETS: Readonly<Record<string, Target>> = {
   // worker heap limit of 512 MB.
   documents_pdf_pages_per_s: atLeast(50),
   documents_pdf_peak_rss_mb: atMost(512),
+  // An entity's neighbourhood at depth 2 in a graph of 100k entities and 500k relations (ADR 0059).
+  graph_depth2_grpc_p95_ms: atMost(50),
+  graph_depth2_mcp_p95_ms: atMost(50),
   // Confidence that separates right from wrong values.
   extraction_grounding_auroc: atLeast(0.8),
   extraction_grounding_heldout_auroc: atLeast(0.8),

@@ -1,5 +1,4 @@
 import type { artifactV1 } from '@quarry/contracts';
-import { isUuid } from '@quarry/db';
 import { artifactErrors } from '../errors.js';
 import { displayName, normaliseName } from './entity-names.js';
 
@@ -39,7 +38,7 @@ export interface EvidenceSpec {
   quote: string | null;
 }
 
-/** A relation end: an entity of this call (by its index in the specs) or an existing entity's id. */
+/** A relation end: an entity of this call (by its index in the specs), or else what should be an existing entity's id. */
 export type RelationEnd = { spec: number } | { id: string };
 
 export interface RelationSpec {
@@ -107,7 +106,6 @@ function addAliases(spec: EntitySpec, names: readonly string[]): void {
 }
 
 function evidenceSpec(input: artifactV1.EvidenceInput, at: string): EvidenceSpec {
-  if (!isUuid(input.artifactId)) throw artifactErrors.ARTIFACT_NOT_FOUND({ artifactId: input.artifactId });
   if (input.page !== undefined && input.page < 1) throw invalid(`${at}.page`, 'must be 1 or more');
   if (input.start !== undefined && input.end !== undefined && input.end <= input.start)
     throw invalid(`${at}.end`, 'must be after start');
@@ -124,7 +122,8 @@ function evidenceSpec(input: artifactV1.EvidenceInput, at: string): EvidenceSpec
 
 /**
  * A relation end: the entity of this call whose name or alias it is (of any type; a name two
- * entities of different types share must be given by id), else an entity id.
+ * entities of different types share must be given by id), else an entity id (the handler looks
+ * it up: anything that is not one of the graph's entities is ENTITY_NOT_FOUND).
  */
 function relationEnd(value: string, specs: readonly EntitySpec[], field: string): RelationEnd {
   const norm = normaliseName(value);
@@ -132,8 +131,7 @@ function relationEnd(value: string, specs: readonly EntitySpec[], field: string)
   if (matches.length > 1)
     throw invalid(field, `"${value}" names entities of several types in \`entities\`; give the entity's ID instead`);
   if (matches.length === 1) return { spec: matches[0]! };
-  if (isUuid(value)) return { id: value.toLowerCase() };
-  throw artifactErrors.ENTITY_NOT_FOUND({ entity: value });
+  return { id: value };
 }
 
 /** The whole call, checked: entities folded by type and normalised names, relations resolved within the call. */

@@ -1,4 +1,5 @@
 import type { artifactV1 } from '@quarry/contracts';
+import { isUuid } from '@quarry/db';
 import type { CallContext } from '@quarry/grpc';
 import { type EntitySpec, type RelationEnd, upsertPlan } from '../core/entity-input.js';
 import { mergeEntity } from '../core/entity-merge.js';
@@ -43,16 +44,20 @@ export async function upsertEntities(
     const entities: artifactV1.UpsertedEntity[] = [];
     for (const spec of plan.specs) entities.push(await upsertEntity(trx, orgId, req.planId, spec, changes));
 
+    // A malformed id is looked up as nothing, so it is refused exactly like a missing or foreign one.
     const artifactIds = [...new Set(plan.relations.flatMap((r) => r.evidence.map((e) => e.artifactId)))];
-    const artifacts = await artifactsOfOrg(trx, orgId, artifactIds);
+    const artifacts = await artifactsOfOrg(trx, orgId, artifactIds.filter(isUuid));
     const missingArtifact = artifactIds.find((id) => !artifacts.has(id));
     if (missingArtifact) throw artifactErrors.ARTIFACT_NOT_FOUND({ artifactId: missingArtifact });
-    const byId = plan.relations.flatMap((r) => [r.from, r.to]).flatMap((end) => ('id' in end ? [end.id] : []));
-    const known = await entitiesInGraph(trx, orgId, scope, [...new Set(byId)]);
+    const byId = plan.relations
+      .flatMap((r) => [r.from, r.to])
+      .flatMap((end) => ('id' in end ? [end.id.toLowerCase()] : []));
+    const known = await entitiesInGraph(trx, orgId, scope, [...new Set(byId)].filter(isUuid));
     const idOf = (end: RelationEnd) => {
       if ('spec' in end) return entities[end.spec]!.id;
-      if (!known.has(end.id)) throw artifactErrors.ENTITY_NOT_FOUND({ entity: end.id });
-      return end.id;
+      const id = end.id.toLowerCase();
+      if (!known.has(id)) throw artifactErrors.ENTITY_NOT_FOUND({ entity: end.id });
+      return id;
     };
 
     const relations: artifactV1.UpsertedRelation[] = [];
