@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { displayName, normaliseName, prefixPattern } from '../src/core/entity-names.js';
-import { MAX_NEIGHBOURHOOD, neighbourhoodPage, nextLevel, relationsOfPage } from '../src/core/entity-neighbourhood.js';
+import { neighbourhoodPage, relationsOfPage } from '../src/core/entity-neighbourhood.js';
 
 // The entity graph's pure parts: how names compare, and how a neighbourhood is cut and paged.
 
@@ -19,13 +19,6 @@ describe('entity names', () => {
 });
 
 describe('a neighbourhood', () => {
-  it('adds only new entities per level, in id order, up to the cap', () => {
-    const reached = new Map([['m', 0]]);
-    expect(nextLevel(reached, ['z', 'm', 'b', 'b'])).toEqual(['b', 'z']);
-    const full = new Map(Array.from({ length: MAX_NEIGHBOURHOOD - 1 }, (_, i) => [`e${i}`, 1]));
-    expect(nextLevel(full, ['y', 'x'])).toEqual(['x']);
-  });
-
   it('pages by distance then id, and puts each relation on the page of its later end', () => {
     const reached = new Map([
       ['s', 0],

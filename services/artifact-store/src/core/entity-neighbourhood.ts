@@ -6,7 +6,7 @@
  * exactly once, and always beside entities the client has already seen.
  */
 
-/** At most this many entities make one neighbourhood (the nearest, by distance then id). */
+/** At most this many entities make one neighbourhood (the nearest, by distance then id: store/entity-graph.ts). */
 export const MAX_NEIGHBOURHOOD = 5000;
 
 export interface Reached {
@@ -16,15 +16,6 @@ export interface Reached {
 
 const byDistanceThenId = (a: Reached, b: Reached) =>
   a.distance - b.distance || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-
-/**
- * The entities a frontier step adds: neighbours not reached yet, in id order, as
- * many as still fit under MAX_NEIGHBOURHOOD (so the cut is the same on every call).
- */
-export function nextLevel(reached: ReadonlyMap<string, number>, neighbours: readonly string[]): string[] {
-  const fresh = [...new Set(neighbours)].filter((id) => !reached.has(id)).sort();
-  return fresh.slice(0, Math.max(0, MAX_NEIGHBOURHOOD - reached.size));
-}
 
 /** The page after `after` (the first page without it) and whether more follow. */
 export function neighbourhoodPage(

@@ -4,17 +4,10 @@ import { isUuid } from '@quarry/db';
 import type { CallContext } from '@quarry/grpc';
 import { ENTITY_LIMITS, kindOf } from '../core/entity-input.js';
 import { normaliseName, prefixPattern } from '../core/entity-names.js';
-import { nextLevel, neighbourhoodPage, type Reached, relationsOfPage } from '../core/entity-neighbourhood.js';
+import { MAX_NEIGHBOURHOOD, neighbourhoodPage, type Reached, relationsOfPage } from '../core/entity-neighbourhood.js';
 import { artifactErrors } from '../errors.js';
 import { graphScope } from '../store/entities.js';
-import {
-  entitiesByIds,
-  evidenceOf,
-  neighboursOf,
-  relationsTouching,
-  startById,
-  startsByPrefix,
-} from '../store/entity-graph.js';
+import { entitiesByIds, neighbourhood, relationsTouching, startById, startsByPrefix } from '../store/entity-graph.js';
 import { inTenant } from '../store/tenant.js';
 import type { ArtifactServiceDeps } from './deps.js';
 
@@ -31,9 +24,9 @@ const readReached = (value: unknown): Reached | undefined => {
 
 /**
  * GetEntityGraph: the start (an entity by id, or up to 20 by name or alias prefix), then the
- * neighbourhood one frontier at a time up to `depth` hops in either direction (only through
- * entities of `types`, when given), then one page of it with the relations that end on it and
- * their evidence (core/entity-neighbourhood.ts). A missing, malformed or another org's (or
+ * neighbourhood up to `depth` hops in either direction (only through entities of `types`, when
+ * given) in one recursive statement, then one page of it with the relations that end on it and
+ * their evidence (core/entity-neighbourhood.ts): four statements whatever the depth. A missing, malformed or another org's (or
  * another graph's) entity id is ENTITY_NOT_FOUND; a name that matches nothing is an empty graph.
  */
 export async function getEntityGraph(
@@ -69,32 +62,20 @@ export async function getEntityGraph(
       if (name.length < 1 || name.length > ENTITY_LIMITS.nameChars) return empty;
       starts = await startsByPrefix(trx, orgId, graph, prefixPattern(name), MAX_STARTS);
     }
-    const reached = new Map(starts.map((id) => [id, 0]));
-    let frontier = starts;
-    for (let distance = 1; distance <= depth && frontier.length > 0; distance++) {
-      frontier = nextLevel(reached, await neighboursOf(trx, orgId, frontier, types));
-      for (const id of frontier) reached.set(id, distance);
-    }
-
+    const reached = starts.length
+      ? await neighbourhood(trx, orgId, starts, depth, types, MAX_NEIGHBOURHOOD)
+      : new Map();
     const { all, page, more } = neighbourhoodPage(reached, after, limit);
     const pageIds = page.map((r) => r.id);
     const rows = new Map((await entitiesByIds(trx, orgId, pageIds)).map((e) => [e.id, e]));
-    const relations = relationsOfPage(
-      await relationsTouching(
-        trx,
-        orgId,
-        pageIds,
-        all.map((r) => r.id),
-      ),
-      all,
-      page,
-    ).sort((a, b) => (a.id < b.id ? -1 : 1));
-    const evidence = await evidenceOf(
+    const touching = await relationsTouching(
       trx,
       orgId,
-      relations.map((r) => r.id),
+      pageIds,
+      all.map((r) => r.id),
       EVIDENCE_PER_RELATION,
     );
+    const relations = relationsOfPage(touching, all, page);
     const last = page.at(-1);
     return {
       startIds: starts,
@@ -102,20 +83,16 @@ export async function getEntityGraph(
         const row = rows.get(r.id);
         return row ? [{ ...row, distance: r.distance }] : [];
       }),
-      relations: relations.map((r) => {
-        const items = evidence.filter((e) => e.relationId === r.id);
-        return {
-          ...r,
-          evidence: items.map((e) => ({
-            artifactId: e.artifactId,
-            page: e.page ?? undefined,
-            start: e.start ?? undefined,
-            end: e.end ?? undefined,
-            quote: e.quote ?? undefined,
-          })),
-          evidenceCount: items[0]?.total ?? 0,
-        };
-      }),
+      relations: relations.map((r) => ({
+        ...r,
+        evidence: r.evidence.map((e) => ({
+          artifactId: e.artifactId,
+          page: e.page ?? undefined,
+          start: e.start ?? undefined,
+          end: e.end ?? undefined,
+          quote: e.quote ?? undefined,
+        })),
+      })),
       nextCursor: more && last ? deps.cursors.seal(scope, last) : undefined,
     };
   });

@@ -27,23 +27,36 @@ export async function startsByPrefix(
   return rows.map((r) => r.id);
 }
 
-/** The entities related to the frontier either way (of these types, when given). */
-export async function neighboursOf(
+/**
+ * The neighbourhood of `starts` up to `depth` hops either way (only through entities of `types`,
+ * when given), each entity at its least distance: one recursive statement whose every step is an
+ * index probe per reached entity in each direction (measured against frontier statements from
+ * the service, ADR 0059). At most `cap` entities, the nearest, ties by id, so the cut is the
+ * same on every call.
+ */
+export async function neighbourhood(
   trx: Trx,
   orgId: string,
-  frontier: readonly string[],
+  starts: readonly string[],
+  depth: number,
   types: readonly string[] | undefined,
-): Promise<string[]> {
+  cap: number,
+): Promise<Map<string, number>> {
   const typed = types
     ? sql`and exists (select 1 from artifact.entities e where e.id = n.id and e.type = any(${types}::text[]))`
     : sql``;
-  const { rows } = await sql<{ id: string }>`
-    select n.id from (
-      select to_id as id from artifact.entity_relations where org_id = ${orgId} and from_id = any(${frontier}::uuid[])
+  const { rows } = await sql<{ id: string; distance: number }>`
+    with recursive walk(id, d) as (
+      select unnest(${starts}::uuid[]), 0
       union
-      select from_id from artifact.entity_relations where org_id = ${orgId} and to_id = any(${frontier}::uuid[])
-    ) n where true ${typed}`.execute(trx);
-  return rows.map((r) => r.id);
+      select n.id, w.d + 1 from walk w cross join lateral (
+        select to_id as id from artifact.entity_relations where org_id = ${orgId} and from_id = w.id
+        union all
+        select from_id from artifact.entity_relations where org_id = ${orgId} and to_id = w.id
+      ) n where w.d < ${depth} ${typed}
+    )
+    select id, min(d)::int as distance from walk group by id order by 2, 1 limit ${cap}`.execute(trx);
+  return new Map(rows.map((r) => [r.id, r.distance]));
 }
 
 export interface EntityRow {
@@ -61,54 +74,46 @@ export async function entitiesByIds(trx: Trx, orgId: string, ids: readonly strin
   return rows;
 }
 
-export interface RelationRow {
-  id: string;
-  fromId: string;
-  toId: string;
-  type: string;
-}
-
-/** Relations with an end on the page and the other end among `all`. */
-export async function relationsTouching(
-  trx: Trx,
-  orgId: string,
-  page: readonly string[],
-  all: readonly string[],
-): Promise<RelationRow[]> {
-  const { rows } = await sql<RelationRow>`
-    select id, from_id as "fromId", to_id as "toId", type from artifact.entity_relations
-     where org_id = ${orgId} and from_id = any(${page}::uuid[]) and to_id = any(${all}::uuid[])
-    union
-    select id, from_id, to_id, type from artifact.entity_relations
-     where org_id = ${orgId} and to_id = any(${page}::uuid[]) and from_id = any(${all}::uuid[])`.execute(trx);
-  return rows;
-}
-
 export interface EvidenceRow {
-  relationId: string;
   artifactId: string;
   page: number | null;
   start: number | null;
   end: number | null;
   quote: string | null;
-  total: number;
 }
 
-/** Each relation's first `perRelation` evidence items, oldest first, with its count. */
-export async function evidenceOf(
+export interface RelationRow {
+  id: string;
+  fromId: string;
+  toId: string;
+  type: string;
+  /** Its first `perRelation` evidence items, oldest first. */
+  evidence: EvidenceRow[];
+  evidenceCount: number;
+}
+
+/** Relations with an end on the page and the other end among `all`, each with its evidence (one statement). */
+export async function relationsTouching(
   trx: Trx,
   orgId: string,
-  relationIds: readonly string[],
+  page: readonly string[],
+  all: readonly string[],
   perRelation: number,
-): Promise<EvidenceRow[]> {
-  if (relationIds.length === 0) return [];
-  const { rows } = await sql<EvidenceRow>`
-    select "relationId", "artifactId", page, start, "end", quote, total::int as total from (
-      select relation_id as "relationId", artifact_id as "artifactId", page, start_at as start, end_at as "end", quote,
-             row_number() over (partition by relation_id order by id) as n,
-             count(*) over (partition by relation_id) as total
-        from artifact.relation_evidence
-       where org_id = ${orgId} and relation_id = any(${relationIds}::uuid[])
-    ) e where n <= ${perRelation} order by "relationId", n`.execute(trx);
+): Promise<RelationRow[]> {
+  const { rows } = await sql<RelationRow>`
+    select r.id, r.from_id as "fromId", r.to_id as "toId", r.type,
+           (select count(*)::int from artifact.relation_evidence e where e.relation_id = r.id) as "evidenceCount",
+           (select coalesce(json_agg(json_build_object('artifactId', x.artifact_id, 'page', x.page, 'start', x.start_at,
+                                                       'end', x.end_at, 'quote', x.quote) order by x.id), '[]')
+              from (select * from artifact.relation_evidence e where e.relation_id = r.id order by e.id limit ${perRelation}) x
+           ) as evidence
+      from (
+        select id from artifact.entity_relations
+         where org_id = ${orgId} and from_id = any(${page}::uuid[]) and to_id = any(${all}::uuid[])
+        union
+        select id from artifact.entity_relations
+         where org_id = ${orgId} and to_id = any(${page}::uuid[]) and from_id = any(${all}::uuid[])
+      ) t join artifact.entity_relations r on r.id = t.id
+     order by r.id`.execute(trx);
   return rows;
 }
