@@ -30,7 +30,14 @@ beforeAll(async () => {
           attributes: { hq: '<b>Charlotte</b>' },
           distance: 0,
         },
-        { id: ids.neighbour, name: 'Lithium', type: 'chemical_element', aliases: [], attributes: {}, distance: 1 },
+        {
+          id: ids.neighbour,
+          name: 'Lithium',
+          type: 'chemical_element',
+          aliases: [] as string[],
+          attributes: {} as Record<string, string>,
+          distance: 1,
+        },
       ],
       relations: [
         {
