@@ -307,35 +307,6 @@ describe('npm run bench (smoke sizes: seconds, not a measurement)', () => {
     expect(out.join('\n')).toMatch(/the gateway as it ships/);
   });
 
-  it('--graph loads an entity graph in bulk and times get_entity_graph at depth 2 through gRPC, MCP and SQL', async () => {
-    const file = join(dir, 'graph.json');
-    const { out, err, io: streams } = io();
-    await expect(benchCli(['--graph', '--json', file], streams, SIZES.smoke)).resolves.toBe(0);
-
-    const results = JSON.parse(readFileSync(file, 'utf8')) as Results;
-    expect(Object.keys(results).sort()).toEqual(
-      [
-        'graph_entities',
-        'graph_relations',
-        'graph_load_s',
-        'graph_depth2_neighbourhood_mean',
-        'graph_depth2_grpc_p50_ms',
-        'graph_depth2_grpc_p95_ms',
-        'graph_depth2_mcp_p50_ms',
-        'graph_depth2_mcp_p95_ms',
-        'graph_depth2_sql_frontier_p95_ms',
-        'graph_depth2_sql_cte_p95_ms',
-      ].sort(),
-    );
-    expect(results.graph_entities!.value).toBe(SIZES.smoke.graph.entities);
-    // Duplicate pairs are dropped by the unique key: nearly all of the attempted relations.
-    expect(results.graph_relations!.value).toBeGreaterThan(SIZES.smoke.graph.relations * 0.95);
-    expect(results.graph_depth2_neighbourhood_mean!.value).toBeGreaterThan(10);
-    expect(results.graph_depth2_grpc_p95_ms!.value).toBeGreaterThan(0);
-    expect(out.join('\n')).toMatch(/^graph_depth2_grpc_p95_ms .* ≤ 50 /m);
-    expect(err.join('\n')).toMatch(/entity_relations_to_idx/);
-  });
-
   it('rejects unknown options, bad concurrency levels and unknown scales without starting anything', async () => {
     const unknown = io();
     await expect(benchCli(['--fast'], unknown.io)).resolves.toBe(2);
