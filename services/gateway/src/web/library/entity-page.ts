@@ -41,7 +41,7 @@ interface Graph {
 /**
  * GET /app/entities/:id — an entity and its direct neighbours: its names and attributes, the
  * entities it is related to (each a link to its own page), and each relation with its evidence
- * (links to the artifacts, the page, the quote). Read with get_entity_graph and the person's
+ * (links to the artifacts, the page, the quote). Read with toolNames.getEntityGraph and the person's
  * principal, in the org they work in and then their others; a missing, another org's and a
  * malformed id answer the same 404 page. Every stored value is escaped.
  */
