@@ -306,66 +306,6 @@ function schemaAtPath(schema: JsonSchema, path: string): Record<string, unknown>
   return at;
 }
 
-/**
- * Trovella's planned tools (its reference's "Tools Not Yet Built": TRO-62, the knowledge graph)
- * are named there without shapes; these are the shapes Quarry's issue gives them, held the same
- * way, so the names and arguments a Trovella client would send keep working.
- */
-const PLANNED: Record<string, ToolContract> = {
-  upsert_entities: {
-    params: { planId: s, entities: { type: 'object[]' }, relations: { type: 'object[]' } },
-    result: [
-      ['entities', ['id', 'name', 'type', 'created', 'changed']],
-      ['relations', ['id', 'fromId', 'toId', 'type', 'created', 'evidenceAdded']],
-      'changed',
-    ],
-  },
-  get_entity_graph: {
-    params: {
-      planId: s,
-      entityId: s,
-      name: s,
-      types: { type: 'string[]' },
-      depth: { type: 'number', range: [1, 3] },
-      limit: { type: 'number' },
-      cursor: s,
-    },
-    result: [
-      'startIds',
-      ['entities', ['id', 'name', 'type', 'aliases', 'attributes', 'distance']],
-      ['relations', ['id', 'fromId', 'toId', 'type', ['evidence', ['artifactId', 'page', 'start', 'end', 'quote']]]],
-      'nextCursor',
-    ],
-  },
-};
-
-describe('the catalogue against Trovella’s planned tools', () => {
-  describe.each(Object.entries(PLANNED))('%s', (name, contract) => {
-    const t = tool(name);
-    const input = properties(t.inputSchema);
-
-    it('takes the planned arguments with their types and ranges, none of them required', () => {
-      for (const [param, spec] of Object.entries(contract.params)) {
-        expect({ param, present: param in input }).toEqual({ param, present: true });
-        expectType(input[param]!, spec.type);
-        if (spec.range) expect(input[param]).toMatchObject({ minimum: spec.range[0], maximum: spec.range[1] });
-      }
-      expect(required(t.inputSchema)).toEqual([]);
-    });
-
-    it('returns the planned result fields', () => {
-      expectFields(t.outputSchema, contract.result, '');
-    });
-  });
-
-  it('caps the relations of an upsert and their evidence, and marks the graph read as read-only', () => {
-    const relation = objectAt(properties(tool('upsert_entities').inputSchema).relations!) as JsonSchema;
-    expect(properties(relation).evidence).toMatchObject({ type: 'array', maxItems: 10 });
-    expect(tool('get_entity_graph').annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true });
-    expect(tool('upsert_entities').annotations).toMatchObject({ readOnlyHint: false, idempotentHint: true });
-  });
-});
-
 describe('the catalogue against Trovella’s tool reference', () => {
   it('has exactly the reference’s 18 tools (and Quarry’s own tools apart from them)', () => {
     const names = toolCatalogue.map((t) => t.name);
