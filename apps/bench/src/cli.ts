@@ -9,6 +9,7 @@ import { PHASES, runBench } from './run.js';
 import { memoryPhase } from './memory-phase.js';
 import { auditChainPhase } from './audit-chain-phase.js';
 import { citationsPhase } from './citations-phase.js';
+import { graphPhase } from './graph-phase.js';
 import { documentsPhase } from './documents-phase.js';
 import { quotasPhase } from './quotas-phase.js';
 import { topologyCpuPhase } from './topology-cpu-phase.js';
@@ -21,7 +22,7 @@ export interface BenchIo {
   err: (line: string) => void;
 }
 
-const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,32] [--cranfield <dir>] [--gateway-cpu] [--topology-cpu] [--scale 100k|1m] [--memory] [--audit] [--documents] [--citations] [--quotas] [--profile <dir>]
+const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,32] [--cranfield <dir>] [--gateway-cpu] [--topology-cpu] [--scale 100k|1m] [--memory] [--audit] [--documents] [--citations] [--quotas] [--graph] [--profile <dir>]
   --quick           smaller sizes, no Cranfield quality (≤ 2 minutes on 2 cores; the full run ≈ 15 minutes)
   --cranfield <dir> the Cranfield collection (corpus.jsonl, queries.jsonl, qrels.tsv) for the retrieval
                     quality rows; default QUARRY_CRANFIELD_DIR; without either, quality is skipped
@@ -43,6 +44,8 @@ const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,3
                     precision on the labelled claim–source pairs, and verify_citations' latency (≈ 1 minute)
   --quotas          only the quota isolation rows (ADR 0061): org B's get_plan_status p95 alone and while org A
                     floods at its read quota (target ≤ 1.2× alone; ≈ 2 × the latency bound)
+  --graph           only the entity graph rows (ADR 0059): 100k entities and 500k relations bulk-loaded, then
+                    get_entity_graph depth 2 through gRPC and MCP, beside its SQL alone (frontier and recursive CTE)
   --profile <dir>   with any of the above: write a CPU profile of each phase run, <dir>/<phase>.cpuprofile (the
                     bench process, where the one-process gateway and services run; open in Chrome DevTools)`;
 
@@ -55,6 +58,7 @@ const FOCUSED = {
   documents: documentsPhase,
   citations: citationsPhase,
   quotas: quotasPhase,
+  graph: graphPhase,
 } as const;
 
 /** What each group's baseline is (all measured in the same run, on the same machine). */
@@ -95,6 +99,7 @@ export async function benchCli(argv: readonly string[], io: BenchIo, sizes?: Par
         documents: { type: 'boolean' },
         citations: { type: 'boolean' },
         quotas: { type: 'boolean' },
+        graph: { type: 'boolean' },
         profile: { type: 'string' },
         help: { type: 'boolean' },
       },

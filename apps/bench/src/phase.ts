@@ -38,6 +38,8 @@ export interface BenchSizes {
   auditRows: number;
   /** Pages of the generated PDF whose conversion is measured (documents phase). */
   documentPages: number;
+  /** `--graph`: the entity graph loaded (entities, relations attempted) and the get_entity_graph calls timed. */
+  graph: { entities: number; relations: number; queries: number };
 }
 
 const CONTENT = {
@@ -87,6 +89,7 @@ export const SIZES = {
     gatewayCpu: { calls: 20_000, rounds: 5, warmupCalls: 3_000 },
     topologyCpu: { calls: 10_000, rounds: 3, warmupCalls: 2_000 },
     auditRows: 100_000,
+    graph: { entities: 100_000, relations: 500_000, queries: 1_000 },
     ...CONTENT.full,
   },
   quick: {
@@ -99,6 +102,7 @@ export const SIZES = {
     gatewayCpu: { calls: 5_000, rounds: 3, warmupCalls: 1_000 },
     topologyCpu: { calls: 3_000, rounds: 2, warmupCalls: 1_000 },
     auditRows: 20_000,
+    graph: { entities: 100_000, relations: 500_000, queries: 200 },
     ...CONTENT.quick,
   },
   // Smoke: long enough windows that even a loaded CI machine completes some pairs (a 1 s window
@@ -113,6 +117,7 @@ export const SIZES = {
     gatewayCpu: { calls: 200, rounds: 1, warmupCalls: 50 },
     topologyCpu: { calls: 200, rounds: 1, warmupCalls: 50 },
     auditRows: 500,
+    graph: { entities: 2_000, relations: 10_000, queries: 20 },
     ...CONTENT.smoke,
   },
 } as const satisfies Record<string, BenchSizes>;

@@ -43,6 +43,9 @@ export const TARGETS: Readonly<Record<string, Target>> = {
   documents_pdf_peak_rss_mb: atMost(512),
   // Quota isolation (ADR 0061): org B's calls while org A floods at its limit, against B alone.
   quotas_b_p95_ms_flood: atMost(1.2, 'ratio'),
+  // An entity's neighbourhood at depth 2 in a graph of 100k entities and 500k relations (ADR 0059).
+  graph_depth2_grpc_p95_ms: atMost(50),
+  graph_depth2_mcp_p95_ms: atMost(50),
   // Confidence that separates right from wrong values.
   extraction_grounding_auroc: atLeast(0.8),
   extraction_grounding_heldout_auroc: atLeast(0.8),

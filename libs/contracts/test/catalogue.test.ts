@@ -37,7 +37,7 @@ describe('the tool catalogue', () => {
     expect(toolCatalogue.filter((tool) => tool.liveness).map((tool) => tool.name)).toEqual(['ping']);
   });
 
-  it('publishes exactly these tools: ping, the plan engine tools, the artifact and search tools (search and fetch as ChatGPT reads them, import_document, import_url), extract_data, submit_extraction, verify_citations, submit_citation_verdicts', () => {
+  it('publishes exactly these tools: ping, the plan engine tools, the artifact and search tools (search and fetch as ChatGPT reads them, import_document, import_url, the entity graph), extract_data, submit_extraction, verify_citations, submit_citation_verdicts', () => {
     expect(toolCatalogue.map((tool) => tool.name)).toEqual([
       'archive_plan',
       'cancel_plan',
@@ -48,6 +48,7 @@ describe('the tool catalogue', () => {
       'extract_data',
       'fetch',
       'get_artifact',
+      'get_entity_graph',
       'get_extraction',
       'get_extraction_job',
       'get_next_step',
@@ -79,6 +80,7 @@ describe('the tool catalogue', () => {
       'submit_user_decision',
       'unarchive_plan',
       'update_artifact_tags',
+      'upsert_entities',
       'verify_citations',
     ]);
   });
@@ -91,6 +93,7 @@ describe('the tool catalogue', () => {
     expect(flagged('readOnlyHint')).toEqual([
       'fetch',
       'get_artifact',
+      'get_entity_graph',
       'get_extraction',
       'get_extraction_job',
       'get_plan_status',
@@ -128,6 +131,8 @@ describe('the tool catalogue', () => {
         'delete_research_output',
         // The same bytes again answer the same document.
         'import_document',
+        // The same entities and relations again change nothing (same ids).
+        'upsert_entities',
       ].sort(),
     );
     // import_url is not idempotent: the page may have changed since (then it is a new document).

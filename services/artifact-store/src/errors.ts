@@ -11,6 +11,8 @@ import { defineErrors, status } from '@quarry/grpc';
  * URL_*: import_url could not fetch what the URL names, or may not (web/fetch-url.ts).
  * QUOTA_EXCEEDED: the write would pass the org's storage or artifact quota (core/storage-quota.ts);
  * nothing of it is stored, and the use only drops when the org deletes content.
+ * ENTITY_NOT_FOUND is the same for a missing, a malformed and another organization's (or
+ * another graph's) entity; an evidence item's foreign artifact is ARTIFACT_NOT_FOUND.
  */
 export const artifactErrors = defineErrors({
   INVALID_ARGUMENT: {
@@ -152,6 +154,21 @@ export const artifactErrors = defineErrors({
   URL_UNREACHABLE: {
     status: status.FAILED_PRECONDITION,
     message: (p: { url: string; reason: string }) => `${p.url} could not be reached: ${p.reason}`,
+  },
+  ENTITY_NOT_FOUND: {
+    status: status.NOT_FOUND,
+    message: (p: { entity: string }) =>
+      `No entity ${p.entity} in this graph of your organization (a relation end is an entity ID, or the name or an alias of an entity in \`entities\`).`,
+  },
+  EVIDENCE_REQUIRED: {
+    status: status.INVALID_ARGUMENT,
+    message: (p: { relation: string }) =>
+      `The relation ${p.relation} has no evidence: give at least one item ({artifactId, page?, start?, end?, quote?}) from a research artifact you stored.`,
+  },
+  ENTITY_CONFLICT: {
+    status: status.FAILED_PRECONDITION,
+    message: (p: { name: string; ids: string }) =>
+      `The names of "${p.name}" belong to different entities (${p.ids}); upsert it with the names of one of them only.`,
   },
   INVALID_BASE64: {
     status: status.INVALID_ARGUMENT,

@@ -8,6 +8,7 @@ import { type ArtifactServiceDeps, storageQuotasOf } from './handlers/deps.js';
 import { fetch } from './handlers/fetch.js';
 import { getArtifactText } from './handlers/get-artifact-text.js';
 import { getArtifact } from './handlers/get-artifact.js';
+import { getEntityGraph } from './handlers/get-entity-graph.js';
 import { getExtraction } from './handlers/get-extraction.js';
 import { getResearchOutput } from './handlers/get-research-output.js';
 import { importDocument } from './handlers/import-document.js';
@@ -23,6 +24,7 @@ import { storeResearchBatch } from './handlers/store-research-batch.js';
 import { storeResearch } from './handlers/store-research.js';
 import { submitSubagentReport } from './handlers/submit-subagent-report.js';
 import { updateArtifactTags } from './handlers/update-artifact-tags.js';
+import { upsertEntities } from './handlers/upsert-entities.js';
 import { createArtifactWriter } from './store/group-commit.js';
 import { URL_FETCH_DEFAULTS } from './web/fetch-url.js';
 
@@ -66,6 +68,8 @@ export function createArtifactService(deps: ArtifactServiceDeps): artifactV1.Art
       deleteResearchOutput,
       purgePlanContent,
       existingSources,
+      upsertEntities,
+      getEntityGraph,
     },
   );
 }

@@ -48,9 +48,14 @@ describe('the artifact schema is tenant-safe', () => {
     ).toEqual([
       { table: 'document_figures', hasOrgId: true, enabled: true, forced: true, policies: ['tenant_isolation'] },
       { table: 'documents', hasOrgId: true, enabled: true, forced: true, policies: ['tenant_isolation'] },
+      { table: 'entities', hasOrgId: true, enabled: true, forced: true, policies: ['tenant_isolation'] },
+      { table: 'entity_audit', hasOrgId: true, enabled: true, forced: true, policies: ['tenant_isolation'] },
+      { table: 'entity_names', hasOrgId: true, enabled: true, forced: true, policies: ['tenant_isolation'] },
+      { table: 'entity_relations', hasOrgId: true, enabled: true, forced: true, policies: ['tenant_isolation'] },
       { table: 'extraction_results', hasOrgId: true, enabled: true, forced: true, policies: ['tenant_isolation'] },
       { table: 'org_quotas', hasOrgId: true, enabled: true, forced: true, policies: ['tenant_isolation'] },
       { table: 'org_usage', hasOrgId: true, enabled: true, forced: true, policies: ['tenant_isolation'] },
+      { table: 'relation_evidence', hasOrgId: true, enabled: true, forced: true, policies: ['tenant_isolation'] },
       { table: 'research_artifacts', hasOrgId: true, enabled: true, forced: true, policies: ['tenant_isolation'] },
       { table: 'research_outputs', hasOrgId: true, enabled: true, forced: true, policies: ['tenant_isolation'] },
     ]);

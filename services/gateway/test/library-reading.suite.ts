@@ -195,7 +195,7 @@ export function libraryReadingSuite(system: () => TestSystem): void {
     });
 
     describe('tenancy', () => {
-      it("another org's ids behave exactly like missing ones, for every read and curate tool (and import_url's plan)", async () => {
+      it("another org's ids behave exactly like missing ones, for every read and curate tool, import_url's plan and the entity graph", async () => {
         const { id } = (
           await modern.ok('store_research', {
             artifactType: 'finding',
@@ -207,9 +207,22 @@ export function libraryReadingSuite(system: () => TestSystem): void {
         const { outputId } = (
           await modern.ok('store_research_output', { planId, mediaType: 'markdown', title: 'Ours', content: '# ours' })
         ).data;
+        const entityId = (
+          await modern.ok('upsert_entities', {
+            entities: [{ name: 'Ours', type: 'thing' }],
+            relations: [{ from: 'Ours', to: 'Ours', type: 'is', evidence: [{ artifactId: id }] }],
+          })
+        ).data.entities[0].id;
         const missing = randomUUID();
+        // upsert_entities is probed with another org's artifact as evidence, get_entity_graph with its entity.
+        const evidenced = (x: string) => ({
+          entities: [{ name: 'Theirs', type: 'thing' }],
+          relations: [{ from: 'Theirs', to: 'Theirs', type: 'is', evidence: [{ artifactId: x }] }],
+        });
         const probes: Array<[string, (x: string) => Record<string, unknown>, string]> = [
           ['get_artifact', (x) => ({ id: x }), 'ARTIFACT_NOT_FOUND'],
+          ['upsert_entities', evidenced, 'ARTIFACT_NOT_FOUND'],
+          ['get_entity_graph', (x) => ({ entityId: x }), 'ENTITY_NOT_FOUND'],
           ['update_artifact_tags', (x) => ({ id: x, add: ['theirs'] }), 'ARTIFACT_NOT_FOUND'],
           ['get_research_output', (x) => ({ outputId: x }), 'OUTPUT_NOT_FOUND'],
           ['get_extraction', (x) => ({ id: x }), 'EXTRACTION_NOT_FOUND'],
@@ -217,7 +230,11 @@ export function libraryReadingSuite(system: () => TestSystem): void {
           // The plan is checked before anything is fetched: this URL is never requested.
           ['import_url', (x) => ({ url: 'http://127.0.0.1:9/never-fetched', planId: x }), 'PLAN_NOT_FOUND'],
         ];
-        const targets: Record<string, string> = { get_research_output: outputId, import_url: planId };
+        const targets: Record<string, string> = {
+          get_research_output: outputId,
+          import_url: planId,
+          get_entity_graph: entityId,
+        };
         for (const [tool, args, code] of probes) {
           const target = targets[tool] ?? id;
           const theirs = await rival.call(tool, args(target));
@@ -235,6 +252,20 @@ export function libraryReadingSuite(system: () => TestSystem): void {
         }
         expect((await rival.ok('list_artifacts', {})).data.artifacts).toEqual([]);
         expect((await rival.ok('list_tags', {})).data.tags).toEqual([]);
+        expect((await rival.ok('get_entity_graph', { name: 'ours' })).data.startIds).toEqual([]);
+        // Both eras read the graph; its resource is readable by its org only, and another org's
+        // entity is the same not-found as a missing one.
+        expect((await legacy.ok('get_entity_graph', { entityId })).data.startIds).toEqual([entityId]);
+        const own = await clients[0]!.readResource({ uri: `quarry://entities/${entityId}` });
+        expect(JSON.parse(String((own.contents[0] as { text: string }).text))).toMatchObject({ startIds: [entityId] });
+        const refusal = (uri: string) =>
+          clients[2]!.readResource({ uri }).then(
+            () => 'read',
+            (e: Error) => e.message.replace(uri, 'URI'),
+          );
+        const foreignRead = await refusal(`quarry://entities/${entityId}`);
+        expect(foreignRead).toMatch(/not found/i);
+        expect(foreignRead).toBe(await refusal(`quarry://entities/${missing}`));
         expect((await modern.ok('get_artifact', { id })).data.tags).toEqual(['ours']);
       });
     });

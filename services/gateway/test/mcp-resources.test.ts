@@ -4,7 +4,7 @@ import type { Era } from './official-client.js';
 import { sha256, startResourcesWorld, WORD } from './resources-support.js';
 
 // MCP resources with the official client in both protocol eras, over inject() against stub
-// services (resources-support.ts): the five templates, the org's list (plans with their reports,
+// services (resources-support.ts): the six templates, the org's list (plans with their reports,
 // deliverables; most recent first, paged), and reads of a plan, its report, an artifact, a text
 // and a binary deliverable (bytes identical) and an extraction. Another org's id, a missing one
 // and a malformed uri all get the same resource-not-found error; 2026-07-28 results carry their
@@ -33,7 +33,7 @@ async function readError(c: Client, uri: string): Promise<Loose> {
 }
 
 describe.each<Era>(['legacy', 'modern'])('resources (%s client)', (era) => {
-  it('lists the five templates with their variables', async () => {
+  it('lists the six templates with their variables', async () => {
     const { resourceTemplates } = await client(era).listResourceTemplates();
     expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual([
       'quarry://plans/{planId}',
@@ -41,6 +41,7 @@ describe.each<Era>(['legacy', 'modern'])('resources (%s client)', (era) => {
       'quarry://artifacts/{artifactId}',
       'quarry://outputs/{outputId}',
       'quarry://extractions/{extractionId}',
+      'quarry://entities/{entityId}',
     ]);
     for (const template of resourceTemplates) expect(template.description).toBeTruthy();
   });

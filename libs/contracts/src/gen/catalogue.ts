@@ -1396,6 +1396,234 @@ export const toolDefinitions: readonly ToolDefinition[] = [
     ]
   },
   {
+    "name": "get_entity_graph",
+    "title": "Get entity graph",
+    "description": "Entities within `depth` hops of a start, with relations and evidence; nearest first, paged (nextCursor).",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "planId": {
+          "type": "string",
+          "format": "uuid"
+        },
+        "entityId": {
+          "type": "string",
+          "format": "uuid"
+        },
+        "name": {
+          "type": "string",
+          "description": "Name/alias prefix, instead of entityId."
+        },
+        "types": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "Entity types to reach."
+        },
+        "depth": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 3,
+          "description": "Default 1."
+        },
+        "limit": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 200,
+          "description": "Per page (default 50)."
+        },
+        "cursor": {
+          "type": "string"
+        }
+      },
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "startIds": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "The start entities' IDs."
+        },
+        "entities": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "id": {
+                "type": "string",
+                "description": "The entity's ID."
+              },
+              "name": {
+                "type": "string",
+                "description": "Its name."
+              },
+              "type": {
+                "type": "string",
+                "description": "Its type."
+              },
+              "aliases": {
+                "type": "array",
+                "items": {
+                  "type": "string"
+                },
+                "description": "Its other names."
+              },
+              "attributes": {
+                "type": "object",
+                "additionalProperties": {
+                  "type": "string"
+                },
+                "description": "Its attributes."
+              },
+              "distance": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 4294967295,
+                "description": "Hops from the start (0: a start entity)."
+              }
+            },
+            "required": [
+              "id",
+              "name",
+              "type",
+              "aliases",
+              "attributes",
+              "distance"
+            ],
+            "additionalProperties": false
+          },
+          "description": "This page's entities, nearest first."
+        },
+        "relations": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "id": {
+                "type": "string",
+                "description": "The relation's ID."
+              },
+              "fromId": {
+                "type": "string",
+                "description": "The entity it starts from."
+              },
+              "toId": {
+                "type": "string",
+                "description": "The entity it points to."
+              },
+              "type": {
+                "type": "string",
+                "description": "Its type."
+              },
+              "evidence": {
+                "type": "array",
+                "items": {
+                  "type": "object",
+                  "properties": {
+                    "artifactId": {
+                      "type": "string",
+                      "description": "The research artifact."
+                    },
+                    "page": {
+                      "type": "integer",
+                      "minimum": 0,
+                      "maximum": 4294967295,
+                      "description": "The page, if given."
+                    },
+                    "start": {
+                      "type": "integer",
+                      "minimum": 0,
+                      "maximum": 4294967295,
+                      "description": "The span's first character, if given."
+                    },
+                    "end": {
+                      "type": "integer",
+                      "minimum": 0,
+                      "maximum": 4294967295,
+                      "description": "The character after the span, if given."
+                    },
+                    "quote": {
+                      "type": "string",
+                      "description": "The quoted words, if given."
+                    }
+                  },
+                  "required": [
+                    "artifactId"
+                  ],
+                  "additionalProperties": false
+                },
+                "description": "Its evidence, oldest first (at most 10)."
+              },
+              "evidenceCount": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 4294967295,
+                "description": "How much evidence it has in all."
+              }
+            },
+            "required": [
+              "id",
+              "fromId",
+              "toId",
+              "type",
+              "evidence",
+              "evidenceCount"
+            ],
+            "additionalProperties": false
+          },
+          "description": "The relations between the neighbourhood's entities that end on this page (each relation is on exactly one page)."
+        },
+        "nextCursor": {
+          "type": "string",
+          "description": "Set when more entities follow: pass it as `cursor` (same arguments) for the next page."
+        }
+      },
+      "required": [
+        "startIds",
+        "entities",
+        "relations"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.artifact.v1.ArtifactService",
+      "method": "GetEntityGraph",
+      "path": "/quarry.artifact.v1.ArtifactService/GetEntityGraph"
+    },
+    "resourceLinks": [
+      {
+        "path": [
+          "entities",
+          "id"
+        ],
+        "uris": [
+          "quarry://entities/{}"
+        ]
+      },
+      {
+        "path": [
+          "relations",
+          "evidence",
+          "artifactId"
+        ],
+        "uris": [
+          "quarry://artifacts/{}"
+        ]
+      }
+    ]
+  },
+  {
     "name": "get_extraction",
     "title": "Get extraction result",
     "description": "Read an extraction: data, field confidences, schema, source, plan, step. Long source text in pages (follow page.nextCursor).",
@@ -6296,6 +6524,232 @@ export const toolDefinitions: readonly ToolDefinition[] = [
     }
   },
   {
+    "name": "upsert_entities",
+    "title": "Upsert entities",
+    "description": "Record typed entities and relations, each relation with evidence in your artifacts. Same type + name/alias = same entity (merged); repeats change nothing.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "planId": {
+          "type": "string",
+          "format": "uuid",
+          "description": "Default: the org's graph."
+        },
+        "entities": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "name": {
+                "type": "string"
+              },
+              "type": {
+                "type": "string"
+              },
+              "aliases": {
+                "type": "array",
+                "items": {
+                  "type": "string"
+                }
+              },
+              "attributes": {
+                "type": "object",
+                "additionalProperties": {
+                  "type": "string"
+                }
+              }
+            },
+            "required": [
+              "name",
+              "type"
+            ],
+            "additionalProperties": false
+          },
+          "maxItems": 100
+        },
+        "relations": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "from": {
+                "type": "string",
+                "description": "Entity ID, or a name/alias from `entities`."
+              },
+              "to": {
+                "type": "string"
+              },
+              "type": {
+                "type": "string"
+              },
+              "evidence": {
+                "type": "array",
+                "items": {
+                  "type": "object",
+                  "properties": {
+                    "artifactId": {
+                      "type": "string",
+                      "format": "uuid"
+                    },
+                    "page": {
+                      "type": "integer",
+                      "minimum": 0,
+                      "maximum": 4294967295
+                    },
+                    "start": {
+                      "type": "integer",
+                      "minimum": 0,
+                      "maximum": 4294967295
+                    },
+                    "end": {
+                      "type": "integer",
+                      "minimum": 0,
+                      "maximum": 4294967295
+                    },
+                    "quote": {
+                      "type": "string"
+                    }
+                  },
+                  "required": [
+                    "artifactId"
+                  ],
+                  "additionalProperties": false
+                },
+                "maxItems": 10
+              }
+            },
+            "required": [
+              "from",
+              "to",
+              "type"
+            ],
+            "additionalProperties": false
+          },
+          "maxItems": 200
+        }
+      },
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "entities": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "id": {
+                "type": "string",
+                "description": "The entity's ID."
+              },
+              "name": {
+                "type": "string",
+                "description": "Its name (the first one it was given)."
+              },
+              "type": {
+                "type": "string",
+                "description": "Its type (normalised: lower case)."
+              },
+              "created": {
+                "type": "boolean",
+                "description": "Whether this call created it."
+              },
+              "changed": {
+                "type": "boolean",
+                "description": "Whether this call changed it (new aliases or attributes)."
+              }
+            },
+            "required": [
+              "id",
+              "name",
+              "type",
+              "created",
+              "changed"
+            ],
+            "additionalProperties": false
+          },
+          "description": "The entities, in the order sent."
+        },
+        "relations": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "id": {
+                "type": "string",
+                "description": "The relation's ID."
+              },
+              "fromId": {
+                "type": "string",
+                "description": "The entity it starts from."
+              },
+              "toId": {
+                "type": "string",
+                "description": "The entity it points to."
+              },
+              "type": {
+                "type": "string",
+                "description": "Its type (normalised: lower case)."
+              },
+              "created": {
+                "type": "boolean",
+                "description": "Whether this call created it."
+              },
+              "evidenceAdded": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 4294967295,
+                "description": "How many evidence items this call added (0: all were known)."
+              }
+            },
+            "required": [
+              "id",
+              "fromId",
+              "toId",
+              "type",
+              "created",
+              "evidenceAdded"
+            ],
+            "additionalProperties": false
+          },
+          "description": "The relations, in the order sent."
+        },
+        "changed": {
+          "type": "boolean",
+          "description": "Whether this call changed anything (false on a repeat)."
+        }
+      },
+      "required": [
+        "entities",
+        "relations",
+        "changed"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "rpc": {
+      "service": "quarry.artifact.v1.ArtifactService",
+      "method": "UpsertEntities",
+      "path": "/quarry.artifact.v1.ArtifactService/UpsertEntities"
+    },
+    "resourceLinks": [
+      {
+        "path": [
+          "entities",
+          "id"
+        ],
+        "uris": [
+          "quarry://entities/{}"
+        ]
+      }
+    ]
+  },
+  {
     "name": "verify_citations",
     "title": "Verify citations",
     "description": "Check the cited claims of a deliverable (outputId) or text against the stored sources they cite (Quarry links, [n] and a reference list, DOIs, URLs). Quarry flags what needs no model (missing source; a number, name or quote it lacks) and offers passages; YOU judge each claim, then call submit_citation_verdicts.",
@@ -6540,6 +6994,7 @@ export const toolNames = {
   extractData: 'extract_data',
   fetch: 'fetch',
   getArtifact: 'get_artifact',
+  getEntityGraph: 'get_entity_graph',
   getExtraction: 'get_extraction',
   getExtractionJob: 'get_extraction_job',
   getNextStep: 'get_next_step',
@@ -6571,5 +7026,6 @@ export const toolNames = {
   submitUserDecision: 'submit_user_decision',
   unarchivePlan: 'unarchive_plan',
   updateArtifactTags: 'update_artifact_tags',
+  upsertEntities: 'upsert_entities',
   verifyCitations: 'verify_citations',
 } as const;

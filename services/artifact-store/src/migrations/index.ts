@@ -8,13 +8,13 @@ import * as idempotentWrites from './artifact/2026_11_28_1540_idempotent_writes.
 import * as sourceDocuments from './artifact/2026_11_28_1610_source_documents.js';
 import * as documentFetches from './artifact/2026_11_28_2110_document_fetches.js';
 import * as documentFigures from './artifact/2026_11_28_2100_document_figures.js';
+import * as entityGraph from './artifact/2026_11_28_2120_entity_graph.js';
 import * as storageQuotas from './artifact/2026_11_28_2140_storage_quotas.js';
 
 /**
  * The artifact store owns the `artifact` schema: research artifacts (including subagent
  * reports and source documents, whose original files are in `documents`, their figures in
- * `document_figures`), research outputs and
- * extraction results. Its content events go to the `events`
+ * `document_figures`), research outputs, extraction results and the entity graph. Its content events go to the `events`
  * schema's outbox (`eventsSchemas` from @quarry/events), which must be migrated too.
  */
 export const artifactSchemas: ReadonlyArray<{ schema: string; migrations: Record<string, Migration> }> = [
@@ -30,6 +30,7 @@ export const artifactSchemas: ReadonlyArray<{ schema: string; migrations: Record
       '2026_11_28_1610_source_documents': sourceDocuments,
       '2026_11_28_2110_document_fetches': documentFetches,
       '2026_11_28_2100_document_figures': documentFigures,
+      '2026_11_28_2120_entity_graph': entityGraph,
       '2026_11_28_2140_storage_quotas': storageQuotas,
     },
   },

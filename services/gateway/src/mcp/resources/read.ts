@@ -21,6 +21,7 @@ const BACKING_TOOL = {
   output: toolNames.getResearchOutput,
   extraction: toolNames.getExtraction,
   job: toolNames.getExtractionJob,
+  entity: toolNames.getEntityGraph,
 } as const satisfies Record<ResourceKind, string>;
 
 /** Whether the caller's allowlist lets it read resources of this kind. */
@@ -63,6 +64,10 @@ export async function readResource(
       case 'extraction': {
         const { structuredContent } = await read(BACKING_TOOL.extraction, { id: ref.id });
         return { ref, contents: [json(uri, withReadOn(structuredContent, BACKING_TOOL.extraction, { id: ref.id }))] };
+      }
+      case 'entity': {
+        const { structuredContent } = await read(BACKING_TOOL.entity, { entityId: ref.id });
+        return { ref, contents: [json(uri, withMoreNeighbours(structuredContent, ref.id))] };
       }
       case 'job': {
         const { structuredContent } = await read(BACKING_TOOL.job, { jobId: ref.id });
@@ -114,6 +119,20 @@ export async function readResource(
 
 function json(uri: string, value: unknown) {
   return { uri, mimeType: 'application/json', text: JSON.stringify(value) };
+}
+
+/** An entity with more direct neighbours than one page: the JSON says which call reads on. */
+function withMoreNeighbours(value: Record<string, unknown>, entityId: string) {
+  if (typeof value.nextCursor !== 'string') return value;
+  const tool = BACKING_TOOL.entity;
+  return {
+    ...value,
+    readOn: {
+      note: `More neighbours follow: call ${tool} with these arguments for the next page, and again with each nextCursor.`,
+      tool,
+      arguments: { entityId, cursor: value.nextCursor },
+    },
+  };
 }
 
 /**

@@ -49,6 +49,6 @@ export async function readThroughTool(
 export function resourceNotFound(uri: string): ResourceNotFoundError {
   return new ResourceNotFoundError(
     uri,
-    `Resource not found: ${uri}. Quarry serves quarry://plans/{planId}, quarry://plans/{planId}/report, quarry://artifacts/{artifactId}, quarry://outputs/{outputId}, quarry://extractions/{extractionId} and quarry://extraction-jobs/{jobId} of your organization.`,
+    `Resource not found: ${uri}. Quarry serves quarry://plans/{planId}, quarry://plans/{planId}/report, quarry://artifacts/{artifactId}, quarry://outputs/{outputId}, quarry://extractions/{extractionId}, quarry://extraction-jobs/{jobId} and quarry://entities/{entityId} of your organization.`,
   );
 }

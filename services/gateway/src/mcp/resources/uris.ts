@@ -4,7 +4,7 @@ import { toolNames } from '@quarry/contracts';
  * them, variable names included: completions are keyed by them), how a URI is recognised, and
  * how long a client may keep what it read (docs/adr/0030-mcp-resources.md).
  */
-export type ResourceKind = 'plan' | 'report' | 'artifact' | 'output' | 'extraction' | 'job';
+export type ResourceKind = 'plan' | 'report' | 'artifact' | 'output' | 'extraction' | 'job' | 'entity';
 
 export interface ResourceTemplateEntry {
   kind: ResourceKind;
@@ -58,6 +58,14 @@ export const RESOURCE_TEMPLATES: readonly ResourceTemplateEntry[] = [
     description: `A stored extraction result as JSON (as ${toolNames.getExtraction} returns it).`,
     mimeType: 'application/json',
   },
+  {
+    kind: 'entity',
+    uriTemplate: 'quarry://entities/{entityId}',
+    name: 'entity',
+    title: 'Entity',
+    description: `An entity of the entity graph with its direct neighbours, relations and evidence, as JSON (as ${toolNames.getEntityGraph} returns it).`,
+    mimeType: 'application/json',
+  },
 ];
 
 export interface ResourceRef {
@@ -69,13 +77,14 @@ export interface ResourceRef {
 // An extraction job (quarry://extraction-jobs/{jobId}, ADR 0044) has no template: its id only
 // ever comes from the answer that links to it, and it lives a day.
 const URI_PATTERN =
-  /^quarry:\/\/(plans|artifacts|outputs|extractions|extraction-jobs)\/([A-Za-z0-9-]{1,64})(\/report)?$/;
+  /^quarry:\/\/(plans|artifacts|outputs|extractions|extraction-jobs|entities)\/([A-Za-z0-9-]{1,64})(\/report)?$/;
 const KIND_OF_PATH = {
   plans: 'plan',
   artifacts: 'artifact',
   outputs: 'output',
   extractions: 'extraction',
   'extraction-jobs': 'job',
+  entities: 'entity',
 } as const;
 
 /** The resource a URI names, or undefined for anything Quarry does not serve. */
@@ -108,4 +117,6 @@ export const CACHE_HINTS = {
   output: { ttlMs: 600_000, cacheScope: 'private' },
   extraction: { ttlMs: 600_000, cacheScope: 'private' },
   job: { ttlMs: 2_000, cacheScope: 'private' },
+  // An entity's neighbourhood grows with every upsert into its graph.
+  entity: { ttlMs: 10_000, cacheScope: 'private' },
 } as const satisfies Record<ResourceKind | 'templates' | 'list', CacheHint>;

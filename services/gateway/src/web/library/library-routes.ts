@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { WebShell } from '../shell/web-shell.js';
 import { registerArtifactPage } from './artifact-page.js';
+import { registerEntityPage } from './entity-page.js';
 import { registerExtractionPage } from './extraction-page.js';
 import { registerOutputPage } from './output-page.js';
 import { registerPlanActions } from './plan-actions.js';
@@ -9,7 +10,7 @@ import { registerPlansList } from './plans-list.js';
 import { registerReviews } from './reviews.js';
 import { registerSearchPage } from './search-page.js';
 
-/** The library's pages: plans, a plan and its actions, artifacts, deliverables, extractions, search, reviews. */
+/** The library's pages: plans, a plan and its actions, artifacts, deliverables, extractions, entities, search, reviews. */
 export function registerLibrary(scope: FastifyInstance, shell: WebShell): void {
   registerPlansList(scope, shell);
   registerPlanPage(scope, shell);
@@ -17,6 +18,7 @@ export function registerLibrary(scope: FastifyInstance, shell: WebShell): void {
   registerArtifactPage(scope, shell);
   registerOutputPage(scope, shell);
   registerExtractionPage(scope, shell);
+  registerEntityPage(scope, shell);
   registerSearchPage(scope, shell);
   registerReviews(scope, shell);
 }

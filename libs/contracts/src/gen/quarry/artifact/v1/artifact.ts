@@ -1236,6 +1236,171 @@ export interface UpdateArtifactTagsResponse {
   changed: boolean;
 }
 
+export interface EntityInput {
+  name: string;
+  type: string;
+  aliases: string[];
+  attributes: { [key: string]: string };
+}
+
+export interface EntityInput_AttributesEntry {
+  key: string;
+  value: string;
+}
+
+export interface EvidenceInput {
+  artifactId: string;
+  page?: number | undefined;
+  start?: number | undefined;
+  end?: number | undefined;
+  quote?: string | undefined;
+}
+
+export interface RelationInput {
+  /** Entity ID, or a name/alias from `entities`. */
+  from: string;
+  to: string;
+  type: string;
+  evidence: EvidenceInput[];
+}
+
+export interface UpsertEntitiesRequest {
+  /** Default: the org's graph. */
+  planId?: string | undefined;
+  entities: EntityInput[];
+  relations: RelationInput[];
+}
+
+/** An entity as upsert_entities left it. */
+export interface UpsertedEntity {
+  /** The entity's ID. */
+  id: string;
+  /** Its name (the first one it was given). */
+  name: string;
+  /** Its type (normalised: lower case). */
+  type: string;
+  /** Whether this call created it. */
+  created: boolean;
+  /** Whether this call changed it (new aliases or attributes). */
+  changed: boolean;
+}
+
+/** A relation as upsert_entities left it. */
+export interface UpsertedRelation {
+  /** The relation's ID. */
+  id: string;
+  /** The entity it starts from. */
+  fromId: string;
+  /** The entity it points to. */
+  toId: string;
+  /** Its type (normalised: lower case). */
+  type: string;
+  /** Whether this call created it. */
+  created: boolean;
+  /** How many evidence items this call added (0: all were known). */
+  evidenceAdded: number;
+}
+
+export interface UpsertEntitiesResponse {
+  /** The entities, in the order sent. */
+  entities: UpsertedEntity[];
+  /** The relations, in the order sent. */
+  relations: UpsertedRelation[];
+  /** Whether this call changed anything (false on a repeat). */
+  changed: boolean;
+}
+
+export interface GetEntityGraphRequest {
+  planId?: string | undefined;
+  entityId?:
+    | string
+    | undefined;
+  /** Name/alias prefix, instead of entityId. */
+  name?:
+    | string
+    | undefined;
+  /** Entity types to reach. */
+  types: string[];
+  /** Default 1. */
+  depth?:
+    | number
+    | undefined;
+  /** Per page (default 50). */
+  limit?: number | undefined;
+  cursor?: string | undefined;
+}
+
+/** An entity of a graph. */
+export interface GraphEntity {
+  /** The entity's ID. */
+  id: string;
+  /** Its name. */
+  name: string;
+  /** Its type. */
+  type: string;
+  /** Its other names. */
+  aliases: string[];
+  /** Its attributes. */
+  attributes: { [key: string]: string };
+  /** Hops from the start (0: a start entity). */
+  distance: number;
+}
+
+export interface GraphEntity_AttributesEntry {
+  key: string;
+  value: string;
+}
+
+/** Where a relation is stated. */
+export interface GraphEvidence {
+  /** The research artifact. */
+  artifactId: string;
+  /** The page, if given. */
+  page?:
+    | number
+    | undefined;
+  /** The span's first character, if given. */
+  start?:
+    | number
+    | undefined;
+  /** The character after the span, if given. */
+  end?:
+    | number
+    | undefined;
+  /** The quoted words, if given. */
+  quote?: string | undefined;
+}
+
+/** A relation between two entities of the neighbourhood. */
+export interface GraphRelation {
+  /** The relation's ID. */
+  id: string;
+  /** The entity it starts from. */
+  fromId: string;
+  /** The entity it points to. */
+  toId: string;
+  /** Its type. */
+  type: string;
+  /** Its evidence, oldest first (at most 10). */
+  evidence: GraphEvidence[];
+  /** How much evidence it has in all. */
+  evidenceCount: number;
+}
+
+export interface GetEntityGraphResponse {
+  /** The start entities' IDs. */
+  startIds: string[];
+  /** This page's entities, nearest first. */
+  entities: GraphEntity[];
+  /**
+   * The relations between the neighbourhood's entities that end on this page (each relation is
+   * on exactly one page).
+   */
+  relations: GraphRelation[];
+  /** Set when more entities follow: pass it as `cursor` (same arguments) for the next page. */
+  nextCursor?: string | undefined;
+}
+
 function createBaseStoreResearchRequest(): StoreResearchRequest {
   return {
     artifactType: 0,
@@ -10011,6 +10176,1876 @@ export const UpdateArtifactTagsResponse: MessageFns<UpdateArtifactTagsResponse> 
   },
 };
 
+function createBaseEntityInput(): EntityInput {
+  return { name: "", type: "", aliases: [], attributes: {} };
+}
+
+export const EntityInput: MessageFns<EntityInput> = {
+  encode(message: EntityInput, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.type !== "") {
+      writer.uint32(18).string(message.type);
+    }
+    for (const v of message.aliases) {
+      writer.uint32(26).string(v!);
+    }
+    globalThis.Object.entries(message.attributes).forEach(([key, value]: [string, string]) => {
+      EntityInput_AttributesEntry.encode({ key: key as any, value }, writer.uint32(34).fork()).join();
+    });
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EntityInput {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEntityInput();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.type = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.aliases.push(reader.string());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            const entry4 = EntityInput_AttributesEntry.decode(reader, reader.uint32());
+            if (entry4.value !== undefined) {
+              message.attributes[entry4.key] = entry4.value;
+            }
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EntityInput {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      type: isSet(object.type) ? globalThis.String(object.type) : "",
+      aliases: globalThis.Array.isArray(object?.aliases) ? object.aliases.map((e: any) => globalThis.String(e)) : [],
+      attributes: isObject(object.attributes)
+        ? (globalThis.Object.entries(object.attributes) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+    };
+  },
+
+  toJSON(message: EntityInput): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.type !== "") {
+      obj.type = message.type;
+    }
+    if (message.aliases?.length) {
+      obj.aliases = message.aliases;
+    }
+    if (message.attributes) {
+      const entries = globalThis.Object.entries(message.attributes) as [string, string][];
+      if (entries.length > 0) {
+        obj.attributes = {};
+        entries.forEach(([k, v]) => {
+          obj.attributes[k] = v;
+        });
+      }
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<EntityInput>, I>>(base?: I): EntityInput {
+    return EntityInput.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EntityInput>, I>>(object: I): EntityInput {
+    const message = createBaseEntityInput();
+    message.name = object.name ?? "";
+    message.type = object.type ?? "";
+    message.aliases = object.aliases?.map((e) => e) || [];
+    message.attributes = (globalThis.Object.entries(object.attributes ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    return message;
+  },
+};
+
+function createBaseEntityInput_AttributesEntry(): EntityInput_AttributesEntry {
+  return { key: "", value: "" };
+}
+
+export const EntityInput_AttributesEntry: MessageFns<EntityInput_AttributesEntry> = {
+  encode(message: EntityInput_AttributesEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EntityInput_AttributesEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEntityInput_AttributesEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EntityInput_AttributesEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: EntityInput_AttributesEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<EntityInput_AttributesEntry>, I>>(base?: I): EntityInput_AttributesEntry {
+    return EntityInput_AttributesEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EntityInput_AttributesEntry>, I>>(object: I): EntityInput_AttributesEntry {
+    const message = createBaseEntityInput_AttributesEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseEvidenceInput(): EvidenceInput {
+  return { artifactId: "", page: undefined, start: undefined, end: undefined, quote: undefined };
+}
+
+export const EvidenceInput: MessageFns<EvidenceInput> = {
+  encode(message: EvidenceInput, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.artifactId !== "") {
+      writer.uint32(10).string(message.artifactId);
+    }
+    if (message.page !== undefined) {
+      writer.uint32(16).uint32(message.page);
+    }
+    if (message.start !== undefined) {
+      writer.uint32(24).uint32(message.start);
+    }
+    if (message.end !== undefined) {
+      writer.uint32(32).uint32(message.end);
+    }
+    if (message.quote !== undefined) {
+      writer.uint32(42).string(message.quote);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EvidenceInput {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEvidenceInput();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.artifactId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.page = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.start = reader.uint32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.end = reader.uint32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.quote = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EvidenceInput {
+    return {
+      artifactId: isSet(object.artifactId)
+        ? globalThis.String(object.artifactId)
+        : isSet(object.artifact_id)
+        ? globalThis.String(object.artifact_id)
+        : "",
+      page: isSet(object.page) ? globalThis.Number(object.page) : undefined,
+      start: isSet(object.start) ? globalThis.Number(object.start) : undefined,
+      end: isSet(object.end) ? globalThis.Number(object.end) : undefined,
+      quote: isSet(object.quote) ? globalThis.String(object.quote) : undefined,
+    };
+  },
+
+  toJSON(message: EvidenceInput): unknown {
+    const obj: any = {};
+    if (message.artifactId !== "") {
+      obj.artifactId = message.artifactId;
+    }
+    if (message.page !== undefined) {
+      obj.page = Math.round(message.page);
+    }
+    if (message.start !== undefined) {
+      obj.start = Math.round(message.start);
+    }
+    if (message.end !== undefined) {
+      obj.end = Math.round(message.end);
+    }
+    if (message.quote !== undefined) {
+      obj.quote = message.quote;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<EvidenceInput>, I>>(base?: I): EvidenceInput {
+    return EvidenceInput.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EvidenceInput>, I>>(object: I): EvidenceInput {
+    const message = createBaseEvidenceInput();
+    message.artifactId = object.artifactId ?? "";
+    message.page = object.page ?? undefined;
+    message.start = object.start ?? undefined;
+    message.end = object.end ?? undefined;
+    message.quote = object.quote ?? undefined;
+    return message;
+  },
+};
+
+function createBaseRelationInput(): RelationInput {
+  return { from: "", to: "", type: "", evidence: [] };
+}
+
+export const RelationInput: MessageFns<RelationInput> = {
+  encode(message: RelationInput, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.from !== "") {
+      writer.uint32(10).string(message.from);
+    }
+    if (message.to !== "") {
+      writer.uint32(18).string(message.to);
+    }
+    if (message.type !== "") {
+      writer.uint32(26).string(message.type);
+    }
+    for (const v of message.evidence) {
+      EvidenceInput.encode(v!, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RelationInput {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRelationInput();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.from = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.to = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.type = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.evidence.push(EvidenceInput.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RelationInput {
+    return {
+      from: isSet(object.from) ? globalThis.String(object.from) : "",
+      to: isSet(object.to) ? globalThis.String(object.to) : "",
+      type: isSet(object.type) ? globalThis.String(object.type) : "",
+      evidence: globalThis.Array.isArray(object?.evidence)
+        ? object.evidence.map((e: any) => EvidenceInput.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: RelationInput): unknown {
+    const obj: any = {};
+    if (message.from !== "") {
+      obj.from = message.from;
+    }
+    if (message.to !== "") {
+      obj.to = message.to;
+    }
+    if (message.type !== "") {
+      obj.type = message.type;
+    }
+    if (message.evidence?.length) {
+      obj.evidence = message.evidence.map((e) => EvidenceInput.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RelationInput>, I>>(base?: I): RelationInput {
+    return RelationInput.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RelationInput>, I>>(object: I): RelationInput {
+    const message = createBaseRelationInput();
+    message.from = object.from ?? "";
+    message.to = object.to ?? "";
+    message.type = object.type ?? "";
+    message.evidence = object.evidence?.map((e) => EvidenceInput.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseUpsertEntitiesRequest(): UpsertEntitiesRequest {
+  return { planId: undefined, entities: [], relations: [] };
+}
+
+export const UpsertEntitiesRequest: MessageFns<UpsertEntitiesRequest> = {
+  encode(message: UpsertEntitiesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.planId !== undefined) {
+      writer.uint32(10).string(message.planId);
+    }
+    for (const v of message.entities) {
+      EntityInput.encode(v!, writer.uint32(18).fork()).join();
+    }
+    for (const v of message.relations) {
+      RelationInput.encode(v!, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpsertEntitiesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpsertEntitiesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.planId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.entities.push(EntityInput.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.relations.push(RelationInput.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpsertEntitiesRequest {
+    return {
+      planId: isSet(object.planId)
+        ? globalThis.String(object.planId)
+        : isSet(object.plan_id)
+        ? globalThis.String(object.plan_id)
+        : undefined,
+      entities: globalThis.Array.isArray(object?.entities)
+        ? object.entities.map((e: any) => EntityInput.fromJSON(e))
+        : [],
+      relations: globalThis.Array.isArray(object?.relations)
+        ? object.relations.map((e: any) => RelationInput.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: UpsertEntitiesRequest): unknown {
+    const obj: any = {};
+    if (message.planId !== undefined) {
+      obj.planId = message.planId;
+    }
+    if (message.entities?.length) {
+      obj.entities = message.entities.map((e) => EntityInput.toJSON(e));
+    }
+    if (message.relations?.length) {
+      obj.relations = message.relations.map((e) => RelationInput.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpsertEntitiesRequest>, I>>(base?: I): UpsertEntitiesRequest {
+    return UpsertEntitiesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpsertEntitiesRequest>, I>>(object: I): UpsertEntitiesRequest {
+    const message = createBaseUpsertEntitiesRequest();
+    message.planId = object.planId ?? undefined;
+    message.entities = object.entities?.map((e) => EntityInput.fromPartial(e)) || [];
+    message.relations = object.relations?.map((e) => RelationInput.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseUpsertedEntity(): UpsertedEntity {
+  return { id: "", name: "", type: "", created: false, changed: false };
+}
+
+export const UpsertedEntity: MessageFns<UpsertedEntity> = {
+  encode(message: UpsertedEntity, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.type !== "") {
+      writer.uint32(26).string(message.type);
+    }
+    if (message.created !== false) {
+      writer.uint32(32).bool(message.created);
+    }
+    if (message.changed !== false) {
+      writer.uint32(40).bool(message.changed);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpsertedEntity {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpsertedEntity();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.type = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.created = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.changed = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpsertedEntity {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      type: isSet(object.type) ? globalThis.String(object.type) : "",
+      created: isSet(object.created) ? globalThis.Boolean(object.created) : false,
+      changed: isSet(object.changed) ? globalThis.Boolean(object.changed) : false,
+    };
+  },
+
+  toJSON(message: UpsertedEntity): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.type !== "") {
+      obj.type = message.type;
+    }
+    if (message.created !== false) {
+      obj.created = message.created;
+    }
+    if (message.changed !== false) {
+      obj.changed = message.changed;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpsertedEntity>, I>>(base?: I): UpsertedEntity {
+    return UpsertedEntity.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpsertedEntity>, I>>(object: I): UpsertedEntity {
+    const message = createBaseUpsertedEntity();
+    message.id = object.id ?? "";
+    message.name = object.name ?? "";
+    message.type = object.type ?? "";
+    message.created = object.created ?? false;
+    message.changed = object.changed ?? false;
+    return message;
+  },
+};
+
+function createBaseUpsertedRelation(): UpsertedRelation {
+  return { id: "", fromId: "", toId: "", type: "", created: false, evidenceAdded: 0 };
+}
+
+export const UpsertedRelation: MessageFns<UpsertedRelation> = {
+  encode(message: UpsertedRelation, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.fromId !== "") {
+      writer.uint32(18).string(message.fromId);
+    }
+    if (message.toId !== "") {
+      writer.uint32(26).string(message.toId);
+    }
+    if (message.type !== "") {
+      writer.uint32(34).string(message.type);
+    }
+    if (message.created !== false) {
+      writer.uint32(40).bool(message.created);
+    }
+    if (message.evidenceAdded !== 0) {
+      writer.uint32(48).uint32(message.evidenceAdded);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpsertedRelation {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpsertedRelation();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.fromId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.toId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.type = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.created = reader.bool();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.evidenceAdded = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpsertedRelation {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      fromId: isSet(object.fromId)
+        ? globalThis.String(object.fromId)
+        : isSet(object.from_id)
+        ? globalThis.String(object.from_id)
+        : "",
+      toId: isSet(object.toId)
+        ? globalThis.String(object.toId)
+        : isSet(object.to_id)
+        ? globalThis.String(object.to_id)
+        : "",
+      type: isSet(object.type) ? globalThis.String(object.type) : "",
+      created: isSet(object.created) ? globalThis.Boolean(object.created) : false,
+      evidenceAdded: isSet(object.evidenceAdded)
+        ? globalThis.Number(object.evidenceAdded)
+        : isSet(object.evidence_added)
+        ? globalThis.Number(object.evidence_added)
+        : 0,
+    };
+  },
+
+  toJSON(message: UpsertedRelation): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.fromId !== "") {
+      obj.fromId = message.fromId;
+    }
+    if (message.toId !== "") {
+      obj.toId = message.toId;
+    }
+    if (message.type !== "") {
+      obj.type = message.type;
+    }
+    if (message.created !== false) {
+      obj.created = message.created;
+    }
+    if (message.evidenceAdded !== 0) {
+      obj.evidenceAdded = Math.round(message.evidenceAdded);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpsertedRelation>, I>>(base?: I): UpsertedRelation {
+    return UpsertedRelation.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpsertedRelation>, I>>(object: I): UpsertedRelation {
+    const message = createBaseUpsertedRelation();
+    message.id = object.id ?? "";
+    message.fromId = object.fromId ?? "";
+    message.toId = object.toId ?? "";
+    message.type = object.type ?? "";
+    message.created = object.created ?? false;
+    message.evidenceAdded = object.evidenceAdded ?? 0;
+    return message;
+  },
+};
+
+function createBaseUpsertEntitiesResponse(): UpsertEntitiesResponse {
+  return { entities: [], relations: [], changed: false };
+}
+
+export const UpsertEntitiesResponse: MessageFns<UpsertEntitiesResponse> = {
+  encode(message: UpsertEntitiesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.entities) {
+      UpsertedEntity.encode(v!, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.relations) {
+      UpsertedRelation.encode(v!, writer.uint32(18).fork()).join();
+    }
+    if (message.changed !== false) {
+      writer.uint32(24).bool(message.changed);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpsertEntitiesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpsertEntitiesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.entities.push(UpsertedEntity.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.relations.push(UpsertedRelation.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.changed = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpsertEntitiesResponse {
+    return {
+      entities: globalThis.Array.isArray(object?.entities)
+        ? object.entities.map((e: any) => UpsertedEntity.fromJSON(e))
+        : [],
+      relations: globalThis.Array.isArray(object?.relations)
+        ? object.relations.map((e: any) => UpsertedRelation.fromJSON(e))
+        : [],
+      changed: isSet(object.changed) ? globalThis.Boolean(object.changed) : false,
+    };
+  },
+
+  toJSON(message: UpsertEntitiesResponse): unknown {
+    const obj: any = {};
+    if (message.entities?.length) {
+      obj.entities = message.entities.map((e) => UpsertedEntity.toJSON(e));
+    }
+    if (message.relations?.length) {
+      obj.relations = message.relations.map((e) => UpsertedRelation.toJSON(e));
+    }
+    if (message.changed !== false) {
+      obj.changed = message.changed;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpsertEntitiesResponse>, I>>(base?: I): UpsertEntitiesResponse {
+    return UpsertEntitiesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpsertEntitiesResponse>, I>>(object: I): UpsertEntitiesResponse {
+    const message = createBaseUpsertEntitiesResponse();
+    message.entities = object.entities?.map((e) => UpsertedEntity.fromPartial(e)) || [];
+    message.relations = object.relations?.map((e) => UpsertedRelation.fromPartial(e)) || [];
+    message.changed = object.changed ?? false;
+    return message;
+  },
+};
+
+function createBaseGetEntityGraphRequest(): GetEntityGraphRequest {
+  return {
+    planId: undefined,
+    entityId: undefined,
+    name: undefined,
+    types: [],
+    depth: undefined,
+    limit: undefined,
+    cursor: undefined,
+  };
+}
+
+export const GetEntityGraphRequest: MessageFns<GetEntityGraphRequest> = {
+  encode(message: GetEntityGraphRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.planId !== undefined) {
+      writer.uint32(10).string(message.planId);
+    }
+    if (message.entityId !== undefined) {
+      writer.uint32(18).string(message.entityId);
+    }
+    if (message.name !== undefined) {
+      writer.uint32(26).string(message.name);
+    }
+    for (const v of message.types) {
+      writer.uint32(34).string(v!);
+    }
+    if (message.depth !== undefined) {
+      writer.uint32(40).uint32(message.depth);
+    }
+    if (message.limit !== undefined) {
+      writer.uint32(48).uint32(message.limit);
+    }
+    if (message.cursor !== undefined) {
+      writer.uint32(58).string(message.cursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetEntityGraphRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetEntityGraphRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.planId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.entityId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.types.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.depth = reader.uint32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.limit = reader.uint32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetEntityGraphRequest {
+    return {
+      planId: isSet(object.planId)
+        ? globalThis.String(object.planId)
+        : isSet(object.plan_id)
+        ? globalThis.String(object.plan_id)
+        : undefined,
+      entityId: isSet(object.entityId)
+        ? globalThis.String(object.entityId)
+        : isSet(object.entity_id)
+        ? globalThis.String(object.entity_id)
+        : undefined,
+      name: isSet(object.name) ? globalThis.String(object.name) : undefined,
+      types: globalThis.Array.isArray(object?.types) ? object.types.map((e: any) => globalThis.String(e)) : [],
+      depth: isSet(object.depth) ? globalThis.Number(object.depth) : undefined,
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : undefined,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : undefined,
+    };
+  },
+
+  toJSON(message: GetEntityGraphRequest): unknown {
+    const obj: any = {};
+    if (message.planId !== undefined) {
+      obj.planId = message.planId;
+    }
+    if (message.entityId !== undefined) {
+      obj.entityId = message.entityId;
+    }
+    if (message.name !== undefined) {
+      obj.name = message.name;
+    }
+    if (message.types?.length) {
+      obj.types = message.types;
+    }
+    if (message.depth !== undefined) {
+      obj.depth = Math.round(message.depth);
+    }
+    if (message.limit !== undefined) {
+      obj.limit = Math.round(message.limit);
+    }
+    if (message.cursor !== undefined) {
+      obj.cursor = message.cursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetEntityGraphRequest>, I>>(base?: I): GetEntityGraphRequest {
+    return GetEntityGraphRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetEntityGraphRequest>, I>>(object: I): GetEntityGraphRequest {
+    const message = createBaseGetEntityGraphRequest();
+    message.planId = object.planId ?? undefined;
+    message.entityId = object.entityId ?? undefined;
+    message.name = object.name ?? undefined;
+    message.types = object.types?.map((e) => e) || [];
+    message.depth = object.depth ?? undefined;
+    message.limit = object.limit ?? undefined;
+    message.cursor = object.cursor ?? undefined;
+    return message;
+  },
+};
+
+function createBaseGraphEntity(): GraphEntity {
+  return { id: "", name: "", type: "", aliases: [], attributes: {}, distance: 0 };
+}
+
+export const GraphEntity: MessageFns<GraphEntity> = {
+  encode(message: GraphEntity, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.type !== "") {
+      writer.uint32(26).string(message.type);
+    }
+    for (const v of message.aliases) {
+      writer.uint32(34).string(v!);
+    }
+    globalThis.Object.entries(message.attributes).forEach(([key, value]: [string, string]) => {
+      GraphEntity_AttributesEntry.encode({ key: key as any, value }, writer.uint32(42).fork()).join();
+    });
+    if (message.distance !== 0) {
+      writer.uint32(48).uint32(message.distance);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GraphEntity {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGraphEntity();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.type = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.aliases.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            const entry5 = GraphEntity_AttributesEntry.decode(reader, reader.uint32());
+            if (entry5.value !== undefined) {
+              message.attributes[entry5.key] = entry5.value;
+            }
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.distance = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GraphEntity {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      type: isSet(object.type) ? globalThis.String(object.type) : "",
+      aliases: globalThis.Array.isArray(object?.aliases) ? object.aliases.map((e: any) => globalThis.String(e)) : [],
+      attributes: isObject(object.attributes)
+        ? (globalThis.Object.entries(object.attributes) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      distance: isSet(object.distance) ? globalThis.Number(object.distance) : 0,
+    };
+  },
+
+  toJSON(message: GraphEntity): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.type !== "") {
+      obj.type = message.type;
+    }
+    if (message.aliases?.length) {
+      obj.aliases = message.aliases;
+    }
+    if (message.attributes) {
+      const entries = globalThis.Object.entries(message.attributes) as [string, string][];
+      if (entries.length > 0) {
+        obj.attributes = {};
+        entries.forEach(([k, v]) => {
+          obj.attributes[k] = v;
+        });
+      }
+    }
+    if (message.distance !== 0) {
+      obj.distance = Math.round(message.distance);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GraphEntity>, I>>(base?: I): GraphEntity {
+    return GraphEntity.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GraphEntity>, I>>(object: I): GraphEntity {
+    const message = createBaseGraphEntity();
+    message.id = object.id ?? "";
+    message.name = object.name ?? "";
+    message.type = object.type ?? "";
+    message.aliases = object.aliases?.map((e) => e) || [];
+    message.attributes = (globalThis.Object.entries(object.attributes ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.distance = object.distance ?? 0;
+    return message;
+  },
+};
+
+function createBaseGraphEntity_AttributesEntry(): GraphEntity_AttributesEntry {
+  return { key: "", value: "" };
+}
+
+export const GraphEntity_AttributesEntry: MessageFns<GraphEntity_AttributesEntry> = {
+  encode(message: GraphEntity_AttributesEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GraphEntity_AttributesEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGraphEntity_AttributesEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GraphEntity_AttributesEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: GraphEntity_AttributesEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GraphEntity_AttributesEntry>, I>>(base?: I): GraphEntity_AttributesEntry {
+    return GraphEntity_AttributesEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GraphEntity_AttributesEntry>, I>>(object: I): GraphEntity_AttributesEntry {
+    const message = createBaseGraphEntity_AttributesEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseGraphEvidence(): GraphEvidence {
+  return { artifactId: "", page: undefined, start: undefined, end: undefined, quote: undefined };
+}
+
+export const GraphEvidence: MessageFns<GraphEvidence> = {
+  encode(message: GraphEvidence, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.artifactId !== "") {
+      writer.uint32(10).string(message.artifactId);
+    }
+    if (message.page !== undefined) {
+      writer.uint32(16).uint32(message.page);
+    }
+    if (message.start !== undefined) {
+      writer.uint32(24).uint32(message.start);
+    }
+    if (message.end !== undefined) {
+      writer.uint32(32).uint32(message.end);
+    }
+    if (message.quote !== undefined) {
+      writer.uint32(42).string(message.quote);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GraphEvidence {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGraphEvidence();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.artifactId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.page = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.start = reader.uint32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.end = reader.uint32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.quote = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GraphEvidence {
+    return {
+      artifactId: isSet(object.artifactId)
+        ? globalThis.String(object.artifactId)
+        : isSet(object.artifact_id)
+        ? globalThis.String(object.artifact_id)
+        : "",
+      page: isSet(object.page) ? globalThis.Number(object.page) : undefined,
+      start: isSet(object.start) ? globalThis.Number(object.start) : undefined,
+      end: isSet(object.end) ? globalThis.Number(object.end) : undefined,
+      quote: isSet(object.quote) ? globalThis.String(object.quote) : undefined,
+    };
+  },
+
+  toJSON(message: GraphEvidence): unknown {
+    const obj: any = {};
+    if (message.artifactId !== "") {
+      obj.artifactId = message.artifactId;
+    }
+    if (message.page !== undefined) {
+      obj.page = Math.round(message.page);
+    }
+    if (message.start !== undefined) {
+      obj.start = Math.round(message.start);
+    }
+    if (message.end !== undefined) {
+      obj.end = Math.round(message.end);
+    }
+    if (message.quote !== undefined) {
+      obj.quote = message.quote;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GraphEvidence>, I>>(base?: I): GraphEvidence {
+    return GraphEvidence.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GraphEvidence>, I>>(object: I): GraphEvidence {
+    const message = createBaseGraphEvidence();
+    message.artifactId = object.artifactId ?? "";
+    message.page = object.page ?? undefined;
+    message.start = object.start ?? undefined;
+    message.end = object.end ?? undefined;
+    message.quote = object.quote ?? undefined;
+    return message;
+  },
+};
+
+function createBaseGraphRelation(): GraphRelation {
+  return { id: "", fromId: "", toId: "", type: "", evidence: [], evidenceCount: 0 };
+}
+
+export const GraphRelation: MessageFns<GraphRelation> = {
+  encode(message: GraphRelation, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.fromId !== "") {
+      writer.uint32(18).string(message.fromId);
+    }
+    if (message.toId !== "") {
+      writer.uint32(26).string(message.toId);
+    }
+    if (message.type !== "") {
+      writer.uint32(34).string(message.type);
+    }
+    for (const v of message.evidence) {
+      GraphEvidence.encode(v!, writer.uint32(42).fork()).join();
+    }
+    if (message.evidenceCount !== 0) {
+      writer.uint32(48).uint32(message.evidenceCount);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GraphRelation {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGraphRelation();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.fromId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.toId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.type = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.evidence.push(GraphEvidence.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.evidenceCount = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GraphRelation {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      fromId: isSet(object.fromId)
+        ? globalThis.String(object.fromId)
+        : isSet(object.from_id)
+        ? globalThis.String(object.from_id)
+        : "",
+      toId: isSet(object.toId)
+        ? globalThis.String(object.toId)
+        : isSet(object.to_id)
+        ? globalThis.String(object.to_id)
+        : "",
+      type: isSet(object.type) ? globalThis.String(object.type) : "",
+      evidence: globalThis.Array.isArray(object?.evidence)
+        ? object.evidence.map((e: any) => GraphEvidence.fromJSON(e))
+        : [],
+      evidenceCount: isSet(object.evidenceCount)
+        ? globalThis.Number(object.evidenceCount)
+        : isSet(object.evidence_count)
+        ? globalThis.Number(object.evidence_count)
+        : 0,
+    };
+  },
+
+  toJSON(message: GraphRelation): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.fromId !== "") {
+      obj.fromId = message.fromId;
+    }
+    if (message.toId !== "") {
+      obj.toId = message.toId;
+    }
+    if (message.type !== "") {
+      obj.type = message.type;
+    }
+    if (message.evidence?.length) {
+      obj.evidence = message.evidence.map((e) => GraphEvidence.toJSON(e));
+    }
+    if (message.evidenceCount !== 0) {
+      obj.evidenceCount = Math.round(message.evidenceCount);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GraphRelation>, I>>(base?: I): GraphRelation {
+    return GraphRelation.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GraphRelation>, I>>(object: I): GraphRelation {
+    const message = createBaseGraphRelation();
+    message.id = object.id ?? "";
+    message.fromId = object.fromId ?? "";
+    message.toId = object.toId ?? "";
+    message.type = object.type ?? "";
+    message.evidence = object.evidence?.map((e) => GraphEvidence.fromPartial(e)) || [];
+    message.evidenceCount = object.evidenceCount ?? 0;
+    return message;
+  },
+};
+
+function createBaseGetEntityGraphResponse(): GetEntityGraphResponse {
+  return { startIds: [], entities: [], relations: [], nextCursor: undefined };
+}
+
+export const GetEntityGraphResponse: MessageFns<GetEntityGraphResponse> = {
+  encode(message: GetEntityGraphResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.startIds) {
+      writer.uint32(10).string(v!);
+    }
+    for (const v of message.entities) {
+      GraphEntity.encode(v!, writer.uint32(18).fork()).join();
+    }
+    for (const v of message.relations) {
+      GraphRelation.encode(v!, writer.uint32(26).fork()).join();
+    }
+    if (message.nextCursor !== undefined) {
+      writer.uint32(34).string(message.nextCursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetEntityGraphResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetEntityGraphResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.startIds.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.entities.push(GraphEntity.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.relations.push(GraphRelation.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetEntityGraphResponse {
+    return {
+      startIds: globalThis.Array.isArray(object?.startIds)
+        ? object.startIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.start_ids)
+        ? object.start_ids.map((e: any) => globalThis.String(e))
+        : [],
+      entities: globalThis.Array.isArray(object?.entities)
+        ? object.entities.map((e: any) => GraphEntity.fromJSON(e))
+        : [],
+      relations: globalThis.Array.isArray(object?.relations)
+        ? object.relations.map((e: any) => GraphRelation.fromJSON(e))
+        : [],
+      nextCursor: isSet(object.nextCursor)
+        ? globalThis.String(object.nextCursor)
+        : isSet(object.next_cursor)
+        ? globalThis.String(object.next_cursor)
+        : undefined,
+    };
+  },
+
+  toJSON(message: GetEntityGraphResponse): unknown {
+    const obj: any = {};
+    if (message.startIds?.length) {
+      obj.startIds = message.startIds;
+    }
+    if (message.entities?.length) {
+      obj.entities = message.entities.map((e) => GraphEntity.toJSON(e));
+    }
+    if (message.relations?.length) {
+      obj.relations = message.relations.map((e) => GraphRelation.toJSON(e));
+    }
+    if (message.nextCursor !== undefined) {
+      obj.nextCursor = message.nextCursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetEntityGraphResponse>, I>>(base?: I): GetEntityGraphResponse {
+    return GetEntityGraphResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetEntityGraphResponse>, I>>(object: I): GetEntityGraphResponse {
+    const message = createBaseGetEntityGraphResponse();
+    message.startIds = object.startIds?.map((e) => e) || [];
+    message.entities = object.entities?.map((e) => GraphEntity.fromPartial(e)) || [];
+    message.relations = object.relations?.map((e) => GraphRelation.fromPartial(e)) || [];
+    message.nextCursor = object.nextCursor ?? undefined;
+    return message;
+  },
+};
+
 /**
  * What research produces: artifacts (analyses, syntheses, findings, …), deliverables (research
  * outputs) and subagent reports. Everything stored with text becomes searchable with
@@ -10342,6 +12377,36 @@ export const ArtifactServiceService = {
       Buffer.from(ExistingSourcesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ExistingSourcesResponse => ExistingSourcesResponse.decode(value),
   },
+  /**
+   * Record typed entities and relations, each relation with evidence in your artifacts. Same
+   * type + name/alias = same entity (merged); repeats change nothing.
+   */
+  upsertEntities: {
+    path: "/quarry.artifact.v1.ArtifactService/UpsertEntities" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpsertEntitiesRequest): Buffer =>
+      Buffer.from(UpsertEntitiesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpsertEntitiesRequest => UpsertEntitiesRequest.decode(value),
+    responseSerialize: (value: UpsertEntitiesResponse): Buffer =>
+      Buffer.from(UpsertEntitiesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpsertEntitiesResponse => UpsertEntitiesResponse.decode(value),
+  },
+  /**
+   * Entities within `depth` hops of a start, with relations and evidence; nearest first, paged
+   * (nextCursor).
+   */
+  getEntityGraph: {
+    path: "/quarry.artifact.v1.ArtifactService/GetEntityGraph" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetEntityGraphRequest): Buffer =>
+      Buffer.from(GetEntityGraphRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetEntityGraphRequest => GetEntityGraphRequest.decode(value),
+    responseSerialize: (value: GetEntityGraphResponse): Buffer =>
+      Buffer.from(GetEntityGraphResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetEntityGraphResponse => GetEntityGraphResponse.decode(value),
+  },
 } as const;
 
 export interface ArtifactServiceServer extends UntypedServiceImplementation {
@@ -10457,6 +12522,16 @@ export interface ArtifactServiceServer extends UntypedServiceImplementation {
    * however far the indexer is behind. Unknown, malformed and foreign ids are simply absent.
    */
   existingSources: handleUnaryCall<ExistingSourcesRequest, ExistingSourcesResponse>;
+  /**
+   * Record typed entities and relations, each relation with evidence in your artifacts. Same
+   * type + name/alias = same entity (merged); repeats change nothing.
+   */
+  upsertEntities: handleUnaryCall<UpsertEntitiesRequest, UpsertEntitiesResponse>;
+  /**
+   * Entities within `depth` hops of a start, with relations and evidence; nearest first, paged
+   * (nextCursor).
+   */
+  getEntityGraph: handleUnaryCall<GetEntityGraphRequest, GetEntityGraphResponse>;
 }
 
 export interface ArtifactServiceClient extends Client {
@@ -10879,6 +12954,44 @@ export interface ArtifactServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ExistingSourcesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Record typed entities and relations, each relation with evidence in your artifacts. Same
+   * type + name/alias = same entity (merged); repeats change nothing.
+   */
+  upsertEntities(
+    request: UpsertEntitiesRequest,
+    callback: (error: ServiceError | null, response: UpsertEntitiesResponse) => void,
+  ): ClientUnaryCall;
+  upsertEntities(
+    request: UpsertEntitiesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpsertEntitiesResponse) => void,
+  ): ClientUnaryCall;
+  upsertEntities(
+    request: UpsertEntitiesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpsertEntitiesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Entities within `depth` hops of a start, with relations and evidence; nearest first, paged
+   * (nextCursor).
+   */
+  getEntityGraph(
+    request: GetEntityGraphRequest,
+    callback: (error: ServiceError | null, response: GetEntityGraphResponse) => void,
+  ): ClientUnaryCall;
+  getEntityGraph(
+    request: GetEntityGraphRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetEntityGraphResponse) => void,
+  ): ClientUnaryCall;
+  getEntityGraph(
+    request: GetEntityGraphRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetEntityGraphResponse) => void,
   ): ClientUnaryCall;
 }
 
