@@ -9,6 +9,7 @@ import { PHASES, runBench } from './run.js';
 import { memoryPhase } from './memory-phase.js';
 import { auditChainPhase } from './audit-chain-phase.js';
 import { documentsPhase } from './documents-phase.js';
+import { pagesPhase } from './pages-phase.js';
 import { topologyCpuPhase } from './topology-cpu-phase.js';
 import { SCALES, searchScalePhase } from './search-scale-phase.js';
 
@@ -36,7 +37,10 @@ const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,3
   --audit           only the audit log rows (ADR 0052): an audit row's insert with and without its hash chain,
                     and \`quarry audit verify\` of one org's chain of 100k entries (quick: 20k)
   --documents       only the document rows: a generated 1,000-page PDF converted by @quarry/documents, pages/s
-                    and the converter process's peak memory (ADR 0050; ≈ 1 minute)`;
+                    and the converter process's peak memory (ADR 0050; ≈ 1 minute)
+  --pages           only the web app's pages: the plans list, the artifacts list, a plan's page and an artifact's
+                    page, p50/p95 over loopback HTTP, signed in, with 10,000 artifacts and a plan of 500 steps
+                    (target p95 ≤ 300 ms each; ≈ 1 minute)`;
 
 /** What each group's baseline is (all measured in the same run, on the same machine). */
 const BASELINES = [
@@ -50,6 +54,7 @@ const BASELINES = [
   'extraction the same heuristic extraction and scoring in process. p6 = `quarry start` (PostgreSQL apart, as PSS);',
   'p6_rss_100k_mb: holding 100k chunks stored through MCP, while searched (target ≤ 1,024 MB).',
   'documents_pdf_peak_rss_mb: the converter process converting the PDF, against itself idle with the libraries loaded.',
+  'pages_*: the web app read over loopback HTTP by a signed-in person (no baseline; target p95 ≤ 300 ms each).',
 ].join('\n');
 const GATEWAY_CPU_BASELINE =
   'Baseline: the gateway as it ships (gateway_cpu_us_per_call); each other row is the same gateway calling the services through another gRPC client.';
@@ -74,6 +79,7 @@ export async function benchCli(argv: readonly string[], io: BenchIo, sizes?: Par
         memory: { type: 'boolean' },
         audit: { type: 'boolean' },
         documents: { type: 'boolean' },
+        pages: { type: 'boolean' },
         help: { type: 'boolean' },
       },
     }));
@@ -123,7 +129,9 @@ export async function benchCli(argv: readonly string[], io: BenchIo, sizes?: Par
               ? [auditChainPhase]
               : values.documents
                 ? [documentsPhase]
-                : PHASES,
+                : values.pages
+                  ? [pagesPhase]
+                  : PHASES,
     progress: (line) => io.err(`[bench ${((Date.now() - started) / 1000).toFixed(0)}s] ${line}`),
   });
   io.out(

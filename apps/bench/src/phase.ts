@@ -38,6 +38,8 @@ export interface BenchSizes {
   auditRows: number;
   /** Pages of the generated PDF whose conversion is measured (documents phase). */
   documentPages: number;
+  /** The web app's pages: artifacts in the org, steps of the plan, and reads of each page measured. */
+  pages: { artifacts: number; planSteps: number; samples: number };
 }
 
 const CONTENT = {
@@ -87,6 +89,7 @@ export const SIZES = {
     gatewayCpu: { calls: 20_000, rounds: 5, warmupCalls: 3_000 },
     topologyCpu: { calls: 10_000, rounds: 3, warmupCalls: 2_000 },
     auditRows: 100_000,
+    pages: { artifacts: 10_000, planSteps: 500, samples: 200 },
     ...CONTENT.full,
   },
   quick: {
@@ -99,6 +102,7 @@ export const SIZES = {
     gatewayCpu: { calls: 5_000, rounds: 3, warmupCalls: 1_000 },
     topologyCpu: { calls: 3_000, rounds: 2, warmupCalls: 1_000 },
     auditRows: 20_000,
+    pages: { artifacts: 10_000, planSteps: 500, samples: 50 },
     ...CONTENT.quick,
   },
   // Smoke: long enough windows that even a loaded CI machine completes some pairs (a 1 s window
@@ -113,6 +117,7 @@ export const SIZES = {
     gatewayCpu: { calls: 200, rounds: 1, warmupCalls: 50 },
     topologyCpu: { calls: 200, rounds: 1, warmupCalls: 50 },
     auditRows: 500,
+    pages: { artifacts: 300, planSteps: 120, samples: 5 },
     ...CONTENT.smoke,
   },
 } as const satisfies Record<string, BenchSizes>;

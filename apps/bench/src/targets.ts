@@ -41,6 +41,11 @@ export const TARGETS: Readonly<Record<string, Target>> = {
   // worker heap limit of 512 MB.
   documents_pdf_pages_per_s: atLeast(50),
   documents_pdf_peak_rss_mb: atMost(512),
+  // The web app's pages with 10,000 artifacts in the org and a plan of 500 steps (full and quick runs).
+  pages_plans_list_p95_ms: atMost(300),
+  pages_artifacts_list_p95_ms: atMost(300),
+  pages_plan_p95_ms: atMost(300),
+  pages_artifact_p95_ms: atMost(300),
   // Confidence that separates right from wrong values.
   extraction_grounding_auroc: atLeast(0.8),
   extraction_grounding_heldout_auroc: atLeast(0.8),
