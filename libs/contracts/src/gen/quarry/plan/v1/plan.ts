@@ -1035,6 +1035,8 @@ export interface GetPlanStatusResponse {
   completedSteps: StepOverview[];
   /** Steps not started yet, in plan order. */
   pendingSteps: StepOverview[];
+  /** True when the plan is archived (hidden from list_plans unless asked for). */
+  archived: boolean;
 }
 
 /** A step to add with add_steps. */
@@ -3350,6 +3352,7 @@ function createBaseGetPlanStatusResponse(): GetPlanStatusResponse {
     currentStep: undefined,
     completedSteps: [],
     pendingSteps: [],
+    archived: false,
   };
 }
 
@@ -3384,6 +3387,9 @@ export const GetPlanStatusResponse: MessageFns<GetPlanStatusResponse> = {
     }
     for (const v of message.pendingSteps) {
       StepOverview.encode(v!, writer.uint32(82).fork()).join();
+    }
+    if (message.archived !== false) {
+      writer.uint32(88).bool(message.archived);
     }
     return writer;
   },
@@ -3481,6 +3487,14 @@ export const GetPlanStatusResponse: MessageFns<GetPlanStatusResponse> = {
             message.pendingSteps.push(StepOverview.decode(reader, reader.uint32()));
             continue;
           }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.archived = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3529,6 +3543,7 @@ export const GetPlanStatusResponse: MessageFns<GetPlanStatusResponse> = {
         : globalThis.Array.isArray(object?.pending_steps)
         ? object.pending_steps.map((e: any) => StepOverview.fromJSON(e))
         : [],
+      archived: isSet(object.archived) ? globalThis.Boolean(object.archived) : false,
     };
   },
 
@@ -3564,6 +3579,9 @@ export const GetPlanStatusResponse: MessageFns<GetPlanStatusResponse> = {
     if (message.pendingSteps?.length) {
       obj.pendingSteps = message.pendingSteps.map((e) => StepOverview.toJSON(e));
     }
+    if (message.archived !== false) {
+      obj.archived = message.archived;
+    }
     return obj;
   },
 
@@ -3584,6 +3602,7 @@ export const GetPlanStatusResponse: MessageFns<GetPlanStatusResponse> = {
       : undefined;
     message.completedSteps = object.completedSteps?.map((e) => StepOverview.fromPartial(e)) || [];
     message.pendingSteps = object.pendingSteps?.map((e) => StepOverview.fromPartial(e)) || [];
+    message.archived = object.archived ?? false;
     return message;
   },
 };
