@@ -110,7 +110,13 @@ const readContext = (shell: WebShell, request: FastifyRequest, planId: string, p
   callTool<ResearchContextResult>(shell, request, toolNames.getResearchContext, { planId }, principal);
 
 const readOutputs = (shell: WebShell, request: FastifyRequest, planId: string, principal: Principal) =>
-  callTool<{ outputs: OutputEntry[] }>(shell, request, toolNames.listResearchOutputs, { planId, limit: 100 }, principal);
+  callTool<{ outputs: OutputEntry[] }>(
+    shell,
+    request,
+    toolNames.listResearchOutputs,
+    { planId, limit: 100 },
+    principal,
+  );
 
 function planRead(
   principal: Principal,
