@@ -30,7 +30,6 @@ export const pagesPhase: Phase = {
     progress(`loading ${artifacts} artifacts`);
     const artifactId = await loadArtifacts(system.adminUrl, member.orgId, artifacts, plan);
     await setPassword(system.adminUrl, member.email, PASSWORD);
-    await system.settle();
 
     const origin = new URL(system.quarryUrl).origin;
     const cookie = await signIn(origin, member.email, PASSWORD);
