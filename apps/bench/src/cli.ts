@@ -12,6 +12,7 @@ import { citationsPhase } from './citations-phase.js';
 import { graphPhase } from './graph-phase.js';
 import { documentsPhase } from './documents-phase.js';
 import { quotasPhase } from './quotas-phase.js';
+import { pagesPhase } from './pages-phase.js';
 import { topologyCpuPhase } from './topology-cpu-phase.js';
 import { SCALES, searchScalePhase } from './search-scale-phase.js';
 
@@ -22,7 +23,7 @@ export interface BenchIo {
   err: (line: string) => void;
 }
 
-const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,32] [--cranfield <dir>] [--gateway-cpu] [--topology-cpu] [--scale 100k|1m] [--memory] [--audit] [--documents] [--citations] [--quotas] [--graph] [--profile <dir>]
+const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,32] [--cranfield <dir>] [--gateway-cpu] [--topology-cpu] [--scale 100k|1m] [--memory] [--audit] [--documents] [--citations] [--quotas] [--graph] [--pages] [--profile <dir>]
   --quick           smaller sizes, no Cranfield quality (≤ 2 minutes on 2 cores; the full run ≈ 15 minutes)
   --cranfield <dir> the Cranfield collection (corpus.jsonl, queries.jsonl, qrels.tsv) for the retrieval
                     quality rows; default QUARRY_CRANFIELD_DIR; without either, quality is skipped
@@ -46,6 +47,9 @@ const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,3
                     floods at its read quota (target ≤ 1.2× alone; ≈ 2 × the latency bound)
   --graph           only the entity graph rows (ADR 0059): 100k entities and 500k relations bulk-loaded, then
                     get_entity_graph depth 2 through gRPC and MCP, beside its SQL alone (frontier and recursive CTE)
+  --pages           only the web app's pages: the plans list, the artifacts list, a plan's page and an artifact's
+                    page, p50/p95 over loopback HTTP, signed in, with 10,000 artifacts and a plan of 500 steps
+                    (target p95 ≤ 300 ms each; ≈ 1 minute)
   --profile <dir>   with any of the above: write a CPU profile of each phase run, <dir>/<phase>.cpuprofile (the
                     bench process, where the one-process gateway and services run; open in Chrome DevTools)`;
 
@@ -59,6 +63,7 @@ const FOCUSED = {
   citations: citationsPhase,
   quotas: quotasPhase,
   graph: graphPhase,
+  pages: pagesPhase,
 } as const;
 
 /** What each group's baseline is (all measured in the same run, on the same machine). */
@@ -73,6 +78,7 @@ const BASELINES = [
   'extraction the same heuristic extraction and scoring in process. p6 = `quarry start` (PostgreSQL apart, as PSS);',
   'p6_rss_100k_mb: holding 100k chunks stored through MCP, while searched (target ≤ 1,024 MB).',
   'documents_pdf_peak_rss_mb: the converter process converting the PDF, against itself idle with the libraries loaded.',
+  'pages_*: the web app read over loopback HTTP by a signed-in person (no baseline; target p95 ≤ 300 ms each).',
 ].join('\n');
 const GATEWAY_CPU_BASELINE =
   'Baseline: the gateway as it ships (gateway_cpu_us_per_call); each other row is the same gateway calling the services through another gRPC client.';
@@ -100,6 +106,7 @@ export async function benchCli(argv: readonly string[], io: BenchIo, sizes?: Par
         citations: { type: 'boolean' },
         quotas: { type: 'boolean' },
         graph: { type: 'boolean' },
+        pages: { type: 'boolean' },
         profile: { type: 'string' },
         help: { type: 'boolean' },
       },

@@ -40,6 +40,8 @@ export interface BenchSizes {
   documentPages: number;
   /** `--graph`: the entity graph loaded (entities, relations attempted) and the get_entity_graph calls timed. */
   graph: { entities: number; relations: number; queries: number };
+  /** The web app's pages: artifacts in the org, steps of the plan, and reads of each page measured. */
+  pages: { artifacts: number; planSteps: number; samples: number };
 }
 
 const CONTENT = {
@@ -90,6 +92,7 @@ export const SIZES = {
     topologyCpu: { calls: 10_000, rounds: 3, warmupCalls: 2_000 },
     auditRows: 100_000,
     graph: { entities: 100_000, relations: 500_000, queries: 1_000 },
+    pages: { artifacts: 10_000, planSteps: 500, samples: 200 },
     ...CONTENT.full,
   },
   quick: {
@@ -103,6 +106,7 @@ export const SIZES = {
     topologyCpu: { calls: 3_000, rounds: 2, warmupCalls: 1_000 },
     auditRows: 20_000,
     graph: { entities: 100_000, relations: 500_000, queries: 200 },
+    pages: { artifacts: 10_000, planSteps: 500, samples: 50 },
     ...CONTENT.quick,
   },
   // Smoke: long enough windows that even a loaded CI machine completes some pairs (a 1 s window
@@ -118,6 +122,7 @@ export const SIZES = {
     topologyCpu: { calls: 200, rounds: 1, warmupCalls: 50 },
     auditRows: 500,
     graph: { entities: 2_000, relations: 10_000, queries: 20 },
+    pages: { artifacts: 300, planSteps: 120, samples: 5 },
     ...CONTENT.smoke,
   },
 } as const satisfies Record<string, BenchSizes>;

@@ -8,6 +8,7 @@ import { contentPipelinePhase } from './content-phase.js';
 import { documentsPhase } from './documents-phase.js';
 import { extractionPhase } from './extraction-phase.js';
 import { memoryPhase } from './memory-phase.js';
+import { pagesPhase } from './pages-phase.js';
 import { planToolsPhase } from './plan-phase.js';
 import type { Results } from './report.js';
 import { startBenchSystem } from './system.js';
@@ -20,6 +21,7 @@ export const PHASES: readonly Phase[] = [
   contentPipelinePhase,
   extractionPhase,
   documentsPhase,
+  pagesPhase,
   memoryPhase,
 ];
 

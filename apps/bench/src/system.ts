@@ -52,6 +52,8 @@ export interface BenchSystem {
 
 /** A member of an org of the benchmark's own, with a token. */
 export interface BenchMember {
+  /** The owner's email (`<slug>@localhost`). */
+  email: string;
   token: string;
   tokenId: string;
   orgId: string;
@@ -201,7 +203,7 @@ async function createMember(adminUrl: string, slug: string): Promise<BenchMember
     const org = await admin.createOrg({ slug, name: `Benchmark (${slug})` });
     const user = await admin.addUser({ email, orgSlug: slug, name: 'Bench', role: 'owner' });
     const { token, id } = await admin.createToken({ orgSlug: slug, email, name: 'bench' });
-    return { token, tokenId: id, orgId: org.id, userId: user.id };
+    return { email, token, tokenId: id, orgId: org.id, userId: user.id };
   } finally {
     await db.destroy();
   }

@@ -46,6 +46,11 @@ export const TARGETS: Readonly<Record<string, Target>> = {
   // An entity's neighbourhood at depth 2 in a graph of 100k entities and 500k relations (ADR 0059).
   graph_depth2_grpc_p95_ms: atMost(50),
   graph_depth2_mcp_p95_ms: atMost(50),
+  // The web app's pages with 10,000 artifacts in the org and a plan of 500 steps (full and quick runs).
+  pages_plans_list_p95_ms: atMost(300),
+  pages_artifacts_list_p95_ms: atMost(300),
+  pages_plan_p95_ms: atMost(300),
+  pages_artifact_p95_ms: atMost(300),
   // Confidence that separates right from wrong values.
   extraction_grounding_auroc: atLeast(0.8),
   extraction_grounding_heldout_auroc: atLeast(0.8),

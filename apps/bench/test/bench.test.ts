@@ -141,6 +141,16 @@ const EXTRACTION_SCORES = [
 ];
 const EXTRACTION_COMPARED = ['extraction_extract_p50_ms', 'extraction_extract_p95_ms'];
 
+/** The pages phase at smoke size: an org of 300 artifacts and a plan of 120 steps, each page's read time. */
+const PAGES = [
+  'pages_artifacts',
+  'pages_plan_steps',
+  ...['plans_list', 'artifacts_list', 'plan', 'artifact'].flatMap((page) => [
+    `pages_${page}_p50_ms`,
+    `pages_${page}_p95_ms`,
+  ]),
+];
+
 /** The documents phase at smoke size: a 50-page PDF converted, and the converter's memory against itself idle. */
 const DOCUMENTS = [
   'documents_pdf_50_pages_per_s',
@@ -166,8 +176,19 @@ describe('npm run bench (smoke sizes: seconds, not a measurement)', () => {
         ...EXTRACTION_SCORES,
         ...EXTRACTION_COMPARED,
         ...DOCUMENTS,
+        ...PAGES,
       ].sort(),
     );
+    // The pages were read signed in (a 200 each, or the phase fails) from the library it loaded.
+    expect([results.pages_artifacts!.value, results.pages_plan_steps!.value]).toEqual([300, 120]);
+    for (const page of ['plans_list', 'artifacts_list', 'plan', 'artifact']) {
+      const [p50, p95] = [results[`pages_${page}_p50_ms`]!, results[`pages_${page}_p95_ms`]!];
+      expect({ page, units: [p50.unit, p95.unit], ordered: p50.value > 0 && p95.value >= p50.value }).toEqual({
+        page,
+        units: ['ms', 'ms'],
+        ordered: true,
+      });
+    }
     // The PDF converted at some rate; the converter grew from idle while converting, within its limits.
     expect(results.documents_pdf_pages_per_s).toEqual(results.documents_pdf_50_pages_per_s);
     expect(results.documents_pdf_pages_per_s).toMatchObject({ unit: 'pages/s', value: expect.any(Number) });

@@ -47,6 +47,7 @@ describe('the plan tools', () => {
         'currentStep',
         'completedSteps',
         'pendingSteps',
+        'archived',
       ],
     ],
     [

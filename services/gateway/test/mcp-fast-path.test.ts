@@ -58,6 +58,7 @@ const planEngine: ToolBackend = {
       totalSteps: 1,
       completedSteps: [],
       pendingSteps: [],
+      archived: false,
     }).finish();
   },
 };

@@ -93,7 +93,7 @@ function stepJson(step: StepRecord) {
 const progressOf = (plan: PlanRecord) =>
   (100 * plan.steps.filter((s) => s.status === 'completed' || s.status === 'skipped').length) / plan.steps.length;
 
-function planStatus(plan: PlanRecord) {
+export function planStatus(plan: PlanRecord) {
   const current = plan.steps.find((s) => s.status === 'in_progress' || s.status === 'awaiting_input');
   return {
     planId: plan.planId,

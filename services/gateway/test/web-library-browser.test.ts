@@ -83,6 +83,9 @@ inChromium(`the library pages in Chromium${skipped ? ` (SKIPPED: ${skipped})` : 
       feedback: 'Drop the paywalled sources.',
     });
 
+    await page.goto(`${gateway.base}/app/artifacts`);
+    await expect(page.locator('main img, main iframe, main script').count()).resolves.toBe(0);
+    await visit('05-artifacts');
     await page.goto(`${gateway.base}/app/artifacts/${ids.artifact}`);
     await expect(page.locator('main img, main iframe, main script').count()).resolves.toBe(0);
     await page

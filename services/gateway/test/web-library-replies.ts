@@ -1,12 +1,13 @@
 import { QuarryError, status } from '@quarry/grpc';
 import type { Principal } from '@quarry/gateway';
 import type { PlanRecord, ResearchRecords } from './research-records.js';
+import { planStatus } from './research-replies.js';
 import type { StubBackends, StubReply } from './stub-backend.js';
 
 // What the web app's library pages call beyond research-replies.ts, answered from the same
 // research records as the services answer: list_plans with its filters, get_research_context
 // with the audit events (review requests and decisions), the plan actions, the review decision,
-// the artifacts' tags. Only the caller's organization; another org's id is missing.
+// the artifacts' tags, get_plan_status with whether the plan is archived. Only the caller's organization; another org's id is missing.
 
 type Request = Record<string, unknown>;
 type Reply = Awaited<ReturnType<StubReply>>;
@@ -120,6 +121,10 @@ export function answerWebLibraryTools(stub: StubBackends, records: ResearchRecor
     };
   });
 
+  reply('get_plan_status', (request, principal) => {
+    const plan = planOf(request, principal);
+    return { ...planStatus(plan), archived: archived.has(plan.planId) };
+  });
   reply('archive_plan', (request, principal) => {
     const plan = planOf(request, principal);
     archived.add(plan.planId);

@@ -2487,6 +2487,10 @@ export const toolDefinitions: readonly ToolDefinition[] = [
             "additionalProperties": false
           },
           "description": "Steps not started yet, in plan order."
+        },
+        "archived": {
+          "type": "boolean",
+          "description": "True when the plan is archived (hidden from list_plans unless asked for)."
         }
       },
       "required": [
@@ -2496,7 +2500,8 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         "progress",
         "totalSteps",
         "completedSteps",
-        "pendingSteps"
+        "pendingSteps",
+        "archived"
       ],
       "additionalProperties": false
     },

@@ -20,6 +20,13 @@ export async function getResearchContext(
   req: planV1.GetResearchContextRequest,
   ctx: CallContext,
 ): Promise<planV1.GetResearchContextResponse> {
+  // Asked for outside the transaction, so no connection waits on another service, and alongside
+  // it: the artifact store reads as the caller's org, so a plan the caller cannot see has none
+  // (and the answer is then dropped for the transaction's not-found).
+  const listed = deps.artifacts.list(ctx, req.planId).then(
+    (list) => ({ list }),
+    (error: unknown) => ({ error }),
+  );
   const context = await inTenant(deps, ctx, async (trx) => {
     const loaded = await mustLoad(trx, req.planId, Boolean(req.sessionId));
     const { plan, snapshot } = loaded;
@@ -42,6 +49,7 @@ export async function getResearchContext(
       outputPreferences: outputPreferencesOf(prefs, plan, steps),
     };
   });
-  // Asked for outside the transaction, so no connection waits on another service.
-  return { ...context, artifacts: await deps.artifacts.list(ctx, req.planId) };
+  const outcome = await listed;
+  if ('error' in outcome) throw outcome.error;
+  return { ...context, artifacts: outcome.list };
 }

@@ -69,6 +69,7 @@ export function planStatusOf(
     currentStep: current ? stepOverview(current) : undefined,
     completedSteps: steps.filter((s) => isDoneStepStatus(s.status)).map(stepOverview),
     pendingSteps: steps.filter((s) => s.status === 'pending').map(stepOverview),
+    archived: plan.archived_at !== null,
   };
 }
 

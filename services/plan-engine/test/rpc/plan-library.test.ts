@@ -90,6 +90,7 @@ describe('archive_plan and unarchive_plan', () => {
     const org = engine.newOrg();
     const planId = await newPlan(org, 'To archive');
     await org.call('getNextStep', { planId });
+    expect(await org.call('getPlanStatus', { planId })).toMatchObject({ archived: false });
 
     const answer = await org.call('archivePlan', { planId, sessionId: 'arch' });
     expect(answer).toEqual({ planId, archived: true, status: PlanStatus.PLAN_STATUS_EXECUTING });
@@ -98,7 +99,10 @@ describe('archive_plan and unarchive_plan', () => {
     expect((await org.call('listActivePlans', {})).activePlans).toBe(0);
     expect((await org.call('listPlans', {})).plans).toEqual([]);
     // Still readable and workable: archived is a flag, not a status.
-    expect(await org.call('getPlanStatus', { planId })).toMatchObject({ status: PlanStatus.PLAN_STATUS_EXECUTING });
+    expect(await org.call('getPlanStatus', { planId })).toMatchObject({
+      status: PlanStatus.PLAN_STATUS_EXECUTING,
+      archived: true,
+    });
     expect((await org.call('getResearchContext', { planId })).plan).toMatchObject({ id: planId });
 
     expect(await org.call('unarchivePlan', { planId })).toEqual({
@@ -107,6 +111,7 @@ describe('archive_plan and unarchive_plan', () => {
       status: PlanStatus.PLAN_STATUS_EXECUTING,
     });
     expect(await org.call('unarchivePlan', { planId })).toMatchObject({ archived: false });
+    expect(await org.call('getPlanStatus', { planId })).toMatchObject({ archived: false });
     expect((await org.call('listActivePlans', {})).plans.map((p) => p.planId)).toEqual([planId]);
 
     const marks = (await auditRows(admin(), { planId })).filter((r) => r.eventType === 'plan_modified').slice(1);

@@ -39,10 +39,11 @@ export function registerPlanPage(scope: FastifyInstance, shell: WebShell): void 
       const reviews = openReviewsOf(planId, found.status.name, found.context);
       const body = `${done ? `<p class="notice" role="status">${escapeHtml(done)}</p>` : ''}
 <h1>${escapeHtml(found.status.name)}</h1>
+${found.status.archived ? '<p class="notice" id="archived-status"><span class="badge">archived</span> This plan is archived: the plan lists show it only when asked for archived plans.</p>' : ''}
 <p id="live-status" class="muted" role="status">This page updates as the plan changes.</p>
 <div id="plan-live" data-live-url="/app/plans/${escapeHtml(planId)}/live" data-version="${escapeHtml(found.version)}">${found.live}</div>
 ${reviews.length ? `<section aria-labelledby="reviews-heading"><h2 id="reviews-heading">Waiting for your review</h2>${reviews.map((review) => reviewForm(review, csrf, 'plan')).join('')}</section>` : ''}
-${actions(planId, found.status.status, csrf)}`;
+${actions(planId, found.status, csrf)}`;
       return shell.page(request, reply, 200, {
         title: found.status.name,
         body,
@@ -78,13 +79,17 @@ ${actions(planId, found.status.status, csrf)}`;
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
-function actions(planId: string, status: string | undefined, csrf: string): string {
+/**
+ * Archive or unarchive as the plan is (both when the service did not say), cancel while it runs,
+ * delete. The services check the person's role and the plan's state either way.
+ */
+function actions(planId: string, plan: { status?: string; archived?: boolean }, csrf: string): string {
   const confirm = (action: string, label: string) =>
     `<a class="button secondary" href="/app/plans/${escapeHtml(planId)}/confirm/${action}">${escapeHtml(label)}</a>`;
   return `<section aria-labelledby="actions-heading"><h2 id="actions-heading">Actions</h2><div class="actions">
-${confirm('archive', 'Archive…')}
-${postForm(`/app/plans/${planId}/unarchive`, csrf, 'Unarchive', { button: 'secondary' })}
-${status && !TERMINAL.has(status) ? confirm('cancel', 'Cancel plan…') : ''}
+${plan.archived === true ? '' : confirm('archive', 'Archive…')}
+${plan.archived === false ? '' : postForm(`/app/plans/${planId}/unarchive`, csrf, 'Unarchive', { button: 'secondary' })}
+${plan.status && !TERMINAL.has(plan.status) ? confirm('cancel', 'Cancel plan…') : ''}
 ${confirm('delete', 'Delete plan…')}
 </div></section>`;
 }

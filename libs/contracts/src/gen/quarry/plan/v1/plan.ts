@@ -1019,6 +1019,8 @@ export interface GetPlanStatusResponse {
   completedSteps: StepOverview[];
   /** Steps not started yet, in plan order. */
   pendingSteps: StepOverview[];
+  /** True when the plan is archived (hidden from list_plans unless asked for). */
+  archived: boolean;
 }
 
 /** A step to add with add_steps. */
@@ -3310,6 +3312,7 @@ function createBaseGetPlanStatusResponse(): GetPlanStatusResponse {
     currentStep: undefined,
     completedSteps: [],
     pendingSteps: [],
+    archived: false,
   };
 }
 
@@ -3344,6 +3347,9 @@ export const GetPlanStatusResponse: MessageFns<GetPlanStatusResponse> = {
     }
     for (const v of message.pendingSteps) {
       StepOverview.encode(v!, writer.uint32(82).fork()).join();
+    }
+    if (message.archived !== false) {
+      writer.uint32(88).bool(message.archived);
     }
     return writer;
   },
@@ -3441,6 +3447,14 @@ export const GetPlanStatusResponse: MessageFns<GetPlanStatusResponse> = {
             message.pendingSteps.push(StepOverview.decode(reader, reader.uint32()));
             continue;
           }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.archived = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3489,6 +3503,7 @@ export const GetPlanStatusResponse: MessageFns<GetPlanStatusResponse> = {
         : globalThis.Array.isArray(object?.pending_steps)
         ? object.pending_steps.map((e: any) => StepOverview.fromJSON(e))
         : [],
+      archived: isSet(object.archived) ? globalThis.Boolean(object.archived) : false,
     };
   },
 
@@ -3524,6 +3539,9 @@ export const GetPlanStatusResponse: MessageFns<GetPlanStatusResponse> = {
     if (message.pendingSteps?.length) {
       obj.pendingSteps = message.pendingSteps.map((e) => StepOverview.toJSON(e));
     }
+    if (message.archived !== false) {
+      obj.archived = message.archived;
+    }
     return obj;
   },
 
@@ -3544,6 +3562,7 @@ export const GetPlanStatusResponse: MessageFns<GetPlanStatusResponse> = {
       : undefined;
     message.completedSteps = object.completedSteps?.map((e) => StepOverview.fromPartial(e)) || [];
     message.pendingSteps = object.pendingSteps?.map((e) => StepOverview.fromPartial(e)) || [];
+    message.archived = object.archived ?? false;
     return message;
   },
 };
