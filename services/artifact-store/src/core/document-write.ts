@@ -3,6 +3,7 @@ import type { ConvertedDocument, DocumentUnit } from '@quarry/documents';
 import { artifactErrors } from '../errors.js';
 import type { NewRow } from '../store/schema.js';
 import { titleFrom } from './indexed-text.js';
+import { documentScanInput, flagsColumn } from './instruction-flags.js';
 import type { ContentEvent } from './writes.js';
 
 /**
@@ -83,6 +84,7 @@ export function documentWrite(
       content_text: converted.text,
       confidence: null,
       tags: [],
+      instruction_flags: flagsColumn(documentScanInput(converted.text, title, converted.format, original.bytes)),
       idempotency_key: null,
       request_hash: null,
     },

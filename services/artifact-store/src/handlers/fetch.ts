@@ -3,6 +3,7 @@ import { cursorScope } from '@quarry/cursors';
 import { isUuid } from '@quarry/db';
 import type { CallContext } from '@quarry/grpc';
 import { outputText } from '../core/fetched-text.js';
+import { instructionFlagsOf } from '../core/instruction-flags.js';
 import { artifactText, extractionText, extractionTitle } from '../core/indexed-text.js';
 import { mimeTypeOf } from '../core/media-types.js';
 import type { MediaType } from '../enums.js';
@@ -24,6 +25,7 @@ interface Found {
   /** The page of a source document read (a reference with #page=N). */
   page?: number;
   metadata: Record<string, string | null | undefined>;
+  instructionFlags?: artifactV1.InstructionFlag[];
 }
 
 /** A source document's text (or, with `page`, that page's), and what fetch tells of it. */
@@ -71,6 +73,7 @@ async function findAny(
           tags: a.tags.join(','),
           ...document?.metadata,
         },
+        instructionFlags: instructionFlagsOf(a.instruction_flags),
       };
     }
   }
@@ -134,5 +137,12 @@ export async function fetch(
   metadata.offset = String(page.page.offset);
   if (page.page.nextCursor) metadata.next_cursor = page.page.nextCursor;
   const url = sourceUrl(found.sourceTable, found.id, found.page);
-  return { id: found.id, title: found.title, text: page.text, url, metadata };
+  return {
+    id: found.id,
+    title: found.title,
+    text: page.text,
+    url,
+    metadata,
+    instructionFlags: found.instructionFlags ?? [],
+  };
 }

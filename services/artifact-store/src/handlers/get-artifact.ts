@@ -4,6 +4,7 @@ import { isUuid } from '@quarry/db';
 import type { CallContext } from '@quarry/grpc';
 import { documentInfoOf } from '../core/document-info.js';
 import { pagesOf, parsePages, unitsOf } from '../core/document-pages.js';
+import { instructionFlagsOf } from '../core/instruction-flags.js';
 import { artifactSources, artifactTypes } from '../enums.js';
 import { artifactErrors } from '../errors.js';
 import { readArtifact } from '../store/artifacts.js';
@@ -80,5 +81,6 @@ export async function getArtifact(
       document && original
         ? { uri: `quarry://artifacts/${row.id}/original`, mimeType: document.media_type, blob: original }
         : undefined,
+    instructionFlags: instructionFlagsOf(row.instruction_flags),
   };
 }

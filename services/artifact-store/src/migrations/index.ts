@@ -6,6 +6,7 @@ import * as extractionIdempotency from './artifact/2026_11_25_2100_extraction_re
 import * as announcePlanDeliverables from './artifact/2026_11_26_0100_announce_plan_deliverables.js';
 import * as idempotentWrites from './artifact/2026_11_28_1540_idempotent_writes.js';
 import * as sourceDocuments from './artifact/2026_11_28_1610_source_documents.js';
+import * as instructionFlags from './artifact/2026_11_28_2150_instruction_flags.js';
 
 /**
  * The artifact store owns the `artifact` schema: research artifacts (including subagent
@@ -24,6 +25,7 @@ export const artifactSchemas: ReadonlyArray<{ schema: string; migrations: Record
       '2026_11_26_0100_announce_plan_deliverables': announcePlanDeliverables,
       '2026_11_28_1540_idempotent_writes': idempotentWrites,
       '2026_11_28_1610_source_documents': sourceDocuments,
+      '2026_11_28_2150_instruction_flags': instructionFlags,
     },
   },
 ];

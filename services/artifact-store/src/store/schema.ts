@@ -1,6 +1,14 @@
 import type { ColumnType, Generated, Insertable } from 'kysely';
 
 type Json = ColumnType<unknown, string, string>;
+
+/** An instruction flag as stored (the scanner's own shape, @quarry/instruction-flags). */
+export interface StoredFlag {
+  kind: string;
+  start?: number;
+  end?: number;
+  excerpt: string;
+}
 /** bigint: pg returns a string (it may exceed 2^53); written as a number. */
 type BigintColumn = ColumnType<string | null, number | null, number | null>;
 
@@ -21,6 +29,8 @@ export interface ArtifactDatabase {
     session_id: string | null;
     idempotency_key: string | null;
     request_hash: string | null;
+    /** What the instruction scanner found; null: not scanned yet (core/instruction-flags.ts). */
+    instruction_flags: ColumnType<StoredFlag[] | null, string | null, string | null>;
     created_at: Generated<Date>;
   };
   'artifact.documents': {
