@@ -38,6 +38,7 @@ export async function search(
       id: r.sourceId,
       title: r.title,
       url: sourceUrl(r.sourceTable as SourceTableName, r.sourceId, r.page),
+      instructionFlags: r.instructionFlags,
     })),
   };
 }
