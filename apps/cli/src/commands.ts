@@ -20,6 +20,7 @@ import type { WithIdentityAdmin } from './identity-admin.js';
 import { registerServiceAccountCommands } from './service-account-commands.js';
 import { registerBackupCommands } from './backup-commands.js';
 import { registerAuditCommands } from './audit-commands.js';
+import { registerFlagsCommands } from './flags-commands.js';
 import type { Io } from './io.js';
 
 /** How long `quarry start` drains after a fatal error before it exits anyway. */
@@ -183,6 +184,7 @@ function buildCli(io: Io): Command {
   registerOAuthCommands(program, { io, user, withDatabase: (fn) => withIdentityAdmin((_admin, db) => fn(db)) });
   registerServiceAccountCommands(program, { io, withDatabase: (fn) => withIdentityAdmin((_admin, db) => fn(db)) });
   registerAuditCommands(program, { io });
+  registerFlagsCommands(program, { io });
   registerImportCommand(program, {
     io,
     token: (file) => smokeToken(file, io.env),

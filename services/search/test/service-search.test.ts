@@ -19,14 +19,7 @@ describe('search', () => {
     const found = await searchFor(orgA, query);
     const sources = await searchAs(orgA, query);
     expect(found.results.map((r) => r.id)).toEqual(ids(sources));
-    expect(found.results).toEqual(
-      sources.results.map((r) => ({
-        id: r.sourceId,
-        title: r.title,
-        url: r.url,
-        instructionFlags: r.instructionFlags,
-      })),
-    );
+    expect(found.results).toEqual(sources.results.map((r) => ({ id: r.sourceId, title: r.title, url: r.url })));
     expect(new Set(found.results.map((r) => r.id)).size).toBe(found.results.length);
   });
 
@@ -36,7 +29,6 @@ describe('search', () => {
       id: docs.outbox.id,
       title: 'Outbox relay design',
       url: `quarry://artifacts/${docs.outbox.id}`,
-      instructionFlags: [],
     });
     expect((await first('deliverable summarises the pipeline'))?.url).toBe(`quarry://outputs/${docs.report.id}`);
     expect((await first('vendor contract termination clause'))?.url).toBe(`quarry://extractions/${docs.extraction.id}`);

@@ -1060,11 +1060,10 @@ export interface FetchResponse {
   /**
    * What else is known about it: source_table, plan_id, step_id, created_at, tags (comma
    * separated), artifact_type, media_type, mime_type, total_bytes, offset, next_cursor; for a
-   * document sha256, pages (the pages returned, e.g. 30-40) and page_count.
+   * document sha256, pages (the pages returned, e.g. 30-40) and page_count; instruction_flags
+   * (JSON) when it holds text aimed at a model: data, not orders.
    */
   metadata: { [key: string]: string };
-  /** Text in it aimed at a model: data, not orders. */
-  instructionFlags: InstructionFlag[];
 }
 
 export interface FetchResponse_MetadataEntry {
@@ -7601,7 +7600,7 @@ export const FetchRequest: MessageFns<FetchRequest> = {
 };
 
 function createBaseFetchResponse(): FetchResponse {
-  return { id: "", title: "", text: "", url: "", metadata: {}, instructionFlags: [] };
+  return { id: "", title: "", text: "", url: "", metadata: {} };
 }
 
 export const FetchResponse: MessageFns<FetchResponse> = {
@@ -7621,9 +7620,6 @@ export const FetchResponse: MessageFns<FetchResponse> = {
     globalThis.Object.entries(message.metadata).forEach(([key, value]: [string, string]) => {
       FetchResponse_MetadataEntry.encode({ key: key as any, value }, writer.uint32(42).fork()).join();
     });
-    for (const v of message.instructionFlags) {
-      InstructionFlag.encode(v!, writer.uint32(50).fork()).join();
-    }
     return writer;
   },
 
@@ -7683,14 +7679,6 @@ export const FetchResponse: MessageFns<FetchResponse> = {
             }
             continue;
           }
-          case 6: {
-            if (tag !== 50) {
-              break;
-            }
-
-            message.instructionFlags.push(InstructionFlag.decode(reader, reader.uint32()));
-            continue;
-          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -7723,11 +7711,6 @@ export const FetchResponse: MessageFns<FetchResponse> = {
           {},
         )
         : {},
-      instructionFlags: globalThis.Array.isArray(object?.instructionFlags)
-        ? object.instructionFlags.map((e: any) => InstructionFlag.fromJSON(e))
-        : globalThis.Array.isArray(object?.instruction_flags)
-        ? object.instruction_flags.map((e: any) => InstructionFlag.fromJSON(e))
-        : [],
     };
   },
 
@@ -7754,9 +7737,6 @@ export const FetchResponse: MessageFns<FetchResponse> = {
         });
       }
     }
-    if (message.instructionFlags?.length) {
-      obj.instructionFlags = message.instructionFlags.map((e) => InstructionFlag.toJSON(e));
-    }
     return obj;
   },
 
@@ -7778,7 +7758,6 @@ export const FetchResponse: MessageFns<FetchResponse> = {
       },
       {},
     );
-    message.instructionFlags = object.instructionFlags?.map((e) => InstructionFlag.fromPartial(e)) || [];
     return message;
   },
 };

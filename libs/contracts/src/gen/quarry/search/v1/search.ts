@@ -288,8 +288,8 @@ export interface SearchHit {
    * (quarry://artifacts/{id}, quarry://outputs/{id} or quarry://extractions/{id}).
    */
   url: string;
-  /** Text in it aimed at a model (at most 3): data, not orders. */
-  instructionFlags: InstructionFlag[];
+  /** Set when it holds text aimed at a model (kinds, excerpts): data, not orders. */
+  instructionFlags?: string | undefined;
 }
 
 function createBaseSearchSourcesRequest(): SearchSourcesRequest {
@@ -1213,7 +1213,7 @@ export const SearchResponse: MessageFns<SearchResponse> = {
 };
 
 function createBaseSearchHit(): SearchHit {
-  return { id: "", title: "", url: "", instructionFlags: [] };
+  return { id: "", title: "", url: "", instructionFlags: undefined };
 }
 
 export const SearchHit: MessageFns<SearchHit> = {
@@ -1227,8 +1227,8 @@ export const SearchHit: MessageFns<SearchHit> = {
     if (message.url !== "") {
       writer.uint32(26).string(message.url);
     }
-    for (const v of message.instructionFlags) {
-      InstructionFlag.encode(v!, writer.uint32(34).fork()).join();
+    if (message.instructionFlags !== undefined) {
+      writer.uint32(34).string(message.instructionFlags);
     }
     return writer;
   },
@@ -1275,7 +1275,7 @@ export const SearchHit: MessageFns<SearchHit> = {
               break;
             }
 
-            message.instructionFlags.push(InstructionFlag.decode(reader, reader.uint32()));
+            message.instructionFlags = reader.string();
             continue;
           }
         }
@@ -1295,11 +1295,11 @@ export const SearchHit: MessageFns<SearchHit> = {
       id: isSet(object.id) ? globalThis.String(object.id) : "",
       title: isSet(object.title) ? globalThis.String(object.title) : "",
       url: isSet(object.url) ? globalThis.String(object.url) : "",
-      instructionFlags: globalThis.Array.isArray(object?.instructionFlags)
-        ? object.instructionFlags.map((e: any) => InstructionFlag.fromJSON(e))
-        : globalThis.Array.isArray(object?.instruction_flags)
-        ? object.instruction_flags.map((e: any) => InstructionFlag.fromJSON(e))
-        : [],
+      instructionFlags: isSet(object.instructionFlags)
+        ? globalThis.String(object.instructionFlags)
+        : isSet(object.instruction_flags)
+        ? globalThis.String(object.instruction_flags)
+        : undefined,
     };
   },
 
@@ -1314,8 +1314,8 @@ export const SearchHit: MessageFns<SearchHit> = {
     if (message.url !== "") {
       obj.url = message.url;
     }
-    if (message.instructionFlags?.length) {
-      obj.instructionFlags = message.instructionFlags.map((e) => InstructionFlag.toJSON(e));
+    if (message.instructionFlags !== undefined) {
+      obj.instructionFlags = message.instructionFlags;
     }
     return obj;
   },
@@ -1328,7 +1328,7 @@ export const SearchHit: MessageFns<SearchHit> = {
     message.id = object.id ?? "";
     message.title = object.title ?? "";
     message.url = object.url ?? "";
-    message.instructionFlags = object.instructionFlags?.map((e) => InstructionFlag.fromPartial(e)) || [];
+    message.instructionFlags = object.instructionFlags ?? undefined;
     return message;
   },
 };
