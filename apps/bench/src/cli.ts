@@ -9,6 +9,7 @@ import { PHASES, runBench } from './run.js';
 import { memoryPhase } from './memory-phase.js';
 import { auditChainPhase } from './audit-chain-phase.js';
 import { documentsPhase } from './documents-phase.js';
+import { flagsPhase } from './flags-phase.js';
 import { topologyCpuPhase } from './topology-cpu-phase.js';
 import { SCALES, searchScalePhase } from './search-scale-phase.js';
 
@@ -19,7 +20,7 @@ export interface BenchIo {
   err: (line: string) => void;
 }
 
-const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,32] [--cranfield <dir>] [--gateway-cpu] [--topology-cpu] [--scale 100k|1m] [--memory] [--audit] [--documents]
+const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,32] [--cranfield <dir>] [--gateway-cpu] [--topology-cpu] [--scale 100k|1m] [--memory] [--audit] [--documents] [--flags]
   --quick           smaller sizes, no Cranfield quality (≤ 2 minutes on 2 cores; the full run ≈ 15 minutes)
   --cranfield <dir> the Cranfield collection (corpus.jsonl, queries.jsonl, qrels.tsv) for the retrieval
                     quality rows; default QUARRY_CRANFIELD_DIR; without either, quality is skipped
@@ -36,7 +37,9 @@ const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,3
   --audit           only the audit log rows (ADR 0052): an audit row's insert with and without its hash chain,
                     and \`quarry audit verify\` of one org's chain of 100k entries (quick: 20k)
   --documents       only the document rows: a generated 1,000-page PDF converted by @quarry/documents, pages/s
-                    and the converter process's peak memory (ADR 0050; ≈ 1 minute)`;
+                    and the converter process's peak memory (ADR 0050; ≈ 1 minute)
+  --flags           only the instruction-flag rows: the scanner's precision and recall on its labelled set (held-out
+                    and tuning) and its cost per KB of text and of HTML (ADR 0062; seconds)`;
 
 /** What each group's baseline is (all measured in the same run, on the same machine). */
 const BASELINES = [
@@ -74,6 +77,7 @@ export async function benchCli(argv: readonly string[], io: BenchIo, sizes?: Par
         memory: { type: 'boolean' },
         audit: { type: 'boolean' },
         documents: { type: 'boolean' },
+        flags: { type: 'boolean' },
         help: { type: 'boolean' },
       },
     }));
@@ -123,7 +127,9 @@ export async function benchCli(argv: readonly string[], io: BenchIo, sizes?: Par
               ? [auditChainPhase]
               : values.documents
                 ? [documentsPhase]
-                : PHASES,
+                : values.flags
+                  ? [flagsPhase]
+                  : PHASES,
     progress: (line) => io.err(`[bench ${((Date.now() - started) / 1000).toFixed(0)}s] ${line}`),
   });
   io.out(

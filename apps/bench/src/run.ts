@@ -6,6 +6,7 @@ import type { BenchSizes, Phase } from './phase.js';
 import { contentPipelinePhase } from './content-phase.js';
 import { documentsPhase } from './documents-phase.js';
 import { extractionPhase } from './extraction-phase.js';
+import { flagsPhase } from './flags-phase.js';
 import { memoryPhase } from './memory-phase.js';
 import { planToolsPhase } from './plan-phase.js';
 import type { Results } from './report.js';
@@ -19,6 +20,7 @@ export const PHASES: readonly Phase[] = [
   contentPipelinePhase,
   extractionPhase,
   documentsPhase,
+  flagsPhase,
   memoryPhase,
 ];
 

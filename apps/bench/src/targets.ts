@@ -41,6 +41,11 @@ export const TARGETS: Readonly<Record<string, Target>> = {
   // worker heap limit of 512 MB.
   documents_pdf_pages_per_s: atLeast(50),
   documents_pdf_peak_rss_mb: atMost(512),
+  // Instruction flags (ADR 0062): on the held-out part of the labelled set; the scan inside every
+  // storing call at most 1 ms per KB of text (a 1 MiB artifact: ≤ 1 s).
+  flags_heldout_precision: atLeast(0.95),
+  flags_heldout_recall: atLeast(0.8),
+  flags_scan_text_ms_per_kb: atMost(1),
   // Confidence that separates right from wrong values.
   extraction_grounding_auroc: atLeast(0.8),
   extraction_grounding_heldout_auroc: atLeast(0.8),
