@@ -84,7 +84,7 @@ function mentioned(context: ReadingContext): boolean {
 }
 
 /** The match opens its sentence, after at most a short preface of known words. */
-export function opensSentence({ text, start }: ReadingContext): boolean {
+function opensSentence({ text, start }: ReadingContext): boolean {
   const from = sentenceStart(text, start);
   const words = text
     .slice(from, start)
