@@ -13,6 +13,7 @@ import { graphPhase } from './graph-phase.js';
 import { documentsPhase } from './documents-phase.js';
 import { quotasPhase } from './quotas-phase.js';
 import { pagesPhase } from './pages-phase.js';
+import { flagsPhase } from './flags-phase.js';
 import { topologyCpuPhase } from './topology-cpu-phase.js';
 import { SCALES, searchScalePhase } from './search-scale-phase.js';
 
@@ -23,7 +24,7 @@ export interface BenchIo {
   err: (line: string) => void;
 }
 
-const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,32] [--cranfield <dir>] [--gateway-cpu] [--topology-cpu] [--scale 100k|1m] [--memory] [--audit] [--documents] [--citations] [--quotas] [--graph] [--pages] [--profile <dir>]
+const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,32] [--cranfield <dir>] [--gateway-cpu] [--topology-cpu] [--scale 100k|1m] [--memory] [--audit] [--documents] [--citations] [--quotas] [--graph] [--pages] [--flags] [--profile <dir>]
   --quick           smaller sizes, no Cranfield quality (≤ 2 minutes on 2 cores; the full run ≈ 15 minutes)
   --cranfield <dir> the Cranfield collection (corpus.jsonl, queries.jsonl, qrels.tsv) for the retrieval
                     quality rows; default QUARRY_CRANFIELD_DIR; without either, quality is skipped
@@ -50,6 +51,8 @@ const USAGE = `Usage: npm run bench -- [--quick] [--json <file>] [--clients 16,3
   --pages           only the web app's pages: the plans list, the artifacts list, a plan's page and an artifact's
                     page, p50/p95 over loopback HTTP, signed in, with 10,000 artifacts and a plan of 500 steps
                     (target p95 ≤ 300 ms each; ≈ 1 minute)
+  --flags           only the instruction-flag rows: the scanner's precision and recall on its labelled set (held-out
+                    and tuning) and its cost per KB of text and of HTML (ADR 0062; seconds)
   --profile <dir>   with any of the above: write a CPU profile of each phase run, <dir>/<phase>.cpuprofile (the
                     bench process, where the one-process gateway and services run; open in Chrome DevTools)`;
 
@@ -64,6 +67,7 @@ const FOCUSED = {
   quotas: quotasPhase,
   graph: graphPhase,
   pages: pagesPhase,
+  flags: flagsPhase,
 } as const;
 
 /** What each group's baseline is (all measured in the same run, on the same machine). */
@@ -107,6 +111,7 @@ export async function benchCli(argv: readonly string[], io: BenchIo, sizes?: Par
         quotas: { type: 'boolean' },
         graph: { type: 'boolean' },
         pages: { type: 'boolean' },
+        flags: { type: 'boolean' },
         profile: { type: 'string' },
         help: { type: 'boolean' },
       },

@@ -7,6 +7,7 @@ import type { BenchSizes, Phase } from './phase.js';
 import { contentPipelinePhase } from './content-phase.js';
 import { documentsPhase } from './documents-phase.js';
 import { extractionPhase } from './extraction-phase.js';
+import { flagsPhase } from './flags-phase.js';
 import { memoryPhase } from './memory-phase.js';
 import { pagesPhase } from './pages-phase.js';
 import { planToolsPhase } from './plan-phase.js';
@@ -22,6 +23,7 @@ export const PHASES: readonly Phase[] = [
   extractionPhase,
   documentsPhase,
   pagesPhase,
+  flagsPhase,
   memoryPhase,
 ];
 

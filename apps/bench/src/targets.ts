@@ -51,6 +51,11 @@ export const TARGETS: Readonly<Record<string, Target>> = {
   pages_artifacts_list_p95_ms: atMost(300),
   pages_plan_p95_ms: atMost(300),
   pages_artifact_p95_ms: atMost(300),
+  // Instruction flags (ADR 0062): on the held-out part of the labelled set; the scan inside every
+  // storing call at most 1 ms per KB of text (a 1 MiB artifact: ≤ 1 s).
+  flags_heldout_precision: atLeast(0.95),
+  flags_heldout_recall: atLeast(0.8),
+  flags_scan_text_ms_per_kb: atMost(1),
   // Confidence that separates right from wrong values.
   extraction_grounding_auroc: atLeast(0.8),
   extraction_grounding_heldout_auroc: atLeast(0.8),

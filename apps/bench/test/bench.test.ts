@@ -151,6 +151,16 @@ const PAGES = [
   ]),
 ];
 
+/** The instruction-flags phase: the scanner's scores on its labelled set and its cost per KB. */
+const FLAGS = [
+  'flags_heldout_precision',
+  'flags_heldout_recall',
+  'flags_tuning_precision',
+  'flags_tuning_recall',
+  'flags_scan_text_ms_per_kb',
+  'flags_scan_html_ms_per_kb',
+];
+
 /** The documents phase at smoke size: a 50-page PDF converted, and the converter's memory against itself idle. */
 const DOCUMENTS = [
   'documents_pdf_50_pages_per_s',
@@ -177,6 +187,7 @@ describe('npm run bench (smoke sizes: seconds, not a measurement)', () => {
         ...EXTRACTION_COMPARED,
         ...DOCUMENTS,
         ...PAGES,
+        ...FLAGS,
       ].sort(),
     );
     // The pages were read signed in (a 200 each, or the phase fails) from the library it loaded.
@@ -189,6 +200,10 @@ describe('npm run bench (smoke sizes: seconds, not a measurement)', () => {
         ordered: true,
       });
     }
+    // The held-out figures meet their targets (@quarry/instruction-flags asserts the same).
+    expect(results.flags_heldout_precision!.value).toBeGreaterThanOrEqual(0.95);
+    expect(results.flags_heldout_recall!.value).toBeGreaterThanOrEqual(0.8);
+    expect(results.flags_scan_text_ms_per_kb!.value).toBeGreaterThan(0);
     // The PDF converted at some rate; the converter grew from idle while converting, within its limits.
     expect(results.documents_pdf_pages_per_s).toEqual(results.documents_pdf_50_pages_per_s);
     expect(results.documents_pdf_pages_per_s).toMatchObject({ unit: 'pages/s', value: expect.any(Number) });

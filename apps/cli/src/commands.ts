@@ -21,6 +21,7 @@ import { registerServiceAccountCommands } from './service-account-commands.js';
 import { registerBackupCommands } from './backup-commands.js';
 import { registerAuditCommands } from './audit-commands.js';
 import { registerQuotaCommands } from './quota-commands.js';
+import { registerFlagsCommands } from './flags-commands.js';
 import type { Io } from './io.js';
 
 /** How long `quarry start` drains after a fatal error before it exits anyway. */
@@ -185,6 +186,7 @@ function buildCli(io: Io): Command {
   registerServiceAccountCommands(program, { io, withDatabase: (fn) => withIdentityAdmin((_admin, db) => fn(db)) });
   registerAuditCommands(program, { io });
   registerQuotaCommands(program, { io, withDatabase: (fn) => withIdentityAdmin((_admin, db) => fn(db)) });
+  registerFlagsCommands(program, { io });
   registerImportCommand(program, {
     io,
     token: (file) => smokeToken(file, io.env),

@@ -9,3 +9,4 @@ export { createPlanReferencesClient, type PlanReferences } from './plans.js';
 export { MAX_TEXT_BYTES } from './core/bodies.js';
 export type { ArtifactDatabase } from './store/schema.js';
 export { indexableSources, countIndexableSources, type IndexableSourcesPage } from './store/indexable-sources.js';
+export { backfillInstructionFlags, orgsToBackfill, type FlagBackfill } from './store/instruction-flag-backfill.js';

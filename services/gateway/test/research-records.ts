@@ -36,6 +36,8 @@ export interface ArtifactRecord {
   tags: string[];
   planId?: string;
   createdAt: string;
+  /** What the artifact store's scanner found (docs/adr/0062-instruction-flags.md), in proto3 JSON. */
+  instructionFlags?: { kind: string; excerpt: string; start?: number; end?: number }[];
 }
 
 export interface OutputRecord {

@@ -214,6 +214,7 @@ export function answerResearchTools(stub: StubBackends, records: ResearchRecords
       content: artifact.content,
       contentBytes: Buffer.byteLength(JSON.stringify(artifact.content)),
       ...(text ? { contentText: text.text, page: text.page } : {}),
+      ...(artifact.instructionFlags ? { instructionFlags: artifact.instructionFlags } : {}),
     };
   });
   reply('list_research_outputs', (request, principal) => {

@@ -5,6 +5,17 @@ import { searchErrors } from './errors.js';
 const invalid = (field: string) => searchErrors.INVALID_ARGUMENT({ field, rule: 'must be one of the listed values' });
 const sourceTables = enumNames<searchV1.SourceTable, string>(searchV1.SourceTable, invalid);
 const artifactTypes = enumNames<artifactV1.ArtifactType, string>(artifactV1.ArtifactType, invalid);
+const flagKinds = enumNames<artifactV1.InstructionFlagKind, string>(artifactV1.InstructionFlagKind, invalid);
+
+/**
+ * A search hit's instruction flags in one line (`override: "Ignore all previous…"; …`): the
+ * `search` tool's hits keep the connector contract's shape, so they carry a string, set only
+ * when there are flags (docs/adr/0062-instruction-flags.md).
+ */
+export function flagsLine(flags: readonly artifactV1.InstructionFlag[]): string | undefined {
+  if (flags.length === 0) return undefined;
+  return flags.map((f) => `${flagKinds.nameOf(f.kind) ?? 'flag'}: ${JSON.stringify(f.excerpt)}`).join('; ');
+}
 
 /** A filter's stored name (`SOURCE_TABLE_RESEARCH_OUTPUT` → `research_output`); UNSPECIFIED or absent means "no filter". */
 export function sourceTableFilter(value: searchV1.SourceTable | undefined): string | undefined {

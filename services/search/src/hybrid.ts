@@ -15,6 +15,7 @@ import {
   type ChunkHit,
   type VectorIndex,
 } from '@quarry/search-index';
+import type { artifactV1 } from '@quarry/contracts';
 import { storedKey, type StoredSources } from './stored-sources.js';
 
 export interface HybridSearchRequest {
@@ -41,6 +42,8 @@ export type HybridSearchResultItem = Omit<FusedResult, 'bestChunk'> & {
   createdAt?: string;
   /** The page (slide, sheet) of a source document the best chunk lies on. */
   page?: number;
+  /** The source's first instruction flags, as its row holds them (none unless checked against the rows). */
+  instructionFlags: artifactV1.InstructionFlag[];
 };
 
 export interface HybridSearchResponse {
@@ -112,10 +115,11 @@ export function buildHybridSearch(
     }
     const queryType = classifyQuery(request.query);
     const scope = { orgId: request.orgId, filters: request.filters, limit: candidates(limit) };
+    const check = storedFilter(deps.stored, request);
     const legs: Legs = {
       keyword: () => deps.bm25.search(request.query, scope),
       semantic: () => deps.embedder.embed([request.query]).then(([v]) => deps.vectors.search(v!, scope)),
-      stored: storedFilter(deps.stored, request),
+      stored: check.filter,
     };
     const ran =
       mode !== 'hybrid'
@@ -145,6 +149,7 @@ export function buildHybridSearch(
         tags: bestChunk.tags ?? [],
         ...(bestChunk.createdAt ? { createdAt: bestChunk.createdAt } : {}),
         ...(bestChunk.unit !== undefined ? { page: bestChunk.unit } : {}),
+        instructionFlags: check.flags.get(storedKey(r)) ?? [],
       })),
     };
   };
@@ -219,21 +224,25 @@ async function bothBounded(legs: Legs, timeoutMs: number): Promise<Ran> {
 
 /**
  * Keeps the hits whose sources are still stored; each source is asked about once per search
- * (one ExistingSources call per batch of new sources), whatever the number of legs.
+ * (one ExistingSources call per batch of new sources), whatever the number of legs. The same
+ * answer gives each stored source's instruction flags, gathered in `flags` by storedKey.
  */
 function storedFilter(
   stored: StoredSources | undefined,
   request: HybridSearchRequest,
-): (hits: ChunkHit[]) => Promise<ChunkHit[]> {
-  if (!stored) return async (hits) => hits;
+): { filter: (hits: ChunkHit[]) => Promise<ChunkHit[]>; flags: ReadonlyMap<string, artifactV1.InstructionFlag[]> } {
+  const flags = new Map<string, artifactV1.InstructionFlag[]>();
+  if (!stored) return { filter: async (hits) => hits, flags };
   const known = new Map<string, boolean>();
-  return async (hits) => {
+  const filter = async (hits: ChunkHit[]) => {
     const asked = new Map<string, ChunkHit>();
     for (const hit of hits) if (!known.has(storedKey(hit))) asked.set(storedKey(hit), hit);
     if (asked.size > 0) {
       const kept = await stored({ orgId: request.orgId, requestId: request.requestId }, [...asked.values()]);
       for (const key of asked.keys()) known.set(key, kept.has(key));
+      for (const [key, found] of kept.flags ?? []) flags.set(key, found);
     }
     return hits.filter((hit) => known.get(storedKey(hit)) === true);
   };
+  return { filter, flags };
 }

@@ -19,7 +19,15 @@ interface StoredSourcesScope {
  * rows decide, not the indexes: a deletion commits there at once, its index entries go only when
  * the indexer gets to its content.deleted event.
  */
-export type StoredSources = (scope: StoredSourcesScope, sources: readonly SourceRef[]) => Promise<ReadonlySet<string>>;
+export type StoredSources = (scope: StoredSourcesScope, sources: readonly SourceRef[]) => Promise<StoredKeys>;
+
+/**
+ * The `storedKey`s of the stored sources, with the instruction flags of those that have any
+ * (keyed the same way; docs/adr/0062-instruction-flags.md): the rows give both at once.
+ */
+export interface StoredKeys extends ReadonlySet<string> {
+  readonly flags?: ReadonlyMap<string, artifactV1.InstructionFlag[]>;
+}
 
 /** The key a StoredSources answer holds for a source. */
 export const storedKey = (s: SourceRef): string => `${s.sourceTable}/${s.sourceId.toLowerCase()}`;
@@ -59,7 +67,7 @@ export function createStoredSourcesClient(options: {
       if (list) asked[list].push(s.sourceId);
     }
     if (asked.artifactIds.length + asked.outputIds.length + asked.extractionResultIds.length === 0) return new Set();
-    const { existing } = await connect().call(
+    const { existing, flagged } = await connect().call(
       'existingSources',
       { sources: asked },
       {
@@ -71,10 +79,14 @@ export function createStoredSourcesClient(options: {
         },
       },
     );
-    const keys = new Set<string>();
+    const keys: Set<string> & { flags?: Map<string, artifactV1.InstructionFlag[]> } = new Set<string>();
     for (const [sourceTable, list] of Object.entries(LISTS)) {
       for (const sourceId of existing?.[list] ?? []) keys.add(storedKey({ sourceTable, sourceId }));
     }
+    // Only artifacts carry flags.
+    keys.flags = new Map(
+      flagged.map((f) => [storedKey({ sourceTable: 'research_artifact', sourceId: f.id }), f.flags]),
+    );
     return keys;
   };
   return { stored, close: () => client?.close() };

@@ -44,6 +44,7 @@ describe('search_sources finds what an org stored', () => {
       planId: docs.outbox.planId,
       tags: ['kafka', 'outbox'],
       createdAt: new Date(docs.outbox.createdAt),
+      instructionFlags: [],
     });
     // The local embedder is lexical, so BM25's ranking comes first, whole, and the score is the
     // RRF of each result's final rank; vector-only items can only follow every keyword match.

@@ -5,6 +5,7 @@ import type { NewRow } from '../store/schema.js';
 import { figureRows, storedTables, type FigureRow } from './document-parts.js';
 import { titleFrom } from './indexed-text.js';
 import { artifactBytes } from './storage-quota.js';
+import { documentScanInput, flagsColumn } from './instruction-flags.js';
 import type { ContentEvent } from './writes.js';
 
 /**
@@ -116,6 +117,7 @@ export function documentWrite(
       content_text: converted.text,
       confidence: null,
       tags: [],
+      instruction_flags: flagsColumn(documentScanInput(converted.text, title, converted.format, original.bytes)),
       idempotency_key: null,
       request_hash: null,
       // The original file counts too: it is stored beside the artifact and deleted with it.

@@ -7,6 +7,8 @@ import { isBinary, jsonBody, outputBody, textBody } from './bodies.js';
 import { keyColumns } from './idempotency.js';
 import { textOf, titleFrom } from './indexed-text.js';
 import { artifactBytes, outputBytes } from './storage-quota.js';
+import { artifactText, textOf, titleFrom } from './indexed-text.js';
+import { flagsColumn } from './instruction-flags.js';
 
 /**
  * What each client write stores and indexes, decided from the request alone: the row to insert
@@ -50,6 +52,7 @@ export function researchArtifact(req: artifactV1.StoreResearchRequest): Artifact
       content_text: contentText ?? null,
       confidence: req.confidence ?? null,
       tags: req.tags,
+      instruction_flags: flagsColumn({ text: artifactText(contentText ?? null, req.content), title: req.title }),
       ...keyColumns('store_research', req.idempotencyKey, artifactV1.StoreResearchRequest.toJSON(req)),
     }),
     event: {
@@ -109,6 +112,7 @@ export function subagentReport(req: artifactV1.SubmitSubagentReportRequest): Art
       content: report,
       content_text: text,
       tags: [],
+      instruction_flags: flagsColumn({ text, title }),
       session_id: req.sessionId ?? null,
       ...keyColumns('submit_subagent_report', req.idempotencyKey, artifactV1.SubmitSubagentReportRequest.toJSON(req)),
     }),

@@ -12,6 +12,7 @@ import { readArtifact } from '../store/artifacts.js';
 import { readDocumentInfo } from '../store/documents.js';
 import { readExtraction } from '../store/extraction-results.js';
 import { readOutput } from '../store/outputs.js';
+import type { StoredFlag } from '../store/schema.js';
 import { inTenant, type Trx } from '../store/tenant.js';
 import type { ArtifactServiceDeps } from './deps.js';
 import { budgetOf, readOffset, textPage } from './text-pages.js';
@@ -24,6 +25,8 @@ interface Found {
   /** The page of a source document read (a reference with #page=N). */
   page?: number;
   metadata: Record<string, string | null | undefined>;
+  /** An artifact's instruction flags as stored (kind names, spans into its whole text). */
+  instructionFlags?: StoredFlag[] | null;
 }
 
 /** A source document's text (or, with `page`, that page's), and what fetch tells of it. */
@@ -77,6 +80,7 @@ async function findAny(
           tags: a.tags.join(','),
           ...document?.metadata,
         },
+        instructionFlags: a.instruction_flags,
       };
     }
   }
@@ -140,5 +144,7 @@ export async function fetch(
   metadata.offset = String(page.page.offset);
   if (page.page.nextCursor) metadata.next_cursor = page.page.nextCursor;
   const url = sourceUrl(found.sourceTable, found.id, found.page);
+  // fetch keeps the connector contract's five keys: flags go in metadata, as JSON, when there are any.
+  if (found.instructionFlags?.length) metadata.instruction_flags = JSON.stringify(found.instructionFlags);
   return { id: found.id, title: found.title, text: page.text, url, metadata };
 }

@@ -5,6 +5,7 @@ import type { CallContext } from '@quarry/grpc';
 import { documentInfoOf } from '../core/document-info.js';
 import { pagesOf, parsePages, unitsOf } from '../core/document-pages.js';
 import { figureImage, figuresOn, tablesOn } from '../core/document-parts-read.js';
+import { instructionFlagsOf } from '../core/instruction-flags.js';
 import { artifactSources, artifactTypes } from '../enums.js';
 import { artifactErrors } from '../errors.js';
 import { readArtifact } from '../store/artifacts.js';
@@ -94,5 +95,6 @@ export async function getArtifact(
     figures: image ? figuresOn([image], undefined) : figuresOn(figures, range),
     tables: tablesOn(tables, range),
     image: image && { mimeType: image.media_type, data: image.bytes },
+    instructionFlags: instructionFlagsOf(row.instruction_flags),
   };
 }

@@ -10,6 +10,7 @@ import * as documentFetches from './artifact/2026_11_28_2110_document_fetches.js
 import * as documentFigures from './artifact/2026_11_28_2100_document_figures.js';
 import * as entityGraph from './artifact/2026_11_28_2120_entity_graph.js';
 import * as storageQuotas from './artifact/2026_11_28_2140_storage_quotas.js';
+import * as instructionFlags from './artifact/2026_11_28_2150_instruction_flags.js';
 
 /**
  * The artifact store owns the `artifact` schema: research artifacts (including subagent
@@ -32,6 +33,7 @@ export const artifactSchemas: ReadonlyArray<{ schema: string; migrations: Record
       '2026_11_28_2100_document_figures': documentFigures,
       '2026_11_28_2120_entity_graph': entityGraph,
       '2026_11_28_2140_storage_quotas': storageQuotas,
+      '2026_11_28_2150_instruction_flags': instructionFlags,
     },
   },
 ];

@@ -51,6 +51,7 @@ export function readArtifact(trx: Trx, artifactId: string) {
       'plan_id',
       'step_id',
       'created_at',
+      'instruction_flags',
     ])
     .where('id', '=', artifactId)
     .executeTakeFirst();

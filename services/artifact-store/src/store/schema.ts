@@ -1,6 +1,14 @@
 import type { ColumnType, Generated, Insertable } from 'kysely';
 
 type Json = ColumnType<unknown, string, string>;
+
+/** An instruction flag as stored (the scanner's own shape, @quarry/instruction-flags). */
+export interface StoredFlag {
+  kind: string;
+  start?: number;
+  end?: number;
+  excerpt: string;
+}
 /** bigint: pg returns a string (it may exceed 2^53); written as a number. */
 type BigintColumn = ColumnType<string | null, number | null, number | null>;
 
@@ -38,6 +46,8 @@ export interface ArtifactDatabase {
     request_hash: string | null;
     /** What the row counts against its org's storage quota (core/storage-quota.ts); 0 when not given. */
     stored_bytes: MeasuredBytes;
+    /** What the instruction scanner found; null: not scanned yet (core/instruction-flags.ts). */
+    instruction_flags: ColumnType<StoredFlag[] | null, string | null, string | null>;
     created_at: Generated<Date>;
   };
   'artifact.documents': {

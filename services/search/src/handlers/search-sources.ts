@@ -50,6 +50,7 @@ function toProto(r: HybridSearchResponse): searchV1.SearchSourcesResponse {
       planId: x.planId,
       tags: x.tags,
       createdAt: x.createdAt ? new Date(x.createdAt) : undefined,
+      instructionFlags: x.instructionFlags,
     })),
   };
 }

@@ -3,6 +3,7 @@ import type { CallContext } from '@quarry/grpc';
 import type { Logger } from 'pino';
 import { toHybridRequest } from '../core/request.js';
 import { searchFailure } from '../engine-failures.js';
+import { flagsLine } from '../enums.js';
 import type { HybridSearchRequest, HybridSearchResponse } from '../hybrid.js';
 
 interface SearchDeps {
@@ -38,6 +39,7 @@ export async function search(
       id: r.sourceId,
       title: r.title,
       url: sourceUrl(r.sourceTable as SourceTableName, r.sourceId, r.page),
+      instructionFlags: flagsLine(r.instructionFlags),
     })),
   };
 }

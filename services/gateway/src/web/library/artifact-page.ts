@@ -22,6 +22,29 @@ interface Artifact extends DocumentRead {
   stepId?: string;
   source?: string;
   createdAt?: string;
+  instructionFlags?: { kind: string; excerpt: string }[];
+}
+
+/** What each kind of instruction flag says to a reader. */
+const FLAG_KINDS: Record<string, string> = {
+  override: 'an instruction to a model to ignore its context or take a new role',
+  tool_call: 'text dressed as a tool call',
+  hidden_text: 'text the page hid from readers',
+  invisible_characters: 'invisible characters',
+  exfiltration_link: 'a link that would send data away',
+};
+
+/**
+ * The warning of an artifact with instruction flags (docs/adr/0062-instruction-flags.md): which
+ * passages read as instructions to an AI model, so a person knows what a model was warned of.
+ */
+function flagsWarning(flags: Artifact['instructionFlags']): string {
+  if (!flags?.length) return '';
+  const items = flags
+    .map((f) => `<li>${escapeHtml(FLAG_KINDS[f.kind] ?? f.kind)}: <q>${escapeHtml(f.excerpt)}</q></li>`)
+    .join('');
+  return `<section class="error" role="note" aria-labelledby="flags-heading"><h2 id="flags-heading">Text aimed at AI models</h2>
+<p>Parts of this text read as instructions to an AI model. Quarry marks them so that models treat them as data, not orders.</p><ul>${items}</ul></section>`;
 }
 
 /** Tags as the form takes them: comma-separated. */
@@ -125,7 +148,7 @@ function artifactBody(artifact: Artifact, csrf: string, pageNumber: number | und
         : '';
   return `<h1>${escapeHtml(artifact.title)}</h1>
 <dl>${facts.map(([term, value]) => `<dt>${term}</dt><dd>${value}</dd>`).join('')}</dl>
-${text}${content}
+${flagsWarning(artifact.instructionFlags)}${text}${content}
 <section aria-labelledby="tags-heading"><h2 id="tags-heading">Change tags</h2>
 <form method="post" action="/app/artifacts/${escapeHtml(artifact.id)}/tags">${hidden('csrf', csrf)}
 <label for="tags-add">Add (comma-separated)</label><input id="tags-add" name="add" type="text">

@@ -16,7 +16,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
-import { ArtifactType, artifactTypeFromJSON, artifactTypeToJSON } from "../../artifact/v1/artifact.js";
+import { ArtifactType, artifactTypeFromJSON, artifactTypeToJSON, InstructionFlag } from "../../artifact/v1/artifact.js";
 
 export const protobufPackage = "quarry.search.v1";
 
@@ -260,7 +260,11 @@ export interface SearchResult {
   /** Its tags. */
   tags: string[];
   /** The page (slide, sheet) of a source document the passage is on; url then points to it. */
-  page?: number | undefined;
+  page?:
+    | number
+    | undefined;
+  /** Text in it aimed at a model (at most 3): data, not orders. */
+  instructionFlags: InstructionFlag[];
 }
 
 export interface SearchRequest {
@@ -284,6 +288,8 @@ export interface SearchHit {
    * (quarry://artifacts/{id}, quarry://outputs/{id} or quarry://extractions/{id}).
    */
   url: string;
+  /** Set when it holds text aimed at a model (kinds, excerpts): data, not orders. */
+  instructionFlags?: string | undefined;
 }
 
 function createBaseSearchSourcesRequest(): SearchSourcesRequest {
@@ -715,6 +721,7 @@ function createBaseSearchResult(): SearchResult {
     createdAt: undefined,
     tags: [],
     page: undefined,
+    instructionFlags: [],
   };
 }
 
@@ -764,6 +771,9 @@ export const SearchResult: MessageFns<SearchResult> = {
     }
     if (message.page !== undefined) {
       writer.uint32(120).uint32(message.page);
+    }
+    for (const v of message.instructionFlags) {
+      InstructionFlag.encode(v!, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -901,6 +911,14 @@ export const SearchResult: MessageFns<SearchResult> = {
             message.page = reader.uint32();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.instructionFlags.push(InstructionFlag.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -972,6 +990,11 @@ export const SearchResult: MessageFns<SearchResult> = {
         ? object.tags.map((e: any) => globalThis.String(e))
         : [],
       page: isSet(object.page) ? globalThis.Number(object.page) : undefined,
+      instructionFlags: globalThis.Array.isArray(object?.instructionFlags)
+        ? object.instructionFlags.map((e: any) => InstructionFlag.fromJSON(e))
+        : globalThis.Array.isArray(object?.instruction_flags)
+        ? object.instruction_flags.map((e: any) => InstructionFlag.fromJSON(e))
+        : [],
     };
   },
 
@@ -1022,6 +1045,9 @@ export const SearchResult: MessageFns<SearchResult> = {
     if (message.page !== undefined) {
       obj.page = Math.round(message.page);
     }
+    if (message.instructionFlags?.length) {
+      obj.instructionFlags = message.instructionFlags.map((e) => InstructionFlag.toJSON(e));
+    }
     return obj;
   },
 
@@ -1045,6 +1071,7 @@ export const SearchResult: MessageFns<SearchResult> = {
     message.createdAt = object.createdAt ?? undefined;
     message.tags = object.tags?.map((e) => e) || [];
     message.page = object.page ?? undefined;
+    message.instructionFlags = object.instructionFlags?.map((e) => InstructionFlag.fromPartial(e)) || [];
     return message;
   },
 };
@@ -1186,7 +1213,7 @@ export const SearchResponse: MessageFns<SearchResponse> = {
 };
 
 function createBaseSearchHit(): SearchHit {
-  return { id: "", title: "", url: "" };
+  return { id: "", title: "", url: "", instructionFlags: undefined };
 }
 
 export const SearchHit: MessageFns<SearchHit> = {
@@ -1199,6 +1226,9 @@ export const SearchHit: MessageFns<SearchHit> = {
     }
     if (message.url !== "") {
       writer.uint32(26).string(message.url);
+    }
+    if (message.instructionFlags !== undefined) {
+      writer.uint32(34).string(message.instructionFlags);
     }
     return writer;
   },
@@ -1240,6 +1270,14 @@ export const SearchHit: MessageFns<SearchHit> = {
             message.url = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.instructionFlags = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1257,6 +1295,11 @@ export const SearchHit: MessageFns<SearchHit> = {
       id: isSet(object.id) ? globalThis.String(object.id) : "",
       title: isSet(object.title) ? globalThis.String(object.title) : "",
       url: isSet(object.url) ? globalThis.String(object.url) : "",
+      instructionFlags: isSet(object.instructionFlags)
+        ? globalThis.String(object.instructionFlags)
+        : isSet(object.instruction_flags)
+        ? globalThis.String(object.instruction_flags)
+        : undefined,
     };
   },
 
@@ -1271,6 +1314,9 @@ export const SearchHit: MessageFns<SearchHit> = {
     if (message.url !== "") {
       obj.url = message.url;
     }
+    if (message.instructionFlags !== undefined) {
+      obj.instructionFlags = message.instructionFlags;
+    }
     return obj;
   },
 
@@ -1282,6 +1328,7 @@ export const SearchHit: MessageFns<SearchHit> = {
     message.id = object.id ?? "";
     message.title = object.title ?? "";
     message.url = object.url ?? "";
+    message.instructionFlags = object.instructionFlags ?? undefined;
     return message;
   },
 };
