@@ -5,7 +5,6 @@ import { artifactErrors } from '../errors.js';
 import type { NewRow } from '../store/schema.js';
 import { isBinary, jsonBody, outputBody, textBody } from './bodies.js';
 import { keyColumns } from './idempotency.js';
-import { textOf, titleFrom } from './indexed-text.js';
 import { artifactBytes, outputBytes } from './storage-quota.js';
 import { artifactText, textOf, titleFrom } from './indexed-text.js';
 import { flagsColumn } from './instruction-flags.js';
