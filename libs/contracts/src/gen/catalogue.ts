@@ -18,8 +18,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         "sessionId": {
           "type": "string",
           "minLength": 1,
-          "maxLength": 200,
-          "description": "For the audit log."
+          "maxLength": 200
         }
       },
       "required": [
@@ -91,8 +90,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         "sessionId": {
           "type": "string",
           "minLength": 1,
-          "maxLength": 200,
-          "description": "For the audit log."
+          "maxLength": 200
         }
       },
       "required": [
@@ -557,7 +555,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "extract_data",
     "title": "Extract structured data",
-    "description": "Extract structured data from sourceText or a stored artifact into the shape of your JSON object schema (local $ref only, ≤ 64 KiB). With a server model or your client's sampling, the data comes back validated, stored and scored for grounding (status running: poll get_extraction_job). Otherwise (awaiting_submission) YOU fill the schema and send it with submit_extraction.",
+    "description": "Extract structured data from sourceText or a stored artifact into the shape of your JSON object schema. With a server model or your client's sampling it comes back validated, stored and scored (status running: poll get_extraction_job); otherwise (awaiting_submission) YOU fill the schema and send it with submit_extraction.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -913,7 +911,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "get_artifact",
     "title": "Get research artifact",
-    "description": "Read a research artifact: content, contentText (in pages: follow page.nextCursor), tags, plan, step. Content over maxBytes is omitted (contentOmitted). Documents: also the figures and tables of the pages read.",
+    "description": "Read a research artifact: content, contentText (in pages: follow page.nextCursor), tags, plan, step; a document's figures and tables on the pages read. Content over maxBytes is omitted.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -947,7 +945,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
           "type": "integer",
           "minimum": 1,
           "maximum": 10000,
-          "description": "A document's figure to return as an image: its number in figures."
+          "description": "Figure number to return as an image."
         }
       },
       "required": [
@@ -2073,7 +2071,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "get_next_step",
     "title": "Get next step",
-    "description": "Claim the next pending step (it becomes yours, in_progress), do the work, report it with submit_step_result. `status`: next_step (work on `step`); plan_complete (write the deliverable per outputMediaType and the formatting notes); plan_failed (stop); awaiting_review (the user decides first, via submit_user_decision); no_pending_steps (others hold the rest: wait with get_plan_status, retry).",
+    "description": "Claim the next pending step (yours, in_progress), do it, report with submit_step_result. `status`: next_step (work on `step`); plan_complete (write the deliverable per outputMediaType and formatting notes); plan_failed (stop); awaiting_review (the user decides via submit_user_decision); no_pending_steps (others hold the rest: wait with get_plan_status).",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -2085,8 +2083,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         "sessionId": {
           "type": "string",
           "minLength": 1,
-          "maxLength": 200,
-          "description": "For the audit log."
+          "maxLength": 200
         }
       },
       "required": [
@@ -2576,7 +2573,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "get_research_context",
     "title": "Get research context",
-    "description": "Load everything to resume a plan (e.g. in a new conversation): plan, steps with results, artifacts, the 20 latest audit events, the skill execution, output preferences. A sessionId records that this session resumed it.",
+    "description": "Load everything to resume a plan: plan, steps with results, artifacts, the 20 latest audit events, the skill execution, output preferences. A sessionId records that this session resumed it.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -4703,8 +4700,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         "sessionId": {
           "type": "string",
           "minLength": 1,
-          "maxLength": 200,
-          "description": "For the audit log."
+          "maxLength": 200
         }
       },
       "required": [
@@ -4884,7 +4880,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "request_user_review",
     "title": "Request user review",
-    "description": "Ask the user to review a step (e.g. a checkpoint); the plan pauses until submit_user_decision. Show them your summary and questions. If your client shows Quarry's review form, the user decides there (userAnswer) and you submit nothing.",
+    "description": "Ask the user to review a step (e.g. a checkpoint); the plan pauses until submit_user_decision. Show them your summary and questions. If your client shows Quarry's review form, the user decides there (userAnswer).",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -4917,8 +4913,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         "sessionId": {
           "type": "string",
           "minLength": 1,
-          "maxLength": 200,
-          "description": "For the audit log."
+          "maxLength": 200
         }
       },
       "required": [
@@ -5149,7 +5144,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "search_sources",
     "title": "Search stored research",
-    "description": "Search everything stored in your organization (artifacts, documents, outputs, reports, extractions) by keywords and meaning. Results best first, each with its best passage (and page); fetch reads one. New content may take a second to appear.",
+    "description": "Search everything stored in your organization by keywords and meaning. Results best first, each with its best passage (and page); fetch reads one. New content may take a second to appear.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -5658,7 +5653,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "store_research_output",
     "title": "Store research output",
-    "description": "Store a plan's deliverable in the form the user asked for: conversation, markdown, html as text (≤ 1 MiB); word, excel, powerpoint as base64 (≤ 2 MiB) with a contentSummary (their searchable part). Returns its ID.",
+    "description": "Store a plan's deliverable: conversation, markdown, html as text (≤ 1 MiB); word, excel, powerpoint as base64 (≤ 2 MiB) with a contentSummary (their searchable part). Returns its ID.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -5784,7 +5779,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "submit_citation_verdicts",
     "title": "Submit citation verdicts",
-    "description": "Send a verdict for every claim of a verify_citations handle, with the passage it rests on. Quarry checks them, stores the verification report (an artifact) and answers the support ratio.",
+    "description": "Send a verdict for every claim of a verify_citations handle, with the passage it rests on; stores the verification report and answers the support ratio.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -5819,7 +5814,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
               "passageId": {
                 "type": "string",
                 "maxLength": 40,
-                "description": "The offered passage it rests on (may be left out for not_enough_information)."
+                "description": "The offered passage it rests on (optional for not_enough_information)."
               }
             },
             "required": [
@@ -5921,7 +5916,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "submit_extraction",
     "title": "Submit extracted data",
-    "description": "Submit your data for an extract_data handle (awaiting_submission): validated (a mismatch names the fields; nothing stored), scored against the source, stored, answered like extract_data. Resubmitting returns the same result; a handle expires and is only for your token.",
+    "description": "Submit your data for an extract_data handle: validated (a mismatch names the fields; nothing stored), scored against the source, stored. Resubmitting returns the same result; a handle expires and is only for your token.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -6135,8 +6130,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         "sessionId": {
           "type": "string",
           "minLength": 1,
-          "maxLength": 200,
-          "description": "For the audit log."
+          "maxLength": 200
         }
       },
       "required": [
@@ -6224,8 +6218,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         "sessionId": {
           "type": "string",
           "minLength": 1,
-          "maxLength": 200,
-          "description": "For the audit log."
+          "maxLength": 200
         },
         "idempotencyKey": {
           "type": "string",
@@ -6393,8 +6386,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         "sessionId": {
           "type": "string",
           "minLength": 1,
-          "maxLength": 200,
-          "description": "For the audit log."
+          "maxLength": 200
         },
         "reviewId": {
           "type": "string",
@@ -6484,8 +6476,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         "sessionId": {
           "type": "string",
           "minLength": 1,
-          "maxLength": 200,
-          "description": "For the audit log."
+          "maxLength": 200
         }
       },
       "required": [
@@ -6843,7 +6834,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "verify_citations",
     "title": "Verify citations",
-    "description": "Check the cited claims of a deliverable (outputId) or text against the stored sources they cite (Quarry links, [n] and a reference list, DOIs, URLs). Quarry flags what needs no model (missing source; a number, name or quote it lacks) and offers passages; YOU judge each claim, then call submit_citation_verdicts.",
+    "description": "Check a deliverable's (outputId) or a text's cited claims against the stored sources they cite (Quarry links, [n] references, DOIs, URLs). Flags what needs no model and offers passages; YOU judge each claim, then call submit_citation_verdicts.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -6861,7 +6852,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         "planId": {
           "type": "string",
           "format": "uuid",
-          "description": "The plan (default: the deliverable's); its report links the result."
+          "description": "The plan (default: the deliverable's)."
         },
         "scope": {
           "type": "string",
@@ -6869,7 +6860,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
             "cited",
             "plan"
           ],
-          "description": "cited (default), or plan: passages from all its sources too."
+          "description": "cited (default), or plan: all its sources too."
         }
       },
       "additionalProperties": false,

@@ -948,7 +948,7 @@ export interface GetArtifactRequest {
   original?:
     | boolean
     | undefined;
-  /** A document's figure to return as an image: its number in figures. */
+  /** Figure number to return as an image. */
   figure?: number | undefined;
 }
 
@@ -12454,9 +12454,8 @@ export const ArtifactServiceService = {
     responseDeserialize: (value: Buffer): ImportUrlResponse => ImportUrlResponse.decode(value),
   },
   /**
-   * Store a plan's deliverable in the form the user asked for: conversation, markdown, html as text
-   * (≤ 1 MiB); word, excel, powerpoint as base64 (≤ 2 MiB) with a contentSummary (their searchable
-   * part). Returns its ID.
+   * Store a plan's deliverable: conversation, markdown, html as text (≤ 1 MiB); word, excel,
+   * powerpoint as base64 (≤ 2 MiB) with a contentSummary (their searchable part). Returns its ID.
    */
   storeResearchOutput: {
     path: "/quarry.artifact.v1.ArtifactService/StoreResearchOutput" as const,
@@ -12486,8 +12485,7 @@ export const ArtifactServiceService = {
   },
   /**
    * Read a research artifact: content, contentText (in pages: follow page.nextCursor), tags, plan,
-   * step. Content over maxBytes is omitted (contentOmitted). Documents: also the figures and tables
-   * of the pages read.
+   * step; a document's figures and tables on the pages read. Content over maxBytes is omitted.
    */
   getArtifact: {
     path: "/quarry.artifact.v1.ArtifactService/GetArtifact" as const,
@@ -12771,9 +12769,8 @@ export interface ArtifactServiceServer extends UntypedServiceImplementation {
    */
   importUrl: handleUnaryCall<ImportUrlRequest, ImportUrlResponse>;
   /**
-   * Store a plan's deliverable in the form the user asked for: conversation, markdown, html as text
-   * (≤ 1 MiB); word, excel, powerpoint as base64 (≤ 2 MiB) with a contentSummary (their searchable
-   * part). Returns its ID.
+   * Store a plan's deliverable: conversation, markdown, html as text (≤ 1 MiB); word, excel,
+   * powerpoint as base64 (≤ 2 MiB) with a contentSummary (their searchable part). Returns its ID.
    */
   storeResearchOutput: handleUnaryCall<StoreResearchOutputRequest, StoreResearchOutputResponse>;
   /**
@@ -12783,8 +12780,7 @@ export interface ArtifactServiceServer extends UntypedServiceImplementation {
   submitSubagentReport: handleUnaryCall<SubmitSubagentReportRequest, SubmitSubagentReportResponse>;
   /**
    * Read a research artifact: content, contentText (in pages: follow page.nextCursor), tags, plan,
-   * step. Content over maxBytes is omitted (contentOmitted). Documents: also the figures and tables
-   * of the pages read.
+   * step; a document's figures and tables on the pages read. Content over maxBytes is omitted.
    */
   getArtifact: handleUnaryCall<GetArtifactRequest, GetArtifactResponse>;
   /**
@@ -12952,9 +12948,8 @@ export interface ArtifactServiceClient extends Client {
     callback: (error: ServiceError | null, response: ImportUrlResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Store a plan's deliverable in the form the user asked for: conversation, markdown, html as text
-   * (≤ 1 MiB); word, excel, powerpoint as base64 (≤ 2 MiB) with a contentSummary (their searchable
-   * part). Returns its ID.
+   * Store a plan's deliverable: conversation, markdown, html as text (≤ 1 MiB); word, excel,
+   * powerpoint as base64 (≤ 2 MiB) with a contentSummary (their searchable part). Returns its ID.
    */
   storeResearchOutput(
     request: StoreResearchOutputRequest,
@@ -12992,8 +12987,7 @@ export interface ArtifactServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * Read a research artifact: content, contentText (in pages: follow page.nextCursor), tags, plan,
-   * step. Content over maxBytes is omitted (contentOmitted). Documents: also the figures and tables
-   * of the pages read.
+   * step; a document's figures and tables on the pages read. Content over maxBytes is omitted.
    */
   getArtifact(
     request: GetArtifactRequest,

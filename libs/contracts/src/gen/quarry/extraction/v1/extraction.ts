@@ -511,11 +511,11 @@ export interface VerifyCitationsRequest {
     /** Or a text. */
     { $case: "text"; text: string }
     | undefined;
-  /** The plan (default: the deliverable's); its report links the result. */
+  /** The plan (default: the deliverable's). */
   planId?:
     | string
     | undefined;
-  /** cited (default), or plan: passages from all its sources too. */
+  /** cited (default), or plan: all its sources too. */
   scope?: CitationScope | undefined;
 }
 
@@ -584,7 +584,7 @@ export interface CitationVerdictInput {
   claimNo: number;
   /** Your verdict (not source_missing). */
   verdict: CitationVerdict;
-  /** The offered passage it rests on (may be left out for not_enough_information). */
+  /** The offered passage it rests on (optional for not_enough_information). */
   passageId?: string | undefined;
 }
 
@@ -3626,10 +3626,9 @@ export type ExtractionServiceService = typeof ExtractionServiceService;
 export const ExtractionServiceService = {
   /**
    * Extract structured data from sourceText or a stored artifact into the shape of your JSON object
-   * schema (local $ref only, ≤ 64 KiB). With a server model or your client's sampling, the data
-   * comes back validated, stored and scored for grounding (status running: poll
-   * get_extraction_job). Otherwise (awaiting_submission) YOU fill the schema and send it with
-   * submit_extraction.
+   * schema. With a server model or your client's sampling it comes back validated, stored and
+   * scored (status running: poll get_extraction_job); otherwise (awaiting_submission) YOU fill the
+   * schema and send it with submit_extraction.
    */
   extractData: {
     path: "/quarry.extraction.v1.ExtractionService/ExtractData" as const,
@@ -3641,9 +3640,9 @@ export const ExtractionServiceService = {
     responseDeserialize: (value: Buffer): ExtractDataResponse => ExtractDataResponse.decode(value),
   },
   /**
-   * Submit your data for an extract_data handle (awaiting_submission): validated (a mismatch names
-   * the fields; nothing stored), scored against the source, stored, answered like extract_data.
-   * Resubmitting returns the same result; a handle expires and is only for your token.
+   * Submit your data for an extract_data handle: validated (a mismatch names the fields; nothing
+   * stored), scored against the source, stored. Resubmitting returns the same result; a handle
+   * expires and is only for your token.
    */
   submitExtraction: {
     path: "/quarry.extraction.v1.ExtractionService/SubmitExtraction" as const,
@@ -3669,10 +3668,9 @@ export const ExtractionServiceService = {
     responseDeserialize: (value: Buffer): GetExtractionJobResponse => GetExtractionJobResponse.decode(value),
   },
   /**
-   * Check the cited claims of a deliverable (outputId) or text against the stored sources they
-   * cite (Quarry links, [n] and a reference list, DOIs, URLs). Quarry flags what needs no model
-   * (missing source; a number, name or quote it lacks) and offers passages; YOU judge each claim,
-   * then call submit_citation_verdicts.
+   * Check a deliverable's (outputId) or a text's cited claims against the stored sources they cite
+   * (Quarry links, [n] references, DOIs, URLs). Flags what needs no model and offers passages; YOU
+   * judge each claim, then call submit_citation_verdicts.
    */
   verifyCitations: {
     path: "/quarry.extraction.v1.ExtractionService/VerifyCitations" as const,
@@ -3686,8 +3684,8 @@ export const ExtractionServiceService = {
     responseDeserialize: (value: Buffer): VerifyCitationsResponse => VerifyCitationsResponse.decode(value),
   },
   /**
-   * Send a verdict for every claim of a verify_citations handle, with the passage it rests on.
-   * Quarry checks them, stores the verification report (an artifact) and answers the support ratio.
+   * Send a verdict for every claim of a verify_citations handle, with the passage it rests on;
+   * stores the verification report and answers the support ratio.
    */
   submitCitationVerdicts: {
     path: "/quarry.extraction.v1.ExtractionService/SubmitCitationVerdicts" as const,
@@ -3706,30 +3704,28 @@ export const ExtractionServiceService = {
 export interface ExtractionServiceServer extends UntypedServiceImplementation {
   /**
    * Extract structured data from sourceText or a stored artifact into the shape of your JSON object
-   * schema (local $ref only, ≤ 64 KiB). With a server model or your client's sampling, the data
-   * comes back validated, stored and scored for grounding (status running: poll
-   * get_extraction_job). Otherwise (awaiting_submission) YOU fill the schema and send it with
-   * submit_extraction.
+   * schema. With a server model or your client's sampling it comes back validated, stored and
+   * scored (status running: poll get_extraction_job); otherwise (awaiting_submission) YOU fill the
+   * schema and send it with submit_extraction.
    */
   extractData: handleUnaryCall<ExtractDataRequest, ExtractDataResponse>;
   /**
-   * Submit your data for an extract_data handle (awaiting_submission): validated (a mismatch names
-   * the fields; nothing stored), scored against the source, stored, answered like extract_data.
-   * Resubmitting returns the same result; a handle expires and is only for your token.
+   * Submit your data for an extract_data handle: validated (a mismatch names the fields; nothing
+   * stored), scored against the source, stored. Resubmitting returns the same result; a handle
+   * expires and is only for your token.
    */
   submitExtraction: handleUnaryCall<SubmitExtractionRequest, SubmitExtractionResponse>;
   /** Read a running extraction (jobId): still running, completed with its result, or its error. */
   getExtractionJob: handleUnaryCall<GetExtractionJobRequest, GetExtractionJobResponse>;
   /**
-   * Check the cited claims of a deliverable (outputId) or text against the stored sources they
-   * cite (Quarry links, [n] and a reference list, DOIs, URLs). Quarry flags what needs no model
-   * (missing source; a number, name or quote it lacks) and offers passages; YOU judge each claim,
-   * then call submit_citation_verdicts.
+   * Check a deliverable's (outputId) or a text's cited claims against the stored sources they cite
+   * (Quarry links, [n] references, DOIs, URLs). Flags what needs no model and offers passages; YOU
+   * judge each claim, then call submit_citation_verdicts.
    */
   verifyCitations: handleUnaryCall<VerifyCitationsRequest, VerifyCitationsResponse>;
   /**
-   * Send a verdict for every claim of a verify_citations handle, with the passage it rests on.
-   * Quarry checks them, stores the verification report (an artifact) and answers the support ratio.
+   * Send a verdict for every claim of a verify_citations handle, with the passage it rests on;
+   * stores the verification report and answers the support ratio.
    */
   submitCitationVerdicts: handleUnaryCall<SubmitCitationVerdictsRequest, SubmitCitationVerdictsResponse>;
 }
@@ -3737,10 +3733,9 @@ export interface ExtractionServiceServer extends UntypedServiceImplementation {
 export interface ExtractionServiceClient extends Client {
   /**
    * Extract structured data from sourceText or a stored artifact into the shape of your JSON object
-   * schema (local $ref only, ≤ 64 KiB). With a server model or your client's sampling, the data
-   * comes back validated, stored and scored for grounding (status running: poll
-   * get_extraction_job). Otherwise (awaiting_submission) YOU fill the schema and send it with
-   * submit_extraction.
+   * schema. With a server model or your client's sampling it comes back validated, stored and
+   * scored (status running: poll get_extraction_job); otherwise (awaiting_submission) YOU fill the
+   * schema and send it with submit_extraction.
    */
   extractData(
     request: ExtractDataRequest,
@@ -3758,9 +3753,9 @@ export interface ExtractionServiceClient extends Client {
     callback: (error: ServiceError | null, response: ExtractDataResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Submit your data for an extract_data handle (awaiting_submission): validated (a mismatch names
-   * the fields; nothing stored), scored against the source, stored, answered like extract_data.
-   * Resubmitting returns the same result; a handle expires and is only for your token.
+   * Submit your data for an extract_data handle: validated (a mismatch names the fields; nothing
+   * stored), scored against the source, stored. Resubmitting returns the same result; a handle
+   * expires and is only for your token.
    */
   submitExtraction(
     request: SubmitExtractionRequest,
@@ -3794,10 +3789,9 @@ export interface ExtractionServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetExtractionJobResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Check the cited claims of a deliverable (outputId) or text against the stored sources they
-   * cite (Quarry links, [n] and a reference list, DOIs, URLs). Quarry flags what needs no model
-   * (missing source; a number, name or quote it lacks) and offers passages; YOU judge each claim,
-   * then call submit_citation_verdicts.
+   * Check a deliverable's (outputId) or a text's cited claims against the stored sources they cite
+   * (Quarry links, [n] references, DOIs, URLs). Flags what needs no model and offers passages; YOU
+   * judge each claim, then call submit_citation_verdicts.
    */
   verifyCitations(
     request: VerifyCitationsRequest,
@@ -3815,8 +3809,8 @@ export interface ExtractionServiceClient extends Client {
     callback: (error: ServiceError | null, response: VerifyCitationsResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Send a verdict for every claim of a verify_citations handle, with the passage it rests on.
-   * Quarry checks them, stores the verification report (an artifact) and answers the support ratio.
+   * Send a verdict for every claim of a verify_citations handle, with the passage it rests on;
+   * stores the verification report and answers the support ratio.
    */
   submitCitationVerdicts(
     request: SubmitCitationVerdictsRequest,

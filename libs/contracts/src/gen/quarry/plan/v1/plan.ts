@@ -1055,10 +1055,7 @@ export interface ModifyPlanRequest {
     | string
     | undefined;
   /** Why you are making the change; recorded in the audit log. */
-  modificationRationale?:
-    | string
-    | undefined;
-  /** For the audit log. */
+  modificationRationale?: string | undefined;
   sessionId?: string | undefined;
 }
 
@@ -1114,7 +1111,6 @@ export interface ListActivePlansResponse {
 export interface GetNextStepRequest {
   /** The research plan ID. */
   planId: string;
-  /** For the audit log. */
   sessionId?: string | undefined;
 }
 
@@ -1210,10 +1206,7 @@ export interface SubmitStepResultRequest {
     | { [key: string]: unknown }
     | undefined;
   /** Formatting advice for the deliverable found in this step; returned with plan_complete. */
-  outputFormattingNotes?:
-    | string
-    | undefined;
-  /** For the audit log. */
+  outputFormattingNotes?: string | undefined;
   sessionId?:
     | string
     | undefined;
@@ -1274,7 +1267,6 @@ export interface RequestUserReviewRequest {
   summary: string;
   /** Specific questions for the user to answer. */
   questions: string[];
-  /** For the audit log. */
   sessionId?: string | undefined;
 }
 
@@ -1303,10 +1295,7 @@ export interface SubmitUserDecisionRequest {
   /** The user's decision: approve, reject, modify or skip. */
   decision: ReviewDecision;
   /** The user's comments; with modify, appended to the step's instructions. */
-  feedback?:
-    | string
-    | undefined;
-  /** For the audit log. */
+  feedback?: string | undefined;
   sessionId?:
     | string
     | undefined;
@@ -1555,10 +1544,7 @@ export interface SubmitResearchFeedbackRequest {
     | boolean
     | undefined;
   /** What follow-up the user wants. */
-  followUpDetails?:
-    | string
-    | undefined;
-  /** For the audit log. */
+  followUpDetails?: string | undefined;
   sessionId?: string | undefined;
 }
 
@@ -1652,7 +1638,6 @@ export interface ListPlansResponse {
 export interface ArchivePlanRequest {
   /** The research plan ID. */
   planId: string;
-  /** For the audit log. */
   sessionId?: string | undefined;
 }
 
@@ -1668,7 +1653,6 @@ export interface ArchivePlanResponse {
 export interface UnarchivePlanRequest {
   /** The research plan ID. */
   planId: string;
-  /** For the audit log. */
   sessionId?: string | undefined;
 }
 
@@ -1686,7 +1670,6 @@ export interface CancelPlanRequest {
   planId: string;
   /** Why (the user's words if possible); kept in the audit log. */
   reason: string;
-  /** For the audit log. */
   sessionId?: string | undefined;
 }
 
@@ -10203,11 +10186,10 @@ export const PlanServiceService = {
     responseDeserialize: (value: Buffer): ListActivePlansResponse => ListActivePlansResponse.decode(value),
   },
   /**
-   * Claim the next pending step (it becomes yours, in_progress), do the work, report it with
-   * submit_step_result. `status`: next_step (work on `step`); plan_complete (write the deliverable
-   * per outputMediaType and the formatting notes); plan_failed (stop); awaiting_review (the user
-   * decides first, via submit_user_decision); no_pending_steps (others hold the rest: wait with
-   * get_plan_status, retry).
+   * Claim the next pending step (yours, in_progress), do it, report with submit_step_result.
+   * `status`: next_step (work on `step`); plan_complete (write the deliverable per outputMediaType
+   * and formatting notes); plan_failed (stop); awaiting_review (the user decides via
+   * submit_user_decision); no_pending_steps (others hold the rest: wait with get_plan_status).
    */
   getNextStep: {
     path: "/quarry.plan.v1.PlanService/GetNextStep" as const,
@@ -10251,7 +10233,7 @@ export const PlanServiceService = {
   /**
    * Ask the user to review a step (e.g. a checkpoint); the plan pauses until submit_user_decision.
    * Show them your summary and questions. If your client shows Quarry's review form, the user
-   * decides there (userAnswer) and you submit nothing.
+   * decides there (userAnswer).
    */
   requestUserReview: {
     path: "/quarry.plan.v1.PlanService/RequestUserReview" as const,
@@ -10281,9 +10263,9 @@ export const PlanServiceService = {
     responseDeserialize: (value: Buffer): SubmitUserDecisionResponse => SubmitUserDecisionResponse.decode(value),
   },
   /**
-   * Load everything to resume a plan (e.g. in a new conversation): plan, steps with results,
-   * artifacts, the 20 latest audit events, the skill execution, output preferences. A sessionId
-   * records that this session resumed it.
+   * Load everything to resume a plan: plan, steps with results, artifacts, the 20 latest audit
+   * events, the skill execution, output preferences. A sessionId records that this session resumed
+   * it.
    */
   getResearchContext: {
     path: "/quarry.plan.v1.PlanService/GetResearchContext" as const,
@@ -10478,11 +10460,10 @@ export interface PlanServiceServer extends UntypedServiceImplementation {
    */
   listActivePlans: handleUnaryCall<ListActivePlansRequest, ListActivePlansResponse>;
   /**
-   * Claim the next pending step (it becomes yours, in_progress), do the work, report it with
-   * submit_step_result. `status`: next_step (work on `step`); plan_complete (write the deliverable
-   * per outputMediaType and the formatting notes); plan_failed (stop); awaiting_review (the user
-   * decides first, via submit_user_decision); no_pending_steps (others hold the rest: wait with
-   * get_plan_status, retry).
+   * Claim the next pending step (yours, in_progress), do it, report with submit_step_result.
+   * `status`: next_step (work on `step`); plan_complete (write the deliverable per outputMediaType
+   * and formatting notes); plan_failed (stop); awaiting_review (the user decides via
+   * submit_user_decision); no_pending_steps (others hold the rest: wait with get_plan_status).
    */
   getNextStep: handleUnaryCall<GetNextStepRequest, GetNextStepResponse>;
   /**
@@ -10498,7 +10479,7 @@ export interface PlanServiceServer extends UntypedServiceImplementation {
   /**
    * Ask the user to review a step (e.g. a checkpoint); the plan pauses until submit_user_decision.
    * Show them your summary and questions. If your client shows Quarry's review form, the user
-   * decides there (userAnswer) and you submit nothing.
+   * decides there (userAnswer).
    */
   requestUserReview: handleUnaryCall<RequestUserReviewRequest, RequestUserReviewResponse>;
   /**
@@ -10508,9 +10489,9 @@ export interface PlanServiceServer extends UntypedServiceImplementation {
    */
   submitUserDecision: handleUnaryCall<SubmitUserDecisionRequest, SubmitUserDecisionResponse>;
   /**
-   * Load everything to resume a plan (e.g. in a new conversation): plan, steps with results,
-   * artifacts, the 20 latest audit events, the skill execution, output preferences. A sessionId
-   * records that this session resumed it.
+   * Load everything to resume a plan: plan, steps with results, artifacts, the 20 latest audit
+   * events, the skill execution, output preferences. A sessionId records that this session resumed
+   * it.
    */
   getResearchContext: handleUnaryCall<GetResearchContextRequest, GetResearchContextResponse>;
   /**
@@ -10657,11 +10638,10 @@ export interface PlanServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListActivePlansResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Claim the next pending step (it becomes yours, in_progress), do the work, report it with
-   * submit_step_result. `status`: next_step (work on `step`); plan_complete (write the deliverable
-   * per outputMediaType and the formatting notes); plan_failed (stop); awaiting_review (the user
-   * decides first, via submit_user_decision); no_pending_steps (others hold the rest: wait with
-   * get_plan_status, retry).
+   * Claim the next pending step (yours, in_progress), do it, report with submit_step_result.
+   * `status`: next_step (work on `step`); plan_complete (write the deliverable per outputMediaType
+   * and formatting notes); plan_failed (stop); awaiting_review (the user decides via
+   * submit_user_decision); no_pending_steps (others hold the rest: wait with get_plan_status).
    */
   getNextStep(
     request: GetNextStepRequest,
@@ -10719,7 +10699,7 @@ export interface PlanServiceClient extends Client {
   /**
    * Ask the user to review a step (e.g. a checkpoint); the plan pauses until submit_user_decision.
    * Show them your summary and questions. If your client shows Quarry's review form, the user
-   * decides there (userAnswer) and you submit nothing.
+   * decides there (userAnswer).
    */
   requestUserReview(
     request: RequestUserReviewRequest,
@@ -10757,9 +10737,9 @@ export interface PlanServiceClient extends Client {
     callback: (error: ServiceError | null, response: SubmitUserDecisionResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Load everything to resume a plan (e.g. in a new conversation): plan, steps with results,
-   * artifacts, the 20 latest audit events, the skill execution, output preferences. A sessionId
-   * records that this session resumed it.
+   * Load everything to resume a plan: plan, steps with results, artifacts, the 20 latest audit
+   * events, the skill execution, output preferences. A sessionId records that this session resumed
+   * it.
    */
   getResearchContext(
     request: GetResearchContextRequest,

@@ -1343,9 +1343,8 @@ export const SearchHit: MessageFns<SearchHit> = {
 export type SearchServiceService = typeof SearchServiceService;
 export const SearchServiceService = {
   /**
-   * Search everything stored in your organization (artifacts, documents, outputs, reports,
-   * extractions) by keywords and meaning. Results best first, each with its best passage (and
-   * page); fetch reads one. New content may take a second to appear.
+   * Search everything stored in your organization by keywords and meaning. Results best first, each
+   * with its best passage (and page); fetch reads one. New content may take a second to appear.
    */
   searchSources: {
     path: "/quarry.search.v1.SearchService/SearchSources" as const,
@@ -1374,9 +1373,8 @@ export const SearchServiceService = {
 
 export interface SearchServiceServer extends UntypedServiceImplementation {
   /**
-   * Search everything stored in your organization (artifacts, documents, outputs, reports,
-   * extractions) by keywords and meaning. Results best first, each with its best passage (and
-   * page); fetch reads one. New content may take a second to appear.
+   * Search everything stored in your organization by keywords and meaning. Results best first, each
+   * with its best passage (and page); fetch reads one. New content may take a second to appear.
    */
   searchSources: handleUnaryCall<SearchSourcesRequest, SearchSourcesResponse>;
   /**
@@ -1388,9 +1386,8 @@ export interface SearchServiceServer extends UntypedServiceImplementation {
 
 export interface SearchServiceClient extends Client {
   /**
-   * Search everything stored in your organization (artifacts, documents, outputs, reports,
-   * extractions) by keywords and meaning. Results best first, each with its best passage (and
-   * page); fetch reads one. New content may take a second to appear.
+   * Search everything stored in your organization by keywords and meaning. Results best first, each
+   * with its best passage (and page); fetch reads one. New content may take a second to appear.
    */
   searchSources(
     request: SearchSourcesRequest,
