@@ -18,7 +18,9 @@ describe('search', () => {
     expect(required(t.inputSchema)).toEqual(['query']);
     expect(Object.keys(properties(t.outputSchema))).toEqual(['results']);
     const item = (properties(t.outputSchema).results as { items: JsonSchema }).items;
-    expect(Object.keys(properties(item))).toEqual(['id', 'title', 'url']);
+    // ChatGPT's three fields, always there; a hit's instruction flags only when it has some (ADR 0062).
+    expect(Object.keys(properties(item))).toEqual(['id', 'title', 'url', 'instructionFlags']);
+    expect(required(item)).toEqual(['id', 'title', 'url']);
     for (const field of ['id', 'title', 'url']) expect(properties(item)[field]).toMatchObject({ type: 'string' });
     expect(t.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true });
     expect(t.resourceLinks).toBeUndefined();

@@ -48,6 +48,7 @@ describe('search_sources', () => {
       'createdAt',
       'tags',
       'page',
+      'instructionFlags',
     ]);
     expect(t.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true });
   });

@@ -18,7 +18,8 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         "sessionId": {
           "type": "string",
           "minLength": 1,
-          "maxLength": 200
+          "maxLength": 200,
+          "description": "Your session ID."
         }
       },
       "required": [
@@ -72,7 +73,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "cancel_plan",
     "title": "Cancel plan",
-    "description": "Stop an unfinished plan for good when the user asks: no more steps are handed out or accepted; what it produced stays readable. Repeating it is harmless.",
+    "description": "Stop an unfinished plan for good when the user asks; what it produced stays readable. Repeating it is harmless.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -90,7 +91,8 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         "sessionId": {
           "type": "string",
           "minLength": 1,
-          "maxLength": 200
+          "maxLength": 200,
+          "description": "Your session ID."
         }
       },
       "required": [
@@ -431,7 +433,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "delete_plan",
     "title": "Delete research plan",
-    "description": "Delete a plan for good with everything it produced, search entries included (e.g. data retention). It cannot be undone: ask the user first. PLAN_NOT_FOUND on a retry means it was deleted.",
+    "description": "Delete a plan for good with everything it produced, search entries included. It cannot be undone: ask the user first. PLAN_NOT_FOUND on a retry means it was deleted.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -2083,7 +2085,8 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         "sessionId": {
           "type": "string",
           "minLength": 1,
-          "maxLength": 200
+          "maxLength": 200,
+          "description": "Your session ID."
         }
       },
       "required": [
@@ -4157,7 +4160,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "list_plans",
     "title": "List plans",
-    "description": "Find plans in any state, latest first, by status, words in name or question (query) or updatedSince; archived ones only with includeArchived. Pass nextCursor back as cursor with the same filters.",
+    "description": "Find plans in any state, latest first, by status, words in name or question (query) or updatedSince; archived only with includeArchived. Page with nextCursor (same filters).",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -4602,7 +4605,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "modify_plan",
     "title": "Modify plan",
-    "description": "Change a planning or executing plan (fail_step: also a stalled one). One action with its fields:\n\nadd_steps: `steps`, each after its insertAfterOrder (or at the end).\n\nremove_step: `stepId` of a pending step.\n\nreorder_steps: `stepOrder`, every step ID once.\n\nupdate_step_instructions: `stepId`, `updatedInstructions`.\n\nfail_step: `stepId` (pending or in progress), optional `reason`; the plan carries on.\n\nReturns the plan's steps.",
+    "description": "Change a planning or executing plan (fail_step: also a stalled one) with one `action` and the fields it needs (each field names its actions). remove_step takes a pending step; fail_step a pending or in-progress one, and the plan carries on. Returns the plan's steps.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -4700,7 +4703,8 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         "sessionId": {
           "type": "string",
           "minLength": 1,
-          "maxLength": 200
+          "maxLength": 200,
+          "description": "Your session ID."
         }
       },
       "required": [
@@ -4913,7 +4917,8 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         "sessionId": {
           "type": "string",
           "minLength": 1,
-          "maxLength": 200
+          "maxLength": 200,
+          "description": "Your session ID."
         }
       },
       "required": [
@@ -6130,7 +6135,8 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         "sessionId": {
           "type": "string",
           "minLength": 1,
-          "maxLength": 200
+          "maxLength": 200,
+          "description": "Your session ID."
         }
       },
       "required": [
@@ -6218,7 +6224,8 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         "sessionId": {
           "type": "string",
           "minLength": 1,
-          "maxLength": 200
+          "maxLength": 200,
+          "description": "Your session ID."
         },
         "idempotencyKey": {
           "type": "string",
@@ -6386,7 +6393,8 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         "sessionId": {
           "type": "string",
           "minLength": 1,
-          "maxLength": 200
+          "maxLength": 200,
+          "description": "Your session ID."
         },
         "reviewId": {
           "type": "string",
@@ -6476,7 +6484,8 @@ export const toolDefinitions: readonly ToolDefinition[] = [
         "sessionId": {
           "type": "string",
           "minLength": 1,
-          "maxLength": 200
+          "maxLength": 200,
+          "description": "Your session ID."
         }
       },
       "required": [
@@ -6608,7 +6617,7 @@ export const toolDefinitions: readonly ToolDefinition[] = [
   {
     "name": "upsert_entities",
     "title": "Upsert entities",
-    "description": "Record typed entities and relations, each relation with evidence in your artifacts. Same type + name/alias = same entity (merged); repeats change nothing.",
+    "description": "Record typed entities and relations, each relation with evidence from your artifacts. Same type + name/alias = same entity; repeats change nothing.",
     "inputSchema": {
       "type": "object",
       "properties": {

@@ -12715,8 +12715,8 @@ export const ArtifactServiceService = {
     responseDeserialize: (value: Buffer): ExistingSourcesResponse => ExistingSourcesResponse.decode(value),
   },
   /**
-   * Record typed entities and relations, each relation with evidence in your artifacts. Same
-   * type + name/alias = same entity (merged); repeats change nothing.
+   * Record typed entities and relations, each relation with evidence from your artifacts. Same type
+   * + name/alias = same entity; repeats change nothing.
    */
   upsertEntities: {
     path: "/quarry.artifact.v1.ArtifactService/UpsertEntities" as const,
@@ -12858,8 +12858,8 @@ export interface ArtifactServiceServer extends UntypedServiceImplementation {
    */
   existingSources: handleUnaryCall<ExistingSourcesRequest, ExistingSourcesResponse>;
   /**
-   * Record typed entities and relations, each relation with evidence in your artifacts. Same
-   * type + name/alias = same entity (merged); repeats change nothing.
+   * Record typed entities and relations, each relation with evidence from your artifacts. Same type
+   * + name/alias = same entity; repeats change nothing.
    */
   upsertEntities: handleUnaryCall<UpsertEntitiesRequest, UpsertEntitiesResponse>;
   /**
@@ -13289,8 +13289,8 @@ export interface ArtifactServiceClient extends Client {
     callback: (error: ServiceError | null, response: ExistingSourcesResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Record typed entities and relations, each relation with evidence in your artifacts. Same
-   * type + name/alias = same entity (merged); repeats change nothing.
+   * Record typed entities and relations, each relation with evidence from your artifacts. Same type
+   * + name/alias = same entity; repeats change nothing.
    */
   upsertEntities(
     request: UpsertEntitiesRequest,

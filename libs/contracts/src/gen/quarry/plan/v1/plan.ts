@@ -1055,7 +1055,10 @@ export interface ModifyPlanRequest {
     | string
     | undefined;
   /** Why you are making the change; recorded in the audit log. */
-  modificationRationale?: string | undefined;
+  modificationRationale?:
+    | string
+    | undefined;
+  /** Your session ID. */
   sessionId?: string | undefined;
 }
 
@@ -1111,6 +1114,7 @@ export interface ListActivePlansResponse {
 export interface GetNextStepRequest {
   /** The research plan ID. */
   planId: string;
+  /** Your session ID. */
   sessionId?: string | undefined;
 }
 
@@ -1206,7 +1210,10 @@ export interface SubmitStepResultRequest {
     | { [key: string]: unknown }
     | undefined;
   /** Formatting advice for the deliverable found in this step; returned with plan_complete. */
-  outputFormattingNotes?: string | undefined;
+  outputFormattingNotes?:
+    | string
+    | undefined;
+  /** Your session ID. */
   sessionId?:
     | string
     | undefined;
@@ -1267,6 +1274,7 @@ export interface RequestUserReviewRequest {
   summary: string;
   /** Specific questions for the user to answer. */
   questions: string[];
+  /** Your session ID. */
   sessionId?: string | undefined;
 }
 
@@ -1295,7 +1303,10 @@ export interface SubmitUserDecisionRequest {
   /** The user's decision: approve, reject, modify or skip. */
   decision: ReviewDecision;
   /** The user's comments; with modify, appended to the step's instructions. */
-  feedback?: string | undefined;
+  feedback?:
+    | string
+    | undefined;
+  /** Your session ID. */
   sessionId?:
     | string
     | undefined;
@@ -1544,7 +1555,10 @@ export interface SubmitResearchFeedbackRequest {
     | boolean
     | undefined;
   /** What follow-up the user wants. */
-  followUpDetails?: string | undefined;
+  followUpDetails?:
+    | string
+    | undefined;
+  /** Your session ID. */
   sessionId?: string | undefined;
 }
 
@@ -1638,6 +1652,7 @@ export interface ListPlansResponse {
 export interface ArchivePlanRequest {
   /** The research plan ID. */
   planId: string;
+  /** Your session ID. */
   sessionId?: string | undefined;
 }
 
@@ -1653,6 +1668,7 @@ export interface ArchivePlanResponse {
 export interface UnarchivePlanRequest {
   /** The research plan ID. */
   planId: string;
+  /** Your session ID. */
   sessionId?: string | undefined;
 }
 
@@ -1670,6 +1686,7 @@ export interface CancelPlanRequest {
   planId: string;
   /** Why (the user's words if possible); kept in the audit log. */
   reason: string;
+  /** Your session ID. */
   sessionId?: string | undefined;
 }
 
@@ -10146,20 +10163,9 @@ export const PlanServiceService = {
     responseDeserialize: (value: Buffer): GetPlanStatusResponse => GetPlanStatusResponse.decode(value),
   },
   /**
-   * Change a planning or executing plan (fail_step: also a stalled one). One action with its
-   * fields:
-   *
-   * add_steps: `steps`, each after its insertAfterOrder (or at the end).
-   *
-   * remove_step: `stepId` of a pending step.
-   *
-   * reorder_steps: `stepOrder`, every step ID once.
-   *
-   * update_step_instructions: `stepId`, `updatedInstructions`.
-   *
-   * fail_step: `stepId` (pending or in progress), optional `reason`; the plan carries on.
-   *
-   * Returns the plan's steps.
+   * Change a planning or executing plan (fail_step: also a stalled one) with one `action` and the
+   * fields it needs (each field names its actions). remove_step takes a pending step; fail_step a
+   * pending or in-progress one, and the plan carries on. Returns the plan's steps.
    */
   modifyPlan: {
     path: "/quarry.plan.v1.PlanService/ModifyPlan" as const,
@@ -10311,8 +10317,7 @@ export const PlanServiceService = {
   },
   /**
    * Find plans in any state, latest first, by status, words in name or question (query) or
-   * updatedSince; archived ones only with includeArchived. Pass nextCursor back as cursor with the
-   * same filters.
+   * updatedSince; archived only with includeArchived. Page with nextCursor (same filters).
    */
   listPlans: {
     path: "/quarry.plan.v1.PlanService/ListPlans" as const,
@@ -10348,8 +10353,8 @@ export const PlanServiceService = {
     responseDeserialize: (value: Buffer): UnarchivePlanResponse => UnarchivePlanResponse.decode(value),
   },
   /**
-   * Stop an unfinished plan for good when the user asks: no more steps are handed out or accepted;
-   * what it produced stays readable. Repeating it is harmless.
+   * Stop an unfinished plan for good when the user asks; what it produced stays readable. Repeating
+   * it is harmless.
    */
   cancelPlan: {
     path: "/quarry.plan.v1.PlanService/CancelPlan" as const,
@@ -10410,9 +10415,8 @@ export const PlanServiceService = {
       SetOrgOutputPreferencesResponse.decode(value),
   },
   /**
-   * Delete a plan for good with everything it produced, search entries included (e.g. data
-   * retention). It cannot be undone: ask the user first. PLAN_NOT_FOUND on a retry means it was
-   * deleted.
+   * Delete a plan for good with everything it produced, search entries included. It cannot be
+   * undone: ask the user first. PLAN_NOT_FOUND on a retry means it was deleted.
    */
   deletePlan: {
     path: "/quarry.plan.v1.PlanService/DeletePlan" as const,
@@ -10438,20 +10442,9 @@ export interface PlanServiceServer extends UntypedServiceImplementation {
    */
   getPlanStatus: handleUnaryCall<GetPlanStatusRequest, GetPlanStatusResponse>;
   /**
-   * Change a planning or executing plan (fail_step: also a stalled one). One action with its
-   * fields:
-   *
-   * add_steps: `steps`, each after its insertAfterOrder (or at the end).
-   *
-   * remove_step: `stepId` of a pending step.
-   *
-   * reorder_steps: `stepOrder`, every step ID once.
-   *
-   * update_step_instructions: `stepId`, `updatedInstructions`.
-   *
-   * fail_step: `stepId` (pending or in progress), optional `reason`; the plan carries on.
-   *
-   * Returns the plan's steps.
+   * Change a planning or executing plan (fail_step: also a stalled one) with one `action` and the
+   * fields it needs (each field names its actions). remove_step takes a pending step; fail_step a
+   * pending or in-progress one, and the plan carries on. Returns the plan's steps.
    */
   modifyPlan: handleUnaryCall<ModifyPlanRequest, ModifyPlanResponse>;
   /**
@@ -10506,8 +10499,7 @@ export interface PlanServiceServer extends UntypedServiceImplementation {
   submitResearchFeedback: handleUnaryCall<SubmitResearchFeedbackRequest, SubmitResearchFeedbackResponse>;
   /**
    * Find plans in any state, latest first, by status, words in name or question (query) or
-   * updatedSince; archived ones only with includeArchived. Pass nextCursor back as cursor with the
-   * same filters.
+   * updatedSince; archived only with includeArchived. Page with nextCursor (same filters).
    */
   listPlans: handleUnaryCall<ListPlansRequest, ListPlansResponse>;
   /**
@@ -10518,8 +10510,8 @@ export interface PlanServiceServer extends UntypedServiceImplementation {
   /** Bring an archived plan back into the active lists; harmless if it is not archived. */
   unarchivePlan: handleUnaryCall<UnarchivePlanRequest, UnarchivePlanResponse>;
   /**
-   * Stop an unfinished plan for good when the user asks: no more steps are handed out or accepted;
-   * what it produced stays readable. Repeating it is harmless.
+   * Stop an unfinished plan for good when the user asks; what it produced stays readable. Repeating
+   * it is harmless.
    */
   cancelPlan: handleUnaryCall<CancelPlanRequest, CancelPlanResponse>;
   /**
@@ -10540,9 +10532,8 @@ export interface PlanServiceServer extends UntypedServiceImplementation {
    */
   setOrgOutputPreferences: handleUnaryCall<SetOrgOutputPreferencesRequest, SetOrgOutputPreferencesResponse>;
   /**
-   * Delete a plan for good with everything it produced, search entries included (e.g. data
-   * retention). It cannot be undone: ask the user first. PLAN_NOT_FOUND on a retry means it was
-   * deleted.
+   * Delete a plan for good with everything it produced, search entries included. It cannot be
+   * undone: ask the user first. PLAN_NOT_FOUND on a retry means it was deleted.
    */
   deletePlan: handleUnaryCall<DeletePlanRequest, DeletePlanResponse>;
 }
@@ -10588,20 +10579,9 @@ export interface PlanServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetPlanStatusResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Change a planning or executing plan (fail_step: also a stalled one). One action with its
-   * fields:
-   *
-   * add_steps: `steps`, each after its insertAfterOrder (or at the end).
-   *
-   * remove_step: `stepId` of a pending step.
-   *
-   * reorder_steps: `stepOrder`, every step ID once.
-   *
-   * update_step_instructions: `stepId`, `updatedInstructions`.
-   *
-   * fail_step: `stepId` (pending or in progress), optional `reason`; the plan carries on.
-   *
-   * Returns the plan's steps.
+   * Change a planning or executing plan (fail_step: also a stalled one) with one `action` and the
+   * fields it needs (each field names its actions). remove_step takes a pending step; fail_step a
+   * pending or in-progress one, and the plan carries on. Returns the plan's steps.
    */
   modifyPlan(
     request: ModifyPlanRequest,
@@ -10796,8 +10776,7 @@ export interface PlanServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * Find plans in any state, latest first, by status, words in name or question (query) or
-   * updatedSince; archived ones only with includeArchived. Pass nextCursor back as cursor with the
-   * same filters.
+   * updatedSince; archived only with includeArchived. Page with nextCursor (same filters).
    */
   listPlans(
     request: ListPlansRequest,
@@ -10850,8 +10829,8 @@ export interface PlanServiceClient extends Client {
     callback: (error: ServiceError | null, response: UnarchivePlanResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Stop an unfinished plan for good when the user asks: no more steps are handed out or accepted;
-   * what it produced stays readable. Repeating it is harmless.
+   * Stop an unfinished plan for good when the user asks; what it produced stays readable. Repeating
+   * it is harmless.
    */
   cancelPlan(
     request: CancelPlanRequest,
@@ -10928,9 +10907,8 @@ export interface PlanServiceClient extends Client {
     callback: (error: ServiceError | null, response: SetOrgOutputPreferencesResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Delete a plan for good with everything it produced, search entries included (e.g. data
-   * retention). It cannot be undone: ask the user first. PLAN_NOT_FOUND on a retry means it was
-   * deleted.
+   * Delete a plan for good with everything it produced, search entries included. It cannot be
+   * undone: ask the user first. PLAN_NOT_FOUND on a retry means it was deleted.
    */
   deletePlan(
     request: DeletePlanRequest,
