@@ -1,4 +1,5 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
+import { openClaims, sealClaims } from './signed-claims.js';
 
 /**
  * A submission handle: what extract_data gives the caller's model when it is to fill the schema
@@ -52,13 +53,12 @@ export function principalDigest(identity: { userId?: string; tokenId?: string; s
     .slice(0, 22);
 }
 
-function mac(key: Buffer, body: string): Buffer {
-  return createHmac('sha256', key).update(body).digest();
+function mac(key: Buffer): (body: string) => Buffer {
+  return (body) => createHmac('sha256', key).update(body).digest();
 }
 
 export function signHandle(claims: HandleClaims, key: Buffer): string {
-  const body = `${PREFIX}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
-  return `${body}.${mac(key, body).toString('base64url')}`;
+  return sealClaims(PREFIX, claims, mac(key));
 }
 
 /**
@@ -71,20 +71,8 @@ export function openHandle(
   key: Buffer,
   expect: { org: string; who: string; nowSeconds: number },
 ): HandleClaims | undefined {
-  if (handle.length > MAX_HANDLE_CHARS) return undefined;
-  const parts = handle.trim().split('.');
-  if (parts.length !== 3 || parts[0] !== PREFIX) return undefined;
-  const body = `${parts[0]}.${parts[1]}`;
-  const given = Buffer.from(parts[2]!, 'base64url');
-  const wanted = mac(key, body);
-  if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) return undefined;
-  let claims: HandleClaims;
-  try {
-    claims = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as HandleClaims;
-  } catch {
-    return undefined;
-  }
-  if (typeof claims !== 'object' || claims === null) return undefined;
+  const claims = openClaims(PREFIX, handle, MAX_HANDLE_CHARS, mac(key)) as HandleClaims | undefined;
+  if (!claims) return undefined;
   if (claims.org !== expect.org || claims.who !== expect.who) return undefined;
   if (typeof claims.exp !== 'number' || claims.exp <= expect.nowSeconds) return undefined;
   return claims;

@@ -1,4 +1,5 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { openClaims, sealClaims } from './signed-claims.js';
 
 /**
  * A verify_citations handle: signed claims naming the kept verification (extraction.citation_
@@ -21,13 +22,12 @@ export interface VerificationHandleClaims {
   ref: string;
 }
 
-function mac(key: Buffer, body: string): Buffer {
-  return createHmac('sha256', key).update(`verification\u0000${body}`).digest();
+function mac(key: Buffer): (body: string) => Buffer {
+  return (body) => createHmac('sha256', key).update(`verification\u0000${body}`).digest();
 }
 
 export function signVerificationHandle(claims: VerificationHandleClaims, key: Buffer): string {
-  const body = `${PREFIX}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
-  return `${body}.${mac(key, body).toString('base64url')}`;
+  return sealClaims(PREFIX, claims, mac(key));
 }
 
 /** The claims when the handle is ours, untampered, for this org and principal; undefined otherwise. */
@@ -36,20 +36,8 @@ export function openVerificationHandle(
   key: Buffer,
   expect: { org: string; who: string },
 ): VerificationHandleClaims | undefined {
-  if (handle.length > MAX_CHARS) return undefined;
-  const parts = handle.trim().split('.');
-  if (parts.length !== 3 || parts[0] !== PREFIX) return undefined;
-  const body = `${parts[0]}.${parts[1]}`;
-  const given = Buffer.from(parts[2]!, 'base64url');
-  const wanted = mac(key, body);
-  if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) return undefined;
-  let claims: VerificationHandleClaims;
-  try {
-    claims = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as VerificationHandleClaims;
-  } catch {
-    return undefined;
-  }
-  if (typeof claims !== 'object' || claims === null || typeof claims.ref !== 'string') return undefined;
+  const claims = openClaims(PREFIX, handle, MAX_CHARS, mac(key)) as VerificationHandleClaims | undefined;
+  if (!claims || typeof claims.ref !== 'string') return undefined;
   if (claims.org !== expect.org || claims.who !== expect.who) return undefined;
   return claims;
 }
