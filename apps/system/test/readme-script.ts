@@ -1,5 +1,26 @@
+import { createServer, type AddressInfo } from 'node:net';
+
 // The "Running one service alone" section of README.md as a script: the separate-process test
 // runs exactly its commands, so the section cannot drift from what works.
+
+/** A free loopback port for a service of the script. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Whether any process of the script's process group is still alive. */
+export function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** Ports in the README's commands and defaults, and the service each belongs to. */
 export const SERVICES = ['gateway', 'plan-engine', 'artifact-store', 'search', 'extraction', 'indexer'] as const;

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -9,7 +8,15 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { DEFAULT_PORTS } from '@quarry/config';
 import type { EmbeddedPostgres } from '@quarry/db';
 import { startTestCluster } from '@quarry/testing';
-import { readmeScript, runnableScript, SERVICES, type Service, type ServicePorts } from './readme-script.js';
+import {
+  freePort,
+  groupAlive,
+  readmeScript,
+  runnableScript,
+  SERVICES,
+  type Service,
+  type ServicePorts,
+} from './readme-script.js';
 
 // The Kubernetes topology on one machine, exactly as README.md's "Running one service alone"
 // says: its commands (read from the README itself) against a real PostgreSQL of their own —
@@ -31,14 +38,6 @@ const output: string[] = [];
 const FAILED = /^.*(Invalid configuration|failed to start|^error: ).*$/m;
 const printed = () => output.join('');
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 /**
  * Polls `check` until it holds. Fails with the processes' output when it never does, and at
  * once when a command of the README failed (the shell stops at the first, `set -e`) or a
@@ -53,16 +52,6 @@ async function until(check: () => boolean | Promise<boolean>, what: string, ms =
         `not ${what}: ${failed ?? `still not after ${ms / 1000} s`}; the processes printed:\n${printed().slice(-6000)}`,
       );
     await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
-
-/** Whether any process of the shell's group is still alive. */
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 

@@ -195,6 +195,11 @@ inChromium(
       await stepBadge(search.stepId, 'completed');
       await stepBadge(checkpoint.stepId, 'awaiting input');
       await expect(member.page.locator('#live-status').textContent()).resolves.toMatch(/^Updated /);
+      // The review can be answered right there: its form arrived with the update.
+      await member.page.locator('#plan-live #reviews-heading').waitFor();
+      await expect(
+        member.page.locator('#plan-live').getByRole('button', { name: 'Submit decision' }).count(),
+      ).resolves.toBe(1);
       await check(member.page, '09-plan-live-review');
 
       // The client waits on the plan while the owner answers the review from the browser.
@@ -234,6 +239,9 @@ inChromium(
       await expect(member.page.evaluate(() => (globalThis as { sameDocument?: boolean }).sameDocument)).resolves.toBe(
         true,
       );
+      // A finished plan no longer offers to be cancelled, nor its answered review a form.
+      await member.page.locator('#plan-live #reviews-heading').waitFor({ state: 'detached' });
+      await member.page.locator('#plan-live').getByText('Cancel plan…').waitFor({ state: 'detached' });
       await check(member.page, '11-plan-complete');
 
       // The colleague downloads the deliverable: the bytes the client stored.

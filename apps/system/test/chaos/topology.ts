@@ -1,13 +1,20 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DEFAULT_PORTS } from '@quarry/config';
 import { createDb, startEmbeddedPostgres, type EmbeddedPostgres } from '@quarry/db';
 import { consumerLag, rewindConsumer } from '@quarry/events';
-import { readmeScript, runnableScript, SERVICES, type Service, type ServicePorts } from '../readme-script.js';
+import {
+  freePort,
+  groupAlive,
+  readmeScript,
+  runnableScript,
+  SERVICES,
+  type Service,
+  type ServicePorts,
+} from '../readme-script.js';
 
 // The Kubernetes topology on one machine, started from README.md's "Running one service alone"
 // commands exactly as the separate-process test starts it, with two additions a chaos run
@@ -40,14 +47,6 @@ export interface Topology {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function until(
@@ -61,15 +60,6 @@ async function until(
     const why = failed();
     if (why || Date.now() > deadline) throw new Error(`not ${what}: ${why ?? `still not after ${ms / 1000} s`}`);
     await sleep(200);
-  }
-}
-
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 

@@ -3,7 +3,7 @@ import { escapeHtml } from '../../http/html-document.js';
 import { UNAVAILABLE } from '../shell/error-pages.js';
 import type { WebShell } from '../shell/web-shell.js';
 import { postForm } from './page-parts.js';
-import { readPlan } from './plan-sources.js';
+import { readPlan, type PlanRead } from './plan-sources.js';
 import { openReviewsOf, reviewForm } from './review-form.js';
 import { isId } from './tool-call.js';
 
@@ -20,8 +20,8 @@ const DONE: Readonly<Record<string, string>> = {
 /**
  * GET /app/plans/:id — a plan's page: the plan view of @quarry/views (steps, results, confidence,
  * reviews, artifacts, deliverables) and the timeline from its audit log, the decision form of
- * each step awaiting review, and its actions. GET /app/plans/:id/live is what the page's script
- * long-polls: the live part again once it differs from the version the browser shows (waiting
+ * each step awaiting review, and its actions, all of it live. GET /app/plans/:id/live is what the
+ * page's script long-polls: the live part again once it differs from the version the browser shows (waiting
  * with toolNames.getPlanStatus' waitSeconds, which the plan change feed wakes), 204 when nothing changed.
  */
 export function registerPlanPage(scope: FastifyInstance, shell: WebShell): void {
@@ -36,14 +36,10 @@ export function registerPlanPage(scope: FastifyInstance, shell: WebShell): void 
       const { found } = read;
       const csrf = shell.viewer(request).csrf;
       const done = DONE[request.query.decided === '1' ? 'decided' : (request.query.done ?? '')];
-      const reviews = openReviewsOf(planId, found.status.name, found.context);
       const body = `${done ? `<p class="notice" role="status">${escapeHtml(done)}</p>` : ''}
 <h1>${escapeHtml(found.status.name)}</h1>
-${found.status.archived ? '<p class="notice" id="archived-status"><span class="badge">archived</span> This plan is archived: the plan lists show it only when asked for archived plans.</p>' : ''}
 <p id="live-status" class="muted" role="status">This page updates as the plan changes.</p>
-<div id="plan-live" data-live-url="/app/plans/${escapeHtml(planId)}/live" data-version="${escapeHtml(found.version)}">${found.live}</div>
-${reviews.length ? `<section aria-labelledby="reviews-heading"><h2 id="reviews-heading">Waiting for your review</h2>${reviews.map((review) => reviewForm(review, csrf, 'plan')).join('')}</section>` : ''}
-${actions(planId, found.status, csrf)}`;
+<div id="plan-live" data-live-url="/app/plans/${escapeHtml(planId)}/live" data-version="${escapeHtml(found.version)}">${livePart(planId, found, csrf)}</div>`;
       return shell.page(request, reply, 200, {
         title: found.status.name,
         body,
@@ -73,8 +69,22 @@ ${actions(planId, found.status, csrf)}`;
         'x-content-type-options': 'nosniff',
         'x-plan-version': read.found.version,
       })
-      .send(read.found.live);
+      .send(livePart(planId, read.found, shell.viewer(request).csrf));
   });
+}
+
+/**
+ * What follows the plan as it changes: the archived notice, the plan view and its timeline, the
+ * decision form of each step awaiting review and the actions the plan's state allows — so a
+ * review requested while the page is open can be answered there, and a plan that finished stops
+ * offering to be cancelled.
+ */
+function livePart(planId: string, found: PlanRead, csrf: string): string {
+  const reviews = openReviewsOf(planId, found.status.name, found.context);
+  return `${found.status.archived ? '<p class="notice" id="archived-status"><span class="badge">archived</span> This plan is archived: the plan lists show it only when asked for archived plans.</p>' : ''}
+${found.live}
+${reviews.length ? `<section aria-labelledby="reviews-heading"><h2 id="reviews-heading">Waiting for your review</h2>${reviews.map((review) => reviewForm(review, csrf, 'plan')).join('')}</section>` : ''}
+${actions(planId, found.status, csrf)}`;
 }
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);

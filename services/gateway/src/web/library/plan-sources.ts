@@ -26,7 +26,7 @@ export interface PlanRead {
   context: ResearchContextResult;
   /** The part of the page that updates live: the plan view and the timeline (HTML). */
   live: string;
-  /** A short hash of `live`: a browser showing this version is told only of a newer one. */
+  /** A short hash of `live` and the archived flag: a browser showing this version is told only of a newer one. */
   version: string;
 }
 
@@ -120,7 +120,7 @@ const readOutputs = (shell: WebShell, request: FastifyRequest, planId: string, p
 
 function planRead(
   principal: Principal,
-  status: PlanStatusResult,
+  status: PlanStatusResult & { archived?: boolean },
   context: ToolAnswer<ResearchContextResult>,
   outputs: ToolAnswer<{ outputs: OutputEntry[] }>,
 ): PlanReadOutcome {
@@ -136,7 +136,11 @@ function planRead(
       status,
       context: context.value,
       live,
-      version: createHash('sha256').update(live).digest('base64url').slice(0, 16),
+      // Archiving changes no part of the view, yet the page shows it (and what undoes it).
+      version: createHash('sha256')
+        .update(status.archived ? `${live}\u0000archived` : live)
+        .digest('base64url')
+        .slice(0, 16),
     },
   };
 }
