@@ -30,7 +30,13 @@ describe('the extraction schema is tenant-safe', () => {
     ).resolves.toBeUndefined();
     const report = await rlsReport(database.admin, ['extraction']);
     const scoped = report.filter((t) => t.hasOrgId && t.rlsEnabled && t.rlsForced).map((t) => t.table);
-    expect(scoped.sort()).toEqual(['citation_verifications', 'jobs', 'pending_submissions']);
+    expect(scoped.sort()).toEqual([
+      'citation_verifications',
+      'jobs',
+      'org_daily_usage',
+      'org_quotas',
+      'pending_submissions',
+    ]);
   });
 
   it("finds another org's citation verification exactly as a missing one", async () => {
