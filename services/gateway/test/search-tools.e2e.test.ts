@@ -152,6 +152,8 @@ describe('search_sources finds what was stored, through MCP', () => {
       planId: planA,
       tags: ['alps', 'climate'],
       createdAt: (await a.ok('get_artifact', { id: stored.finding })).data.createdAt,
+      // Research text with nothing aimed at a model (ADR 0062).
+      instructionFlags: [],
     });
     expect(answer.data.resultCount).toBe(answer.data.results.length);
   });

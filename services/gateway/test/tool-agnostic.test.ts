@@ -29,6 +29,15 @@ function toolsNamedIn(text: string): string[] {
     );
 }
 
+/**
+ * One-word strings that are a tool's name but mean something else in these files: `search` is
+ * also the class of calls per-org quotas count for the search service's tools (read, write,
+ * search, model), as configured, stored and classified.
+ */
+const SAME_WORD_ELSEWHERE: Readonly<Record<string, readonly string[]>> = {
+  search: ['config.ts', 'quotas/tool-classes.ts', 'migrations/gateway/2026_11_28_2140_call_quotas.ts'],
+};
+
 describe('the gateway', () => {
   it('has source files to check', () => {
     expect(sourceFiles(SRC).length).toBeGreaterThan(50);
@@ -36,7 +45,11 @@ describe('the gateway', () => {
 
   it('names no tool in any source file', () => {
     const named = sourceFiles(SRC)
-      .map((file) => [relative(SRC, file), toolsNamedIn(readFileSync(file, 'utf8'))] as const)
+      .map((file) => {
+        const path = relative(SRC, file);
+        const tools = toolsNamedIn(readFileSync(file, 'utf8'));
+        return [path, tools.filter((tool) => !SAME_WORD_ELSEWHERE[tool]?.includes(path))] as const;
+      })
       .filter(([, tools]) => tools.length > 0);
     expect(named).toEqual([]);
   });

@@ -4,7 +4,7 @@ import { CHUNK_HIT_FIELDS, chunkHitOf } from '../core/source.js';
 import type { Bm25Index, ChunkHit, IndexedSource, SearchScope } from '../types.js';
 import type { LanceOptions } from './lancedb.js';
 import { baseFields, baseRow, byScore } from './lancedb-chunk-rows.js';
-import { LanceChunkTable, openTable, unindexedRows, type LanceUpkeep, type Row } from './lancedb-table.js';
+import { LanceChunkTable, openTable, retried, unindexedRows, type LanceUpkeep, type Row } from './lancedb-table.js';
 import { lanceWhere } from './lancedb-where.js';
 
 export type LanceBm25Index = Bm25Index & LanceUpkeep;
@@ -12,7 +12,11 @@ export type LanceBm25Index = Bm25Index & LanceUpkeep;
 export async function openLanceBm25Index(options: LanceOptions): Promise<LanceBm25Index> {
   const schema = new Schema([...baseFields(), new Field('fts_text', new Utf8(), false)]);
   const { conn, table } = await openTable(options, options.table ?? 'chunks_bm25', schema);
-  if (!(await table.listIndices()).some((i) => i.columns.includes('fts_text'))) {
+  // The search service and the indexer may open a new directory at the same moment: the one whose
+  // index creation loses the commit finds the other's index on its retry and keeps it.
+  await retried(async () => {
+    await table.checkoutLatest();
+    if ((await table.listIndices()).some((i) => i.columns.includes('fts_text'))) return;
     await table.createIndex('fts_text', {
       config: lancedb.Index.fts({
         language: 'English',
@@ -24,7 +28,7 @@ export async function openLanceBm25Index(options: LanceOptions): Promise<LanceBm
       }),
       replace: true,
     });
-  }
+  });
   const store = new LanceChunkTable(conn, table, options);
   // A tail left unindexed by an earlier process (stopped before its fold) is folded in now — by a
   // writer: a reader apart from the writer (readConsistencyIntervalSeconds set) never writes.

@@ -254,7 +254,26 @@ export async function openTable(
   name: string,
   schema: Schema,
 ): Promise<{ conn: lancedb.Connection; table: lancedb.Table }> {
-  return pRetry(() => openTableOnce(options, name, schema), { retries: 5, minTimeout: 50, maxTimeout: 1_000 });
+  return retried(() => openTableOnce(options, name, schema));
+}
+
+/**
+ * `attempt`, again on failure (a few times, briefly): another process opening the same new
+ * directory can win a commit this one made at the same moment (LanceDB: "Retryable commit
+ * conflict"); the next attempt sees what it committed. LanceDB's errors come from its native
+ * module, which under a test VM is another realm, so they are made this realm's Errors for p-retry.
+ */
+export function retried<T>(attempt: () => Promise<T>): Promise<T> {
+  return pRetry(
+    async () => {
+      try {
+        return await attempt();
+      } catch (error) {
+        throw error instanceof Error ? error : new Error(String((error as { message?: unknown })?.message ?? error));
+      }
+    },
+    { retries: 5, minTimeout: 50, maxTimeout: 1_000 },
+  );
 }
 
 async function openTableOnce(

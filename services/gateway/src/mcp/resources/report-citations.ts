@@ -6,7 +6,7 @@ export interface CitedSource {
   steps: number[];
 }
 
-// An artifact's address as search_sources and fetch give it, with the page of a document's hit.
+// An artifact's address as the search tools and fetch give it, with the page of a document's hit.
 const ADDRESS =
   /quarry:\/\/artifacts\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:#page=([1-9][0-9]{0,5}))?/gi;
 

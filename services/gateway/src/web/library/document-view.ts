@@ -1,7 +1,7 @@
 import { escapeHtml } from '../../http/html-document.js';
 import { renderMarkdown } from './markdown.js';
 
-/** What get_artifact says of a source document (proto3 JSON names), as the artifact page uses it. */
+/** What reading an artifact says of a source document (proto3 JSON names), as the artifact page uses it. */
 export interface DocumentRead {
   document?: { fileName: string; unitKind: string; unitCount: number };
   units?: { number: number }[];
