@@ -4,7 +4,8 @@ import { CHUNK_HIT_FIELDS, chunkHitOf } from '../core/source.js';
 import type { Bm25Index, ChunkHit, IndexedSource, SearchScope } from '../types.js';
 import type { LanceOptions } from './lancedb.js';
 import { baseFields, baseRow, byScore } from './lancedb-chunk-rows.js';
-import { LanceChunkTable, openTable, retried, unindexedRows, type LanceUpkeep, type Row } from './lancedb-table.js';
+import { openTable, retried, unindexedRows } from './lancedb-open.js';
+import { LanceChunkTable, type LanceUpkeep, type Row } from './lancedb-table.js';
 import { lanceWhere } from './lancedb-where.js';
 
 export type LanceBm25Index = Bm25Index & LanceUpkeep;

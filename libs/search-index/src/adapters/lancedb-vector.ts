@@ -6,14 +6,8 @@ import type { ChunkHit, EmbedderIdentity, SearchScope, VectorIndex } from '../ty
 import { EmbedderMismatchError } from '../types.js';
 import type { LanceOptions } from './lancedb.js';
 import { baseFields, baseRow, byScore } from './lancedb-chunk-rows.js';
-import {
-  chunksBySource,
-  LanceChunkTable,
-  openTable,
-  unindexedRows,
-  type LanceUpkeep,
-  type Row,
-} from './lancedb-table.js';
+import { openTable, unindexedRows } from './lancedb-open.js';
+import { chunksBySource, LanceChunkTable, type LanceUpkeep, type Row } from './lancedb-table.js';
 import { lanceWhere } from './lancedb-where.js';
 
 const EMBEDDER_METADATA_KEY = 'quarry.embedder';
