@@ -1,13 +1,10 @@
 import { toolNames } from '@quarry/contracts';
 import type { FastifyInstance } from 'fastify';
 import { escapeHtml } from '../../http/html-document.js';
-import { readThroughTool } from '../../mcp/resources/tool-read.js';
-import { principalOf } from '../shell/app-user.js';
 import { UNAVAILABLE } from '../shell/error-pages.js';
 import type { WebShell } from '../shell/web-shell.js';
 import { words } from './page-parts.js';
-
-class NotInOrg extends Error {}
+import { isMissing, readInAnyOrg } from './tool-call.js';
 
 interface Entity {
   id: string;
@@ -48,33 +45,22 @@ interface Graph {
 export function registerEntityPage(scope: FastifyInstance, shell: WebShell): void {
   scope.get<{ Params: { id: string }; Querystring: { cursor?: string } }>('/entities/:id', async (request, reply) => {
     const cursor = typeof request.query.cursor === 'string' ? request.query.cursor : undefined;
-    const viewer = shell.viewer(request);
-    const orgs = [viewer.org, ...viewer.user.orgs.filter((o) => o.id !== viewer.org.id)];
-    for (const org of orgs) {
-      try {
-        const { structuredContent } = await readThroughTool(
-          shell.tools,
-          toolNames.getEntityGraph,
-          { entityId: request.params.id, ...(cursor ? { cursor } : {}) },
-          { principal: principalOf(viewer.user, org), requestId: String(request.id) },
-          () => new NotInOrg(),
-        );
-        const graph = structuredContent as Graph;
-        const entity = graph.entities?.find((e) => e.id === request.params.id);
-        const path = `/app/entities/${encodeURIComponent(request.params.id)}`;
-        const next = graph.nextCursor ? `${path}?cursor=${encodeURIComponent(graph.nextCursor)}` : undefined;
-        return shell.page(request, reply, 200, {
-          title: entity?.name ?? 'Entity',
-          body: entityBody(request.params.id, entity, graph, next),
-        });
-      } catch (error) {
-        if (!(error instanceof NotInOrg)) {
-          request.log.error({ err: error }, 'the app could not read an entity');
-          return shell.message(request, reply, 503, UNAVAILABLE.title, UNAVAILABLE.message);
-        }
-      }
-    }
-    return shell.notFound(request, reply);
+    const { answer } = await readInAnyOrg<Graph>(shell, request, toolNames.getEntityGraph, {
+      entityId: request.params.id,
+      ...(cursor ? { cursor } : {}),
+    });
+    if (!answer.ok)
+      return isMissing(answer)
+        ? shell.notFound(request, reply)
+        : shell.message(request, reply, 503, UNAVAILABLE.title, UNAVAILABLE.message);
+    const graph = answer.value;
+    const entity = graph.entities?.find((e) => e.id === request.params.id);
+    const path = `/app/entities/${encodeURIComponent(request.params.id)}`;
+    const next = graph.nextCursor ? `${path}?cursor=${encodeURIComponent(graph.nextCursor)}` : undefined;
+    return shell.page(request, reply, 200, {
+      title: entity?.name ?? 'Entity',
+      body: entityBody(request.params.id, entity, graph, next),
+    });
   });
 }
 
